@@ -1,0 +1,16 @@
+import type { Knex } from 'knex';
+import * as createStagingSchema from './20261122000000_create_staging_schema';
+
+export interface Migration {
+  up(knex: Knex): Promise<void>;
+  down(knex: Knex): Promise<void>;
+}
+
+/**
+ * Every migration, in order. Listing them in code (rather than letting knex scan a folder) makes
+ * the same list work from TypeScript sources under test and from the compiled `dist/`.
+ * Add new migrations at the end; never rename or reorder old ones.
+ */
+export const migrations: ReadonlyArray<readonly [name: string, migration: Migration]> = [
+  ['20261122000000_create_staging_schema', createStagingSchema],
+];

@@ -1,0 +1,29 @@
+import type { Readable } from 'node:stream';
+
+export interface StoredBlob {
+  /** Content address: the lower-case hex SHA-256 of the bytes. */
+  key: string;
+  size: number;
+  sha256: string;
+  sha1: string;
+}
+
+export interface ByteRange {
+  start: number;
+  /** Inclusive, as in HTTP `Range`. */
+  end: number;
+}
+
+/**
+ * Where binary file content lives. Content-addressed: the key is the SHA-256 of the bytes, so a
+ * blob is written once, never changes, and can be written before the metadata that points at it.
+ */
+export interface BlobStore {
+  /** Streams `source` in, hashing as it goes; the blob becomes visible only once complete. */
+  put(source: Readable | Buffer): Promise<StoredBlob>;
+  /** Size of a stored blob, or undefined when absent. */
+  stat(key: string): Promise<{ size: number } | undefined>;
+  /** Streams a blob (or a byte range of it); memory stays flat whatever the size. */
+  createReadStream(key: string, range?: ByteRange): Readable;
+  delete(key: string): Promise<void>;
+}

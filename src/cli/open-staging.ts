@@ -1,0 +1,47 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { FsBlobStore } from '../blobs/fs-blob-store';
+import type { Config } from '../config/config-schema';
+import type { Logger } from '../logging/create-logger';
+import { createDb, type Db } from '../staging/create-db';
+import { migrateLatest } from '../staging/run-migrations';
+
+export interface Staging {
+  db: Db;
+  blobs: FsBlobStore;
+  close(): Promise<void>;
+}
+
+/** Opens the configured database (running pending migrations) and the blob store. */
+export async function openStaging(config: Config, logger: Logger): Promise<Staging> {
+  const db = createDb({ databaseUrl: config.databaseUrl, sqlitePath: config.sqlitePath });
+  try {
+    const applied = await migrateLatest(db);
+    if (applied.length) logger.info({ migrations: applied }, 'applied staging migrations');
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+  return { db, blobs: new FsBlobStore(config.blobDir), close: () => db.destroy() };
+}
+
+/** Where a generated development key is kept: beside the embedded database. */
+export function devKeyPath(config: Config): string {
+  return path.join(path.dirname(path.resolve(config.sqlitePath)), 'dev-api-key');
+}
+
+/**
+ * The configured API keys; outside production, with none configured, a random key generated once
+ * and kept (mode 0600) in the data folder, so `npm start` works on a fresh clone without ever
+ * running unauthenticated. Its path is returned for the start-up message; the key is never logged.
+ */
+export function resolveApiKeys(config: Config): { keys: string[]; generatedAt?: string } {
+  if (config.apiKeys.length > 0) return { keys: config.apiKeys };
+  const file = devKeyPath(config);
+  if (!fs.existsSync(file)) {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, `${crypto.randomBytes(32).toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
+  }
+  return { keys: [fs.readFileSync(file, 'utf8').trim()], generatedAt: file };
+}

@@ -1,0 +1,16 @@
+import { Command } from 'commander';
+import { registerMigrateCommand } from './migrate-command';
+import { registerSeedDemoCommand } from './seed-demo-command';
+import { registerServeCommand } from './serve-command';
+import type { Runtime } from './runtime';
+
+/** The `content-gateway` command line; settings come from the environment (see the README). */
+export function buildProgram(runtime: Runtime): Command {
+  const program = new Command('content-gateway')
+    .description('Reference content gateway for the AI-assistant platform: serves staged content over the /v1 gateway contract.')
+    .showHelpAfterError();
+  registerServeCommand(program, runtime);
+  registerMigrateCommand(program, runtime);
+  registerSeedDemoCommand(program, runtime);
+  return program;
+}

@@ -1,0 +1,14 @@
+import type { RequestListener, Server } from 'node:http';
+
+/**
+ * The process-level powers a command may use. `src/main.ts` provides the real ones (environment,
+ * listening, signals); tests provide their own, so commands never touch `process` directly.
+ */
+export interface Runtime {
+  env: Record<string, string | undefined>;
+  /** Human-facing output (logs go through pino instead). */
+  print(line: string): void;
+  listen(handler: RequestListener, port: number, host: string): Promise<Server>;
+  /** Registers work to run on SIGTERM/SIGINT before the process exits. */
+  onShutdown(handler: () => Promise<void>): void;
+}

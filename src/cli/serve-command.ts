@@ -1,0 +1,44 @@
+import crypto from 'node:crypto';
+import type { Command } from 'commander';
+import { loadConfig } from '../config/load-config';
+import { seedDemo } from '../demo/seed-demo';
+import { createApp } from '../http/create-app';
+import { createLogger } from '../logging/create-logger';
+import { GatewaySettingsRepository } from '../staging/gateway-settings-repository';
+import { isStagingEmpty } from '../staging/is-staging-empty';
+import { openStaging, resolveApiKeys } from './open-staging';
+import type { Runtime } from './runtime';
+
+export function registerServeCommand(program: Command, runtime: Runtime): void {
+  program
+    .command('serve')
+    .description('Run the gateway: migrate the staging database, load the demo corpus into an empty embedded database, and serve /v1.')
+    .action(async () => {
+      const config = loadConfig(runtime.env);
+      const logger = createLogger({ level: config.logLevel });
+      const staging = await openStaging(config, logger);
+
+      const embedded = !config.databaseUrl;
+      if (config.demoContent === 'auto' && embedded && config.nodeEnv !== 'production' && (await isStagingEmpty(staging.db))) {
+        const summary = await seedDemo(staging.db, staging.blobs);
+        logger.info(summary, 'loaded the demo corpus into the empty embedded database (DEMO_CONTENT=off to skip)');
+      }
+
+      const { keys, generatedAt } = resolveApiKeys(config);
+      const skipTokenSecret =
+        config.skipTokenSecret ?? (await new GatewaySettingsRepository(staging.db).getOrCreate('skiptoken_secret', () => crypto.randomBytes(32).toString('hex')));
+      const { app } = await createApp({ config, db: staging.db, blobs: staging.blobs, logger, apiKeys: keys, skipTokenSecret });
+      const server = await runtime.listen(app, config.port, config.host);
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : config.port;
+      logger.info({ port, host: config.host, database: embedded ? config.sqlitePath : 'postgres' }, 'gateway listening');
+      runtime.print(`Content gateway listening on http://localhost:${port}/v1/files`);
+      if (generatedAt) runtime.print(`No GATEWAY_API_KEY set: using the development key in ${generatedAt}`);
+
+      runtime.onShutdown(async () => {
+        logger.info('shutting down: finishing in-flight requests');
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+        await staging.close();
+      });
+    });
+}

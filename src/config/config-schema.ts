@@ -1,0 +1,128 @@
+import { z } from 'zod';
+
+/**
+ * Every setting of the gateway, in one place: the environment variable that sets it, its
+ * default, and what it does. `loadConfig` reads them, the README's settings table is checked
+ * against them by a test, and nothing else in `src/` reads `process.env`.
+ */
+export interface SettingSpec<T extends z.ZodType = z.ZodType> {
+  env: string;
+  schema: T;
+  /** Shown in the README; `undefined` means the setting has no default (it is optional or secret). */
+  default?: string;
+  description: string;
+  secret?: boolean;
+}
+
+const port = z.coerce.number().int().min(0).max(65535);
+const positiveInt = z.coerce.number().int().min(1);
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'expected true or false' })
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+/** A comma-separated list in the environment, an array in the config. */
+const list = z
+  .string()
+  .optional()
+  .transform((s) =>
+    (s ?? '')
+      .split(',')
+      .map((v) => v.trim())
+      .filter((v) => v.length > 0),
+  );
+const url = z.url({ message: 'expected an absolute URL such as https://gateway.example.com' });
+
+function setting<T extends z.ZodType>(spec: SettingSpec<T>): SettingSpec<T> {
+  return spec;
+}
+
+export const settings = {
+  port: setting({ env: 'PORT', schema: port, default: '3000', description: 'TCP port the gateway listens on.' }),
+  host: setting({ env: 'HOST', schema: z.string().min(1), default: '0.0.0.0', description: 'Interface the gateway binds to.' }),
+  logLevel: setting({
+    env: 'LOG_LEVEL',
+    schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+    default: 'info',
+    description: 'pino log level.',
+  }),
+  databaseUrl: setting({
+    env: 'DATABASE_URL',
+    schema: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, { message: 'expected a postgres:// URL (leave unset for the embedded SQLite database)' })
+      .optional(),
+    description: 'Postgres connection URL (`postgres://user:pass@host:5432/db`). Unset: the embedded SQLite database at `SQLITE_PATH`.',
+    secret: true,
+  }),
+  sqlitePath: setting({
+    env: 'SQLITE_PATH',
+    schema: z.string().min(1),
+    default: './data/gateway.sqlite',
+    description: 'File of the embedded SQLite database (used when `DATABASE_URL` is unset).',
+  }),
+  blobDir: setting({
+    env: 'BLOB_DIR',
+    schema: z.string().min(1),
+    default: './data/blobs',
+    description: 'Directory of the content-addressed blob store that holds binary file content.',
+  }),
+  apiKeys: setting({
+    env: 'GATEWAY_API_KEY',
+    schema: list,
+    description:
+      'API key(s) the platform sends in `Authorization` (bare or `Bearer`). Comma-separate several keys to rotate without downtime. Unset outside production: a random key is generated once and written to `<data dir>/dev-api-key`.',
+    secret: true,
+  }),
+  nodeEnv: setting({
+    env: 'NODE_ENV',
+    schema: z.enum(['development', 'production', 'test']),
+    default: 'development',
+    description: 'In `production` the gateway refuses to start without `GATEWAY_API_KEY` and never loads demo content.',
+  }),
+  publicBaseUrl: setting({
+    env: 'PUBLIC_BASE_URL',
+    schema: url.optional(),
+    description:
+      'Public base URL of the gateway (`https://gateway.example.com`), used for `@odata.nextLink` and `@odata.context`. Unset: derived from each request (see `TRUST_PROXY`).',
+  }),
+  trustProxy: setting({
+    env: 'TRUST_PROXY',
+    schema: z.string().min(1),
+    default: 'false',
+    description:
+      "Express `trust proxy` value: `false`, `true`, a hop count, or comma-separated addresses/subnets. Lets links carry the proxy's `X-Forwarded-Proto`/`-Host`.",
+  }),
+  pageSizeDefault: setting({
+    env: 'PAGE_SIZE_DEFAULT',
+    schema: positiveInt,
+    default: '100',
+    description: 'Page size when a request has no `$top`.',
+  }),
+  pageSizeMax: setting({
+    env: 'PAGE_SIZE_MAX',
+    schema: positiveInt,
+    default: '1000',
+    description: 'Ceiling that `$top` is clamped to (a larger `$top` is not an error; the page is just shorter).',
+  }),
+  includeHtmlBodyInList: setting({
+    env: 'INCLUDE_HTML_BODY_IN_LIST',
+    schema: bool,
+    default: 'false',
+    description: 'Also send `content.body` of HTML files in `/v1/files` lists (the platform reads it from `/v1/files/{id}`; off saves payload).',
+  }),
+  skipTokenSecret: setting({
+    env: 'SKIPTOKEN_SECRET',
+    schema: z.string().min(32, { message: 'must be at least 32 characters' }).optional(),
+    description:
+      'HMAC secret that signs `$skiptoken` cursors. Unset: a random secret is created once and kept in the staging database, so every replica on the same database shares it.',
+    secret: true,
+  }),
+  demoContent: setting({
+    env: 'DEMO_CONTENT',
+    schema: z.enum(['auto', 'off']),
+    default: 'auto',
+    description: '`auto`: on start-up, load the bundled demo corpus into an empty embedded SQLite database. `off`: never.',
+  }),
+} as const;
+
+export type Settings = typeof settings;
+export type Config = { [K in keyof Settings]: z.output<Settings[K]['schema']> };

@@ -1,0 +1,38 @@
+import { settings, type Config } from './config-schema';
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * Reads every setting from `env` (pure: the caller passes `process.env`). Reports all problems at
+ * once, each naming the variable, so a bad deployment fails at start-up with one clear message.
+ */
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const problems: string[] = [];
+  const out: Record<string, unknown> = {};
+  for (const [key, spec] of Object.entries(settings)) {
+    const raw = env[spec.env];
+    const value = raw === undefined || raw === '' ? spec.default : raw;
+    const parsed = spec.schema.safeParse(value);
+    if (parsed.success) {
+      out[key] = parsed.data;
+    } else {
+      const shown = spec.secret ? '(hidden)' : JSON.stringify(value);
+      const why = parsed.error.issues.map((i) => i.message).join('; ');
+      problems.push(`${spec.env}=${shown}: ${why}`);
+    }
+  }
+  const config = out as Config;
+  if (problems.length === 0 && config.pageSizeDefault > config.pageSizeMax) {
+    problems.push(`PAGE_SIZE_DEFAULT (${config.pageSizeDefault}) must not exceed PAGE_SIZE_MAX (${config.pageSizeMax})`);
+  }
+  if (problems.length === 0 && config.nodeEnv === 'production' && config.apiKeys.length === 0) {
+    problems.push('GATEWAY_API_KEY: required when NODE_ENV=production');
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}

@@ -1,0 +1,17 @@
+/**
+ * The one registry of error codes the gateway sends, with their HTTP status. Codes and statuses
+ * follow the platform's error table; handlers throw `GatewayError(code, message)` and never pick a
+ * status themselves. The README's error table is checked against this object by a test.
+ */
+export const errorCodes = {
+  INPUT_VALIDATION_FAILED: { status: 400, description: 'The request is invalid: a malformed parameter, `$filter`, `$skiptoken` or id.' },
+  AUTHENTICATION_FAILED: { status: 401, description: 'The `Authorization` credential is missing or wrong.' },
+  NOT_FOUND: { status: 404, description: 'The file, group or route does not exist.' },
+  METHOD_NOT_ALLOWED: { status: 405, description: 'The route exists but not for this HTTP method (the gateway is read-only: `GET`).' },
+  RATE_LIMIT_EXCEEDED: { status: 429, description: 'Too many requests; retry after `Retry-After` seconds.' },
+  INTERNAL_SERVER_ERROR: { status: 500, description: 'The gateway failed; the details are in its log under the request id.' },
+  EXTERNAL_REST_ERROR: { status: 502, description: 'A source system the gateway depends on failed.' },
+  SERVICE_UNAVAILABLE: { status: 503, description: 'The gateway is overloaded or its database is unreachable; retry after `Retry-After` seconds.' },
+} as const;
+
+export type ErrorCode = keyof typeof errorCodes;

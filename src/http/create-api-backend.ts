@@ -1,0 +1,63 @@
+import addFormats from 'ajv-formats';
+import type { Request, Response } from 'express';
+import { OpenAPIBackend, type Context, type Document } from 'openapi-backend';
+import { GatewayError } from '../errors/gateway-error';
+import type { HandlerDeps } from './handler-context';
+import { operationHandlers } from './operation-handlers';
+import type { AuthenticatedClient } from './security/bearer-auth';
+
+type Authenticate = (req: Request, res: Response) => Promise<AuthenticatedClient | false>;
+
+/** Ajv's errors as one sentence naming the parameters (`$top must be integer`). */
+function describeValidationErrors(c: Context): string {
+  const errors = c.validation.errors ?? [];
+  const parts = errors.map((e) => {
+    const where = e.instancePath.replace(/^\/(query|params|headers|path)\//, '').replace(/\//g, '.');
+    return `${where || 'request'} ${e.message ?? 'is invalid'}`;
+  });
+  return parts.length ? `Invalid request: ${[...new Set(parts)].join('; ')}.` : 'Invalid request.';
+}
+
+/**
+ * The contract drives routing, authentication and request validation: strict mode (a broken
+ * document or an unknown operation fails at start-up), every lifecycle handler registered (without
+ * `validationFail`, openapi-backend would let invalid requests through), and `init()` awaited.
+ */
+export async function createApiBackend(definition: Document, deps: HandlerDeps, authenticate: Authenticate): Promise<OpenAPIBackend> {
+  const api = new OpenAPIBackend({
+    definition,
+    strict: true,
+    quick: false,
+    validate: true,
+    ignoreTrailingSlashes: true,
+    customizeAjv: (ajv) => {
+      addFormats(ajv);
+      return ajv;
+    },
+  });
+  api.register({
+    ...operationHandlers(deps),
+    validationFail: (c: Context) => {
+      throw new GatewayError('INPUT_VALIDATION_FAILED', describeValidationErrors(c));
+    },
+    unauthorizedHandler: () => {
+      throw new GatewayError('AUTHENTICATION_FAILED', 'Bearer token missing or invalid.');
+    },
+    notFound: (c: Context) => {
+      throw new GatewayError('NOT_FOUND', `No route for ${c.request.method.toUpperCase()} ${c.request.path}.`);
+    },
+    methodNotAllowed: (c: Context) => {
+      throw new GatewayError('METHOD_NOT_ALLOWED', `${c.request.method.toUpperCase()} is not allowed on ${c.request.path}; the gateway is read-only.`);
+    },
+    notImplemented: (c: Context) => {
+      throw new Error(`Operation ${c.operation?.operationId ?? '?'} has no handler`);
+    },
+  });
+  api.registerSecurityHandler('bearerAuth', async (_c: Context, req: Request, res: Response) => {
+    const client = await authenticate(req, res);
+    if (client) res.locals.client = client;
+    return client !== false;
+  });
+  await api.init();
+  return api;
+}

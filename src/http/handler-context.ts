@@ -1,0 +1,18 @@
+import type { BlobStore } from '../blobs/blob-store';
+import type { Config } from '../config/config-schema';
+import type { Logger } from '../logging/create-logger';
+import type { SkipTokenCodec } from '../odata/skip-token';
+import type { Db } from '../staging/create-db';
+import type { FilesRepository } from '../staging/files-repository';
+import type { IdentitiesRepository } from '../staging/identities-repository';
+
+/** Everything a request handler may use; built once per app by `createApp`. */
+export interface HandlerDeps {
+  config: Pick<Config, 'publicBaseUrl' | 'pageSizeDefault' | 'pageSizeMax' | 'includeHtmlBodyInList'>;
+  db: Db;
+  files: FilesRepository;
+  identities: IdentitiesRepository;
+  blobs: BlobStore;
+  skipTokens: SkipTokenCodec;
+  logger: Logger;
+}

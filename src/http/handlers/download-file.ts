@@ -1,0 +1,86 @@
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import contentDisposition from 'content-disposition';
+import type { Request, Response } from 'express';
+import fresh from 'fresh';
+import type { Context } from 'openapi-backend';
+import rangeParser from 'range-parser';
+import { GatewayError } from '../../errors/gateway-error';
+import type { ByteRange } from '../../blobs/blob-store';
+import type { HandlerDeps } from '../handler-context';
+import { pathParam } from './get-file';
+
+const EXTENSIONS: Record<string, string> = {
+  'application/pdf': '.pdf',
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': '.docx',
+  'application/vnd.openxmlformats-officedocument.presentationml.presentation': '.pptx',
+  'text/plain': '.txt',
+};
+
+/** A download name from the title: its own extension if it has the right one, else the MIME type's. */
+function fileName(name: string, mimeType: string): string {
+  const ext = EXTENSIONS[mimeType] ?? '';
+  return path.extname(name).toLowerCase() === ext ? name : `${name}${ext}`;
+}
+
+/**
+ * Which part of the file to send: the whole (undefined), one range, or 'unsatisfiable'. Malformed
+ * and multi-range headers get the whole file, as RFC 9110 allows; `If-Range` that no longer
+ * matches also gets the whole (new) file.
+ */
+function requestedRange(req: Request, size: number, etag: string, lastModified: string): ByteRange | 'unsatisfiable' | undefined {
+  const header = req.headers.range;
+  if (!header) return undefined;
+  const ifRange = req.headers['if-range'];
+  if (ifRange && ifRange !== etag && ifRange !== lastModified) return undefined;
+  const ranges = rangeParser(size, header, { combine: true });
+  if (ranges === -1) return 'unsatisfiable';
+  if (ranges === -2 || ranges.type !== 'bytes' || ranges.length !== 1) return undefined;
+  const [range] = ranges;
+  return range ? { start: range.start, end: range.end } : undefined;
+}
+
+export function downloadFile(deps: HandlerDeps) {
+  return async (c: Context, req: Request, res: Response) => {
+    const id = pathParam(c, 'id');
+    const file = await deps.files.getFile(id);
+    if (!file || file.status !== 'active') throw new GatewayError('NOT_FOUND', `File ${JSON.stringify(id)} not found.`);
+    if (!file.blob_key || !file.sha256) {
+      throw new GatewayError('NOT_FOUND', `File ${JSON.stringify(id)} has no download; its content is the HTML body of /v1/files/{id}.`);
+    }
+    const stat = await deps.blobs.stat(file.blob_key);
+    if (!stat) throw new Error(`Blob ${file.blob_key} of file ${id} is missing from the blob store`);
+
+    const etag = `"${file.sha256}"`;
+    const lastModified = new Date(file.modified_at).toUTCString();
+    res.set({
+      'Content-Type': file.mime_type,
+      'Checksum-SHA256': file.sha256,
+      ETag: etag,
+      'Last-Modified': lastModified,
+      'Accept-Ranges': 'bytes',
+      'Cache-Control': 'private, no-cache',
+      'Content-Disposition': contentDisposition(fileName(file.name, file.mime_type)),
+    });
+    if (fresh(req.headers, { etag, 'last-modified': lastModified })) {
+      res.status(304).end();
+      return;
+    }
+
+    const range = requestedRange(req, stat.size, etag, lastModified);
+    if (range === 'unsatisfiable') {
+      res.status(416).set('Content-Range', `bytes */${stat.size}`);
+      res.removeHeader('Content-Type');
+      res.end();
+      return;
+    }
+    if (range) {
+      res.status(206).set({ 'Content-Range': `bytes ${range.start}-${range.end}/${stat.size}`, 'Content-Length': String(range.end - range.start + 1) });
+    } else {
+      res.status(200).set('Content-Length', String(stat.size));
+    }
+    // pipeline ends the response when the stream ends and destroys it if the read fails midway,
+    // so a client never mistakes a truncated body for a whole one.
+    await pipeline(deps.blobs.createReadStream(file.blob_key, range), res);
+  };
+}

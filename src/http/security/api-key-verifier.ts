@@ -1,0 +1,26 @@
+import crypto from 'node:crypto';
+
+const digest = (value: string): Buffer => crypto.createHash('sha256').update(value, 'utf8').digest();
+
+/**
+ * Checks a presented key against every configured key in constant time: both sides are hashed to
+ * equal-length digests and compared with `timingSafeEqual`, and every key is compared (no early
+ * exit), so neither the length nor the position of a match leaks through timing.
+ */
+export class ApiKeyVerifier {
+  private readonly digests: Buffer[];
+
+  constructor(keys: readonly string[]) {
+    this.digests = keys.map(digest);
+  }
+
+  /** The matching key's index (a stable client id for logs and rate limits), or undefined. */
+  verify(presented: string): number | undefined {
+    const candidate = digest(presented);
+    let match: number | undefined;
+    this.digests.forEach((d, i) => {
+      if (crypto.timingSafeEqual(d, candidate) && match === undefined) match = i;
+    });
+    return match;
+  }
+}

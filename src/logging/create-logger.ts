@@ -1,0 +1,32 @@
+import pino, { type Logger } from 'pino';
+
+export type { Logger };
+
+/**
+ * Paths that must never reach a log line. Credentials arrive in the `Authorization` header (and,
+ * through passport-http-bearer, could arrive as an `access_token` query parameter).
+ */
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["proxy-authorization"]',
+  'res.headers["set-cookie"]',
+  'authorization',
+  'apiKey',
+  'apiKeys',
+  'password',
+  'secret',
+  'token',
+];
+
+export function createLogger(options: { level: string; destination?: pino.DestinationStream }): Logger {
+  return pino(
+    {
+      level: options.level,
+      base: undefined,
+      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      timestamp: pino.stdTimeFunctions.isoTime,
+    },
+    options.destination,
+  );
+}

@@ -1,0 +1,40 @@
+#!/usr/bin/env node
+import http from 'node:http';
+import { buildProgram } from './cli/program';
+import type { Runtime } from './cli/runtime';
+import { ConfigError } from './config/load-config';
+
+/** The only module with process-level effects: environment, listening, signals and exit codes. */
+const shutdownHandlers: Array<() => Promise<void>> = [];
+
+const runtime: Runtime = {
+  env: process.env,
+  print: (line) => process.stdout.write(`${line}\n`),
+  listen: (handler, port, host) =>
+    new Promise((resolve, reject) => {
+      const server = http.createServer(handler);
+      server.once('error', reject);
+      server.listen(port, host, () => resolve(server));
+    }),
+  onShutdown: (handler) => shutdownHandlers.push(handler),
+};
+
+let stopping = false;
+async function shutdown(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  process.stderr.write(`${signal} received, shutting down\n`);
+  const force = setTimeout(() => process.exit(1), 10_000);
+  force.unref();
+  for (const handler of shutdownHandlers.reverse()) await handler();
+  process.exit(0);
+}
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+process.on('SIGINT', () => void shutdown('SIGINT'));
+
+buildProgram(runtime)
+  .parseAsync(process.argv)
+  .catch((error: unknown) => {
+    process.stderr.write(`${error instanceof ConfigError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  });

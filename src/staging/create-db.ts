@@ -1,0 +1,45 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import knex, { type Knex } from 'knex';
+
+export type Db = Knex;
+
+export interface DbOptions {
+  /** `postgres://…`; absent means the embedded SQLite database at `sqlitePath`. */
+  databaseUrl?: string | undefined;
+  sqlitePath: string;
+  /** Postgres schema to use (tests isolate themselves in a schema of their own). */
+  searchPath?: string;
+}
+
+export function isPostgres(db: Db): boolean {
+  return db.client.config.client === 'pg';
+}
+
+/** Creates a knex instance; connects lazily, so creating one does no I/O beyond making the SQLite folder. */
+export function createDb(options: DbOptions): Db {
+  if (options.databaseUrl) {
+    return knex({
+      client: 'pg',
+      connection: options.databaseUrl,
+      searchPath: options.searchPath ? [options.searchPath] : undefined,
+      pool: { min: 0, max: 10 },
+    });
+  }
+  if (options.sqlitePath !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(options.sqlitePath)), { recursive: true });
+  return knex({
+    client: 'better-sqlite3',
+    connection: { filename: options.sqlitePath },
+    useNullAsDefault: true,
+    pool: {
+      afterCreate(conn: { pragma(sql: string): unknown }, done: (err: Error | null, conn: unknown) => void) {
+        // WAL lets the gateway read while a sync writes; the busy timeout waits out a writer's lock.
+        conn.pragma('journal_mode = WAL');
+        conn.pragma('synchronous = NORMAL');
+        conn.pragma('busy_timeout = 5000');
+        conn.pragma('foreign_keys = ON');
+        done(null, conn);
+      },
+    },
+  });
+}

@@ -1,0 +1,46 @@
+import type { Db } from './create-db';
+import type { Page, PageRequest } from './page-query';
+import { queryPage } from './query-page';
+import type { FileRow, PermissionRow } from './row-types';
+
+export type FileField = 'id' | 'status' | 'modified';
+/**
+ * Entries are unique per (type, id) within a file, so pages seek on that pair: `type` is the
+ * ordering and `id` the tie-breaker (ordering by `id` alone would not be a unique keyset).
+ */
+export type PermissionField = 'type' | 'id';
+
+const FILE_COLUMNS: Readonly<Record<FileField, string>> = { id: 'id', status: 'status', modified: 'modified_at' };
+const PERMISSION_COLUMNS: Readonly<Record<PermissionField, string>> = {
+  type: 'principal_type',
+  id: 'principal_id',
+};
+
+/** Columns of a listed file; the HTML body is left out unless asked for (it can be large). */
+const LIST_COLUMNS = [
+  'id', 'name', 'external_url', 'mime_type', 'status', 'size', 'sha256', 'sha1', 'blob_key', 'created_at', 'created_by',
+  'modified_at', 'modified_by', 'parent_id', 'parent_name', 'parent_path', 'custom_attributes', 'permissions_modified_at',
+] as const;
+
+export class FilesRepository {
+  constructor(private readonly db: Db) {}
+
+  listFiles(page: PageRequest<FileField>, options: { includeBody: boolean }): Promise<Page<FileRow>> {
+    const columns = options.includeBody ? [...LIST_COLUMNS, 'body_html'] : [...LIST_COLUMNS];
+    return queryPage<FileRow, FileField>(this.db('files').select(columns), page, FILE_COLUMNS, 'id');
+  }
+
+  async getFile(id: string): Promise<FileRow | undefined> {
+    return (await this.db('files').where({ id }).first()) as FileRow | undefined;
+  }
+
+  async fileExists(id: string): Promise<boolean> {
+    return (await this.db('files').where({ id }).first('id')) !== undefined;
+  }
+
+  /** A file's access entries, paged by (type, id) so USER and GROUP entries interleave deterministically. */
+  listPermissions(fileId: string, page: PageRequest<PermissionField>): Promise<Page<PermissionRow>> {
+    const query = this.db('file_permissions').select('principal_type', 'principal_id', 'action').where({ file_id: fileId });
+    return queryPage<PermissionRow, PermissionField>(query, page, PERMISSION_COLUMNS, 'id');
+  }
+}

@@ -1,0 +1,43 @@
+import type { Db } from './create-db';
+import type { Page, PageRequest } from './page-query';
+import { queryPage } from './query-page';
+import type { GroupRow, MemberRow, UserRow } from './row-types';
+
+export type UserField = 'id' | 'state' | 'modified';
+export type GroupField = 'id' | 'modified';
+/** Members are unique per (type, id) within a group: `type` orders, `id` breaks ties (see PermissionField). */
+export type MemberField = 'type' | 'id';
+
+const USER_COLUMNS: Readonly<Record<UserField, string>> = { id: 'id', state: 'state', modified: 'modified_at' };
+const GROUP_COLUMNS: Readonly<Record<GroupField, string>> = { id: 'id', modified: 'modified_at' };
+const MEMBER_COLUMNS: Readonly<Record<MemberField, string>> = { type: 'm.member_type', id: 'm.member_id' };
+
+export class IdentitiesRepository {
+  constructor(private readonly db: Db) {}
+
+  listUsers(page: PageRequest<UserField>): Promise<Page<UserRow>> {
+    return queryPage<UserRow, UserField>(this.db('users').select('id', 'email', 'full_name', 'state', 'modified_at', 'metadata'), page, USER_COLUMNS, 'id');
+  }
+
+  listGroups(page: PageRequest<GroupField>): Promise<Page<GroupRow>> {
+    return queryPage<GroupRow, GroupField>(this.db('groups').select('id', 'name', 'created_at', 'modified_at', 'metadata'), page, GROUP_COLUMNS, 'id');
+  }
+
+  async groupExists(id: string): Promise<boolean> {
+    return (await this.db('groups').where({ id }).first('id')) !== undefined;
+  }
+
+  /** Direct members only: sub-groups are GROUP entries, never expanded (the platform resolves nesting). */
+  listMembers(groupId: string, page: PageRequest<MemberField>): Promise<Page<MemberRow>> {
+    const query = this.db({ m: 'group_members' })
+      .leftJoin({ u: 'users' }, function joinUsers() {
+        this.on('u.id', '=', 'm.member_id').andOnVal('m.member_type', '=', 'USER');
+      })
+      .leftJoin({ g: 'groups' }, function joinGroups() {
+        this.on('g.id', '=', 'm.member_id').andOnVal('m.member_type', '=', 'GROUP');
+      })
+      .select('m.member_type', 'm.member_id', this.db.raw('coalesce(u.full_name, g.name) as member_name'))
+      .where('m.group_id', groupId);
+    return queryPage<MemberRow, MemberField>(query, page, MEMBER_COLUMNS, 'id');
+  }
+}

@@ -1,0 +1,38 @@
+import type { Knex } from 'knex';
+import type { Page, PageRequest } from './page-query';
+
+const SQL_OPS = { eq: '=', gt: '>', ge: '>=', lt: '<', le: '<=' } as const;
+
+/**
+ * Runs one keyset page: filters, then a seek past the last row served (`(order, key) > (…)`),
+ * then `top + 1` rows so the caller knows whether more follow without counting. With an index on
+ * (order, key) every page, however deep, is a seek plus a short scan.
+ */
+export async function queryPage<Row, F extends string = string>(
+  query: Knex.QueryBuilder,
+  page: PageRequest<F>,
+  columns: Readonly<Record<F, string>>,
+  key: F,
+): Promise<Page<Row>> {
+  for (const f of page.filters) query.where(columns[f.field], SQL_OPS[f.op], f.value);
+
+  const keyColumn = columns[key];
+  const orderColumns = page.orderBy.field === key ? [keyColumn] : [columns[page.orderBy.field], keyColumn];
+  const dir = page.orderBy.direction;
+  if (page.after) {
+    const cmp = dir === 'asc' ? '>' : '<';
+    const lhs = orderColumns.map(() => '??').join(', ');
+    const rhs = orderColumns.map(() => '?').join(', ');
+    query.whereRaw(`(${lhs}) ${cmp} (${rhs})`, [...orderColumns, ...page.after]);
+  }
+  for (const c of orderColumns) query.orderBy(c, dir);
+  query.limit(page.top + 1);
+  if (page.skip > 0) query.offset(page.skip);
+
+  const rows = (await query) as Array<Row & Record<string, unknown>>;
+  const more = rows.length > page.top;
+  const items = more ? rows.slice(0, page.top) : rows;
+  const last = items[items.length - 1];
+  if (!more || !last) return { items };
+  return { items, next: orderColumns.map((c) => String(last[c.split('.').pop() as string])) };
+}

@@ -1,0 +1,67 @@
+/** Rows as stored in staging (see migrations/). Timestamps are ISO-8601 UTC strings. */
+export interface FileRow {
+  id: string;
+  source: string;
+  native_id: string;
+  name: string;
+  external_url: string;
+  mime_type: string;
+  status: 'active' | 'deleted';
+  size: number | string | null;
+  sha256: string | null;
+  sha1: string | null;
+  blob_key: string | null;
+  body_html: string | null;
+  created_at: string | null;
+  created_by: string | null;
+  modified_at: string;
+  modified_by: string | null;
+  parent_id: string | null;
+  parent_name: string | null;
+  parent_path: string | null;
+  custom_attributes: string | null;
+  content_hash: string | null;
+  permissions_modified_at: string | null;
+  seen_run: number | null;
+  deleted_at: string | null;
+}
+
+export type PrincipalType = 'USER' | 'GROUP';
+
+export interface PermissionRow {
+  file_id: string;
+  principal_type: PrincipalType;
+  principal_id: string;
+  action: 'VIEW';
+}
+
+export interface UserRow {
+  id: string;
+  source: string;
+  native_id: string;
+  email: string;
+  full_name: string | null;
+  state: 'Active' | 'Inactive';
+  modified_at: string;
+  metadata: string | null;
+  seen_run: number | null;
+}
+
+export interface GroupRow {
+  id: string;
+  source: string;
+  native_id: string;
+  name: string | null;
+  created_at: string | null;
+  modified_at: string;
+  metadata: string | null;
+  seen_run: number | null;
+}
+
+export interface MemberRow {
+  group_id: string;
+  member_type: PrincipalType;
+  member_id: string;
+  /** Joined from users/groups for display; null when the member is not staged. */
+  member_name?: string | null;
+}
