@@ -6,7 +6,11 @@ module.exports = {
   transform: {
     // Type errors are `npm run lint`'s job; isolated transpiling keeps the suite fast.
     '^.+\\.ts$': ['ts-jest', { isolatedModules: true }],
+    // openapi-backend's $ref parser ships only as ES modules, which Node 20 loads natively but
+    // jest's CommonJS runtime does not: transpile that one package.
+    '^.+\\.js$': ['ts-jest', { isolatedModules: true, tsconfig: { allowJs: true } }],
   },
+  transformIgnorePatterns: ['/node_modules/(?!@apidevtools/json-schema-ref-parser/)'],
   globalSetup: '<rootDir>/test/setup/global-setup.ts',
   testTimeout: 30000,
 };

@@ -15,7 +15,7 @@ export interface Staging {
 
 /** Opens the configured database (running pending migrations) and the blob store. */
 export async function openStaging(config: Config, logger: Logger): Promise<Staging> {
-  const db = createDb({ databaseUrl: config.databaseUrl, sqlitePath: config.sqlitePath });
+  const db = createDb({ databaseUrl: config.databaseUrl, sqlitePath: config.sqlitePath, ...(config.databaseSchema ? { searchPath: config.databaseSchema } : {}) });
   try {
     const applied = await migrateLatest(db);
     if (applied.length) logger.info({ migrations: applied }, 'applied staging migrations');

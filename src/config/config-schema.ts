@@ -53,6 +53,11 @@ export const settings = {
     description: 'Postgres connection URL (`postgres://user:pass@host:5432/db`). Unset: the embedded SQLite database at `SQLITE_PATH`.',
     secret: true,
   }),
+  databaseSchema: setting({
+    env: 'DATABASE_SCHEMA',
+    schema: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/, { message: 'expected a Postgres schema name' }).optional(),
+    description: 'Postgres schema for the staging tables (unset: the connection default, normally `public`).',
+  }),
   sqlitePath: setting({
     env: 'SQLITE_PATH',
     schema: z.string().min(1),

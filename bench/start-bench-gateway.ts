@@ -1,0 +1,53 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import { FsBlobStore } from '../src/blobs/fs-blob-store';
+import { createApp } from '../src/http/create-app';
+import { createDb, type Db } from '../src/staging/create-db';
+import { migrateLatest } from '../src/staging/run-migrations';
+
+export const BENCH_API_KEY = 'bench-key-0123456789abcdef0123456789';
+export const AUTH_HEADERS: Readonly<Record<string, string>> = { Authorization: `Bearer ${BENCH_API_KEY}` };
+
+export interface BenchGateway {
+  url: string;
+  db: Db;
+  blobs: FsBlobStore;
+  blobDir: string;
+  close(): Promise<void>;
+}
+
+/** The real gateway on 127.0.0.1:<free port> over a fresh, migrated SQLite database in a temp folder. */
+export async function startBenchGateway(): Promise<BenchGateway> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-bench-'));
+  const db = createDb({ sqlitePath: path.join(dir, 'staging.sqlite') });
+  await migrateLatest(db);
+  const blobDir = path.join(dir, 'blobs');
+  const blobs = new FsBlobStore(blobDir);
+  const { app } = await createApp({
+    config: { publicBaseUrl: undefined, pageSizeDefault: 100, pageSizeMax: 1000, includeHtmlBodyInList: false, trustProxy: 'false' },
+    db,
+    blobs,
+    logger: pino({ level: 'silent' }),
+    apiKeys: [BENCH_API_KEY],
+    skipTokenSecret: crypto.randomBytes(32).toString('hex'),
+  });
+  const server = http.createServer(app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    db,
+    blobs,
+    blobDir,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await db.destroy();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

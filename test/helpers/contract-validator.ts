@@ -1,0 +1,69 @@
+import Ajv from 'ajv';
+import addFormats from 'ajv-formats';
+import { OpenAPIBackend, SetMatchType, type Document } from 'openapi-backend';
+import { loadContract } from '../../src/http/load-contract';
+
+export interface ObservedResponse {
+  method: string;
+  /** Path as sent (percent-encoded), without the query. */
+  path: string;
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: unknown;
+}
+
+/**
+ * Checks a response against the contract: the status must be one the operation documents, a JSON
+ * body must match that status's schema, and declared headers must be present and valid. Responses
+ * for routes outside the contract must still be the error envelope.
+ */
+export class ContractValidator {
+  private readonly api: OpenAPIBackend;
+  private readonly ready: Promise<unknown>;
+  private readonly errorSchema: ReturnType<Ajv['compile']>;
+  private readonly doc: Document;
+
+  constructor() {
+    this.doc = loadContract();
+    this.api = new OpenAPIBackend({
+      definition: loadContract(),
+      strict: true,
+      quick: false,
+      customizeAjv: (ajv) => {
+        addFormats(ajv);
+        return ajv;
+      },
+    });
+    this.ready = this.api.init();
+    const ajv = new Ajv({ allErrors: true });
+    const schemas = (this.doc.components?.schemas ?? {}) as Record<string, object>;
+    this.errorSchema = ajv.compile(schemas.Error as object);
+  }
+
+  async problems(r: ObservedResponse): Promise<string[]> {
+    await this.ready;
+    const operation = this.api.router.matchOperation({ method: r.method.toLowerCase(), path: r.path, headers: {} });
+    const isJson = String(r.headers['content-type'] ?? '').startsWith('application/json');
+    if (!operation) {
+      if (r.status < 400) return [`${r.method} ${r.path} answered ${r.status} but is not in the contract`];
+      return isJson && this.errorSchema(r.body) ? [] : [`${r.method} ${r.path}: ${r.status} is not the error envelope`];
+    }
+    const documented = Object.keys(operation.responses ?? {});
+    if (!documented.includes(String(r.status))) {
+      return [`${operation.operationId}: status ${r.status} is not documented (documented: ${documented.join(', ')})`];
+    }
+    const problems: string[] = [];
+    if (isJson) {
+      const result = this.api.validateResponse(r.body, operation, r.status);
+      for (const e of result.errors ?? []) problems.push(`${operation.operationId} ${r.status} body ${e.instancePath} ${e.message}`);
+    }
+    const headers = this.api.validateResponseHeaders(r.headers, operation, { statusCode: r.status, setMatchType: SetMatchType.Superset });
+    for (const e of headers.errors ?? []) problems.push(`${operation.operationId} ${r.status} headers ${e.instancePath} ${e.message}`);
+    return problems;
+  }
+
+  async operationIds(): Promise<string[]> {
+    await this.ready;
+    return this.api.getOperations().map((o) => o.operationId as string);
+  }
+}

@@ -1,0 +1,86 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import request from 'supertest';
+import { FsBlobStore } from '../../src/blobs/fs-blob-store';
+import type { Config } from '../../src/config/config-schema';
+import { createApp } from '../../src/http/create-app';
+import { StagingWriter } from '../../src/staging/staging-writer';
+import { ContractValidator, type ObservedResponse } from './contract-validator';
+import { createTestDatabase, type DatabaseKind, type TestDatabase } from './test-databases';
+
+export const TEST_KEYS = ['test-key-primary-0123456789abcdef', 'test-key-rotated-fedcba9876543210'] as const;
+export const AUTH = { Authorization: `Bearer ${TEST_KEYS[0]}` };
+
+const validator = new ContractValidator();
+
+export interface TestGateway {
+  url: string;
+  database: TestDatabase;
+  blobs: FsBlobStore;
+  writer: StagingWriter;
+  logLines: string[];
+  /** GET through real HTTP; every response is checked against the contract (the test fails otherwise). */
+  get(pathAndQuery: string, headers?: Record<string, string>): Promise<request.Response>;
+  /** Any other method, also contract-checked. */
+  send(method: 'post' | 'put' | 'delete' | 'patch', pathAndQuery: string, headers?: Record<string, string>): Promise<request.Response>;
+  close(): Promise<void>;
+}
+
+export type GatewayOptions = Partial<Pick<Config, 'publicBaseUrl' | 'pageSizeDefault' | 'pageSizeMax' | 'includeHtmlBodyInList' | 'trustProxy'>>;
+
+async function checked(res: request.Response, method: string, pathAndQuery: string): Promise<request.Response> {
+  const observed: ObservedResponse = {
+    method,
+    path: new URL(pathAndQuery, 'http://x').pathname,
+    status: res.status,
+    headers: res.headers,
+    body: res.body,
+  };
+  const problems = await validator.problems(observed);
+  if (problems.length) throw new Error(`Response breaks the contract:\n  ${problems.join('\n  ')}`);
+  return res;
+}
+
+/**
+ * The real gateway on a real loopback port: real migrations on SQLite or Postgres, a blob store
+ * in a temp folder, real API keys. Log lines are captured so tests can check what gets logged.
+ */
+export async function startTestGateway(kind: DatabaseKind = 'sqlite', options: GatewayOptions = {}): Promise<TestGateway> {
+  const database = await createTestDatabase(kind);
+  const blobDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-blobs-'));
+  const blobs = new FsBlobStore(blobDir);
+  const logLines: string[] = [];
+  const logger = pino({ level: 'debug' }, { write: (line: string) => logLines.push(line) });
+  const { app } = await createApp({
+    config: { publicBaseUrl: undefined, pageSizeDefault: 100, pageSizeMax: 1000, includeHtmlBodyInList: false, trustProxy: 'false', ...options },
+    db: database.db,
+    blobs,
+    logger,
+    apiKeys: TEST_KEYS,
+    skipTokenSecret: crypto.randomBytes(32).toString('hex'),
+  });
+  const server = http.createServer(app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const agent = request(url);
+  return {
+    url,
+    database,
+    blobs,
+    writer: new StagingWriter(database.db),
+    logLines,
+    get: async (p, headers = {}) => checked(await agent.get(p).set(headers), 'GET', p),
+    send: async (method, p, headers = {}) => checked(await agent[method](p).set(headers), method.toUpperCase(), p),
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await database.destroy();
+      fs.rmSync(blobDir, { recursive: true, force: true });
+    },
+  };
+}
