@@ -18,8 +18,10 @@ const EXTENSIONS: Record<string, string> = {
 };
 
 /** A download name from the title: its own extension if it has the right one, else the MIME type's. */
-function fileName(name: string, mimeType: string): string {
+function fileName(title: string, mimeType: string): string {
   const ext = EXTENSIONS[mimeType] ?? '';
+  // Control characters have no place in a header, even percent-encoded.
+  const name = title.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim() || 'download';
   return path.extname(name).toLowerCase() === ext ? name : `${name}${ext}`;
 }
 

@@ -1,0 +1,53 @@
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+
+export interface HttpLoadOptions {
+  baseUrl: string;
+  headers: Record<string, string>;
+  /** Paths (with query) of first pages; a client picks one at random. */
+  firstPaths: string[];
+  /** Paths that start a crawl somewhere in the collection; the client then follows `@odata.nextLink`. */
+  crawlStarts: string[];
+  /** Share of sequences that are a lone first page rather than a crawl (0..1). */
+  firstPageShare: number;
+  /** Pages a crawl fetches (its start included) before the client picks a new sequence. */
+  crawlPages: number;
+  concurrency: number;
+  warmupMs: number;
+  durationMs: number;
+  seed: number;
+}
+
+export interface HttpLoadResult {
+  /** Requests started after the warm-up and answered within the window. */
+  requests: number;
+  errors: number;
+  rps: number;
+  bytes: number;
+  latencyMs: { p50: number; p90: number; p99: number };
+}
+
+/**
+ * Runs the keep-alive client loop in a worker thread, so the server under test has the main
+ * thread (and one of the two cores) to itself and the clients' own work stays off its clock.
+ * The worker is TypeScript: it loads through tsx's CommonJS hook, as the runner itself does.
+ */
+export function httpLoad(options: HttpLoadOptions): Promise<HttpLoadResult> {
+  const code = `require(${JSON.stringify(require.resolve('tsx/cjs'))}); require(${JSON.stringify(path.join(__dirname, 'http-load-worker.ts'))});`;
+  const worker = new Worker(code, { eval: true, workerData: options });
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    worker.once('message', (result: HttpLoadResult) => {
+      settled = true;
+      resolve(result);
+      void worker.terminate();
+    });
+    worker.once('error', (error) => {
+      settled = true;
+      reject(error);
+    });
+    worker.once('exit', (code) => {
+      if (!settled) reject(new Error(`http-load worker exited with code ${code} before reporting`));
+    });
+  });
+}

@@ -1,0 +1,99 @@
+import http from 'node:http';
+import type { BenchContext } from './bench-context';
+import { httpGet } from './http-get';
+import { httpLoad, type HttpLoadOptions, type HttpLoadResult } from './http-load';
+import { measurement, type BenchmarkResult } from './report';
+import { startBareServer } from './start-bare-server';
+import { AUTH_HEADERS } from './start-bench-gateway';
+
+export interface ListThroughputOptions {
+  concurrency: number;
+  warmupMs: number;
+  durationMs: number;
+  /** Alternating gateway/baseline rounds; the best round of each counts (noise only ever slows). */
+  rounds: number;
+}
+
+const DEFAULTS: ListThroughputOptions = { concurrency: 20, warmupMs: 1500, durationMs: 5000, rounds: 2 };
+const TOP = 100;
+const BY_MODIFIED = 'last_modified_datetime';
+
+function describe(label: string, r: HttpLoadResult): string {
+  const p = r.latencyMs;
+  return `${label}: ${r.requests} requests, ${r.errors} errors, ${r.rps.toFixed(0)} rps, latency p50 ${p.p50.toFixed(1)} / p90 ${p.p90.toFixed(1)} / p99 ${p.p99.toFixed(1)} ms, ${(r.bytes / r.requests / 1024).toFixed(1)} KiB a page`;
+}
+
+/**
+ * Pages per second of `/v1/files?$top=100` under 20 keep-alive clients (first pages and
+ * nextLink crawls from starts spread over the whole collection, in both orderings), divided by
+ * what a bare node:http server answering the same bytes manages under the same client loop.
+ */
+export async function listThroughput(ctx: BenchContext, options: Partial<ListThroughputOptions> = {}): Promise<BenchmarkResult> {
+  const o = { ...DEFAULTS, ...options };
+  const started = performance.now();
+  const { gateway, staged } = await ctx.stagedGateway();
+  const [byId, byModified] = await Promise.all([ctx.skipTokens(''), ctx.skipTokens(BY_MODIFIED)]);
+
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const first = await httpGet(`${gateway.url}/v1/files?$top=${TOP}`, agent, AUTH_HEADERS);
+  agent.destroy();
+  if (first.status !== 200) throw new Error(`first page answered ${first.status}`);
+  const body = first.body;
+  const baseline = await startBareServer((_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length });
+    res.end(body);
+  });
+
+  const crawlStarts = [...byId, ...byModified].map((token) => `/v1/files?$top=${TOP}&$skiptoken=${token}`);
+  const load = (baseUrl: string, seed: number): Promise<HttpLoadResult> => {
+    const config: HttpLoadOptions = {
+      baseUrl,
+      headers: AUTH_HEADERS as Record<string, string>,
+      firstPaths: [`/v1/files?$top=${TOP}`, `/v1/files?$top=${TOP}&$orderby=${BY_MODIFIED}`],
+      crawlStarts,
+      firstPageShare: 0.25,
+      crawlPages: 5,
+      concurrency: o.concurrency,
+      warmupMs: o.warmupMs,
+      durationMs: o.durationMs,
+      seed,
+    };
+    return httpLoad(config);
+  };
+
+  const notes: string[] = [
+    `${staged.count} files staged in ${(staged.ms / 1000).toFixed(1)} s (${staged.html} HTML, ${staged.binary} binary, ${staged.deleted} tombstones)`,
+    `${o.concurrency} keep-alive clients in a worker thread, ${o.warmupMs} ms warm-up + ${o.durationMs} ms measured, ${o.rounds} rounds each, best round counts; 25 % first pages, else 5-page crawls from ${crawlStarts.length} starts`,
+  ];
+  let bestGateway: HttpLoadResult | undefined;
+  let bestBaseline: HttpLoadResult | undefined;
+  try {
+    for (let round = 0; round < o.rounds; round += 1) {
+      const g = await load(gateway.url, round + 1);
+      const b = await load(baseline.url, round + 1);
+      notes.push(describe(`round ${round + 1} gateway`, g), describe(`round ${round + 1} baseline`, b));
+      if (!bestGateway || g.rps > bestGateway.rps) bestGateway = g;
+      if (!bestBaseline || b.rps > bestBaseline.rps) bestBaseline = b;
+    }
+  } finally {
+    await baseline.close();
+  }
+  if (!bestGateway || !bestBaseline) throw new Error('no rounds ran');
+  if (bestGateway.errors > 0) notes.push(`WARNING: the gateway answered ${bestGateway.errors} requests with an error in its best round`);
+
+  return {
+    name: 'list-throughput',
+    durationMs: performance.now() - started,
+    measurements: [
+      measurement({
+        benchmark: 'list-throughput',
+        metric: `GET /v1/files $top=${TOP}, ${o.concurrency} clients`,
+        unit: 'req/s',
+        value: bestGateway.rps,
+        baseline: bestBaseline.rps,
+        goal: { on: 'ratio', op: '>=', target: 0.5 },
+      }),
+    ],
+    notes,
+  };
+}

@@ -1,0 +1,84 @@
+/**
+ * `npm run bench [-- --only <name>[,<name>]]`: runs each benchmark in turn, prints a table
+ * (every figure beside its in-run baseline, the ratio, the goal and pass/MISS) and writes
+ * bench/results/latest.json. A missed goal or a crashed benchmark is reported, never fatal.
+ */
+import os from 'node:os';
+import path from 'node:path';
+import { BenchContext } from './bench-context';
+import { deepPage } from './deep-page';
+import { downloadRss } from './download-rss';
+import { forceGc } from './force-gc';
+import { listThroughput } from './list-throughput';
+import { formatTable, writeJson, type BenchmarkResult } from './report';
+
+const FILE_COUNT = 100_000;
+
+type Benchmark = (ctx: BenchContext) => Promise<BenchmarkResult>;
+
+/** In run order. Add new benchmarks here. */
+const BENCHMARKS: ReadonlyArray<readonly [string, Benchmark]> = [
+  ['list-throughput', (ctx) => listThroughput(ctx)],
+  ['deep-page', (ctx) => deepPage(ctx)],
+  ['download-rss', () => downloadRss()],
+];
+
+function selected(argv: readonly string[]): string[] {
+  const names: string[] = [];
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i] as string;
+    if (arg === '--only') names.push(...(argv[i + 1] ?? '').split(','));
+    else if (arg.startsWith('--only=')) names.push(...arg.slice('--only='.length).split(','));
+    if (arg === '--only') i += 1;
+  }
+  const all = BENCHMARKS.map(([name]) => name);
+  const wanted = names.map((n) => n.trim()).filter((n) => n.length > 0);
+  const unknown = wanted.filter((n) => !all.includes(n));
+  if (unknown.length) {
+    console.error(`Unknown benchmark(s): ${unknown.join(', ')}. Available: ${all.join(', ')}`);
+    process.exit(2);
+  }
+  return wanted.length ? wanted : all;
+}
+
+async function main(): Promise<void> {
+  const names = selected(process.argv.slice(2));
+  const started = performance.now();
+  const ctx = new BenchContext(FILE_COUNT);
+  const results: BenchmarkResult[] = [];
+  try {
+    for (const [name, run] of BENCHMARKS) {
+      if (!names.includes(name)) continue;
+      console.log(`running ${name} ...`);
+      const t0 = performance.now();
+      try {
+        results.push(await run(ctx));
+      } catch (error) {
+        const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+        results.push({ name, durationMs: performance.now() - t0, measurements: [], notes: [], error: message });
+      }
+    }
+  } finally {
+    await ctx.close();
+  }
+  const totalMs = performance.now() - started;
+  console.log(`\n${formatTable(results)}\n\ntotal ${(totalMs / 1000).toFixed(1)} s`);
+  const file = path.join(__dirname, 'results', 'latest.json');
+  writeJson(file, results, {
+    finishedAt: new Date().toISOString(),
+    totalMs,
+    node: process.version,
+    platform: `${os.platform()} ${os.arch()}`,
+    cpus: os.cpus().length,
+    gcAvailable: forceGc(),
+  });
+  console.log(`results written to ${path.relative(process.cwd(), file)}`);
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
