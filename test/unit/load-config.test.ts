@@ -1,0 +1,47 @@
+import { settings } from '../../src/config/config-schema';
+import { ConfigError, loadConfig } from '../../src/config/load-config';
+
+describe('loadConfig', () => {
+  it('gives every setting its default, with PORT 3000 and the embedded SQLite database', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      port: 3000,
+      sqlitePath: './data/gateway.sqlite',
+      apiKeys: [],
+      pageSizeDefault: 100,
+      pageSizeMax: 1000,
+      includeHtmlBodyInList: false,
+      demoContent: 'auto',
+    });
+    expect(config.databaseUrl).toBeUndefined();
+  });
+
+  it('reads several comma-separated API keys for rotation', () => {
+    expect(loadConfig({ GATEWAY_API_KEY: 'new-key, old-key ,' }).apiKeys).toEqual(['new-key', 'old-key']);
+  });
+
+  it('reports every bad value at once, naming the variable, and hides secrets', () => {
+    let error: unknown;
+    try {
+      loadConfig({ PORT: 'eighty', PAGE_SIZE_MAX: '0', DATABASE_URL: 'mysql://secret-password@db', INCLUDE_HTML_BODY_IN_LIST: 'maybe' });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const { problems, message } = error as ConfigError;
+    expect(problems.map((p) => p.split('=')[0])).toEqual(['PORT', 'DATABASE_URL', 'PAGE_SIZE_MAX', 'INCLUDE_HTML_BODY_IN_LIST']);
+    expect(message).not.toContain('secret-password');
+    expect(message).toMatch(/INCLUDE_HTML_BODY_IN_LIST="maybe": expected true or false/);
+  });
+
+  it('refuses to start in production without an API key, and a default page larger than the ceiling', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/GATEWAY_API_KEY: required when NODE_ENV=production/);
+    expect(() => loadConfig({ PAGE_SIZE_DEFAULT: '500', PAGE_SIZE_MAX: '100' })).toThrow(/must not exceed PAGE_SIZE_MAX/);
+  });
+
+  it('documents every setting with its environment variable and a description', () => {
+    const envs = Object.values(settings).map((s) => s.env);
+    expect(new Set(envs).size).toBe(envs.length);
+    for (const s of Object.values(settings)) expect(s.description.length).toBeGreaterThan(10);
+  });
+});
