@@ -19,7 +19,7 @@ describe('authentication', () => {
   ];
 
   it.each(protectedPaths)('when %s is called without credentials or with a wrong key, then 401 AUTHENTICATION_FAILED', async (path) => {
-    for (const headers of [{}, { Authorization: 'Bearer wrong-key' }, { Authorization: 'wrong-key' }, { Authorization: 'Bearer ' }, { Authorization: 'Basic dXNlcjpwYXNz' }]) {
+    for (const headers of [{} as Record<string, string>, { Authorization: 'Bearer wrong-key' }, { Authorization: 'wrong-key' }, { Authorization: 'Bearer ' }, { Authorization: 'Basic dXNlcjpwYXNz' }]) {
       const res = await gw.get(path, headers);
       expect(res.status).toBe(401);
       expect(res.body).toEqual({ error: { code: 'AUTHENTICATION_FAILED', message: 'Bearer token missing or invalid.' } });
