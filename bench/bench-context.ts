@@ -9,7 +9,7 @@ export interface StagedGateway {
 }
 
 interface ListBody {
-  value: unknown[];
+  value: Array<{ id: string }>;
   '@odata.nextLink'?: string;
 }
 
@@ -20,9 +20,17 @@ export const TOKEN_STRIDE = 1000;
  * What several benchmarks share within one run: the gateway over the 100,000-file corpus
  * (staged once, lazily, so `--only` pays only for what it runs) and the skiptokens of a crawl.
  */
+/** What the token-collecting crawl saw: every staged row exactly once, or the paging is broken. */
+export interface CrawlCheck {
+  pages: number;
+  rows: number;
+  unique: number;
+}
+
 export class BenchContext {
   private gateway?: Promise<StagedGateway>;
   private readonly tokens = new Map<string, Promise<string[]>>();
+  readonly crawls = new Map<string, CrawlCheck>();
   private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 
   constructor(readonly fileCount: number) {}
@@ -46,12 +54,19 @@ export class BenchContext {
       found = (async () => {
         const { gateway } = await this.stagedGateway();
         const list: string[] = [];
+        const ids = new Set<string>();
+        const check: CrawlCheck = { pages: 0, rows: 0, unique: 0 };
         let url: string | undefined = `${gateway.url}/v1/files?$top=${TOKEN_STRIDE}${orderby ? `&$orderby=${orderby}` : ''}`;
         while (url) {
           const body: ListBody = await getJson<ListBody>(url, this.agent, AUTH_HEADERS);
+          check.pages += 1;
+          check.rows += body.value.length;
+          for (const item of body.value) ids.add(item.id);
           url = body['@odata.nextLink'];
           if (url) list.push(new URL(url).searchParams.get('$skiptoken') ?? '');
         }
+        check.unique = ids.size;
+        this.crawls.set(orderby, check);
         return list;
       })();
       this.tokens.set(orderby, found);

@@ -43,6 +43,13 @@ export async function deepPage(ctx: BenchContext, options: Partial<DeepPageOptio
       const firstUrl = `${gateway.url}/v1/files?$top=${TOP}${orderby ? `&$orderby=${orderby}` : ''}`;
       const deepUrl = `${gateway.url}/v1/files?$top=${TOP}&$skiptoken=${token}`;
       const label = orderby || 'id (default)';
+      const crawl = ctx.crawls.get(orderby);
+      if (crawl) {
+        const ok = crawl.rows === ctx.fileCount && crawl.unique === ctx.fileCount;
+        notes.push(
+          `order ${label}: full crawl at $top=${TOKEN_STRIDE}: ${crawl.pages} pages, ${crawl.rows} rows, ${crawl.unique} distinct of ${ctx.fileCount} staged${ok ? '' : ' -- WARNING: paging repeats or skips rows'}`,
+        );
+      }
 
       const time = async (url: string): Promise<number> => {
         const t0 = performance.now();

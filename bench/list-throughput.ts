@@ -1,4 +1,5 @@
 import http from 'node:http';
+import type { EventLoopUtilization } from 'node:perf_hooks';
 import type { BenchContext } from './bench-context';
 import { httpGet } from './http-get';
 import { httpLoad, type HttpLoadOptions, type HttpLoadResult } from './http-load';
@@ -18,9 +19,37 @@ const DEFAULTS: ListThroughputOptions = { concurrency: 20, warmupMs: 1500, durat
 const TOP = 100;
 const BY_MODIFIED = 'last_modified_datetime';
 
-function describe(label: string, r: HttpLoadResult): string {
+interface LoadRun extends HttpLoadResult {
+  /** Event-loop utilisation of the main thread (the server's) over the measured window. */
+  serverElu: number;
+}
+
+/** Runs the client loop and samples the server thread's event-loop utilisation over the measured window. */
+async function measureLoad(config: HttpLoadOptions): Promise<LoadRun> {
+  let from: EventLoopUtilization | undefined;
+  let elu: EventLoopUtilization | undefined;
+  const t1 = setTimeout(() => {
+    from = performance.eventLoopUtilization();
+  }, config.warmupMs);
+  const t2 = setTimeout(() => {
+    if (from) elu = performance.eventLoopUtilization(from);
+  }, config.warmupMs + config.durationMs);
+  try {
+    const result = await httpLoad(config);
+    return { ...result, serverElu: elu?.utilization ?? Number.NaN };
+  } finally {
+    clearTimeout(t1);
+    clearTimeout(t2);
+  }
+}
+
+function describe(label: string, r: LoadRun, durationMs: number): string {
   const p = r.latencyMs;
-  return `${label}: ${r.requests} requests, ${r.errors} errors, ${r.rps.toFixed(0)} rps, latency p50 ${p.p50.toFixed(1)} / p90 ${p.p90.toFixed(1)} / p99 ${p.p99.toFixed(1)} ms, ${(r.bytes / r.requests / 1024).toFixed(1)} KiB a page`;
+  const busyUs = (r.serverElu * durationMs * 1000) / r.requests;
+  return (
+    `${label}: ${r.requests} requests, ${r.errors} errors, ${r.rps.toFixed(0)} rps, latency p50 ${p.p50.toFixed(1)} / p90 ${p.p90.toFixed(1)} / p99 ${p.p99.toFixed(1)} ms, ` +
+    `${(r.bytes / r.requests / 1024).toFixed(1)} KiB a page, server thread ${(r.serverElu * 100).toFixed(0)} % busy = ${busyUs.toFixed(0)} µs a request`
+  );
 }
 
 /**
@@ -45,7 +74,7 @@ export async function listThroughput(ctx: BenchContext, options: Partial<ListThr
   });
 
   const crawlStarts = [...byId, ...byModified].map((token) => `/v1/files?$top=${TOP}&$skiptoken=${token}`);
-  const load = (baseUrl: string, seed: number): Promise<HttpLoadResult> => {
+  const load = (baseUrl: string, seed: number): Promise<LoadRun> => {
     const config: HttpLoadOptions = {
       baseUrl,
       headers: AUTH_HEADERS as Record<string, string>,
@@ -58,20 +87,20 @@ export async function listThroughput(ctx: BenchContext, options: Partial<ListThr
       durationMs: o.durationMs,
       seed,
     };
-    return httpLoad(config);
+    return measureLoad(config);
   };
 
   const notes: string[] = [
     `${staged.count} files staged in ${(staged.ms / 1000).toFixed(1)} s (${staged.html} HTML, ${staged.binary} binary, ${staged.deleted} tombstones)`,
     `${o.concurrency} keep-alive clients in a worker thread, ${o.warmupMs} ms warm-up + ${o.durationMs} ms measured, ${o.rounds} rounds each, best round counts; 25 % first pages, else 5-page crawls from ${crawlStarts.length} starts`,
   ];
-  let bestGateway: HttpLoadResult | undefined;
-  let bestBaseline: HttpLoadResult | undefined;
+  let bestGateway: LoadRun | undefined;
+  let bestBaseline: LoadRun | undefined;
   try {
     for (let round = 0; round < o.rounds; round += 1) {
       const g = await load(gateway.url, round + 1);
       const b = await load(baseline.url, round + 1);
-      notes.push(describe(`round ${round + 1} gateway`, g), describe(`round ${round + 1} baseline`, b));
+      notes.push(describe(`round ${round + 1} gateway`, g, o.durationMs), describe(`round ${round + 1} baseline`, b, o.durationMs));
       if (!bestGateway || g.rps > bestGateway.rps) bestGateway = g;
       if (!bestBaseline || b.rps > bestBaseline.rps) bestBaseline = b;
     }
@@ -79,6 +108,13 @@ export async function listThroughput(ctx: BenchContext, options: Partial<ListThr
     await baseline.close();
   }
   if (!bestGateway || !bestBaseline) throw new Error('no rounds ran');
+  const busyUs = (r: LoadRun): number => (r.serverElu * o.durationMs * 1000) / r.requests;
+  if (bestBaseline.serverElu < 0.9) {
+    notes.push(
+      `the baseline server thread was only ${(bestBaseline.serverElu * 100).toFixed(0)} % busy: the client loop, not the server, caps the baseline, so the ratio flatters the gateway; ` +
+        `by server-thread time a request costs ${busyUs(bestGateway).toFixed(0)} µs on the gateway vs ${busyUs(bestBaseline).toFixed(0)} µs on the baseline (ratio ${(busyUs(bestBaseline) / busyUs(bestGateway)).toFixed(2)})`,
+    );
+  }
   if (bestGateway.errors > 0) notes.push(`WARNING: the gateway answered ${bestGateway.errors} requests with an error in its best round`);
 
   return {

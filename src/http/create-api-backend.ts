@@ -47,7 +47,9 @@ export async function createApiBackend(definition: Document, deps: HandlerDeps, 
       throw new GatewayError('NOT_FOUND', `No route for ${c.request.method.toUpperCase()} ${c.request.path}.`);
     },
     methodNotAllowed: (c: Context) => {
-      throw new GatewayError('METHOD_NOT_ALLOWED', `${c.request.method.toUpperCase()} is not allowed on ${c.request.path}; the gateway is read-only.`);
+      throw new GatewayError('METHOD_NOT_ALLOWED', `${c.request.method.toUpperCase()} is not allowed on ${c.request.path}; the gateway is read-only.`, {
+        headers: { Allow: 'GET' },
+      });
     },
     notImplemented: (c: Context) => {
       throw new Error(`Operation ${c.operation?.operationId ?? '?'} has no handler`);
