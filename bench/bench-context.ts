@@ -74,8 +74,10 @@ export class BenchContext {
     return found;
   }
 
+  /** Stops the shared gateway if one started (a failed start was already reported by its benchmark). */
   async close(): Promise<void> {
     this.agent.destroy();
-    if (this.gateway) await (await this.gateway).gateway.close();
+    const started = await this.gateway?.catch(() => undefined);
+    await started?.gateway.close();
   }
 }

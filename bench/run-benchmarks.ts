@@ -59,7 +59,7 @@ async function main(): Promise<void> {
       }
     }
   } finally {
-    await ctx.close();
+    await ctx.close().catch((error: unknown) => console.error('closing the shared gateway failed:', error));
   }
   const totalMs = performance.now() - started;
   console.log(`\n${formatTable(results)}\n\ntotal ${(totalMs / 1000).toFixed(1)} s`);
