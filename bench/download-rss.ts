@@ -1,32 +1,37 @@
+import { fork, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
-import { pipeline } from 'node:stream/promises';
+import { FsBlobStore } from '../src/blobs/fs-blob-store';
+import { createDb } from '../src/staging/create-db';
+import { migrateLatest } from '../src/staging/run-migrations';
 import { StagingWriter } from '../src/staging/staging-writer';
-import { forceGc } from './force-gc';
+import type { DownloadServerConfig, DownloadServerReport } from './download-rss-server';
 import { measurement, type BenchmarkResult } from './report';
-import { startBareServer } from './start-bare-server';
-import { AUTH_HEADERS, startBenchGateway } from './start-bench-gateway';
+import { AUTH_HEADERS, benchPaths } from './start-bench-gateway';
 
 export interface DownloadRssOptions {
   sizeMb: number;
   concurrency: number;
-  /** Measured rounds of each server (after one unmeasured warm-up round each); the worst counts. */
+  /** Rounds of each server, alternating, each in a fresh server process; the worst counts. */
   rounds: number;
   sampleMs: number;
 }
 
-const DEFAULTS: DownloadRssOptions = { sizeMb: 20, concurrency: 20, rounds: 2, sampleMs: 10 };
+const DEFAULTS: DownloadRssOptions = { sizeMb: 20, concurrency: 20, rounds: 3, sampleMs: 10 };
 const MB = 1024 * 1024;
 const FILE_ID = 'bench:big-report';
 
 interface Round {
-  peakGrowthMb: number;
+  growthMb: number;
   ms: number;
+  samples: number;
+  gc: boolean;
+  errors: number;
   badChecksums: number;
   badLengths: number;
-  errors: number;
 }
 
 /** One streamed download: hashes the body as it arrives and compares it with `Checksum-SHA256`. */
@@ -54,55 +59,68 @@ function download(url: string, agent: http.Agent, expectedSize: number): Promise
   });
 }
 
-async function round(url: string, o: DownloadRssOptions, size: number): Promise<Round> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: o.concurrency });
-  forceGc();
-  await new Promise((r) => setTimeout(r, 50));
-  forceGc();
-  const before = process.memoryUsage().rss;
-  let peak = before;
-  const sampler = setInterval(() => {
-    peak = Math.max(peak, process.memoryUsage().rss);
-  }, o.sampleMs);
-  const t0 = performance.now();
-  const outcomes = await Promise.allSettled(Array.from({ length: o.concurrency }, () => download(url, agent, size)));
-  const ms = performance.now() - t0;
-  clearInterval(sampler);
-  peak = Math.max(peak, process.memoryUsage().rss);
-  agent.destroy();
-  let badChecksums = 0;
-  let badLengths = 0;
-  let errors = 0;
-  for (const out of outcomes) {
-    if (out.status === 'rejected') errors += 1;
-    else {
-      if (!out.value.checksumOk) badChecksums += 1;
-      if (!out.value.lengthOk) badLengths += 1;
+function nextMessage<T>(child: ChildProcess, type: string): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (m: { type?: string }): void => {
+      if (m.type !== type) return;
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+      resolve(m as T);
+    };
+    const onExit = (code: number | null): void => reject(new Error(`download server exited (${code}) before '${type}'`));
+    child.on('message', onMessage);
+    child.once('exit', onExit);
+  });
+}
+
+/** One round: a fresh server process, 20 concurrent downloads from here, the server's own RSS peak. */
+async function round(config: DownloadServerConfig, o: DownloadRssOptions): Promise<Round> {
+  // fork inherits tsx's loader flags from this process, so the child runs TypeScript too.
+  const child = fork(path.join(__dirname, 'download-rss-server.ts'), [JSON.stringify(config)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  try {
+    const { url } = await nextMessage<{ url: string }>(child, 'ready');
+    const agent = new http.Agent({ keepAlive: true, maxSockets: o.concurrency });
+    const t0 = performance.now();
+    const outcomes = await Promise.allSettled(Array.from({ length: o.concurrency }, () => download(url, agent, config.size)));
+    const ms = performance.now() - t0;
+    agent.destroy();
+    const reply = nextMessage<{ report: DownloadServerReport }>(child, 'report');
+    child.send({ type: 'stop' });
+    const { report } = await reply;
+    const r: Round = { growthMb: (report.rssPeak - report.rssBefore) / MB, ms, samples: report.samples, gc: report.gc, errors: 0, badChecksums: 0, badLengths: 0 };
+    for (const out of outcomes) {
+      if (out.status === 'rejected') r.errors += 1;
+      else {
+        if (!out.value.checksumOk) r.badChecksums += 1;
+        if (!out.value.lengthOk) r.badLengths += 1;
+      }
     }
+    return r;
+  } finally {
+    if (child.connected) child.disconnect();
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+    if (child.exitCode === null) child.kill();
   }
-  return { peakGrowthMb: (peak - before) / MB, ms, badChecksums, badLengths, errors };
 }
 
 function describe(label: string, r: Round, o: DownloadRssOptions): string {
   const mbps = (o.sizeMb * o.concurrency) / (r.ms / 1000);
-  return `${label}: peak RSS +${r.peakGrowthMb.toFixed(1)} MB, ${r.ms.toFixed(0)} ms (${mbps.toFixed(0)} MB/s), ${r.errors} errors, ${r.badChecksums} checksum mismatches, ${r.badLengths} length mismatches`;
+  return (
+    `${label}: server RSS peak +${r.growthMb.toFixed(1)} MB (${r.samples} samples), ${r.ms.toFixed(0)} ms (${mbps.toFixed(0)} MB/s), ` +
+    `${r.errors} errors, ${r.badChecksums} checksum mismatches, ${r.badLengths} length mismatches`
+  );
 }
 
-/**
- * Peak RSS growth while 20 clients stream one 20 MB file at once: the gateway's download route
- * against a bare node:http server piping the same blob with fs.createReadStream. Clients run in
- * this process too (RSS is per process), so both figures include the same client cost.
- */
-export async function downloadRss(options: Partial<DownloadRssOptions> = {}): Promise<BenchmarkResult> {
-  const o = { ...DEFAULTS, ...options };
-  const started = performance.now();
-  const gateway = await startBenchGateway();
-  const notes: string[] = [];
+/** The 20 MB blob and its row, staged in a temp folder the server processes open. */
+async function stageBigFile(dir: string, sizeMb: number): Promise<Omit<DownloadServerConfig, 'mode' | 'sampleMs'>> {
+  const { sqlitePath, blobDir } = benchPaths(dir);
+  const db = createDb({ sqlitePath });
   try {
-    const stored = await gateway.blobs.put(crypto.randomBytes(o.sizeMb * MB));
-    const blobPath = path.join(gateway.blobDir, stored.key.slice(0, 2), stored.key.slice(2, 4), stored.key);
+    await migrateLatest(db);
+    const stored = await new FsBlobStore(blobDir).put(crypto.randomBytes(sizeMb * MB));
     const modified = new Date().toISOString();
-    await new StagingWriter(gateway.db).putFiles([
+    await new StagingWriter(db).putFiles([
       {
         file: {
           id: FILE_ID,
@@ -129,51 +147,57 @@ export async function downloadRss(options: Partial<DownloadRssOptions> = {}): Pr
         permissions: [{ type: 'GROUP', id: '*' }],
       },
     ]);
-    const baseline = await startBareServer((_req, res) => {
-      res.writeHead(200, { 'Content-Type': 'application/pdf', 'Content-Length': stored.size, 'Checksum-SHA256': stored.sha256 });
-      pipeline(fs.createReadStream(blobPath), res).catch(() => res.destroy());
-    });
-    const gatewayUrl = `${gateway.url}/v1/files/${encodeURIComponent(FILE_ID)}/download`;
-    const baselineUrl = `${baseline.url}/download`;
-    const gcOk = forceGc();
-    notes.push(
-      `${o.concurrency} concurrent downloads of a ${o.sizeMb} MB blob, bodies hashed as streams; RSS sampled every ${o.sampleMs} ms; ` +
-        `1 warm-up + ${o.rounds} measured rounds each, worst round counts; forced GC before each round: ${gcOk ? 'yes' : 'no (not available)'}`,
-    );
+    const blobPath = path.join(blobDir, stored.key.slice(0, 2), stored.key.slice(2, 4), stored.key);
+    return { dir, fileId: FILE_ID, blobPath, size: stored.size, sha256: stored.sha256 };
+  } finally {
+    await db.destroy();
+  }
+}
 
+/**
+ * Peak RSS growth of the serving process while 20 clients stream one 20 MB file at once: the
+ * gateway's download route against a bare node:http server piping the same blob with
+ * fs.createReadStream. Each round runs the server in a fresh child process (clients stay here),
+ * so allocator state left by earlier rounds or benchmarks cannot hide or inflate the figure.
+ */
+export async function downloadRss(options: Partial<DownloadRssOptions> = {}): Promise<BenchmarkResult> {
+  const o = { ...DEFAULTS, ...options };
+  const started = performance.now();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-bench-dl-'));
+  try {
+    const staged = await stageBigFile(dir, o.sizeMb);
+    const notes: string[] = [];
     let worstGateway: Round | undefined;
     let worstBaseline: Round | undefined;
-    try {
-      await round(gatewayUrl, o, stored.size);
-      await round(baselineUrl, o, stored.size);
-      for (let i = 0; i < o.rounds; i += 1) {
-        const b = await round(baselineUrl, o, stored.size);
-        const g = await round(gatewayUrl, o, stored.size);
-        notes.push(describe(`round ${i + 1} baseline`, b, o), describe(`round ${i + 1} gateway`, g, o));
-        if (!worstBaseline || b.peakGrowthMb > worstBaseline.peakGrowthMb) worstBaseline = b;
-        if (!worstGateway || g.peakGrowthMb > worstGateway.peakGrowthMb) worstGateway = g;
-        if (g.errors + g.badChecksums + g.badLengths > 0) notes.push(`WARNING: gateway round ${i + 1} had failed or corrupt downloads`);
-      }
-    } finally {
-      await baseline.close();
+    for (let i = 0; i < o.rounds; i += 1) {
+      const b = await round({ ...staged, mode: 'baseline', sampleMs: o.sampleMs }, o);
+      const g = await round({ ...staged, mode: 'gateway', sampleMs: o.sampleMs }, o);
+      notes.push(describe(`round ${i + 1} baseline`, b, o), describe(`round ${i + 1} gateway`, g, o));
+      if (!worstBaseline || b.growthMb > worstBaseline.growthMb) worstBaseline = b;
+      if (!worstGateway || g.growthMb > worstGateway.growthMb) worstGateway = g;
+      if (g.errors + g.badChecksums + g.badLengths > 0) notes.push(`WARNING: gateway round ${i + 1} had failed or corrupt downloads`);
     }
     if (!worstGateway || !worstBaseline) throw new Error('no rounds ran');
+    notes.unshift(
+      `${o.concurrency} concurrent downloads of a ${o.sizeMb} MB blob, hashed as streams by clients in the bench process; server RSS sampled every ${o.sampleMs} ms in a fresh process per round; ` +
+        `${o.rounds} rounds each, worst counts; forced GC before the baseline reading: ${worstGateway.gc ? 'yes' : 'no (not available)'}`,
+    );
     return {
       name: 'download-rss',
       durationMs: performance.now() - started,
       measurements: [
         measurement({
           benchmark: 'download-rss',
-          metric: `peak RSS growth, ${o.concurrency} x ${o.sizeMb} MB downloads`,
+          metric: `server peak RSS growth, ${o.concurrency} x ${o.sizeMb} MB downloads`,
           unit: 'MB',
-          value: worstGateway.peakGrowthMb,
-          baseline: worstBaseline.peakGrowthMb,
+          value: worstGateway.growthMb,
+          baseline: worstBaseline.growthMb,
           goal: { on: 'value', op: '<', target: 64 },
         }),
       ],
       notes,
     };
   } finally {
-    await gateway.close();
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 }

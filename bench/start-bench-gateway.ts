@@ -21,12 +21,20 @@ export interface BenchGateway {
   close(): Promise<void>;
 }
 
-/** The real gateway on 127.0.0.1:<free port> over a fresh, migrated SQLite database in a temp folder. */
-export async function startBenchGateway(): Promise<BenchGateway> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-bench-'));
-  const db = createDb({ sqlitePath: path.join(dir, 'staging.sqlite') });
+/** The staging database and blob folder inside a bench data folder. */
+export function benchPaths(dir: string): { sqlitePath: string; blobDir: string } {
+  return { sqlitePath: path.join(dir, 'staging.sqlite'), blobDir: path.join(dir, 'blobs') };
+}
+
+/**
+ * The real gateway on 127.0.0.1:<free port> over a migrated SQLite database: in a new temp
+ * folder (removed on close), or in `dir` when given (kept: another process staged it).
+ */
+export async function startBenchGateway(options: { dir?: string } = {}): Promise<BenchGateway> {
+  const dir = options.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'gw-bench-'));
+  const { sqlitePath, blobDir } = benchPaths(dir);
+  const db = createDb({ sqlitePath });
   await migrateLatest(db);
-  const blobDir = path.join(dir, 'blobs');
   const blobs = new FsBlobStore(blobDir);
   const { app } = await createApp({
     config: { publicBaseUrl: undefined, pageSizeDefault: 100, pageSizeMax: 1000, includeHtmlBodyInList: false, trustProxy: 'false' },
@@ -47,7 +55,7 @@ export async function startBenchGateway(): Promise<BenchGateway> {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await db.destroy();
-      fs.rmSync(dir, { recursive: true, force: true });
+      if (!options.dir) fs.rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -1,0 +1,76 @@
+/**
+ * Child process of `downloadRss`: serves one blob, either through the real gateway or through a
+ * bare node:http server piping fs.createReadStream, and watches its own RSS. Run in a fresh
+ * process per round so every figure starts from the same clean heap and only server memory counts.
+ *
+ * Protocol (IPC): argv[2] is a JSON `DownloadServerConfig`; the child sends `{ type: 'ready', url }`
+ * once it listens and its RSS baseline is taken, answers `{ type: 'stop' }` with a `DownloadServerReport`
+ * and exits when the parent disconnects.
+ */
+import fs from 'node:fs';
+import { pipeline } from 'node:stream/promises';
+import { forceGc } from './force-gc';
+import { startBareServer } from './start-bare-server';
+import { startBenchGateway } from './start-bench-gateway';
+
+export interface DownloadServerConfig {
+  mode: 'gateway' | 'baseline';
+  /** Bench data folder (staging database + blobs), staged by the parent. */
+  dir: string;
+  fileId: string;
+  blobPath: string;
+  size: number;
+  sha256: string;
+  sampleMs: number;
+}
+
+export interface DownloadServerReport {
+  rssBefore: number;
+  rssPeak: number;
+  samples: number;
+  gc: boolean;
+}
+
+async function main(config: DownloadServerConfig): Promise<void> {
+  let url: string;
+  let close: () => Promise<void>;
+  if (config.mode === 'gateway') {
+    const gateway = await startBenchGateway({ dir: config.dir });
+    url = `${gateway.url}/v1/files/${encodeURIComponent(config.fileId)}/download`;
+    close = gateway.close;
+  } else {
+    const server = await startBareServer((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/pdf', 'Content-Length': config.size, 'Checksum-SHA256': config.sha256 });
+      pipeline(fs.createReadStream(config.blobPath), res).catch(() => res.destroy());
+    });
+    url = `${server.url}/download`;
+    close = server.close;
+  }
+  const gc = forceGc();
+  await new Promise((r) => setTimeout(r, 100));
+  forceGc();
+  const rssBefore = process.memoryUsage.rss();
+  let rssPeak = rssBefore;
+  let samples = 0;
+  const sampler = setInterval(() => {
+    rssPeak = Math.max(rssPeak, process.memoryUsage.rss());
+    samples += 1;
+  }, config.sampleMs);
+
+  process.on('message', (message: { type?: string }) => {
+    if (message.type !== 'stop') return;
+    clearInterval(sampler);
+    rssPeak = Math.max(rssPeak, process.memoryUsage.rss());
+    const report: DownloadServerReport = { rssBefore, rssPeak, samples, gc };
+    process.send?.({ type: 'report', report });
+  });
+  process.on('disconnect', () => {
+    void close().finally(() => process.exit(0));
+  });
+  process.send?.({ type: 'ready', url });
+}
+
+main(JSON.parse(process.argv[2] ?? '{}') as DownloadServerConfig).catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,134 @@
+import type { Readable } from 'node:stream';
+import type { z } from 'zod';
+import type { Logger } from '../logging/create-logger';
+
+/**
+ * The adapter contract. An adapter reads one source system and yields events; it never touches
+ * the database, the blob store or the HTTP layer (the sync engine owns every write). Ids are the
+ * source's own ("native"); the engine prefixes them with the adapter's name, so `name` is the id
+ * namespace of everything the adapter yields and must never change once content is served.
+ */
+export interface AdapterContext {
+  logger: Logger;
+  /** Aborted when the run is cancelled: stop fetching promptly. */
+  signal: AbortSignal;
+  now(): Date;
+}
+
+export type SupportedMimeType =
+  | 'text/html'
+  | 'application/pdf'
+  | 'application/vnd.openxmlformats-officedocument.wordprocessingml.document'
+  | 'application/vnd.openxmlformats-officedocument.presentationml.presentation'
+  | 'text/plain';
+
+export const SUPPORTED_MIME_TYPES: readonly SupportedMimeType[] = [
+  'text/html',
+  'application/pdf',
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+  'text/plain',
+];
+
+/**
+ * Who may see a file, or who belongs to a group. `nativeId` is in this adapter's namespace unless
+ * `source` names another adapter's (for directories shared between sources).
+ */
+export type Principal = { type: 'USER' | 'GROUP'; nativeId: string; source?: string };
+
+/** Access entry for "every user": served as the platform's wildcard `GROUP *`. */
+export const EVERYONE = { type: 'EVERYONE' } as const;
+export type AccessEntry = Principal | typeof EVERYONE;
+
+export type FileContent =
+  | { kind: 'html'; html: string }
+  | {
+      kind: 'binary';
+      /** Opens the bytes; called only when the engine needs them (new or changed `version`). */
+      open(): Promise<Readable>;
+      /**
+       * A cheap fingerprint of the bytes at the source (etag, mtime+size, revision id). When it
+       * equals the stored one, the engine skips the download. Omit it to always download.
+       */
+      version?: string;
+    };
+
+export interface FileRecord {
+  nativeId: string;
+  name: string;
+  externalUrl: string;
+  mimeType: SupportedMimeType;
+  content: FileContent;
+  /** Direct access entries. An empty list means nobody (deny by default). */
+  access: readonly AccessEntry[];
+  createdAt?: string;
+  createdBy?: string;
+  modifiedBy?: string;
+  parent?: { nativeId: string; name: string; path?: string };
+  customAttributes?: Record<string, string>;
+}
+
+export interface UserRecord {
+  nativeId: string;
+  email: string;
+  fullName?: string;
+  active: boolean;
+  metadata?: Record<string, unknown>;
+}
+
+export interface GroupRecord {
+  nativeId: string;
+  name?: string;
+  /** Direct members only: a sub-group is a GROUP member, never expanded. */
+  members: readonly Principal[];
+  createdAt?: string;
+  metadata?: Record<string, unknown>;
+}
+
+export type SyncEvent =
+  | { type: 'file'; file: FileRecord }
+  | { type: 'user'; user: UserRecord }
+  | { type: 'group'; group: GroupRecord }
+  /** Incremental runs: the item is gone at the source (files become tombstones, users Inactive). */
+  | { type: 'delete'; kind: 'file' | 'user' | 'group'; nativeId: string }
+  /**
+   * A resumable position. The engine stores it once every event before it is committed; a run
+   * killed after that resumes from here. Replaced, never mutated: yield a new object each time.
+   */
+  | { type: 'checkpoint'; checkpoint: unknown }
+  /** One item could not be read; the run goes on, within the error budget. */
+  | { type: 'failure'; kind?: 'file' | 'user' | 'group'; nativeId?: string; error: Error };
+
+export interface Adapter {
+  /** The id prefix of everything it yields: lower-case letters, digits and dashes. */
+  readonly name: string;
+  /**
+   * Everything the source has now. The engine sweeps what a completed full run did not yield.
+   * `resume` is the last checkpoint of an interrupted full run (valid per `checkpointSchema` when
+   * the adapter is incremental), to continue where it stopped.
+   */
+  full(ctx: AdapterContext, resume?: unknown): AsyncIterable<SyncEvent>;
+}
+
+/** An adapter that can sync only what changed since a checkpoint. */
+export interface IncrementalAdapter<C = unknown> extends Adapter {
+  /** Validates stored checkpoints; an invalid one makes the engine run a full sync instead. */
+  readonly checkpointSchema: z.ZodType<C>;
+  /** Changes since `since`, with explicit `delete` events. Throws CheckpointExpiredError when the source no longer accepts it. */
+  changes(ctx: AdapterContext, since: C): AsyncIterable<SyncEvent>;
+}
+
+/** An adapter that can refresh access lists and directories without re-reading content. */
+export interface PermissionSyncAdapter extends Adapter {
+  permissions(ctx: AdapterContext): AsyncIterable<SyncEvent>;
+}
+
+export function isIncremental(adapter: Adapter): adapter is IncrementalAdapter {
+  return typeof (adapter as Partial<IncrementalAdapter>).changes === 'function' && (adapter as Partial<IncrementalAdapter>).checkpointSchema !== undefined;
+}
+
+export function supportsPermissionSync(adapter: Adapter): adapter is PermissionSyncAdapter {
+  return typeof (adapter as Partial<PermissionSyncAdapter>).permissions === 'function';
+}
+
+export const ADAPTER_NAME = /^[a-z][a-z0-9-]{0,31}$/;

@@ -1,0 +1,65 @@
+/**
+ * What went wrong at a source system, typed by what the sync engine should do about it.
+ * Adapters throw these (or yield them in `failure` events); one function maps upstream HTTP
+ * statuses to them (`adapters/http/source-error-from-status.ts`).
+ */
+export type SourceErrorAction = 'abort' | 'retry' | 'skip-item' | 'full-resync';
+
+export class SourceError extends Error {
+  /** What the engine does when it meets this error. */
+  readonly action: SourceErrorAction = 'abort';
+  constructor(
+    message: string,
+    readonly details: { status?: number; url?: string; cause?: unknown } = {},
+  ) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.name = new.target.name;
+  }
+}
+
+/** Credentials missing, wrong or expired: nothing can be synced until they are fixed. */
+export class SourceAuthError extends SourceError {}
+
+/** Authenticated but not allowed to read this item: skip it, record a failure. */
+export class SourcePermissionError extends SourceError {
+  override readonly action = 'skip-item';
+}
+
+/** The item vanished between listing and reading: skip it. */
+export class SourceNotFoundError extends SourceError {
+  override readonly action = 'skip-item';
+}
+
+/** Too many requests: retry after `retryAfterMs` (when the source said). */
+export class SourceRateLimitError extends SourceError {
+  override readonly action = 'retry';
+  constructor(
+    message: string,
+    readonly retryAfterMs: number | undefined,
+    details: { status?: number; url?: string; cause?: unknown } = {},
+  ) {
+    super(message, details);
+  }
+}
+
+/** 5xx, timeouts and network failures: worth retrying. */
+export class SourceUnavailableError extends SourceError {
+  override readonly action = 'retry';
+}
+
+/** The request was malformed or the source refused its content (4xx other than the above). */
+export class SourceRequestError extends SourceError {
+  override readonly action = 'skip-item';
+}
+
+/**
+ * The stored incremental checkpoint is no longer accepted (an expired sync token, a cursor the
+ * source forgot): the engine logs it and runs a full sync instead.
+ */
+export class CheckpointExpiredError extends SourceError {
+  override readonly action = 'full-resync';
+}
+
+export function isSourceError(error: unknown): error is SourceError {
+  return error instanceof SourceError;
+}
