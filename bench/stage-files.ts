@@ -1,3 +1,4 @@
+import { fileWireJson } from '../src/staging/file-resource';
 import type { Db } from '../src/staging/create-db';
 import type { FileRow } from '../src/staging/row-types';
 import { seededRandom } from './seeded-random';
@@ -63,7 +64,7 @@ function benchFile(i: number, random: () => number): FileRow {
     parent_id: withParent ? `${SOURCE}:space-${space}` : null,
     parent_name: withParent ? `Space ${space}` : null,
     parent_path: withParent ? `/spaces/space-${space}` : null,
-    custom_attributes: random() < 0.3 ? JSON.stringify({ department: `dept-${i % 13}`, tags: ['bench', `t${i % 7}`] }) : null,
+    custom_attributes: random() < 0.3 ? JSON.stringify({ department: `dept-${i % 13}`, tags: `bench,t${i % 7}` }) : null,
     content_hash: hex(random, 64),
     permissions_modified_at: null,
     seen_run: 1,
@@ -86,7 +87,8 @@ export async function stageFiles(db: Db, count: number, seed = 42): Promise<Stag
         if (row.blob_key) binary += 1;
         else html += 1;
         if (row.status === 'deleted') deleted += 1;
-        rows.push(row);
+        // Writers store the list representation with the row (staging/file-resource.ts).
+        rows.push({ ...row, wire_json: fileWireJson(row) });
       }
       await trx('files').insert(rows);
     }

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import * as createStagingSchema from './20261122000000_create_staging_schema';
+import * as addSyncBookkeeping from './20261122010000_add_sync_bookkeeping';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -13,4 +14,5 @@ export interface Migration {
  */
 export const migrations: ReadonlyArray<readonly [name: string, migration: Migration]> = [
   ['20261122000000_create_staging_schema', createStagingSchema],
+  ['20261122010000_add_sync_bookkeeping', addSyncBookkeeping],
 ];

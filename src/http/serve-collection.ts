@@ -5,6 +5,13 @@ import type { Page, PageRequest } from '../staging/page-query';
 import { baseUrl, odataContext } from './base-url';
 import type { HandlerDeps } from './handler-context';
 
+/** An item already serialised (a stored `wire_json`), spliced into the page as it is. */
+export class RawJson {
+  constructor(readonly json: string) {}
+}
+
+type Item = Record<string, unknown>;
+
 export interface CollectionRoute<F extends string, Row> {
   spec: CollectionSpec<F>;
   /** The `@odata.context` entity set name (`Content`, `Users`, …). */
@@ -14,12 +21,13 @@ export interface CollectionRoute<F extends string, Row> {
   /** Signs tokens to one collection instance, so a token from another group or file is refused. */
   scope: string;
   load(page: PageRequest<F>): Promise<Page<Row>>;
-  toWire(row: Row, base: string): Record<string, unknown>;
+  /** The wire item; may be RawJson when the page has no `$select` and no `wrap`. */
+  toWire(row: Row, selecting: boolean): Item | RawJson;
   /** Wraps the items in `value` (permissions nest them in an object). */
-  wrap?: (items: Array<Record<string, unknown>>) => unknown;
+  wrap?: (items: Item[]) => unknown;
 }
 
-function project(item: Record<string, unknown>, select: string[] | undefined, required: readonly string[]): Record<string, unknown> {
+function project(item: Item, select: string[] | undefined, required: readonly string[]): Item {
   if (!select) return item;
   return Object.fromEntries(Object.entries(item).filter(([k]) => required.includes(k) || select.includes(k)));
 }
@@ -41,14 +49,23 @@ export async function serveCollection<F extends string, Row>(
   );
   const result = await route.load(page);
   const base = baseUrl(req, deps.config.publicBaseUrl);
-  const items = result.items.map((row) => project(route.toWire(row, base), page.select, route.required));
-  const body: Record<string, unknown> = {
-    '@odata.context': odataContext(base, route.set),
-    value: route.wrap ? route.wrap(items) : items,
-  };
+  const items = result.items.map((row) => {
+    const item = route.toWire(row, page.select !== undefined);
+    return item instanceof RawJson ? item : project(item, page.select, route.required);
+  });
+  let nextLink: string | undefined;
   if (result.next) {
     const token = deps.skipTokens.encode({ v: 1, c: route.scope, o: echo.orderby, f: echo.filter, s: echo.select, k: result.next });
-    body['@odata.nextLink'] = `${base}${req.path}?$top=${page.top}&$skiptoken=${token}`;
+    nextLink = `${base}${req.path}?$top=${page.top}&$skiptoken=${token}`;
   }
-  res.json(body);
+  const context = odataContext(base, route.set);
+  if (route.wrap) {
+    const objects = items.filter((i): i is Item => !(i instanceof RawJson));
+    res.json({ '@odata.context': context, value: route.wrap(objects), ...(nextLink ? { '@odata.nextLink': nextLink } : {}) });
+    return;
+  }
+  // Assembled as text so stored items are spliced in without a parse/serialise round trip.
+  const value = items.map((i) => (i instanceof RawJson ? i.json : JSON.stringify(i))).join(',');
+  const link = nextLink ? `,"@odata.nextLink":${JSON.stringify(nextLink)}` : '';
+  res.type('application/json').send(`{"@odata.context":${JSON.stringify(context)},"value":[${value}]${link}}`);
 }

@@ -24,6 +24,10 @@ export interface FileRow {
   permissions_modified_at: string | null;
   seen_run: number | null;
   deleted_at: string | null;
+  source_version?: string | null;
+  permissions_hash?: string | null;
+  /** `fileWireJson(row)`, stored by writers; null for rows written before it existed. */
+  wire_json?: string | null;
 }
 
 export type PrincipalType = 'USER' | 'GROUP';

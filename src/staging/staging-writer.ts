@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from './create-db';
+import { fileWireJson } from './file-resource';
 import type { FileRow, GroupRow, PrincipalType, UserRow } from './row-types';
 
 export type FileInput = Omit<FileRow, 'seen_run' | 'deleted_at' | 'permissions_modified_at' | 'content_hash'> &
@@ -34,7 +35,7 @@ export class StagingWriter {
   /** Upserts files and replaces each one's access list. */
   async putFiles(files: ReadonlyArray<{ file: FileInput; permissions: readonly Principal[] }>): Promise<void> {
     await this.transaction(async (trx) => {
-      await upsert(trx, 'files', files.map((f) => f.file), ['id']);
+      await upsert(trx, 'files', files.map((f) => ({ ...f.file, wire_json: fileWireJson(f.file) })), ['id']);
       const ids = files.map((f) => f.file.id);
       for (let i = 0; i < ids.length; i += BATCH) await trx('file_permissions').whereIn('file_id', ids.slice(i, i + BATCH)).delete();
       const permissions = files.flatMap(({ file, permissions: list }) =>

@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import type { Context } from 'openapi-backend';
 import { GatewayError } from '../../errors/gateway-error';
 import { baseUrl, odataContext } from '../base-url';
-import { toFileResource } from '../file-resource';
+import { toFileResource } from '../../staging/file-resource';
 import type { HandlerDeps } from '../handler-context';
 
 export function pathParam(c: Context, name: string): string {

@@ -1,9 +1,9 @@
 import type { Request, Response } from 'express';
 import type { Context } from 'openapi-backend';
 import { filesCollection } from '../collections';
-import { toFileResource } from '../file-resource';
+import { toFileResource } from '../../staging/file-resource';
 import type { HandlerDeps } from '../handler-context';
-import { serveCollection } from '../serve-collection';
+import { RawJson, serveCollection } from '../serve-collection';
 
 export function listFiles(deps: HandlerDeps) {
   const includeBody = deps.config.includeHtmlBodyInList;
@@ -13,7 +13,7 @@ export function listFiles(deps: HandlerDeps) {
       set: 'Content',
       required: ['id', 'name', 'external_url', 'last_modified_datetime', 'status', 'content'],
       scope: 'files',
-      load: (page) => deps.files.listFiles(page, { includeBody }),
-      toWire: (row) => toFileResource(row, includeBody),
+      load: (page) => deps.files.listFiles(page, { includeBody, stored: !includeBody && page.select === undefined }),
+      toWire: (row) => (row.wire_json && !includeBody ? new RawJson(row.wire_json) : toFileResource(row, includeBody)),
     });
 }

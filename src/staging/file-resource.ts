@@ -1,4 +1,4 @@
-import type { FileRow } from '../staging/row-types';
+import type { FileRow } from './row-types';
 import { parseJsonObject } from './parse-json-object';
 
 const HTML = 'text/html';
@@ -8,8 +8,18 @@ export function downloadPath(id: string): string {
   return `/${encodeURIComponent(id)}/download`;
 }
 
-/** A staged file as the platform reads it. `withBody` adds the inline HTML (on `/v1/files/{id}`). */
-export function toFileResource(row: FileRow, withBody: boolean): Record<string, unknown> {
+type FileFields = Pick<
+  FileRow,
+  | 'id' | 'name' | 'external_url' | 'mime_type' | 'status' | 'size' | 'sha1' | 'body_html' | 'created_at' | 'created_by'
+  | 'modified_at' | 'modified_by' | 'parent_id' | 'parent_name' | 'parent_path' | 'custom_attributes'
+>;
+
+/**
+ * A staged file as the platform reads it (the contract's `File`). `withBody` adds the inline HTML
+ * (on `/v1/files/{id}`). Lives beside the rows because writers also store it, pre-serialised, as
+ * `wire_json`: list pages are then assembled from stored fragments instead of being rebuilt.
+ */
+export function toFileResource(row: FileFields, withBody: boolean): Record<string, unknown> {
   const content: Record<string, unknown> = { mime_type: row.mime_type };
   if (row.mime_type === HTML) {
     if (withBody && row.body_html !== null && row.body_html !== undefined) content.body = row.body_html;
@@ -36,4 +46,9 @@ export function toFileResource(row: FileRow, withBody: boolean): Record<string, 
     file.parent_info = { id: row.parent_id, name: row.parent_name, ...(row.parent_path ? { path: row.parent_path } : {}) };
   }
   return file;
+}
+
+/** The list representation (no HTML body), serialised once when a file is written. */
+export function fileWireJson(row: FileFields): string {
+  return JSON.stringify(toFileResource(row, false));
 }

@@ -1,0 +1,60 @@
+import type { Db } from './create-db';
+
+export type SyncMode = 'full' | 'incremental';
+export type SyncRunStatus = 'running' | 'succeeded' | 'failed' | 'blocked' | 'cancelled';
+
+export interface SyncCounts {
+  added: number;
+  changed: number;
+  unchanged: number;
+  deleted: number;
+  failed: number;
+  skipped: number;
+}
+
+export interface SyncRunRow {
+  id: number;
+  source: string;
+  mode: SyncMode;
+  status: SyncRunStatus;
+  started_at: string;
+  finished_at: string | null;
+  counts: string | null;
+  error: string | null;
+  checkpoint: string | null;
+}
+
+/** `sync_runs`: one row per run, with its counts, errors and (for full runs) its resume point. */
+export class SyncRunsRepository {
+  constructor(private readonly db: Db) {}
+
+  async start(source: string, mode: SyncMode, startedAt: string): Promise<number> {
+    const [row] = (await this.db('sync_runs').insert({ source, mode, status: 'running', started_at: startedAt, heartbeat_at: startedAt }).returning('id')) as Array<{ id: number } | number>;
+    return typeof row === 'object' ? row.id : (row as number);
+  }
+
+  /** The newest full run of `source` that never finished (its process died), to resume. */
+  async interruptedFullRun(source: string): Promise<SyncRunRow | undefined> {
+    const row = (await this.db('sync_runs').where({ source }).orderBy('id', 'desc').first()) as SyncRunRow | undefined;
+    return row && row.status === 'running' && row.mode === 'full' ? row : undefined;
+  }
+
+  async saveProgress(id: number, counts: SyncCounts, checkpoint: unknown, at: string): Promise<void> {
+    await this.db('sync_runs')
+      .where({ id })
+      .update({ counts: JSON.stringify(counts), heartbeat_at: at, ...(checkpoint === undefined ? {} : { checkpoint: JSON.stringify(checkpoint) }) });
+  }
+
+  async finish(id: number, status: Exclude<SyncRunStatus, 'running'>, counts: SyncCounts, finishedAt: string, error?: string): Promise<void> {
+    await this.db('sync_runs').where({ id }).update({ status, counts: JSON.stringify(counts), finished_at: finishedAt, error: error ?? null });
+  }
+
+  /** Marks runs of `source` left `running` by a dead process as failed (they will not resume). */
+  async abandon(source: string, exceptId: number, at: string): Promise<void> {
+    await this.db('sync_runs').where({ source, status: 'running' }).whereNot({ id: exceptId }).update({ status: 'failed', finished_at: at, error: 'abandoned: the process running it stopped' });
+  }
+
+  async latest(source: string): Promise<SyncRunRow | undefined> {
+    return (await this.db('sync_runs').where({ source }).orderBy('id', 'desc').first()) as SyncRunRow | undefined;
+  }
+}

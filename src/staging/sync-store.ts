@@ -1,0 +1,196 @@
+import type { Knex } from 'knex';
+import type { Db } from './create-db';
+import type { FileRow, GroupRow, PrincipalType, UserRow } from './row-types';
+
+export interface PrincipalRef {
+  type: PrincipalType;
+  id: string;
+}
+
+export type FileState = Pick<
+  FileRow,
+  'id' | 'status' | 'content_hash' | 'sha256' | 'sha1' | 'size' | 'blob_key' | 'modified_at' | 'permissions_modified_at'
+> & { source_version: string | null; permissions_hash: string | null };
+export type UserState = Pick<UserRow, 'id' | 'state' | 'modified_at'> & { content_hash: string | null };
+export type GroupState = Pick<GroupRow, 'id' | 'modified_at'> & { content_hash: string | null };
+
+export type FileWrite = Omit<FileRow, 'seen_run'> & { source_version: string | null; permissions_hash: string };
+export type UserWrite = Omit<UserRow, 'seen_run'> & { content_hash: string };
+export type GroupWrite = Omit<GroupRow, 'seen_run'> & { content_hash: string };
+
+/** One transaction's worth of changes decided by the sync engine. */
+export interface SyncBatch {
+  files: Array<{ row: FileWrite; permissions: PrincipalRef[] }>;
+  /** Access lists changed while the file itself did not. */
+  permissions: Array<{ fileId: string; permissions: PrincipalRef[]; hash: string; at: string }>;
+  users: UserWrite[];
+  groups: Array<{ row: GroupWrite; members: PrincipalRef[] }>;
+  tombstones: string[];
+  inactivate: string[];
+  deleteGroups: string[];
+  seen: Array<{ kind: 'file' | 'user' | 'group'; id: string }>;
+}
+
+export function emptyBatch(): SyncBatch {
+  return { files: [], permissions: [], users: [], groups: [], tombstones: [], inactivate: [], deleteGroups: [], seen: [] };
+}
+
+const CHUNK = 200;
+
+function chunks<T>(items: readonly T[], size = CHUNK): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+async function insertMany(trx: Knex.Transaction, table: string, rows: readonly object[], conflict: string[], mode: 'merge' | 'ignore'): Promise<void> {
+  for (const part of chunks(rows)) {
+    const q = trx(table).insert(part).onConflict(conflict);
+    await (mode === 'merge' ? q.merge() : q.ignore());
+  }
+}
+
+/**
+ * The sync engine's reads and writes of staging. Every `apply` is one transaction, so the gateway
+ * sees a batch whole or not at all; blobs are written by the engine before the rows that point at
+ * them reach `apply`.
+ */
+export class SyncStore {
+  constructor(private readonly db: Db) {}
+
+  async fileStates(ids: readonly string[]): Promise<Map<string, FileState>> {
+    const out = new Map<string, FileState>();
+    for (const part of chunks(ids, 500)) {
+      const rows = (await this.db('files')
+        .whereIn('id', part)
+        .select('id', 'status', 'content_hash', 'sha256', 'sha1', 'size', 'blob_key', 'modified_at', 'permissions_modified_at', 'source_version', 'permissions_hash')) as FileState[];
+      for (const r of rows) out.set(r.id, r);
+    }
+    return out;
+  }
+
+  async userStates(ids: readonly string[]): Promise<Map<string, UserState>> {
+    const out = new Map<string, UserState>();
+    for (const part of chunks(ids, 500)) {
+      for (const r of (await this.db('users').whereIn('id', part).select('id', 'state', 'modified_at', 'content_hash')) as UserState[]) out.set(r.id, r);
+    }
+    return out;
+  }
+
+  async groupStates(ids: readonly string[]): Promise<Map<string, GroupState>> {
+    const out = new Map<string, GroupState>();
+    for (const part of chunks(ids, 500)) {
+      for (const r of (await this.db('groups').whereIn('id', part).select('id', 'modified_at', 'content_hash')) as GroupState[]) out.set(r.id, r);
+    }
+    return out;
+  }
+
+  /** Applies a batch in one transaction; returns blob keys no longer referenced by the rows it changed. */
+  async apply(batch: SyncBatch, runId: number, at: string): Promise<string[]> {
+    const released: string[] = [];
+    await this.db.transaction(async (trx) => {
+      if (batch.files.length) {
+        const ids = batch.files.map((f) => f.row.id);
+        for (const part of chunks(ids)) {
+          const old = (await trx('files').whereIn('id', part).whereNotNull('blob_key').select('blob_key')) as Array<{ blob_key: string }>;
+          released.push(...old.map((r) => r.blob_key));
+          await trx('file_permissions').whereIn('file_id', part).delete();
+        }
+        await insertMany(trx, 'files', batch.files.map((f) => f.row), ['id'], 'merge');
+        const permissions = batch.files.flatMap((f) => f.permissions.map((p) => ({ file_id: f.row.id, principal_type: p.type, principal_id: p.id, action: 'VIEW' })));
+        await insertMany(trx, 'file_permissions', permissions, ['file_id', 'principal_type', 'principal_id'], 'ignore');
+      }
+      for (const p of batch.permissions) {
+        await trx('file_permissions').where({ file_id: p.fileId }).delete();
+        await insertMany(trx, 'file_permissions', p.permissions.map((e) => ({ file_id: p.fileId, principal_type: e.type, principal_id: e.id, action: 'VIEW' })), ['file_id', 'principal_type', 'principal_id'], 'ignore');
+        await trx('files').where({ id: p.fileId }).update({ permissions_hash: p.hash, permissions_modified_at: p.at });
+      }
+      await insertMany(trx, 'users', batch.users, ['id'], 'merge');
+      if (batch.groups.length) {
+        const ids = batch.groups.map((g) => g.row.id);
+        await insertMany(trx, 'groups', batch.groups.map((g) => g.row), ['id'], 'merge');
+        for (const part of chunks(ids)) await trx('group_members').whereIn('group_id', part).delete();
+        const members = batch.groups.flatMap((g) => g.members.map((m) => ({ group_id: g.row.id, member_type: m.type, member_id: m.id })));
+        await insertMany(trx, 'group_members', members, ['group_id', 'member_type', 'member_id'], 'ignore');
+      }
+      released.push(...(await this.tombstone(trx, batch.tombstones, at)));
+      for (const part of chunks(batch.inactivate)) {
+        await trx('users').whereIn('id', part).where({ state: 'Active' }).update({ state: 'Inactive', modified_at: at, content_hash: null });
+      }
+      for (const part of chunks(batch.deleteGroups)) {
+        await trx('group_members').whereIn('group_id', part).delete();
+        await trx('groups').whereIn('id', part).delete();
+      }
+      await insertMany(trx, 'sync_seen', batch.seen.map((s) => ({ run_id: runId, kind: s.kind, id: s.id })), ['run_id', 'kind', 'id'], 'ignore');
+    });
+    return this.unreferenced(released);
+  }
+
+  /** Active files become `deleted` tombstones: metadata kept, content dropped. */
+  private async tombstone(trx: Knex.Transaction, ids: readonly string[], at: string): Promise<string[]> {
+    const released: string[] = [];
+    for (const part of chunks(ids)) {
+      const rows = (await trx('files').whereIn('id', part).where({ status: 'active' }).select('id', 'blob_key')) as Array<{ id: string; blob_key: string | null }>;
+      if (!rows.length) continue;
+      released.push(...rows.flatMap((r) => (r.blob_key ? [r.blob_key] : [])));
+      await trx('files')
+        .whereIn('id', rows.map((r) => r.id))
+        .update({ status: 'deleted', deleted_at: at, modified_at: at, body_html: null, blob_key: null, content_hash: null, source_version: null });
+    }
+    return released;
+  }
+
+  async activeFileCount(source: string): Promise<number> {
+    const row = (await this.db('files').where({ source, status: 'active' }).count({ n: '*' }).first()) as { n: number | string };
+    return Number(row.n);
+  }
+
+  private unseen(kind: 'file' | 'user' | 'group', runId: number) {
+    return this.db('sync_seen').where({ run_id: runId, kind }).select('id');
+  }
+
+  async unseenActiveFileCount(source: string, runId: number): Promise<number> {
+    const row = (await this.db('files').where({ source, status: 'active' }).whereNotIn('id', this.unseen('file', runId)).count({ n: '*' }).first()) as { n: number | string };
+    return Number(row.n);
+  }
+
+  /**
+   * The sweep of a completed full run: unseen files become tombstones, unseen users Inactive,
+   * unseen groups (with their memberships) are removed. Returns counts and released blob keys.
+   */
+  async sweep(source: string, runId: number, at: string): Promise<{ files: number; users: number; groups: number; released: string[] }> {
+    let released: string[] = [];
+    const result = await this.db.transaction(async (trx) => {
+      const files = (await trx('files').where({ source, status: 'active' }).whereNotIn('id', trx('sync_seen').where({ run_id: runId, kind: 'file' }).select('id')).select('id')) as Array<{ id: string }>;
+      released = await this.tombstone(trx, files.map((f) => f.id), at);
+      const users = await trx('users')
+        .where({ source, state: 'Active' })
+        .whereNotIn('id', trx('sync_seen').where({ run_id: runId, kind: 'user' }).select('id'))
+        .update({ state: 'Inactive', modified_at: at, content_hash: null });
+      const goneGroups = trx('groups').where({ source }).whereNotIn('id', trx('sync_seen').where({ run_id: runId, kind: 'group' }).select('id')).select('id');
+      await trx('group_members').whereIn('group_id', goneGroups).delete();
+      const groups = await trx('groups').where({ source }).whereNotIn('id', trx('sync_seen').where({ run_id: runId, kind: 'group' }).select('id')).delete();
+      return { files: files.length, users: Number(users), groups: Number(groups) };
+    });
+    return { ...result, released: await this.unreferenced(released) };
+  }
+
+  /** Tombstones older than `before` are deleted for good (the retention window has passed). */
+  async purgeTombstones(source: string, before: string): Promise<number> {
+    return Number(await this.db('files').where({ source, status: 'deleted' }).where('deleted_at', '<', before).delete());
+  }
+
+  async clearSeen(runId: number): Promise<void> {
+    await this.db('sync_seen').where({ run_id: runId }).delete();
+  }
+
+  /** The subset of `keys` no file row points at any more (safe to delete from the blob store). */
+  async unreferenced(keys: readonly string[]): Promise<string[]> {
+    const unique = [...new Set(keys)];
+    const still = new Set<string>();
+    for (const part of chunks(unique, 500)) {
+      for (const r of (await this.db('files').whereIn('blob_key', part).select('blob_key')) as Array<{ blob_key: string }>) still.add(r.blob_key);
+    }
+    return unique.filter((k) => !still.has(k));
+  }
+}
