@@ -180,6 +180,10 @@ export class SyncStore {
     return Number(await this.db('files').where({ source, status: 'deleted' }).where('deleted_at', '<', before).delete());
   }
 
+  async otherSyncRunning(source: string): Promise<boolean> {
+    return (await this.db('sync_locks').whereNot({ source }).first('source')) !== undefined;
+  }
+
   async clearSeen(runId: number): Promise<void> {
     await this.db('sync_seen').where({ run_id: runId }).delete();
   }

@@ -1,0 +1,155 @@
+import crypto from 'node:crypto';
+import type { AccessEntry, FileRecord, GroupRecord, Principal, UserRecord } from '../adapters/adapter';
+import type { BlobStore } from '../blobs/blob-store';
+import { fileWireJson } from '../staging/file-resource';
+import type { FileState, FileWrite, GroupState, GroupWrite, PrincipalRef, UserState, UserWrite } from '../staging/sync-store';
+
+/** Global ids: `<source>:<native id>` for files, users and groups alike. */
+export function globalId(source: string, nativeId: string): string {
+  return `${source}:${nativeId}`;
+}
+
+function hashOf(value: unknown): string {
+  return crypto.createHash('sha256').update(JSON.stringify(value)).digest('hex');
+}
+
+function sortedEntries(record: Record<string, unknown> | undefined): Array<[string, unknown]> | null {
+  return record ? Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) : null;
+}
+
+function principalRef(source: string, p: Principal): PrincipalRef {
+  return { type: p.type, id: globalId(p.source ?? source, p.nativeId) };
+}
+
+/** Access entries as staged: global ids, the wildcard as `GROUP *`, deduplicated and ordered. */
+export function accessRefs(source: string, access: readonly AccessEntry[]): PrincipalRef[] {
+  const refs = access.map((a) => (a.type === 'EVERYONE' ? { type: 'GROUP' as const, id: '*' } : principalRef(source, a)));
+  const unique = new Map(refs.map((r) => [`${r.type} ${r.id}`, r]));
+  return [...unique.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, r]) => r);
+}
+
+export function memberRefs(source: string, members: readonly Principal[]): PrincipalRef[] {
+  return accessRefs(source, members);
+}
+
+/**
+ * A timestamp for a change: `at`, or just after the stored one if the clock has not moved past
+ * it, so `last_modified_datetime` strictly increases whenever what is served changes.
+ */
+export function changeTime(at: string, previous: string | undefined): string {
+  if (!previous || at > previous) return at;
+  return new Date(Date.parse(previous) + 1).toISOString();
+}
+
+export type FileDecision =
+  | { kind: 'unchanged' }
+  | { kind: 'permissions'; permissions: PrincipalRef[]; hash: string; at: string }
+  | { kind: 'added' | 'changed'; row: FileWrite; permissions: PrincipalRef[] };
+
+/**
+ * Decides what a file record changes in staging. Binary content is read only when the source's
+ * version differs from the stored one (or is unknown); it is written to the blob store before the
+ * row that points at it. `modified_at` moves exactly when the served representation changes.
+ */
+export async function decideFile(source: string, record: FileRecord, state: FileState | undefined, blobs: BlobStore, at: string): Promise<FileDecision> {
+  const id = globalId(source, record.nativeId);
+  const permissions = accessRefs(source, record.access);
+  const permissionsHash = hashOf(permissions);
+
+  let content: { sha256: string; sha1: string; size: number; blobKey: string | null; body: string | null; version: string | null };
+  if (record.content.kind === 'html') {
+    const bytes = Buffer.from(record.content.html, 'utf8');
+    content = {
+      sha256: crypto.createHash('sha256').update(bytes).digest('hex'),
+      sha1: crypto.createHash('sha1').update(bytes).digest('hex'),
+      size: bytes.length,
+      blobKey: null,
+      body: record.content.html,
+      version: null,
+    };
+  } else {
+    const version = record.content.version ?? null;
+    const reusable = version !== null && state?.status === 'active' && state.source_version === version && state.blob_key && state.sha256 && state.sha1;
+    if (reusable && state.blob_key && state.sha256 && state.sha1) {
+      content = { sha256: state.sha256, sha1: state.sha1, size: Number(state.size), blobKey: state.blob_key, body: null, version };
+    } else {
+      const stored = await blobs.put(await record.content.open());
+      content = { sha256: stored.sha256, sha1: stored.sha1, size: stored.size, blobKey: stored.key, body: null, version };
+    }
+  }
+
+  const served = {
+    id,
+    name: record.name,
+    external_url: record.externalUrl,
+    mime_type: record.mimeType,
+    status: 'active' as const,
+    size: content.size,
+    sha1: content.sha1,
+    body_html: content.body,
+    created_at: record.createdAt ?? null,
+    created_by: record.createdBy ?? null,
+    modified_by: record.modifiedBy ?? null,
+    parent_id: record.parent ? globalId(source, record.parent.nativeId) : null,
+    parent_name: record.parent?.name ?? null,
+    parent_path: record.parent?.path ?? null,
+    custom_attributes: record.customAttributes ? JSON.stringify(Object.fromEntries(sortedEntries(record.customAttributes) ?? [])) : null,
+  };
+  const contentHash = hashOf([served, content.sha256]);
+
+  if (state && state.status === 'active' && state.content_hash === contentHash) {
+    if (state.permissions_hash === permissionsHash) return { kind: 'unchanged' };
+    return { kind: 'permissions', permissions, hash: permissionsHash, at: changeTime(at, state.permissions_modified_at ?? undefined) };
+  }
+  const modifiedAt = changeTime(at, state?.modified_at);
+  const row: FileWrite = {
+    ...served,
+    source,
+    native_id: record.nativeId,
+    sha256: content.sha256,
+    blob_key: content.blobKey,
+    modified_at: modifiedAt,
+    content_hash: contentHash,
+    permissions_hash: permissionsHash,
+    permissions_modified_at: state?.permissions_hash === permissionsHash ? (state.permissions_modified_at ?? modifiedAt) : modifiedAt,
+    source_version: content.version,
+    deleted_at: null,
+    wire_json: fileWireJson({ ...served, modified_at: modifiedAt }),
+  };
+  return { kind: state ? 'changed' : 'added', row, permissions };
+}
+
+export function decideUser(source: string, record: UserRecord, state: UserState | undefined, at: string): UserWrite | undefined {
+  const hash = hashOf([record.email, record.fullName ?? null, record.active, sortedEntries(record.metadata)]);
+  if (state?.content_hash === hash) return undefined;
+  return {
+    id: globalId(source, record.nativeId),
+    source,
+    native_id: record.nativeId,
+    email: record.email,
+    full_name: record.fullName ?? null,
+    state: record.active ? 'Active' : 'Inactive',
+    modified_at: changeTime(at, state?.modified_at),
+    metadata: record.metadata ? JSON.stringify(record.metadata) : null,
+    content_hash: hash,
+  };
+}
+
+export function decideGroup(source: string, record: GroupRecord, state: GroupState | undefined, at: string): { row: GroupWrite; members: PrincipalRef[] } | undefined {
+  const members = memberRefs(source, record.members);
+  const hash = hashOf([record.name ?? null, record.createdAt ?? null, sortedEntries(record.metadata), members]);
+  if (state?.content_hash === hash) return undefined;
+  return {
+    row: {
+      id: globalId(source, record.nativeId),
+      source,
+      native_id: record.nativeId,
+      name: record.name ?? null,
+      created_at: record.createdAt ?? null,
+      modified_at: changeTime(at, state?.modified_at),
+      metadata: record.metadata ? JSON.stringify(record.metadata) : null,
+      content_hash: hash,
+    },
+    members,
+  };
+}
