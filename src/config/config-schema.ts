@@ -127,6 +127,36 @@ export const settings = {
     default: 'auto',
     description: '`auto`: on start-up, load the bundled demo corpus into an empty embedded SQLite database. `off`: never.',
   }),
+  tombstoneRetentionDays: setting({
+    env: 'TOMBSTONE_RETENTION_DAYS',
+    schema: z.coerce.number().min(0),
+    default: '30',
+    description: 'How long deleted files stay listed as `status: deleted` tombstones before a full sync purges them.',
+  }),
+  syncMaxDeleteShare: setting({
+    env: 'SYNC_MAX_DELETE_SHARE',
+    schema: z.coerce.number().min(0).max(1),
+    default: '0.5',
+    description: "Mass-deletion guard: a full sync that would delete more than this share of a source's active files stops without deleting (override with `--allow-mass-delete`).",
+  }),
+  syncMaxFailures: setting({
+    env: 'SYNC_MAX_FAILURES',
+    schema: z.coerce.number().int().min(0),
+    default: '100',
+    description: 'Error budget: more failed items than this abort a sync before its sweep.',
+  }),
+  syncMaxFailureRatio: setting({
+    env: 'SYNC_MAX_FAILURE_RATIO',
+    schema: z.coerce.number().min(0).max(1),
+    default: '0.2',
+    description: 'Error budget: a failed share above this (after 50 items) aborts a sync before its sweep.',
+  }),
+  syncBatchSize: setting({
+    env: 'SYNC_BATCH_SIZE',
+    schema: positiveInt,
+    default: '500',
+    description: 'Items a sync writes per transaction.',
+  }),
 } as const;
 
 export type Settings = typeof settings;

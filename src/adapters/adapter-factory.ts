@@ -1,0 +1,15 @@
+import type { Logger } from '../logging/create-logger';
+import type { Adapter } from './adapter';
+
+/**
+ * How the CLI finds and builds an adapter: its name, a line of help, the environment variables it
+ * reads (for `--help` and the README), and a constructor that validates its own settings.
+ */
+export interface AdapterFactory {
+  /** Also the id prefix of everything the adapter yields. */
+  readonly name: string;
+  readonly description: string;
+  readonly settings: ReadonlyArray<{ env: string; description: string; default?: string }>;
+  /** Throws an Error naming the variable when a setting is missing or invalid. */
+  create(env: Record<string, string | undefined>, deps: { logger: Logger }): Adapter;
+}

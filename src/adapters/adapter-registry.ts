@@ -1,0 +1,15 @@
+import type { AdapterFactory } from './adapter-factory';
+
+/**
+ * Every adapter the CLI can run, by name. `new-adapter <name>` adds an import and an entry at the
+ * marked lines; keep the markers.
+ */
+// <new-adapter:imports>
+
+export const adapterFactories: readonly AdapterFactory[] = [
+  // <new-adapter:entries>
+];
+
+export function findAdapterFactory(name: string): AdapterFactory | undefined {
+  return adapterFactories.find((f) => f.name === name);
+}
