@@ -17,6 +17,10 @@ const runtime: Runtime = {
       server.listen(port, host, () => resolve(server));
     }),
   onShutdown: (handler) => shutdownHandlers.push(handler),
+  setExitCode: (code) => {
+    process.exitCode = code;
+  },
+  interactive: Boolean(process.stdout.isTTY),
 };
 
 let stopping = false;

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { registerMigrateCommand } from './migrate-command';
 import { registerSeedDemoCommand } from './seed-demo-command';
 import { registerServeCommand } from './serve-command';
+import { registerSyncCommand } from './sync-command';
 import type { Runtime } from './runtime';
 
 /** The `content-gateway` command line; settings come from the environment (see the README). */
@@ -12,5 +13,6 @@ export function buildProgram(runtime: Runtime): Command {
   registerServeCommand(program, runtime);
   registerMigrateCommand(program, runtime);
   registerSeedDemoCommand(program, runtime);
+  registerSyncCommand(program, runtime);
   return program;
 }

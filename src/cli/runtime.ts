@@ -11,4 +11,8 @@ export interface Runtime {
   listen(handler: RequestListener, port: number, host: string): Promise<Server>;
   /** Registers work to run on SIGTERM/SIGINT before the process exits. */
   onShutdown(handler: () => Promise<void>): void;
+  /** Sets the exit code the process ends with once the command returns. */
+  setExitCode(code: number): void;
+  /** Whether human output goes to a terminal (progress bars) or to a pipe (log lines). */
+  interactive: boolean;
 }

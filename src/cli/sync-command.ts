@@ -1,0 +1,146 @@
+import { SingleBar } from 'cli-progress';
+import type { Command } from 'commander';
+import { adapterFactories, findAdapterFactory } from '../adapters/adapter-registry';
+import type { AdapterFactory } from '../adapters/adapter-factory';
+import type { Config } from '../config/config-schema';
+import { loadConfig } from '../config/load-config';
+import { createLogger, type Logger } from '../logging/create-logger';
+import { SyncRunsRepository } from '../staging/sync-runs-repository';
+import { runSync, type SyncOptions, type SyncProgress, type SyncSummary } from '../sync/run-sync';
+import { openStaging, type Staging } from './open-staging';
+import type { Runtime } from './runtime';
+
+/** `15m`, `1h`, `90s` → milliseconds. */
+export function parseInterval(text: string): number {
+  const m = /^(\d+)\s*(s|m|h)$/.exec(text.trim());
+  if (!m || Number(m[1]) <= 0) throw new Error(`--every takes a duration such as 90s, 15m or 1h; got '${text}'`);
+  return Number(m[1]) * { s: 1000, m: 60_000, h: 3_600_000 }[m[2] as 's' | 'm' | 'h'];
+}
+
+export function formatSummary(s: SyncSummary): string {
+  const c = s.counts;
+  const head = `${s.source}: ${s.mode}${s.resumed ? ' (resumed)' : ''} sync ${s.status}`;
+  const counts = `added ${c.added}, changed ${c.changed}, unchanged ${c.unchanged}, deleted ${c.deleted}, failed ${c.failed}`;
+  const tail = [s.fellBackToFull ? `full because ${s.fellBackToFull}` : '', s.error ?? ''].filter(Boolean).join('; ');
+  return `${head}: ${counts} in ${(s.durationMs / 1000).toFixed(1)} s${tail ? ` — ${tail}` : ''}`;
+}
+
+function syncOptions(config: Config, flags: { full?: boolean; allowMassDelete?: boolean }): Partial<SyncOptions> {
+  return {
+    mode: flags.full ? 'full' : 'auto',
+    allowMassDelete: Boolean(flags.allowMassDelete),
+    maxDeleteShare: config.syncMaxDeleteShare,
+    errorBudget: { maxFailures: config.syncMaxFailures, maxFailureRatio: config.syncMaxFailureRatio, minItems: 50 },
+    batchSize: config.syncBatchSize,
+    tombstoneRetentionMs: config.tombstoneRetentionDays * 24 * 3600 * 1000,
+  };
+}
+
+/**
+ * Progress on a terminal: a bar with items, rate and an ETA estimated from the previous run's
+ * item count; elsewhere a structured log line per committed batch.
+ */
+function progressReporter(runtime: Runtime, logger: Logger, expected: number | undefined): { onProgress(p: SyncProgress): void; stop(): void } {
+  if (!runtime.interactive) {
+    return { onProgress: (p) => logger.info({ source: p.source, mode: p.mode, processed: p.processed, counts: p.counts }, 'sync progress'), stop: () => undefined };
+  }
+  const bar = new SingleBar({
+    format: ' {source} [{bar}] {value}{ofTotal} items | {rate}/s | ETA {eta_formatted}',
+    hideCursor: true,
+    etaBuffer: 50,
+  });
+  let started = false;
+  return {
+    onProgress(p) {
+      const total = Math.max(expected ?? p.processed, p.processed);
+      const payload = { source: p.source, rate: Math.round(p.processed / Math.max(p.elapsedMs / 1000, 0.001)), ofTotal: expected ? `/~${total}` : '' };
+      if (!started) {
+        bar.start(total, p.processed, payload);
+        started = true;
+      } else {
+        bar.setTotal(total);
+        bar.update(p.processed, payload);
+      }
+    },
+    stop: () => started && bar.stop(),
+  };
+}
+
+async function syncOnce(factories: readonly AdapterFactory[], ctx: { runtime: Runtime; config: Config; logger: Logger; staging: Staging; signal: AbortSignal; flags: { full?: boolean; allowMassDelete?: boolean } }): Promise<boolean> {
+  let ok = true;
+  for (const factory of factories) {
+    if (ctx.signal.aborted) break;
+    const adapter = factory.create(ctx.runtime.env, { logger: ctx.logger });
+    const previous = await new SyncRunsRepository(ctx.staging.db).latest(adapter.name);
+    const prevCounts = previous?.counts ? (JSON.parse(previous.counts) as Record<string, number>) : undefined;
+    const expected = prevCounts ? Object.values(prevCounts).reduce((a, b) => a + b, 0) : undefined;
+    const progress = progressReporter(ctx.runtime, ctx.logger, expected);
+    try {
+      const summary = await runSync(adapter, { db: ctx.staging.db, blobs: ctx.staging.blobs, logger: ctx.logger, signal: ctx.signal }, { ...syncOptions(ctx.config, ctx.flags), onProgress: progress.onProgress });
+      progress.stop();
+      ctx.runtime.print(formatSummary(summary));
+      if (summary.status !== 'succeeded') ok = false;
+    } catch (error) {
+      progress.stop();
+      ctx.runtime.print(`${adapter.name}: sync could not run — ${(error as Error).message}`);
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+export function registerSyncCommand(program: Command, runtime: Runtime): void {
+  program
+    .command('sync')
+    .argument('[adapter]', `adapter to run (${adapterFactories.map((f) => f.name).join(', ') || 'none registered'})`)
+    .description('Sync a source into staging: incremental when the adapter can and has a checkpoint, else full (mark-and-sweep).')
+    .option('--all', 'sync every registered adapter, one after another')
+    .option('--full', 'force a full run (re-reads everything; sweeps what the source no longer has)')
+    .option('--allow-mass-delete', `let a full run delete more than SYNC_MAX_DELETE_SHARE of a source's files`)
+    .option('--every <interval>', 'keep running: start again this long after each round began (90s, 15m, 1h); rounds never overlap')
+    .action(async (name: string | undefined, flags: { all?: boolean; full?: boolean; allowMassDelete?: boolean; every?: string }) => {
+      const config = loadConfig(runtime.env);
+      const logger = createLogger({ level: config.logLevel });
+      const factories = flags.all ? adapterFactories : name ? [findAdapterFactory(name)].filter((f): f is AdapterFactory => f !== undefined) : [];
+      if (factories.length === 0) {
+        const known = adapterFactories.map((f) => f.name).join(', ') || 'none';
+        throw new Error(name ? `Unknown adapter '${name}'. Registered adapters: ${known}.` : `Name an adapter or use --all. Registered adapters: ${known}.`);
+      }
+      const interval = flags.every ? parseInterval(flags.every) : undefined;
+      const staging = await openStaging(config, logger);
+      const controller = new AbortController();
+      let wake: (() => void) | undefined;
+      let finished: () => void = () => undefined;
+      const done = new Promise<void>((resolve) => (finished = resolve));
+      // On SIGTERM: cancel the running sync (it records itself as cancelled) and wait for it.
+      runtime.onShutdown(async () => {
+        controller.abort();
+        wake?.();
+        await done;
+      });
+      try {
+        for (;;) {
+          const roundStarted = Date.now();
+          const ok = await syncOnce(factories, { runtime, config, logger, staging, signal: controller.signal, flags });
+          if (!interval) {
+            if (!ok) runtime.setExitCode(1);
+            return;
+          }
+          if (controller.signal.aborted) return;
+          const wait = Math.max(0, roundStarted + interval - Date.now());
+          logger.info({ nextInMs: wait }, 'next sync round scheduled');
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, wait);
+            wake = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+          if (controller.signal.aborted) return;
+        }
+      } finally {
+        await staging.close();
+        finished();
+      }
+    });
+}
