@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import http from 'node:http';
+import https from 'node:https';
 import { buildProgram } from './cli/program';
 import type { Runtime } from './cli/runtime';
 import { ConfigError } from './config/load-config';
@@ -10,11 +11,15 @@ const shutdownHandlers: Array<() => Promise<void>> = [];
 const runtime: Runtime = {
   env: process.env,
   print: (line) => process.stdout.write(`${line}\n`),
-  listen: (handler, port, host) =>
+  listen: (handler, options) =>
     new Promise((resolve, reject) => {
-      const server = http.createServer(handler);
+      const server = options.tls ? https.createServer({ cert: options.tls.cert, key: options.tls.key }, handler) : http.createServer(handler);
+      // Slow clients cannot hold sockets open: headers, whole requests and idle keep-alives are bounded.
+      server.headersTimeout = options.headersTimeoutMs;
+      server.requestTimeout = options.requestTimeoutMs;
+      server.keepAliveTimeout = options.keepAliveTimeoutMs;
       server.once('error', reject);
-      server.listen(port, host, () => resolve(server));
+      server.listen(options.port, options.host, () => resolve(server));
     }),
   onShutdown: (handler) => shutdownHandlers.push(handler),
   setExitCode: (code) => {

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { registerHashSecretCommand } from './hash-secret-command';
 import { registerMigrateCommand } from './migrate-command';
 import { registerSeedDemoCommand } from './seed-demo-command';
 import { registerServeCommand } from './serve-command';
@@ -14,5 +15,6 @@ export function buildProgram(runtime: Runtime): Command {
   registerMigrateCommand(program, runtime);
   registerSeedDemoCommand(program, runtime);
   registerSyncCommand(program, runtime);
+  registerHashSecretCommand(program, runtime);
   return program;
 }

@@ -1,5 +1,15 @@
 import type { RequestListener, Server } from 'node:http';
 
+export interface ListenOptions {
+  port: number;
+  host: string;
+  /** PEM certificate and key: serve HTTPS instead of HTTP. */
+  tls?: { cert: Buffer; key: Buffer };
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+}
+
 /**
  * The process-level powers a command may use. `src/main.ts` provides the real ones (environment,
  * listening, signals); tests provide their own, so commands never touch `process` directly.
@@ -8,7 +18,7 @@ export interface Runtime {
   env: Record<string, string | undefined>;
   /** Human-facing output (logs go through pino instead). */
   print(line: string): void;
-  listen(handler: RequestListener, port: number, host: string): Promise<Server>;
+  listen(handler: RequestListener, options: ListenOptions): Promise<Server>;
   /** Registers work to run on SIGTERM/SIGINT before the process exits. */
   onShutdown(handler: () => Promise<void>): void;
   /** Sets the exit code the process ends with once the command returns. */

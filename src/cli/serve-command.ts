@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import type { Command } from 'commander';
 import { loadConfig } from '../config/load-config';
 import { seedDemo } from '../demo/seed-demo';
@@ -28,16 +29,27 @@ export function registerServeCommand(program: Command, runtime: Runtime): void {
       const skipTokenSecret =
         config.skipTokenSecret ?? (await new GatewaySettingsRepository(staging.db).getOrCreate('skiptoken_secret', () => crypto.randomBytes(32).toString('hex')));
       const { app } = await createApp({ config, db: staging.db, blobs: staging.blobs, logger, apiKeys: keys, skipTokenSecret });
-      const server = await runtime.listen(app, config.port, config.host);
+      const tls = config.tlsCertFile && config.tlsKeyFile ? { cert: fs.readFileSync(config.tlsCertFile), key: fs.readFileSync(config.tlsKeyFile) } : undefined;
+      const server = await runtime.listen(app, {
+        port: config.port,
+        host: config.host,
+        ...(tls ? { tls } : {}),
+        headersTimeoutMs: config.headersTimeoutMs,
+        requestTimeoutMs: config.requestTimeoutMs,
+        keepAliveTimeoutMs: config.keepAliveTimeoutMs,
+      });
       const address = server.address();
       const port = typeof address === 'object' && address ? address.port : config.port;
       logger.info({ port, host: config.host, database: embedded ? config.sqlitePath : 'postgres' }, 'gateway listening');
-      runtime.print(`Content gateway listening on http://localhost:${port}/v1/files`);
+      runtime.print(`Content gateway listening on ${tls ? 'https' : 'http'}://localhost:${port}/v1/files`);
       if (generatedAt) runtime.print(`No GATEWAY_API_KEY set: using the development key in ${generatedAt}`);
 
       runtime.onShutdown(async () => {
         logger.info('shutting down: finishing in-flight requests');
-        await new Promise<void>((resolve) => server.close(() => resolve()));
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        // Idle keep-alive sockets would hold close() open; busy ones finish their request first.
+        if ('closeIdleConnections' in server) (server as { closeIdleConnections(): void }).closeIdleConnections();
+        await closed;
         await staging.close();
       });
     });

@@ -33,6 +33,12 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   if (problems.length === 0 && config.nodeEnv === 'production' && config.apiKeys.length === 0) {
     problems.push('GATEWAY_API_KEY: required when NODE_ENV=production');
   }
+  if (problems.length === 0 && Boolean(config.tlsCertFile) !== Boolean(config.tlsKeyFile)) {
+    problems.push('TLS_CERT_FILE and TLS_KEY_FILE: set both (HTTPS) or neither (HTTP)');
+  }
+  if (problems.length === 0 && config.oauthClients.length > 0 && !config.oauthSigningKey) {
+    problems.push('OAUTH_SIGNING_KEY: required when OAUTH_CLIENTS is set');
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }

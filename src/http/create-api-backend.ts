@@ -4,9 +4,16 @@ import { OpenAPIBackend, type Context, type Document } from 'openapi-backend';
 import { GatewayError } from '../errors/gateway-error';
 import type { HandlerDeps } from './handler-context';
 import { operationHandlers } from './operation-handlers';
+import type { RateLimiter } from './rate-limiter';
 import type { AuthenticatedClient } from './security/bearer-auth';
 
 type Authenticate = (req: Request, res: Response) => Promise<AuthenticatedClient | false>;
+
+export interface ApiSecurity {
+  authenticate: Authenticate;
+  /** Per-client request budget; absent when rate limiting is off. */
+  rateLimiter?: RateLimiter;
+}
 
 /** Ajv's errors as one sentence naming the parameters (`$top must be integer`). */
 function describeValidationErrors(c: Context): string {
@@ -23,7 +30,7 @@ function describeValidationErrors(c: Context): string {
  * document or an unknown operation fails at start-up), every lifecycle handler registered (without
  * `validationFail`, openapi-backend would let invalid requests through), and `init()` awaited.
  */
-export async function createApiBackend(definition: Document, deps: HandlerDeps, authenticate: Authenticate): Promise<OpenAPIBackend> {
+export async function createApiBackend(definition: Document, deps: HandlerDeps, security: ApiSecurity): Promise<OpenAPIBackend> {
   const api = new OpenAPIBackend({
     definition,
     strict: true,
@@ -56,9 +63,17 @@ export async function createApiBackend(definition: Document, deps: HandlerDeps, 
     },
   });
   api.registerSecurityHandler('bearerAuth', async (_c: Context, req: Request, res: Response) => {
-    const client = await authenticate(req, res);
+    const client = await security.authenticate(req, res);
     if (client) res.locals.client = client;
     return client !== false;
+  });
+  // After authentication, before the 401 or the handler: label the route for metrics and spend
+  // the caller's rate budget (by client, or by address for failed logins, which slows guessing).
+  api.register('postSecurityHandler', async (c: Context, req: Request, res: Response) => {
+    res.locals.route = c.operation.operationId;
+    if (!security.rateLimiter || !c.operation.security?.length) return;
+    const client = res.locals.client as AuthenticatedClient | undefined;
+    await security.rateLimiter.consume(client ? client.clientId : `address:${req.ip ?? 'unknown'}`, res);
   });
   await api.init();
   return api;

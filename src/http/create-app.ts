@@ -1,4 +1,4 @@
-import express, { type Express } from 'express';
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import helmet from 'helmet';
 import type { OpenAPIBackend } from 'openapi-backend';
 import type { BlobStore } from '../blobs/blob-store';
@@ -10,20 +10,61 @@ import type { Db } from '../staging/create-db';
 import { FilesRepository } from '../staging/files-repository';
 import { IdentitiesRepository } from '../staging/identities-repository';
 import { createApiBackend } from './create-api-backend';
+import { GatewayMetrics } from './gateway-metrics';
 import type { HandlerDeps } from './handler-context';
 import { loadContract } from './load-contract';
 import { errorHandler } from './middleware/error-handler';
 import { requestLogger } from './middleware/request-logger';
+import { oauthTokenRoute } from './oauth-token-route';
+import { RateLimiter } from './rate-limiter';
+import { AccessTokens } from './security/access-tokens';
 import { ApiKeyVerifier } from './security/api-key-verifier';
 import { createBearerAuth } from './security/bearer-auth';
+import { parseOAuthClients } from './security/client-secrets';
+
+export type AppConfig = Pick<
+  Config,
+  | 'publicBaseUrl'
+  | 'pageSizeDefault'
+  | 'pageSizeMax'
+  | 'includeHtmlBodyInList'
+  | 'trustProxy'
+  | 'oauthClients'
+  | 'oauthSigningKey'
+  | 'oauthTokenTtlSeconds'
+  | 'oauthAudience'
+  | 'rateLimitRequests'
+  | 'rateLimitWindowSeconds'
+  | 'maxConcurrentRequests'
+  | 'metricsToken'
+  | 'maxUrlLength'
+>;
+
+/** Defaults for the production settings, so tests and benches name only what they change. */
+export const APP_DEFAULTS: Omit<AppConfig, 'publicBaseUrl'> = {
+  pageSizeDefault: 100,
+  pageSizeMax: 1000,
+  includeHtmlBodyInList: false,
+  trustProxy: 'false',
+  oauthClients: [],
+  oauthSigningKey: undefined,
+  oauthTokenTtlSeconds: 3600,
+  oauthAudience: 'content-gateway',
+  rateLimitRequests: 0,
+  rateLimitWindowSeconds: 60,
+  maxConcurrentRequests: 64,
+  metricsToken: undefined,
+  maxUrlLength: 8192,
+};
 
 export interface AppDeps {
-  config: Pick<Config, 'publicBaseUrl' | 'pageSizeDefault' | 'pageSizeMax' | 'includeHtmlBodyInList' | 'trustProxy'>;
+  config: Partial<AppConfig> & Pick<AppConfig, 'publicBaseUrl'>;
   db: Db;
   blobs: BlobStore;
   logger: Logger;
   apiKeys: readonly string[];
   skipTokenSecret: string;
+  now?: () => Date;
 }
 
 /** `TRUST_PROXY` as Express understands it: a boolean, a hop count, or a list of addresses. */
@@ -34,15 +75,47 @@ export function parseTrustProxy(value: string): boolean | number | string[] {
   return value.split(',').map((v) => v.trim());
 }
 
+/** Sheds load beyond `max` in-flight requests with 503 + Retry-After instead of queueing without bound. */
+function concurrencyCap(max: number) {
+  let inFlight = 0;
+  return (_req: Request, res: Response, next: NextFunction): void => {
+    if (max > 0 && inFlight >= max) {
+      next(new GatewayError('SERVICE_UNAVAILABLE', `The gateway is at its limit of ${max} concurrent requests; retry shortly.`, { headers: { 'Retry-After': '1' } }));
+      return;
+    }
+    inFlight++;
+    res.once('close', () => inFlight--);
+    next();
+  };
+}
+
+/** Refuses what no platform request looks like: an over-long URL, or a GET with a body. */
+function requestShape(maxUrlLength: number) {
+  return (req: Request, _res: Response, next: NextFunction): void => {
+    if (req.originalUrl.length > maxUrlLength) {
+      next(new GatewayError('INPUT_VALIDATION_FAILED', `The request URL is longer than ${maxUrlLength} bytes.`));
+      return;
+    }
+    const length = Number(req.headers['content-length'] ?? 0);
+    if ((req.method === 'GET' || req.method === 'HEAD') && (length > 0 || req.headers['transfer-encoding'])) {
+      next(new GatewayError('INPUT_VALIDATION_FAILED', `${req.method} requests carry no body.`));
+      return;
+    }
+    next();
+  };
+}
+
 /**
  * Builds the gateway app (no listening, no I/O beyond reading the contract): helmet on every
- * response, a request id and log line per request, the contract at /openapi.json, and every
- * other route through openapi-backend.
+ * response (HSTS only over HTTPS), a request id and log line per request, load shedding, the
+ * contract at /openapi.json, OAuth's token endpoint when clients are configured, /metrics when a
+ * token protects it, and every other route through openapi-backend.
  */
-export async function createApp(deps: AppDeps): Promise<{ app: Express; api: OpenAPIBackend }> {
+export async function createApp(deps: AppDeps): Promise<{ app: Express; api: OpenAPIBackend; metrics: GatewayMetrics }> {
   if (deps.apiKeys.length === 0) throw new Error('createApp needs at least one API key');
+  const config: AppConfig = { ...APP_DEFAULTS, ...deps.config };
   const handlerDeps: HandlerDeps = {
-    config: deps.config,
+    config,
     db: deps.db,
     files: new FilesRepository(deps.db),
     identities: new IdentitiesRepository(deps.db),
@@ -50,19 +123,45 @@ export async function createApp(deps: AppDeps): Promise<{ app: Express; api: Ope
     skipTokens: new SkipTokenCodec(deps.skipTokenSecret),
     logger: deps.logger,
   };
-  const contract = loadContract();
-  const contractJson = JSON.stringify(contract);
-  const api = await createApiBackend(loadContract(), handlerDeps, createBearerAuth(new ApiKeyVerifier(deps.apiKeys)));
+  const clients = parseOAuthClients(config.oauthClients);
+  if (clients.length > 0 && !config.oauthSigningKey) throw new Error('OAUTH_SIGNING_KEY is required when OAUTH_CLIENTS is set');
+  const tokens = clients.length > 0 && config.oauthSigningKey ? new AccessTokens(config.oauthSigningKey, config.oauthAudience, config.oauthTokenTtlSeconds, deps.now) : undefined;
+  const rateLimiter = config.rateLimitRequests > 0 ? new RateLimiter(config.rateLimitRequests, config.rateLimitWindowSeconds) : undefined;
+  const metrics = new GatewayMetrics(deps.db);
+  const contractJson = JSON.stringify(loadContract());
+  const api = await createApiBackend(loadContract(), handlerDeps, {
+    authenticate: createBearerAuth(new ApiKeyVerifier(deps.apiKeys), tokens),
+    ...(rateLimiter ? { rateLimiter } : {}),
+  });
+  const metricsAuth = config.metricsToken ? new ApiKeyVerifier([config.metricsToken]) : undefined;
 
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', parseTrustProxy(deps.config.trustProxy));
+  app.set('trust proxy', parseTrustProxy(config.trustProxy));
   app.set('etag', false);
   app.use(requestLogger(deps.logger));
-  app.use(helmet());
+  app.use(metrics.middleware());
+  app.use(helmet({ strictTransportSecurity: false }));
+  const hsts = helmet.strictTransportSecurity({ maxAge: 31_536_000, includeSubDomains: true });
+  // HSTS only means something over HTTPS (native TLS, or a trusted proxy that says so).
+  app.use((req, res, next) => (req.secure ? hsts(req, res, next) : next()));
+  app.use(requestShape(config.maxUrlLength));
   app.get('/openapi.json', (_req, res) => {
     res.type('application/json').send(contractJson);
   });
+  if (metricsAuth) {
+    app.get('/metrics', async (req, res, next) => {
+      res.locals.route = 'metrics';
+      const presented = /^bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1]?.trim();
+      if (!presented || metricsAuth.verify(presented) === undefined) {
+        next(new GatewayError('AUTHENTICATION_FAILED', 'Bearer token missing or invalid.'));
+        return;
+      }
+      res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+    });
+  }
+  if (tokens) app.use(oauthTokenRoute(clients, tokens));
+  app.use('/v1', concurrencyCap(config.maxConcurrentRequests));
   app.use((req, res, next) => {
     try {
       decodeURIComponent(req.path);
@@ -74,5 +173,5 @@ export async function createApp(deps: AppDeps): Promise<{ app: Express; api: Ope
       .catch(next);
   });
   app.use(errorHandler);
-  return { app, api };
+  return { app, api, metrics };
 }

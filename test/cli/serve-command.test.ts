@@ -1,4 +1,13 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import crypto from 'node:crypto';
+import http from 'node:http';
+import https from 'node:https';
+import selfsigned from 'selfsigned';
+import { FsBlobStore } from '../../src/blobs/fs-blob-store';
+import { createDb } from '../../src/staging/create-db';
+import { migrateLatest } from '../../src/staging/run-migrations';
+import { StagingWriter } from '../../src/staging/staging-writer';
+import { htmlFile } from '../helpers/staging-fixtures';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -75,6 +84,69 @@ describe('content-gateway serve (the README start command, on a fresh data folde
 
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
     child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
+
+  it('serves HTTPS with the given certificate (and HSTS) when TLS_CERT_FILE and TLS_KEY_FILE are set', async () => {
+    const pems = selfsigned.generate([{ name: 'commonName', value: 'localhost' }], { days: 1, keySize: 2048, extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }] }] });
+    fs.writeFileSync(path.join(dir, 'cert.pem'), pems.cert);
+    fs.writeFileSync(path.join(dir, 'key.pem'), pems.private);
+    const child = run(['serve'], {
+      PORT: '0',
+      SQLITE_PATH: path.join(dir, 'gw.sqlite'),
+      BLOB_DIR: path.join(dir, 'blobs'),
+      GATEWAY_API_KEY: 'tls-test-key-0123456789',
+      DEMO_CONTENT: 'off',
+      TLS_CERT_FILE: path.join(dir, 'cert.pem'),
+      TLS_KEY_FILE: path.join(dir, 'key.pem'),
+    });
+    const [, port] = await waitFor(child, /listening on https:\/\/localhost:(\d+)\//);
+    const res = await new Promise<{ status: number; hsts: string | undefined; fingerprint: string }>((resolve, reject) => {
+      https
+        .get({ host: '127.0.0.1', port: Number(port), path: '/v1/files', servername: 'localhost', ca: pems.cert, headers: { Authorization: 'Bearer tls-test-key-0123456789' } }, (r) => {
+          const fingerprint = (r.socket as import('node:tls').TLSSocket).getPeerCertificate().fingerprint256;
+          r.resume();
+          r.on('end', () => resolve({ status: r.statusCode ?? 0, hsts: r.headers['strict-transport-security'] as string | undefined, fingerprint }));
+        })
+        .on('error', reject);
+    });
+    expect(res.status).toBe(200);
+    expect(res.hsts).toMatch(/max-age=31536000/);
+    expect(res.fingerprint).toBe(new crypto.X509Certificate(pems.cert).fingerprint256);
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
+
+  it('on SIGTERM finishes a download in flight, then closes the database and exits 0', async () => {
+    const sqlitePath = path.join(dir, 'gw.sqlite');
+    const blobDir = path.join(dir, 'blobs');
+    const db = createDb({ sqlitePath });
+    await migrateLatest(db);
+    const bytes = crypto.randomBytes(24 * 1024 * 1024);
+    const blob = await new FsBlobStore(blobDir).put(bytes);
+    await new StagingWriter(db).putFiles([{ file: htmlFile('test:big', { mime_type: 'application/pdf', body_html: null, blob_key: blob.key, sha256: blob.sha256, sha1: blob.sha1, size: blob.size }), permissions: [] }]);
+    await db.destroy();
+
+    const child = run(['serve'], { PORT: '0', SQLITE_PATH: sqlitePath, BLOB_DIR: blobDir, GATEWAY_API_KEY: 'shutdown-key-0123456789' });
+    const [, port] = await waitFor(child, /listening on http:\/\/localhost:(\d+)\//);
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const body = await new Promise<Buffer>((resolve, reject) => {
+      http.get(`http://127.0.0.1:${port}/v1/files/test%3Abig/download`, { headers: { Authorization: 'shutdown-key-0123456789' } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.once('data', (first: Buffer) => {
+          chunks.push(first);
+          res.pause();
+          child.kill('SIGTERM'); // mid-download
+          setTimeout(() => res.resume(), 300);
+          res.on('data', (c: Buffer) => chunks.push(c));
+        });
+        res.on('end', () => resolve(Buffer.concat(chunks)));
+        res.on('error', reject);
+      });
+    });
+    expect(body.length).toBe(bytes.length);
+    expect(body.equals(bytes)).toBe(true);
     expect(await exited).toBe(0);
   });
 

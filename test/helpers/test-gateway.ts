@@ -7,8 +7,7 @@ import path from 'node:path';
 import pino from 'pino';
 import request from 'supertest';
 import { FsBlobStore } from '../../src/blobs/fs-blob-store';
-import type { Config } from '../../src/config/config-schema';
-import { createApp } from '../../src/http/create-app';
+import { createApp, type AppConfig } from '../../src/http/create-app';
 import { StagingWriter } from '../../src/staging/staging-writer';
 import { ContractValidator, type ObservedResponse } from './contract-validator';
 import { createTestDatabase, type DatabaseKind, type TestDatabase } from './test-databases';
@@ -31,7 +30,7 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
-export type GatewayOptions = Partial<Pick<Config, 'publicBaseUrl' | 'pageSizeDefault' | 'pageSizeMax' | 'includeHtmlBodyInList' | 'trustProxy'>>;
+export type GatewayOptions = Partial<AppConfig> & { now?: () => Date };
 
 async function checked(res: request.Response, method: string, pathAndQuery: string): Promise<request.Response> {
   const observed: ObservedResponse = {
@@ -56,8 +55,10 @@ export async function startTestGateway(kind: DatabaseKind = 'sqlite', options: G
   const blobs = new FsBlobStore(blobDir);
   const logLines: string[] = [];
   const logger = pino({ level: 'debug' }, { write: (line: string) => logLines.push(line) });
+  const { now, ...config } = options;
   const { app } = await createApp({
-    config: { publicBaseUrl: undefined, pageSizeDefault: 100, pageSizeMax: 1000, includeHtmlBodyInList: false, trustProxy: 'false', ...options },
+    config: { publicBaseUrl: undefined, ...config },
+    ...(now ? { now } : {}),
     db: database.db,
     blobs,
     logger,

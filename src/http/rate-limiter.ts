@@ -1,0 +1,44 @@
+import type { Response } from 'express';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { GatewayError } from '../errors/gateway-error';
+
+/**
+ * A request budget per client per fixed window. Every `/v1` response carries truthful
+ * `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset` (seconds until the window
+ * resets, as the platform reads it); past the budget the answer is 429 RATE_LIMIT_EXCEEDED with
+ * `Retry-After`. Disabled, it sends no headers at all: static values would be worse than none.
+ * Counters live in memory, so each replica enforces its own budget.
+ */
+export class RateLimiter {
+  private readonly limiter: RateLimiterMemory;
+
+  constructor(
+    readonly limit: number,
+    readonly windowSeconds: number,
+  ) {
+    this.limiter = new RateLimiterMemory({ points: limit, duration: windowSeconds });
+  }
+
+  /** Spends one request of `key`'s budget; sets the headers; throws the 429 when it is spent. */
+  async consume(key: string, res: Response): Promise<void> {
+    try {
+      const state = await this.limiter.consume(key, 1);
+      this.setHeaders(res, state);
+    } catch (rejection) {
+      if (!(rejection instanceof RateLimiterRes)) throw rejection;
+      this.setHeaders(res, rejection);
+      const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
+      throw new GatewayError('RATE_LIMIT_EXCEEDED', `Rate limit of ${this.limit} requests per ${this.windowSeconds} s exceeded; retry after ${retryAfter} s.`, {
+        headers: { 'Retry-After': String(retryAfter) },
+      });
+    }
+  }
+
+  private setHeaders(res: Response, state: RateLimiterRes): void {
+    res.set({
+      'X-RateLimit-Limit': String(this.limit),
+      'X-RateLimit-Remaining': String(Math.max(0, state.remainingPoints)),
+      'X-RateLimit-Reset': String(Math.max(0, Math.ceil(state.msBeforeNext / 1000))),
+    });
+  }
+}
