@@ -70,7 +70,15 @@ async function syncOnce(factories: readonly AdapterFactory[], ctx: { runtime: Ru
   let ok = true;
   for (const factory of factories) {
     if (ctx.signal.aborted) break;
-    const adapter = factory.create(ctx.runtime.env, { logger: ctx.logger });
+    let adapter: ReturnType<AdapterFactory['create']>;
+    try {
+      adapter = factory.create(ctx.runtime.env, { logger: ctx.logger });
+    } catch (error) {
+      // A misconfigured adapter fails its own round; the others (and the schedule) go on.
+      ctx.runtime.print(`${factory.name}: not configured — ${(error as Error).message}`);
+      ok = false;
+      continue;
+    }
     const previous = await new SyncRunsRepository(ctx.staging.db).latest(adapter.name);
     const prevCounts = previous?.counts ? (JSON.parse(previous.counts) as Record<string, number>) : undefined;
     const expected = prevCounts ? Object.values(prevCounts).reduce((a, b) => a + b, 0) : undefined;
