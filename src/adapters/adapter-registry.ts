@@ -5,8 +5,10 @@ import type { AdapterFactory } from './adapter-factory';
  * marked lines; keep the markers.
  */
 // <new-adapter:imports>
+import { filesystemAdapterFactory } from './filesystem';
 
 export const adapterFactories: readonly AdapterFactory[] = [
+  filesystemAdapterFactory,
   // <new-adapter:entries>
 ];
 

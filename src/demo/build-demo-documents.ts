@@ -13,7 +13,7 @@ import { Document, HeadingLevel, Packer, Paragraph } from 'docx';
 import JSZip from 'jszip';
 import { PDFDocument, PDFFont, StandardFonts, rgb } from 'pdf-lib';
 import PptxGenJS from 'pptxgenjs';
-import { DEMO_CORPUS_DIR } from './load-demo-corpus';
+import { DEMO_CORPUS_DIR } from './demo-corpus-dir';
 
 export interface DocumentSection {
   heading: string;

@@ -142,7 +142,8 @@ export async function runSync(adapter: Adapter, deps: SyncDeps, partial: Partial
     const budget = new ErrorBudget(options.errorBudget);
     const controller = new AbortController();
     const onAbort = () => controller.abort(deps.signal?.reason);
-    deps.signal?.addEventListener('abort', onAbort, { once: true });
+    if (deps.signal?.aborted) controller.abort(deps.signal.reason);
+    else deps.signal?.addEventListener('abort', onAbort, { once: true });
     const ctx: AdapterContext = { logger, signal: controller.signal, now };
     let pending: SyncEvent[] = [];
     let processed = 0;

@@ -53,19 +53,28 @@ describe.each(databaseKinds)('staging schema on %s', (kind) => {
     expect(text).not.toMatch(/USE TEMP B-TREE|^\s*Sort|Seq Scan|SCAN files\b(?! USING)/m);
   });
 
-  it('seeds the demo corpus, and seeding again changes nothing but timestamps', async () => {
+  it('seeds the demo corpus through the filesystem adapter, and seeding again changes nothing (same last_modified_datetime)', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-seed-'));
     try {
       const blobs = new FsBlobStore(dir);
       const first = await seedDemo(t.db, blobs, new Date('2026-01-01T00:00:00Z'));
       expect(first.files).toBeGreaterThanOrEqual(10);
+      expect(first).toEqual({
+        files: Number((await t.db('files').where({ source: 'demo', status: 'active' }).count({ n: '*' }))[0]?.n),
+        users: 8,
+        groups: 5,
+      });
       const snapshot = async () => ({
-        files: await t.db('files').where({ source: 'demo' }).orderBy('id').select('id', 'sha256', 'status', 'mime_type'),
+        files: await t.db('files').where({ source: 'demo' }).orderBy('id').select('id', 'native_id', 'sha256', 'status', 'mime_type', 'modified_at', 'permissions_modified_at', 'wire_json'),
         permissions: await t.db('file_permissions').where('file_id', 'like', 'demo:%').orderBy(['file_id', 'principal_type', 'principal_id']),
+        users: await t.db('users').where({ source: 'demo' }).orderBy('id').select('id', 'state', 'modified_at'),
+        groups: await t.db('groups').where({ source: 'demo' }).orderBy('id').select('id', 'modified_at'),
         members: await t.db('group_members').orderBy(['group_id', 'member_type', 'member_id']),
       });
       const before = await snapshot();
-      await seedDemo(t.db, blobs, new Date('2026-01-02T00:00:00Z'));
+      expect(before.files.every((f: { id: string; native_id: string; modified_at: string }) => f.id === `demo:${f.native_id}` && f.modified_at === '2026-01-01T00:00:00.000Z')).toBe(true);
+      expect(before.files.map((f: { id: string }) => f.id)).toContain('demo:hr/salary-bands-2025.docx');
+      expect(await seedDemo(t.db, blobs, { now: new Date('2026-01-02T00:00:00Z') })).toEqual(first);
       expect(await snapshot()).toEqual(before);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });

@@ -1,0 +1,355 @@
+import crypto from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { z } from 'zod';
+import type { AdapterContext, FileRecord, IncrementalAdapter, SyncEvent } from '../adapter';
+import { throwIfAborted } from '../http/abort-error';
+import { CheckpointExpiredError, SourceError, SourceNotFoundError, SourcePermissionError } from '../source-error';
+import { resolveFilesystemConfig, type FilesystemConfig, type FilesystemConfigInput } from './filesystem-config';
+import {
+  baseTitle,
+  compareCodeUnits,
+  DIRECTORY_NAMES,
+  DirectoryFileError,
+  externalUrlOf,
+  htmlTitle,
+  isInsideRoot,
+  parseDirectory,
+  renderMarkdown,
+  stripBom,
+  type Directory,
+} from './filesystem-mapping';
+import { SkipReport, walkTree, type TreeFile } from './filesystem-tree';
+
+/**
+ * Where the last run left the tree. `files` maps every content file's native id to the version
+ * it had (`mtimeMs:size`, prefixed `racy:` when it was modified too close to the scan to trust);
+ * `sidecars` maps each sidecar's relative path to the SHA-256 of its bytes; `failed` lists files
+ * that could not be synced (retried by every incremental run); `directory` fingerprints the
+ * directory file and lists its ids, so users and groups that disappear are deleted.
+ */
+export const filesystemCheckpointSchema = z.strictObject({
+  scannedAt: z.iso.datetime(),
+  files: z.record(z.string(), z.string()),
+  sidecars: z.record(z.string(), z.string()),
+  failed: z.array(z.string()),
+  directory: z.strictObject({ sha256: z.string(), users: z.array(z.string()), groups: z.array(z.string()) }),
+});
+
+export type FilesystemCheckpoint = z.infer<typeof filesystemCheckpointSchema>;
+
+/**
+ * A file modified this close to the scan may change again within the same mtime tick without
+ * its version changing (the "racy" case of git's index): it is re-read on the next incremental
+ * run, which costs nothing served when the bytes are the same.
+ */
+const RACY_WINDOW_MS = 2_000;
+
+/** HTML and Markdown are served inline from the database row: anything larger is refused. */
+export const MAX_INLINE_BYTES = 16 * 1024 * 1024;
+
+/**
+ * An incremental run that would delete more than this share of the files (of a tree with at
+ * least `minFiles`) looks like an unmounted or emptied share, not like edits: it hands over to a
+ * full run, where the engine's mass-deletion guard decides.
+ */
+const INCREMENTAL_DELETE_GUARD = { share: 0.5, minFiles: 10 } as const;
+
+interface RunStart {
+  realRoot: string;
+  directory: Directory;
+  directorySha256: string;
+  /** Realpath of the directory file: left out of the walk when it lies inside the tree. */
+  directoryRealPath: string;
+}
+
+/**
+ * Syncs a folder tree: HTML and Markdown inline, PDF/DOCX/PPTX/TXT as streamed binaries
+ * (re-read only when `mtimeMs:size` changes), access from `_access.yaml` sidecars, users and
+ * groups from the directory file. Full runs walk everything; incremental runs yield what changed
+ * since the checkpoint, with explicit deletes. Access problems fail only the files concerned; a
+ * missing or malformed directory file stops the run.
+ */
+export class FilesystemAdapter implements IncrementalAdapter<FilesystemCheckpoint> {
+  readonly name: string;
+  readonly checkpointSchema = filesystemCheckpointSchema;
+
+  constructor(readonly config: FilesystemConfig) {
+    this.name = config.sourceName;
+  }
+
+  /** Users, then groups, then every file in walk order, then a checkpoint. `resume` is ignored: a walk is cheap to repeat. */
+  async *full(ctx: AdapterContext): AsyncIterable<SyncEvent> {
+    const run = await this.start(ctx);
+    yield* directoryEvents(ctx, run.directory);
+    yield* this.syncTree(ctx, run, undefined);
+  }
+
+  /**
+   * Since `since`: the directory's users and groups when its file changed (with deletes for those
+   * gone), files that are new, have a new version, are under a folder whose sidecar was added,
+   * removed or changed, name a principal that appeared or disappeared, or failed last time; then
+   * deletes for files gone, then a new checkpoint.
+   */
+  async *changes(ctx: AdapterContext, since: FilesystemCheckpoint): AsyncIterable<SyncEvent> {
+    const run = await this.start(ctx);
+    const changedPrincipals = new Set<string>();
+    if (run.directorySha256 !== since.directory.sha256) {
+      yield* directoryEvents(ctx, run.directory);
+      for (const id of since.directory.users.filter((u) => !run.directory.userIds.has(u))) {
+        throwIfAborted(ctx.signal);
+        changedPrincipals.add(`USER:${id}`);
+        yield { type: 'delete', kind: 'user', nativeId: id };
+      }
+      for (const id of since.directory.groups.filter((g) => !run.directory.groupIds.has(g))) {
+        throwIfAborted(ctx.signal);
+        changedPrincipals.add(`GROUP:${id}`);
+        yield { type: 'delete', kind: 'group', nativeId: id };
+      }
+      const before = { users: new Set(since.directory.users), groups: new Set(since.directory.groups) };
+      for (const id of run.directory.userIds) if (!before.users.has(id)) changedPrincipals.add(`USER:${id}`);
+      for (const id of run.directory.groupIds) if (!before.groups.has(id)) changedPrincipals.add(`GROUP:${id}`);
+    }
+    yield* this.syncTree(ctx, run, { checkpoint: since, changedPrincipals });
+  }
+
+  private async start(ctx: AdapterContext): Promise<RunStart> {
+    throwIfAborted(ctx.signal);
+    const root = this.config.root;
+    let realRoot: string;
+    try {
+      realRoot = await fs.realpath(root);
+      if (!(await fs.stat(realRoot)).isDirectory()) throw new Error('not a folder');
+      await fs.access(realRoot, fs.constants.R_OK | fs.constants.X_OK);
+    } catch (err) {
+      throw new SourceError(`FILESYSTEM_ROOT ${root}: cannot be read as a folder (${(err as Error).message})`, { cause: err });
+    }
+    const { file, real } = await this.locateDirectoryFile(realRoot);
+    let bytes: Buffer;
+    try {
+      bytes = await fs.readFile(real, { signal: ctx.signal });
+    } catch (err) {
+      throwIfAborted(ctx.signal);
+      throw new DirectoryFileError(`${file}: cannot be read: ${(err as Error).message}`, { cause: err });
+    }
+    const directory = parseDirectory(stripBom(bytes.toString('utf8')), file);
+    return { realRoot, directory, directorySha256: crypto.createHash('sha256').update(bytes).digest('hex'), directoryRealPath: real };
+  }
+
+  /** The configured directory file, else exactly one of `_directory.yaml` / `.json` at the root. */
+  private async locateDirectoryFile(realRoot: string): Promise<{ file: string; real: string }> {
+    const configured = this.config.directoryFile;
+    if (configured !== undefined) {
+      try {
+        return { file: configured, real: await fs.realpath(configured) };
+      } catch (err) {
+        throw new DirectoryFileError(`${configured} (FILESYSTEM_DIRECTORY_FILE): cannot be read: ${(err as Error).message}`, { cause: err });
+      }
+    }
+    const present: Array<{ file: string; real: string }> = [];
+    for (const name of DIRECTORY_NAMES) {
+      const file = path.join(this.config.root, name);
+      try {
+        await fs.lstat(file);
+      } catch {
+        continue;
+      }
+      let real: string;
+      try {
+        real = await fs.realpath(file);
+      } catch (err) {
+        throw new DirectoryFileError(`${file}: cannot be read: ${(err as Error).message}`, { cause: err });
+      }
+      // The default location is inside the tree, so the tree's rule applies: no link out of it.
+      if (!isInsideRoot(realRoot, real)) throw new DirectoryFileError(`${file}: is a symbolic link out of the root (not followed)`);
+      present.push({ file, real });
+    }
+    const [only, second] = present;
+    if (!only) throw new DirectoryFileError(`${path.join(this.config.root, '_directory.yaml')}: is missing (list the users and groups there, or set FILESYSTEM_DIRECTORY_FILE)`);
+    if (second) throw new DirectoryFileError(`${path.join(this.config.root, '_directory.yaml')}: exists as both .yaml and .json; keep one`);
+    return only;
+  }
+
+  private async *syncTree(
+    ctx: AdapterContext,
+    run: RunStart,
+    incremental: { checkpoint: FilesystemCheckpoint; changedPrincipals: ReadonlySet<string> } | undefined,
+  ): AsyncGenerator<SyncEvent> {
+    const scannedAt = ctx.now().toISOString();
+    const racyFrom = Date.now() - RACY_WINDOW_MS;
+    const since = incremental?.checkpoint;
+    const files = new Map<string, string>();
+    const sidecars = new Map<string, string>();
+    const failed: string[] = [];
+    const failedBefore = new Set(since?.failed ?? []);
+    const sidecarsBefore = groupByFolder(since?.sidecars ?? {});
+    /** Folders whose rule may differ from last time: own sidecars changed, or (without one) an ancestor's did. */
+    const ruleChanged = new Map<string, boolean>();
+    const report = new SkipReport();
+
+    const needsSync = (file: TreeFile): boolean => {
+      if (!since) return true;
+      const before = Object.hasOwn(since.files, file.nativeId) ? since.files[file.nativeId] : undefined;
+      return (
+        before !== file.version ||
+        failedBefore.has(file.nativeId) ||
+        ruleChanged.get(file.folder.path) === true ||
+        file.access.principals.some((p) => incremental.changedPrincipals.has(p))
+      );
+    };
+
+    for await (const entry of walkTree({
+      root: this.config.root,
+      realRoot: run.realRoot,
+      directory: run.directory,
+      signal: ctx.signal,
+      logger: ctx.logger,
+      report,
+      excludeRealPath: run.directoryRealPath,
+    })) {
+      throwIfAborted(ctx.signal);
+      if (entry.kind === 'folder') {
+        for (const [key, hash] of entry.sidecars) sidecars.set(key, hash);
+        const parent = entry.path === '' ? undefined : path.posix.dirname(entry.path) === '.' ? '' : path.posix.dirname(entry.path);
+        const own = !sameEntries(entry.sidecars, sidecarsBefore.get(entry.path));
+        // A folder with a sidecar of its own does not inherit: a change above it cannot reach it.
+        const inherited = entry.sidecars.size === 0 && parent !== undefined && ruleChanged.get(parent) === true;
+        ruleChanged.set(entry.path, own || inherited);
+        continue;
+      }
+      files.set(entry.nativeId, entry.mtimeMs >= racyFrom ? `racy:${entry.version}` : entry.version);
+      if (!needsSync(entry)) continue;
+      const event = await this.fileEvent(ctx, run, entry);
+      if (event.type === 'failure') failed.push(entry.nativeId);
+      yield event;
+    }
+
+    const summary = report.summary();
+    ctx.logger.info(summary, summary.skipped > 0 ? 'filesystem: skipped files of unsupported types' : 'filesystem: tree scanned');
+
+    if (since) {
+      const gone = Object.keys(since.files)
+        .filter((id) => !files.has(id))
+        .sort(compareCodeUnits);
+      const before = Object.keys(since.files).length;
+      if (before >= INCREMENTAL_DELETE_GUARD.minFiles && gone.length / before > INCREMENTAL_DELETE_GUARD.share) {
+        throw new CheckpointExpiredError(
+          `${gone.length} of ${before} files disappeared from ${this.config.root} since the last run; a full sync decides (behind its mass-deletion guard)`,
+        );
+      }
+      for (const nativeId of gone) {
+        throwIfAborted(ctx.signal);
+        yield { type: 'delete', kind: 'file', nativeId };
+      }
+    }
+
+    const checkpoint: FilesystemCheckpoint = {
+      scannedAt,
+      files: Object.fromEntries(files),
+      sidecars: Object.fromEntries(sidecars),
+      failed,
+      directory: {
+        sha256: run.directorySha256,
+        users: run.directory.users.map((u) => u.nativeId),
+        groups: run.directory.groups.map((g) => g.nativeId),
+      },
+    };
+    yield { type: 'checkpoint', checkpoint };
+  }
+
+  /** The file event of a walked file, or a failure event for it (the run goes on). */
+  private async fileEvent(ctx: AdapterContext, run: RunStart, entry: TreeFile): Promise<SyncEvent> {
+    const failure = (error: Error): SyncEvent => ({ type: 'failure', kind: 'file', nativeId: entry.nativeId, error });
+    if (!entry.access.ok) return failure(entry.access.error);
+    const record: Omit<FileRecord, 'name' | 'content'> = {
+      nativeId: entry.nativeId,
+      externalUrl: externalUrlOf(this.config.baseUrl, entry.nativeId, entry.absolutePath),
+      mimeType: entry.mimeType,
+      access: entry.access.access,
+      parent: { nativeId: entry.folder.path || '/', name: entry.folder.name, path: `/${entry.folder.path}` },
+    };
+    const fallbackTitle = baseTitle(entry.fileName);
+    if (entry.contentKind === 'binary') {
+      try {
+        // Checked now so an unreadable file becomes a failure event, retried by the next run
+        // (an error while the engine reads the bytes would not be).
+        await fs.access(await realpathInsideRoot(run.realRoot, entry), fs.constants.R_OK);
+      } catch (err) {
+        return failure(err as Error);
+      }
+      const open = (): Promise<Readable> => openInsideRoot(run.realRoot, entry);
+      return { type: 'file', file: { ...record, name: fallbackTitle, content: { kind: 'binary', open, version: entry.version } } };
+    }
+    if (entry.size > MAX_INLINE_BYTES) {
+      return failure(new SourceError(`${entry.absolutePath}: ${entry.size} bytes is too large to serve inline (at most ${MAX_INLINE_BYTES})`));
+    }
+    try {
+      const real = await realpathInsideRoot(run.realRoot, entry);
+      const text = stripBom(await fs.readFile(real, { encoding: 'utf8', signal: ctx.signal }));
+      const html = entry.contentKind === 'markdown' ? renderMarkdown(text, fallbackTitle) : text;
+      return { type: 'file', file: { ...record, name: htmlTitle(html) ?? fallbackTitle, content: { kind: 'html', html } } };
+    } catch (err) {
+      throwIfAborted(ctx.signal);
+      return failure(err as Error);
+    }
+  }
+}
+
+/** Users, then groups; the directory is in memory, so the signal is checked before each one. */
+function* directoryEvents(ctx: AdapterContext, directory: Directory): Generator<SyncEvent> {
+  for (const user of directory.users) {
+    throwIfAborted(ctx.signal);
+    yield { type: 'user', user };
+  }
+  for (const group of directory.groups) {
+    throwIfAborted(ctx.signal);
+    yield { type: 'group', group };
+  }
+}
+
+/** Resolves a walked file again when it is read: it may have been replaced by a link since. */
+async function realpathInsideRoot(realRoot: string, entry: TreeFile): Promise<string> {
+  let real: string;
+  try {
+    real = await fs.realpath(entry.absolutePath);
+  } catch (err) {
+    throw new SourceNotFoundError(`${entry.absolutePath}: gone before it could be read`, { cause: err });
+  }
+  if (!isInsideRoot(realRoot, real)) throw new SourcePermissionError(`${entry.absolutePath}: now leads out of the root; not read`);
+  return real;
+}
+
+async function openInsideRoot(realRoot: string, entry: TreeFile): Promise<Readable> {
+  const real = await realpathInsideRoot(realRoot, entry);
+  try {
+    // Opened here, not lazily by the stream, so a file that vanished fails this item cleanly.
+    return (await fs.open(real, 'r')).createReadStream();
+  } catch (err) {
+    throw new SourceNotFoundError(`${entry.absolutePath}: cannot be opened: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+function groupByFolder(sidecars: Record<string, string>): Map<string, Map<string, string>> {
+  const out = new Map<string, Map<string, string>>();
+  for (const [key, hash] of Object.entries(sidecars)) {
+    const dir = path.posix.dirname(key);
+    const folder = dir === '.' ? '' : dir;
+    const map = out.get(folder) ?? new Map<string, string>();
+    map.set(key, hash);
+    out.set(folder, map);
+  }
+  return out;
+}
+
+function sameEntries(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string> | undefined): boolean {
+  const other = b ?? new Map<string, string>();
+  if (a.size !== other.size) return false;
+  for (const [k, v] of a) if (other.get(k) !== v) return false;
+  return true;
+}
+
+/** Builds the adapter from settings (validated; throws an Error naming the setting). No I/O until a run starts. */
+export function createFilesystemAdapter(config: FilesystemConfigInput | FilesystemConfig): FilesystemAdapter {
+  return new FilesystemAdapter(resolveFilesystemConfig(config as FilesystemConfigInput));
+}

@@ -1,0 +1,86 @@
+import path from 'node:path';
+import { z } from 'zod';
+import { ADAPTER_NAME } from '../adapter';
+
+/** The filesystem adapter's settings, as the environment spells them (shown by `--help` and the README). */
+export const FILESYSTEM_SETTINGS = [
+  { env: 'FILESYSTEM_ROOT', description: 'Folder whose tree of documents is synced (required). Nothing outside it is ever read.' },
+  {
+    env: 'FILESYSTEM_DIRECTORY_FILE',
+    description: 'YAML or JSON file listing the users and groups the access sidecars name (a relative path is taken from the root).',
+    default: '<root>/_directory.yaml (or _directory.json)',
+  },
+  {
+    env: 'FILESYSTEM_BASE_URL',
+    description: 'URL the files are browsable under; a file\'s external URL is this plus its relative path. Unset: the file:// URL of the file.',
+  },
+  { env: 'FILESYSTEM_SOURCE_NAME', description: 'Source name: the id prefix of everything synced from this tree.', default: 'filesystem' },
+] as const;
+
+const sourceName = z.string().regex(ADAPTER_NAME, { message: 'expected lower-case letters, digits and dashes, starting with a letter (at most 32)' });
+const baseUrl = z.url({ message: 'expected an absolute URL such as https://intranet.example.com/docs' });
+
+/** What `createFilesystemAdapter` accepts: only `root` is required. */
+export const filesystemConfigSchema = z.object({
+  root: z.string().min(1, { message: 'is required' }),
+  directoryFile: z.string().min(1).optional(),
+  baseUrl: baseUrl.optional(),
+  sourceName: sourceName.default('filesystem'),
+});
+
+export type FilesystemConfigInput = z.input<typeof filesystemConfigSchema>;
+
+export interface FilesystemConfig {
+  /** Absolute (not yet realpath-resolved: that is I/O, done when a run starts). */
+  root: string;
+  /** Absolute, or undefined: `_directory.yaml` or `_directory.json` at the root. */
+  directoryFile: string | undefined;
+  /** Without a trailing slash; undefined: file:// URLs. */
+  baseUrl: string | undefined;
+  sourceName: string;
+}
+
+const ENV_OF: Readonly<Record<keyof FilesystemConfigInput, string>> = {
+  root: 'FILESYSTEM_ROOT',
+  directoryFile: 'FILESYSTEM_DIRECTORY_FILE',
+  baseUrl: 'FILESYSTEM_BASE_URL',
+  sourceName: 'FILESYSTEM_SOURCE_NAME',
+};
+
+/** Validates and normalises settings; throws an Error naming the offending setting. */
+export function resolveFilesystemConfig(input: FilesystemConfigInput, names: Readonly<Record<string, string>> = {}): FilesystemConfig {
+  const parsed = filesystemConfigSchema.safeParse(input);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => {
+      const key = String(issue.path[0] ?? 'root');
+      return `${names[key] ?? key}: ${issue.message}`;
+    });
+    throw new Error(`Invalid filesystem adapter settings: ${problems.join('; ')}`);
+  }
+  const { root, directoryFile, baseUrl: base, sourceName: name } = parsed.data;
+  const absoluteRoot = path.resolve(root);
+  return {
+    root: absoluteRoot,
+    directoryFile: directoryFile === undefined ? undefined : path.resolve(absoluteRoot, directoryFile),
+    baseUrl: base?.replace(/\/+$/, ''),
+    sourceName: name,
+  };
+}
+
+/** Reads the settings from environment variables (empty strings count as unset). */
+export function filesystemConfigFromEnv(env: Record<string, string | undefined>): FilesystemConfig {
+  const read = (name: string): string | undefined => {
+    const value = env[name]?.trim();
+    return value ? value : undefined;
+  };
+  const input = {
+    root: read(ENV_OF.root) ?? '',
+    directoryFile: read(ENV_OF.directoryFile),
+    baseUrl: read(ENV_OF.baseUrl),
+    sourceName: read(ENV_OF.sourceName),
+  };
+  return resolveFilesystemConfig(
+    Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as FilesystemConfigInput,
+    ENV_OF,
+  );
+}

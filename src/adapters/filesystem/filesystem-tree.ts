@@ -1,0 +1,298 @@
+import crypto from 'node:crypto';
+import { promises as fs, type Stats } from 'node:fs';
+import path from 'node:path';
+import type { Logger } from '../../logging/create-logger';
+import { throwIfAborted } from '../http/abort-error';
+import {
+  AccessRuleError,
+  checkOverrides,
+  compareCodeUnits,
+  DIRECTORY_NAMES,
+  extensionOf,
+  fileTypeOf,
+  fileVersion,
+  inheritedRule,
+  isInsideRoot,
+  isReservedName,
+  joinRelative,
+  NO_SIDECAR,
+  parseSidecar,
+  resolveFileAccess,
+  SIDECAR_NAMES,
+  toNativeId,
+  type Directory,
+  type FileAccess,
+  type FileKind,
+  type FolderRule,
+} from './filesystem-mapping';
+import type { SupportedMimeType } from '../adapter';
+
+/** A folder, reported before its files: the sidecars in it, by NFC relative path, with a hash of their bytes. */
+export interface TreeFolder {
+  kind: 'folder';
+  /** NFC relative path; '' is the root. */
+  path: string;
+  sidecars: ReadonlyMap<string, string>;
+}
+
+export interface TreeFile {
+  kind: 'file';
+  nativeId: string;
+  /** Relative path exactly as on disk, `/`-separated (may differ from the NFC native id). */
+  relativePath: string;
+  /** The path as walked (under the root as configured); symlinks in it are resolved when read. */
+  absolutePath: string;
+  /** NFC file name. */
+  fileName: string;
+  folder: { path: string; name: string };
+  mimeType: SupportedMimeType;
+  contentKind: FileKind;
+  size: number;
+  mtimeMs: number;
+  version: string;
+  access: FileAccess;
+}
+
+export type TreeEntry = TreeFolder | TreeFile;
+
+export type SkipReason =
+  | 'unsupported type'
+  | 'reserved name'
+  | 'symbolic link out of the root'
+  | 'broken symbolic link'
+  | 'symbolic link cycle'
+  | 'name clashes after Unicode normalisation'
+  | 'not a regular file or folder'
+  | 'unreadable';
+
+export interface SkippedEntry {
+  relativePath: string;
+  reason: SkipReason;
+  /** For unsupported files: the extension, as counted. */
+  extension?: string;
+}
+
+/** What a walk left out, for the end-of-run log line and for tests. */
+export class SkipReport {
+  readonly entries: SkippedEntry[] = [];
+
+  add(entry: SkippedEntry): void {
+    this.entries.push(entry);
+  }
+
+  summary(): { skipped: number; byExtension: Record<string, number>; ignored: Partial<Record<SkipReason, number>> } {
+    const byExtension: Record<string, number> = {};
+    const ignored: Partial<Record<SkipReason, number>> = {};
+    let skipped = 0;
+    for (const e of this.entries) {
+      if (e.reason === 'unsupported type') {
+        skipped++;
+        const ext = e.extension ?? '(none)';
+        byExtension[ext] = (byExtension[ext] ?? 0) + 1;
+      } else {
+        ignored[e.reason] = (ignored[e.reason] ?? 0) + 1;
+      }
+    }
+    return { skipped, byExtension, ignored };
+  }
+}
+
+export interface WalkOptions {
+  /** The root as configured (for messages and walked paths). */
+  root: string;
+  /** Its realpath: nothing outside it is read. */
+  realRoot: string;
+  directory: Pick<Directory, 'userIds' | 'groupIds'>;
+  signal: AbortSignal;
+  logger: Logger;
+  report: SkipReport;
+  /** Realpath of the directory file when it lives inside the tree under a non-reserved name. */
+  excludeRealPath?: string;
+}
+
+interface FolderAt {
+  /** Relative path as on disk ('' for the root). */
+  rel: string;
+  /** NFC relative path. */
+  nativePath: string;
+  name: string;
+  real: string;
+}
+
+/**
+ * Walks the tree depth-first in code-unit order of NFC names (files of a folder before its
+ * subfolders), yielding each folder (with its sidecars) and then its supported files with their
+ * resolved access. Symbolic links are followed only when they resolve inside the root; a link
+ * back to a folder being walked is a cycle and skipped. Nothing is buffered beyond one folder's
+ * listing, and no file content is read here.
+ */
+export async function* walkTree(options: WalkOptions): AsyncGenerator<TreeEntry> {
+  const root: FolderAt = { rel: '', nativePath: '', name: path.basename(options.root) || '/', real: options.realRoot };
+  yield* walkFolder(options, root, NO_SIDECAR, new Set([options.realRoot]));
+}
+
+async function* walkFolder(o: WalkOptions, folder: FolderAt, inherited: FolderRule, ancestry: ReadonlySet<string>): AsyncGenerator<TreeEntry> {
+  throwIfAborted(o.signal);
+  const folderAbs = folder.rel === '' ? o.root : path.join(o.root, folder.rel);
+  let names: string[];
+  try {
+    names = await fs.readdir(folderAbs);
+  } catch (err) {
+    // The root itself was checked when the run started; a subfolder that cannot be listed is
+    // left out (its files are treated as gone) rather than stopping every later run.
+    o.logger.warn({ folder: folderAbs, err }, 'cannot list a folder; leaving it out');
+    o.report.add({ relativePath: folder.rel, reason: 'unreadable' });
+    return;
+  }
+  const entries = names
+    .map((raw) => ({ raw, name: raw.normalize('NFC') }))
+    .sort((a, b) => compareCodeUnits(a.name, b.name) || compareCodeUnits(a.raw, b.raw));
+
+  const { rule: ownRule, sidecars } = await readFolderRule(o, folder, entries);
+  yield { kind: 'folder', path: folder.nativePath, sidecars };
+  let rule: FolderRule = ownRule ?? inherited;
+
+  const seenNames = new Set<string>();
+  const fileNames = new Set<string>();
+  const files: Array<{ raw: string; name: string; stats: Stats; mimeType: SupportedMimeType; contentKind: FileKind }> = [];
+  const subfolders: Array<{ raw: string; name: string; real: string }> = [];
+  for (const { raw, name } of entries) {
+    throwIfAborted(o.signal);
+    const rel = joinRelative(folder.rel, raw);
+    if ((SIDECAR_NAMES as readonly string[]).includes(name) || (folder.rel === '' && (DIRECTORY_NAMES as readonly string[]).includes(name))) continue;
+    if (isReservedName(name)) {
+      o.report.add({ relativePath: rel, reason: 'reserved name' });
+      continue;
+    }
+    const resolved = await resolveEntry(o, folder, raw);
+    if ('skip' in resolved) {
+      o.report.add({ relativePath: rel, reason: resolved.skip });
+      continue;
+    }
+    if (resolved.real === o.excludeRealPath) continue;
+    if (seenNames.has(name)) {
+      // Two names that differ only in normalisation would share one native id: keep the first.
+      o.report.add({ relativePath: rel, reason: 'name clashes after Unicode normalisation' });
+      continue;
+    }
+    seenNames.add(name);
+    if (resolved.stats.isDirectory()) {
+      if (ancestry.has(resolved.real)) o.report.add({ relativePath: rel, reason: 'symbolic link cycle' });
+      else subfolders.push({ raw, name, real: resolved.real });
+    } else if (!resolved.stats.isFile()) {
+      o.report.add({ relativePath: rel, reason: 'not a regular file or folder' });
+    } else {
+      fileNames.add(name);
+      const type = fileTypeOf(name);
+      if (!type) o.report.add({ relativePath: rel, reason: 'unsupported type', extension: extensionOf(name) });
+      else files.push({ raw, name, stats: resolved.stats, mimeType: type.mimeType, contentKind: type.kind });
+    }
+  }
+
+  if (ownRule?.kind === 'rule' && ownRule.sidecar !== undefined) {
+    try {
+      checkOverrides(ownRule.sidecarRule, ownRule.sidecar, fileNames);
+    } catch (err) {
+      rule = { kind: 'broken', sidecar: ownRule.sidecar, error: err as AccessRuleError };
+    }
+  }
+
+  for (const f of files) {
+    const relativePath = joinRelative(folder.rel, f.raw);
+    yield {
+      kind: 'file',
+      nativeId: toNativeId(relativePath),
+      relativePath,
+      absolutePath: path.join(folderAbs, f.raw),
+      fileName: f.name,
+      folder: { path: folder.nativePath, name: folder.name },
+      mimeType: f.mimeType,
+      contentKind: f.contentKind,
+      size: f.stats.size,
+      mtimeMs: f.stats.mtimeMs,
+      version: fileVersion(f.stats),
+      access: resolveFileAccess(rule, f.name, o.directory),
+    };
+  }
+
+  const below = inheritedRule(rule);
+  for (const sub of subfolders) {
+    yield* walkFolder(
+      o,
+      { rel: joinRelative(folder.rel, sub.raw), nativePath: joinRelative(folder.nativePath, sub.name), name: sub.name, real: sub.real },
+      below,
+      new Set([...ancestry, sub.real]),
+    );
+  }
+}
+
+/** lstat, and for a symbolic link: its target, only when it resolves inside the root. */
+async function resolveEntry(o: WalkOptions, folder: FolderAt, raw: string): Promise<{ stats: Stats; real: string } | { skip: SkipReason }> {
+  const abs = path.join(folder.rel === '' ? o.root : path.join(o.root, folder.rel), raw);
+  let stats: Stats;
+  try {
+    stats = await fs.lstat(abs);
+  } catch {
+    return { skip: 'unreadable' }; // vanished between listing and looking
+  }
+  if (!stats.isSymbolicLink()) return { stats, real: path.join(folder.real, raw) };
+  let real: string;
+  try {
+    real = await fs.realpath(abs);
+  } catch {
+    return { skip: 'broken symbolic link' };
+  }
+  if (!isInsideRoot(o.realRoot, real)) return { skip: 'symbolic link out of the root' };
+  try {
+    return { stats: await fs.stat(real), real };
+  } catch {
+    return { skip: 'broken symbolic link' };
+  }
+}
+
+/**
+ * The folder's own rule, when it has a sidecar (undefined: inherit), and the sidecars' hashes for
+ * the checkpoint. A sidecar that cannot be used gives a `broken` rule, never a wider one.
+ */
+async function readFolderRule(
+  o: WalkOptions,
+  folder: FolderAt,
+  entries: ReadonlyArray<{ raw: string; name: string }>,
+): Promise<{ rule: FolderRule | undefined; sidecars: Map<string, string> }> {
+  const present = entries.filter((e) => (SIDECAR_NAMES as readonly string[]).includes(e.name));
+  const sidecars = new Map<string, string>();
+  if (present.length === 0) return { rule: undefined, sidecars };
+  const read = await Promise.all(
+    present.map(async (e) => {
+      const display = path.join(o.root, folder.rel, e.raw);
+      const key = joinRelative(folder.nativePath, e.name);
+      const text = await readControlFile(o, display);
+      sidecars.set(key, 'text' in text ? crypto.createHash('sha256').update(text.text).digest('hex') : `unreadable: ${text.error}`);
+      return { display, text };
+    }),
+  );
+  const first = read[0];
+  if (!first) return { rule: undefined, sidecars };
+  if (read.length > 1) {
+    return { rule: { kind: 'broken', sidecar: first.display, error: new AccessRuleError(`${path.join(o.root, folder.rel)}: has both _access.yaml and _access.json; keep one`) }, sidecars };
+  }
+  if (!('text' in first.text)) return { rule: { kind: 'broken', sidecar: first.display, error: new AccessRuleError(`${first.display}: ${first.text.error}`) }, sidecars };
+  try {
+    return { rule: { kind: 'rule', sidecar: first.display, sidecarRule: parseSidecar(first.text.text, first.display) }, sidecars };
+  } catch (err) {
+    return { rule: { kind: 'broken', sidecar: first.display, error: err as AccessRuleError }, sidecars };
+  }
+}
+
+/** Reads a sidecar: a regular file, or a link that resolves to one inside the root. */
+async function readControlFile(o: WalkOptions, file: string): Promise<{ text: string } | { error: string }> {
+  try {
+    const real = await fs.realpath(file);
+    if (!isInsideRoot(o.realRoot, real)) return { error: 'is a symbolic link out of the root (not followed)' };
+    if (!(await fs.stat(real)).isFile()) return { error: 'must be a regular file' };
+    return { text: await fs.readFile(real, { encoding: 'utf8', signal: o.signal }) };
+  } catch (err) {
+    throwIfAborted(o.signal);
+    return { error: `cannot be read: ${(err as Error).message}` };
+  }
+}

@@ -1,0 +1,47 @@
+import path from 'node:path';
+import pino from 'pino';
+import { isIncremental } from '../../../src/adapters/adapter';
+import { findAdapterFactory } from '../../../src/adapters/adapter-registry';
+import { createFilesystemAdapter, filesystemAdapterFactory, filesystemConfigFromEnv } from '../../../src/adapters/filesystem';
+
+describe('filesystem adapter settings', () => {
+  it('needs FILESYSTEM_ROOT, naming it when missing', () => {
+    expect(() => filesystemConfigFromEnv({})).toThrow(/FILESYSTEM_ROOT: is required/);
+    expect(() => filesystemConfigFromEnv({ FILESYSTEM_ROOT: '  ' })).toThrow(/FILESYSTEM_ROOT/);
+  });
+
+  it('defaults the rest: directory file at the root, file:// URLs, source name "filesystem"', () => {
+    expect(filesystemConfigFromEnv({ FILESYSTEM_ROOT: '/srv/docs' })).toEqual({ root: '/srv/docs', directoryFile: undefined, baseUrl: undefined, sourceName: 'filesystem' });
+  });
+
+  it('resolves paths (a relative directory file from the root) and trims the base URL', () => {
+    expect(
+      filesystemConfigFromEnv({
+        FILESYSTEM_ROOT: '/srv/docs/',
+        FILESYSTEM_DIRECTORY_FILE: 'people/dir.yaml',
+        FILESYSTEM_BASE_URL: 'https://intranet.example/kb/',
+        FILESYSTEM_SOURCE_NAME: 'kb-share',
+      }),
+    ).toEqual({ root: '/srv/docs', directoryFile: '/srv/docs/people/dir.yaml', baseUrl: 'https://intranet.example/kb', sourceName: 'kb-share' });
+    expect(filesystemConfigFromEnv({ FILESYSTEM_ROOT: 'docs', FILESYSTEM_DIRECTORY_FILE: '/etc/dir.yaml' })).toMatchObject({
+      root: path.resolve('docs'),
+      directoryFile: '/etc/dir.yaml',
+    });
+  });
+
+  it.each([
+    [{ FILESYSTEM_SOURCE_NAME: 'Bad_Name' }, /FILESYSTEM_SOURCE_NAME: expected lower-case/],
+    [{ FILESYSTEM_BASE_URL: 'intranet/kb' }, /FILESYSTEM_BASE_URL: expected an absolute URL/],
+  ])('refuses %j, naming the variable', (env, problem) => {
+    expect(() => filesystemConfigFromEnv({ FILESYSTEM_ROOT: '/srv/docs', ...env })).toThrow(problem);
+  });
+
+  it('is registered as "filesystem", documents its variables, and builds an incremental adapter without touching the disk', () => {
+    expect(findAdapterFactory('filesystem')).toBe(filesystemAdapterFactory);
+    expect(filesystemAdapterFactory.settings.map((s) => s.env)).toEqual(['FILESYSTEM_ROOT', 'FILESYSTEM_DIRECTORY_FILE', 'FILESYSTEM_BASE_URL', 'FILESYSTEM_SOURCE_NAME']);
+    const adapter = filesystemAdapterFactory.create({ FILESYSTEM_ROOT: '/does/not/exist', FILESYSTEM_SOURCE_NAME: 'share' }, { logger: pino({ level: 'silent' }) });
+    expect(adapter.name).toBe('share');
+    expect(isIncremental(adapter)).toBe(true);
+    expect(createFilesystemAdapter({ root: '/x' }).name).toBe('filesystem');
+  });
+});
