@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { adapterSettingsTable } from '../../src/adapters/adapter-settings-table';
 import { settingsTable } from '../../src/config/settings-table';
 import { errorTable } from '../../src/errors/error-table';
 
@@ -29,5 +30,12 @@ describe('README', () => {
     for (const p of ['/v1/files"', '/v1/files/demo', '/download"', '/permissions"', '/v1/files/permissions/metadata"', '/v1/users"', '/v1/groups"', '/members"']) {
       expect(readme).toContain(p);
     }
+  });
+});
+
+describe('README adapters', () => {
+  it('lists every registered adapter setting, generated from the registry', () => {
+    const m = readme.match(/<!-- adapters:start -->\n([\s\S]*?)\n<!-- adapters:end -->/);
+    expect(m?.[1]).toBe(adapterSettingsTable());
   });
 });
