@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { registerHashSecretCommand } from './hash-secret-command';
 import { registerMigrateCommand } from './migrate-command';
+import { registerNewAdapterCommand } from './new-adapter-command';
 import { registerSeedDemoCommand } from './seed-demo-command';
 import { registerServeCommand } from './serve-command';
 import { registerSyncCommand } from './sync-command';
@@ -16,5 +17,6 @@ export function buildProgram(runtime: Runtime): Command {
   registerSeedDemoCommand(program, runtime);
   registerSyncCommand(program, runtime);
   registerHashSecretCommand(program, runtime);
+  registerNewAdapterCommand(program, runtime);
   return program;
 }
