@@ -209,26 +209,20 @@ export async function runSync(adapter: Adapter, deps: SyncDeps, partial: Partial
           budget.fail(error as Error);
         }
       }
-      const userStates = await store.userStates([...users.keys()]);
-      for (const [id, record] of users) {
-        batch.seen.push({ kind: 'user', id });
-        const write = decideUser(source, record, userStates.get(id), stamp);
-        if (!write) counts.unchanged++;
-        else {
-          counts[userStates.has(id) ? 'changed' : 'added']++;
-          batch.users.push(write);
+      /** Users and groups: write when their fingerprint changed, count either way. */
+      const decideIdentities = <R, S, W>(kind: 'user' | 'group', records: Map<string, R>, states: Map<string, S>, decide: (record: R, state: S | undefined) => W | undefined, out: W[]) => {
+        for (const [id, record] of records) {
+          batch.seen.push({ kind, id });
+          const write = decide(record, states.get(id));
+          if (!write) counts.unchanged++;
+          else {
+            counts[states.has(id) ? 'changed' : 'added']++;
+            out.push(write);
+          }
         }
-      }
-      const groupStates = await store.groupStates([...groups.keys()]);
-      for (const [id, record] of groups) {
-        batch.seen.push({ kind: 'group', id });
-        const write = decideGroup(source, record, groupStates.get(id), stamp);
-        if (!write) counts.unchanged++;
-        else {
-          counts[groupStates.has(id) ? 'changed' : 'added']++;
-          batch.groups.push(write);
-        }
-      }
+      };
+      decideIdentities('user', users, await store.userStates([...users.keys()]), (r, st) => decideUser(source, r, st, stamp), batch.users);
+      decideIdentities('group', groups, await store.groupStates([...groups.keys()]), (r, st) => decideGroup(source, r, st, stamp), batch.groups);
       return batch;
     };
 
