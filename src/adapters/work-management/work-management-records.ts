@@ -1,0 +1,105 @@
+/**
+ * The work-management API's records as the adapter requests them (field names as the API spells
+ * them; only the `opt_fields` the adapter asks for). See the README of this folder for the calls.
+ */
+export interface Ref {
+  gid: string;
+  name?: string;
+  resource_type?: string;
+}
+
+export interface WmWorkspace {
+  gid: string;
+  name: string;
+  is_organization?: boolean;
+}
+
+export interface WmUser {
+  gid: string;
+  name: string;
+  email: string | null;
+}
+
+export interface WmWorkspaceMembership {
+  gid: string;
+  user: Ref;
+  is_active: boolean;
+  is_guest: boolean;
+  is_admin?: boolean;
+}
+
+export interface WmTeam {
+  gid: string;
+  name: string;
+  visibility?: 'secret' | 'request_to_join' | 'public';
+  permalink_url?: string;
+}
+
+export interface WmTeamMembership {
+  gid: string;
+  user: Ref;
+  team: Ref;
+  is_guest?: boolean;
+  is_limited_access?: boolean;
+}
+
+export interface WmProject {
+  gid: string;
+  name: string;
+  privacy_setting: 'public_to_workspace' | 'private_to_team' | 'private';
+  team: Ref | null;
+  archived?: boolean;
+  permalink_url?: string;
+  created_at?: string;
+}
+
+export interface WmMembership {
+  gid: string;
+  member: Ref & { resource_type: 'user' | 'team' | string };
+  parent?: Ref;
+  access_level?: string;
+}
+
+export interface WmCustomFieldValue {
+  gid: string;
+  name: string;
+  display_value: string | null;
+  enabled?: boolean;
+}
+
+export interface WmTask {
+  gid: string;
+  name: string;
+  notes?: string;
+  assignee: Ref | null;
+  followers: Ref[];
+  projects: Ref[];
+  parent: Ref | null;
+  permalink_url: string;
+  created_at?: string;
+  modified_at?: string;
+  completed?: boolean;
+  due_on?: string | null;
+  custom_fields?: WmCustomFieldValue[];
+  created_by?: Ref | null;
+}
+
+export interface WmStory {
+  gid: string;
+  type: 'comment' | 'system' | string;
+  text: string;
+  created_at: string;
+  created_by: Ref | null;
+}
+
+export interface WmAttachment {
+  gid: string;
+  name: string;
+  size?: number | null;
+  host?: string;
+  download_url: string | null;
+  permanent_url?: string | null;
+  view_url?: string | null;
+  created_at?: string;
+  parent?: Ref;
+}
