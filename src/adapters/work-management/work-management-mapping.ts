@@ -75,8 +75,10 @@ export function projectGroup(project: WmProject, workspaceGid: string, membershi
     if (m.member.resource_type === 'user' && people.active.has(m.member.gid)) users.add(m.member.gid);
     else if (m.member.resource_type === 'team') groups.add(groupId.team(m.member.gid));
   }
+  // Public projects reach every workspace member (guests are not members) and, like team-only
+  // projects, the members of their own team (guests on that team included): reference §6 table.
   if (project.privacy_setting === 'public_to_workspace') groups.add(groupId.workspaceMembers(workspaceGid));
-  if (project.privacy_setting === 'private_to_team' && project.team) groups.add(groupId.team(project.team.gid));
+  if (project.privacy_setting !== 'private' && project.team) groups.add(groupId.team(project.team.gid));
   return {
     nativeId: groupId.project(project.gid),
     name: project.name,

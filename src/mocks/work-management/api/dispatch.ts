@@ -1,0 +1,23 @@
+/** Runs one API request through the route table and turns thrown errors into error responses. */
+import { ApiError, errorBody, phraseFor } from './api-error';
+import type { ApiRequest, ApiResponse } from './route-table';
+import type { MockContext } from '../mock-context';
+
+export async function execute(req: Omit<ApiRequest, 'params'>, ctx: MockContext): Promise<ApiResponse> {
+  try {
+    const { route, params } = ctx.routes.match(req.method, req.path);
+    return await route.handler({ ...req, params }, ctx);
+  } catch (err) {
+    return errorResponse(err);
+  }
+}
+
+export function errorResponse(err: unknown): ApiResponse {
+  if (err instanceof ApiError) {
+    const phrase = err.status === 500 ? { phrase: phraseFor(err.message.length) } : {};
+    return { status: err.status, body: { ...errorBody(err.message, phrase), ...err.extra }, headers: err.headers };
+  }
+  // A bug in the mock: still answer in the service's error shape, with a phrase.
+  const message = err instanceof Error ? err.message : String(err);
+  return { status: 500, body: errorBody(`Server Error: ${message}`, { phrase: phraseFor(message.length) }) };
+}

@@ -1,0 +1,31 @@
+/** Everything a route handler may use, built once per mock by create-mock-server. */
+import type { PageTokens } from './api/pagination';
+import type { RouteTable } from './api/route-table';
+import type { DocumentCache } from './documents';
+import type { FaultInjector, Hostility, RateLimiter } from './hostility';
+import type { Gid, WorkManagementStore } from './model';
+import type { DownloadSigner } from './rules/download-urls';
+import type { SyncTokens } from './rules/events';
+import type { JobRegistry } from './rules/jobs';
+import type { VisibilityOracle } from './visibility-oracle';
+
+export interface MockContext {
+  store: WorkManagementStore;
+  oracle: VisibilityOracle;
+  /** Current hostility settings (mutable at run time through /_admin/hostility). */
+  hostility(): Hostility;
+  setHostility(patch: Partial<Hostility>): Hostility;
+  limiter: RateLimiter;
+  faults: FaultInjector;
+  pageTokens: PageTokens;
+  syncTokens: SyncTokens;
+  downloads: DownloadSigner;
+  documents: DocumentCache;
+  jobs: JobRegistry;
+  routes: RouteTable;
+  /** Bearer token → user gid. */
+  tokens: Map<string, Gid>;
+  serviceAccount: Gid;
+  /** Base of the web app links (`permalink_url`, `permanent_url`); never fetched by the mock. */
+  webBaseUrl: string;
+}

@@ -1,0 +1,49 @@
+/** Jobs, graph and resource exports, organization exports (reference §8). */
+import { forbidden } from '../api/api-error';
+import { nodes } from '../api/representations';
+import { bodyData, type Route } from '../api/route-table';
+import { createdResponse, isServiceAccount, lookup, oneResponse, requireString } from './route-helpers';
+
+export const jobRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: '/jobs/:job_gid',
+    handler: (req, ctx) => {
+      const job = lookup(ctx.jobs.jobs, 'job', req.params.job_gid);
+      // Only the creator of a duplication can read its status.
+      if ((job.subtype === 'duplicate_task' || job.subtype === 'duplicate_project') && job.createdBy !== req.caller.user.gid) throw forbidden('Only the creator of a duplication can read its job.');
+      return oneResponse(req, ctx, nodes.job(job));
+    },
+  },
+  {
+    method: 'POST',
+    path: '/exports/graph',
+    handler: (req, ctx) => {
+      const job = ctx.jobs.graphExport(requireString(bodyData(req), 'parent'), req.caller.user.gid);
+      return createdResponse(req, ctx, nodes.job(job), `/jobs/${job.gid}`);
+    },
+  },
+  {
+    method: 'POST',
+    path: '/exports/resource',
+    handler: (req, ctx) => {
+      if (!isServiceAccount(req)) throw forbidden('Resource exports are available to service accounts only.');
+      const job = ctx.jobs.resourceExport(bodyData(req), req.caller.user.gid);
+      return createdResponse(req, ctx, nodes.job(job), `/jobs/${job.gid}`);
+    },
+  },
+  {
+    method: 'POST',
+    path: '/organization_exports',
+    handler: (req, ctx) => {
+      if (!isServiceAccount(req)) throw forbidden('Organization exports are available to service accounts only.');
+      const e = ctx.jobs.organizationExport(requireString(bodyData(req), 'organization'), req.caller.user.gid);
+      return createdResponse(req, ctx, nodes.organizationExport(e), `/organization_exports/${e.gid}`);
+    },
+  },
+  {
+    method: 'GET',
+    path: '/organization_exports/:organization_export_gid',
+    handler: (req, ctx) => oneResponse(req, ctx, nodes.organizationExport(lookup(ctx.jobs.organizationExports, 'organization_export', req.params.organization_export_gid))),
+  },
+];

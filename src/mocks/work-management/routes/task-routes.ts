@@ -1,0 +1,522 @@
+/**
+ * Tasks, subtasks, stories (comments), tags, attachments and workspace task search
+ * (reference §5.9–5.13). Task listings take `completed_since`, `modified_since` and `custom_type`.
+ */
+import { ApiError, badRequest, cannotWrite, missingInput } from '../api/api-error';
+import { bodyData, gidList, ok, queryBool, queryTime, type ApiRequest, type ApiResponse, type Route } from '../api/route-table';
+import { nodes, renderMany } from '../api/representations';
+import type { MockContext } from '../mock-context';
+import type { Gid, Task } from '../model';
+import { applyCustomFieldChanges, planCustomFieldChanges, setTaskCustomFields } from '../rules/custom-fields';
+import { customTypeFilter } from '../rules/custom-types';
+import { compareGids } from '../visibility-oracle';
+import {
+  assertInWorkspace,
+  assertVisible,
+  createdResponse,
+  emptyResponse,
+  isServiceAccount,
+  kindIs,
+  listResponse,
+  lookup,
+  oneResponse,
+  requireString,
+  requireWorkspace,
+  resolveUser,
+  visibleOnly,
+} from './route-helpers';
+
+/** Filters shared by every task listing, then visibility, then one page. */
+export function taskListing(req: ApiRequest, ctx: MockContext, tasks: Task[]): ApiResponse {
+  const completedSince = queryTime(req, 'completed_since');
+  const modifiedSince = queryTime(req, 'modified_since');
+  const byType = customTypeFilter(ctx.store, req.query.custom_type);
+  let list = tasks;
+  if (completedSince !== undefined) list = list.filter((t) => !t.completed || (t.completedAt ?? 0) >= completedSince);
+  if (modifiedSince !== undefined) list = list.filter((t) => t.modifiedAt >= modifiedSince);
+  if (byType) list = list.filter(byType);
+  return listResponse(req, ctx, visibleOnly(req, ctx, 'task', list), nodes.task);
+}
+
+export function visibleTask(req: ApiRequest, ctx: MockContext, gid: string | undefined, field = 'task'): Task {
+  const task = lookup(ctx.store.tasks, field, gid);
+  assertVisible(req, ctx, 'task', task.gid);
+  return task;
+}
+
+function authorOf(req: ApiRequest): Gid | null {
+  return isServiceAccount(req) ? null : req.caller.user.gid;
+}
+
+function userIn(ctx: MockContext, workspace: Gid, raw: unknown, field: string, req: ApiRequest): Gid | null {
+  if (raw === null) return null;
+  if (typeof raw !== 'string') throw badRequest(`${field}: Not a user gid`);
+  const user = resolveUser(req, ctx, raw, field);
+  if (!ctx.store.workspaceMembership(user.gid, workspace)) throw badRequest(`${field}: User ${user.gid} is not in this workspace`);
+  return user.gid;
+}
+
+function dateField(data: Record<string, unknown>, field: string): string | null | undefined {
+  const v = data[field];
+  if (v === undefined) return undefined;
+  if (v === null) return null;
+  if (typeof v !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(v)) throw badRequest(`${field}: Not a date: ${String(v)}`);
+  return v;
+}
+
+function createTask(req: ApiRequest, ctx: MockContext, data: Record<string, unknown>, parentGid?: Gid): Task {
+  const s = ctx.store;
+  if (data.due_on !== undefined && data.due_at !== undefined) throw badRequest('You may only provide one of due_on or due_at!');
+  const memberships: Array<{ project: Gid; section: Gid | null }> = [];
+  if (Array.isArray(data.memberships)) {
+    for (const m of data.memberships as Array<Record<string, unknown>>) {
+      const project = lookup(s.projects, 'memberships.project', String(m.project ?? ''));
+      const section = m.section ? lookup(s.sections, 'memberships.section', String(m.section)) : undefined;
+      if (section && section.project !== project.gid) throw badRequest('memberships.section: The section is not in that project');
+      memberships.push({ project: project.gid, section: section?.gid ?? null });
+    }
+  }
+  for (const p of gidList(data.projects, 'projects')) {
+    const project = lookup(s.projects, 'projects', p);
+    if (!memberships.some((m) => m.project === project.gid)) memberships.push({ project: project.gid, section: null });
+  }
+  const parent = parentGid ?? (typeof data.parent === 'string' ? data.parent : undefined);
+  const parentTask = parent ? visibleTask(req, ctx, parent, 'parent') : undefined;
+  const workspaceGid = (typeof data.workspace === 'string' ? data.workspace : undefined) ?? parentTask?.workspace ?? (memberships[0] ? s.projects.get(memberships[0].project)?.workspace : undefined);
+  if (!workspaceGid) throw missingInput('workspace');
+  const workspace = requireWorkspace(ctx, workspaceGid);
+  assertInWorkspace(req, ctx, workspace.gid);
+  for (const m of memberships) if (s.projects.get(m.project)?.workspace !== workspace.gid) throw badRequest('projects: A task and its projects must be in the same workspace');
+  const name = typeof data.name === 'string' ? data.name : '';
+  const followers = gidList(data.followers, 'followers').map((f) => userIn(ctx, workspace.gid, f, 'followers', req) as Gid);
+  const creator = authorOf(req);
+  const subtype = data.resource_subtype;
+  if (subtype !== undefined && subtype !== 'default_task' && subtype !== 'milestone' && subtype !== 'approval') throw badRequest('resource_subtype: must be default_task, milestone or approval');
+  const customType = customTypeOf(ctx, data.custom_type);
+  const fieldChanges = planCustomFieldChanges(s, { workspace: workspace.gid, memberships, customFieldValues: [] }, data.custom_fields);
+  const tags = gidList(data.tags, 'tags').map((tag) => lookup(s.tags, 'tags', tag).gid);
+  const task = s.addTask({
+    workspace: workspace.gid,
+    name,
+    notes: typeof data.notes === 'string' ? data.notes : '',
+    memberships,
+    parent: parentTask?.gid ?? null,
+    assignee: data.assignee === undefined ? null : userIn(ctx, workspace.gid, data.assignee, 'assignee', req),
+    followers: [...new Set([...(creator ? [creator] : []), ...followers])],
+    createdBy: creator,
+    completed: data.completed === true,
+    completedAt: data.completed === true ? s.now() : null,
+    dueOn: dateField(data, 'due_on') ?? null,
+    startOn: dateField(data, 'start_on') ?? null,
+    resourceSubtype: (subtype as Task['resourceSubtype'] | undefined) ?? 'default_task',
+    customType: customType ?? null,
+  });
+  for (const tag of tags) s.addTaskTag(task, tag);
+  // Values set at creation are part of the `added` event, not separate changes.
+  s.silently(() => applyCustomFieldChanges(s, task, fieldChanges));
+  return task;
+}
+
+function customTypeOf(ctx: MockContext, raw: unknown): Gid | null | undefined {
+  if (raw === undefined) return undefined;
+  if (raw === null || raw === '') return null;
+  return lookup(ctx.store.customTypes, 'custom_type', String(raw)).gid;
+}
+
+function updateTask(req: ApiRequest, ctx: MockContext, task: Task, data: Record<string, unknown>): void {
+  const s = ctx.store;
+  for (const field of ['projects', 'memberships', 'tags', 'followers', 'workspace', 'parent'] as const) if (field in data) throw cannotWrite(field);
+  if (data.due_on !== undefined && data.due_at !== undefined) throw badRequest('You may only provide one of due_on or due_at!');
+  const assignee = data.assignee === undefined ? undefined : userIn(ctx, task.workspace, data.assignee, 'assignee', req);
+  const dueOn = dateField(data, 'due_on');
+  const startOn = dateField(data, 'start_on');
+  const customType = customTypeOf(ctx, data.custom_type);
+  if (data.name !== undefined && typeof data.name !== 'string') throw badRequest('name: Not a string');
+  if (data.notes !== undefined && typeof data.notes !== 'string') throw badRequest('notes: Not a string');
+  if (data.completed !== undefined && typeof data.completed !== 'boolean') throw badRequest('completed: Not a boolean');
+  // Custom fields first: they validate everything before changing anything.
+  setTaskCustomFields(s, task, data.custom_fields);
+  if (typeof data.name === 'string' && data.name !== task.name) {
+    task.name = data.name;
+    s.touchTask(task, { field: 'name', action: 'changed', new_value: data.name });
+  }
+  if (typeof data.notes === 'string' && data.notes !== s.taskNotes(task)) {
+    task.notes = data.notes;
+    s.touchTask(task, { field: 'notes', action: 'changed', new_value: data.notes });
+  }
+  if (typeof data.completed === 'boolean' && data.completed !== task.completed) {
+    task.completed = data.completed;
+    task.completedAt = data.completed ? s.now() : null;
+    s.touchTask(task, { field: 'completed', action: 'changed', new_value: data.completed });
+  }
+  if (assignee !== undefined) s.setTaskAssignee(task, assignee);
+  if (dueOn !== undefined && dueOn !== task.dueOn) {
+    task.dueOn = dueOn;
+    s.touchTask(task, { field: 'due_on', action: 'changed', new_value: dueOn });
+  }
+  if (startOn !== undefined && startOn !== task.startOn) {
+    task.startOn = startOn;
+    s.touchTask(task, { field: 'start_on', action: 'changed', new_value: startOn });
+  }
+  if (customType !== undefined && customType !== task.customType) {
+    task.customType = customType;
+    s.touchTask(task, { field: 'custom_type', action: 'changed', new_value: customType });
+  }
+}
+
+/** Workspace task search: no offset pagination; sort and filter by time to walk everything. */
+function searchTasks(req: ApiRequest, ctx: MockContext): ApiResponse {
+  const s = ctx.store;
+  const ws = requireWorkspace(ctx, req.params.workspace_gid);
+  assertInWorkspace(req, ctx, ws.gid);
+  const q = req.query;
+  const limitRaw = q.limit ?? '100';
+  const limit = Number(limitRaw);
+  if (!/^\d+$/.test(limitRaw) || limit < 1 || limit > 100) throw badRequest('limit: Must be an integer between 1 and 100');
+  const list = (k: string): string[] | undefined => (q[k] === undefined ? undefined : (q[k] as string).split(',').map((x) => x.trim()).filter(Boolean));
+  const time = (k: string): number | undefined => queryTime(req, k);
+  const text = q.text?.toLowerCase();
+  const assigneeAny = list('assignee.any')?.map((u) => (u === 'me' ? req.caller.user.gid : u));
+  const projectsAny = list('projects.any');
+  const projectsNot = list('projects.not');
+  const sectionsAny = list('sections.any');
+  const tagsAny = list('tags.any');
+  const followersAny = list('followers.any');
+  const isSubtask = queryBool(req, 'is_subtask');
+  const completed = queryBool(req, 'completed');
+  const hasProject = queryBool(req, 'has_project');
+  const createdAfter = time('created_at.after');
+  const createdBefore = time('created_at.before');
+  const modifiedAfter = time('modified_at.after');
+  const modifiedBefore = time('modified_at.before');
+  const byType = customTypeFilter(s, q.custom_type);
+  const sortBy = q.sort_by ?? 'modified_at';
+  if (!['created_at', 'modified_at', 'due_date', 'completed_at', 'likes'].includes(sortBy)) throw badRequest('sort_by: must be one of due_date, created_at, completed_at, likes, modified_at');
+  const ascending = queryBool(req, 'sort_ascending') ?? false;
+  const visible = isServiceAccount(req) ? undefined : req.caller.user.gid;
+  const matches = (t: Task): boolean => {
+    if (text && !t.name.toLowerCase().includes(text) && !s.taskNotes(t).toLowerCase().includes(text)) return false;
+    if (q.resource_subtype && t.resourceSubtype !== q.resource_subtype) return false;
+    if (assigneeAny && (!t.assignee || !assigneeAny.includes(t.assignee))) return false;
+    if (projectsAny && !t.memberships.some((m) => projectsAny.includes(m.project))) return false;
+    if (projectsNot && t.memberships.some((m) => projectsNot.includes(m.project))) return false;
+    if (sectionsAny && !t.memberships.some((m) => m.section !== null && sectionsAny.includes(m.section))) return false;
+    if (tagsAny && !t.tags.some((g) => tagsAny.includes(g))) return false;
+    if (followersAny && !t.followers.some((g) => followersAny.includes(g))) return false;
+    if (isSubtask !== undefined && (t.parent !== null) !== isSubtask) return false;
+    if (completed !== undefined && t.completed !== completed) return false;
+    if (hasProject !== undefined && (t.memberships.length > 0) !== hasProject) return false;
+    if (createdAfter !== undefined && t.createdAt <= createdAfter) return false;
+    if (createdBefore !== undefined && t.createdAt >= createdBefore) return false;
+    if (modifiedAfter !== undefined && t.modifiedAt <= modifiedAfter) return false;
+    if (modifiedBefore !== undefined && t.modifiedAt >= modifiedBefore) return false;
+    if (byType && !byType(t)) return false;
+    if (visible && !ctx.oracle.canSee(visible, 'task', t.gid)) return false;
+    return true;
+  };
+  const key = (t: Task): number =>
+    sortBy === 'created_at' ? t.createdAt : sortBy === 'due_date' ? (t.dueOn ? Date.parse(t.dueOn) : Number.MAX_SAFE_INTEGER) : sortBy === 'completed_at' ? (t.completedAt ?? 0) : sortBy === 'likes' ? 0 : t.modifiedAt;
+  const order = (a: Task, b: Task): number => (ascending ? 1 : -1) * (key(a) - key(b) || compareGids(a.gid, b.gid));
+  // Only the first `limit` matter: keep a small sorted window instead of sorting the workspace.
+  const best: Task[] = [];
+  for (const id of s.tasksByWorkspace.get(ws.gid) ?? []) {
+    const t = s.tasks.get(id);
+    if (!t) continue;
+    if (best.length === limit && order(t, best[limit - 1] as Task) >= 0) continue;
+    if (!matches(t)) continue;
+    let lo = 0;
+    let hi = best.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (order(best[mid] as Task, t) <= 0) lo = mid + 1;
+      else hi = mid;
+    }
+    best.splice(lo, 0, t);
+    if (best.length > limit) best.pop();
+  }
+  return ok(renderMany(req, ctx, best.map(nodes.task)));
+}
+
+export const taskRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: '/tasks',
+    handler: (req, ctx) => {
+      const s = ctx.store;
+      const q = req.query;
+      const given = ['project', 'tag', 'section', 'user_task_list'].filter((k) => q[k] !== undefined).length + (q.assignee !== undefined ? 1 : 0);
+      if (given !== 1 || (q.assignee !== undefined && q.workspace === undefined)) {
+        throw badRequest('Must specify exactly one of project, tag, section, user task list, or assignee + workspace');
+      }
+      if (q.project !== undefined) {
+        const project = lookup(s.projects, 'project', q.project);
+        assertVisible(req, ctx, 'project', project.gid);
+        return taskListing(req, ctx, s.list(s.tasksByProject.get(project.gid), s.tasks));
+      }
+      if (q.section !== undefined) {
+        const section = lookup(s.sections, 'section', q.section);
+        assertVisible(req, ctx, 'project', section.project);
+        return taskListing(req, ctx, s.list(s.tasksBySection.get(section.gid), s.tasks));
+      }
+      if (q.tag !== undefined) return taskListing(req, ctx, s.list(s.tasksByTag.get(lookup(s.tags, 'tag', q.tag).gid), s.tasks));
+      if (q.user_task_list !== undefined) {
+        const list = lookup(s.userTaskLists, 'user_task_list', q.user_task_list);
+        return taskListing(req, ctx, s.list(s.tasksByAssignee.get(`${list.owner}/${list.workspace}`), s.tasks));
+      }
+      const user = resolveUser(req, ctx, q.assignee, 'assignee');
+      const ws = requireWorkspace(ctx, q.workspace);
+      return taskListing(req, ctx, s.list(s.tasksByAssignee.get(`${user.gid}/${ws.gid}`), s.tasks));
+    },
+  },
+  {
+    method: 'GET',
+    path: '/tasks/:task_gid',
+    handler: (req, ctx) => oneResponse(req, ctx, nodes.task(visibleTask(req, ctx, req.params.task_gid))),
+  },
+  {
+    method: 'POST',
+    path: '/tasks',
+    handler: (req, ctx) => {
+      const task = createTask(req, ctx, bodyData(req));
+      return createdResponse(req, ctx, nodes.task(task), `/tasks/${task.gid}`);
+    },
+  },
+  {
+    method: 'PUT',
+    path: '/tasks/:task_gid',
+    handler: (req, ctx) => {
+      const task = visibleTask(req, ctx, req.params.task_gid);
+      updateTask(req, ctx, task, bodyData(req));
+      return oneResponse(req, ctx, nodes.task(task));
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/tasks/:task_gid',
+    handler: (req, ctx) => {
+      ctx.store.deleteTask(visibleTask(req, ctx, req.params.task_gid));
+      return emptyResponse();
+    },
+  },
+  {
+    method: 'GET',
+    path: '/tasks/:task_gid/subtasks',
+    handler: (req, ctx) => {
+      const task = visibleTask(req, ctx, req.params.task_gid);
+      return taskListing(req, ctx, ctx.store.list(ctx.store.subtasksByTask.get(task.gid), ctx.store.tasks));
+    },
+  },
+  {
+    method: 'POST',
+    path: '/tasks/:task_gid/subtasks',
+    handler: (req, ctx) => {
+      const parent = visibleTask(req, ctx, req.params.task_gid);
+      const task = createTask(req, ctx, bodyData(req), parent.gid);
+      return createdResponse(req, ctx, nodes.task(task), `/tasks/${task.gid}`);
+    },
+  },
+  {
+    method: 'POST',
+    path: '/tasks/:task_gid/addProject',
+    handler: (req, ctx) => {
+      const s = ctx.store;
+      const task = visibleTask(req, ctx, req.params.task_gid);
+      const data = bodyData(req);
+      const project = lookup(s.projects, 'project', requireString(data, 'project'));
+      if (project.workspace !== task.workspace) throw badRequest('project: The project is not in the task\'s workspace');
+      const section = typeof data.section === 'string' ? lookup(s.sections, 'section', data.section) : undefined;
+      if (section && section.project !== project.gid) throw badRequest('section: The section is not in that project');
+      s.addTaskToProject(task, project.gid, section?.gid ?? null);
+      return emptyResponse();
+    },
+  },
+  {
+    method: 'POST',
+    path: '/tasks/:task_gid/removeProject',
+    handler: (req, ctx) => {
+      const task = visibleTask(req, ctx, req.params.task_gid);
+      const project = lookup(ctx.store.projects, 'project', requireString(bodyData(req), 'project'));
+      ctx.store.removeTaskFromProject(task, project.gid);
+      return emptyResponse();
+    },
+  },
+  {
+    method: 'POST',
+    path: '/tasks/:task_gid/addFollowers',
+    handler: (req, ctx) => {
+      const task = visibleTask(req, ctx, req.params.task_gid);
+      const gids = gidList(bodyData(req).followers, 'followers');
+      if (gids.length === 0) throw missingInput('followers');
+      ctx.store.addTaskFollowers(task, gids.map((g) => userIn(ctx, task.workspace, g, 'followers', req) as Gid));
+      return oneResponse(req, ctx, nodes.task(task));
+    },
+  },
+  {
+    method: 'POST',
+    path: '/tasks/:task_gid/removeFollowers',
+    handler: (req, ctx) => {
+      const task = visibleTask(req, ctx, req.params.task_gid);
+      const gids = gidList(bodyData(req).followers, 'followers').map((g) => (g === 'me' ? req.caller.user.gid : g));
+      ctx.store.removeTaskFollowers(task, gids);
+      return oneResponse(req, ctx, nodes.task(task));
+    },
+  },
+  {
+    method: 'POST',
+    path: '/tasks/:task_gid/addTag',
+    handler: (req, ctx) => {
+      const task = visibleTask(req, ctx, req.params.task_gid);
+      ctx.store.addTaskTag(task, lookup(ctx.store.tags, 'tag', requireString(bodyData(req), 'tag')).gid);
+      return emptyResponse();
+    },
+  },
+  {
+    method: 'POST',
+    path: '/tasks/:task_gid/duplicate',
+    handler: (req, ctx) => {
+      const task = visibleTask(req, ctx, req.params.task_gid);
+      const job = ctx.jobs.duplicateTask(task, bodyData(req), req.caller.user.gid);
+      return createdResponse(req, ctx, nodes.job(job), `/jobs/${job.gid}`);
+    },
+  },
+  {
+    method: 'GET',
+    path: '/tasks/:task_gid/stories',
+    handler: (req, ctx) => {
+      const task = visibleTask(req, ctx, req.params.task_gid);
+      return listResponse(req, ctx, ctx.store.list(ctx.store.storiesByTask.get(task.gid), ctx.store.stories), nodes.story);
+    },
+  },
+  {
+    method: 'POST',
+    path: '/tasks/:task_gid/stories',
+    handler: (req, ctx) => {
+      const task = visibleTask(req, ctx, req.params.task_gid);
+      const data = bodyData(req);
+      const text = typeof data.text === 'string' ? data.text : typeof data.html_text === 'string' ? data.html_text.replace(/<[^>]+>/g, '') : '';
+      if (!text) throw missingInput('text');
+      const story = ctx.store.addStory({ target: task.gid, type: 'comment', text, createdBy: authorOf(req), source: 'api', isPinned: data.is_pinned === true });
+      return createdResponse(req, ctx, nodes.story(story), `/stories/${story.gid}`);
+    },
+  },
+  {
+    method: 'GET',
+    path: '/stories/:story_gid',
+    handler: (req, ctx) => {
+      const story = lookup(ctx.store.stories, 'story', req.params.story_gid);
+      assertVisible(req, ctx, 'story', story.gid);
+      return oneResponse(req, ctx, nodes.story(story));
+    },
+  },
+  {
+    method: 'PUT',
+    path: '/stories/:story_gid',
+    handler: (req, ctx) => {
+      const story = lookup(ctx.store.stories, 'story', req.params.story_gid);
+      assertVisible(req, ctx, 'story', story.gid);
+      if (story.type !== 'comment') throw new ApiError(403, 'Only comments can be edited.');
+      const text = requireString(bodyData(req), 'text');
+      ctx.store.editStory(story, text);
+      return oneResponse(req, ctx, nodes.story(story));
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/stories/:story_gid',
+    handler: (req, ctx) => {
+      const story = lookup(ctx.store.stories, 'story', req.params.story_gid);
+      assertVisible(req, ctx, 'story', story.gid);
+      ctx.store.deleteStory(story);
+      return emptyResponse();
+    },
+  },
+  {
+    method: 'GET',
+    path: '/tasks/:task_gid/tags',
+    handler: (req, ctx) => {
+      const task = visibleTask(req, ctx, req.params.task_gid);
+      return listResponse(req, ctx, ctx.store.list(task.tags, ctx.store.tags), nodes.tag);
+    },
+  },
+  {
+    method: 'GET',
+    path: '/tags',
+    handler: (req, ctx) => {
+      if (req.query.workspace === undefined) throw missingInput('workspace');
+      const ws = requireWorkspace(ctx, req.query.workspace);
+      return listResponse(req, ctx, ctx.store.list(ctx.store.tagsByWorkspace.get(ws.gid), ctx.store.tags), nodes.tag);
+    },
+  },
+  {
+    method: 'GET',
+    path: '/workspaces/:workspace_gid/tags',
+    handler: (req, ctx) => {
+      const ws = requireWorkspace(ctx, req.params.workspace_gid);
+      return listResponse(req, ctx, ctx.store.list(ctx.store.tagsByWorkspace.get(ws.gid), ctx.store.tags), nodes.tag);
+    },
+  },
+  {
+    method: 'GET',
+    path: '/tags/:tag_gid',
+    handler: (req, ctx) => oneResponse(req, ctx, nodes.tag(lookup(ctx.store.tags, 'tag', req.params.tag_gid))),
+  },
+  {
+    method: 'GET',
+    path: '/tags/:tag_gid/tasks',
+    handler: (req, ctx) => taskListing(req, ctx, ctx.store.list(ctx.store.tasksByTag.get(lookup(ctx.store.tags, 'tag', req.params.tag_gid).gid), ctx.store.tasks)),
+  },
+  { method: 'GET', path: '/workspaces/:workspace_gid/tasks/search', handler: searchTasks },
+  {
+    method: 'GET',
+    path: '/attachments',
+    handler: (req, ctx) => {
+      const parent = req.query.parent;
+      if (parent === undefined || parent === '') throw missingInput('parent');
+      if (kindIs(ctx, parent, 'project')) assertVisible(req, ctx, 'project', lookup(ctx.store.projects, 'parent', parent).gid);
+      else visibleTask(req, ctx, parent, 'parent');
+      return listResponse(req, ctx, ctx.store.list(ctx.store.attachmentsByParent.get(parent), ctx.store.attachments), nodes.attachment);
+    },
+  },
+  {
+    method: 'GET',
+    path: '/tasks/:task_gid/attachments',
+    handler: (req, ctx) => {
+      const task = visibleTask(req, ctx, req.params.task_gid);
+      return listResponse(req, ctx, ctx.store.list(ctx.store.attachmentsByParent.get(task.gid), ctx.store.attachments), nodes.attachment);
+    },
+  },
+  {
+    method: 'GET',
+    path: '/attachments/:attachment_gid',
+    handler: (req, ctx) => {
+      const a = lookup(ctx.store.attachments, 'attachment', req.params.attachment_gid);
+      assertVisible(req, ctx, 'attachment', a.gid);
+      return oneResponse(req, ctx, nodes.attachment(a));
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/attachments/:attachment_gid',
+    handler: (req, ctx) => {
+      const a = lookup(ctx.store.attachments, 'attachment', req.params.attachment_gid);
+      assertVisible(req, ctx, 'attachment', a.gid);
+      ctx.store.deleteAttachment(a);
+      return emptyResponse();
+    },
+  },
+  {
+    method: 'POST',
+    path: '/attachments',
+    handler: (req, ctx) => {
+      // JSON bodies can only attach links; file uploads are multipart (not modelled by the mock).
+      const data = bodyData(req);
+      if (data.resource_subtype !== 'external') throw badRequest('file: Missing input (the mock accepts only external links: resource_subtype "external" with url and name)');
+      const parent = requireString(data, 'parent');
+      if (kindIs(ctx, parent, 'task')) visibleTask(req, ctx, parent, 'parent');
+      else lookup(ctx.store.projects, 'parent', parent);
+      const a = ctx.store.addAttachment({ parent, name: requireString(data, 'name'), host: 'external', kind: null, createdBy: authorOf(req) });
+      requireString(data, 'url');
+      return createdResponse(req, ctx, nodes.attachment(a), `/attachments/${a.gid}`);
+    },
+  },
+];

@@ -1,0 +1,200 @@
+/**
+ * The visibility oracle: from the mock's own model, which users may see each task, attachment,
+ * story and project. It is written from the rules of the reference (§6), independently of any
+ * adapter's mapping, so an end-to-end run can compare the gateway's access lists with it.
+ *
+ * Rules, in order:
+ * 1. Only users with an active membership of the object's workspace see anything (inactive
+ *    users are excluded everywhere; the service account is not a member and is not listed).
+ * 2. Project audience A(P): the project's user members (any access level); the members of each
+ *    team that has a project membership; for `private_to_team` and `public_to_workspace`, the
+ *    members of the project's team (guest team members included: being on the team is how a
+ *    guest reaches its projects); for `public_to_workspace`, also every active non-guest member
+ *    of the workspace (guests are not organization members); with a project portfolio setting that inherits access control,
+ *    the portfolio's user members and the members of its member teams. Team membership with
+ *    `is_limited_access` grants nothing through the team.
+ * 3. Task audience: the union of A(P) over the task's projects (multi-homed tasks are visible
+ *    through any of them), plus its followers and its assignee. A task in no project is visible
+ *    to its followers and assignee only. A subtask is judged on its own projects, followers and
+ *    assignee (not its parent's), unless `subtasksInheritParent` is set.
+ * 4. Stories and attachments carry their task's audience; a project attachment carries A(P).
+ * 5. Deleted or unknown objects have no audience (the oracle answers undefined).
+ */
+import type { Gid, Project, Task, WorkManagementStore } from './model';
+
+export type OracleObjectType = 'task' | 'attachment' | 'story' | 'project';
+export const ORACLE_TYPES: readonly OracleObjectType[] = ['task', 'attachment', 'story', 'project'];
+
+export interface OracleOptions {
+  /** Whether a subtask is also visible to everyone who sees its parent (unverified; default off). */
+  subtasksInheritParent?: boolean;
+}
+
+export interface ObjectVisibility {
+  type: OracleObjectType;
+  gid: Gid;
+  visibleTo: Gid[];
+}
+
+/** Per user, why they see the object (for diagnosing a mismatch). */
+export type Reasons = Map<Gid, string[]>;
+
+export interface VisibilityOracle {
+  /** Sorted gids of the users who may see the object; undefined when it does not exist. */
+  visibleTo(type: OracleObjectType, gid: Gid): Gid[] | undefined;
+  canSee(user: Gid, type: OracleObjectType, gid: Gid): boolean;
+  explain(type: OracleObjectType, gid: Gid): Reasons | undefined;
+  /** Every object of a type with its audience, in a stable order (lazily, one at a time). */
+  all(type: OracleObjectType): Iterable<ObjectVisibility>;
+  /** Gids of every object of a type, in the order `all` yields them. */
+  gids(type: OracleObjectType): Gid[];
+  /** The audiences of several objects at once (project audiences computed once). */
+  many(type: OracleObjectType, gids: readonly Gid[]): ObjectVisibility[];
+  /** Active members of a workspace (the users who can see anything at all). */
+  activeUsers(workspace: Gid): Gid[];
+}
+
+export function createVisibilityOracle(store: WorkManagementStore, options: OracleOptions = {}): VisibilityOracle {
+  const addReason = (reasons: Reasons, user: Gid, reason: string): void => {
+    const list = reasons.get(user);
+    if (list) {
+      if (!list.includes(reason)) list.push(reason);
+    } else reasons.set(user, [reason]);
+  };
+
+  const isActiveIn = (user: Gid, workspace: Gid): boolean => store.workspaceMembership(user, workspace)?.isActive === true;
+
+  /** Members of a team that the team grants access through (limited-access members excluded). */
+  const teamMembers = (team: Gid): Gid[] =>
+    store
+      .list(store.teamMembershipsByTeam.get(team), store.teamMemberships)
+      .filter((m) => !m.isLimitedAccess)
+      .map((m) => m.user);
+
+  const projectAudience = (project: Project, cache?: Map<Gid, Reasons>): Reasons => {
+    const cached = cache?.get(project.gid);
+    if (cached) return cached;
+    const reasons: Reasons = new Map();
+    for (const m of store.list(store.membershipsByParent.get(project.gid), store.memberships)) {
+      if (m.memberType === 'user') addReason(reasons, m.member, `member of project ${project.gid}`);
+      else for (const u of teamMembers(m.member)) addReason(reasons, u, `member of team ${m.member}, a member of project ${project.gid}`);
+    }
+    if (project.privacySetting !== 'private' && project.team) {
+      // "Team only" and "shared with organization" both include the project's team (guests in it too).
+      for (const u of teamMembers(project.team)) addReason(reasons, u, `member of team ${project.team} of ${project.privacySetting} project ${project.gid}`);
+    }
+    if (project.privacySetting === 'public_to_workspace') {
+      for (const wm of store.list(store.workspaceMembershipsByWorkspace.get(project.workspace), store.workspaceMemberships)) {
+        if (!wm.isGuest) addReason(reasons, wm.user, `non-guest member of workspace ${project.workspace}; project ${project.gid} is public_to_workspace`);
+      }
+    }
+    for (const s of store.list(store.portfolioSettingsByProject.get(project.gid), store.projectPortfolioSettings)) {
+      if (!s.isAccessControlInherited) continue;
+      for (const m of store.list(store.membershipsByParent.get(s.portfolio), store.memberships)) {
+        if (m.memberType === 'user') addReason(reasons, m.member, `member of portfolio ${s.portfolio} that project ${project.gid} inherits access from`);
+        else for (const u of teamMembers(m.member)) addReason(reasons, u, `member of team ${m.member} in portfolio ${s.portfolio} that project ${project.gid} inherits access from`);
+      }
+    }
+    for (const user of [...reasons.keys()]) if (!isActiveIn(user, project.workspace)) reasons.delete(user);
+    cache?.set(project.gid, reasons);
+    return reasons;
+  };
+
+  const taskAudience = (task: Task, cache?: Map<Gid, Reasons>, depth = 0): Reasons => {
+    const reasons: Reasons = new Map();
+    for (const m of task.memberships) {
+      const project = store.projects.get(m.project);
+      if (!project) continue;
+      for (const [user, why] of projectAudience(project, cache)) for (const r of why) addReason(reasons, user, r);
+    }
+    for (const f of task.followers) addReason(reasons, f, `follower of task ${task.gid}`);
+    if (task.assignee) addReason(reasons, task.assignee, `assignee of task ${task.gid}`);
+    if (options.subtasksInheritParent && task.parent && depth < 50) {
+      const parent = store.tasks.get(task.parent);
+      if (parent) for (const [user, why] of taskAudience(parent, cache, depth + 1)) for (const r of why) addReason(reasons, user, `via parent task ${parent.gid}: ${r}`);
+    }
+    for (const user of [...reasons.keys()]) if (!isActiveIn(user, task.workspace)) reasons.delete(user);
+    return reasons;
+  };
+
+  const explainWith = (type: OracleObjectType, gid: Gid, cache?: Map<Gid, Reasons>): Reasons | undefined => {
+    switch (type) {
+      case 'task': {
+        const task = store.tasks.get(gid);
+        return task ? taskAudience(task, cache) : undefined;
+      }
+      case 'story': {
+        const story = store.stories.get(gid);
+        const task = story ? store.tasks.get(story.target) : undefined;
+        return task ? taskAudience(task, cache) : undefined;
+      }
+      case 'attachment': {
+        const a = store.attachments.get(gid);
+        if (!a) return undefined;
+        if (a.parentType === 'project') {
+          const project = store.projects.get(a.parent);
+          return project ? new Map(projectAudience(project, cache)) : undefined;
+        }
+        const task = store.tasks.get(a.parent);
+        return task ? taskAudience(task, cache) : undefined;
+      }
+      case 'project': {
+        const project = store.projects.get(gid);
+        return project ? new Map(projectAudience(project, cache)) : undefined;
+      }
+    }
+  };
+
+  const sorted = (reasons: Reasons): Gid[] => [...reasons.keys()].sort(compareGids);
+
+  const gids = (type: OracleObjectType): Gid[] => {
+    switch (type) {
+      case 'task':
+        return [...store.tasks.keys()];
+      case 'story':
+        return [...store.stories.keys()];
+      case 'attachment':
+        return [...store.attachments.keys()];
+      case 'project':
+        return [...store.projects.keys()];
+    }
+  };
+
+  return {
+    visibleTo: (type, gid) => {
+      const reasons = explainWith(type, gid);
+      return reasons ? sorted(reasons) : undefined;
+    },
+    canSee: (user, type, gid) => explainWith(type, gid)?.has(user) ?? false,
+    explain: (type, gid) => explainWith(type, gid),
+    gids,
+    many: (type, list) => {
+      const cache = new Map<Gid, Reasons>();
+      const out: ObjectVisibility[] = [];
+      for (const gid of list) {
+        const reasons = explainWith(type, gid, cache);
+        if (reasons) out.push({ type, gid, visibleTo: sorted(reasons) });
+      }
+      return out;
+    },
+    *all(type) {
+      // Project audiences are shared by many tasks: compute each once per walk.
+      const cache = new Map<Gid, Reasons>();
+      for (const gid of gids(type)) {
+        const reasons = explainWith(type, gid, cache);
+        if (reasons) yield { type, gid, visibleTo: sorted(reasons) };
+      }
+    },
+    activeUsers: (workspace) =>
+      store
+        .list(store.workspaceMembershipsByWorkspace.get(workspace), store.workspaceMemberships)
+        .filter((m) => m.isActive)
+        .map((m) => m.user)
+        .sort(compareGids),
+  };
+}
+
+/** Gids are decimal strings: order them numerically. */
+export function compareGids(a: string, b: string): number {
+  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+}

@@ -1,0 +1,108 @@
+import JSZip from 'jszip';
+import { PDFDocument } from 'pdf-lib';
+import { buildDocx, buildPdf, buildPptx, buildTxt, type DocumentContent } from '../../../src/mocks/work-management/documents';
+import { startMock, type RunningMock } from './mock-harness';
+
+const content: DocumentContent = {
+  title: 'Quarterly plan (draft) \\ v2',
+  author: 'Inês Tavares',
+  date: new Date('2025-02-03T10:00:00Z'),
+  sections: Array.from({ length: 6 }, (_, i) => ({
+    heading: `Section ${i + 1} <&>`,
+    paragraphs: Array.from({ length: 8 }, (_, j) => `Paragraph ${j + 1} of section ${i + 1}: the budget is approved for the pilot only, and the full rollout needs a second approval from finance.`),
+  })),
+};
+
+/** Cheap XML sanity: balanced tags, no raw ampersands. */
+function wellFormed(xml: string): boolean {
+  if (/&(?!amp;|lt;|gt;|quot;|apos;)/.test(xml)) return false;
+  const stack: string[] = [];
+  for (const m of xml.matchAll(/<(\/?)([\w:.-]+)[^>]*?(\/?)>/g)) {
+    const [, close, name, self] = m;
+    if (self) continue;
+    if (close) {
+      if (stack.pop() !== name) return false;
+    } else stack.push(name as string);
+  }
+  return stack.length === 0;
+}
+
+describe('generated documents are valid and reproducible', () => {
+  it('PDF: parses, has pages, metadata and the text', async () => {
+    const bytes = buildPdf(content);
+    expect(bytes.subarray(0, 5).toString()).toBe('%PDF-');
+    expect(bytes.subarray(-6).toString()).toBe('%%EOF\n');
+    const pdf = await PDFDocument.load(bytes, { updateMetadata: false });
+    expect(pdf.getPageCount()).toBeGreaterThan(1);
+    expect(pdf.getTitle()).toBe(content.title);
+    expect(pdf.getAuthor()).toBe('Inês Tavares');
+    expect(bytes.toString('latin1')).toContain('(Quarterly plan \\(draft\\) \\\\ v2) Tj');
+    expect(buildPdf(content).equals(bytes)).toBe(true);
+  });
+
+  it('DOCX: a zip with the OpenXML parts, well-formed, with the text', async () => {
+    const bytes = buildDocx(content);
+    const zip = await JSZip.loadAsync(bytes);
+    expect(Object.keys(zip.files).sort()).toEqual(['[Content_Types].xml', '_rels/.rels', 'docProps/core.xml', 'word/document.xml']);
+    const doc = await zip.file('word/document.xml')?.async('string');
+    expect(doc && wellFormed(doc)).toBe(true);
+    expect(doc).toContain('Section 1 &lt;&amp;&gt;');
+    expect(await zip.file('docProps/core.xml')?.async('string')).toContain('<dc:creator>Inês Tavares</dc:creator>');
+    expect(buildDocx(content).equals(bytes)).toBe(true);
+  });
+
+  it('PPTX: a zip with presentation, master, layout, theme and one slide per section plus a title slide', async () => {
+    const bytes = buildPptx(content);
+    const zip = await JSZip.loadAsync(bytes);
+    const names = Object.keys(zip.files);
+    for (const part of ['[Content_Types].xml', '_rels/.rels', 'ppt/presentation.xml', 'ppt/_rels/presentation.xml.rels', 'ppt/slideMasters/slideMaster1.xml', 'ppt/slideLayouts/slideLayout1.xml', 'ppt/theme/theme1.xml']) {
+      expect(names).toContain(part);
+    }
+    const slides = names.filter((n) => /^ppt\/slides\/slide\d+\.xml$/.test(n));
+    expect(slides).toHaveLength(content.sections.length + 1);
+    for (const name of names.filter((n) => n.endsWith('.xml') || n.endsWith('.rels'))) {
+      expect([name, wellFormed((await zip.file(name)?.async('string')) ?? '')]).toEqual([name, true]);
+    }
+    const types = (await zip.file('[Content_Types].xml')?.async('string')) ?? '';
+    for (const slide of slides) expect(types).toContain(`PartName="/${slide}"`);
+    expect(await zip.file('ppt/slides/slide2.xml')?.async('string')).toContain('<a:t>Section 1 &lt;&amp;&gt;</a:t>');
+    expect(buildPptx(content).equals(bytes)).toBe(true);
+  });
+
+  it('TXT: UTF-8 with the title, headings and wrapped paragraphs', () => {
+    const text = buildTxt(content).toString('utf8');
+    expect(text.startsWith(`${content.title}\n${'='.repeat(content.title.length)}`)).toBe(true);
+    expect(text.split('\n').every((l) => l.length <= 78 || !l.includes(' '))).toBe(true);
+    expect(text).toContain('Inês Tavares');
+  });
+});
+
+describe('attachment downloads over HTTP', () => {
+  let m: RunningMock;
+  beforeAll(async () => {
+    m = await startMock({ seed: 'docs', size: 'tiny' });
+  });
+  afterAll(() => m.close());
+
+  it.each(['pdf', 'docx', 'pptx', 'txt'])('%s: bytes are built on download, with type, length and the listed size', async (kind) => {
+    const a = [...m.mock.model.attachments.values()].find((x) => x.kind === kind);
+    expect(a).toBeDefined();
+    const listed = await m.api(`/attachments?parent=${a?.parent}&opt_fields=name,size,download_url,host`);
+    const entry = listed.body.data.find((x: { gid: string }) => x.gid === a?.gid);
+    const res = await fetch(entry.download_url);
+    const bytes = Buffer.from(await res.arrayBuffer());
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain({ pdf: 'application/pdf', docx: 'wordprocessingml', pptx: 'presentationml', txt: 'text/plain' }[kind]);
+    expect(Number(res.headers.get('content-length'))).toBe(bytes.length);
+    expect(entry.size).toBe(bytes.length);
+    expect(res.headers.get('content-disposition')).toContain(`filename="${a?.name}"`);
+    // The same seed gives the same bytes in another mock.
+    const again = await startMock({ seed: 'docs', size: 'tiny' });
+    try {
+      const url = (await again.api(`/attachments/${a?.gid}`)).body.data.download_url;
+      expect(Buffer.from(await (await fetch(url)).arrayBuffer()).equals(bytes)).toBe(true);
+    } finally {
+      await again.close();
+    }
+  });
+});
