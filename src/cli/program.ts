@@ -1,6 +1,8 @@
 import { Command } from 'commander';
+import { registerConformanceCommand } from './conformance-command';
 import { registerHashSecretCommand } from './hash-secret-command';
 import { registerMigrateCommand } from './migrate-command';
+import { registerMockCommand } from './mock-command';
 import { registerNewAdapterCommand } from './new-adapter-command';
 import { registerSeedDemoCommand } from './seed-demo-command';
 import { registerServeCommand } from './serve-command';
@@ -17,6 +19,8 @@ export function buildProgram(runtime: Runtime): Command {
   registerSeedDemoCommand(program, runtime);
   registerSyncCommand(program, runtime);
   registerHashSecretCommand(program, runtime);
+  registerMockCommand(program, runtime);
+  registerConformanceCommand(program, runtime);
   registerNewAdapterCommand(program, runtime);
   return program;
 }

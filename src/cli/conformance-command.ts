@@ -1,0 +1,145 @@
+import { type Command, InvalidArgumentError } from 'commander';
+import { loadExpectations } from '../conformance/access-expectations';
+import { readReport } from '../conformance/conformance-report';
+import type { CrawlRecord } from '../conformance/crawl-record';
+import { accessInputFromCrawl, EffectiveAccess } from '../conformance/effective-access';
+import type { AuthForm } from '../conformance/gateway-client';
+import { renderFileAccess, renderUserAccess } from '../conformance/render-access-answer';
+import { renderTerminalReport } from '../conformance/report-terminal';
+import { crawlForAccess, runConformance, type ConformanceOptions } from '../conformance/run-conformance';
+import { DEFAULT_REPORT_DIR, writeReports } from '../conformance/write-reports';
+import { createLogger } from '../logging/create-logger';
+import type { Runtime } from './runtime';
+
+interface ConformanceFlags {
+  url?: string;
+  key?: string;
+  out: string;
+  expect?: string;
+  concurrency: number;
+  oddTop: number;
+  authForm: AuthForm;
+  timeout: number;
+  probes: boolean;
+  insecure?: boolean;
+  report?: string;
+  json?: boolean;
+}
+
+function positiveInteger(name: string, min = 1) {
+  return (value: string): number => {
+    if (!/^\d+$/.test(value) || Number(value) < min) throw new InvalidArgumentError(`${name} takes a whole number of at least ${min}.`);
+    return Number(value);
+  };
+}
+
+function authForm(value: string): AuthForm {
+  if (value !== 'bearer' && value !== 'bare') throw new InvalidArgumentError("use 'bearer' or 'bare'.");
+  return value;
+}
+
+function connection(flags: ConformanceFlags, runtime: Runtime): ConformanceOptions {
+  if (!flags.url) throw new Error('Give the gateway with --url <base URL> (e.g. --url http://localhost:3000).');
+  const key = flags.key ?? runtime.env.CONFORMANCE_API_KEY ?? runtime.env.GATEWAY_API_KEY;
+  if (!key) throw new Error('Give the API key with --key, or in CONFORMANCE_API_KEY (keeps it out of shell history).');
+  let baseUrl = flags.url;
+  // The platform's connector takes the gateway's base URL; the /v1 paths go below it.
+  if (/\/v1\/?$/.test(baseUrl)) {
+    baseUrl = baseUrl.replace(/\/v1\/?$/, '');
+    runtime.print(`Note: --url is the base URL without /v1; using ${baseUrl}`);
+  }
+  return {
+    baseUrl,
+    key,
+    authForm: flags.authForm,
+    concurrency: flags.concurrency,
+    timeoutMs: flags.timeout,
+    ...(flags.insecure ? { insecure: true } : {}),
+    logger: createLogger({ level: runtime.env.LOG_LEVEL ?? 'warn' }),
+  };
+}
+
+/** The crawl to answer access questions from: a saved report, or a fresh crawl. */
+async function accessFrom(flags: ConformanceFlags, runtime: Runtime): Promise<{ access: EffectiveAccess; crawl: CrawlRecord }> {
+  const crawl = flags.report ? readReport(flags.report).crawl : await crawlForAccess(connection(flags, runtime));
+  return { crawl, access: new EffectiveAccess(accessInputFromCrawl(crawl)) };
+}
+
+const EXAMPLES = `
+Examples:
+  $ content-gateway conformance --url http://localhost:3000 --key "$KEY"
+  $ content-gateway conformance --url https://gw.example.com --expect access.yaml --out ./reports
+  $ content-gateway conformance who-can-see 'hr:salary-bands-2025' --report conformance-report/conformance-report.json
+  $ content-gateway conformance what-can ana@example.com see --url http://localhost:3000 --key "$KEY"
+
+Exit code: 0 when no check fails, 1 otherwise. Inactive users never count as able to see; access
+answers list them apart. Only GET requests are sent; nothing on the gateway changes.`;
+
+export function registerConformanceCommand(program: Command, runtime: Runtime): void {
+  const command = program
+    .command('conformance')
+    .description(
+      'Check a gateway (in any language) over HTTP, the way the platform crawls it: contract, auth, paging, files and downloads, access lists, groups and users, robustness, rate limits. Prints a summary and writes JSON and HTML reports.',
+    )
+    .option('--url <base>', 'base URL of the gateway under test (the /v1 paths go below it)')
+    .option('--key <key>', 'API key the gateway accepts (or CONFORMANCE_API_KEY / GATEWAY_API_KEY in the environment)')
+    .option('--out <dir>', 'directory for conformance-report.json and conformance-report.html', `./${DEFAULT_REPORT_DIR}`)
+    .option('--expect <file>', 'expectations file (YAML or JSON): emails that can and cannot see given files')
+    .option('--concurrency <n>', 'requests in flight at most (the platform uses up to 20)', positiveInteger('--concurrency'), 20)
+    .option('--odd-top <n>', 'odd page size for the second files crawl (0 skips it)', positiveInteger('--odd-top', 0), 7)
+    .option('--auth-form <form>', "Authorization form the crawl sends: 'bearer' or 'bare' (the other is probed)", authForm, 'bearer' as AuthForm)
+    .option('--timeout <ms>', 'per-request timeout in milliseconds', positiveInteger('--timeout'), 30_000)
+    .option('--no-probes', 'skip the auth and robustness probes')
+    .option('--insecure', 'accept a self-signed TLS certificate (a development gateway)')
+    .option('--report <file>', 'who-can-see / what-can: answer from a saved JSON report instead of crawling')
+    .option('--json', 'who-can-see / what-can: print the answer as JSON')
+    .configureHelp({ showGlobalOptions: true })
+    .addHelpText('after', EXAMPLES)
+    .action(async (flags: ConformanceFlags) => {
+      const expectations = flags.expect ? loadExpectations(flags.expect) : undefined;
+      const options = connection(flags, runtime);
+      runtime.print(`Crawling ${options.baseUrl} with up to ${flags.concurrency} requests in flight…`);
+      const report = await runConformance({ ...options, oddTop: flags.oddTop, probes: flags.probes, ...(expectations ? { expectations } : {}) });
+      const paths = writeReports(report, flags.out);
+      runtime.print(renderTerminalReport(report, { reportPaths: paths }));
+      if (!report.summary.ok) runtime.setExitCode(1);
+    });
+
+  command
+    .command('who-can-see')
+    .argument('<file-id>', 'the file id, as /v1/files lists it')
+    .description('Crawl (or read --report) and list the users, by email, who can see a file: nested groups and GROUP * expanded; inactive users listed apart.')
+    .action(async (fileId: string, _opts: unknown, cmd: Command) => {
+      const flags = cmd.optsWithGlobals<ConformanceFlags>();
+      const { access } = await accessFrom(flags, runtime);
+      const answer = access.whoCanSee(fileId);
+      if (!answer) {
+        runtime.print(`File ${fileId} is not served by the gateway.`);
+        runtime.setExitCode(1);
+        return;
+      }
+      runtime.print(flags.json ? JSON.stringify(answer, null, 2) : renderFileAccess(answer));
+    });
+
+  command
+    .command('what-can')
+    .argument('<email>', "the user's primary_email_addr (or a user id)")
+    .argument('[see]', 'the word "see", for reading aloud')
+    .description('Crawl (or read --report) and list the files a user can see, with the entry that grants each.')
+    .action(async (email: string, see: string | undefined, _opts: unknown, cmd: Command) => {
+      if (see !== undefined && see !== 'see') {
+        runtime.print(`Usage: conformance what-can <email> see (got '${see}' after the email).`);
+        runtime.setExitCode(2);
+        return;
+      }
+      const flags = cmd.optsWithGlobals<ConformanceFlags>();
+      const { access } = await accessFrom(flags, runtime);
+      const answer = access.whatCanSee(email);
+      if (!answer) {
+        runtime.print(`No user with email or id ${email} is served by the gateway.`);
+        runtime.setExitCode(1);
+        return;
+      }
+      runtime.print(flags.json ? JSON.stringify(answer, null, 2) : renderUserAccess(email, answer));
+    });
+}

@@ -1,0 +1,171 @@
+import type { FileSummary } from '../crawl-record';
+import { fail, warn, type Finding } from '../finding';
+import { MIB, outcome, plural, type CheckInput } from './check-input';
+
+export const SUPPORTED_MIME_TYPES: readonly string[] = [
+  'text/html',
+  'application/pdf',
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+  'text/plain',
+];
+
+/**
+ * The platform's per-file cap, "25 MB": larger files are downloaded, then rejected
+ * (FILE_SIZE_LIMIT_EXCEEDED). Whether it means 25·10⁶ or 25·2²⁰ bytes is undocumented; the lower
+ * bound is used so no rejected file goes unflagged.
+ */
+export const FILE_SIZE_CAP = 25_000_000;
+
+const isHtml = (f: FileSummary) => typeof f.listing.mimeType === 'string' && f.listing.mimeType.toLowerCase() === 'text/html';
+const isBinary = (f: FileSummary) => typeof f.listing.mimeType === 'string' && !isHtml(f);
+const isActive = (f: FileSummary) => f.listing.status !== 'deleted';
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})$/i;
+
+function requiredFields(f: FileSummary): Finding[] {
+  const l = f.listing;
+  const e = (field: string, value?: unknown) => ({ url: l.url, field, value: value === undefined ? `file ${l.id}` : value });
+  const out: Finding[] = [];
+  const need = (ok: boolean, field: string, message: string, value?: unknown) => {
+    if (!ok) out.push(fail('files.required-fields', `File ${l.id}: ${message}`, e(field, value)));
+  };
+  need(typeof l.name === 'string' && l.name.length > 0, 'name', 'name is missing or empty.', l.name);
+  need(typeof l.externalUrl === 'string' && l.externalUrl.length > 0, 'external_url', 'external_url is missing or empty (users are sent there from a result).', l.externalUrl);
+  need(typeof l.lastModified === 'string' && ISO.test(l.lastModified), 'last_modified_datetime', 'last_modified_datetime is missing or not ISO-8601 (the platform caches binaries by it).', l.lastModified);
+  need(l.status === undefined || l.status === 'active' || l.status === 'deleted', 'status', "status must be 'active' or 'deleted'.", l.status);
+  need(l.keys.includes('content'), 'content', 'content is missing.');
+  if (l.keys.includes('content')) need(typeof l.mimeType === 'string', 'content.mime_type', 'content.mime_type is missing.', l.mimeType);
+  if (isBinary(f)) need(typeof l.downloadPath === 'string' && l.downloadPath.length > 0, 'content.download_path', `a ${String(l.mimeType)} file needs content.download_path.`, l.downloadPath);
+  return out;
+}
+
+function downloadFindings(f: FileSummary, out: Record<string, Finding[]>): void {
+  const d = f.download;
+  if (!d) return;
+  const id = f.listing.id;
+  if (d.status !== 200 || d.error) {
+    out['files.download']?.push(fail('files.download', `File ${id}: the download answered ${d.status}${d.error ? ` (${d.error})` : ''}.`, { url: d.url, field: 'status', value: d.status }));
+    return;
+  }
+  const checksum = d.checksumSha256;
+  if (checksum === undefined) out['files.checksum-sha256']?.push(fail('files.checksum-sha256', `File ${id}: no Checksum-SHA256 header; the platform cannot detect corruption in transit.`, { url: d.url, field: 'Checksum-SHA256' }));
+  else if (!/^[0-9a-f]{64}$/.test(checksum)) out['files.checksum-sha256']?.push(fail('files.checksum-sha256', `File ${id}: Checksum-SHA256 must be 64 lower-case hex characters.`, { url: d.url, field: 'Checksum-SHA256', value: checksum }));
+  else if (checksum !== d.sha256) out['files.checksum-sha256']?.push(fail('files.checksum-sha256', `File ${id}: the downloaded bytes hash to ${d.sha256 ?? '?'}, not the Checksum-SHA256 sent.`, { url: d.url, field: 'Checksum-SHA256', value: checksum }));
+
+  if (d.contentLength === undefined) out['files.content-length']?.push(fail('files.content-length', `File ${id}: no Content-Length header (${d.bytes} bytes received).`, { url: d.url, field: 'Content-Length' }));
+  else if (Number(d.contentLength) !== d.bytes) out['files.content-length']?.push(fail('files.content-length', `File ${id}: Content-Length says ${d.contentLength}, ${d.bytes} bytes arrived.`, { url: d.url, field: 'Content-Length', value: d.contentLength }));
+
+  const size = f.listing.size;
+  if (size === undefined || size === null) out['files.size-declared']?.push(warn('files.size-declared', `File ${id}: no content.size; the platform cannot skip files over the cap before downloading.`, { url: f.listing.url, field: 'content.size' }));
+  else if (size !== d.bytes) out['files.size-matches']?.push(fail('files.size-matches', `File ${id}: content.size says ${String(size)}, ${d.bytes} bytes downloaded.`, { url: f.listing.url, field: 'content.size', value: size }));
+
+  const sha1 = f.listing.sha1;
+  if (sha1 !== undefined && sha1 !== null && (typeof sha1 !== 'string' || sha1.toLowerCase() !== d.sha1)) {
+    out['files.sha1-matches']?.push(fail('files.sha1-matches', `File ${id}: content.sha1_hash does not match the downloaded bytes (${d.sha1 ?? '?'}).`, { url: f.listing.url, field: 'content.sha1_hash', value: sha1 }));
+  }
+
+  const type = (d.contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  const mime = String(f.listing.mimeType).toLowerCase();
+  if (type !== mime && type !== 'application/octet-stream') {
+    out['files.download-content-type']?.push(warn('files.download-content-type', `File ${id}: downloaded as '${d.contentType ?? '(none)'}', listed as ${mime}.`, { url: d.url, field: 'Content-Type', value: d.contentType ?? '' }));
+  }
+}
+
+/** Files: fields per MIME type, detail, inline HTML, downloads byte for byte, size cap, timestamps. */
+export function fileChecks(input: CheckInput): Finding[] {
+  const files = input.crawl.files;
+  const active = files.filter(isActive);
+  const ids = [
+    'files.required-fields', 'files.supported-mime', 'files.detail', 'files.html-body', 'files.download', 'files.checksum-sha256', 'files.content-length',
+    'files.size-matches', 'files.size-declared', 'files.sha1-matches', 'files.download-content-type', 'files.size-limit', 'files.timestamp-stable', 'files.timestamp-plausible',
+  ];
+  const out: Record<string, Finding[]> = Object.fromEntries(ids.map((id) => [id, []]));
+  const push = (f: Finding) => out[f.check]?.push(f);
+  const finishedAt = Date.parse(input.second?.files.finishedAt ?? input.crawl.finishedAt);
+  const htmlInList: FileSummary[] = [];
+
+  for (const f of files) {
+    const l = f.listing;
+    requiredFields(f).forEach(push);
+    if (typeof l.mimeType === 'string' && !SUPPORTED_MIME_TYPES.includes(l.mimeType.toLowerCase())) {
+      push(fail('files.supported-mime', `File ${l.id}: ${l.mimeType} is not a type the platform indexes.`, { url: l.url, field: 'content.mime_type', value: l.mimeType }));
+    }
+    if (l.listBodyLength !== undefined) htmlInList.push(f);
+    const bytes = typeof l.size === 'number' ? l.size : f.download?.status === 200 ? f.download.bytes : undefined;
+    if (bytes !== undefined && bytes > FILE_SIZE_CAP) {
+      push(warn('files.size-limit', `File ${l.id}: ${bytes.toLocaleString('en-US')} bytes (${(bytes / MIB).toFixed(1)} MiB) is over the platform's 25 MB cap; it will be downloaded and then rejected.`, { url: l.url, field: 'content.size', value: bytes }));
+    }
+    if (typeof l.lastModified === 'string' && Date.parse(l.lastModified) > finishedAt + 5 * 60_000) {
+      push(warn('files.timestamp-plausible', `File ${l.id}: last_modified_datetime is in the future.`, { url: l.url, field: 'last_modified_datetime', value: l.lastModified }));
+    }
+    if (!isActive(f)) continue;
+
+    const d = f.detail;
+    if (d) {
+      if (d.status !== 200) push(fail('files.detail', `File ${l.id}: /v1/files/{id} answered ${d.status}.`, { url: d.url, field: 'status', value: d.status }));
+      else {
+        if (d.id !== l.id) push(fail('files.detail', `File ${l.id}: /v1/files/{id} returned another id.`, { url: d.url, field: 'value.id', value: d.id }));
+        if (d.mimeType !== l.mimeType) push(fail('files.detail', `File ${l.id}: MIME type ${String(d.mimeType)} on /v1/files/{id}, ${String(l.mimeType)} in the list.`, { url: d.url, field: 'value.content.mime_type', value: d.mimeType }));
+        if (typeof d.lastModified === 'string' && typeof l.lastModified === 'string' && Date.parse(d.lastModified) !== Date.parse(l.lastModified)) {
+          push(fail('files.detail', `File ${l.id}: last_modified_datetime is ${d.lastModified} on /v1/files/{id} but ${l.lastModified} in the list.`, { url: d.url, field: 'value.last_modified_datetime', value: d.lastModified }));
+        }
+        if (isHtml(f) && !(d.bodyLength && d.bodyLength > 0)) {
+          push(fail('files.html-body', `File ${l.id}: a text/html file without ${d.bodyType && d.bodyType !== 'string' ? 'a string' : 'a non-empty'} content.body on /v1/files/{id}; the platform reads HTML only from there.`, { url: d.url, field: 'value.content.body', value: d.bodyType === undefined ? '(absent)' : d.bodyLength === 0 ? '(empty)' : `(${d.bodyType})` }));
+        }
+      }
+    }
+    downloadFindings(f, out);
+  }
+
+  if (input.second) {
+    const later = new Map(input.second.files.files);
+    const windowStart = Date.parse(input.crawl.startedAt) - 5000;
+    const windowEnd = Date.parse(input.second.files.finishedAt) + 5000;
+    for (const f of files) {
+      const before = f.listing.lastModified;
+      const after = later.get(f.listing.id);
+      if (typeof before !== 'string' || after === undefined || after === null || Date.parse(before) === Date.parse(after)) continue;
+      const now = [before, after].every((t) => Date.parse(t) >= windowStart && Date.parse(t) <= windowEnd);
+      push(
+        fail(
+          'files.timestamp-stable',
+          `File ${f.listing.id}: last_modified_datetime moved from ${before} to ${after} between two crawls with nothing changed${now ? ' — it looks like the current time, so the platform re-downloads every binary on every sync' : ''}.`,
+          { url: f.listing.url, field: 'last_modified_datetime', value: after },
+        ),
+      );
+    }
+  }
+
+  const binaries = active.filter((f) => f.download);
+  const html = active.filter(isHtml);
+  const results: Finding[] = [];
+  if (files.length === 0) results.push(warn('files.listed', 'The gateway lists no files.', { url: input.crawl.listings.find((l) => l.collection === 'files')?.firstUrl }));
+  else results.push(...outcome('files.listed', [], `${plural(files.length, 'file')} listed (${plural(active.length, 'active file')}, ${html.length} HTML, ${binaries.length} binaries)`));
+  const passes: Record<string, string> = {
+    'files.required-fields': `all ${plural(files.length, 'file')} carry the required fields for their type`,
+    'files.supported-mime': 'every MIME type is supported',
+    'files.detail': `/v1/files/{id} agrees with the list for ${plural(active.length, 'active file')}`,
+    'files.html-body': html.length ? `${plural(html.length, 'HTML file')} have a body on /v1/files/{id}` : 'no HTML files (nothing to check)',
+    'files.download': binaries.length ? `${plural(binaries.length, 'binary', 'binaries')} downloaded` : 'no binaries (nothing to check)',
+    'files.checksum-sha256': binaries.length ? 'every download matches its Checksum-SHA256' : 'no binaries (nothing to check)',
+    'files.content-length': binaries.length ? 'every download matches its Content-Length' : 'no binaries (nothing to check)',
+    'files.size-matches': binaries.length ? 'every download matches content.size' : 'no binaries (nothing to check)',
+    'files.size-declared': binaries.length ? 'every binary declares content.size' : 'no binaries (nothing to check)',
+    'files.sha1-matches': 'every content.sha1_hash given matches',
+    'files.download-content-type': 'downloads carry their MIME type',
+    'files.size-limit': 'no file is over 25 MB',
+    'files.timestamp-stable': input.second ? 'last_modified_datetime is the same in two consecutive crawls' : 'not checked (no second crawl)',
+    'files.timestamp-plausible': 'no timestamp is in the future',
+  };
+  for (const id of ids) results.push(...outcome(id, out[id] ?? [], passes[id] ?? 'ok'));
+  results.push(
+    ...outcome(
+      'files.html-body-in-list',
+      htmlInList.length
+        ? [warn('files.html-body-in-list', `${plural(htmlInList.length, 'list item')} carry content.body; the platform reads HTML only from /v1/files/{id}, so this is wasted payload.`, { url: htmlInList[0]?.listing.url, field: 'content.body', value: htmlInList[0]?.listing.id })]
+        : [],
+      'list pages leave HTML bodies out',
+    ),
+  );
+  return results;
+}

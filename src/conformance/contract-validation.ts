@@ -1,0 +1,129 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { IncomingHttpHeaders } from 'node:http';
+import addFormats from 'ajv-formats';
+import { OpenAPIBackend, SetMatchType, type Document } from 'openapi-backend';
+import YAML from 'yaml';
+import { projectRoot } from '../project-root';
+import type { ContractViolation } from './crawl-record';
+
+/** The contract the harness holds gateways to, read as data (never the gateway's own code). */
+export function defaultContractPath(): string {
+  return path.join(projectRoot(), 'openapi', 'content-gateway.yaml');
+}
+
+/**
+ * The platform's error codes and the status each one goes with (reference §1.0). Kept here rather
+ * than imported from the gateway's registry: the harness judges a fork by the platform's table,
+ * not by whatever the fork's own registry says.
+ */
+export const ERROR_CODE_STATUS: Readonly<Record<string, number>> = {
+  INPUT_VALIDATION_FAILED: 400,
+  AUTHENTICATION_FAILED: 401,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  RATE_LIMIT_EXCEEDED: 429,
+  INTERNAL_SERVER_ERROR: 500,
+  EXTERNAL_REST_ERROR: 502,
+  SERVICE_UNAVAILABLE: 503,
+};
+
+export interface ObservedExchange {
+  url: string;
+  method: string;
+  /** Path below the gateway's base URL, as sent (percent-encoded), without the query. */
+  path: string;
+  status: number;
+  headers: IncomingHttpHeaders;
+  /** The parsed JSON body, when the response was JSON and parsed. */
+  json?: unknown;
+  /** Why a body that should have been JSON was not. */
+  jsonError?: string;
+}
+
+/** The error envelope `{"error": {"code", "message"}}`, or undefined when the body is not one. */
+export function errorEnvelope(body: unknown): { code: string; message: string } | undefined {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  const error = (body as { error?: unknown }).error;
+  if (typeof error !== 'object' || error === null) return undefined;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  return typeof code === 'string' && typeof message === 'string' ? { code, message } : undefined;
+}
+
+function isJsonType(headers: IncomingHttpHeaders): boolean {
+  return /^application\/(?:[\w.+-]*\+)?json\b/i.test(String(headers['content-type'] ?? ''));
+}
+
+/**
+ * Validates responses against the contract with openapi-backend (ajv + ajv-formats): the status
+ * must be one the operation documents, a JSON body must match that status's schema, declared
+ * headers must be present and valid; every 4xx/5xx must be the error envelope with the code the
+ * platform's table gives its status; routes outside the contract may only answer errors.
+ */
+export class ContractValidation {
+  private constructor(private readonly api: OpenAPIBackend) {}
+
+  static async create(contractPath: string = defaultContractPath()): Promise<ContractValidation> {
+    const definition = YAML.parse(fs.readFileSync(contractPath, 'utf8')) as Document;
+    const api = new OpenAPIBackend({
+      definition,
+      strict: true,
+      quick: false,
+      customizeAjv: (ajv) => {
+        addFormats(ajv);
+        return ajv;
+      },
+    });
+    await api.init();
+    return new ContractValidation(api);
+  }
+
+  check(r: ObservedExchange): ContractViolation[] {
+    const out: ContractViolation[] = [];
+    const base = { url: r.url, status: r.status };
+    const json = isJsonType(r.headers);
+    if (r.status >= 400 && r.status !== 416 && r.method !== 'HEAD') {
+      const envelope = json && r.jsonError === undefined ? errorEnvelope(r.json) : undefined;
+      if (!envelope) {
+        out.push({ check: 'contract.error-envelope', ...base, field: 'body', message: `A ${r.status} answer is not the error envelope {"error": {"code", "message"}}${r.jsonError ? ` (${r.jsonError})` : json ? '' : ` (Content-Type ${String(r.headers['content-type'] ?? 'missing')})`}.` });
+      } else {
+        const expected = ERROR_CODE_STATUS[envelope.code];
+        if (expected === undefined) {
+          out.push({ check: 'contract.error-envelope', ...base, field: 'error.code', message: `Error code '${envelope.code}' is not one of the platform's codes (${Object.keys(ERROR_CODE_STATUS).join(', ')}).` });
+        } else if (expected !== r.status && !(r.status === 500 && envelope.code === 'EXTERNAL_REST_ERROR')) {
+          out.push({ check: 'contract.error-envelope', ...base, field: 'error.code', message: `Error code '${envelope.code}' goes with HTTP ${expected}, but the status was ${r.status}.` });
+        }
+      }
+    }
+
+    const operation = this.api.router.matchOperation({ method: r.method.toLowerCase(), path: r.path, headers: {} });
+    if (!operation) {
+      if (r.status < 400) out.push({ check: 'contract.responses', ...base, message: `${r.method} ${r.path} answered ${r.status} but is not an operation of the contract.` });
+      return out;
+    }
+    const operationId = String(operation.operationId);
+    const responses = (operation.responses ?? {}) as Record<string, { content?: Record<string, unknown> }>;
+    const documented = Object.keys(responses);
+    if (!documented.includes(String(r.status))) {
+      out.push({ check: 'contract.responses', ...base, operation: operationId, field: 'status', message: `${operationId}: status ${r.status} is not documented (documented: ${documented.join(', ')}).` });
+      return out;
+    }
+    const declared = responses[String(r.status)]?.content ?? {};
+    const wantsJson = Object.keys(declared).some((t) => t.includes('json'));
+    if (wantsJson && !json) {
+      out.push({ check: 'contract.responses', ...base, operation: operationId, field: 'Content-Type', message: `${operationId} ${r.status}: Content-Type should be application/json, was '${String(r.headers['content-type'] ?? 'missing')}'.` });
+    } else if (wantsJson && r.jsonError !== undefined) {
+      out.push({ check: 'contract.responses', ...base, operation: operationId, field: 'body', message: `${operationId} ${r.status}: the body is not JSON (${r.jsonError}).` });
+    } else if (json && r.jsonError === undefined && r.json !== undefined) {
+      const result = this.api.validateResponse(r.json, operation, r.status);
+      for (const e of result.errors ?? []) {
+        out.push({ check: 'contract.responses', ...base, operation: operationId, field: `body${e.instancePath}`, message: `${operationId} ${r.status}: body${e.instancePath} ${e.message ?? 'is invalid'}${e.params && Object.keys(e.params).length ? ` ${JSON.stringify(e.params)}` : ''}.` });
+      }
+    }
+    const headers = this.api.validateResponseHeaders(r.headers, operation, { statusCode: r.status, setMatchType: SetMatchType.Superset });
+    for (const e of headers.errors ?? []) {
+      out.push({ check: 'contract.responses', ...base, operation: operationId, field: `headers${e.instancePath}`, message: `${operationId} ${r.status}: headers${e.instancePath} ${e.message ?? 'are invalid'}${e.params && Object.keys(e.params).length ? ` ${JSON.stringify(e.params)}` : ''}.` });
+    }
+    return out;
+  }
+}

@@ -1,0 +1,131 @@
+import type { Logger } from '../logging/create-logger';
+import type { AccessExpectation } from './access-expectations';
+import { runChecks } from './checks/run-checks';
+import { buildReport, type ConformanceReport } from './conformance-report';
+import { ContractValidation } from './contract-validation';
+import { crawlGateway, listFilesPass, listIdsPass } from './crawl-gateway';
+import type { CrawlRecord, RecordedRun } from './crawl-record';
+import { CrawlRecorder } from './crawl-recorder';
+import { accessInputFromCrawl, EffectiveAccess } from './effective-access';
+import { GatewayClient, type AuthForm } from './gateway-client';
+import { probeGateway } from './probe-gateway';
+import { RateLimitPacer } from './rate-limit-pacer';
+
+export interface ConformanceOptions {
+  /** The gateway's base URL (the `/v1` paths go below it). */
+  baseUrl: string;
+  key: string;
+  /** The Authorization form the crawl uses; the other form is probed. Default `bearer`. */
+  authForm?: AuthForm;
+  /** Requests in flight at most. Default 20, as the platform. */
+  concurrency?: number;
+  timeoutMs?: number;
+  /** The odd page size crawled a second time; 0 skips it. Default 7. */
+  oddTop?: number;
+  /** List files, users and groups a second time. Default true. */
+  secondCrawl?: boolean;
+  /** Run the auth and robustness probes. Default true. */
+  probes?: boolean;
+  expectations?: AccessExpectation[];
+  contractPath?: string;
+  insecure?: boolean;
+  logger?: Logger;
+  /** Least time between the first and the second listing of files, so an always-"now" timestamp moves. */
+  minCrawlGapMs?: number;
+}
+
+function clientFor(options: ConformanceOptions, recorder: CrawlRecorder, pacer: RateLimitPacer, validation?: ContractValidation): GatewayClient {
+  return new GatewayClient({
+    baseUrl: options.baseUrl,
+    key: options.key,
+    authForm: options.authForm ?? 'bearer',
+    concurrency: options.concurrency ?? 20,
+    timeoutMs: options.timeoutMs ?? 30_000,
+    recorder,
+    pacer,
+    ...(validation ? { validation } : {}),
+    ...(options.insecure ? { insecure: true } : {}),
+  });
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Runs the whole conformance suite against one gateway, over HTTP only: a platform-like crawl, a
+ * second crawl of the listings, an odd-`$top` crawl, the probes, then every check; returns the
+ * report (it never exits or writes files — the command does).
+ */
+export async function runConformance(options: ConformanceOptions): Promise<ConformanceReport> {
+  const startedAt = new Date();
+  const recorder = new CrawlRecorder();
+  const pacer = new RateLimitPacer();
+  const validation = await ContractValidation.create(options.contractPath);
+  const client = clientFor(options, recorder, pacer, validation);
+  const concurrency = options.concurrency ?? 20;
+  const oddTop = options.oddTop ?? 7;
+  const secondCrawl = options.secondCrawl ?? true;
+  const probes = options.probes ?? true;
+  try {
+    const crawl = await crawlGateway(client, { concurrency, ...(options.logger ? { logger: options.logger } : {}) });
+    let second: RecordedRun['second'];
+    if (secondCrawl) {
+      const gap = Date.parse(crawl.startedAt) + (options.minCrawlGapMs ?? 1100) - Date.now();
+      if (gap > 0) await sleep(gap);
+      const [files, users, groups] = await Promise.all([listFilesPass(client), listIdsPass(client, 'users'), listIdsPass(client, 'groups')]);
+      second = { files, users, groups };
+    }
+    const oddTopPass = oddTop > 0 ? await listFilesPass(client, oddTop) : undefined;
+    const binary = crawl.files.find((f) => f.download?.status === 200) ?? crawl.files.find((f) => f.download);
+    const probeResults = probes
+      ? await probeGateway(
+          client,
+          {
+            ...(crawl.files[0] ? { fileId: crawl.files[0].listing.id } : {}),
+            ...(binary ? { binaryId: binary.listing.id } : {}),
+            ...(crawl.groups[0] ? { groupId: crawl.groups[0].id } : {}),
+            // The files listing's links first: the cursor the platform follows most.
+            nextLinks: [...crawl.listings, ...(oddTopPass ? [oddTopPass.listing] : [])]
+              .sort((a, b) => Number(b.collection === 'files') - Number(a.collection === 'files'))
+              .flatMap((l) => l.nextLinks.slice(0, 5)),
+          },
+          options.key,
+          options.authForm ?? 'bearer',
+        )
+      : [];
+    const stats = recorder.stats(pacer);
+    const run: RecordedRun = {
+      crawl,
+      ...(second ? { second } : {}),
+      ...(oddTopPass ? { oddTop: oddTopPass } : {}),
+      probes: probeResults,
+      violations: recorder.violations,
+      violationsDropped: recorder.violationsDropped,
+      rateLimits: recorder.rateLimits,
+      missingRetryAfter: recorder.missingRetryAfter,
+      transportErrors: recorder.transportErrors,
+      stats,
+    };
+    const access = new EffectiveAccess(accessInputFromCrawl(crawl));
+    const findings = runChecks({ ...run, access, ...(options.expectations ? { expectations: options.expectations } : {}) });
+    return buildReport({
+      target: client.baseUrl,
+      startedAt,
+      finishedAt: new Date(),
+      options: { concurrency, authForm: options.authForm ?? 'bearer', ...(oddTop > 0 ? { oddTop } : {}), secondCrawl, probes, expectations: options.expectations?.length ?? 0 },
+      findings,
+      run,
+    });
+  } finally {
+    client.close();
+  }
+}
+
+/** Just the crawl (no downloads, checks or probes): enough to answer access questions. */
+export async function crawlForAccess(options: ConformanceOptions): Promise<CrawlRecord> {
+  const client = clientFor(options, new CrawlRecorder(), new RateLimitPacer());
+  try {
+    return await crawlGateway(client, { concurrency: options.concurrency ?? 20, skipDownloads: true, ...(options.logger ? { logger: options.logger } : {}) });
+  } finally {
+    client.close();
+  }
+}
