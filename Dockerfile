@@ -48,6 +48,7 @@ COPY --from=build /app/dist ./dist
 # dist/src/demo/ three levels up, i.e. /app/src/demo/corpus).
 COPY openapi ./openapi
 COPY src/demo/corpus ./src/demo/corpus
+COPY templates/html ./templates/html
 
 # The data folder (embedded SQLite database, blob store, generated dev key) is the only writable
 # place. Created here, owned by `node`, so a fresh named volume mounted on it inherits the owner.

@@ -353,7 +353,7 @@ describe('docker-compose.yml', () => {
       expect(service(name).profiles).toEqual(['harness']);
       expect(usesGatewayImage(service(name))).toBe(true);
     }
-    expect(commandOf(service('work-management-mock'))).toEqual(['mock', 'work-management', '--port', '4000', '--seed', '1', '--size', '1000']);
+    expect(commandOf(service('work-management-mock'))).toEqual(['mock', 'work-management', '--host', '0.0.0.0', '--port', '4000', '--seed', '1', '--size', '1000']);
     expect(commandOf(service('harness'))).toEqual(['harness']);
     expect(Object.keys(dependsOn(service('harness')))).toContain('work-management-mock');
     for (const [name, s] of Object.entries(services)) {
@@ -374,10 +374,16 @@ describe('docker-compose.yml', () => {
     // `mock` and `harness` are being written; once registered they are checked like the others.
     const inProgress = new Set(['mock', 'harness']);
     for (const [name, s] of Object.entries(services).filter(([, s]) => usesGatewayImage(s))) {
-      const [commandName, ...rest] = commandOf(s).length ? commandOf(s) : ['serve'];
-      const command = program.commands.find((c) => c.name() === commandName);
+      const [commandName, ...args] = commandOf(s).length ? commandOf(s) : ['serve'];
+      let command = program.commands.find((c) => c.name() === commandName);
       if (!command && inProgress.has(commandName as string)) continue;
       expect({ name, command: commandName, registered: Boolean(command) }).toEqual({ name, command: commandName, registered: true });
+      // Descend into subcommands (`mock work-management --port …`).
+      let rest = args;
+      for (let sub = command?.commands.find((c) => c.name() === rest[0]); sub; sub = command?.commands.find((c) => c.name() === rest[0])) {
+        command = sub;
+        rest = rest.slice(1);
+      }
       const known = new Set((command?.options ?? []).map((o) => o.long));
       for (const option of rest.filter((a) => a.startsWith('--'))) {
         expect({ name, option, known: known.has(option) }).toEqual({ name, option, known: true });
