@@ -5,12 +5,14 @@
  */
 import os from 'node:os';
 import path from 'node:path';
+import { authOverhead } from './auth-overhead';
 import { BenchContext } from './bench-context';
 import { deepPage } from './deep-page';
 import { downloadRss } from './download-rss';
 import { forceGc } from './force-gc';
 import { listThroughput } from './list-throughput';
 import { formatTable, writeJson, type BenchmarkResult } from './report';
+import { syncThroughput } from './sync-throughput';
 
 const FILE_COUNT = 100_000;
 
@@ -21,6 +23,8 @@ const BENCHMARKS: ReadonlyArray<readonly [string, Benchmark]> = [
   ['list-throughput', (ctx) => listThroughput(ctx)],
   ['deep-page', (ctx) => deepPage(ctx)],
   ['download-rss', () => downloadRss()],
+  ['auth-overhead', (ctx) => authOverhead(ctx)],
+  ['sync-throughput', () => syncThroughput()],
 ];
 
 function selected(argv: readonly string[]): string[] {

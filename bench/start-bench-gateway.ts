@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { FsBlobStore } from '../src/blobs/fs-blob-store';
-import { createApp } from '../src/http/create-app';
+import { createApp, type AppConfig } from '../src/http/create-app';
 import { createDb, type Db } from '../src/staging/create-db';
 import { migrateLatest } from '../src/staging/run-migrations';
 
@@ -28,16 +28,17 @@ export function benchPaths(dir: string): { sqlitePath: string; blobDir: string }
 
 /**
  * The real gateway on 127.0.0.1:<free port> over a migrated SQLite database: in a new temp
- * folder (removed on close), or in `dir` when given (kept: another process staged it).
+ * folder (removed on close), or in `dir` when given (kept: another process staged it). `config`
+ * overrides the app settings (OAuth, rate limiting, ...) over the bench defaults.
  */
-export async function startBenchGateway(options: { dir?: string } = {}): Promise<BenchGateway> {
+export async function startBenchGateway(options: { dir?: string; config?: Partial<AppConfig> } = {}): Promise<BenchGateway> {
   const dir = options.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'gw-bench-'));
   const { sqlitePath, blobDir } = benchPaths(dir);
   const db = createDb({ sqlitePath });
   await migrateLatest(db);
   const blobs = new FsBlobStore(blobDir);
   const { app } = await createApp({
-    config: { publicBaseUrl: undefined, pageSizeDefault: 100, pageSizeMax: 1000, includeHtmlBodyInList: false, trustProxy: 'false' },
+    config: { publicBaseUrl: undefined, pageSizeDefault: 100, pageSizeMax: 1000, includeHtmlBodyInList: false, trustProxy: 'false', ...options.config },
     db,
     blobs,
     logger: pino({ level: 'silent' }),

@@ -10,11 +10,16 @@ import { runSync, type SyncOptions, type SyncProgress, type SyncSummary } from '
 import { openStaging, type Staging } from './open-staging';
 import type { Runtime } from './runtime';
 
+/** The longest delay a Node timer honours: beyond it, setTimeout fires after 1 ms instead. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** `15m`, `1h`, `90s` → milliseconds. */
 export function parseInterval(text: string): number {
   const m = /^(\d+)\s*(s|m|h)$/.exec(text.trim());
   if (!m || Number(m[1]) <= 0) throw new Error(`--every takes a duration such as 90s, 15m or 1h; got '${text}'`);
-  return Number(m[1]) * { s: 1000, m: 60_000, h: 3_600_000 }[m[2] as 's' | 'm' | 'h'];
+  const ms = Number(m[1]) * { s: 1000, m: 60_000, h: 3_600_000 }[m[2] as 's' | 'm' | 'h'];
+  if (ms > MAX_TIMER_MS) throw new Error(`--every takes at most ${Math.floor(MAX_TIMER_MS / 3_600_000)}h; got '${text}'`);
+  return ms;
 }
 
 export function formatSummary(s: SyncSummary): string {
@@ -106,15 +111,22 @@ export function registerSyncCommand(program: Command, runtime: Runtime): void {
     .option('--full', 'force a full run (re-reads everything; sweeps what the source no longer has)')
     .option('--allow-mass-delete', `let a full run delete more than SYNC_MAX_DELETE_SHARE of a source's files`)
     .option('--every <interval>', 'keep running: start again this long after each round began (90s, 15m, 1h); rounds never overlap')
-    .action(async (name: string | undefined, flags: { all?: boolean; full?: boolean; allowMassDelete?: boolean; every?: string }) => {
+    .action(async (name: string | undefined, flags: { all?: boolean; full?: boolean; allowMassDelete?: boolean; every?: string }, command: Command) => {
+      // Usage mistakes are reported like commander's own (`error: …`, exit 1), not as a stack trace.
+      const usageError = (message: string): never => command.showHelpAfterError(false).error(`error: ${message}`, { exitCode: 1, code: 'content-gateway.sync' });
       const config = loadConfig(runtime.env);
       const logger = createLogger({ level: config.logLevel });
       const factories = flags.all ? adapterFactories : name ? [findAdapterFactory(name)].filter((f): f is AdapterFactory => f !== undefined) : [];
       if (factories.length === 0) {
         const known = adapterFactories.map((f) => f.name).join(', ') || 'none';
-        throw new Error(name ? `Unknown adapter '${name}'. Registered adapters: ${known}.` : `Name an adapter or use --all. Registered adapters: ${known}.`);
+        usageError(name ? `Unknown adapter '${name}'. Registered adapters: ${known}.` : `Name an adapter or use --all. Registered adapters: ${known}.`);
       }
-      const interval = flags.every ? parseInterval(flags.every) : undefined;
+      let interval: number | undefined;
+      try {
+        interval = flags.every !== undefined ? parseInterval(flags.every) : undefined;
+      } catch (error) {
+        usageError((error as Error).message);
+      }
       const staging = await openStaging(config, logger);
       const controller = new AbortController();
       let wake: (() => void) | undefined;

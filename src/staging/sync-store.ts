@@ -184,6 +184,11 @@ export class SyncStore {
     return (await this.db('sync_locks').whereNot({ source }).first('source')) !== undefined;
   }
 
+  /** Drops the seen marks of this source's runs that can no longer resume (the caller holds the lock). */
+  async clearFinishedSeen(source: string): Promise<void> {
+    await this.db('sync_seen').whereIn('run_id', this.db('sync_runs').where({ source }).whereNot({ status: 'running' }).select('id')).delete();
+  }
+
   async clearSeen(runId: number): Promise<void> {
     await this.db('sync_seen').where({ run_id: runId }).delete();
   }

@@ -136,6 +136,9 @@ export async function runSync(adapter: Adapter, deps: SyncDeps, partial: Partial
       runId = await runs.start(source, mode, at());
     }
     await runs.abandon(source, runId, at());
+    // Seen marks matter only to a full run that may still resume; those of runs that ended (or
+    // were abandoned above) would otherwise stay in sync_seen for good. We hold the lock here.
+    await store.clearFinishedSeen(source);
 
     const counts = zeroCounts();
     const failures: string[] = [];
@@ -156,6 +159,8 @@ export async function runSync(adapter: Adapter, deps: SyncDeps, partial: Partial
       pending = [];
       const stamp = at();
       const batch = await decideBatch(events, stamp);
+      // Only a full run's sweep reads seen marks; an incremental run has no use for them.
+      if (mode !== 'full') batch.seen = [];
       await releaseBlobs(await store.apply(batch, runId, stamp));
       if (lastCheckpoint !== undefined) {
         if (mode === 'incremental') await checkpoints.save(source, lastCheckpoint, stamp);
