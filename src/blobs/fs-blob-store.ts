@@ -13,7 +13,16 @@ const KEY = /^[0-9a-f]{64}$/;
  * leaves only temporary files behind.
  */
 export class FsBlobStore implements BlobStore {
+  /** Folders known to exist: creating them again costs a system call per blob. */
+  private readonly madeDirs = new Set<string>();
+
   constructor(private readonly root: string) {}
+
+  private async ensureDir(dir: string): Promise<void> {
+    if (this.madeDirs.has(dir)) return;
+    await fs.promises.mkdir(dir, { recursive: true });
+    this.madeDirs.add(dir);
+  }
 
   private pathOf(key: string): string {
     if (!KEY.test(key)) throw new Error(`Invalid blob key ${JSON.stringify(key)}`);
@@ -22,7 +31,7 @@ export class FsBlobStore implements BlobStore {
 
   async put(source: Readable | Buffer): Promise<StoredBlob> {
     const tmpDir = path.join(this.root, 'tmp');
-    await fs.promises.mkdir(tmpDir, { recursive: true });
+    await this.ensureDir(tmpDir);
     const tmp = path.join(tmpDir, `${process.pid}-${crypto.randomUUID()}`);
     const sha256 = crypto.createHash('sha256');
     const sha1 = crypto.createHash('sha1');
@@ -39,8 +48,16 @@ export class FsBlobStore implements BlobStore {
       await pipeline(Buffer.isBuffer(source) ? Readable.from([source]) : source, hasher, fs.createWriteStream(tmp, { flags: 'wx' }));
       const key = sha256.digest('hex');
       const target = this.pathOf(key);
-      await fs.promises.mkdir(path.dirname(target), { recursive: true });
-      await fs.promises.rename(tmp, target);
+      await this.ensureDir(path.dirname(target));
+      try {
+        await fs.promises.rename(tmp, target);
+      } catch (error) {
+        // The folder was removed behind our back (a restore, a cleanup): make it again once.
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+        this.madeDirs.clear();
+        await this.ensureDir(path.dirname(target));
+        await fs.promises.rename(tmp, target);
+      }
       return { key, size, sha256: key, sha1: sha1.digest('hex') };
     } catch (error) {
       await fs.promises.rm(tmp, { force: true });

@@ -8,6 +8,7 @@ import { SyncLock } from '../staging/sync-lock';
 import { SyncRunsRepository, type SyncCounts, type SyncMode, type SyncRunStatus } from '../staging/sync-runs-repository';
 import { emptyBatch, SyncStore, type SyncBatch } from '../staging/sync-store';
 import { DEFAULT_ERROR_BUDGET, ErrorBudget, SyncAbortedError, type ErrorBudgetLimits } from './error-budget';
+import { readAhead } from '../lib/read-ahead';
 import { decideFile, decideGroup, decideUser, globalId } from './record-rows';
 
 export interface SyncOptions {
@@ -68,6 +69,9 @@ export interface SyncSummary {
   error?: string;
   failures: string[];
 }
+
+/** Files whose content is read and stored at once within a batch. */
+const DECIDE_CONCURRENCY = 8;
 
 const zeroCounts = (): SyncCounts => ({ added: 0, changed: 0, unchanged: 0, deleted: 0, failed: 0, skipped: 0 });
 
@@ -194,24 +198,34 @@ export async function runSync(adapter: Adapter, deps: SyncDeps, partial: Partial
         }
       }
       const fileStates = await store.fileStates([...files.keys()]);
-      for (const [id, record] of files) {
-        batch.seen.push({ kind: 'file', id });
+      // Decisions overlap (binary content streams into the blob store meanwhile); their outcomes
+      // are applied in order, so counts, failures and the error budget behave as if sequential.
+      const decisions = readAhead(files.entries(), DECIDE_CONCURRENCY, async ([id, record]) => {
         try {
-          const decision = await decideFile(source, record, fileStates.get(id), deps.blobs, stamp);
-          if (decision.kind === 'unchanged') counts.unchanged++;
-          else if (decision.kind === 'permissions') {
-            counts.changed++;
-            batch.permissions.push({ fileId: id, permissions: decision.permissions, hash: decision.hash, at: decision.at });
-          } else {
-            counts[decision.kind]++;
-            batch.files.push({ row: decision.row, permissions: decision.permissions });
-          }
+          return { id, decision: await decideFile(source, record, fileStates.get(id), deps.blobs, stamp), error: undefined };
         } catch (error) {
+          return { id, decision: undefined, error: error as Error };
+        }
+      });
+      for await (const outcome of decisions) {
+        const { id } = outcome;
+        batch.seen.push({ kind: 'file', id });
+        const { error, decision } = outcome;
+        if (error || !decision) {
           if (controller.signal.aborted) throw new RunCancelled();
           if (isSourceError(error) && error.action === 'abort') throw error;
           counts.failed++;
-          failures.push(`${id}: ${(error as Error).message}`);
-          budget.fail(error as Error);
+          failures.push(`${id}: ${error?.message ?? 'no decision'}`);
+          budget.fail(error ?? new Error('no decision'));
+          continue;
+        }
+        if (decision.kind === 'unchanged') counts.unchanged++;
+        else if (decision.kind === 'permissions') {
+          counts.changed++;
+          batch.permissions.push({ fileId: id, permissions: decision.permissions, hash: decision.hash, at: decision.at });
+        } else {
+          counts[decision.kind]++;
+          batch.files.push({ row: decision.row, permissions: decision.permissions });
         }
       }
       /** Users and groups: write when their fingerprint changed, count either way. */

@@ -5,6 +5,7 @@ import type { Readable } from 'node:stream';
 import { z } from 'zod';
 import type { AdapterContext, FileRecord, IncrementalAdapter, SyncEvent } from '../adapter';
 import { throwIfAborted } from '../http/abort-error';
+import { readAhead } from '../../lib/read-ahead';
 import { CheckpointExpiredError, SourceError, SourceNotFoundError, SourcePermissionError } from '../source-error';
 import { resolveFilesystemConfig, type FilesystemConfig, type FilesystemConfigInput } from './filesystem-config';
 import {
@@ -45,6 +46,8 @@ export type FilesystemCheckpoint = z.infer<typeof filesystemCheckpointSchema>;
  * run, which costs nothing served when the bytes are the same.
  */
 const RACY_WINDOW_MS = 2_000;
+/** Files read concurrently during a walk. */
+const READ_AHEAD = 16;
 
 /** HTML and Markdown are served inline from the database row: anything larger is refused. */
 export const MAX_INLINE_BYTES = 16 * 1024 * 1024;
@@ -199,7 +202,7 @@ export class FilesystemAdapter implements IncrementalAdapter<FilesystemCheckpoin
       );
     };
 
-    for await (const entry of walkTree({
+    const tree = walkTree({
       root: this.config.root,
       realRoot: run.realRoot,
       directory: run.directory,
@@ -207,20 +210,28 @@ export class FilesystemAdapter implements IncrementalAdapter<FilesystemCheckpoin
       logger: ctx.logger,
       report,
       excludeRealPath: run.directoryRealPath,
-    })) {
-      throwIfAborted(ctx.signal);
-      if (entry.kind === 'folder') {
-        for (const [key, hash] of entry.sidecars) sidecars.set(key, hash);
-        const parent = entry.path === '' ? undefined : path.posix.dirname(entry.path) === '.' ? '' : path.posix.dirname(entry.path);
-        const own = !sameEntries(entry.sidecars, sidecarsBefore.get(entry.path));
-        // A folder with a sidecar of its own does not inherit: a change above it cannot reach it.
-        const inherited = entry.sidecars.size === 0 && parent !== undefined && ruleChanged.get(parent) === true;
-        ruleChanged.set(entry.path, own || inherited);
-        continue;
+    });
+    /** Folders update the rule state as the walk reaches them; files that need reading pass on. */
+    const self = this;
+    async function* filesToRead(): AsyncGenerator<TreeFile> {
+      for await (const entry of tree) {
+        throwIfAborted(ctx.signal);
+        if (entry.kind === 'folder') {
+          for (const [key, hash] of entry.sidecars) sidecars.set(key, hash);
+          const parent = entry.path === '' ? undefined : path.posix.dirname(entry.path) === '.' ? '' : path.posix.dirname(entry.path);
+          const own = !sameEntries(entry.sidecars, sidecarsBefore.get(entry.path));
+          // A folder with a sidecar of its own does not inherit: a change above it cannot reach it.
+          const inherited = entry.sidecars.size === 0 && parent !== undefined && ruleChanged.get(parent) === true;
+          ruleChanged.set(entry.path, own || inherited);
+          continue;
+        }
+        files.set(entry.nativeId, entry.mtimeMs >= racyFrom ? `racy:${entry.version}` : entry.version);
+        if (needsSync(entry)) yield entry;
       }
-      files.set(entry.nativeId, entry.mtimeMs >= racyFrom ? `racy:${entry.version}` : entry.version);
-      if (!needsSync(entry)) continue;
-      const event = await this.fileEvent(ctx, run, entry);
+    }
+    // Reads overlap (file I/O waits, it does not compute); events still come out in walk order.
+    for await (const { entry, event } of readAhead(filesToRead(), READ_AHEAD, async (entry) => ({ entry, event: await self.fileEvent(ctx, run, entry) }))) {
+      throwIfAborted(ctx.signal);
       if (event.type === 'failure') failed.push(entry.nativeId);
       yield event;
     }
