@@ -13,6 +13,7 @@ import { forceGc } from './force-gc';
 import { listThroughput } from './list-throughput';
 import { formatTable, writeJson, type BenchmarkResult } from './report';
 import { syncThroughput } from './sync-throughput';
+import { wmSync } from './wm-sync';
 
 const FILE_COUNT = 100_000;
 
@@ -25,6 +26,7 @@ const BENCHMARKS: ReadonlyArray<readonly [string, Benchmark]> = [
   ['download-rss', () => downloadRss()],
   ['auth-overhead', (ctx) => authOverhead(ctx)],
   ['sync-throughput', () => syncThroughput()],
+  ['wm-sync', () => wmSync()],
 ];
 
 function selected(argv: readonly string[]): string[] {

@@ -6,9 +6,11 @@ import type { AdapterFactory } from './adapter-factory';
  */
 // <new-adapter:imports>
 import { filesystemAdapterFactory } from './filesystem';
+import { workManagementAdapterFactory } from './work-management';
 
 export const adapterFactories: readonly AdapterFactory[] = [
   filesystemAdapterFactory,
+  workManagementAdapterFactory,
   // <new-adapter:entries>
 ];
 

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { registerConformanceCommand } from './conformance-command';
+import { registerHarnessCommand } from './harness-command';
 import { registerHashSecretCommand } from './hash-secret-command';
 import { registerMigrateCommand } from './migrate-command';
 import { registerMockCommand } from './mock-command';
@@ -22,5 +23,6 @@ export function buildProgram(runtime: Runtime): Command {
   registerMockCommand(program, runtime);
   registerConformanceCommand(program, runtime);
   registerNewAdapterCommand(program, runtime);
+  registerHarnessCommand(program, runtime);
   return program;
 }

@@ -135,7 +135,18 @@ export class SyncStore {
       released.push(...rows.flatMap((r) => (r.blob_key ? [r.blob_key] : [])));
       await trx('files')
         .whereIn('id', rows.map((r) => r.id))
-        .update({ status: 'deleted', deleted_at: at, modified_at: at, body_html: null, blob_key: null, content_hash: null, source_version: null });
+        .update({
+          status: 'deleted',
+          deleted_at: at,
+          modified_at: at,
+          body_html: null,
+          blob_key: null,
+          content_hash: null,
+          source_version: null,
+          // The stored list representation no longer matches the row; lists rebuild it from the
+          // columns until the file is written again (see FilesRepository.listFiles).
+          wire_json: null,
+        });
     }
     return released;
   }

@@ -6,6 +6,8 @@ export interface Ref {
   gid: string;
   name?: string;
   resource_type?: string;
+  /** Asked for on references the task page links to (projects, the parent task). */
+  permalink_url?: string;
 }
 
 export interface WmWorkspace {
@@ -26,6 +28,8 @@ export interface WmWorkspaceMembership {
   is_active: boolean;
   is_guest: boolean;
   is_admin?: boolean;
+  /** The member's "My Tasks" list: where tasks in no project live. */
+  user_task_list?: Ref | null;
 }
 
 export interface WmTeam {
@@ -97,9 +101,40 @@ export interface WmAttachment {
   name: string;
   size?: number | null;
   host?: string;
-  download_url: string | null;
+  /** Left out of listings (it expires in about 2 minutes): read fresh right before a download. */
+  download_url?: string | null;
   permanent_url?: string | null;
   view_url?: string | null;
   created_at?: string;
   parent?: Ref;
+}
+
+/** `GET /projects/{gid}/project_portfolio_settings`: whether a portfolio's members reach the project. */
+export interface WmPortfolioSetting {
+  gid: string;
+  portfolio: Ref;
+  is_access_control_inherited: boolean;
+}
+
+/** A task as the adapter requests it (`TASK_FIELDS`): the mapping fields plus what steers the crawl. */
+export interface WmTaskRecord extends WmTask {
+  resource_subtype?: string;
+  /** Opt-in: subtasks are listed only when there are some. */
+  num_subtasks?: number;
+  workspace?: Ref;
+}
+
+/** One entry of an events response (`GET /events`, `GET /workspaces/{gid}/events`). */
+export interface WmEvent {
+  action: 'changed' | 'added' | 'removed' | 'deleted' | 'undeleted' | string;
+  resource: Ref & { resource_type: string; resource_subtype?: string };
+  parent: (Ref & { resource_type: string }) | null;
+  created_at?: string;
+  change?: { field: string; action: string; new_value?: unknown; added_value?: unknown; removed_value?: unknown };
+}
+
+/** The `data` envelope of a list page. */
+export interface WmPage<T> {
+  data: T[];
+  next_page?: { offset: string; path?: string; uri?: string } | null;
 }

@@ -1,0 +1,77 @@
+import type { MockClient } from './mock-client';
+
+export interface ChangeRound {
+  movedTasks: Array<{ task: string; from: string; to: string }>;
+  removedMember: { project: string; user: string };
+  deletedTasks: string[];
+  editedComment: { story: string; task: string; text: string };
+}
+
+interface Project {
+  gid: string;
+  name: string;
+  privacy_setting: string;
+}
+
+/**
+ * Changes the organization the way people do between two crawls — tasks move between projects,
+ * a member leaves a project, tasks are deleted, a comment is edited — choosing deterministically
+ * among what exists, through the mock's private admin endpoints (each change reaches the events
+ * stream like a change made in the product).
+ */
+export async function applyChangeRound(mock: MockClient, workspace: string, print: (line: string) => void): Promise<ChangeRound> {
+  const projects = (await mock.list<Project>(`/projects?workspace=${workspace}&archived=false&opt_fields=name,privacy_setting`)).sort((a, b) => a.gid.localeCompare(b.gid));
+  const tasksOf = async (p: Project) => (await mock.list<{ gid: string }>(`/projects/${p.gid}/tasks?opt_fields=name`)).map((t) => t.gid);
+  const withTasks: Array<{ project: Project; tasks: string[] }> = [];
+  for (const project of projects) {
+    const tasks = await tasksOf(project);
+    if (tasks.length >= 4) withTasks.push({ project, tasks });
+    if (withTasks.length >= 4) break;
+  }
+  const [source, target, third] = withTasks;
+  if (!source || !target || !third) throw new Error('the organization is too small for the change round (needs three projects with at least four tasks)');
+
+  // Move tasks to a project with another audience where possible.
+  const destination = withTasks.find((w) => w.project.privacy_setting !== source.project.privacy_setting) ?? target;
+  const movedTasks = source.tasks.slice(0, 3).map((task) => ({ task, from: source.project.gid, to: destination.project.gid }));
+  for (const m of movedTasks) await mock.request('POST', `/_admin/tasks/${m.task}/move`, { from: m.from, to: m.to });
+
+  // A user leaves a project that has several user members.
+  let removedMember: ChangeRound['removedMember'] | undefined;
+  for (const project of projects) {
+    const members = await mock.list<{ member: { gid: string; resource_type: string } }>(`/memberships?parent=${project.gid}&opt_fields=member,member.resource_type`);
+    const users = members.filter((m) => m.member.resource_type === 'user').map((m) => m.member.gid);
+    if (users.length >= 2) {
+      const user = users[users.length - 1] as string;
+      await mock.request('DELETE', `/_admin/projects/${project.gid}/members/${user}`);
+      removedMember = { project: project.gid, user };
+      break;
+    }
+  }
+  if (!removedMember) throw new Error('no project has two user members to remove one from');
+
+  const deletedTasks = third.tasks.slice(-2);
+  await mock.request('POST', '/_admin/tasks/delete', { gids: deletedTasks });
+
+  let editedComment: ChangeRound['editedComment'] | undefined;
+  for (const { tasks } of withTasks) {
+    for (const task of tasks.filter((t) => !deletedTasks.includes(t))) {
+      const stories = await mock.list<{ gid: string; type: string }>(`/tasks/${task}/stories?opt_fields=type`);
+      const comment = stories.find((s) => s.type === 'comment');
+      if (comment) {
+        const text = `Edited by the harness: "quotes" & <angle brackets> stay text (${comment.gid})`;
+        await mock.request('PUT', `/_admin/stories/${comment.gid}`, { text });
+        editedComment = { story: comment.gid, task, text };
+        break;
+      }
+    }
+    if (editedComment) break;
+  }
+  if (!editedComment) throw new Error('no task with a comment to edit');
+
+  print(
+    `change round: moved ${movedTasks.length} tasks ${source.project.gid} → ${destination.project.gid}, removed user ${removedMember.user} from project ${removedMember.project}, ` +
+      `deleted tasks ${deletedTasks.join(', ')}, edited comment ${editedComment.story} on task ${editedComment.task}`,
+  );
+  return { movedTasks, removedMember, deletedTasks, editedComment };
+}

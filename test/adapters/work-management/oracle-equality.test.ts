@@ -1,0 +1,223 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import { createWorkManagementAdapter, type WorkManagementAdapter } from '../../../src/adapters/work-management';
+import { FsBlobStore } from '../../../src/blobs/fs-blob-store';
+import type { Task, WorkManagementStore } from '../../../src/mocks/work-management/model';
+import { runSync, type SyncSummary } from '../../../src/sync/run-sync';
+import { startMock, type RunningMock } from '../../mocks/work-management/mock-harness';
+import { createTestDatabase, databaseKinds, type TestDatabase } from '../../helpers/test-databases';
+import { stagedAccess, stagedFiles } from './staged-access';
+
+/**
+ * End to end against the mock's visibility oracle: a generated organization of a few hundred
+ * tasks (guests, inactive users, limited-access team members, every privacy setting, team-shared
+ * projects, portfolios that pass on access, multi-homed tasks, tasks in no project, nested
+ * subtasks) is synced through the real engine into real staging; then, for every (user, file)
+ * pair, the access the gateway would grant from the staged rows must equal the oracle's. Then the
+ * organization changes and an incremental run must keep it so.
+ */
+const logger = pino({ level: 'silent' });
+const SUPPORTED = /\.(pdf|docx|pptx|txt)$/i;
+
+interface Mismatch {
+  file: string;
+  missing: string[];
+  extra: string[];
+}
+
+/** What the oracle says for every object the adapter should serve, by file native id. */
+function oracleAccess(m: RunningMock): Map<string, Set<string>> {
+  const store = m.mock.model;
+  const oracle = m.mock.oracle;
+  const org = m.mock.organization.organization;
+  const out = new Map<string, Set<string>>();
+  for (const task of store.tasks.values()) {
+    if (task.workspace !== org) continue;
+    out.set(`task:${task.gid}`, new Set(oracle.visibleTo('task', task.gid) ?? []));
+  }
+  for (const a of store.attachments.values()) {
+    const workspace = a.parentType === 'task' ? store.tasks.get(a.parent)?.workspace : store.projects.get(a.parent)?.workspace;
+    if (workspace !== org || a.host !== 'asana' || !SUPPORTED.test(a.name)) continue;
+    out.set(`attachment:${a.gid}`, new Set(oracle.visibleTo('attachment', a.gid) ?? []));
+  }
+  return out;
+}
+
+/** Every difference between the gateway's access (from staging) and the oracle's. */
+async function compare(m: RunningMock, t: TestDatabase, source: string): Promise<{ mismatches: Mismatch[]; missingFiles: string[]; staleFiles: string[]; pairs: number; files: number }> {
+  const staged = await stagedAccess(t.db, source);
+  const expected = oracleAccess(m);
+  const mismatches: Mismatch[] = [];
+  let pairs = 0;
+  for (const [file, want] of expected) {
+    const got = staged.get(file);
+    if (!got) continue;
+    pairs += m.mock.oracle.activeUsers(m.mock.organization.organization).length;
+    const missing = [...want].filter((u) => !got.has(u)).sort();
+    const extra = [...got].filter((u) => !want.has(u)).sort();
+    if (missing.length || extra.length) mismatches.push({ file, missing, extra });
+  }
+  return {
+    mismatches,
+    missingFiles: [...expected.keys()].filter((f) => !staged.has(f)).sort(),
+    staleFiles: [...staged.keys()].filter((f) => !expected.has(f)).sort(),
+    pairs,
+    files: staged.size,
+  };
+}
+
+/** A mismatch with the oracle's reasons, for a readable failure. */
+function explain(m: RunningMock, mismatch: Mismatch): string {
+  const [type, gid] = mismatch.file.split(':') as ['task' | 'attachment', string];
+  const reasons = m.mock.oracle.explain(type, gid);
+  const why = (u: string) => `${u} (${reasons?.get(u)?.join('; ') ?? 'no reason in the oracle'})`;
+  return `${mismatch.file}: missing ${mismatch.missing.map(why).join(', ') || '-'}; extra ${mismatch.extra.join(', ') || '-'}`;
+}
+
+async function expectOracleEquality(m: RunningMock, t: TestDatabase, source: string): Promise<void> {
+  const result = await compare(m, t, source);
+  expect(result.files).toBeGreaterThan(200);
+  expect({ missingFiles: result.missingFiles, staleFiles: result.staleFiles, mismatches: result.mismatches.slice(0, 10).map((x) => explain(m, x)) }).toEqual({ missingFiles: [], staleFiles: [], mismatches: [] });
+  expect(result.pairs).toBeGreaterThan(10_000);
+}
+
+/** Top-level tasks of the organization that are in exactly one project of the given privacy. */
+function tasksIn(store: WorkManagementStore, org: string, privacy: string): Task[] {
+  return [...store.tasks.values()].filter((t) => t.workspace === org && t.parent === null && t.memberships.length === 1 && store.projects.get(t.memberships[0]?.project ?? '')?.privacySetting === privacy);
+}
+
+describe.each(databaseKinds)('work-management sync equals the visibility oracle (%s)', (kind) => {
+  describe.each(['workspace', 'projects'] as const)('with %s event streams', (eventStreams) => {
+    let m: RunningMock;
+    let t: TestDatabase;
+    let blobDir: string;
+    let adapter: WorkManagementAdapter;
+    let clock = Date.parse('2026-06-01T00:00:00Z');
+    const sync = async (mode: 'full' | 'auto'): Promise<SyncSummary> => {
+      clock += 3600_000;
+      // Runs follow each other at once here, not an hour apart: start each with a fresh minute
+      // of quota (the limiter itself stays on; honouring it is tested in the client tests).
+      await m.call('/_admin/rate-limits/reset', { method: 'POST', body: {} });
+      const summary = await runSync(adapter, { db: t.db, blobs: new FsBlobStore(blobDir), logger, now: () => new Date(clock) }, { mode });
+      expect({ status: summary.status, error: summary.error, failures: summary.failures }).toEqual({ status: 'succeeded', error: undefined, failures: [] });
+      return summary;
+    };
+
+    beforeAll(async () => {
+      m = await startMock({ seed: `oracle-${eventStreams}`, size: { tasks: 320, portfolioAccessInheritanceRatio: 0.5, limitedAccessRatio: 0.1 } });
+      t = await createTestDatabase(kind);
+      blobDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-wm-oracle-'));
+      adapter = createWorkManagementAdapter({ baseUrl: m.base, token: m.mock.token, eventStreams });
+    });
+    afterAll(async () => {
+      await m?.close();
+      await t?.destroy();
+      fs.rmSync(blobDir, { recursive: true, force: true });
+    });
+
+    it('a full sync grants every user exactly what the oracle grants, file by file', async () => {
+      const summary = await sync('full');
+      expect(summary.mode).toBe('full');
+      await expectOracleEquality(m, t, adapter.name);
+      // The organization exercises what the rules are about.
+      const store = m.mock.model;
+      expect([...store.projectPortfolioSettings.values()].some((s) => s.isAccessControlInherited)).toBe(true);
+      expect([...store.teamMemberships.values()].some((tm) => tm.isLimitedAccess)).toBe(true);
+      expect([...store.tasks.values()].some((task) => task.memberships.length === 0 && task.parent === null)).toBe(true);
+    });
+
+    it('after moves, membership changes, deletions, a comment edit and a deactivation, an incremental sync still does', async () => {
+      const store = m.mock.model;
+      const org = m.mock.organization.organization;
+      const admin = async (p: string, method: string, body?: unknown): Promise<void> => {
+        const res = await m.call(p, { method, ...(body === undefined ? {} : { body }) });
+        if (res.status !== 200) throw new Error(`${method} ${p}: ${res.status} ${res.text}`);
+      };
+
+      // Move a task from a private project to a public one.
+      const publicProject = [...store.projects.values()].find((p) => p.workspace === org && p.privacySetting === 'public_to_workspace') as { gid: string };
+      const moved = tasksIn(store, org, 'private').find((task) => (store.storiesByTask.get(task.gid)?.length ?? 0) > 0) as Task;
+      await admin(`/_admin/tasks/${moved.gid}/move`, 'POST', { to: publicProject.gid });
+      // A public task becomes private to a team-shared project (and is not touched again: only
+      // the events tell, since a move leaves modified_at alone).
+      const shared = [...store.projects.values()].find((p) => p.workspace === org && p.privacySetting === 'private' && store.projectMemberships(p.gid).some((x) => x.memberType === 'team')) as { gid: string };
+      const hidden = tasksIn(store, org, 'public_to_workspace').find((task) => task.gid !== moved.gid) as Task;
+      await admin(`/_admin/tasks/${hidden.gid}/move`, 'POST', { to: shared.gid });
+      // Remove a user member from a private project, and a team from a team-shared one.
+      const privateProject = [...store.projects.values()].find((p) => p.workspace === org && p.privacySetting === 'private' && store.projectUserMembers(p.gid).length > 1) as { gid: string };
+      const removedMember = store.projectUserMembers(privateProject.gid).find((u) => u !== store.projects.get(privateProject.gid)?.owner) as string;
+      await admin(`/_admin/projects/${privateProject.gid}/members/${removedMember}`, 'DELETE');
+      const removedTeam = store.projectMemberships(shared.gid).find((x) => x.memberType === 'team')?.member as string;
+      await admin(`/_admin/projects/${shared.gid}/members/${removedTeam}`, 'DELETE');
+      // A private_to_team project becomes public.
+      const teamOnly = [...store.projects.values()].find((p) => p.workspace === org && p.privacySetting === 'private_to_team') as { gid: string };
+      await admin(`/_admin/projects/${teamOnly.gid}`, 'PUT', { privacy_setting: 'public_to_workspace' });
+      // Delete a task with an attachment and a task with subtasks (their subtasks go too).
+      const withAttachment = [...store.tasks.values()].find(
+        (task) => task.workspace === org && task.gid !== moved.gid && task.gid !== hidden.gid && store.list(store.attachmentsByParent.get(task.gid), store.attachments).some((a) => a.host === 'asana'),
+      ) as Task;
+      const withSubtasks = [...store.tasks.values()].find((task) => task.workspace === org && task.parent === null && task.gid !== withAttachment.gid && task.gid !== moved.gid && task.gid !== hidden.gid && (store.subtasksByTask.get(task.gid)?.length ?? 0) > 0) as Task;
+      const goneTasks = [withAttachment, withSubtasks, ...store.list(store.subtasksByTask.get(withSubtasks.gid), store.tasks)].map((x) => x.gid);
+      const goneAttachments = (store.attachmentsByParent.get(withAttachment.gid) ?? []).filter((a) => store.attachments.get(a)?.host === 'asana');
+      await admin('/_admin/tasks/delete', 'POST', { gids: [withAttachment.gid, withSubtasks.gid] });
+      // Edit a comment.
+      const story = [...store.stories.values()].find((s) => s.type === 'comment' && store.tasks.get(s.target)?.workspace === org && s.target !== moved.gid) as { gid: string; target: string };
+      await admin(`/_admin/stories/${story.gid}`, 'PUT', { text: 'EDITED: the plan changed' });
+      // Deactivate a user who follows tasks and is on a team.
+      const follower = [...store.tasks.values()].find((task) => task.workspace === org && task.followers.length > 1 && !goneTasks.includes(task.gid))?.followers.find((u) => store.workspaceMembership(u, org)?.isActive && !store.workspaceMembership(u, org)?.isGuest && (store.teamMembershipsByUser.get(u)?.length ?? 0) > 0) as string;
+      await admin(`/_admin/users/${follower}/deactivate`, 'POST', {});
+      // A new team member, a new comment, a new attachment, a new task in no project.
+      const team = [...store.teams.values()].find((x) => x.workspace === org) as { gid: string };
+      const newcomer = [...store.workspaceMemberships.values()].find((wm) => wm.workspace === org && wm.isActive && !wm.isGuest && !(store.teamMembershipsByUser.get(wm.user) ?? []).some((g) => store.teamMemberships.get(g)?.team === team.gid))?.user as string;
+      await admin('/_admin/team_memberships', 'POST', { team: team.gid, user: newcomer });
+      await admin(`/_admin/tasks/${moved.gid}/comments`, 'POST', { text: 'Moved to a public project.' });
+      const assignee = [...store.workspaceMemberships.values()].find((wm) => wm.workspace === org && wm.isActive && wm.user !== follower)?.user as string;
+      await admin('/_admin/tasks', 'POST', { name: 'A private to-do', workspace: org, assignee, followers: [assignee] });
+      // A new task in two projects, a new subtask (in no project) of a private task, a follower
+      // removed and a task reassigned.
+      await admin('/_admin/tasks', 'POST', { name: 'Multi-homed', projects: [privateProject.gid, teamOnly.gid].join(','), followers: [assignee] });
+      const privateTask = tasksIn(store, org, 'private').find((task) => !goneTasks.includes(task.gid) && task.gid !== moved.gid && task.gid !== hidden.gid && task.followers.length > 1) as Task;
+      await admin('/_admin/tasks', 'POST', { name: 'A subtask', parent: privateTask.gid, followers: [newcomer] });
+      await admin(`/_admin/tasks/${privateTask.gid}/followers`, 'POST', { remove: [privateTask.followers[privateTask.followers.length - 1]] });
+      await admin(`/_admin/tasks/${privateTask.gid}/attachments`, 'POST', { name: 'handover.docx', kind: 'docx' });
+      await admin(`/_admin/tasks/${moved.gid}`, 'PUT', { assignee: newcomer });
+      // A guest joins a team; a member joins another one with limited access only.
+      const guest = [...store.workspaceMemberships.values()].find((wm) => wm.workspace === org && wm.isActive && wm.isGuest)?.user as string;
+      await admin('/_admin/team_memberships', 'POST', { team: team.gid, user: guest, is_guest: true });
+      const otherTeam = [...store.teams.values()].find((x) => x.workspace === org && x.gid !== team.gid) as { gid: string };
+      await admin('/_admin/team_memberships', 'POST', { team: otherTeam.gid, user: assignee, is_limited_access: true });
+
+      // A new private project (through the public API) with a member and a task; a project renamed.
+      const created = await m.api<{ data: { gid: string } }>('/projects', { body: { data: { name: 'Skunkworks', workspace: org, team: team.gid, privacy_setting: 'private' } } });
+      expect(created.status).toBe(201);
+      await admin(`/_admin/projects/${created.body.data.gid}/members`, 'POST', { member: newcomer });
+      await admin('/_admin/tasks', 'POST', { name: 'Secret plan', projects: created.body.data.gid });
+      const renamed = [...store.projects.values()].find((p) => p.workspace === org && p.gid !== publicProject.gid && (store.tasksByProject.get(p.gid)?.length ?? 0) > 0) as { gid: string };
+      await admin(`/_admin/projects/${renamed.gid}`, 'PUT', { name: 'Renamed Project Zeta' });
+
+      const summary = await sync('auto');
+      expect(summary.mode).toBe('incremental');
+      await expectOracleEquality(m, t, adapter.name);
+
+      const files = await stagedFiles(t.db, adapter.name);
+      for (const gid of goneTasks) expect(files.deleted).toContain(`task:${gid}`);
+      for (const gid of goneAttachments) expect(files.deleted).toContain(`attachment:${gid}`);
+      const page = (await t.db('files').where({ id: `${adapter.name}:task:${story.target}` }).first()) as { body_html: string };
+      expect(page.body_html).toContain('EDITED: the plan changed');
+      const inRenamed = (await t.db('files').where({ id: `${adapter.name}:task:${store.tasksByProject.get(renamed.gid)?.[0]}` }).first()) as { body_html: string };
+      expect(inRenamed.body_html).toContain('Renamed Project Zeta');
+      const user = (await t.db('users').where({ id: `${adapter.name}:${follower}` }).first()) as { state: string };
+      expect(user.state).toBe('Inactive');
+      // Far fewer requests than the full run.
+      expect(adapter.lastRun?.mode).toBe('incremental');
+      expect(adapter.lastRun?.apiRequests ?? Infinity).toBeLessThan(60);
+    });
+
+    it('a full sync after the incremental one agrees with the oracle too', async () => {
+      await sync('full');
+      await expectOracleEquality(m, t, adapter.name);
+    });
+  });
+});
