@@ -2,11 +2,11 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import type { EventLoopUtilization } from 'node:perf_hooks';
 import { hashClientSecret } from '../src/http/security/client-secrets';
 import type { BenchContext } from './bench-context';
 import { getJson, httpGet } from './http-get';
-import { httpLoad, type HttpLoadOptions, type HttpLoadResult } from './http-load';
+import type { HttpLoadOptions } from './http-load';
+import { measureLoad, type LoadRun } from './measure-load';
 import { loadNote } from './load-note';
 import { measurement, type BenchmarkResult } from './report';
 import { AUTH_HEADERS, startBenchGateway, type BenchGateway } from './start-bench-gateway';
@@ -29,38 +29,6 @@ const CLIENT_SECRET = 'bench-client-secret-0123456789abcdef';
 /** Per client per window: far beyond what a round can spend, so no request is ever refused. */
 const RATE_LIMIT = 1_000_000_000;
 
-interface LoadRun extends HttpLoadResult {
-  serverElu: number;
-  /** CPU time of the whole process (server thread and client worker) per request, µs. */
-  cpuUs: number;
-}
-
-/**
- * `httpLoad` (the list-throughput client loop) with, over the measured window, the server
- * thread's event-loop utilisation and the process's CPU time (which, unlike wall-clock figures,
- * other processes on the machine do not inflate).
- */
-async function measureLoad(config: HttpLoadOptions): Promise<LoadRun> {
-  let from: EventLoopUtilization | undefined;
-  let elu: EventLoopUtilization | undefined;
-  let cpuFrom: NodeJS.CpuUsage | undefined;
-  let cpu: NodeJS.CpuUsage | undefined;
-  const t1 = setTimeout(() => {
-    from = performance.eventLoopUtilization();
-    cpuFrom = process.cpuUsage();
-  }, config.warmupMs);
-  const t2 = setTimeout(() => {
-    if (from) elu = performance.eventLoopUtilization(from);
-    if (cpuFrom) cpu = process.cpuUsage(cpuFrom);
-  }, config.warmupMs + config.durationMs);
-  try {
-    const result = await httpLoad(config);
-    return { ...result, serverElu: elu?.utilization ?? Number.NaN, cpuUs: cpu ? (cpu.user + cpu.system) / result.requests : Number.NaN };
-  } finally {
-    clearTimeout(t1);
-    clearTimeout(t2);
-  }
-}
 
 /** `$skiptoken`s of one crawl at `$top=1000` (each gateway signs its own, so each is crawled). */
 async function crawlStarts(base: string, headers: Record<string, string>, orderby: string, agent: http.Agent): Promise<string[]> {

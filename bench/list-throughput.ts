@@ -1,8 +1,8 @@
 import http from 'node:http';
-import type { EventLoopUtilization } from 'node:perf_hooks';
 import type { BenchContext } from './bench-context';
 import { httpGet } from './http-get';
-import { httpLoad, type HttpLoadOptions, type HttpLoadResult } from './http-load';
+import type { HttpLoadOptions } from './http-load';
+import { measureLoad, type LoadRun } from './measure-load';
 import { measurement, type BenchmarkResult } from './report';
 import { startBareServer } from './start-bare-server';
 import { AUTH_HEADERS } from './start-bench-gateway';
@@ -19,29 +19,6 @@ const DEFAULTS: ListThroughputOptions = { concurrency: 20, warmupMs: 1500, durat
 const TOP = 100;
 const BY_MODIFIED = 'last_modified_datetime';
 
-interface LoadRun extends HttpLoadResult {
-  /** Event-loop utilisation of the main thread (the server's) over the measured window. */
-  serverElu: number;
-}
-
-/** Runs the client loop and samples the server thread's event-loop utilisation over the measured window. */
-async function measureLoad(config: HttpLoadOptions): Promise<LoadRun> {
-  let from: EventLoopUtilization | undefined;
-  let elu: EventLoopUtilization | undefined;
-  const t1 = setTimeout(() => {
-    from = performance.eventLoopUtilization();
-  }, config.warmupMs);
-  const t2 = setTimeout(() => {
-    if (from) elu = performance.eventLoopUtilization(from);
-  }, config.warmupMs + config.durationMs);
-  try {
-    const result = await httpLoad(config);
-    return { ...result, serverElu: elu?.utilization ?? Number.NaN };
-  } finally {
-    clearTimeout(t1);
-    clearTimeout(t2);
-  }
-}
 
 function describe(label: string, r: LoadRun, durationMs: number): string {
   const p = r.latencyMs;
