@@ -10,6 +10,7 @@ import { BenchContext } from './bench-context';
 import { deepPage } from './deep-page';
 import { downloadRss } from './download-rss';
 import { forceGc } from './force-gc';
+import { fullCrawl } from './full-crawl';
 import { listThroughput } from './list-throughput';
 import { formatTable, writeJson, type BenchmarkResult } from './report';
 import { syncThroughput } from './sync-throughput';
@@ -27,6 +28,8 @@ const BENCHMARKS: ReadonlyArray<readonly [string, Benchmark]> = [
   ['auth-overhead', (ctx) => authOverhead(ctx)],
   ['sync-throughput', () => syncThroughput()],
   ['wm-sync', () => wmSync()],
+  // Last: it adds users, groups, access lists and blobs to the shared gateway (stage-access.ts).
+  ['full-crawl', (ctx) => fullCrawl(ctx)],
 ];
 
 function selected(argv: readonly string[]): string[] {

@@ -43,8 +43,9 @@ export class FilesRepository {
     return (await this.db('files').where({ id }).first()) as FileRow | undefined;
   }
 
-  async fileExists(id: string): Promise<boolean> {
-    return (await this.db('files').where({ id }).first('id')) !== undefined;
+  /** A file's row without its HTML body (for permissions and downloads, which never serve it). */
+  async getFileMeta(id: string): Promise<FileRow | undefined> {
+    return (await this.db('files').where({ id }).first([...LIST_COLUMNS])) as FileRow | undefined;
   }
 
   /** A file's access entries, paged by (type, id) so USER and GROUP entries interleave deterministically. */

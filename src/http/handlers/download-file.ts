@@ -45,7 +45,7 @@ function requestedRange(req: Request, size: number, etag: string, lastModified: 
 export function downloadFile(deps: HandlerDeps) {
   return async (c: Context, req: Request, res: Response) => {
     const id = pathParam(c, 'id');
-    const file = await deps.files.getFile(id);
+    const file = await deps.files.getFileMeta(id);
     if (!file || file.status !== 'active') throw new GatewayError('NOT_FOUND', `File ${JSON.stringify(id)} not found.`);
     if (!file.blob_key || !file.sha256) {
       throw new GatewayError('NOT_FOUND', `File ${JSON.stringify(id)} has no download; its content is the HTML body of /v1/files/{id}.`);

@@ -9,7 +9,7 @@ import { pathParam } from './get-file';
 export function listFilePermissions(deps: HandlerDeps) {
   return async (c: Context, req: Request, res: Response) => {
     const id = pathParam(c, 'id');
-    const file = await deps.files.getFile(id);
+    const file = await deps.files.getFileMeta(id);
     if (!file) throw new GatewayError('NOT_FOUND', `File ${JSON.stringify(id)} not found.`);
     await serveCollection(deps, req, res, c.request.query, {
       spec: permissionsCollection,
