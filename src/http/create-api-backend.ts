@@ -76,5 +76,9 @@ export async function createApiBackend(definition: Document, deps: HandlerDeps, 
     await security.rateLimiter.consume(client ? client.clientId : `address:${req.ip ?? 'unknown'}`, res);
   });
   await api.init();
+  // The router rebuilds its operation list (a lodash chain over the whole document) twice on every
+  // request it matches; the document never changes after init, so build it once.
+  const operations = api.router.getOperations();
+  api.router.getOperations = () => operations;
   return api;
 }
