@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { CrawlStats } from '../src/conformance/crawl-record';
+import { workerResult } from './worker-result';
 
 /** The conformance crawler's walk (no probes, no second or odd-`$top` crawl) against `baseUrl`. */
 export interface CrawlJob {
@@ -58,19 +59,5 @@ export function runFullCrawlWorker(job: ReplayJob): Promise<ReplayOutcome>;
 export function runFullCrawlWorker(job: FullCrawlJob): Promise<CrawlOutcome | ReplayOutcome> {
   const code = `require(${JSON.stringify(require.resolve('tsx/cjs'))}); require(${JSON.stringify(path.join(__dirname, 'full-crawl-worker.ts'))});`;
   const worker = new Worker(code, { eval: true, workerData: job });
-  return new Promise((resolve, reject) => {
-    let settled = false;
-    worker.once('message', (result: CrawlOutcome | ReplayOutcome) => {
-      settled = true;
-      resolve(result);
-      void worker.terminate();
-    });
-    worker.once('error', (error) => {
-      settled = true;
-      reject(error);
-    });
-    worker.once('exit', (code) => {
-      if (!settled) reject(new Error(`full-crawl ${job.mode} worker exited with code ${code} before reporting`));
-    });
-  });
+  return workerResult<CrawlOutcome | ReplayOutcome>(worker, `full-crawl ${job.mode}`);
 }

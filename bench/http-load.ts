@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { workerResult } from './worker-result';
 
 export interface HttpLoadOptions {
   baseUrl: string;
@@ -35,19 +36,5 @@ export interface HttpLoadResult {
 export function httpLoad(options: HttpLoadOptions): Promise<HttpLoadResult> {
   const code = `require(${JSON.stringify(require.resolve('tsx/cjs'))}); require(${JSON.stringify(path.join(__dirname, 'http-load-worker.ts'))});`;
   const worker = new Worker(code, { eval: true, workerData: options });
-  return new Promise((resolve, reject) => {
-    let settled = false;
-    worker.once('message', (result: HttpLoadResult) => {
-      settled = true;
-      resolve(result);
-      void worker.terminate();
-    });
-    worker.once('error', (error) => {
-      settled = true;
-      reject(error);
-    });
-    worker.once('exit', (code) => {
-      if (!settled) reject(new Error(`http-load worker exited with code ${code} before reporting`));
-    });
-  });
+  return workerResult<HttpLoadResult>(worker, 'http-load');
 }

@@ -1,12 +1,11 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { FsBlobStore } from '../src/blobs/fs-blob-store';
 import { createApp, type AppConfig } from '../src/http/create-app';
+import { listenOnLoopback } from '../src/lib/listen-on-loopback';
 import { createDb, type Db } from '../src/staging/create-db';
 import { migrateLatest } from '../src/staging/run-migrations';
 
@@ -45,16 +44,14 @@ export async function startBenchGateway(options: { dir?: string; config?: Partia
     apiKeys: [BENCH_API_KEY],
     skipTokenSecret: crypto.randomBytes(32).toString('hex'),
   });
-  const server = http.createServer(app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const server = await listenOnLoopback(app);
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url: server.url,
     db,
     blobs,
     blobDir,
     close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await server.close();
       await db.destroy();
       if (!options.dir) fs.rmSync(dir, { recursive: true, force: true });
     },

@@ -1,6 +1,4 @@
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
@@ -13,6 +11,7 @@ import { migrateLatest } from '../src/staging/run-migrations';
 import { runSync } from '../src/sync/run-sync';
 import { loadNote } from './load-note';
 import { measurement, type BenchmarkResult } from './report';
+import { listenOnLoopback } from '../src/lib/listen-on-loopback';
 
 export interface WmSyncOptions {
   /** Tasks of the generated organization (subtasks included). */
@@ -36,18 +35,13 @@ interface RunningMock {
 /** The mock on 127.0.0.1:0 with rate and concurrency limits off (latency and faults are off by default). */
 async function startMock(tasks: number): Promise<RunningMock> {
   const mock = createWorkManagementMock({ seed: SEED, size: tasks, hostility: { rateLimitPerMinute: 0, maxConcurrentReads: 0, maxConcurrentWrites: 0 } });
-  const server = http.createServer(mock.app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const server = await listenOnLoopback(mock.app);
   const org = mock.organization.organization;
   return {
-    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/1.0`,
+    base: `${server.url}/api/1.0`,
     token: mock.token,
     orgTasks: [...mock.model.tasks.values()].filter((t) => t.workspace === org).length,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: server.close,
   };
 }
 

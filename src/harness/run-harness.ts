@@ -1,7 +1,5 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createWorkManagementAdapter } from '../adapters/work-management';
@@ -11,6 +9,7 @@ import type { ConformanceReport } from '../conformance/conformance-report';
 import { runConformance } from '../conformance/run-conformance';
 import { writeReports } from '../conformance/write-reports';
 import { createApp } from '../http/create-app';
+import { listenOnLoopback } from '../lib/listen-on-loopback';
 import type { Logger } from '../logging/create-logger';
 import { createWorkManagementMock } from '../mocks/work-management/create-mock-server';
 import { createDb } from '../staging/create-db';
@@ -51,17 +50,6 @@ export interface HarnessResult {
 
 const SOURCE = 'wm';
 
-async function listen(handler: http.RequestListener): Promise<{ url: string; close(): Promise<void> }> {
-  const server = http.createServer(handler);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
 
 /**
  * The end-to-end scenario: a generated organization in the work-management mock, synced by the
@@ -79,7 +67,7 @@ export async function runHarness(o: HarnessOptions): Promise<HarnessResult> {
     let token = o.mockToken;
     if (!mockUrl) {
       const mock = createWorkManagementMock({ seed: o.seed, size: { tasks: o.tasks, personalWorkspace: false }, ...(o.hostile ? {} : { hostility: { rateLimitPerMinute: 0, maxConcurrentReads: 0, maxConcurrentWrites: 0 } }) });
-      const server = await listen(mock.app);
+      const server = await listenOnLoopback(mock.app);
       cleanups.push(server.close);
       mockUrl = server.url;
       token = mock.token;
@@ -98,7 +86,7 @@ export async function runHarness(o: HarnessOptions): Promise<HarnessResult> {
     const adapter = createWorkManagementAdapter({ baseUrl: `${mockUrl}/api/1.0`, token, workspace: workspace.gid, sourceName: SOURCE });
     const key = crypto.randomBytes(24).toString('hex');
     const { app } = await createApp({ config: { publicBaseUrl: undefined }, db, blobs, logger: o.logger, apiKeys: [key], skipTokenSecret: crypto.randomBytes(32).toString('hex') });
-    const gateway = await listen(app);
+    const gateway = await listenOnLoopback(app);
     cleanups.push(gateway.close);
 
     const round = async (label: string, mode: 'full' | 'auto', extraChecks: (sync: SyncSummary) => Promise<HarnessRound['checks']> = async () => []): Promise<HarnessRound> => {

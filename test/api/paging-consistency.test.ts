@@ -53,7 +53,8 @@ describe.each(databaseKinds)('paging while a sync writes, on %s', (kind) => {
               } else if (ids.length > 0) {
                 const id = ids[m.index % ids.length] as string;
                 changed.add(id);
-                if (m.kind === 'touch') await db('files').where({ id }).update({ modified_at: at(m.t), name: `edited ${m.t}` });
+                // As the sync engine does: a changed row drops its stored list representation.
+                if (m.kind === 'touch') await db('files').where({ id }).update({ modified_at: at(m.t), name: `edited ${m.t}`, wire_json: null });
                 else await db('files').where({ id }).delete();
               }
             }

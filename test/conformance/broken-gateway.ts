@@ -1,7 +1,6 @@
 import crypto from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import express, { type NextFunction, type Request, type Response } from 'express';
+import { listenOnLoopback } from '../../src/lib/listen-on-loopback';
 
 /**
  * A small, independent gateway for testing the conformance harness: the eight endpoints over an
@@ -247,14 +246,6 @@ export interface RunningBrokenGateway {
 
 /** The broken gateway on a loopback port. */
 export async function startBrokenGateway(defect?: Defect): Promise<RunningBrokenGateway> {
-  const server = http.createServer(createBrokenGateway(defect));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    key: BROKEN_GATEWAY_KEY,
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
+  const { url, close } = await listenOnLoopback(createBrokenGateway(defect));
+  return { url, key: BROKEN_GATEWAY_KEY, close };
 }

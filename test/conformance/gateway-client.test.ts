@@ -1,23 +1,13 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { CrawlRecorder } from '../../src/conformance/crawl-recorder';
 import { GatewayClient } from '../../src/conformance/gateway-client';
+import { listenOnLoopback } from '../../src/lib/listen-on-loopback';
 import { parseRetryAfter, RateLimitPacer } from '../../src/conformance/rate-limit-pacer';
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
-async function serve(handler: Handler): Promise<{ url: string; close(): Promise<void> }> {
-  const server = http.createServer(handler);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
+const serve = (handler: Handler) => listenOnLoopback(handler);
 
 function client(url: string, concurrency = 20) {
   const recorder = new CrawlRecorder();

@@ -1,13 +1,12 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import request from 'supertest';
 import { FsBlobStore } from '../../src/blobs/fs-blob-store';
 import { createApp, type AppConfig } from '../../src/http/create-app';
+import { listenOnLoopback } from '../../src/lib/listen-on-loopback';
 import { StagingWriter } from '../../src/staging/staging-writer';
 import { ContractValidator, type ObservedResponse } from './contract-validator';
 import { createTestDatabase, type DatabaseKind, type TestDatabase } from './test-databases';
@@ -65,9 +64,7 @@ export async function startTestGateway(kind: DatabaseKind = 'sqlite', options: G
     apiKeys: TEST_KEYS,
     skipTokenSecret: crypto.randomBytes(32).toString('hex'),
   });
-  const server = http.createServer(app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { url, close } = await listenOnLoopback(app);
   const agent = request(url);
   return {
     url,
@@ -78,8 +75,7 @@ export async function startTestGateway(kind: DatabaseKind = 'sqlite', options: G
     get: async (p, headers = {}) => checked(await agent.get(p).set(headers), 'GET', p),
     send: async (method, p, headers = {}) => checked(await agent[method](p).set(headers), method.toUpperCase(), p),
     close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await close();
       await database.destroy();
       fs.rmSync(blobDir, { recursive: true, force: true });
     },

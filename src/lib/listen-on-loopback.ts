@@ -1,0 +1,23 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface LoopbackServer {
+  url: string;
+  server: http.Server;
+  /** Drops open (keep-alive) connections and waits for the server to close. */
+  close(): Promise<void>;
+}
+
+/** Serves `handler` on 127.0.0.1 at a free port: tests, benchmarks and the harness never pick ports. */
+export async function listenOnLoopback(handler: http.RequestListener): Promise<LoopbackServer> {
+  const server = http.createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    server,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
