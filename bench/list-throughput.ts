@@ -15,7 +15,7 @@ export interface ListThroughputOptions {
   rounds: number;
 }
 
-const DEFAULTS: ListThroughputOptions = { concurrency: 20, warmupMs: 1500, durationMs: 5000, rounds: 2 };
+const DEFAULTS: ListThroughputOptions = { concurrency: 20, warmupMs: 3000, durationMs: 5000, rounds: 2 };
 const TOP = 100;
 const BY_MODIFIED = 'last_modified_datetime';
 

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import * as createStagingSchema from './20261122000000_create_staging_schema';
 import * as addSyncBookkeeping from './20261122010000_add_sync_bookkeeping';
+import * as addListCoveringIndexes from './20261123000000_add_list_covering_indexes';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -15,4 +16,5 @@ export interface Migration {
 export const migrations: ReadonlyArray<readonly [name: string, migration: Migration]> = [
   ['20261122000000_create_staging_schema', createStagingSchema],
   ['20261122010000_add_sync_bookkeeping', addSyncBookkeeping],
+  ['20261123000000_add_list_covering_indexes', addListCoveringIndexes],
 ];

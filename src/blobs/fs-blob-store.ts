@@ -1,11 +1,12 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Readable, Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import type { Readable } from 'node:stream';
 import type { BlobStore, ByteRange, StoredBlob } from './blob-store';
 
 const KEY = /^[0-9a-f]{64}$/;
+/** Blobs up to this size are collected in memory and written synchronously (see `put`). */
+export const SMALL_BLOB_BYTES = 256 * 1024;
 
 /**
  * Content-addressed blobs in a directory: `<root>/ab/cd/<sha256>`. Writes go to a temporary file
@@ -18,9 +19,9 @@ export class FsBlobStore implements BlobStore {
 
   constructor(private readonly root: string) {}
 
-  private async ensureDir(dir: string): Promise<void> {
+  private ensureDir(dir: string): void {
     if (this.madeDirs.has(dir)) return;
-    await fs.promises.mkdir(dir, { recursive: true });
+    fs.mkdirSync(dir, { recursive: true });
     this.madeDirs.add(dir);
   }
 
@@ -29,38 +30,57 @@ export class FsBlobStore implements BlobStore {
     return path.join(this.root, key.slice(0, 2), key.slice(2, 4), key);
   }
 
+  /**
+   * Streams `source` into the store while hashing it. Content up to `SMALL_BLOB_BYTES` is
+   * collected and written with synchronous calls (a local write of a few kilobytes takes
+   * microseconds, while a write stream costs several thread-pool round trips); larger content is
+   * written chunk by chunk as it arrives, so memory stays flat whatever the size.
+   */
   async put(source: Readable | Buffer): Promise<StoredBlob> {
     const tmpDir = path.join(this.root, 'tmp');
-    await this.ensureDir(tmpDir);
+    this.ensureDir(tmpDir);
     const tmp = path.join(tmpDir, `${process.pid}-${crypto.randomUUID()}`);
     const sha256 = crypto.createHash('sha256');
     const sha1 = crypto.createHash('sha1');
     let size = 0;
-    const hasher = new Transform({
-      transform(chunk: Buffer, _enc, done) {
+    let small: Buffer[] | undefined = [];
+    let file: fs.promises.FileHandle | undefined;
+    try {
+      for await (const data of Buffer.isBuffer(source) ? [source] : source) {
+        const chunk = Buffer.isBuffer(data) ? data : Buffer.from(data as string);
         sha256.update(chunk);
         sha1.update(chunk);
         size += chunk.length;
-        done(null, chunk);
-      },
-    });
-    try {
-      await pipeline(Buffer.isBuffer(source) ? Readable.from([source]) : source, hasher, fs.createWriteStream(tmp, { flags: 'wx' }));
+        if (small) {
+          small.push(chunk);
+          if (size <= SMALL_BLOB_BYTES) continue;
+          file = await fs.promises.open(tmp, 'wx');
+          for (const part of small) await file.write(part);
+          small = undefined;
+        } else {
+          await file?.write(chunk);
+        }
+      }
+      if (small) fs.writeFileSync(tmp, small.length === 1 ? (small[0] as Buffer) : Buffer.concat(small), { flag: 'wx' });
+      await file?.close();
+      file = undefined;
       const key = sha256.digest('hex');
       const target = this.pathOf(key);
-      await this.ensureDir(path.dirname(target));
+      this.ensureDir(path.dirname(target));
       try {
-        await fs.promises.rename(tmp, target);
+        fs.renameSync(tmp, target);
       } catch (error) {
         // The folder was removed behind our back (a restore, a cleanup): make it again once.
         if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
         this.madeDirs.clear();
-        await this.ensureDir(path.dirname(target));
-        await fs.promises.rename(tmp, target);
+        this.ensureDir(path.dirname(target));
+        fs.renameSync(tmp, target);
       }
       return { key, size, sha256: key, sha1: sha1.digest('hex') };
     } catch (error) {
-      await fs.promises.rm(tmp, { force: true });
+      await file?.close().catch(() => undefined);
+      if (!Buffer.isBuffer(source)) source.destroy();
+      fs.rmSync(tmp, { force: true });
       throw error;
     }
   }

@@ -1,5 +1,4 @@
-import express, { type Express, type NextFunction, type Request, type Response } from 'express';
-import helmet from 'helmet';
+import express, { type Express } from 'express';
 import type { OpenAPIBackend } from 'openapi-backend';
 import type { BlobStore } from '../blobs/blob-store';
 import type { Config } from '../config/config-schema';
@@ -13,8 +12,10 @@ import { createApiBackend } from './create-api-backend';
 import { GatewayMetrics } from './gateway-metrics';
 import type { HandlerDeps } from './handler-context';
 import { loadContract } from './load-contract';
+import { admission } from './middleware/admission';
 import { errorHandler } from './middleware/error-handler';
 import { requestLogger } from './middleware/request-logger';
+import { securityHeaders } from './middleware/security-headers';
 import { oauthTokenRoute } from './oauth-token-route';
 import { RateLimiter } from './rate-limiter';
 import { AccessTokens } from './security/access-tokens';
@@ -75,36 +76,6 @@ export function parseTrustProxy(value: string): boolean | number | string[] {
   return value.split(',').map((v) => v.trim());
 }
 
-/** Sheds load beyond `max` in-flight requests with 503 + Retry-After instead of queueing without bound. */
-function concurrencyCap(max: number) {
-  let inFlight = 0;
-  return (_req: Request, res: Response, next: NextFunction): void => {
-    if (max > 0 && inFlight >= max) {
-      next(new GatewayError('SERVICE_UNAVAILABLE', `The gateway is at its limit of ${max} concurrent requests; retry shortly.`, { headers: { 'Retry-After': '1' } }));
-      return;
-    }
-    inFlight++;
-    res.once('close', () => inFlight--);
-    next();
-  };
-}
-
-/** Refuses what no platform request looks like: an over-long URL, or a GET with a body. */
-function requestShape(maxUrlLength: number) {
-  return (req: Request, _res: Response, next: NextFunction): void => {
-    if (req.originalUrl.length > maxUrlLength) {
-      next(new GatewayError('INPUT_VALIDATION_FAILED', `The request URL is longer than ${maxUrlLength} bytes.`));
-      return;
-    }
-    const length = Number(req.headers['content-length'] ?? 0);
-    if ((req.method === 'GET' || req.method === 'HEAD') && (length > 0 || req.headers['transfer-encoding'])) {
-      next(new GatewayError('INPUT_VALIDATION_FAILED', `${req.method} requests carry no body.`));
-      return;
-    }
-    next();
-  };
-}
-
 /**
  * Builds the gateway app (no listening, no I/O beyond reading the contract): helmet on every
  * response (HSTS only over HTTPS), a request id and log line per request, load shedding, the
@@ -139,13 +110,10 @@ export async function createApp(deps: AppDeps): Promise<{ app: Express; api: Ope
   app.disable('x-powered-by');
   app.set('trust proxy', parseTrustProxy(config.trustProxy));
   app.set('etag', false);
-  app.use(requestLogger(deps.logger));
+  app.use(requestLogger(app, deps.logger));
   app.use(metrics.middleware());
-  app.use(helmet({ strictTransportSecurity: false }));
-  const hsts = helmet.strictTransportSecurity({ maxAge: 31_536_000, includeSubDomains: true });
-  // HSTS only means something over HTTPS (native TLS, or a trusted proxy that says so).
-  app.use((req, res, next) => (req.secure ? hsts(req, res, next) : next()));
-  app.use(requestShape(config.maxUrlLength));
+  app.use(securityHeaders());
+  app.use(admission(config));
   app.get('/openapi.json', (_req, res) => {
     res.type('application/json').send(contractJson);
   });
@@ -161,13 +129,7 @@ export async function createApp(deps: AppDeps): Promise<{ app: Express; api: Ope
     });
   }
   if (tokens) app.use(oauthTokenRoute(clients, tokens));
-  app.use('/v1', concurrencyCap(config.maxConcurrentRequests));
   app.use((req, res, next) => {
-    try {
-      decodeURIComponent(req.path);
-    } catch {
-      throw new GatewayError('INPUT_VALIDATION_FAILED', 'The request path is not valid percent-encoding.');
-    }
     api
       .handleRequest({ method: req.method, path: req.path, query: req.query as Record<string, string>, headers: req.headers as Record<string, string> }, req, res)
       .catch(next);

@@ -2,6 +2,7 @@ import type { Request, Response } from 'express';
 import type { CollectionSpec } from '../odata/collection-spec';
 import { parseQueryOptions, type QueryOptions } from '../odata/parse-query-options';
 import type { Page, PageRequest } from '../staging/page-query';
+import type { StoredPage } from '../staging/stored-page';
 import { baseUrl, odataContext } from './base-url';
 import type { HandlerDeps } from './handler-context';
 
@@ -21,6 +22,11 @@ export interface CollectionRoute<F extends string, Row> {
   /** Signs tokens to one collection instance, so a token from another group or file is refused. */
   scope: string;
   load(page: PageRequest<F>): Promise<Page<Row>>;
+  /**
+   * The page as stored JSON, when the collection keeps its items pre-serialised; tried first for
+   * pages without `$select` or `wrap`, and `load` answers when it returns undefined.
+   */
+  loadStored?: (page: PageRequest<F>) => Promise<StoredPage | undefined>;
   /** The wire item; may be RawJson when the page has no `$select` and no `wrap`. */
   toWire(row: Row, selecting: boolean): Item | RawJson;
   /** Wraps the items in `value` (permissions nest them in an object). */
@@ -47,18 +53,30 @@ export async function serveCollection<F extends string, Row>(
     deps.skipTokens,
     route.scope,
   );
-  const result = await route.load(page);
+  const stored = page.select === undefined && !route.wrap && route.loadStored ? await route.loadStored(page) : undefined;
+  const result = stored ? undefined : await route.load(page);
   const base = baseUrl(req, deps.config.publicBaseUrl);
-  const items = result.items.map((row) => {
-    const item = route.toWire(row, page.select !== undefined);
-    return item instanceof RawJson ? item : project(item, page.select, route.required);
-  });
+  const next = stored ? stored.next : result?.next;
   let nextLink: string | undefined;
-  if (result.next) {
-    const token = deps.skipTokens.encode({ v: 1, c: route.scope, o: echo.orderby, f: echo.filter, s: echo.select, k: result.next });
+  if (next) {
+    const token = deps.skipTokens.encode({ v: 1, c: route.scope, o: echo.orderby, f: echo.filter, s: echo.select, k: next });
     nextLink = `${base}${req.path}?$top=${page.top}&$skiptoken=${token}`;
   }
   const context = odataContext(base, route.set);
+  const link = nextLink ? `,"@odata.nextLink":${JSON.stringify(nextLink)}` : '';
+  if (stored) {
+    const body = Buffer.concat([Buffer.from(`{"@odata.context":${JSON.stringify(context)},"value":[`), stored.json, Buffer.from(`]${link}}`)]);
+    // Written directly: only GET reaches a handler (HEAD and the rest are refused by the router),
+    // and there is no ETag or freshness check for Express's send() to do.
+    res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    res.setHeader('Content-Length', body.length);
+    res.end(body);
+    return;
+  }
+  const items = (result?.items ?? []).map((row) => {
+    const item = route.toWire(row, page.select !== undefined);
+    return item instanceof RawJson ? item : project(item, page.select, route.required);
+  });
   if (route.wrap) {
     const objects = items.filter((i): i is Item => !(i instanceof RawJson));
     res.json({ '@odata.context': context, value: route.wrap(objects), ...(nextLink ? { '@odata.nextLink': nextLink } : {}) });
@@ -66,6 +84,5 @@ export async function serveCollection<F extends string, Row>(
   }
   // Assembled as text so stored items are spliced in without a parse/serialise round trip.
   const value = items.map((i) => (i instanceof RawJson ? i.json : JSON.stringify(i))).join(',');
-  const link = nextLink ? `,"@odata.nextLink":${JSON.stringify(nextLink)}` : '';
   res.type('application/json').send(`{"@odata.context":${JSON.stringify(context)},"value":[${value}]${link}}`);
 }

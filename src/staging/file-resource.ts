@@ -8,6 +8,12 @@ export function downloadPath(id: string): string {
   return `/${encodeURIComponent(id)}/download`;
 }
 
+/** The columns `toFileResource` reads, the HTML body aside. */
+export const FILE_RESOURCE_COLUMNS = [
+  'id', 'name', 'external_url', 'mime_type', 'status', 'size', 'sha1', 'created_at', 'created_by',
+  'modified_at', 'modified_by', 'parent_id', 'parent_name', 'parent_path', 'custom_attributes',
+] as const;
+
 type FileFields = Pick<
   FileRow,
   | 'id' | 'name' | 'external_url' | 'mime_type' | 'status' | 'size' | 'sha1' | 'body_html' | 'created_at' | 'created_by'

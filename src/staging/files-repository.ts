@@ -1,7 +1,9 @@
 import type { Db } from './create-db';
+import { FILE_RESOURCE_COLUMNS } from './file-resource';
 import type { Page, PageRequest } from './page-query';
 import { queryPage } from './query-page';
 import type { FileRow, PermissionRow } from './row-types';
+import { StoredPageReader, type StoredPage } from './stored-page';
 
 export type FileField = 'id' | 'status' | 'modified';
 /**
@@ -16,14 +18,18 @@ const PERMISSION_COLUMNS: Readonly<Record<PermissionField, string>> = {
   id: 'principal_id',
 };
 
-/** Columns of a listed file; the HTML body is left out unless asked for (it can be large). */
-const LIST_COLUMNS = [
-  'id', 'name', 'external_url', 'mime_type', 'status', 'size', 'sha256', 'sha1', 'blob_key', 'created_at', 'created_by',
-  'modified_at', 'modified_by', 'parent_id', 'parent_name', 'parent_path', 'custom_attributes', 'permissions_modified_at',
-] as const;
+/**
+ * Columns of a listed file: what its wire form reads, plus what downloads and permissions need.
+ * The HTML body is left out unless asked for (it can be large).
+ */
+const LIST_COLUMNS = [...FILE_RESOURCE_COLUMNS, 'sha256', 'blob_key', 'permissions_modified_at'] as const;
 
 export class FilesRepository {
-  constructor(private readonly db: Db) {}
+  private readonly storedPages: StoredPageReader<FileField>;
+
+  constructor(private readonly db: Db) {
+    this.storedPages = new StoredPageReader<FileField>(db, 'files', FILE_COLUMNS, 'id', 'wire_json');
+  }
 
   /**
    * A page of files. `stored` pages read only the pre-serialised representation (`wire_json`)
@@ -37,6 +43,14 @@ export class FilesRepository {
     if (missing.length === 0) return result;
     const full = new Map(((await this.db('files').whereIn('id', missing).select(LIST_COLUMNS)) as FileRow[]).map((r) => [r.id, r]));
     return { ...result, items: result.items.map((r) => full.get(r.id) ?? r) };
+  }
+
+  /**
+   * A page of files as their stored list JSON, assembled by the database (see `StoredPageReader`);
+   * undefined when some row on it has none, and `listFiles` must build it.
+   */
+  listStoredFiles(page: PageRequest<FileField>): Promise<StoredPage | undefined> {
+    return this.storedPages.read(page);
   }
 
   async getFile(id: string): Promise<FileRow | undefined> {

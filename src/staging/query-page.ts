@@ -4,16 +4,17 @@ import type { Page, PageRequest } from './page-query';
 const SQL_OPS = { eq: '=', gt: '>', ge: '>=', lt: '<', le: '<=' } as const;
 
 /**
- * Runs one keyset page: filters, then a seek past the last row served (`(order, key) > (…)`),
- * then `top + 1` rows so the caller knows whether more follow without counting. With an index on
- * (order, key) every page, however deep, is a seek plus a short scan.
+ * Narrows `query` to one keyset page: filters, then a seek past the last row served
+ * (`(order, key) > (…)`), then the ordering and `limit` rows. With an index on (order, key) every
+ * page, however deep, is a seek plus a short scan. Returns the ordering columns, key last.
  */
-export async function queryPage<Row, F extends string = string>(
+export function seekPage<F extends string>(
   query: Knex.QueryBuilder,
   page: PageRequest<F>,
   columns: Readonly<Record<F, string>>,
   key: F,
-): Promise<Page<Row>> {
+  limit: number,
+): string[] {
   for (const f of page.filters) query.where(columns[f.field], SQL_OPS[f.op], f.value);
 
   const keyColumn = columns[key];
@@ -26,9 +27,19 @@ export async function queryPage<Row, F extends string = string>(
     query.whereRaw(`(${lhs}) ${cmp} (${rhs})`, [...orderColumns, ...page.after]);
   }
   for (const c of orderColumns) query.orderBy(c, dir);
-  query.limit(page.top + 1);
+  query.limit(limit);
   if (page.skip > 0) query.offset(page.skip);
+  return orderColumns;
+}
 
+/** Runs one keyset page, reading `top + 1` rows so the caller knows whether more follow without counting. */
+export async function queryPage<Row, F extends string = string>(
+  query: Knex.QueryBuilder,
+  page: PageRequest<F>,
+  columns: Readonly<Record<F, string>>,
+  key: F,
+): Promise<Page<Row>> {
+  const orderColumns = seekPage(query, page, columns, key, page.top + 1);
   const rows = (await query) as Array<Row & Record<string, unknown>>;
   const more = rows.length > page.top;
   const items = more ? rows.slice(0, page.top) : rows;

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from './create-db';
+import { FILE_RESOURCE_COLUMNS, fileWireJson } from './file-resource';
 import type { FileRow, GroupRow, PrincipalType, UserRow } from './row-types';
 
 export interface PrincipalRef {
@@ -126,27 +127,27 @@ export class SyncStore {
     return this.unreferenced(released);
   }
 
-  /** Active files become `deleted` tombstones: metadata kept, content dropped. */
+  /** Active files become `deleted` tombstones: metadata kept, content dropped, list JSON rewritten. */
   private async tombstone(trx: Knex.Transaction, ids: readonly string[], at: string): Promise<string[]> {
     const released: string[] = [];
     for (const part of chunks(ids)) {
-      const rows = (await trx('files').whereIn('id', part).where({ status: 'active' }).select('id', 'blob_key')) as Array<{ id: string; blob_key: string | null }>;
-      if (!rows.length) continue;
-      released.push(...rows.flatMap((r) => (r.blob_key ? [r.blob_key] : [])));
-      await trx('files')
-        .whereIn('id', rows.map((r) => r.id))
-        .update({
-          status: 'deleted',
-          deleted_at: at,
-          modified_at: at,
-          body_html: null,
-          blob_key: null,
-          content_hash: null,
-          source_version: null,
-          // The stored list representation no longer matches the row; lists rebuild it from the
-          // columns until the file is written again (see FilesRepository.listFiles).
-          wire_json: null,
-        });
+      const rows = (await trx('files').whereIn('id', part).where({ status: 'active' }).select([...FILE_RESOURCE_COLUMNS, 'blob_key'])) as FileRow[];
+      for (const row of rows) {
+        if (row.blob_key) released.push(row.blob_key);
+        const tombstone = { ...row, status: 'deleted' as const, modified_at: at, body_html: null };
+        await trx('files')
+          .where({ id: row.id })
+          .update({
+            status: 'deleted',
+            deleted_at: at,
+            modified_at: at,
+            body_html: null,
+            blob_key: null,
+            content_hash: null,
+            source_version: null,
+            wire_json: fileWireJson(tombstone),
+          });
+      }
     }
     return released;
   }

@@ -1,3 +1,6 @@
+import express from 'express';
+import helmet from 'helmet';
+import request from 'supertest';
 import { AUTH, TEST_KEYS, startTestGateway, type TestGateway } from '../helpers/test-gateway';
 
 describe('authentication', () => {
@@ -54,6 +57,18 @@ describe('authentication', () => {
       expect(res.headers['x-powered-by']).toBeUndefined();
       expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
     }
+    // Exactly the headers helmet itself sets (the gateway replays what helmet set once at start-up).
+    const plain = express();
+    plain.use(helmet({ strictTransportSecurity: false }));
+    plain.get('/', (_req, res) => {
+      res.end();
+    });
+    const reference = (await request(plain).get('/')).headers;
+    const ours = (await gw.get('/healthz')).headers;
+    const names = Object.keys(reference).filter((h) => !['date', 'connection', 'content-length', 'keep-alive'].includes(h));
+    expect(names.length).toBeGreaterThan(8);
+    for (const name of names) expect([name, ours[name]]).toEqual([name, reference[name]]);
+    expect(ours['strict-transport-security']).toBeUndefined();
     const echoed = await gw.get('/healthz', { 'X-Request-Id': 'crawl-42.page-7' });
     expect(echoed.headers['x-request-id']).toBe('crawl-42.page-7');
   });
@@ -65,6 +80,10 @@ describe('authentication', () => {
     const post = await gw.send('post', '/v1/files', AUTH);
     expect(post.status).toBe(405);
     expect(post.body.error.code).toBe('METHOD_NOT_ALLOWED');
+    // HEAD never reaches a list handler either (they write their bodies without Express's send()).
+    const head = await gw.send('head', '/v1/files', AUTH);
+    expect(head.status).toBe(405);
+    expect(head.headers.allow).toBe('GET');
   });
 });
 

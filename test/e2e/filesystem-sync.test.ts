@@ -127,7 +127,9 @@ describe.each(databaseKinds)('syncing a 10,000-file folder through the CLI on %s
       }
     } finally {
       server.child.kill('SIGTERM');
-      expect((await server.exited).code).toBe(0);
+      const exit = await server.exited;
+      if (exit.code !== 0) console.log('SERVER STDERR', server.stderr().slice(-3000));
+      expect(exit.code).toBe(0);
     }
   });
 

@@ -46,6 +46,8 @@ export class ContractValidator {
     const isJson = String(r.headers['content-type'] ?? '').startsWith('application/json');
     if (!operation) {
       if (r.status < 400) return [`${r.method} ${r.path} answered ${r.status} but is not in the contract`];
+      // A HEAD answer carries the headers of the envelope, never its body.
+      if (r.method.toUpperCase() === 'HEAD') return isJson ? [] : [`${r.method} ${r.path}: ${r.status} is not JSON`];
       return isJson && this.errorSchema(r.body) ? [] : [`${r.method} ${r.path}: ${r.status} is not the error envelope`];
     }
     const documented = Object.keys(operation.responses ?? {});

@@ -25,7 +25,7 @@ export interface TestGateway {
   /** GET through real HTTP; every response is checked against the contract (the test fails otherwise). */
   get(pathAndQuery: string, headers?: Record<string, string>): Promise<request.Response>;
   /** Any other method, also contract-checked. */
-  send(method: 'post' | 'put' | 'delete' | 'patch', pathAndQuery: string, headers?: Record<string, string>): Promise<request.Response>;
+  send(method: 'post' | 'put' | 'delete' | 'patch' | 'head', pathAndQuery: string, headers?: Record<string, string>): Promise<request.Response>;
   close(): Promise<void>;
 }
 

@@ -8,6 +8,7 @@ import { migrateLatest, migrateRollbackAll } from '../../src/staging/run-migrati
 import { createTestDatabase, databaseKinds, type TestDatabase } from '../helpers/test-databases';
 import { at, htmlFile } from '../helpers/staging-fixtures';
 import { StagingWriter } from '../../src/staging/staging-writer';
+import { FilesRepository } from '../../src/staging/files-repository';
 
 /** The plan of a page query, as text (SQLite's EXPLAIN QUERY PLAN or Postgres's EXPLAIN). */
 async function plan(t: TestDatabase, sql: string, bindings: string[]): Promise<string> {
@@ -45,11 +46,32 @@ describe.each(databaseKinds)('staging schema on %s', (kind) => {
 
   it.each([
     ['by id', 'select id from files where id > ? order by id limit 101', ['f10'], /files_pkey|sqlite_autoindex_files|PRIMARY KEY/i],
-    ['by time', 'select id from files where (modified_at, id) > (?, ?) order by modified_at, id limit 101', [at(10), 'f10'], /files_modified_id/],
+    ['by time', 'select id from files where (modified_at, id) > (?, ?) order by modified_at, id limit 101', [at(10), 'f10'], /files_modified_id|files_list_modified/],
     ['active by id', "select id from files where status = 'active' and id > ? order by id limit 101", ['f10'], /files_status_id/],
   ])('seeks pages %s through an index (no scan, no sort)', async (_name, sql, bindings, index) => {
     const text = await plan(t, sql, bindings);
     expect(text).toMatch(index);
+    expect(text).not.toMatch(/USE TEMP B-TREE|^\s*Sort|Seq Scan|SCAN files\b(?! USING)/m);
+  });
+
+  it.each([
+    ['by id', { field: 'id', direction: 'asc' }, ['f10'], /COVERING INDEX files_list_id/, /files_pkey/],
+    ['by time', { field: 'modified', direction: 'desc' }, [at(10), 'f10'], /COVERING INDEX files_list_modified/, /files_modified_id/],
+  ] as const)('assembles stored list pages %s from one index scan (covering on SQLite)', async (_name, orderBy, after, sqliteIndex, pgIndex) => {
+    const seen: Array<{ sql: string; bindings: string[] }> = [];
+    const listener = (q: { sql: string; bindings: string[] }): void => {
+      seen.push(q);
+    };
+    t.db.on('query', listener);
+    try {
+      expect(await new FilesRepository(t.db).listStoredFiles({ top: 10, skip: 0, orderBy, filters: [], after: [...after] })).toBeDefined();
+    } finally {
+      t.db.off('query', listener);
+    }
+    expect(seen).toHaveLength(1);
+    // Postgres reports the native text ($1, $2, …); `plan` binds knex's `?` placeholders.
+    const text = await plan(t, seen[0]!.sql.replace(/\$\d+/g, '?'), seen[0]!.bindings);
+    expect(text).toMatch(kind === 'sqlite' ? sqliteIndex : pgIndex);
     expect(text).not.toMatch(/USE TEMP B-TREE|^\s*Sort|Seq Scan|SCAN files\b(?! USING)/m);
   });
 

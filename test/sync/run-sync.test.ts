@@ -4,6 +4,7 @@ import path from 'node:path';
 import pino from 'pino';
 import { CheckpointExpiredError, SourceUnavailableError } from '../../src/adapters/source-error';
 import { FsBlobStore } from '../../src/blobs/fs-blob-store';
+import { toFileResource } from '../../src/staging/file-resource';
 import { FilesRepository } from '../../src/staging/files-repository';
 import { SyncLockedError, SyncLock } from '../../src/staging/sync-lock';
 import { runSync, type SyncOptions } from '../../src/sync/run-sync';
@@ -124,10 +125,12 @@ describe.each(databaseKinds)('runSync on %s', (kind) => {
     expect(rows.filter((f: { status: string }) => f.status === 'deleted').map((f: { id: string }) => f.id)).toEqual(['src:deck', 'src:doc3']);
     const deck = rows.find((f: { id: string }) => f.id === 'src:deck');
     expect(deck).toMatchObject({ blob_key: null, body_html: null, modified_at: new Date(clock).toISOString() });
-    // Lists show the tombstone, not the stored representation of the live file.
-    const listed = await new FilesRepository(t.db).listFiles({ top: 100, skip: 0, orderBy: { field: 'id', direction: 'asc' }, filters: [] }, { includeBody: false, stored: true });
-    const item = listed.items.find((f) => f.id === 'src:deck');
-    expect(item?.wire_json ? JSON.parse(item.wire_json).status : item?.status).toBe('deleted');
+    // The stored list representation is the tombstone's, as rebuilt from its columns, not the live file's.
+    const row = await t.db('files').where({ id: 'src:deck' }).first();
+    expect(JSON.parse(row.wire_json)).toEqual(toFileResource(row, false));
+    expect(JSON.parse(row.wire_json)).toMatchObject({ status: 'deleted', last_modified_datetime: new Date(clock).toISOString() });
+    const listed = await new FilesRepository(t.db).listStoredFiles({ top: 100, skip: 0, orderBy: { field: 'id', direction: 'asc' }, filters: [] });
+    expect(JSON.parse(`[${listed?.json.toString('utf8')}]`).find((f: { id: string }) => f.id === 'src:deck')).toEqual(JSON.parse(row.wire_json));
     expect((await t.db('users').where({ id: 'src:bo' }).first()).state).toBe('Inactive');
     expect(await t.db('groups').where({ id: 'src:eng' }).first()).toBeUndefined();
     expect(await t.db('group_members').where({ group_id: 'src:eng' })).toEqual([]);

@@ -3,6 +3,8 @@ import type { Context } from 'openapi-backend';
 import { filesCollection } from '../collections';
 import { toFileResource } from '../../staging/file-resource';
 import type { HandlerDeps } from '../handler-context';
+import type { FileField } from '../../staging/files-repository';
+import type { PageRequest } from '../../staging/page-query';
 import { RawJson, serveCollection } from '../serve-collection';
 
 export function listFiles(deps: HandlerDeps) {
@@ -13,6 +15,7 @@ export function listFiles(deps: HandlerDeps) {
       set: 'Content',
       required: ['id', 'name', 'external_url', 'last_modified_datetime', 'status', 'content'],
       scope: 'files',
+      ...(includeBody ? {} : { loadStored: (page: PageRequest<FileField>) => deps.files.listStoredFiles(page) }),
       load: (page) => deps.files.listFiles(page, { includeBody, stored: !includeBody && page.select === undefined }),
       toWire: (row) => (row.wire_json && !includeBody ? new RawJson(row.wire_json) : toFileResource(row, includeBody)),
     });
