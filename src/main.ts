@@ -7,6 +7,8 @@ import { ConfigError } from './config/load-config';
 
 /** The only module with process-level effects: environment, listening, signals and exit codes. */
 const shutdownHandlers: Array<() => Promise<void>> = [];
+/** How long shutdown work may take before the process is ended regardless (a last resort). */
+let shutdownBudgetMs = 5_000;
 
 const runtime: Runtime = {
   env: process.env,
@@ -21,7 +23,10 @@ const runtime: Runtime = {
       server.once('error', reject);
       server.listen(options.port, options.host, () => resolve(server));
     }),
-  onShutdown: (handler) => shutdownHandlers.push(handler),
+  onShutdown: (handler, budgetMs = 0) => {
+    shutdownHandlers.push(handler);
+    shutdownBudgetMs += budgetMs;
+  },
   setExitCode: (code) => {
     process.exitCode = code;
   },
@@ -33,7 +38,10 @@ async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
   process.stderr.write(`${signal} received, shutting down\n`);
-  const force = setTimeout(() => process.exit(1), 10_000);
+  const force = setTimeout(() => {
+    process.stderr.write(`shutdown did not finish within ${shutdownBudgetMs} ms; exiting\n`);
+    process.exit(1);
+  }, shutdownBudgetMs);
   force.unref();
   for (const handler of shutdownHandlers.reverse()) await handler();
   process.exit(0);

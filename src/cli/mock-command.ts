@@ -1,5 +1,9 @@
 import { InvalidArgumentError, type Command } from 'commander';
+import { drainableServer } from '../lib/drain-server';
 import type { Runtime } from './runtime';
+
+/** How long requests in flight get to finish when the mock is stopped. */
+const MOCK_SHUTDOWN_GRACE_MS = 5_000;
 
 function integer(name: string, min: number) {
   return (text: string): number => {
@@ -106,10 +110,7 @@ export function registerMockCommand(program: Command, runtime: Runtime): void {
           `${s.projects.size} projects, ${s.tasks.size} tasks, ${s.stories.size} stories, ${s.attachments.size} attachments`,
       );
       runtime.print(`Oracle: ${base}/_oracle/visibility?type=task&gid=<gid> and ${base}/_oracle/visibility/all?type=task; admin: ${base}/_admin/state`);
-      runtime.onShutdown(async () => {
-        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-        if ('closeIdleConnections' in server) (server as { closeIdleConnections(): void }).closeIdleConnections();
-        await closed;
-      });
+      const drainable = drainableServer(server);
+      runtime.onShutdown(() => drainable.drain(MOCK_SHUTDOWN_GRACE_MS), MOCK_SHUTDOWN_GRACE_MS);
     });
 }

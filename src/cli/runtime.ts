@@ -19,8 +19,11 @@ export interface Runtime {
   /** Human-facing output (logs go through pino instead). */
   print(line: string): void;
   listen(handler: RequestListener, options: ListenOptions): Promise<Server>;
-  /** Registers work to run on SIGTERM/SIGINT before the process exits. */
-  onShutdown(handler: () => Promise<void>): void;
+  /**
+   * Registers work to run on SIGTERM/SIGINT before the process exits. `budgetMs` is how long the
+   * work may take at most; the process is ended regardless a few seconds after the budgets run out.
+   */
+  onShutdown(handler: () => Promise<void>, budgetMs?: number): void;
   /** Sets the exit code the process ends with once the command returns. */
   setExitCode(code: number): void;
   /** Whether human output goes to a terminal (progress bars) or to a pipe (log lines). */

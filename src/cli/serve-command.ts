@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { loadConfig } from '../config/load-config';
 import { seedDemo } from '../demo/seed-demo';
 import { createApp } from '../http/create-app';
+import { drainableServer } from '../lib/drain-server';
 import { createLogger } from '../logging/create-logger';
 import { GatewaySettingsRepository } from '../staging/gateway-settings-repository';
 import { isStagingEmpty } from '../staging/is-staging-empty';
@@ -44,13 +45,11 @@ export function registerServeCommand(program: Command, runtime: Runtime): void {
       runtime.print(`Content gateway listening on ${tls ? 'https' : 'http'}://localhost:${port}/v1/files`);
       if (generatedAt) runtime.print(`No GATEWAY_API_KEY set: using the development key in ${generatedAt}`);
 
+      const drainable = drainableServer(server);
       runtime.onShutdown(async () => {
-        logger.info('shutting down: finishing in-flight requests');
-        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-        // Idle keep-alive sockets would hold close() open; busy ones finish their request first.
-        if ('closeIdleConnections' in server) (server as { closeIdleConnections(): void }).closeIdleConnections();
-        await closed;
+        logger.info({ graceMs: config.shutdownGraceMs }, 'shutting down: finishing in-flight requests');
+        await drainable.drain(config.shutdownGraceMs);
         await staging.close();
-      });
+      }, config.shutdownGraceMs);
     });
 }

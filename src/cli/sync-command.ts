@@ -10,6 +10,9 @@ import { runSync, type SyncOptions, type SyncProgress, type SyncSummary } from '
 import { openStaging, type Staging } from './open-staging';
 import type { Runtime } from './runtime';
 
+/** How long a cancelled sync may take to record itself as cancelled before the process ends anyway. */
+const SYNC_CANCEL_BUDGET_MS = 5_000;
+
 /** The longest delay a Node timer honours: beyond it, setTimeout fires after 1 ms instead. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -137,7 +140,7 @@ export function registerSyncCommand(program: Command, runtime: Runtime): void {
         controller.abort();
         wake?.();
         await done;
-      });
+      }, SYNC_CANCEL_BUDGET_MS);
       try {
         for (;;) {
           const roundStarted = Date.now();

@@ -205,6 +205,12 @@ export const settings = {
     default: '65000',
     description: 'Idle keep-alive connections are closed after this time (keep it above your load balancer\'s idle timeout).',
   }),
+  shutdownGraceMs: setting({
+    env: 'SHUTDOWN_GRACE_MS',
+    schema: z.coerce.number().int().min(0),
+    default: '10000',
+    description: 'On SIGTERM, requests in flight get this long to finish before their connections are cut (keep it below your orchestrator\'s stop timeout).',
+  }),
   maxUrlLength: setting({
     env: 'MAX_URL_LENGTH',
     schema: z.coerce.number().int().min(256),

@@ -33,6 +33,19 @@ function waitFor(child: ChildProcessWithoutNullStreams, pattern: RegExp): Promis
   });
 }
 
+/** A fresh embedded database with one 24 MiB binary, `test:big`, and the env to serve it. */
+async function stageBigDownload(dir: string): Promise<{ bytes: Buffer; env: Record<string, string> }> {
+  const sqlitePath = path.join(dir, 'gw.sqlite');
+  const blobDir = path.join(dir, 'blobs');
+  const db = createDb({ sqlitePath });
+  await migrateLatest(db);
+  const bytes = crypto.randomBytes(24 * 1024 * 1024);
+  const blob = await new FsBlobStore(blobDir).put(bytes);
+  await new StagingWriter(db).putFiles([{ file: htmlFile('test:big', { mime_type: 'application/pdf', body_html: null, blob_key: blob.key, sha256: blob.sha256, sha1: blob.sha1, size: blob.size }), permissions: [] }]);
+  await db.destroy();
+  return { bytes, env: { PORT: '0', SQLITE_PATH: sqlitePath, BLOB_DIR: blobDir, GATEWAY_API_KEY: 'shutdown-key-0123456789' } };
+}
+
 describe('content-gateway serve (the README start command, on a fresh data folder)', () => {
   let dir: string;
   beforeEach(() => {
@@ -119,16 +132,8 @@ describe('content-gateway serve (the README start command, on a fresh data folde
   });
 
   it('on SIGTERM finishes a download in flight, then closes the database and exits 0', async () => {
-    const sqlitePath = path.join(dir, 'gw.sqlite');
-    const blobDir = path.join(dir, 'blobs');
-    const db = createDb({ sqlitePath });
-    await migrateLatest(db);
-    const bytes = crypto.randomBytes(24 * 1024 * 1024);
-    const blob = await new FsBlobStore(blobDir).put(bytes);
-    await new StagingWriter(db).putFiles([{ file: htmlFile('test:big', { mime_type: 'application/pdf', body_html: null, blob_key: blob.key, sha256: blob.sha256, sha1: blob.sha1, size: blob.size }), permissions: [] }]);
-    await db.destroy();
-
-    const child = run(['serve'], { PORT: '0', SQLITE_PATH: sqlitePath, BLOB_DIR: blobDir, GATEWAY_API_KEY: 'shutdown-key-0123456789' });
+    const { bytes, env } = await stageBigDownload(dir);
+    const child = run(['serve'], env);
     const [, port] = await waitFor(child, /listening on http:\/\/localhost:(\d+)\//);
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
     const body = await new Promise<Buffer>((resolve, reject) => {
@@ -148,6 +153,44 @@ describe('content-gateway serve (the README start command, on a fresh data folde
     expect(body.length).toBe(bytes.length);
     expect(body.equals(bytes)).toBe(true);
     expect(await exited).toBe(0);
+  });
+
+  it('on SIGTERM closes idle keep-alive connections at once, cuts a client that stopped reading after SHUTDOWN_GRACE_MS, and exits 0', async () => {
+    const { env } = await stageBigDownload(dir);
+    const child = run(['serve'], { ...env, SHUTDOWN_GRACE_MS: '500' });
+    const [, port] = await waitFor(child, /listening on http:\/\/localhost:(\d+)\//);
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const agent = new http.Agent({ keepAlive: true });
+    const request = (p: string) =>
+      new Promise<http.IncomingMessage>((resolve, reject) => {
+        http.get({ host: '127.0.0.1', port: Number(port), path: p, agent, headers: { Authorization: 'shutdown-key-0123456789' } }, resolve).on('error', reject);
+      });
+    // An idle keep-alive connection (the gateway's keep-alive timeout is 65 s) ...
+    const listed = await request('/v1/files');
+    listed.resume();
+    await new Promise((resolve) => listed.on('end', resolve));
+    expect(listed.headers.connection).toBe('keep-alive');
+    // ... and a download whose client stops reading after the first chunk.
+    const stalled = await request('/v1/files/test%3Abig/download');
+    await new Promise((resolve) => stalled.once('data', resolve));
+    stalled.pause();
+
+    const started = Date.now();
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    const took = Date.now() - started;
+    expect(took).toBeGreaterThanOrEqual(400); // the stalled download had its grace period
+    expect(took).toBeLessThan(5_000); // not the keep-alive timeout, not the last-resort exit
+    const received = await new Promise<number>((resolve) => {
+      let n = 0;
+      stalled.on('data', (c: Buffer) => (n += c.length));
+      stalled.once('close', () => resolve(n));
+      stalled.once('error', () => undefined);
+      stalled.resume();
+    });
+    expect(stalled.complete).toBe(false);
+    expect(received).toBeLessThan(24 * 1024 * 1024);
+    agent.destroy();
   });
 
   it('fails at start-up with a message naming a bad setting', async () => {
