@@ -32,7 +32,9 @@ export function drainableServer(server: Server): DrainableServer {
     const socket: Socket | null = res.socket;
     if (socket) res.once('finish', () => socket.end());
   };
-  server.on('request', (_req, res: ServerResponse) => {
+  // Ahead of the app's own listener, so a request arriving during the drain is marked before the
+  // app can answer it.
+  server.prependListener('request', (_req, res: ServerResponse) => {
     if (draining) closeAfter(res);
     inFlight.add(res);
     res.once('close', () => inFlight.delete(res));

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import knex, { type Knex } from 'knex';
-import { cacheReaderStatements } from './statement-cache';
+import { cacheStatements } from './statement-cache';
 
 export type Db = Knex;
 
@@ -49,7 +49,7 @@ export function createDb(options: DbOptions): Db {
         conn.pragma('busy_timeout = 5000');
         conn.pragma('foreign_keys = ON');
         if (options.sqlitePath !== ':memory:') conn.pragma(`mmap_size = ${SQLITE_MMAP_BYTES}`);
-        cacheReaderStatements(conn);
+        cacheStatements(conn);
         done(null, conn);
       },
     },

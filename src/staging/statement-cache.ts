@@ -1,14 +1,14 @@
 import type BetterSqlite3 from 'better-sqlite3';
 
 /**
- * Makes `conn.prepare` reuse compiled read statements. knex's better-sqlite3 client prepares
- * every query afresh, and compiling a page query costs about as much as running it; the gateway
- * runs a handful of query shapes with different bindings, so a small cache keyed by the SQL text
- * removes that cost. Only readers are kept: a statement is stateless between `all()` calls, and
- * SQLite recompiles a cached statement by itself when the schema changes under it. Writers and
- * DDL (run once each, or inside batched transactions) are prepared as before.
+ * Makes `conn.prepare` reuse compiled statements. knex's better-sqlite3 client prepares every
+ * query afresh, and compiling costs about as much as running: a page query, or a sync batch's
+ * 200-row upsert, whose text repeats chunk after chunk with new bindings. A small cache keyed by
+ * the SQL text removes that cost. knex runs each statement to completion (`all()` or `run()`)
+ * before it prepares the next, so a cached statement is never busy when it is handed out again,
+ * and SQLite recompiles a cached statement by itself when the schema changes under it.
  */
-export function cacheReaderStatements(conn: BetterSqlite3.Database, max = 256): void {
+export function cacheStatements(conn: BetterSqlite3.Database, max = 256): void {
   const prepare = conn.prepare.bind(conn);
   const cache = new Map<string, BetterSqlite3.Statement>();
   conn.prepare = ((sql: string) => {
@@ -20,10 +20,8 @@ export function cacheReaderStatements(conn: BetterSqlite3.Database, max = 256): 
       return hit;
     }
     const statement = prepare(sql);
-    if (statement.reader) {
-      if (cache.size >= max) cache.delete(cache.keys().next().value as string);
-      cache.set(sql, statement);
-    }
+    if (cache.size >= max) cache.delete(cache.keys().next().value as string);
+    cache.set(sql, statement);
     return statement;
   }) as BetterSqlite3.Database['prepare'];
 }
