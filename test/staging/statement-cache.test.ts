@@ -6,7 +6,7 @@ describe('cacheStatements', () => {
   beforeEach(() => {
     conn = new Database(':memory:');
     conn.exec('create table t (id text primary key, n integer not null)');
-    cacheStatements(conn, 3);
+    cacheStatements(conn, { readers: 3, writers: 2 });
   });
   afterEach(() => conn.close());
 
@@ -38,7 +38,23 @@ describe('cacheStatements', () => {
     expect(conn.prepare(select).all()).toEqual([{ id: 'a', n: 1, note: 'x' }]);
   });
 
-  it('keeps at most `max` statements, dropping the least recently used', () => {
+  it('keeps at most `writers` write statements, apart from the readers', () => {
+    const insert = (n: number) => `insert into t (id, n) values (?, ${n})`;
+    const first = conn.prepare(insert(1));
+    const reader = conn.prepare('select 1');
+    const second = conn.prepare(insert(2));
+    expect(conn.prepare(insert(1))).toBe(first);
+    conn.prepare(insert(3)); // evicts insert(2), the least recently used writer
+    expect(conn.prepare(insert(1))).toBe(first);
+    expect(conn.prepare('select 1')).toBe(reader);
+    const again = conn.prepare(insert(2));
+    expect(again).not.toBe(second); // compiled again
+    expect(conn.prepare(insert(2))).toBe(again);
+    again.run('z');
+    expect(conn.prepare('select n from t where id = ?').get('z')).toEqual({ n: 2 });
+  });
+
+  it('keeps at most `readers` read statements, dropping the least recently used', () => {
     const [a, b, c, d] = ['select 1', 'select 2', 'select 3', 'select 4'];
     const first = conn.prepare(a as string);
     conn.prepare(b as string);
