@@ -18,6 +18,8 @@ export interface ListThroughputOptions {
 const DEFAULTS: ListThroughputOptions = { concurrency: 20, warmupMs: 3000, durationMs: 5000, rounds: 2 };
 const TOP = 100;
 const BY_MODIFIED = 'last_modified_datetime';
+/** A small constant answer behind the whole middleware stack: the floor under every request. */
+const METADATA_PATH = '/v1/files/permissions/metadata';
 
 
 function describe(label: string, r: LoadRun, durationMs: number): string {
@@ -86,12 +88,31 @@ export async function listThroughput(ctx: BenchContext, options: Partial<ListThr
   }
   if (!bestGateway || !bestBaseline) throw new Error('no rounds ran');
   const busyUs = (r: LoadRun): number => (r.serverElu * o.durationMs * 1000) / r.requests;
+  // What every request pays before any database work: the same server, the same clients, an
+  // endpoint that answers a small constant body (routing, validation, auth, logging, metrics, HTTP).
+  const floor = await measureLoad({
+    baseUrl: gateway.url,
+    headers: AUTH_HEADERS as Record<string, string>,
+    firstPaths: [METADATA_PATH],
+    crawlStarts: [],
+    firstPageShare: 1,
+    crawlPages: 1,
+    concurrency: o.concurrency,
+    warmupMs: o.warmupMs,
+    durationMs: o.durationMs,
+    seed: 1,
+  });
+  notes.push(
+    `${describe(`stack floor (${METADATA_PATH}, no database)`, floor, o.durationMs)}: ` +
+      `${busyUs(floor).toFixed(0)} of the ${busyUs(bestGateway).toFixed(0)} µs a page costs go to what every request pays, before any SQL or page-sized write`,
+  );
   if (bestBaseline.serverElu < 0.9) {
     notes.push(
       `the baseline server thread was only ${(bestBaseline.serverElu * 100).toFixed(0)} % busy: the client loop, not the server, caps the baseline, so the ratio flatters the gateway; ` +
         `by server-thread time a request costs ${busyUs(bestGateway).toFixed(0)} µs on the gateway vs ${busyUs(bestBaseline).toFixed(0)} µs on the baseline (ratio ${(busyUs(bestBaseline) / busyUs(bestGateway)).toFixed(2)})`,
     );
   }
+  if (floor.errors > 0) notes.push(`WARNING: ${METADATA_PATH} answered ${floor.errors} requests with an error`);
   if (bestGateway.errors > 0) notes.push(`WARNING: the gateway answered ${bestGateway.errors} requests with an error in its best round`);
 
   return {
