@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import knex, { type Knex } from 'knex';
+import { SqliteReadWorker } from './sqlite-read-worker';
 import { cacheStatements } from './statement-cache';
 
 export type Db = Knex;
@@ -22,6 +23,13 @@ export interface DbOptions {
  */
 export const SQLITE_MMAP_BYTES = 1024 * 1024 * 1024;
 
+const readWorkers = new WeakMap<Db, SqliteReadWorker>();
+
+/** The worker that runs this SQLite database's heavy reads off the event loop (none for Postgres or `:memory:`). */
+export function sqliteReadWorker(db: Db): SqliteReadWorker | undefined {
+  return readWorkers.get(db);
+}
+
 export function isPostgres(db: Db): boolean {
   return db.client.config.client === 'pg';
 }
@@ -37,7 +45,7 @@ export function createDb(options: DbOptions): Db {
     });
   }
   if (options.sqlitePath !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(options.sqlitePath)), { recursive: true });
-  return knex({
+  const db = knex({
     client: 'better-sqlite3',
     connection: { filename: options.sqlitePath },
     useNullAsDefault: true,
@@ -54,4 +62,16 @@ export function createDb(options: DbOptions): Db {
       },
     },
   });
+  if (options.sqlitePath !== ':memory:') {
+    const worker = new SqliteReadWorker(path.resolve(options.sqlitePath), SQLITE_MMAP_BYTES);
+    readWorkers.set(db, worker);
+    // `db.destroy()` hands over to the client's `destroy`: the worker closes first.
+    const client = db.client as { destroy(...args: unknown[]): Promise<unknown> };
+    const destroy = client.destroy.bind(client);
+    client.destroy = async (...args: unknown[]) => {
+      await worker.close();
+      return destroy(...args);
+    };
+  }
+  return db;
 }

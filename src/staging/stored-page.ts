@@ -1,6 +1,6 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Knex } from 'knex';
-import { isPostgres, type Db } from './create-db';
+import { isPostgres, sqliteReadWorker, type Db } from './create-db';
 import { compareCodePoints } from './code-point-order';
 import type { PageRequest } from './page-query';
 import { seekPage } from './query-page';
@@ -89,6 +89,17 @@ export class StoredPageReader<F extends string> {
    */
   private async run(sql: string, bindings: ReadonlyArray<string | number>): Promise<AggregateRow[]> {
     if (isPostgres(this.db)) return ((await this.db.raw(sql, [...bindings])) as { rows: AggregateRow[] }).rows;
+    const worker = sqliteReadWorker(this.db);
+    if (worker?.usable) {
+      this.db.emit('query', { sql, bindings, method: 'select' });
+      try {
+        return (await worker.all(sql, bindings)) as unknown as AggregateRow[];
+      } catch (error) {
+        // A failing query fails the request as it would on the main connection; a worker that
+        // died is not used again and the query runs here instead.
+        if (worker.usable) throw error;
+      }
+    }
     const client = this.db.client as { acquireConnection(): Promise<BetterSqlite3.Database>; releaseConnection(conn: BetterSqlite3.Database): Promise<void> };
     const conn = await client.acquireConnection();
     this.db.emit('query', { sql, bindings, method: 'select' });
