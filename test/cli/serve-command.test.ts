@@ -7,6 +7,7 @@ import { FsBlobStore } from '../../src/blobs/fs-blob-store';
 import { createDb } from '../../src/staging/create-db';
 import { migrateLatest } from '../../src/staging/run-migrations';
 import { StagingWriter } from '../../src/staging/staging-writer';
+import { readRest } from '../helpers/read-rest';
 import { htmlFile } from '../helpers/staging-fixtures';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -181,13 +182,7 @@ describe('content-gateway serve (the README start command, on a fresh data folde
     const took = Date.now() - started;
     expect(took).toBeGreaterThanOrEqual(400); // the stalled download had its grace period
     expect(took).toBeLessThan(5_000); // not the keep-alive timeout, not the last-resort exit
-    const received = await new Promise<number>((resolve) => {
-      let n = 0;
-      stalled.on('data', (c: Buffer) => (n += c.length));
-      stalled.once('close', () => resolve(n));
-      stalled.once('error', () => undefined);
-      stalled.resume();
-    });
+    const received = await readRest(stalled);
     expect(stalled.complete).toBe(false);
     expect(received).toBeLessThan(24 * 1024 * 1024);
     agent.destroy();

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { drainableServer, type DrainableServer } from '../../src/lib/drain-server';
+import { readRest } from '../helpers/read-rest';
 
 /**
  * The serve command's graceful stop, over real loopback HTTP with keep-alive clients and the
@@ -124,13 +125,7 @@ describe('drainableServer', () => {
     expect(took).toBeGreaterThanOrEqual(250);
     expect(took).toBeLessThan(5_000);
     // Reading again, the client finds the connection cut short of the declared length.
-    const received = await new Promise<number>((resolve) => {
-      let bytes = 0;
-      res.on('data', (c: Buffer) => (bytes += c.length));
-      res.once('close', () => resolve(bytes));
-      res.once('error', () => undefined);
-      res.resume();
-    });
+    const received = await readRest(res);
     expect(res.complete).toBe(false);
     expect(received).toBeLessThan(64 * 1024 * 1024);
   });
