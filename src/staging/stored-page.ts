@@ -82,16 +82,17 @@ export class StoredPageReader<F extends string> {
   }
 
   /**
-   * Runs compiled SQL. On SQLite, straight on the pooled connection (its statement cache keeps the
-   * compiled statement), since knex's runner around one synchronous call costs about as much as
-   * the call; knex's `query` event is still emitted, so query logging and plan capture see it.
-   * Postgres goes through knex.
+   * Runs compiled SQL. Postgres goes through knex. On SQLite it runs in the database's read worker
+   * (off the event loop), or, without one (`:memory:`) or once it failed, straight on the pooled
+   * connection, whose statement cache keeps it compiled: knex's runner around one synchronous call
+   * costs about as much as the call. knex's `query` event is emitted either way, so query logging
+   * and plan capture see it.
    */
   private async run(sql: string, bindings: ReadonlyArray<string | number>): Promise<AggregateRow[]> {
     if (isPostgres(this.db)) return ((await this.db.raw(sql, [...bindings])) as { rows: AggregateRow[] }).rows;
+    this.db.emit('query', { sql, bindings, method: 'select' });
     const worker = sqliteReadWorker(this.db);
     if (worker?.usable) {
-      this.db.emit('query', { sql, bindings, method: 'select' });
       try {
         return (await worker.all(sql, bindings)) as unknown as AggregateRow[];
       } catch (error) {
@@ -102,7 +103,6 @@ export class StoredPageReader<F extends string> {
     }
     const client = this.db.client as { acquireConnection(): Promise<BetterSqlite3.Database>; releaseConnection(conn: BetterSqlite3.Database): Promise<void> };
     const conn = await client.acquireConnection();
-    this.db.emit('query', { sql, bindings, method: 'select' });
     try {
       return conn.prepare(sql).all(...bindings) as AggregateRow[];
     } finally {

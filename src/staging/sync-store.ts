@@ -134,19 +134,11 @@ export class SyncStore {
       const rows = (await trx('files').whereIn('id', part).where({ status: 'active' }).select([...FILE_RESOURCE_COLUMNS, 'blob_key'])) as FileRow[];
       for (const row of rows) {
         if (row.blob_key) released.push(row.blob_key);
-        const tombstone = { ...row, status: 'deleted' as const, modified_at: at, body_html: null };
+        // What the platform sees changes; the stored list JSON is rebuilt from the same values.
+        const served = { status: 'deleted' as const, modified_at: at, body_html: null };
         await trx('files')
           .where({ id: row.id })
-          .update({
-            status: 'deleted',
-            deleted_at: at,
-            modified_at: at,
-            body_html: null,
-            blob_key: null,
-            content_hash: null,
-            source_version: null,
-            wire_json: fileWireJson(tombstone),
-          });
+          .update({ ...served, deleted_at: at, blob_key: null, content_hash: null, source_version: null, wire_json: fileWireJson({ ...row, ...served }) });
       }
     }
     return released;

@@ -61,7 +61,16 @@ describe('SqliteReadWorker', () => {
     await broken.close();
   });
 
-  it('is closed with the database; pages are then read on the main connection', async () => {
+  it('is closed when its database is destroyed', async () => {
+    const other = createDb({ sqlitePath: path.join(dir, 'db.sqlite') });
+    const worker = sqliteReadWorker(other) as SqliteReadWorker;
+    expect(await worker.all('select count(*) as n from t', [])).toEqual([{ n: 2 }]);
+    await other.destroy();
+    expect(worker.usable).toBe(false);
+    await expect(worker.all('select 1', [])).rejects.toThrow(/not available/);
+  });
+
+  it('once closed, leaves pages to the main connection', async () => {
     const worker = sqliteReadWorker(db) as SqliteReadWorker;
     await worker.all('select 1 as one', []);
     await worker.close();
