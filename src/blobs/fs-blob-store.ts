@@ -5,46 +5,73 @@ import type { Readable } from 'node:stream';
 import type { BlobStore, ByteRange, StoredBlob } from './blob-store';
 
 const KEY = /^[0-9a-f]{64}$/;
-/** Blobs up to this size are collected in memory and written synchronously (see `put`). */
+/** Blobs up to this size are collected in memory and written in one call (see `put`). */
 export const SMALL_BLOB_BYTES = 256 * 1024;
 
+const isMissing = (error: unknown): boolean => (error as NodeJS.ErrnoException).code === 'ENOENT';
+
 /**
- * Content-addressed blobs in a directory: `<root>/ab/cd/<sha256>`. Writes go to a temporary file
- * in `<root>/tmp` and are renamed into place, so a reader never sees half a blob and a crash
- * leaves only temporary files behind.
+ * Content-addressed blobs in a directory: `<root>/ab/<sha256>`, one level of 256 folders as git
+ * keeps its objects (a folder costs a system call to make, and ext4 indexes large folders). Writes
+ * go to a temporary file and are renamed into place, so a reader never sees half a blob and a
+ * crash leaves only temporary files behind (`*.tmp`, in `<root>/tmp` or beside the blob).
+ *
+ * Every call is asynchronous: on a slow disk, creating a file takes hundreds of microseconds,
+ * which would otherwise stall the event loop, and blobs written at once then overlap in libuv's
+ * thread pool (their temporary files sit in their own folders, so they do not queue on one
+ * folder's lock).
  */
 export class FsBlobStore implements BlobStore {
-  /** Folders known to exist: creating them again costs a system call per blob. */
-  private readonly madeDirs = new Set<string>();
+  /** Folders made or being made: making them again costs a system call per blob. */
+  private readonly madeDirs = new Map<string, Promise<void>>();
 
   constructor(private readonly root: string) {}
 
-  private ensureDir(dir: string): void {
-    if (this.madeDirs.has(dir)) return;
-    fs.mkdirSync(dir, { recursive: true });
-    this.madeDirs.add(dir);
+  private ensureDir(dir: string): Promise<void> {
+    let made = this.madeDirs.get(dir);
+    if (!made) {
+      made = fs.promises.mkdir(dir, { recursive: true }).then(() => undefined);
+      made.catch(() => this.madeDirs.delete(dir));
+      this.madeDirs.set(dir, made);
+    }
+    return made;
+  }
+
+  /** Runs `write` in `dir`, making the folder first; once more if the folder was removed behind our back (a restore, a cleanup). */
+  private async inDir<T>(dir: string, write: () => Promise<T>): Promise<T> {
+    await this.ensureDir(dir);
+    try {
+      return await write();
+    } catch (error) {
+      if (!isMissing(error)) throw error;
+      this.madeDirs.clear();
+      await this.ensureDir(dir);
+      return write();
+    }
   }
 
   private pathOf(key: string): string {
     if (!KEY.test(key)) throw new Error(`Invalid blob key ${JSON.stringify(key)}`);
-    return path.join(this.root, key.slice(0, 2), key.slice(2, 4), key);
+    return path.join(this.root, key.slice(0, 2), key);
+  }
+
+  private tmpName(): string {
+    return `${process.pid}-${crypto.randomUUID()}.tmp`;
   }
 
   /**
    * Streams `source` into the store while hashing it. Content up to `SMALL_BLOB_BYTES` is
-   * collected and written with synchronous calls (a local write of a few kilobytes takes
-   * microseconds, while a write stream costs several thread-pool round trips); larger content is
-   * written chunk by chunk as it arrives, so memory stays flat whatever the size.
+   * collected, then written beside its final place in one call (its key is known by then); larger
+   * content is written chunk by chunk to `<root>/tmp` as it arrives, so memory stays flat whatever
+   * the size.
    */
   async put(source: Readable | Buffer): Promise<StoredBlob> {
-    const tmpDir = path.join(this.root, 'tmp');
-    this.ensureDir(tmpDir);
-    const tmp = path.join(tmpDir, `${process.pid}-${crypto.randomUUID()}`);
     const sha256 = crypto.createHash('sha256');
     const sha1 = crypto.createHash('sha1');
     let size = 0;
     let small: Buffer[] | undefined = [];
     let file: fs.promises.FileHandle | undefined;
+    let tmp: string | undefined;
     try {
       for await (const data of Buffer.isBuffer(source) ? [source] : source) {
         const chunk = Buffer.isBuffer(data) ? data : Buffer.from(data as string);
@@ -54,45 +81,64 @@ export class FsBlobStore implements BlobStore {
         if (small) {
           small.push(chunk);
           if (size <= SMALL_BLOB_BYTES) continue;
-          file = await fs.promises.open(tmp, 'wx');
+          const tmpDir = path.join(this.root, 'tmp');
+          const name = path.join(tmpDir, this.tmpName());
+          file = await this.inDir(tmpDir, () => fs.promises.open(name, 'wx'));
+          tmp = name;
           for (const part of small) await file.write(part);
           small = undefined;
         } else {
           await file?.write(chunk);
         }
       }
-      if (small) fs.writeFileSync(tmp, small.length === 1 ? (small[0] as Buffer) : Buffer.concat(small), { flag: 'wx' });
       await file?.close();
       file = undefined;
       const key = sha256.digest('hex');
       const target = this.pathOf(key);
-      this.ensureDir(path.dirname(target));
-      try {
-        fs.renameSync(tmp, target);
-      } catch (error) {
-        // The folder was removed behind our back (a restore, a cleanup): make it again once.
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-        this.madeDirs.clear();
-        this.ensureDir(path.dirname(target));
-        fs.renameSync(tmp, target);
+      const dir = path.dirname(target);
+      if (small) {
+        const bytes = small.length === 1 ? (small[0] as Buffer) : Buffer.concat(small);
+        const name = path.join(dir, this.tmpName());
+        await this.inDir(dir, async () => {
+          tmp = name;
+          await fs.promises.writeFile(name, bytes, { flag: 'wx' });
+        });
       }
+      const from = tmp as string;
+      await this.inDir(dir, () => fs.promises.rename(from, target));
+      tmp = undefined;
       return { key, size, sha256: key, sha1: sha1.digest('hex') };
     } catch (error) {
       await file?.close().catch(() => undefined);
       if (!Buffer.isBuffer(source)) source.destroy();
-      fs.rmSync(tmp, { force: true });
+      if (tmp) await fs.promises.rm(tmp, { force: true });
       throw error;
     }
   }
 
+  /**
+   * Where earlier versions kept a blob (`<root>/ab/cd/<sha256>`). `stat` moves such a blob to
+   * its current place the first time it is looked up, so a store written by an earlier version keeps
+   * serving its downloads (the download handler looks a blob up before reading it).
+   */
+  private legacyPathOf(key: string): string {
+    return path.join(this.root, key.slice(0, 2), key.slice(2, 4), key);
+  }
+
   async stat(key: string): Promise<{ size: number } | undefined> {
+    const file = this.pathOf(key);
     try {
-      const s = await fs.promises.stat(this.pathOf(key));
-      return { size: s.size };
+      return { size: (await fs.promises.stat(file)).size };
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      if (!isMissing(error)) throw error;
+    }
+    try {
+      await fs.promises.rename(this.legacyPathOf(key), file);
+    } catch (error) {
+      if (isMissing(error)) return undefined;
       throw error;
     }
+    return this.stat(key);
   }
 
   createReadStream(key: string, range?: ByteRange): Readable {
@@ -101,5 +147,6 @@ export class FsBlobStore implements BlobStore {
 
   async delete(key: string): Promise<void> {
     await fs.promises.rm(this.pathOf(key), { force: true });
+    await fs.promises.rm(this.legacyPathOf(key), { force: true });
   }
 }

@@ -62,7 +62,7 @@ describe.each(databaseKinds)('runSync on %s', (kind) => {
       { member_type: 'USER', member_id: 'src:bo' },
     ]);
     const deck = await t.db('files').where({ id: 'src:deck' }).first();
-    expect(fs.readFileSync(path.join(blobDir, deck.blob_key.slice(0, 2), deck.blob_key.slice(2, 4), deck.blob_key), 'utf8')).toBe('%PDF deck v1');
+    expect(fs.readFileSync(path.join(blobDir, deck.blob_key.slice(0, 2), deck.blob_key), 'utf8')).toBe('%PDF deck v1');
     expect(JSON.parse(deck.wire_json)).toMatchObject({ id: 'src:deck', content: { download_path: '/src%3Adeck/download', size: 12 } });
   });
 

@@ -1,7 +1,8 @@
 import crypto from 'node:crypto';
-import { accessSync, closeSync, constants as fsConstants, createReadStream, fstatSync, openSync, promises as fs, readFileSync, realpathSync } from 'node:fs';
+import { closeSync, createReadStream, fstatSync, openSync, promises as fs, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
+import { text as readText } from 'node:stream/consumers';
 import { z } from 'zod';
 import type { AdapterContext, FileRecord, IncrementalAdapter, SyncEvent } from '../adapter';
 import { throwIfAborted } from '../http/abort-error';
@@ -285,9 +286,9 @@ export class FilesystemAdapter implements IncrementalAdapter<FilesystemCheckpoin
     const fallbackTitle = baseTitle(entry.fileName);
     if (entry.contentKind === 'binary') {
       try {
-        // Checked now so an unreadable file becomes a failure event, retried by the next run
+        // Opened now so an unreadable file becomes a failure event, retried by the next run
         // (an error while the engine reads the bytes would not be).
-        accessSync(realpathInsideRoot(run.realRoot, entry), fsConstants.R_OK);
+        closeSync(openWalkedFile(run.realRoot, entry));
       } catch (err) {
         return failure(err as Error);
       }
@@ -298,10 +299,7 @@ export class FilesystemAdapter implements IncrementalAdapter<FilesystemCheckpoin
       return failure(new SourceError(`${entry.absolutePath}: ${entry.size} bytes is too large to serve inline (at most ${MAX_INLINE_BYTES})`));
     }
     try {
-      const real = realpathInsideRoot(run.realRoot, entry);
-      // Small files are read synchronously: on a local disk that takes microseconds, while an
-      // asynchronous read costs several thread-pool round trips (open, stat, read, close).
-      const text = stripBom(entry.size <= SYNC_READ_BYTES ? readFileSync(real, 'utf8') : await fs.readFile(real, { encoding: 'utf8', signal: ctx.signal }));
+      const text = stripBom(await readWalkedFile(run.realRoot, entry, ctx.signal));
       const html = entry.contentKind === 'markdown' ? renderMarkdown(text, fallbackTitle) : text;
       return { type: 'file', file: { ...record, name: htmlTitle(html) ?? fallbackTitle, content: { kind: 'html', html } } };
     } catch (err) {
@@ -323,7 +321,7 @@ function* directoryEvents(ctx: AdapterContext, directory: Directory): Generator<
   }
 }
 
-/** Resolves a walked file again when it is read: it may have been replaced by a link since. */
+/** Resolves a walked file's path again and checks that it still leads inside the root. */
 function realpathInsideRoot(realRoot: string, entry: TreeFile): string {
   let real: string;
   try {
@@ -335,16 +333,61 @@ function realpathInsideRoot(realRoot: string, entry: TreeFile): string {
   return real;
 }
 
-async function openInsideRoot(realRoot: string, entry: TreeFile): Promise<Readable> {
-  const real = realpathInsideRoot(realRoot, entry);
-  let fd: number;
+function openOrThrow(file: string, entry: TreeFile): number {
   try {
-    // Opened here, not lazily by the stream, so a file that vanished fails this item cleanly.
-    fd = openSync(real, 'r');
+    return openSync(file, 'r');
   } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new SourceNotFoundError(`${entry.absolutePath}: gone before it could be read`, { cause: err });
     throw new SourceNotFoundError(`${entry.absolutePath}: cannot be opened: ${(err as Error).message}`, { cause: err });
   }
-  // A small file is read at once (see `fileEvent`); anything larger streams.
+}
+
+/**
+ * Opens a walked file for reading (the caller closes the descriptor). The walk checked that the
+ * path leads inside the root, but a folder or the file may have been swapped for a link since: so
+ * the opened file must be the very one the walk found (same device and inode), which takes one
+ * `fstat` instead of resolving every path component again. Only when it is not (the file was
+ * replaced, say by an editor's save) is the path resolved and checked against the root again.
+ */
+function openWalkedFile(realRoot: string, entry: TreeFile): number {
+  const fd = openOrThrow(entry.absolutePath, entry);
+  let same: boolean;
+  try {
+    const stats = fstatSync(fd);
+    same = stats.dev === entry.identity.dev && stats.ino === entry.identity.ino && stats.isFile();
+  } catch (err) {
+    closeSync(fd);
+    throw new SourceNotFoundError(`${entry.absolutePath}: cannot be read: ${(err as Error).message}`, { cause: err });
+  }
+  if (same) return fd;
+  closeSync(fd);
+  const again = openOrThrow(realpathInsideRoot(realRoot, entry), entry);
+  try {
+    if (fstatSync(again).isFile()) return again;
+  } catch {
+    // reported below
+  }
+  closeSync(again);
+  throw new SourceNotFoundError(`${entry.absolutePath}: is no longer a regular file; not read`);
+}
+
+/**
+ * A walked file's text. Small files are read synchronously: on a local disk that takes
+ * microseconds, while an asynchronous read costs several thread-pool round trips.
+ */
+async function readWalkedFile(realRoot: string, entry: TreeFile, signal: AbortSignal): Promise<string> {
+  const fd = openWalkedFile(realRoot, entry);
+  try {
+    if (fstatSync(fd).size <= SYNC_READ_BYTES) return readFileSync(fd, 'utf8');
+    return await readText(createReadStream('', { fd, autoClose: false, signal }));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+async function openInsideRoot(realRoot: string, entry: TreeFile): Promise<Readable> {
+  const fd = openWalkedFile(realRoot, entry);
+  // A small file is read at once (see `readWalkedFile`); anything larger streams.
   let small: boolean;
   try {
     small = fstatSync(fd).size <= SYNC_READ_BYTES;

@@ -50,6 +50,8 @@ export interface TreeFile {
   size: number;
   mtimeMs: number;
   version: string;
+  /** Device and inode of the file the walk found (a link's target): a read checks it opened this very file. */
+  identity: { dev: number; ino: number };
   access: FileAccess;
 }
 
@@ -211,6 +213,7 @@ async function* walkFolder(o: WalkOptions, folder: FolderAt, inherited: FolderRu
       size: f.stats.size,
       mtimeMs: f.stats.mtimeMs,
       version: fileVersion(f.stats),
+      identity: { dev: f.stats.dev, ino: f.stats.ino },
       access: resolveFileAccess(rule, f.name, o.directory),
     };
   }

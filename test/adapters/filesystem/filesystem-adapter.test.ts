@@ -277,6 +277,27 @@ describe('paths never escape the root', () => {
     await expect(bytesOf(file)).rejects.toThrow(/gone before it could be read/);
   });
 
+  it('re-checks at read time: a folder swapped for a link out of the root is not read through', async () => {
+    const outside = makeTree({ 'a.txt': 'outside the root' });
+    const root = makeTree({ '_access.yaml': 'public: true\n', 'sub/a.txt': 'inside' });
+    const file = fileOf(await full(root), 'sub/a.txt');
+    fs.renameSync(path.join(root, 'sub'), path.join(root, 'moved'));
+    fs.symlinkSync(outside, path.join(root, 'sub'));
+    await expect(bytesOf(file)).rejects.toThrow(/now leads out of the root/);
+    // A link back inside the root to the very file the walk found is fine.
+    fs.rmSync(path.join(root, 'sub'));
+    fs.symlinkSync(path.join(root, 'moved'), path.join(root, 'sub'));
+    expect((await bytesOf(file)).toString()).toBe('inside');
+  });
+
+  it('reads a file replaced inside the root between the walk and the read (a new inode, as an editor saves)', async () => {
+    const root = makeTree({ '_access.yaml': 'public: true\n', 'a.txt': 'before' });
+    const file = fileOf(await full(root), 'a.txt');
+    fs.writeFileSync(path.join(root, 'a.tmp'), 'after');
+    fs.renameSync(path.join(root, 'a.tmp'), path.join(root, 'a.txt'));
+    expect((await bytesOf(file)).toString()).toBe('after');
+  });
+
   it('follows a root that is itself a link', async () => {
     const real = makeTree({ '_access.yaml': 'public: true\n', 'a.txt': 'x' });
     const link = path.join(makeDir(), 'root-link');
