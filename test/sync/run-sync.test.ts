@@ -201,6 +201,28 @@ describe.each(databaseKinds)('runSync on %s', (kind) => {
     await holder.release();
   });
 
+  it('batch after batch: later events for an id win, a blob one batch releases and the next stores again survives, progress comes in order', async () => {
+    const source = org();
+    await sync(source);
+    const deck = (await files()).find((f: { id: string }) => f.id === 'src:deck');
+    source.binary('deck', Buffer.from('%PDF deck v2'), 'v2', [{ type: 'EVERYONE' }]); // releases the v1 bytes...
+    source.binary('copy', Buffer.from('%PDF deck v1'), 'c1', [{ type: 'EVERYONE' }]); // ...which the next batch stores again
+    source.html('doc0', '<p>0 v2</p>', [{ type: 'EVERYONE' }]).html('doc0', '<p>0 v3</p>', [{ type: 'EVERYONE' }]);
+    source.remove('file', 'doc1').html('doc1', '<p>1</p>', [{ type: 'GROUP', nativeId: 'all' }]);
+    const progress: number[] = [];
+    clock += 1000;
+    const summary = await sync(source, { mode: 'incremental', batchSize: 1, onProgress: (p) => progress.push(p.processed) });
+    expect(summary).toMatchObject({ status: 'succeeded', mode: 'incremental' });
+    const after = new Map((await files()).map((f: { id: string }) => [f.id, f]));
+    expect(after.get('src:copy')).toMatchObject({ status: 'active', blob_key: deck.blob_key });
+    expect(await blobs.stat(deck.blob_key)).toEqual({ size: '%PDF deck v1'.length });
+    expect(await blobs.stat(after.get('src:deck').blob_key)).toEqual({ size: '%PDF deck v2'.length });
+    expect(after.get('src:doc0')).toMatchObject({ status: 'active', body_html: '<p>0 v3</p>' });
+    expect(after.get('src:doc1')).toMatchObject({ status: 'active', body_html: '<p>1</p>' });
+    expect(progress).toEqual([...progress].sort((a, b) => a - b));
+    expect(progress.slice(0, 6)).toEqual([1, 2, 3, 4, 5, 6]);
+  });
+
   it('cancels on abort without sweeping', async () => {
     const source = org();
     await sync(source);

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { closeSync, createReadStream, fstatSync, openSync, promises as fs, readFileSync, realpathSync } from 'node:fs';
+import { closeSync, constants as fsConstants, createReadStream, fstatSync, openSync, promises as fs, readFileSync, realpathSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { text as readText } from 'node:stream/consumers';
@@ -288,7 +288,7 @@ export class FilesystemAdapter implements IncrementalAdapter<FilesystemCheckpoin
       try {
         // Opened now so an unreadable file becomes a failure event, retried by the next run
         // (an error while the engine reads the bytes would not be).
-        closeSync(openWalkedFile(run.realRoot, entry));
+        closeSync(openWalkedFile(run.realRoot, entry).fd);
       } catch (err) {
         return failure(err as Error);
       }
@@ -333,12 +333,28 @@ function realpathInsideRoot(realRoot: string, entry: TreeFile): string {
   return real;
 }
 
+/**
+ * Opens without blocking: a path swapped for a FIFO since the walk must fail the item, not wait
+ * for a writer forever (the flag changes nothing for regular files).
+ */
+const OPEN_FLAGS = fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0);
+
 function openOrThrow(file: string, entry: TreeFile): number {
   try {
-    return openSync(file, 'r');
+    return openSync(file, OPEN_FLAGS);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new SourceNotFoundError(`${entry.absolutePath}: gone before it could be read`, { cause: err });
     throw new SourceNotFoundError(`${entry.absolutePath}: cannot be opened: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+/** Stats of an open file, closing it when they cannot be read. */
+function statOpen(fd: number, entry: TreeFile): Stats {
+  try {
+    return fstatSync(fd);
+  } catch (err) {
+    closeSync(fd);
+    throw new SourceNotFoundError(`${entry.absolutePath}: cannot be read: ${(err as Error).message}`, { cause: err });
   }
 }
 
@@ -349,53 +365,38 @@ function openOrThrow(file: string, entry: TreeFile): number {
  * `fstat` instead of resolving every path component again. Only when it is not (the file was
  * replaced, say by an editor's save) is the path resolved and checked against the root again.
  */
-function openWalkedFile(realRoot: string, entry: TreeFile): number {
+function openWalkedFile(realRoot: string, entry: TreeFile): { fd: number; size: number } {
   const fd = openOrThrow(entry.absolutePath, entry);
-  let same: boolean;
-  try {
-    const stats = fstatSync(fd);
-    same = stats.dev === entry.identity.dev && stats.ino === entry.identity.ino && stats.isFile();
-  } catch (err) {
-    closeSync(fd);
-    throw new SourceNotFoundError(`${entry.absolutePath}: cannot be read: ${(err as Error).message}`, { cause: err });
-  }
-  if (same) return fd;
+  const stats = statOpen(fd, entry);
+  if (stats.dev === entry.identity.dev && stats.ino === entry.identity.ino && stats.isFile()) return { fd, size: stats.size };
   closeSync(fd);
   const again = openOrThrow(realpathInsideRoot(realRoot, entry), entry);
-  try {
-    if (fstatSync(again).isFile()) return again;
-  } catch {
-    // reported below
-  }
+  const now = statOpen(again, entry);
+  if (now.isFile()) return { fd: again, size: now.size };
   closeSync(again);
   throw new SourceNotFoundError(`${entry.absolutePath}: is no longer a regular file; not read`);
 }
 
 /**
  * A walked file's text. Small files are read synchronously: on a local disk that takes
- * microseconds, while an asynchronous read costs several thread-pool round trips.
+ * microseconds, while an asynchronous read costs several thread-pool round trips. A larger one
+ * streams (the stream closes the descriptor, also when the run is cancelled mid-read).
  */
 async function readWalkedFile(realRoot: string, entry: TreeFile, signal: AbortSignal): Promise<string> {
-  const fd = openWalkedFile(realRoot, entry);
+  const { fd, size } = openWalkedFile(realRoot, entry);
+  if (size > SYNC_READ_BYTES) return readText(createReadStream('', { fd, signal }));
   try {
-    if (fstatSync(fd).size <= SYNC_READ_BYTES) return readFileSync(fd, 'utf8');
-    return await readText(createReadStream('', { fd, autoClose: false, signal }));
+    return readFileSync(fd, 'utf8');
   } finally {
     closeSync(fd);
   }
 }
 
+/** The content stream of a walked binary file, opened when the engine asks for it. */
 async function openInsideRoot(realRoot: string, entry: TreeFile): Promise<Readable> {
-  const fd = openWalkedFile(realRoot, entry);
+  const { fd, size } = openWalkedFile(realRoot, entry);
   // A small file is read at once (see `readWalkedFile`); anything larger streams.
-  let small: boolean;
-  try {
-    small = fstatSync(fd).size <= SYNC_READ_BYTES;
-  } catch (err) {
-    closeSync(fd);
-    throw new SourceNotFoundError(`${entry.absolutePath}: cannot be read: ${(err as Error).message}`, { cause: err });
-  }
-  if (!small) return createReadStream('', { fd });
+  if (size > SYNC_READ_BYTES) return createReadStream('', { fd });
   try {
     return Readable.from([readFileSync(fd)]);
   } catch (err) {

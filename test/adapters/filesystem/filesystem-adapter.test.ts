@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { EVERYONE, type SyncEvent } from '../../../src/adapters/adapter';
@@ -288,6 +289,14 @@ describe('paths never escape the root', () => {
     fs.rmSync(path.join(root, 'sub'));
     fs.symlinkSync(path.join(root, 'moved'), path.join(root, 'sub'));
     expect((await bytesOf(file)).toString()).toBe('inside');
+  });
+
+  it('fails, without waiting, on a file swapped for a FIFO after the walk', async () => {
+    const root = makeTree({ '_access.yaml': 'public: true\n', 'a.txt': 'inside' });
+    const file = fileOf(await full(root), 'a.txt');
+    fs.rmSync(path.join(root, 'a.txt'));
+    execFileSync('mkfifo', [path.join(root, 'a.txt')]);
+    await expect(bytesOf(file)).rejects.toThrow(/no longer a regular file/);
   });
 
   it('reads a file replaced inside the root between the walk and the read (a new inode, as an editor saves)', async () => {
