@@ -213,10 +213,10 @@ describe.each(databaseKinds)('runSync on %s', (kind) => {
     clock += 1000;
     const summary = await sync(source, { mode: 'incremental', batchSize: 1, onProgress: (p) => progress.push(p.processed) });
     expect(summary).toMatchObject({ status: 'succeeded', mode: 'incremental' });
-    const after = new Map((await files()).map((f: { id: string }) => [f.id, f]));
+    const after = new Map(((await files()) as Array<{ id: string; blob_key: string }>).map((f) => [f.id, f]));
     expect(after.get('src:copy')).toMatchObject({ status: 'active', blob_key: deck.blob_key });
     expect(await blobs.stat(deck.blob_key)).toEqual({ size: '%PDF deck v1'.length });
-    expect(await blobs.stat(after.get('src:deck').blob_key)).toEqual({ size: '%PDF deck v2'.length });
+    expect(await blobs.stat(after.get('src:deck')?.blob_key ?? '')).toEqual({ size: '%PDF deck v2'.length });
     expect(after.get('src:doc0')).toMatchObject({ status: 'active', body_html: '<p>0 v3</p>' });
     expect(after.get('src:doc1')).toMatchObject({ status: 'active', body_html: '<p>1</p>' });
     expect(progress).toEqual([...progress].sort((a, b) => a - b));
