@@ -6,6 +6,7 @@ import pino from 'pino';
 import { createFilesystemAdapter } from '../src/adapters/filesystem';
 import type { Readable } from 'node:stream';
 import type { BlobStore, ByteRange, StoredBlob } from '../src/blobs/blob-store';
+import { DbBlobStore } from '../src/blobs/db-blob-store';
 import { FsBlobStore } from '../src/blobs/fs-blob-store';
 import { createDb, type Db } from '../src/staging/create-db';
 import { migrateLatest } from '../src/staging/run-migrations';
@@ -52,6 +53,24 @@ class TimedBlobStore implements BlobStore {
   }
 }
 
+/**
+ * What creating a small file costs on this disk right now (median of `count`, in a folder of the
+ * bench's own, deleted only at the end). Blob writes are file creations, and on ext4 without a
+ * journal a creation scans past inodes freed in the last minutes: right after a test suite or
+ * another bench deleted thousands of files it can cost 20 times what it costs on a quiet disk.
+ */
+function fileCreateMicros(dir: string, count = 300): number {
+  const bytes = Buffer.alloc(3000, 1);
+  const times: number[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const t0 = performance.now();
+    fs.writeFileSync(path.join(dir, `probe-${i}`), bytes, { flag: 'wx' });
+    times.push((performance.now() - t0) * 1000);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(count / 2)] ?? 0;
+}
+
 /** How long the adapter alone takes to walk the tree and yield every event (reads included). */
 async function adapterAlone(root: string): Promise<{ ms: number; events: number }> {
   const adapter = createFilesystemAdapter({ root, sourceName: SOURCE });
@@ -59,6 +78,20 @@ async function adapterAlone(root: string): Promise<{ ms: number; events: number 
   let events = 0;
   for await (const _event of adapter.full({ logger: pino({ level: 'silent' }), signal: new AbortController().signal, now: () => new Date() })) events += 1;
   return { ms: performance.now() - t0, events };
+}
+
+/** One full sync of `root` into a fresh SQLite database whose blob store is the database itself (ms). */
+async function syncWithDatabaseBlobs(work: string, root: string, files: number): Promise<number> {
+  const { db } = await freshDb(fs.mkdtempSync(path.join(work, 'db-blobs-')));
+  try {
+    const t0 = performance.now();
+    const summary = await runSync(createFilesystemAdapter({ root, sourceName: SOURCE }), { db, blobs: new DbBlobStore(db), logger: pino({ level: 'silent' }) }, { mode: 'full' });
+    const ms = performance.now() - t0;
+    if (summary.status !== 'succeeded' || summary.counts.added !== files + 45) throw new Error(`the sync did not stage everything: ${JSON.stringify(summary)}`);
+    return ms;
+  } finally {
+    await db.destroy();
+  }
 }
 
 /** A fresh, migrated SQLite database (the gateway's own pragmas) in `dir`. */
@@ -118,7 +151,11 @@ export async function syncThroughput(options: Partial<SyncThroughputOptions> = {
     const kinds = new Map<string, number>();
     for (const f of tree.files) kinds.set(f.kind, (kinds.get(f.kind) ?? 0) + 1);
 
+    const probeDir = path.join(work, 'probe');
+    fs.mkdirSync(probeDir);
+    const createUs = fileCreateMicros(probeDir);
     const notes: string[] = [
+      `creating a 3 KB file on this disk takes ${createUs.toFixed(0)} µs now (median of 300; a quiet ext4 disk: ~30 µs); the sync creates one file per binary blob`,
       `${tree.files.length} files generated in ${(generatedMs / 1000).toFixed(1)} s (${[...kinds].map(([k, n]) => `${n} ${k}`).join(', ')}; ${tree.skipped.length} skipped files; ${tree.folders.size} folders), 30 users, 15 groups`,
     ];
     let bestSync = Number.POSITIVE_INFINITY;
@@ -160,6 +197,11 @@ export async function syncThroughput(options: Partial<SyncThroughputOptions> = {
       // past inodes deleted in the last minutes, so deleting 1,500 blobs here would slow the next
       // round's blob writes several-fold (measured: 600 µs a create instead of 30).
     }
+    const inDatabase = await syncWithDatabaseBlobs(work, root, o.files);
+    notes.push(
+      `the same sync with BLOB_STORE=database (binary content as chunk rows in the same SQLite database, no file per blob): ${(inDatabase / 1000).toFixed(2)} s = ` +
+        `${((o.files * 1000) / inDatabase).toFixed(0)} files/s, ${((o.files * 1000) / inDatabase / ((o.files * 1000) / bestRaw)).toFixed(2)} of the baseline`,
+    );
     const alone = await adapterAlone(root);
     notes.push(
       `the adapter alone (walk, sidecars, reading every file, no engine, no database) yields its ${alone.events} events in ${(alone.ms / 1000).toFixed(2)} s = ${((o.files * 1000) / alone.ms).toFixed(0)} files/s: ` +

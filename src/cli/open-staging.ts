@@ -1,6 +1,8 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { BlobStore } from '../blobs/blob-store';
+import { DbBlobStore } from '../blobs/db-blob-store';
 import { FsBlobStore } from '../blobs/fs-blob-store';
 import type { Config } from '../config/config-schema';
 import type { Logger } from '../logging/create-logger';
@@ -9,11 +11,11 @@ import { migrateLatest } from '../staging/run-migrations';
 
 export interface Staging {
   db: Db;
-  blobs: FsBlobStore;
+  blobs: BlobStore;
   close(): Promise<void>;
 }
 
-/** Opens the configured database (running pending migrations) and the blob store. */
+/** Opens the configured database (running pending migrations) and the configured blob store. */
 export async function openStaging(config: Config, logger: Logger): Promise<Staging> {
   const db = createDb({ databaseUrl: config.databaseUrl, sqlitePath: config.sqlitePath, ...(config.databaseSchema ? { searchPath: config.databaseSchema } : {}) });
   try {
@@ -23,7 +25,8 @@ export async function openStaging(config: Config, logger: Logger): Promise<Stagi
     await db.destroy();
     throw error;
   }
-  return { db, blobs: new FsBlobStore(config.blobDir), close: () => db.destroy() };
+  const blobs = config.blobStore === 'database' ? new DbBlobStore(db) : new FsBlobStore(config.blobDir);
+  return { db, blobs, close: () => db.destroy() };
 }
 
 /** Where a generated development key is kept: beside the embedded database. */

@@ -64,11 +64,18 @@ export const settings = {
     default: './data/gateway.sqlite',
     description: 'File of the embedded SQLite database (used when `DATABASE_URL` is unset).',
   }),
+  blobStore: setting({
+    env: 'BLOB_STORE',
+    schema: z.enum(['directory', 'database'], { message: 'expected directory or database' }),
+    default: 'directory',
+    description:
+      'Where binary file content is kept: `directory` (content-addressed files under `BLOB_DIR`) or `database` (in the staging database, in 256 KiB chunks: for a gateway and a sync that share a database but no folder).',
+  }),
   blobDir: setting({
     env: 'BLOB_DIR',
     schema: z.string().min(1),
     default: './data/blobs',
-    description: 'Directory of the content-addressed blob store that holds binary file content.',
+    description: 'Directory of the content-addressed blob store that holds binary file content (with `BLOB_STORE=directory`).',
   }),
   apiKeys: setting({
     env: 'GATEWAY_API_KEY',

@@ -48,8 +48,9 @@ export type FileDecision =
 
 /**
  * Decides what a file record changes in staging. Binary content is read only when the source's
- * version differs from the stored one (or is unknown); it is written to the blob store before the
- * row that points at it. `modified_at` moves exactly when the served representation changes.
+ * version differs from the stored one (or is unknown), or the blob store lost the stored bytes; it
+ * is written to the blob store before the row that points at it. `modified_at` moves exactly when
+ * the served representation changes.
  */
 export async function decideFile(source: string, record: FileRecord, state: FileState | undefined, blobs: BlobStore, at: string): Promise<FileDecision> {
   const id = globalId(source, record.nativeId);
@@ -70,7 +71,9 @@ export async function decideFile(source: string, record: FileRecord, state: File
   } else {
     const version = record.content.version ?? null;
     const reusable = version !== null && state?.status === 'active' && state.source_version === version && state.blob_key && state.sha256 && state.sha1;
-    if (reusable && state.blob_key && state.sha256 && state.sha1) {
+    // The stored bytes are reused only while the blob store still has them: a blob lost from it
+    // (a partial restore, a switch of BLOB_STORE) is read from the source again.
+    if (reusable && state.blob_key && state.sha256 && state.sha1 && (await blobs.stat(state.blob_key))) {
       content = { sha256: state.sha256, sha1: state.sha1, size: Number(state.size), blobKey: state.blob_key, body: null, version };
     } else {
       const stored = await blobs.put(await record.content.open());

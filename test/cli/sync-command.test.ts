@@ -187,4 +187,22 @@ describe('content-gateway sync', () => {
     expect(await seenMarks()).toBe(0);
     expect(await staging()('sync_locks').select('*')).toEqual([]);
   });
+
+  it('with BLOB_STORE=database keeps binary content in the database (no blob folder), which a switch back to the directory then fills again', async () => {
+    const tree = treeOf(40);
+    const binaries = tree.files.filter((f) => f.kind === 'pdf' || f.kind === 'txt').length;
+    const dbEnv = { ...env, FILESYSTEM_ROOT: tree.root, BLOB_STORE: 'database' };
+    expect(summaryOf((await runCli(['sync', 'filesystem'], dbEnv)).stdout)).toMatchObject({ status: 'succeeded', counts: { failed: 0 } });
+    const keys = new Set(((await staging()('files').whereNotNull('blob_key').select('blob_key')) as Array<{ blob_key: string }>).map((r) => r.blob_key));
+    expect(keys.size).toBeGreaterThan(0);
+    expect(Number((await staging()('files').whereNotNull('blob_key').count({ n: '*' }).first())?.n)).toBe(binaries);
+    const stored = (await staging()('blobs').select('key')) as Array<{ key: string }>;
+    expect(new Set(stored.map((r) => r.key))).toEqual(keys);
+    expect(fs.existsSync(env.BLOB_DIR ?? '')).toBe(false);
+    // Back to the directory: a full run stores every blob the folder lacks, nothing served changes.
+    const r = await runCli(['sync', 'filesystem', '--full'], { ...dbEnv, BLOB_STORE: 'directory' });
+    expect(summaryOf(r.stdout)).toMatchObject({ status: 'succeeded', counts: { added: 0, changed: 0, failed: 0 } });
+    const inFolder = fs.readdirSync(env.BLOB_DIR ?? '', { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name);
+    expect(new Set(inFolder)).toEqual(keys);
+  });
 });

@@ -4,6 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import request from 'supertest';
+import type { BlobStore } from '../../src/blobs/blob-store';
+import { DbBlobStore } from '../../src/blobs/db-blob-store';
 import { FsBlobStore } from '../../src/blobs/fs-blob-store';
 import { createApp, type AppConfig } from '../../src/http/create-app';
 import { listenOnLoopback } from '../../src/lib/listen-on-loopback';
@@ -19,7 +21,7 @@ const validator = new ContractValidator();
 export interface TestGateway {
   url: string;
   database: TestDatabase;
-  blobs: FsBlobStore;
+  blobs: BlobStore;
   writer: StagingWriter;
   logLines: string[];
   /** GET through real HTTP; every response is checked against the contract (the test fails otherwise). */
@@ -29,7 +31,7 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
-export type GatewayOptions = Partial<AppConfig> & { now?: () => Date };
+export type GatewayOptions = Partial<AppConfig> & { now?: () => Date; blobStore?: 'directory' | 'database' };
 
 async function checked(res: request.Response, method: string, pathAndQuery: string): Promise<request.Response> {
   const observed: ObservedResponse = {
@@ -46,15 +48,15 @@ async function checked(res: request.Response, method: string, pathAndQuery: stri
 
 /**
  * The real gateway on a real loopback port: real migrations on SQLite or Postgres, a blob store
- * in a temp folder, real API keys. Log lines are captured so tests can check what gets logged.
+ * in a temp folder (or in the database), real API keys. Log lines are captured so tests can check what gets logged.
  */
 export async function startTestGateway(kind: DatabaseKind = 'sqlite', options: GatewayOptions = {}): Promise<TestGateway> {
   const database = await createTestDatabase(kind);
   const blobDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-blobs-'));
-  const blobs = new FsBlobStore(blobDir);
+  const { now, blobStore, ...config } = options;
+  const blobs = blobStore === 'database' ? new DbBlobStore(database.db) : new FsBlobStore(blobDir);
   const logLines: string[] = [];
   const logger = pino({ level: 'debug' }, { write: (line: string) => logLines.push(line) });
-  const { now, ...config } = options;
   const { app } = await createApp({
     config: { publicBaseUrl: undefined, ...config },
     ...(now ? { now } : {}),

@@ -3,6 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { CheckpointExpiredError, SourceUnavailableError } from '../../src/adapters/source-error';
+import type { BlobStore } from '../../src/blobs/blob-store';
+import { DbBlobStore } from '../../src/blobs/db-blob-store';
 import { FsBlobStore } from '../../src/blobs/fs-blob-store';
 import { toFileResource } from '../../src/staging/file-resource';
 import { FilesRepository } from '../../src/staging/files-repository';
@@ -13,10 +15,12 @@ import { createTestDatabase, databaseKinds, type TestDatabase } from '../helpers
 
 const logger = pino({ level: 'silent' });
 
-describe.each(databaseKinds)('runSync on %s', (kind) => {
+const setups = databaseKinds.flatMap((kind) => (['directory', 'database'] as const).map((store) => [kind, store] as const));
+
+describe.each(setups)('runSync on %s, blobs in the %s store', (kind, store) => {
   let t: TestDatabase;
   let blobDir: string;
-  let blobs: FsBlobStore;
+  let blobs: BlobStore;
   let clock: number;
   const now = () => new Date(clock);
   const sync = (source: ScriptedSource, options: Partial<SyncOptions> = {}) => runSync(source, { db: t.db, blobs, logger, now }, options);
@@ -32,7 +36,7 @@ describe.each(databaseKinds)('runSync on %s', (kind) => {
   beforeEach(async () => {
     t = await createTestDatabase(kind);
     blobDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-sync-'));
-    blobs = new FsBlobStore(blobDir);
+    blobs = store === 'database' ? new DbBlobStore(t.db) : new FsBlobStore(blobDir);
     clock = Date.parse('2026-05-01T00:00:00Z');
   });
   afterEach(async () => {
@@ -62,7 +66,9 @@ describe.each(databaseKinds)('runSync on %s', (kind) => {
       { member_type: 'USER', member_id: 'src:bo' },
     ]);
     const deck = await t.db('files').where({ id: 'src:deck' }).first();
-    expect(fs.readFileSync(path.join(blobDir, deck.blob_key.slice(0, 2), deck.blob_key), 'utf8')).toBe('%PDF deck v1');
+    const bytes: Buffer[] = [];
+    for await (const chunk of blobs.createReadStream(deck.blob_key)) bytes.push(chunk as Buffer);
+    expect(Buffer.concat(bytes).toString('utf8')).toBe('%PDF deck v1');
     expect(JSON.parse(deck.wire_json)).toMatchObject({ id: 'src:deck', content: { download_path: '/src%3Adeck/download', size: 12 } });
   });
 
@@ -112,6 +118,20 @@ describe.each(databaseKinds)('runSync on %s', (kind) => {
     expect(after.sha256).not.toBe(before.sha256);
     // The old bytes are no longer referenced, so they left the blob store.
     expect(await blobs.stat(before.blob_key)).toBeUndefined();
+  });
+
+  it('stores bytes the blob store lost again on the next full run, without changing what is served', async () => {
+    const source = org();
+    await sync(source);
+    const before = await snapshot();
+    const deck = (await files()).find((f: { id: string }) => f.id === 'src:deck');
+    await blobs.delete(deck.blob_key);
+    clock += 1000;
+    const summary = await sync(source, { mode: 'full' });
+    expect(summary.counts).toMatchObject({ added: 0, changed: 0, unchanged: 15 });
+    expect(source.opens).toBe(2);
+    expect(await blobs.stat(deck.blob_key)).toEqual({ size: '%PDF deck v1'.length });
+    expect(await snapshot()).toEqual(before);
   });
 
   it('sweeps what a full run did not see: tombstones, inactive users, removed groups; purges tombstones after retention', async () => {

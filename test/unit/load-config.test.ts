@@ -12,8 +12,14 @@ describe('loadConfig', () => {
       pageSizeMax: 1000,
       includeHtmlBodyInList: false,
       demoContent: 'auto',
+      blobStore: 'directory',
     });
     expect(config.databaseUrl).toBeUndefined();
+  });
+
+  it('keeps blobs in a directory or in the database, and names the choices for anything else', () => {
+    expect(loadConfig({ BLOB_STORE: 'database' }).blobStore).toBe('database');
+    expect(() => loadConfig({ BLOB_STORE: 's3' })).toThrow(/BLOB_STORE="s3": expected directory or database/);
   });
 
   it('reads several comma-separated API keys for rotation', () => {

@@ -1,0 +1,116 @@
+import crypto from 'node:crypto';
+import { Readable } from 'node:stream';
+import type { Knex } from 'knex';
+import type { BlobStore, ByteRange, StoredBlob } from './blob-store';
+
+/** Bytes a chunk row holds: a download reads one at a time, whatever the file's size. */
+export const BLOB_CHUNK_BYTES = 256 * 1024;
+
+const KEY = /^[0-9a-f]{64}$/;
+
+function checkKey(key: string): void {
+  if (!KEY.test(key)) throw new Error(`Invalid blob key ${JSON.stringify(key)}`);
+}
+
+/**
+ * Content-addressed blobs in the staging database (`BLOB_STORE=database`), for a gateway and a
+ * sync that share a database but no folder. A blob is a `blobs` row named by its SHA-256 and its
+ * bytes are `blob_chunks` rows of `BLOB_CHUNK_BYTES`. A write streams its chunks under an id of
+ * its own and makes the blob visible in one transaction at the end (the last chunk and the `blobs`
+ * row together), so a reader never sees half a blob; when the same content was stored meanwhile,
+ * the write drops its own chunks. A write that fails deletes its chunks; one killed mid-way leaves
+ * them, unreferenced (as the directory store leaves its temporary files).
+ */
+export class DbBlobStore implements BlobStore {
+  constructor(
+    /** The staging database (its `blobs` and `blob_chunks` tables come with the migrations). */
+    private readonly db: Knex,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  async put(source: Readable | Buffer): Promise<StoredBlob> {
+    const contentId = crypto.randomUUID();
+    const writtenAt = this.now().toISOString();
+    const sha256 = crypto.createHash('sha256');
+    const sha1 = crypto.createHash('sha1');
+    let size = 0;
+    let seq = 0;
+    let pending: Buffer[] = [];
+    let pendingBytes = 0;
+    const writeChunk = async (conn: Knex | Knex.Transaction, data: Buffer): Promise<void> => {
+      await conn('blob_chunks').insert({ content_id: contentId, seq, data, written_at: writtenAt });
+      seq += 1;
+    };
+    try {
+      for await (const data of Buffer.isBuffer(source) ? [source] : source) {
+        const chunk = Buffer.isBuffer(data) ? data : Buffer.from(data as string);
+        sha256.update(chunk);
+        sha1.update(chunk);
+        size += chunk.length;
+        pending.push(chunk);
+        pendingBytes += chunk.length;
+        while (pendingBytes >= BLOB_CHUNK_BYTES) {
+          const all = pending.length === 1 ? (pending[0] as Buffer) : Buffer.concat(pending);
+          await writeChunk(this.db, all.subarray(0, BLOB_CHUNK_BYTES));
+          const rest = all.subarray(BLOB_CHUNK_BYTES);
+          pending = rest.length ? [rest] : [];
+          pendingBytes = rest.length;
+        }
+      }
+      const key = sha256.digest('hex');
+      const stored: StoredBlob = { key, size, sha256: key, sha1: sha1.digest('hex') };
+      const last = pendingBytes ? Buffer.concat(pending) : undefined;
+      await this.db.transaction(async (trx) => {
+        if (!(await trx('blobs').where({ key }).first('key'))) {
+          if (last) await writeChunk(trx, last);
+          await trx('blobs').insert({ key, content_id: contentId, size, sha1: stored.sha1, created_at: writtenAt }).onConflict('key').ignore();
+          const winner = (await trx('blobs').where({ key }).first('content_id')) as { content_id: string } | undefined;
+          if (winner?.content_id === contentId) return;
+        }
+        // Already stored (before this write, or by another one that committed first).
+        if (seq > 0) await trx('blob_chunks').where({ content_id: contentId }).delete();
+      });
+      return stored;
+    } catch (error) {
+      if (!Buffer.isBuffer(source)) source.destroy();
+      if (seq > 0) await this.db('blob_chunks').where({ content_id: contentId }).delete();
+      throw error;
+    }
+  }
+
+  async stat(key: string): Promise<{ size: number } | undefined> {
+    checkKey(key);
+    const row = (await this.db('blobs').where({ key }).first('size')) as { size: number | string } | undefined;
+    return row ? { size: Number(row.size) } : undefined;
+  }
+
+  /** Reads chunk after chunk as the consumer asks for them: memory stays at about one chunk. */
+  createReadStream(key: string, range?: ByteRange): Readable {
+    checkKey(key);
+    const db = this.db;
+    async function* chunks(): AsyncGenerator<Buffer> {
+      const blob = (await db('blobs').where({ key }).first('content_id', 'size')) as { content_id: string; size: number | string } | undefined;
+      if (!blob) throw new Error(`Blob ${key} is missing from the database blob store`);
+      const size = Number(blob.size);
+      const start = range?.start ?? 0;
+      const end = Math.min(range?.end ?? size - 1, size - 1);
+      for (let seq = Math.floor(start / BLOB_CHUNK_BYTES); seq * BLOB_CHUNK_BYTES <= end; seq += 1) {
+        const row = (await db('blob_chunks').where({ content_id: blob.content_id, seq }).first('data')) as { data: Buffer } | undefined;
+        if (!row) throw new Error(`Blob ${key} is missing its chunk ${seq}`);
+        const offset = seq * BLOB_CHUNK_BYTES;
+        yield row.data.subarray(Math.max(start - offset, 0), Math.min(end - offset + 1, row.data.length));
+      }
+    }
+    return Readable.from(chunks(), { objectMode: false });
+  }
+
+  async delete(key: string): Promise<void> {
+    checkKey(key);
+    await this.db.transaction(async (trx) => {
+      const blob = (await trx('blobs').where({ key }).first('content_id')) as { content_id: string } | undefined;
+      if (!blob) return;
+      await trx('blob_chunks').where({ content_id: blob.content_id }).delete();
+      await trx('blobs').where({ key }).delete();
+    });
+  }
+}
