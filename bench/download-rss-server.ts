@@ -14,7 +14,8 @@ import { startBareServer } from './start-bare-server';
 import { startBenchGateway } from './start-bench-gateway';
 
 export interface DownloadServerConfig {
-  mode: 'gateway' | 'baseline';
+  /** `gateway-db`: the gateway with BLOB_STORE=database (the blob staged there too). */
+  mode: 'gateway' | 'gateway-db' | 'baseline';
   /** Bench data folder (staging database + blobs), staged by the parent. */
   dir: string;
   fileId: string;
@@ -27,15 +28,28 @@ export interface DownloadServerConfig {
 export interface DownloadServerReport {
   rssBefore: number;
   rssPeak: number;
+  /** Anonymous memory only (Linux `RssAnon`): RSS without mapped file pages such as SQLite's mmap. */
+  anonBefore?: number;
+  anonPeak?: number;
   samples: number;
   gc: boolean;
+}
+
+/** `RssAnon` of this process in bytes, where /proc has it. */
+function rssAnon(): number | undefined {
+  try {
+    const kb = /^RssAnon:\s+(\d+) kB$/m.exec(fs.readFileSync('/proc/self/status', 'utf8'))?.[1];
+    return kb === undefined ? undefined : Number(kb) * 1024;
+  } catch {
+    return undefined;
+  }
 }
 
 async function main(config: DownloadServerConfig): Promise<void> {
   let url: string;
   let close: () => Promise<void>;
-  if (config.mode === 'gateway') {
-    const gateway = await startBenchGateway({ dir: config.dir });
+  if (config.mode !== 'baseline') {
+    const gateway = await startBenchGateway({ dir: config.dir, blobStore: config.mode === 'gateway-db' ? 'database' : 'directory' });
     url = `${gateway.url}/v1/files/${encodeURIComponent(config.fileId)}/download`;
     close = gateway.close;
   } else {
@@ -50,18 +64,25 @@ async function main(config: DownloadServerConfig): Promise<void> {
   await new Promise((r) => setTimeout(r, 100));
   forceGc();
   const rssBefore = process.memoryUsage.rss();
+  const anonBefore = rssAnon();
   let rssPeak = rssBefore;
+  let anonPeak = anonBefore;
   let samples = 0;
-  const sampler = setInterval(() => {
+  const sample = (): void => {
     rssPeak = Math.max(rssPeak, process.memoryUsage.rss());
+    const anon = rssAnon();
+    if (anon !== undefined && anonPeak !== undefined) anonPeak = Math.max(anonPeak, anon);
+  };
+  const sampler = setInterval(() => {
+    sample();
     samples += 1;
   }, config.sampleMs);
 
   process.on('message', (message: { type?: string }) => {
     if (message.type !== 'stop') return;
     clearInterval(sampler);
-    rssPeak = Math.max(rssPeak, process.memoryUsage.rss());
-    const report: DownloadServerReport = { rssBefore, rssPeak, samples, gc };
+    sample();
+    const report: DownloadServerReport = { rssBefore, rssPeak, samples, gc, ...(anonBefore !== undefined && anonPeak !== undefined ? { anonBefore, anonPeak } : {}) };
     process.send?.({ type: 'report', report });
   });
   process.on('disconnect', () => {

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import { DbBlobStore } from '../src/blobs/db-blob-store';
 import { FsBlobStore } from '../src/blobs/fs-blob-store';
 import { createDb } from '../src/staging/create-db';
 import { migrateLatest } from '../src/staging/run-migrations';
@@ -26,6 +27,8 @@ const FILE_ID = 'bench:big-report';
 
 interface Round {
   growthMb: number;
+  /** Growth of anonymous memory alone (Linux), when known. */
+  anonGrowthMb?: number;
   ms: number;
   samples: number;
   gc: boolean;
@@ -88,7 +91,16 @@ async function round(config: DownloadServerConfig, o: DownloadRssOptions): Promi
     const reply = nextMessage<{ report: DownloadServerReport }>(child, 'report');
     child.send({ type: 'stop' });
     const { report } = await reply;
-    const r: Round = { growthMb: (report.rssPeak - report.rssBefore) / MB, ms, samples: report.samples, gc: report.gc, errors: 0, badChecksums: 0, badLengths: 0 };
+    const r: Round = {
+      growthMb: (report.rssPeak - report.rssBefore) / MB,
+      ...(report.anonPeak !== undefined && report.anonBefore !== undefined ? { anonGrowthMb: (report.anonPeak - report.anonBefore) / MB } : {}),
+      ms,
+      samples: report.samples,
+      gc: report.gc,
+      errors: 0,
+      badChecksums: 0,
+      badLengths: 0,
+    };
     for (const out of outcomes) {
       if (out.status === 'rejected') r.errors += 1;
       else {
@@ -107,7 +119,7 @@ async function round(config: DownloadServerConfig, o: DownloadRssOptions): Promi
 function describe(label: string, r: Round, o: DownloadRssOptions): string {
   const mbps = (o.sizeMb * o.concurrency) / (r.ms / 1000);
   return (
-    `${label}: server RSS peak +${r.growthMb.toFixed(1)} MB (${r.samples} samples), ${r.ms.toFixed(0)} ms (${mbps.toFixed(0)} MB/s), ` +
+    `${label}: server RSS peak +${r.growthMb.toFixed(1)} MB${r.anonGrowthMb === undefined ? '' : ` (anonymous memory +${r.anonGrowthMb.toFixed(1)} MB)`} (${r.samples} samples), ${r.ms.toFixed(0)} ms (${mbps.toFixed(0)} MB/s), ` +
     `${r.errors} errors, ${r.badChecksums} checksum mismatches, ${r.badLengths} length mismatches`
   );
 }
@@ -118,7 +130,10 @@ async function stageBigFile(dir: string, sizeMb: number): Promise<Omit<DownloadS
   const db = createDb({ sqlitePath });
   try {
     await migrateLatest(db);
-    const stored = await new FsBlobStore(blobDir).put(crypto.randomBytes(sizeMb * MB));
+    const bytes = crypto.randomBytes(sizeMb * MB);
+    const files = new FsBlobStore(blobDir);
+    const stored = await files.put(bytes);
+    await new DbBlobStore(db).put(bytes);
     const modified = new Date().toISOString();
     await new StagingWriter(db).putFiles([
       {
@@ -147,7 +162,7 @@ async function stageBigFile(dir: string, sizeMb: number): Promise<Omit<DownloadS
         permissions: [{ type: 'GROUP', id: '*' }],
       },
     ]);
-    const blobPath = path.join(blobDir, stored.key.slice(0, 2), stored.key.slice(2, 4), stored.key);
+    const blobPath = files.pathOf(stored.key);
     return { dir, fileId: FILE_ID, blobPath, size: stored.size, sha256: stored.sha256 };
   } finally {
     await db.destroy();
@@ -168,16 +183,26 @@ export async function downloadRss(options: Partial<DownloadRssOptions> = {}): Pr
     const staged = await stageBigFile(dir, o.sizeMb);
     const notes: string[] = [];
     let worstGateway: Round | undefined;
+    let worstInDatabase: Round | undefined;
     let worstBaseline: Round | undefined;
     for (let i = 0; i < o.rounds; i += 1) {
       const b = await round({ ...staged, mode: 'baseline', sampleMs: o.sampleMs }, o);
       const g = await round({ ...staged, mode: 'gateway', sampleMs: o.sampleMs }, o);
-      notes.push(describe(`round ${i + 1} baseline`, b, o), describe(`round ${i + 1} gateway`, g, o));
+      const d = await round({ ...staged, mode: 'gateway-db', sampleMs: o.sampleMs }, o);
+      notes.push(describe(`round ${i + 1} baseline`, b, o), describe(`round ${i + 1} gateway`, g, o), describe(`round ${i + 1} gateway, BLOB_STORE=database`, d, o));
       if (!worstBaseline || b.growthMb > worstBaseline.growthMb) worstBaseline = b;
       if (!worstGateway || g.growthMb > worstGateway.growthMb) worstGateway = g;
-      if (g.errors + g.badChecksums + g.badLengths > 0) notes.push(`WARNING: gateway round ${i + 1} had failed or corrupt downloads`);
+      if (!worstInDatabase || d.growthMb > worstInDatabase.growthMb) worstInDatabase = d;
+      for (const [who, r] of [['baseline', b], ['gateway', g], ['database-store gateway', d]] as const) {
+        if (r.errors + r.badChecksums + r.badLengths > 0) throw new Error(`download-rss: the ${who} round ${i + 1} had failed or corrupt downloads (${describe('', r, o)})`);
+      }
     }
-    if (!worstGateway || !worstBaseline) throw new Error('no rounds ran');
+    if (!worstGateway || !worstBaseline || !worstInDatabase) throw new Error('no rounds ran');
+    notes.push(
+      `with BLOB_STORE=database the worst round grew RSS by ${worstInDatabase.growthMb.toFixed(1)} MB` +
+        (worstInDatabase.anonGrowthMb === undefined ? '' : `, anonymous memory by ${worstInDatabase.anonGrowthMb.toFixed(1)} MB`) +
+        ': SQLite reads the database through mmap, so the file pages of the blob it read count in RSS too (shared page cache, reclaimable, at most once per page however many downloads read it)',
+    );
     notes.unshift(
       `${o.concurrency} concurrent downloads of a ${o.sizeMb} MB blob, hashed as streams by clients in the bench process; server RSS sampled every ${o.sampleMs} ms in a fresh process per round; ` +
         `${o.rounds} rounds each, worst counts; forced GC before the baseline reading: ${worstGateway.gc ? 'yes' : 'no (not available)'}`,

@@ -3,6 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
+import type { BlobStore } from '../src/blobs/blob-store';
+import { DbBlobStore } from '../src/blobs/db-blob-store';
 import { FsBlobStore } from '../src/blobs/fs-blob-store';
 import { createApp, type AppConfig } from '../src/http/create-app';
 import { listenOnLoopback } from '../src/lib/listen-on-loopback';
@@ -15,7 +17,7 @@ export const AUTH_HEADERS: Readonly<Record<string, string>> = { Authorization: `
 export interface BenchGateway {
   url: string;
   db: Db;
-  blobs: FsBlobStore;
+  blobs: BlobStore;
   blobDir: string;
   close(): Promise<void>;
 }
@@ -30,12 +32,12 @@ export function benchPaths(dir: string): { sqlitePath: string; blobDir: string }
  * folder (removed on close), or in `dir` when given (kept: another process staged it). `config`
  * overrides the app settings (OAuth, rate limiting, ...) over the bench defaults.
  */
-export async function startBenchGateway(options: { dir?: string; config?: Partial<AppConfig> } = {}): Promise<BenchGateway> {
+export async function startBenchGateway(options: { dir?: string; config?: Partial<AppConfig>; blobStore?: 'directory' | 'database' } = {}): Promise<BenchGateway> {
   const dir = options.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'gw-bench-'));
   const { sqlitePath, blobDir } = benchPaths(dir);
   const db = createDb({ sqlitePath });
   await migrateLatest(db);
-  const blobs = new FsBlobStore(blobDir);
+  const blobs = options.blobStore === 'database' ? new DbBlobStore(db) : new FsBlobStore(blobDir);
   const { app } = await createApp({
     config: { publicBaseUrl: undefined, pageSizeDefault: 100, pageSizeMax: 1000, includeHtmlBodyInList: false, trustProxy: 'false', ...options.config },
     db,

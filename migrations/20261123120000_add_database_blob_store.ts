@@ -3,8 +3,8 @@ import type { Knex } from 'knex';
 /**
  * The database blob store (`BLOB_STORE=database`): binary content kept in the staging database
  * itself, for deployments where the gateway and the sync share a database but no folder. A blob is
- * a row (`blobs`, by its SHA-256) and its bytes are rows of at most 256 KiB (`blob_chunks`), so a
- * download reads one chunk at a time whatever the file's size. Chunks belong to the write that
+ * a row (`blobs`, by its SHA-256) and its bytes are rows of `chunk_bytes` each (`blob_chunks`; the
+ * last one shorter), so a download reads one chunk at a time whatever the file's size. Chunks belong to the write that
  * stored them (`content_id`): two syncs storing the same content at once never collide, and the
  * write that loses the race for `blobs.key` deletes its own chunks.
  */
@@ -14,6 +14,7 @@ export async function up(knex: Knex): Promise<void> {
     t.string('content_id', 36).notNullable().unique();
     t.bigInteger('size').notNullable();
     t.string('sha1', 40).notNullable();
+    t.integer('chunk_bytes').notNullable();
     t.text('created_at').notNullable();
   });
   await knex.schema.createTable('blob_chunks', (t) => {

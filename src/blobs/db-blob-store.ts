@@ -3,8 +3,11 @@ import { Readable } from 'node:stream';
 import type { Knex } from 'knex';
 import type { BlobStore, ByteRange, StoredBlob } from './blob-store';
 
-/** Bytes a chunk row holds: a download reads one at a time, whatever the file's size. */
-export const BLOB_CHUNK_BYTES = 256 * 1024;
+/**
+ * Bytes a chunk row holds (recorded per blob, so a later change of this figure still reads older
+ * blobs right): a download holds about one chunk per stream, whatever the file's size.
+ */
+export const BLOB_CHUNK_BYTES = 64 * 1024;
 
 const KEY = /^[0-9a-f]{64}$/;
 
@@ -63,7 +66,7 @@ export class DbBlobStore implements BlobStore {
       await this.db.transaction(async (trx) => {
         if (!(await trx('blobs').where({ key }).first('key'))) {
           if (last) await writeChunk(trx, last);
-          await trx('blobs').insert({ key, content_id: contentId, size, sha1: stored.sha1, created_at: writtenAt }).onConflict('key').ignore();
+          await trx('blobs').insert({ key, content_id: contentId, size, sha1: stored.sha1, chunk_bytes: BLOB_CHUNK_BYTES, created_at: writtenAt }).onConflict('key').ignore();
           const winner = (await trx('blobs').where({ key }).first('content_id')) as { content_id: string } | undefined;
           if (winner?.content_id === contentId) return;
         }
@@ -89,15 +92,16 @@ export class DbBlobStore implements BlobStore {
     checkKey(key);
     const db = this.db;
     async function* chunks(): AsyncGenerator<Buffer> {
-      const blob = (await db('blobs').where({ key }).first('content_id', 'size')) as { content_id: string; size: number | string } | undefined;
+      const blob = (await db('blobs').where({ key }).first('content_id', 'size', 'chunk_bytes')) as { content_id: string; size: number | string; chunk_bytes: number } | undefined;
       if (!blob) throw new Error(`Blob ${key} is missing from the database blob store`);
       const size = Number(blob.size);
+      const chunkBytes = Number(blob.chunk_bytes);
       const start = range?.start ?? 0;
       const end = Math.min(range?.end ?? size - 1, size - 1);
-      for (let seq = Math.floor(start / BLOB_CHUNK_BYTES); seq * BLOB_CHUNK_BYTES <= end; seq += 1) {
+      for (let seq = Math.floor(start / chunkBytes); seq * chunkBytes <= end; seq += 1) {
         const row = (await db('blob_chunks').where({ content_id: blob.content_id, seq }).first('data')) as { data: Buffer } | undefined;
         if (!row) throw new Error(`Blob ${key} is missing its chunk ${seq}`);
-        const offset = seq * BLOB_CHUNK_BYTES;
+        const offset = seq * chunkBytes;
         yield row.data.subarray(Math.max(start - offset, 0), Math.min(end - offset + 1, row.data.length));
       }
     }

@@ -50,7 +50,8 @@ export class FsBlobStore implements BlobStore {
     }
   }
 
-  private pathOf(key: string): string {
+  /** The file that holds blob `key` (tools and benchmarks read it directly). */
+  pathOf(key: string): string {
     if (!KEY.test(key)) throw new Error(`Invalid blob key ${JSON.stringify(key)}`);
     return path.join(this.root, key.slice(0, 2), key);
   }

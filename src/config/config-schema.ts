@@ -69,7 +69,7 @@ export const settings = {
     schema: z.enum(['directory', 'database'], { message: 'expected directory or database' }),
     default: 'directory',
     description:
-      'Where binary file content is kept: `directory` (content-addressed files under `BLOB_DIR`) or `database` (in the staging database, in 256 KiB chunks: for a gateway and a sync that share a database but no folder).',
+      'Where binary file content is kept: `directory` (content-addressed files under `BLOB_DIR`) or `database` (in the staging database, in 64 KiB chunks: for a gateway and a sync that share a database but no folder).',
   }),
   blobDir: setting({
     env: 'BLOB_DIR',

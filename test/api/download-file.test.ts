@@ -56,7 +56,7 @@ describe.each(setups)('GET /v1/files/{id}/download on %s, blobs in the %s store'
     expect(raw.status).toBe(206);
     expect(raw.headers.get('content-range')).toBe(`bytes 1000-1999/${bytes.length}`);
     expect(Buffer.from(await raw.arrayBuffer()).equals(bytes.subarray(1000, 2000))).toBe(true);
-    // Across a 256 KiB boundary (where the database store splits content into chunks).
+    // Across 64 KiB and 256 KiB boundaries (where the stores split content into chunks).
     const across = await fetch(`${gw.url}${url}`, { headers: { ...AUTH, Range: 'bytes=262000-786500' } });
     expect(Buffer.from(await across.arrayBuffer()).equals(bytes.subarray(262000, 786501))).toBe(true);
     const suffix = await fetch(`${gw.url}${url}`, { headers: { ...AUTH, Range: 'bytes=-10' } });

@@ -37,7 +37,7 @@ describe.each(databaseKinds)('DbBlobStore on %s', (kind) => {
   });
   afterEach(() => t.destroy());
 
-  it('stores any content in any chunking under its SHA-256, in 256 KiB chunks, and reads back the whole of it or any range byte for byte', async () => {
+  it('stores any content in any chunking under its SHA-256, in chunks of BLOB_CHUNK_BYTES, and reads back the whole of it or any range byte for byte', async () => {
     const sizes = fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 2048 }), fc.integer({ min: BLOB_CHUNK_BYTES - 3, max: BLOB_CHUNK_BYTES + 3 }), fc.integer({ min: 1, max: 3 * BLOB_CHUNK_BYTES }));
     await fc.assert(
       fc.asyncProperty(sizes, fc.array(fc.integer({ min: 1, max: 300_000 }), { minLength: 1, maxLength: 6 }), fc.boolean(), fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true }), async (size, cuts, asBuffer, a, b) => {
@@ -84,6 +84,19 @@ describe.each(databaseKinds)('DbBlobStore on %s', (kind) => {
     }
     await expect(store.put(Readable.from(failing()))).rejects.toThrow('connection reset by source');
     expect(await rows()).toEqual({ blobs: [], chunks: [] });
+  });
+
+  it('reads a blob by the chunk size it was stored with (a later change of the figure keeps older blobs readable)', async () => {
+    const bytes = Buffer.from('0123456789abcdefghijklmnopqrstuvwxyz');
+    const key = digest('sha256', bytes);
+    await t.db('blobs').insert({ key, content_id: 'older', size: bytes.length, sha1: digest('sha1', bytes), chunk_bytes: 10, created_at: '2026-01-01T00:00:00.000Z' });
+    for (let seq = 0; seq * 10 < bytes.length; seq += 1) {
+      await t.db('blob_chunks').insert({ content_id: 'older', seq, data: bytes.subarray(seq * 10, seq * 10 + 10), written_at: '2026-01-01T00:00:00.000Z' });
+    }
+    expect((await readBack(store, key)).equals(bytes)).toBe(true);
+    for (const [start, end] of [[0, 9], [9, 10], [5, 33], [30, 35], [35, 35]] as const) {
+      expect((await readBack(store, key, { start, end })).toString()).toBe(bytes.subarray(start, end + 1).toString());
+    }
   });
 
   it('deletes a blob with its chunks; a missing blob has no size and its stream fails; keys are checked', async () => {
