@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { Knex } from 'knex';
 import type { BlobStore, ByteRange, StoredBlob } from './blob-store';
+import { ContentDigest } from './content-digest';
 
 /**
  * Bytes a chunk row holds (recorded per blob, so a later change of this figure still reads older
@@ -34,9 +35,7 @@ export class DbBlobStore implements BlobStore {
   async put(source: Readable | Buffer): Promise<StoredBlob> {
     const contentId = crypto.randomUUID();
     const writtenAt = this.now().toISOString();
-    const sha256 = crypto.createHash('sha256');
-    const sha1 = crypto.createHash('sha1');
-    let size = 0;
+    const digest = new ContentDigest();
     let seq = 0;
     let pending: Buffer[] = [];
     let pendingBytes = 0;
@@ -45,11 +44,7 @@ export class DbBlobStore implements BlobStore {
       seq += 1;
     };
     try {
-      for await (const data of Buffer.isBuffer(source) ? [source] : source) {
-        const chunk = Buffer.isBuffer(data) ? data : Buffer.from(data as string);
-        sha256.update(chunk);
-        sha1.update(chunk);
-        size += chunk.length;
+      for await (const chunk of digest.through(source)) {
         pending.push(chunk);
         pendingBytes += chunk.length;
         while (pendingBytes >= BLOB_CHUNK_BYTES) {
@@ -60,8 +55,8 @@ export class DbBlobStore implements BlobStore {
           pendingBytes = rest.length;
         }
       }
-      const key = sha256.digest('hex');
-      const stored: StoredBlob = { key, size, sha256: key, sha1: sha1.digest('hex') };
+      const stored = digest.finish();
+      const { key, size } = stored;
       const last = pendingBytes ? Buffer.concat(pending) : undefined;
       await this.db.transaction(async (trx) => {
         if (!(await trx('blobs').where({ key }).first('key'))) {

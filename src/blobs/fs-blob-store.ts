@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { BlobStore, ByteRange, StoredBlob } from './blob-store';
+import { ContentDigest } from './content-digest';
 
 const KEY = /^[0-9a-f]{64}$/;
 /** Blobs up to this size are collected in memory and written in one call (see `put`). */
@@ -67,21 +68,15 @@ export class FsBlobStore implements BlobStore {
    * the size.
    */
   async put(source: Readable | Buffer): Promise<StoredBlob> {
-    const sha256 = crypto.createHash('sha256');
-    const sha1 = crypto.createHash('sha1');
-    let size = 0;
+    const digest = new ContentDigest();
     let small: Buffer[] | undefined = [];
     let file: fs.promises.FileHandle | undefined;
     let tmp: string | undefined;
     try {
-      for await (const data of Buffer.isBuffer(source) ? [source] : source) {
-        const chunk = Buffer.isBuffer(data) ? data : Buffer.from(data as string);
-        sha256.update(chunk);
-        sha1.update(chunk);
-        size += chunk.length;
+      for await (const chunk of digest.through(source)) {
         if (small) {
           small.push(chunk);
-          if (size <= SMALL_BLOB_BYTES) continue;
+          if (digest.bytes <= SMALL_BLOB_BYTES) continue;
           const tmpDir = path.join(this.root, 'tmp');
           const name = path.join(tmpDir, this.tmpName());
           file = await this.inDir(tmpDir, () => fs.promises.open(name, 'wx'));
@@ -94,8 +89,8 @@ export class FsBlobStore implements BlobStore {
       }
       await file?.close();
       file = undefined;
-      const key = sha256.digest('hex');
-      const target = this.pathOf(key);
+      const stored = digest.finish();
+      const target = this.pathOf(stored.key);
       const dir = path.dirname(target);
       if (small) {
         const bytes = small.length === 1 ? (small[0] as Buffer) : Buffer.concat(small);
@@ -108,7 +103,7 @@ export class FsBlobStore implements BlobStore {
       const from = tmp as string;
       await this.inDir(dir, () => fs.promises.rename(from, target));
       tmp = undefined;
-      return { key, size, sha256: key, sha1: sha1.digest('hex') };
+      return stored;
     } catch (error) {
       await file?.close().catch(() => undefined);
       if (!Buffer.isBuffer(source)) source.destroy();
