@@ -6,7 +6,9 @@ import type { Knex } from 'knex';
  * a row (`blobs`, by its SHA-256) and its bytes are rows of `chunk_bytes` each (`blob_chunks`; the
  * last one shorter), so a download reads one chunk at a time whatever the file's size. Chunks belong to the write that
  * stored them (`content_id`): two syncs storing the same content at once never collide, and the
- * write that loses the race for `blobs.key` deletes its own chunks.
+ * write that loses the race for `blobs.key` deletes its own chunks. `written_at` tells the chunks
+ * of a write killed mid-way (no `blobs` row points at their `content_id`) from those of one still
+ * under way, for an operator or a later clean-up.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('blobs', (t) => {

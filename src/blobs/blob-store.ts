@@ -27,3 +27,10 @@ export interface BlobStore {
   createReadStream(key: string, range?: ByteRange): Readable;
   delete(key: string): Promise<void>;
 }
+
+const BLOB_KEY = /^[0-9a-f]{64}$/;
+
+/** Throws unless `key` is a blob key (lower-case hex SHA-256): stores never build a path or query from anything else. */
+export function assertBlobKey(key: string): void {
+  if (!BLOB_KEY.test(key)) throw new Error(`Invalid blob key ${JSON.stringify(key)}`);
+}

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { Knex } from 'knex';
-import type { BlobStore, ByteRange, StoredBlob } from './blob-store';
+import { assertBlobKey, type BlobStore, type ByteRange, type StoredBlob } from './blob-store';
 import { ContentDigest } from './content-digest';
 
 /**
@@ -9,12 +9,6 @@ import { ContentDigest } from './content-digest';
  * blobs right): a download holds about one chunk per stream, whatever the file's size.
  */
 export const BLOB_CHUNK_BYTES = 64 * 1024;
-
-const KEY = /^[0-9a-f]{64}$/;
-
-function checkKey(key: string): void {
-  if (!KEY.test(key)) throw new Error(`Invalid blob key ${JSON.stringify(key)}`);
-}
 
 /**
  * Content-addressed blobs in the staging database (`BLOB_STORE=database`), for a gateway and a
@@ -77,14 +71,14 @@ export class DbBlobStore implements BlobStore {
   }
 
   async stat(key: string): Promise<{ size: number } | undefined> {
-    checkKey(key);
+    assertBlobKey(key);
     const row = (await this.db('blobs').where({ key }).first('size')) as { size: number | string } | undefined;
     return row ? { size: Number(row.size) } : undefined;
   }
 
   /** Reads chunk after chunk as the consumer asks for them: memory stays at about one chunk. */
   createReadStream(key: string, range?: ByteRange): Readable {
-    checkKey(key);
+    assertBlobKey(key);
     const db = this.db;
     async function* chunks(): AsyncGenerator<Buffer> {
       const blob = (await db('blobs').where({ key }).first('content_id', 'size', 'chunk_bytes')) as { content_id: string; size: number | string; chunk_bytes: number } | undefined;
@@ -104,7 +98,7 @@ export class DbBlobStore implements BlobStore {
   }
 
   async delete(key: string): Promise<void> {
-    checkKey(key);
+    assertBlobKey(key);
     await this.db.transaction(async (trx) => {
       const blob = (await trx('blobs').where({ key }).first('content_id')) as { content_id: string } | undefined;
       if (!blob) return;

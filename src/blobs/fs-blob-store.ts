@@ -2,10 +2,9 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import type { BlobStore, ByteRange, StoredBlob } from './blob-store';
+import { assertBlobKey, type BlobStore, type ByteRange, type StoredBlob } from './blob-store';
 import { ContentDigest } from './content-digest';
 
-const KEY = /^[0-9a-f]{64}$/;
 /** Blobs up to this size are collected in memory and written in one call (see `put`). */
 export const SMALL_BLOB_BYTES = 256 * 1024;
 
@@ -53,7 +52,7 @@ export class FsBlobStore implements BlobStore {
 
   /** The file that holds blob `key` (tools and benchmarks read it directly). */
   pathOf(key: string): string {
-    if (!KEY.test(key)) throw new Error(`Invalid blob key ${JSON.stringify(key)}`);
+    assertBlobKey(key);
     return path.join(this.root, key.slice(0, 2), key);
   }
 
