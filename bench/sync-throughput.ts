@@ -48,8 +48,14 @@ class TimedBlobStore implements BlobStore {
   createReadStream(key: string, range?: ByteRange): Readable {
     return this.inner.createReadStream(key, range);
   }
-  delete(key: string): Promise<void> {
-    return this.inner.delete(key);
+  delete(key: string, storedBefore?: Date): Promise<void> {
+    return this.inner.delete(key, storedBefore);
+  }
+  list(): AsyncIterable<{ key: string; storedAt: Date }> {
+    return this.inner.list();
+  }
+  removeLeftovers(before: Date): Promise<number> {
+    return this.inner.removeLeftovers(before);
   }
 }
 

@@ -17,7 +17,8 @@ export async function up(knex: Knex): Promise<void> {
     t.bigInteger('size').notNullable();
     t.string('sha1', 40).notNullable();
     t.integer('chunk_bytes').notNullable();
-    t.text('created_at').notNullable();
+    // When the content was last stored (a put of content already there renews it).
+    t.text('stored_at').notNullable();
   });
   await knex.schema.createTable('blob_chunks', (t) => {
     t.string('content_id', 36).notNullable();

@@ -25,10 +25,19 @@ export interface BlobStore {
   stat(key: string): Promise<{ size: number } | undefined>;
   /** Streams a blob (or a byte range of it); memory stays flat whatever the size. */
   createReadStream(key: string, range?: ByteRange): Readable;
-  delete(key: string): Promise<void>;
+  /** Deletes a blob; with `storedBefore`, only if it was last stored before then (a garbage collection racing a sync's put). */
+  delete(key: string, storedBefore?: Date): Promise<void>;
+  /**
+   * Every stored blob with when it was last stored (a put of content already there counts): what
+   * a garbage collection compares with the rows, sparing blobs stored too recently for a sync to
+   * have committed the row that points at them.
+   */
+  list(): AsyncIterable<{ key: string; storedAt: Date }>;
+  /** Removes what writes interrupted before `before` left behind (temporary files, chunks no blob owns); returns how many. */
+  removeLeftovers(before: Date): Promise<number>;
 }
 
-const BLOB_KEY = /^[0-9a-f]{64}$/;
+export const BLOB_KEY = /^[0-9a-f]{64}$/;
 
 /** Throws unless `key` is a blob key (lower-case hex SHA-256): stores never build a path or query from anything else. */
 export function assertBlobKey(key: string): void {

@@ -55,11 +55,14 @@ export class DbBlobStore implements BlobStore {
       await this.db.transaction(async (trx) => {
         if (!(await trx('blobs').where({ key }).first('key'))) {
           if (last) await writeChunk(trx, last);
-          await trx('blobs').insert({ key, content_id: contentId, size, sha1: stored.sha1, chunk_bytes: BLOB_CHUNK_BYTES, created_at: writtenAt }).onConflict('key').ignore();
+          await trx('blobs').insert({ key, content_id: contentId, size, sha1: stored.sha1, chunk_bytes: BLOB_CHUNK_BYTES, stored_at: writtenAt }).onConflict('key').ignore();
           const winner = (await trx('blobs').where({ key }).first('content_id')) as { content_id: string } | undefined;
           if (winner?.content_id === contentId) return;
         }
-        // Already stored (before this write, or by another one that committed first).
+        // Already stored (before this write, or by another one that committed first): keep that
+        // copy, renewed, so a garbage collection running now spares it until the row that
+        // points at it is committed.
+        await trx('blobs').where({ key }).update({ stored_at: writtenAt });
         if (seq > 0) await trx('blob_chunks').where({ content_id: contentId }).delete();
       });
       return stored;
@@ -97,13 +100,31 @@ export class DbBlobStore implements BlobStore {
     return Readable.from(chunks(), { objectMode: false });
   }
 
-  async delete(key: string): Promise<void> {
+  async *list(): AsyncIterable<{ key: string; storedAt: Date }> {
+    let after = '';
+    for (;;) {
+      const rows = (await this.db('blobs').where('key', '>', after).orderBy('key').limit(1000).select('key', 'stored_at')) as Array<{ key: string; stored_at: string }>;
+      for (const row of rows) yield { key: row.key, storedAt: new Date(row.stored_at) };
+      const last = rows.at(-1);
+      if (!last || rows.length < 1000) return;
+      after = last.key;
+    }
+  }
+
+  async removeLeftovers(before: Date): Promise<number> {
+    const owned = this.db('blobs').select('content_id');
+    return Number(await this.db('blob_chunks').where('written_at', '<', before.toISOString()).whereNotIn('content_id', owned).delete());
+  }
+
+  async delete(key: string, storedBefore?: Date): Promise<void> {
     assertBlobKey(key);
     await this.db.transaction(async (trx) => {
-      const blob = (await trx('blobs').where({ key }).first('content_id')) as { content_id: string } | undefined;
-      if (!blob) return;
-      await trx('blob_chunks').where({ content_id: blob.content_id }).delete();
-      await trx('blobs').where({ key }).delete();
+      const blob = trx('blobs').where({ key });
+      if (storedBefore) blob.where('stored_at', '<', storedBefore.toISOString());
+      const found = (await blob.first('content_id')) as { content_id: string } | undefined;
+      if (!found) return;
+      await trx('blobs').where({ key, content_id: found.content_id }).delete();
+      await trx('blob_chunks').where({ content_id: found.content_id }).delete();
     });
   }
 }

@@ -2,13 +2,15 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { assertBlobKey, type BlobStore, type ByteRange, type StoredBlob } from './blob-store';
+import { assertBlobKey, BLOB_KEY, type BlobStore, type ByteRange, type StoredBlob } from './blob-store';
 import { ContentDigest } from './content-digest';
 
 /** Blobs up to this size are collected in memory and written in one call (see `put`). */
 export const SMALL_BLOB_BYTES = 256 * 1024;
 
 const isMissing = (error: unknown): boolean => (error as NodeJS.ErrnoException).code === 'ENOENT';
+/** A fan-out folder's name: the first two hex digits of its blobs' keys. */
+const FAN_OUT = /^[0-9a-f]{2}$/;
 
 /**
  * Content-addressed blobs in a directory: `<root>/ab/<sha256>`, one level of 256 folders as git
@@ -140,8 +142,68 @@ export class FsBlobStore implements BlobStore {
     return fs.createReadStream(this.pathOf(key), range ? { start: range.start, end: range.end } : {});
   }
 
-  async delete(key: string): Promise<void> {
-    await fs.promises.rm(this.pathOf(key), { force: true });
-    await fs.promises.rm(this.legacyPathOf(key), { force: true });
+  /** Blobs in the fan-out folders (and in the older two-level layout), with their files' modification times. */
+  async *list(): AsyncIterable<{ key: string; storedAt: Date }> {
+    for (const dir of await this.fanOut(this.root)) {
+      for (const entry of await fs.promises.readdir(dir, { withFileTypes: true })) {
+        const file = path.join(dir, entry.name);
+        if (entry.isDirectory() && FAN_OUT.test(entry.name)) {
+          for (const legacy of await fs.promises.readdir(file)) {
+            if (BLOB_KEY.test(legacy)) yield { key: legacy, storedAt: await this.mtime(path.join(file, legacy)) };
+          }
+        } else if (entry.isFile() && BLOB_KEY.test(entry.name)) {
+          yield { key: entry.name, storedAt: await this.mtime(file) };
+        }
+      }
+    }
+  }
+
+  /** Temporary files (`*.tmp`, in `tmp/` and beside blobs) last written before `before`. */
+  async removeLeftovers(before: Date): Promise<number> {
+    let removed = 0;
+    for (const dir of [path.join(this.root, 'tmp'), ...(await this.fanOut(this.root))]) {
+      let names: string[];
+      try {
+        names = await fs.promises.readdir(dir);
+      } catch (error) {
+        if (isMissing(error)) continue;
+        throw error;
+      }
+      for (const name of names.filter((n) => n.endsWith('.tmp'))) {
+        const file = path.join(dir, name);
+        if ((await this.mtime(file)) < before) {
+          await fs.promises.rm(file, { force: true });
+          removed += 1;
+        }
+      }
+    }
+    return removed;
+  }
+
+  /** The two-hex-digit folders under `dir`. */
+  private async fanOut(dir: string): Promise<string[]> {
+    try {
+      return (await fs.promises.readdir(dir, { withFileTypes: true })).filter((e) => e.isDirectory() && FAN_OUT.test(e.name)).map((e) => path.join(dir, e.name));
+    } catch (error) {
+      if (isMissing(error)) return [];
+      throw error;
+    }
+  }
+
+  /** A file's modification time; a file gone meanwhile counts as just written (nothing to collect). */
+  private async mtime(file: string): Promise<Date> {
+    try {
+      return (await fs.promises.stat(file)).mtime;
+    } catch (error) {
+      if (isMissing(error)) return new Date();
+      throw error;
+    }
+  }
+
+  async delete(key: string, storedBefore?: Date): Promise<void> {
+    for (const file of [this.pathOf(key), this.legacyPathOf(key)]) {
+      if (storedBefore && (await this.mtime(file)) >= storedBefore) continue;
+      await fs.promises.rm(file, { force: true });
+    }
   }
 }

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { registerConformanceCommand } from './conformance-command';
+import { registerGcBlobsCommand } from './gc-blobs-command';
 import { registerHarnessCommand } from './harness-command';
 import { registerHashSecretCommand } from './hash-secret-command';
 import { registerMigrateCommand } from './migrate-command';
@@ -19,6 +20,7 @@ export function buildProgram(runtime: Runtime): Command {
   registerMigrateCommand(program, runtime);
   registerSeedDemoCommand(program, runtime);
   registerSyncCommand(program, runtime);
+  registerGcBlobsCommand(program, runtime);
   registerHashSecretCommand(program, runtime);
   registerMockCommand(program, runtime);
   registerConformanceCommand(program, runtime);

@@ -253,7 +253,7 @@ export async function runSync(adapter: Adapter, deps: SyncDeps, partial: Partial
     /**
      * Deletes blobs no row points at any more, unless another source's sync is running: blobs are
      * shared by content, and that sync may be about to point a row at one. Those are then left in
-     * the store, unreferenced (nothing collects them yet; they cost only disk space).
+     * the store, unreferenced, for `gc-blobs` (collect-blob-garbage.ts) to delete.
      */
     const releaseBlobs = async (keys: string[]): Promise<void> => {
       if (keys.length === 0 || (await store.otherSyncRunning(source))) return;

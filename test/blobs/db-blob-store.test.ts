@@ -89,7 +89,7 @@ describe.each(databaseKinds)('DbBlobStore on %s', (kind) => {
   it('reads a blob by the chunk size it was stored with (a later change of the figure keeps older blobs readable)', async () => {
     const bytes = Buffer.from('0123456789abcdefghijklmnopqrstuvwxyz');
     const key = digest('sha256', bytes);
-    await t.db('blobs').insert({ key, content_id: 'older', size: bytes.length, sha1: digest('sha1', bytes), chunk_bytes: 10, created_at: '2026-01-01T00:00:00.000Z' });
+    await t.db('blobs').insert({ key, content_id: 'older', size: bytes.length, sha1: digest('sha1', bytes), chunk_bytes: 10, stored_at: '2026-01-01T00:00:00.000Z' });
     for (let seq = 0; seq * 10 < bytes.length; seq += 1) {
       await t.db('blob_chunks').insert({ content_id: 'older', seq, data: bytes.subarray(seq * 10, seq * 10 + 10), written_at: '2026-01-01T00:00:00.000Z' });
     }

@@ -89,6 +89,9 @@ describe('FsBlobStore', () => {
     const key = digest('sha256', bytes);
     fs.mkdirSync(path.join(root, key.slice(0, 2), key.slice(2, 4)), { recursive: true });
     fs.writeFileSync(path.join(root, key.slice(0, 2), key.slice(2, 4), key), bytes);
+    const listed: string[] = [];
+    for await (const blob of store.list()) listed.push(blob.key);
+    expect(listed).toEqual([key]);
     expect(await store.stat(key)).toEqual({ size: bytes.length });
     expect((await readBack(store, key)).equals(bytes)).toBe(true);
     expect(filesUnder(root)).toEqual([path.join(key.slice(0, 2), key)]);

@@ -205,4 +205,32 @@ describe('content-gateway sync', () => {
     const inFolder = fs.readdirSync(env.BLOB_DIR ?? '', { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name);
     expect(new Set(inFolder)).toEqual(keys);
   });
+
+  it('gc-blobs deletes the blobs no file points at any more (after --dry-run only counted them), sparing recent ones, and refuses while a sync runs', async () => {
+    const tree = treeOf(40);
+    const fsEnv = { ...env, FILESYSTEM_ROOT: tree.root };
+    expect((await runCli(['sync', 'filesystem'], fsEnv)).code).toBe(0);
+    const referenced = new Set(((await staging()('files').whereNotNull('blob_key').select('blob_key')) as Array<{ blob_key: string }>).map((r) => r.blob_key));
+    // A blob nothing points at, stored two hours ago (as a killed sync would leave it).
+    const orphan = 'f'.repeat(64);
+    fs.mkdirSync(path.join(env.BLOB_DIR ?? '', 'ff'), { recursive: true });
+    fs.writeFileSync(path.join(env.BLOB_DIR ?? '', 'ff', orphan), 'left behind');
+    const old = new Date(Date.now() - 2 * 3_600_000);
+    fs.utimesSync(path.join(env.BLOB_DIR ?? '', 'ff', orphan), old, old);
+    const blobFiles = () => fs.readdirSync(env.BLOB_DIR ?? '', { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name);
+    const dry = await runCli(['gc-blobs', '--dry-run'], env);
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toContain(`${referenced.size + 1} blobs in the directory store: 1 unreferenced would be deleted`);
+    expect(blobFiles()).toContain(orphan);
+    const real = await runCli(['gc-blobs'], env);
+    expect(real.stdout).toContain('1 unreferenced deleted, 0 unreferenced but stored within 1h kept');
+    expect(new Set(blobFiles())).toEqual(referenced);
+    const bad = await runCli(['gc-blobs', '--grace', 'soon'], env);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain("--grace takes a duration such as 90s, 15m or 1h; got 'soon'");
+    await staging()('sync_locks').insert({ source: 'filesystem', owner: 'another process', expires_at: new Date(Date.now() + 60_000).toISOString() });
+    const locked = await runCli(['gc-blobs'], env);
+    expect(locked.code).toBe(1);
+    expect(locked.stdout).toContain("A sync of 'filesystem' is running");
+  });
 });
