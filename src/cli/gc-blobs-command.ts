@@ -4,7 +4,7 @@ import { createLogger } from '../logging/create-logger';
 import { collectBlobGarbage, SyncRunningError } from '../sync/collect-blob-garbage';
 import { openStaging } from './open-staging';
 import type { Runtime } from './runtime';
-import { parseInterval } from './sync-command';
+import { parseInterval } from './parse-interval';
 
 export function registerGcBlobsCommand(program: Command, runtime: Runtime): void {
   program
@@ -15,7 +15,7 @@ export function registerGcBlobsCommand(program: Command, runtime: Runtime): void
     .action(async (flags: { dryRun?: boolean; grace: string }, command: Command) => {
       let graceMs: number;
       try {
-        graceMs = parseInterval(flags.grace, '--grace');
+        graceMs = parseInterval(flags.grace, { option: '--grace', maxMs: Number.MAX_SAFE_INTEGER });
       } catch (error) {
         command.showHelpAfterError(false).error(`error: ${(error as Error).message}`, { exitCode: 1, code: 'content-gateway.gc-blobs' });
         return;

@@ -8,22 +8,11 @@ import { createLogger, type Logger } from '../logging/create-logger';
 import { SyncRunsRepository } from '../staging/sync-runs-repository';
 import { runSync, type SyncOptions, type SyncProgress, type SyncSummary } from '../sync/run-sync';
 import { openStaging, type Staging } from './open-staging';
+import { parseInterval } from './parse-interval';
 import type { Runtime } from './runtime';
 
 /** How long a cancelled sync may take to record itself as cancelled before the process ends anyway. */
 const SYNC_CANCEL_BUDGET_MS = 5_000;
-
-/** The longest delay a Node timer honours: beyond it, setTimeout fires after 1 ms instead. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
-/** `15m`, `1h`, `90s` → milliseconds; errors name `option`. */
-export function parseInterval(text: string, option = '--every'): number {
-  const m = /^(\d+)\s*(s|m|h)$/.exec(text.trim());
-  if (!m || Number(m[1]) <= 0) throw new Error(`${option} takes a duration such as 90s, 15m or 1h; got '${text}'`);
-  const ms = Number(m[1]) * { s: 1000, m: 60_000, h: 3_600_000 }[m[2] as 's' | 'm' | 'h'];
-  if (ms > MAX_TIMER_MS) throw new Error(`${option} takes at most ${Math.floor(MAX_TIMER_MS / 3_600_000)}h; got '${text}'`);
-  return ms;
-}
 
 export function formatSummary(s: SyncSummary): string {
   const c = s.counts;

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseInterval } from '../../src/cli/sync-command';
+import { parseInterval } from '../../src/cli/parse-interval';
 import { createDb, type Db } from '../../src/staging/create-db';
 import { runCli, startCli, summaryOf } from '../e2e/cli-process';
 import { generateMixedTree, type MixedTree } from '../e2e/mixed-tree';

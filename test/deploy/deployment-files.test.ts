@@ -4,7 +4,7 @@ import YAML from 'yaml';
 import { adapterFactories } from '../../src/adapters/adapter-registry';
 import { buildProgram } from '../../src/cli/program';
 import type { Runtime } from '../../src/cli/runtime';
-import { parseInterval } from '../../src/cli/sync-command';
+import { parseInterval } from '../../src/cli/parse-interval';
 import { settings } from '../../src/config/config-schema';
 import { DEMO_CORPUS_DIR } from '../../src/demo/demo-corpus-dir';
 import { CONTRACT_PATH } from '../../src/http/load-contract';
