@@ -90,9 +90,11 @@ describe.each(setups)('collectBlobGarbage on %s, blobs in the %s store', (kind, 
     }
   });
 
-  it('refuses to run while a sync holds a lock, naming it', async () => {
+  it('refuses to run while a sync holds a lock, naming it (a lease that expired does not count)', async () => {
     await stage();
-    await t.db('sync_locks').insert({ source: 'filesystem', owner: 'someone', expires_at: new Date(Date.now() + HOUR).toISOString() });
+    await t.db('sync_locks').insert({ source: 'crashed', owner: 'a dead process', expires_at: new Date(Date.now() - HOUR).toISOString() });
+    expect((await collectBlobGarbage(t.db, blobs, { graceMs: HOUR, dryRun: true, now: later(0) })).blobs).toBe(3);
+    await t.db('sync_locks').insert({ source: 'filesystem', owner: 'someone', expires_at: new Date(Date.now() + 3 * HOUR).toISOString() });
     await expect(collectBlobGarbage(t.db, blobs, { graceMs: HOUR, dryRun: false, now: later(2 * HOUR) })).rejects.toThrow(SyncRunningError);
     await expect(collectBlobGarbage(t.db, blobs, { graceMs: HOUR, dryRun: false, now: later(2 * HOUR) })).rejects.toThrow(/'filesystem' is running/);
     expect(await keys()).toHaveLength(3);
