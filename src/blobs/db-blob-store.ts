@@ -20,15 +20,12 @@ export const BLOB_CHUNK_BYTES = 64 * 1024;
  * them, unreferenced (as the directory store leaves its temporary files).
  */
 export class DbBlobStore implements BlobStore {
-  constructor(
-    /** The staging database (its `blobs` and `blob_chunks` tables come with the migrations). */
-    private readonly db: Knex,
-    private readonly now: () => Date = () => new Date(),
-  ) {}
+  /** `db`: the staging database (its `blobs` and `blob_chunks` tables come with the migrations). */
+  constructor(private readonly db: Knex) {}
 
   async put(source: Readable | Buffer): Promise<StoredBlob> {
     const contentId = crypto.randomUUID();
-    const writtenAt = this.now().toISOString();
+    const writtenAt = new Date().toISOString();
     const digest = new ContentDigest();
     let seq = 0;
     let pending: Buffer[] = [];

@@ -17,7 +17,7 @@ export interface DbOptions {
 
 /**
  * How much of the SQLite file reads may map into memory instead of copying through SQLite's own
- * page cache (16 MB). Mapped pages live in the OS page cache, shared and reclaimable, so this is
+ * page cache (1 GiB). Mapped pages live in the OS page cache, shared and reclaimable, so this is
  * an address-space ceiling rather than memory the process keeps; it makes a list page's row
  * reads plain memory loads once the file is warm.
  */
