@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Db } from './create-db';
 import { FILE_RESOURCE_COLUMNS, fileWireJson } from './file-resource';
+import { insertRows } from './insert-rows';
 import type { FileRow, GroupRow, PrincipalType, UserRow } from './row-types';
 
 export interface PrincipalRef {
@@ -42,13 +43,6 @@ function chunks<T>(items: readonly T[], size = CHUNK): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;
-}
-
-async function insertMany(trx: Knex.Transaction, table: string, rows: readonly object[], conflict: string[], mode: 'merge' | 'ignore'): Promise<void> {
-  for (const part of chunks(rows)) {
-    const q = trx(table).insert(part).onConflict(conflict);
-    await (mode === 'merge' ? q.merge() : q.ignore());
-  }
 }
 
 /**
@@ -97,22 +91,22 @@ export class SyncStore {
           released.push(...old.map((r) => r.blob_key));
           await trx('file_permissions').whereIn('file_id', part).delete();
         }
-        await insertMany(trx, 'files', batch.files.map((f) => f.row), ['id'], 'merge');
+        await insertRows(trx, 'files', batch.files.map((f) => f.row), ['id'], 'merge');
         const permissions = batch.files.flatMap((f) => f.permissions.map((p) => ({ file_id: f.row.id, principal_type: p.type, principal_id: p.id, action: 'VIEW' })));
-        await insertMany(trx, 'file_permissions', permissions, ['file_id', 'principal_type', 'principal_id'], 'ignore');
+        await insertRows(trx, 'file_permissions', permissions, ['file_id', 'principal_type', 'principal_id'], 'ignore');
       }
       for (const p of batch.permissions) {
         await trx('file_permissions').where({ file_id: p.fileId }).delete();
-        await insertMany(trx, 'file_permissions', p.permissions.map((e) => ({ file_id: p.fileId, principal_type: e.type, principal_id: e.id, action: 'VIEW' })), ['file_id', 'principal_type', 'principal_id'], 'ignore');
+        await insertRows(trx, 'file_permissions', p.permissions.map((e) => ({ file_id: p.fileId, principal_type: e.type, principal_id: e.id, action: 'VIEW' })), ['file_id', 'principal_type', 'principal_id'], 'ignore');
         await trx('files').where({ id: p.fileId }).update({ permissions_hash: p.hash, permissions_modified_at: p.at });
       }
-      await insertMany(trx, 'users', batch.users, ['id'], 'merge');
+      await insertRows(trx, 'users', batch.users, ['id'], 'merge');
       if (batch.groups.length) {
         const ids = batch.groups.map((g) => g.row.id);
-        await insertMany(trx, 'groups', batch.groups.map((g) => g.row), ['id'], 'merge');
+        await insertRows(trx, 'groups', batch.groups.map((g) => g.row), ['id'], 'merge');
         for (const part of chunks(ids)) await trx('group_members').whereIn('group_id', part).delete();
         const members = batch.groups.flatMap((g) => g.members.map((m) => ({ group_id: g.row.id, member_type: m.type, member_id: m.id })));
-        await insertMany(trx, 'group_members', members, ['group_id', 'member_type', 'member_id'], 'ignore');
+        await insertRows(trx, 'group_members', members, ['group_id', 'member_type', 'member_id'], 'ignore');
       }
       released.push(...(await this.tombstone(trx, batch.tombstones, at)));
       for (const part of chunks(batch.inactivate)) {
@@ -122,7 +116,7 @@ export class SyncStore {
         await trx('group_members').whereIn('group_id', part).delete();
         await trx('groups').whereIn('id', part).delete();
       }
-      await insertMany(trx, 'sync_seen', batch.seen.map((s) => ({ run_id: runId, kind: s.kind, id: s.id })), ['run_id', 'kind', 'id'], 'ignore');
+      await insertRows(trx, 'sync_seen', batch.seen.map((s) => ({ run_id: runId, kind: s.kind, id: s.id })), ['run_id', 'kind', 'id'], 'ignore');
     });
     return this.unreferenced(released);
   }

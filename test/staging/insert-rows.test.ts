@@ -1,0 +1,97 @@
+import fc from 'fast-check';
+import { insertRows, ROWS_PER_STATEMENT } from '../../src/staging/insert-rows';
+import { createTestDatabase, databaseKinds, type TestDatabase } from '../helpers/test-databases';
+
+interface Member {
+  group_id: string;
+  member_type: string;
+  member_id: string;
+}
+
+interface User {
+  id: string;
+  source: string;
+  native_id: string;
+  email: string;
+  full_name: string | null;
+  state: string;
+  modified_at: string;
+  metadata: string | null;
+  content_hash: string | null;
+}
+
+const user = (n: number, over: Partial<User> = {}): User => ({
+  id: `s:u${n}`,
+  source: 's',
+  native_id: `u${n}`,
+  email: `u${n}@example.com`,
+  full_name: n % 3 === 0 ? null : `User "${n}" O'Neil`,
+  state: 'Active',
+  modified_at: '2026-01-01T00:00:00.000Z',
+  metadata: null,
+  content_hash: `h${n}`,
+  ...over,
+});
+
+describe.each(databaseKinds)('insertRows on %s', (kind) => {
+  let t: TestDatabase;
+  beforeAll(async () => {
+    t = await createTestDatabase(kind);
+  });
+  afterAll(async () => {
+    await t.destroy();
+  });
+  beforeEach(async () => {
+    await t.db('group_members').delete();
+    await t.db('groups').delete();
+    await t.db('users').delete();
+    await t.db('groups').insert({ id: 's:g1', source: 's', native_id: 'g1', modified_at: '2026-01-01T00:00:00.000Z' });
+  });
+
+  const usersInDb = async (): Promise<User[]> => (await t.db('users').orderBy('id').select('id', 'source', 'native_id', 'email', 'full_name', 'state', 'modified_at', 'metadata', 'content_hash')) as User[];
+
+  it('stores any number of rows, across statement boundaries, exactly as given', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: ROWS_PER_STATEMENT * 2 + 3 }), async (count) => {
+        await t.db('users').delete();
+        const rows = Array.from({ length: count }, (_, i) => user(i));
+        await t.db.transaction((trx) => insertRows(trx, 'users', rows, ['id'], 'merge'));
+        expect(await usersInDb()).toEqual([...rows].sort((a, b) => (a.id < b.id ? -1 : 1)));
+      }),
+      { numRuns: 12 },
+    );
+  });
+
+  it('merge replaces every column of a row already stored but its key; ignore keeps the stored row', async () => {
+    await insertRows(t.db, 'users', [user(1), user(2)], ['id'], 'merge');
+    await insertRows(t.db, 'users', [user(1, { email: 'new@example.com', state: 'Inactive', content_hash: null }), user(3)], ['id'], 'merge');
+    expect(await usersInDb()).toEqual([user(1, { email: 'new@example.com', state: 'Inactive', content_hash: null }), user(2), user(3)]);
+
+    const members: Member[] = [
+      { group_id: 's:g1', member_type: 'USER', member_id: 's:u1' },
+      { group_id: 's:g1', member_type: 'USER', member_id: 's:u2' },
+    ];
+    await insertRows(t.db, 'group_members', members, ['group_id', 'member_type', 'member_id'], 'ignore');
+    // A duplicate within one statement and one already stored: both kept once, nothing fails.
+    await insertRows(t.db, 'group_members', [members[0] as Member, members[0] as Member, { group_id: 's:g1', member_type: 'GROUP', member_id: 's:g2' }], ['group_id', 'member_type', 'member_id'], 'ignore');
+    expect(await t.db('group_members').orderBy(['member_type', 'member_id']).select('group_id', 'member_type', 'member_id')).toEqual([
+      { group_id: 's:g1', member_type: 'GROUP', member_id: 's:g2' },
+      ...members,
+    ]);
+  });
+
+  it('refuses rows whose columns differ from the first row, or that leave a value out, before writing that statement', async () => {
+    const { content_hash: _dropped, ...short } = user(2);
+    await expect(insertRows(t.db, 'users', [user(1), short], ['id'], 'merge')).rejects.toThrow(/rows differ in their columns/);
+    await expect(insertRows(t.db, 'users', [user(1), { ...user(2), email: undefined }], ['id'], 'merge')).rejects.toThrow(/no value for email/);
+    expect(await usersInDb()).toEqual([]);
+  });
+
+  it('leaves nothing behind when a statement fails inside a transaction', async () => {
+    const rows = Array.from({ length: ROWS_PER_STATEMENT + 5 }, (_, i) => user(i));
+    // The second statement breaks a NOT NULL column: the first statement's rows roll back with it.
+    const broken = [...rows.slice(0, ROWS_PER_STATEMENT), ...rows.slice(ROWS_PER_STATEMENT).map((r) => ({ ...r, email: null }))];
+    await expect(t.db.transaction((trx) => insertRows(trx, 'users', broken, ['id'], 'merge'))).rejects.toThrow();
+    expect(await usersInDb()).toEqual([]);
+  });
+});
