@@ -1,0 +1,105 @@
+import type { FileRecord } from '../../src/adapters/adapter';
+import type { BlobStore } from '../../src/blobs/blob-store';
+import { fileWireJson } from '../../src/staging/file-resource';
+import type { FileState } from '../../src/staging/sync-store';
+import { decideFile } from '../../src/sync/record-rows';
+
+const AT = '2026-11-23T12:00:00.000Z';
+
+const html: FileRecord = {
+  nativeId: 'docs/plan.html',
+  name: 'Plan "Q3" — ünïcode',
+  externalUrl: 'https://example.com/docs/plan.html',
+  mimeType: 'text/html',
+  access: [{ type: 'USER', nativeId: 'u2' }, { type: 'GROUP', nativeId: 'g1' }, { type: 'EVERYONE' }, { type: 'USER', nativeId: 'u1', source: 'other' }],
+  parent: { nativeId: 'docs', name: 'docs', path: '/docs' },
+  createdAt: '2026-01-02T03:04:05.000Z',
+  createdBy: 'alice@example.com',
+  modifiedBy: 'bob@example.com',
+  customAttributes: { zeta: 'z', alpha: 'a' },
+  content: { kind: 'html', html: '<html><head><title>Plan</title></head><body><p>ünïcode ✓</p></body></html>' },
+};
+
+const noBlobs = {} as BlobStore;
+
+/**
+ * The stored hashes decide whether a file changed. If what they are computed from changed between
+ * versions, the first sync after an upgrade would re-modify every file (and the platform would
+ * re-crawl them all), so their values are pinned here, as computed by the version that introduced
+ * them.
+ */
+describe('decideFile', () => {
+  it('hashes content and access exactly as earlier versions stored them', async () => {
+    const decision = await decideFile('fs', html, undefined, noBlobs, AT);
+    if (decision.kind !== 'added') throw new Error(`expected added, got ${decision.kind}`);
+    expect(decision.row).toMatchObject({
+      sha256: '71fdbc012809767ea75db71cdf611dd316529a88375f3a779298b7560f0c15f4',
+      sha1: 'b02e71ff684a692adde574d8e9bfc83140df1a6b',
+      size: 78,
+      content_hash: '7379081d0cced559c139184fed23257ef7508853618825b35019f72e014ea40a',
+      permissions_hash: '4281a78f0d821002c92efb8fb118dbd92cbdee1d9129711db559cbf241acfe24',
+    });
+    expect(decision.permissions).toEqual([
+      { type: 'GROUP', id: '*' },
+      { type: 'GROUP', id: 'fs:g1' },
+      { type: 'USER', id: 'fs:u2' },
+      { type: 'USER', id: 'other:u1' },
+    ]);
+  });
+
+  it('writes every staged column, and list JSON rebuilt from the row itself', async () => {
+    const decision = await decideFile('fs', html, undefined, noBlobs, AT);
+    if (decision.kind !== 'added') throw new Error(`expected added, got ${decision.kind}`);
+    const { row } = decision;
+    expect(Object.keys(row).sort()).toEqual(
+      [
+        'blob_key', 'body_html', 'content_hash', 'created_at', 'created_by', 'custom_attributes', 'deleted_at', 'external_url', 'id', 'mime_type',
+        'modified_at', 'modified_by', 'name', 'native_id', 'parent_id', 'parent_name', 'parent_path', 'permissions_hash', 'permissions_modified_at',
+        'sha1', 'sha256', 'size', 'source', 'source_version', 'status', 'wire_json',
+      ].sort(),
+    );
+    expect(Object.values(row)).not.toContain(undefined);
+    expect(row).toMatchObject({ id: 'fs:docs/plan.html', native_id: 'docs/plan.html', source: 'fs', modified_at: AT, permissions_modified_at: AT, parent_id: 'fs:docs', blob_key: null });
+    expect(row.custom_attributes).toBe('{"alpha":"a","zeta":"z"}');
+    expect(row.wire_json).toBe(fileWireJson(row));
+    expect(JSON.parse(row.wire_json ?? '')).toMatchObject({ id: 'fs:docs/plan.html', last_modified_datetime: AT, custom_attributes: { alpha: 'a', zeta: 'z' }, parent_info: { id: 'fs:docs', name: 'docs', path: '/docs' } });
+  });
+
+  it('keeps a stored binary when its version matches and the blob is still there, with the hashes earlier versions stored', async () => {
+    const binary: FileRecord = {
+      nativeId: 'docs/plan.pdf',
+      name: 'Plan',
+      externalUrl: 'https://example.com/docs/plan.pdf',
+      mimeType: 'application/pdf',
+      access: [],
+      content: { kind: 'binary', version: '1700000000000:5', open: () => Promise.reject(new Error('must not be read')) },
+    };
+    const state: FileState = {
+      id: 'fs:docs/plan.pdf',
+      status: 'active',
+      content_hash: 'stale',
+      sha256: 'e'.repeat(64),
+      sha1: 'f'.repeat(40),
+      size: 5,
+      blob_key: 'e'.repeat(64),
+      modified_at: '2026-11-01T00:00:00.000Z',
+      permissions_modified_at: '2026-11-01T00:00:00.000Z',
+      source_version: '1700000000000:5',
+      permissions_hash: 'stale',
+    };
+    const blobs = { stat: () => Promise.resolve({ size: 5 }) } as unknown as BlobStore;
+    const decision = await decideFile('fs', binary, state, blobs, AT);
+    if (decision.kind !== 'changed') throw new Error(`expected changed, got ${decision.kind}`);
+    expect(decision.row).toMatchObject({
+      blob_key: 'e'.repeat(64),
+      sha1: 'f'.repeat(40),
+      size: 5,
+      body_html: null,
+      content_hash: 'f7be9d33e64f4a6c53cc1b9caa87a553cc06bf012dbaa6d559d397d1233b47f3',
+      permissions_hash: '4f53cda18c2baa0c0354bb5f9a3ecbe5ed12ab4d8e11ba873c2f11161202b945',
+    });
+    // Stored again with the same hashes: nothing to write.
+    const again = await decideFile('fs', binary, { ...state, content_hash: decision.row.content_hash, permissions_hash: decision.row.permissions_hash }, blobs, AT);
+    expect(again).toEqual({ kind: 'unchanged' });
+  });
+});
