@@ -22,7 +22,11 @@ export type GroupWrite = Omit<GroupRow, 'seen_run'> & { content_hash: string };
 
 /** One transaction's worth of changes decided by the sync engine. */
 export interface SyncBatch {
-  files: Array<{ row: FileWrite; permissions: PrincipalRef[] }>;
+  /**
+   * `stored`: a row with this id existed when the batch was decided. Only those can have an access
+   * list or a blob to replace (access rows cascade with their file, and one sync per source runs).
+   */
+  files: Array<{ row: FileWrite; permissions: PrincipalRef[]; stored: boolean }>;
   /** Access lists changed while the file itself did not. */
   permissions: Array<{ fileId: string; permissions: PrincipalRef[]; hash: string; at: string }>;
   users: UserWrite[];
@@ -85,7 +89,7 @@ export class SyncStore {
     const released: string[] = [];
     await this.db.transaction(async (trx) => {
       if (batch.files.length) {
-        const ids = batch.files.map((f) => f.row.id);
+        const ids = batch.files.filter((f) => f.stored).map((f) => f.row.id);
         for (const part of chunks(ids)) {
           const old = (await trx('files').whereIn('id', part).whereNotNull('blob_key').select('blob_key')) as Array<{ blob_key: string }>;
           released.push(...old.map((r) => r.blob_key));

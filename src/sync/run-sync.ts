@@ -230,7 +230,7 @@ export async function runSync(adapter: Adapter, deps: SyncDeps, partial: Partial
           batch.permissions.push({ fileId: id, permissions: decision.permissions, hash: decision.hash, at: decision.at });
         } else {
           counts[decision.kind]++;
-          batch.files.push({ row: decision.row, permissions: decision.permissions });
+          batch.files.push({ row: decision.row, permissions: decision.permissions, stored: decision.kind === 'changed' });
         }
       }
       /** Users and groups: write when their fingerprint changed, count either way. */

@@ -101,6 +101,26 @@ describe.each(setups)('runSync on %s, blobs in the %s store', (kind, store) => {
     expect(byId(after, 'src:doc3')).toEqual(byId(before, 'src:doc3'));
   });
 
+  it('replaces the whole access list when content and access change together, also for a tombstone that comes back', async () => {
+    const source = org();
+    await sync(source);
+    const access = (id: string) => t.db('file_permissions').where({ file_id: id }).orderBy(['principal_type', 'principal_id']).select('principal_type', 'principal_id');
+    clock += 60_000;
+    // Content and access at once: the row is rewritten, and the old entries must not survive beside the new one.
+    source.html('doc1', '<p>1, edited</p>', [{ type: 'USER', nativeId: 'bo' }]);
+    source.binary('deck', Buffer.from('%PDF deck v2'), 'v2', [{ type: 'USER', nativeId: 'bo' }]);
+    source.remove('file', 'doc2');
+    expect((await sync(source, { mode: 'full' })).counts).toMatchObject({ changed: 2, deleted: 1 });
+    expect(await access('src:doc1')).toEqual([{ principal_type: 'USER', principal_id: 'src:bo' }]);
+    expect(await access('src:deck')).toEqual([{ principal_type: 'USER', principal_id: 'src:bo' }]);
+    // doc2 is a tombstone now; it comes back narrower than it left.
+    clock += 60_000;
+    source.html('doc2', '<p>2, back</p>', [{ type: 'USER', nativeId: 'ana' }]);
+    expect((await sync(source, { mode: 'full' })).counts).toMatchObject({ changed: 1 });
+    expect(await t.db('files').where({ id: 'src:doc2' }).first('status')).toEqual({ status: 'active' });
+    expect(await access('src:doc2')).toEqual([{ principal_type: 'USER', principal_id: 'src:ana' }]);
+  });
+
   it('re-reads binary bytes only when the version changes, and serves the same timestamp when the bytes are equal', async () => {
     const source = org();
     await sync(source);
