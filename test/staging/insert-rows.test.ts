@@ -80,7 +80,7 @@ describe.each(databaseKinds)('insertRows on %s', (kind) => {
     ]);
   });
 
-  it('refuses rows whose columns differ from the first row, or that leave a value out, before writing that statement', async () => {
+  it('refuses rows whose columns differ from the first row, or that leave a value out, before writing any row', async () => {
     const { content_hash: _dropped, ...short } = user(2);
     await expect(insertRows(t.db, 'users', [user(1), short], ['id'], 'merge')).rejects.toThrow(/rows differ in their columns/);
     await expect(insertRows(t.db, 'users', [user(1), { ...user(2), email: undefined }], ['id'], 'merge')).rejects.toThrow(/no value for email/);
