@@ -44,6 +44,16 @@ function fmt(n: number): string {
   return abs >= 100 ? n.toFixed(0) : abs >= 10 ? n.toFixed(1) : n.toFixed(2);
 }
 
+/**
+ * A figure the goal is on, with as many more decimals as it takes not to read as the target when
+ * it is not (0.497 against `>= 0.5` would print as 0.50 beside MISS).
+ */
+function fmtAgainst(n: number, target: number): string {
+  let text = fmt(n);
+  for (let digits = 3; Number(text) === target && n !== target && digits <= 6; digits += 1) text = n.toFixed(digits);
+  return text;
+}
+
 function goalText(g: Goal, unit: string): string {
   return g.on === 'ratio' ? `ratio ${g.op} ${g.target}` : `${g.op} ${g.target} ${unit}`;
 }
@@ -55,7 +65,9 @@ export function formatTable(results: readonly BenchmarkResult[]): string {
   for (const r of results) {
     if (r.error) rows.push([r.name, '(crashed)', '-', '-', '-', '-', '-', 'ERROR']);
     for (const m of r.measurements) {
-      rows.push([m.benchmark, m.metric, fmt(m.value), fmt(m.baseline), m.unit, fmt(m.ratio), goalText(m.goal, m.unit), m.pass ? 'pass' : 'MISS']);
+      const value = m.goal.on === 'value' ? fmtAgainst(m.value, m.goal.target) : fmt(m.value);
+      const ratio = m.goal.on === 'ratio' ? fmtAgainst(m.ratio, m.goal.target) : fmt(m.ratio);
+      rows.push([m.benchmark, m.metric, value, fmt(m.baseline), m.unit, ratio, goalText(m.goal, m.unit), m.pass ? 'pass' : 'MISS']);
     }
   }
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
