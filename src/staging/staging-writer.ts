@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Db } from './create-db';
 import { fileWireJson } from './file-resource';
+import { insertRows, ROWS_PER_STATEMENT } from './insert-rows';
 import type { FileRow, GroupRow, PrincipalType, UserRow } from './row-types';
 
 export type FileInput = Omit<FileRow, 'seen_run' | 'deleted_at' | 'permissions_modified_at' | 'content_hash'> &
@@ -12,18 +13,21 @@ export interface Principal {
   id: string;
 }
 
-/** Rows per INSERT: well under SQLite's bound-parameter limit for the widest table. */
-const BATCH = 200;
+/** Values for the columns a caller may leave out (none has a database default). */
+const FILE_DEFAULTS = { seen_run: null, deleted_at: null, permissions_modified_at: null, content_hash: null, source_version: null, permissions_hash: null };
+const IDENTITY_DEFAULTS = { seen_run: null };
 
-async function upsert(trx: Knex.Transaction, table: string, rows: readonly object[], key: string[]): Promise<void> {
-  for (let i = 0; i < rows.length; i += BATCH) {
-    await trx(table).insert(rows.slice(i, i + BATCH)).onConflict(key).merge();
-  }
+/** `row` over `defaults`, with anything left undefined stored as NULL, so every row has the same columns. */
+function complete<T extends object>(defaults: object, row: T): Record<string, unknown> {
+  const out = { ...defaults, ...row } as Record<string, unknown>;
+  for (const key of Object.keys(out)) if (out[key] === undefined) out[key] = null;
+  return out;
 }
 
 /**
- * Writes staging rows in one transaction per call, so a reader sees either none or all of a
- * batch. The sync engine and the demo seeder write through here; the HTTP layer only reads.
+ * Writes staging rows directly, in one transaction per call, so a reader sees either none or all
+ * of a batch: for tests and benchmarks that need staged content without a source to sync (the
+ * sync engine writes through `SyncStore`; the HTTP layer only reads).
  */
 export class StagingWriter {
   constructor(private readonly db: Db) {}
@@ -35,30 +39,30 @@ export class StagingWriter {
   /** Upserts files and replaces each one's access list. */
   async putFiles(files: ReadonlyArray<{ file: FileInput; permissions: readonly Principal[] }>): Promise<void> {
     await this.transaction(async (trx) => {
-      await upsert(trx, 'files', files.map((f) => ({ ...f.file, wire_json: fileWireJson(f.file) })), ['id']);
+      await insertRows(trx, 'files', files.map((f) => complete(FILE_DEFAULTS, { ...f.file, wire_json: fileWireJson(f.file) })), ['id'], 'merge');
       const ids = files.map((f) => f.file.id);
-      for (let i = 0; i < ids.length; i += BATCH) await trx('file_permissions').whereIn('file_id', ids.slice(i, i + BATCH)).delete();
+      for (let i = 0; i < ids.length; i += ROWS_PER_STATEMENT) await trx('file_permissions').whereIn('file_id', ids.slice(i, i + ROWS_PER_STATEMENT)).delete();
       const permissions = files.flatMap(({ file, permissions: list }) =>
         list.map((p) => ({ file_id: file.id, principal_type: p.type, principal_id: p.id, action: 'VIEW' })),
       );
-      await upsert(trx, 'file_permissions', permissions, ['file_id', 'principal_type', 'principal_id']);
+      await insertRows(trx, 'file_permissions', permissions, ['file_id', 'principal_type', 'principal_id'], 'ignore');
     });
   }
 
   async putUsers(users: readonly UserInput[]): Promise<void> {
-    await this.transaction((trx) => upsert(trx, 'users', users, ['id']));
+    await this.transaction((trx) => insertRows(trx, 'users', users.map((u) => complete(IDENTITY_DEFAULTS, u)), ['id'], 'merge'));
   }
 
   /** Upserts groups and replaces each one's direct members. */
   async putGroups(groups: ReadonlyArray<{ group: GroupInput; members: readonly Principal[] }>): Promise<void> {
     await this.transaction(async (trx) => {
-      await upsert(trx, 'groups', groups.map((g) => g.group), ['id']);
+      await insertRows(trx, 'groups', groups.map((g) => complete(IDENTITY_DEFAULTS, g.group)), ['id'], 'merge');
       const ids = groups.map((g) => g.group.id);
-      for (let i = 0; i < ids.length; i += BATCH) await trx('group_members').whereIn('group_id', ids.slice(i, i + BATCH)).delete();
+      for (let i = 0; i < ids.length; i += ROWS_PER_STATEMENT) await trx('group_members').whereIn('group_id', ids.slice(i, i + ROWS_PER_STATEMENT)).delete();
       const members = groups.flatMap(({ group, members: list }) =>
         list.map((m) => ({ group_id: group.id, member_type: m.type, member_id: m.id })),
       );
-      await upsert(trx, 'group_members', members, ['group_id', 'member_type', 'member_id']);
+      await insertRows(trx, 'group_members', members, ['group_id', 'member_type', 'member_id'], 'ignore');
     });
   }
 }
