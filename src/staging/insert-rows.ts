@@ -1,5 +1,6 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Knex } from 'knex';
+import { chunks } from '../lib/chunks';
 
 /** Rows per Postgres statement: 200 rows of the widest table bind about 5,400 values, far under its limit. */
 export const ROWS_PER_STATEMENT = 200;
@@ -72,8 +73,7 @@ export async function insertRows(db: Knex | Knex.Transaction, table: string, row
   const columns = Object.keys(first);
   const values = rows.map((row) => valuesOf(table, columns, row));
   if (db.client.config.client !== 'better-sqlite3') {
-    for (let start = 0; start < values.length; start += ROWS_PER_STATEMENT) {
-      const part = values.slice(start, start + ROWS_PER_STATEMENT);
+    for (const part of chunks(values, ROWS_PER_STATEMENT)) {
       await db.raw(statementText(table, columns, part.length, conflict, onConflict), part.flat() as Knex.RawBinding[]);
     }
     return;
@@ -85,8 +85,8 @@ export async function insertRows(db: Knex | Knex.Transaction, table: string, row
     const statement = connection.prepare(sql);
     for (const row of values) {
       if ('isCompleted' in db && db.isCompleted()) throw new Error(`Transaction query already complete: ${sql.slice(0, 60)}`);
-      db.emit('query', { sql, bindings: row, method: 'insert' });
       for (let i = 0; i < row.length; i += 1) row[i] = sqliteValue(row[i]);
+      db.emit('query', { sql, bindings: row, method: 'insert' });
       statement.run(row);
     }
   } finally {

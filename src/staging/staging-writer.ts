@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import type { Db } from './create-db';
 import { fileWireJson } from './file-resource';
-import { insertRows, ROWS_PER_STATEMENT } from './insert-rows';
+import { chunks } from '../lib/chunks';
+import { insertRows } from './insert-rows';
 import type { FileRow, GroupRow, PrincipalType, UserRow } from './row-types';
 
 export type FileInput = Omit<FileRow, 'seen_run' | 'deleted_at' | 'permissions_modified_at' | 'content_hash'> &
@@ -16,9 +17,11 @@ export interface Principal {
 /** Values for the columns a caller may leave out (none has a database default). */
 const FILE_DEFAULTS = { seen_run: null, deleted_at: null, permissions_modified_at: null, content_hash: null, source_version: null, permissions_hash: null };
 const IDENTITY_DEFAULTS = { seen_run: null };
+/** Ids per `where … in` statement. */
+const IDS_PER_STATEMENT = 200;
 
 /** `row` over `defaults`, with anything left undefined stored as NULL, so every row has the same columns. */
-function complete<T extends object>(defaults: object, row: T): Record<string, unknown> {
+function complete(defaults: object, row: object): Record<string, unknown> {
   const out = { ...defaults, ...row } as Record<string, unknown>;
   for (const key of Object.keys(out)) if (out[key] === undefined) out[key] = null;
   return out;
@@ -41,7 +44,7 @@ export class StagingWriter {
     await this.transaction(async (trx) => {
       await insertRows(trx, 'files', files.map((f) => complete(FILE_DEFAULTS, { ...f.file, wire_json: fileWireJson(f.file) })), ['id'], 'merge');
       const ids = files.map((f) => f.file.id);
-      for (let i = 0; i < ids.length; i += ROWS_PER_STATEMENT) await trx('file_permissions').whereIn('file_id', ids.slice(i, i + ROWS_PER_STATEMENT)).delete();
+      for (const part of chunks(ids, IDS_PER_STATEMENT)) await trx('file_permissions').whereIn('file_id', part).delete();
       const permissions = files.flatMap(({ file, permissions: list }) =>
         list.map((p) => ({ file_id: file.id, principal_type: p.type, principal_id: p.id, action: 'VIEW' })),
       );
@@ -58,7 +61,7 @@ export class StagingWriter {
     await this.transaction(async (trx) => {
       await insertRows(trx, 'groups', groups.map((g) => complete(IDENTITY_DEFAULTS, g.group)), ['id'], 'merge');
       const ids = groups.map((g) => g.group.id);
-      for (let i = 0; i < ids.length; i += ROWS_PER_STATEMENT) await trx('group_members').whereIn('group_id', ids.slice(i, i + ROWS_PER_STATEMENT)).delete();
+      for (const part of chunks(ids, IDS_PER_STATEMENT)) await trx('group_members').whereIn('group_id', part).delete();
       const members = groups.flatMap(({ group, members: list }) =>
         list.map((m) => ({ group_id: group.id, member_type: m.type, member_id: m.id })),
       );

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Db } from './create-db';
 import { FILE_RESOURCE_COLUMNS, fileWireJson } from './file-resource';
+import { chunks } from '../lib/chunks';
 import { insertRows } from './insert-rows';
 import type { FileRow, GroupRow, PrincipalType, UserRow } from './row-types';
 
@@ -41,13 +42,8 @@ export function emptyBatch(): SyncBatch {
   return { files: [], permissions: [], users: [], groups: [], tombstones: [], inactivate: [], deleteGroups: [], seen: [] };
 }
 
-const CHUNK = 200;
-
-function chunks<T>(items: readonly T[], size = CHUNK): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
+/** Ids per `where … in` statement. */
+const IDS_PER_STATEMENT = 200;
 
 /**
  * The sync engine's reads and writes of staging. Every `apply` is one transaction, so the gateway
@@ -90,7 +86,7 @@ export class SyncStore {
     await this.db.transaction(async (trx) => {
       if (batch.files.length) {
         const ids = batch.files.filter((f) => f.stored).map((f) => f.row.id);
-        for (const part of chunks(ids)) {
+        for (const part of chunks(ids, IDS_PER_STATEMENT)) {
           const old = (await trx('files').whereIn('id', part).whereNotNull('blob_key').select('blob_key')) as Array<{ blob_key: string }>;
           released.push(...old.map((r) => r.blob_key));
           await trx('file_permissions').whereIn('file_id', part).delete();
@@ -108,15 +104,15 @@ export class SyncStore {
       if (batch.groups.length) {
         const ids = batch.groups.map((g) => g.row.id);
         await insertRows(trx, 'groups', batch.groups.map((g) => g.row), ['id'], 'merge');
-        for (const part of chunks(ids)) await trx('group_members').whereIn('group_id', part).delete();
+        for (const part of chunks(ids, IDS_PER_STATEMENT)) await trx('group_members').whereIn('group_id', part).delete();
         const members = batch.groups.flatMap((g) => g.members.map((m) => ({ group_id: g.row.id, member_type: m.type, member_id: m.id })));
         await insertRows(trx, 'group_members', members, ['group_id', 'member_type', 'member_id'], 'ignore');
       }
       released.push(...(await this.tombstone(trx, batch.tombstones, at)));
-      for (const part of chunks(batch.inactivate)) {
+      for (const part of chunks(batch.inactivate, IDS_PER_STATEMENT)) {
         await trx('users').whereIn('id', part).where({ state: 'Active' }).update({ state: 'Inactive', modified_at: at, content_hash: null });
       }
-      for (const part of chunks(batch.deleteGroups)) {
+      for (const part of chunks(batch.deleteGroups, IDS_PER_STATEMENT)) {
         await trx('group_members').whereIn('group_id', part).delete();
         await trx('groups').whereIn('id', part).delete();
       }
@@ -128,7 +124,7 @@ export class SyncStore {
   /** Active files become `deleted` tombstones: metadata kept, content dropped, list JSON rewritten. */
   private async tombstone(trx: Knex.Transaction, ids: readonly string[], at: string): Promise<string[]> {
     const released: string[] = [];
-    for (const part of chunks(ids)) {
+    for (const part of chunks(ids, IDS_PER_STATEMENT)) {
       const rows = (await trx('files').whereIn('id', part).where({ status: 'active' }).select([...FILE_RESOURCE_COLUMNS, 'blob_key'])) as FileRow[];
       for (const row of rows) {
         if (row.blob_key) released.push(row.blob_key);

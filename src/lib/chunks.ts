@@ -1,0 +1,6 @@
+/** `items` in consecutive slices of at most `size` (a statement's worth of ids or rows). */
+export function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
