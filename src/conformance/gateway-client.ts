@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import http, { type IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
-import { ConcurrencyPool } from './concurrency-pool';
+import { ConcurrencyPool } from '../lib/concurrency-pool';
 import type { ContractValidation } from './contract-validation';
 import type { ExchangeKind } from './crawl-record';
 import type { CrawlRecorder } from './crawl-recorder';
