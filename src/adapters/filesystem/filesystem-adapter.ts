@@ -1,13 +1,11 @@
 import crypto from 'node:crypto';
-import { closeSync, constants as fsConstants, createReadStream, fstatSync, openSync, promises as fs, readFileSync, realpathSync, type Stats } from 'node:fs';
+import { closeSync, promises as fs } from 'node:fs';
 import path from 'node:path';
-import { Readable } from 'node:stream';
-import { text as readText } from 'node:stream/consumers';
 import { z } from 'zod';
 import type { AdapterContext, FileRecord, IncrementalAdapter, SyncEvent } from '../adapter';
 import { throwIfAborted } from '../http/abort-error';
 import { readAhead } from '../../lib/read-ahead';
-import { CheckpointExpiredError, SourceError, SourceNotFoundError, SourcePermissionError } from '../source-error';
+import { CheckpointExpiredError, SourceError } from '../source-error';
 import { resolveFilesystemConfig, type FilesystemConfig, type FilesystemConfigInput } from './filesystem-config';
 import {
   baseTitle,
@@ -22,6 +20,8 @@ import {
   stripBom,
   type Directory,
 } from './filesystem-mapping';
+import { filesystemWorkerEvents } from './filesystem-worker-events';
+import { openWalkedFile, readWalkedFile, WalkedBinaryContent } from './filesystem-reads';
 import { SkipReport, walkTree, type TreeFile } from './filesystem-tree';
 
 /**
@@ -49,9 +49,6 @@ export type FilesystemCheckpoint = z.infer<typeof filesystemCheckpointSchema>;
 const RACY_WINDOW_MS = 2_000;
 /** Files read concurrently during a walk. */
 const READ_AHEAD = 16;
-/** Inline files up to this size are read synchronously (see `fileEvent`). */
-const SYNC_READ_BYTES = 256 * 1024;
-
 /** HTML and Markdown are served inline from the database row: anything larger is refused. */
 export const MAX_INLINE_BYTES = 16 * 1024 * 1024;
 
@@ -75,7 +72,9 @@ interface RunStart {
  * (re-read only when `mtimeMs:size` changes), access from `_access.yaml` sidecars, users and
  * groups from the directory file. Full runs walk everything; incremental runs yield what changed
  * since the checkpoint, with explicit deletes. Access problems fail only the files concerned; a
- * missing or malformed directory file stops the run.
+ * missing or malformed directory file stops the run. With `workerThread`, the same code runs on a
+ * worker thread (filesystem-worker.ts), so walking, reading and rendering Markdown overlap with the
+ * engine's decisions and writes instead of taking turns with them.
  */
 export class FilesystemAdapter implements IncrementalAdapter<FilesystemCheckpoint> {
   readonly name: string;
@@ -87,6 +86,10 @@ export class FilesystemAdapter implements IncrementalAdapter<FilesystemCheckpoin
 
   /** Users, then groups, then every file in walk order, then a checkpoint. `resume` is ignored: a walk is cheap to repeat. */
   async *full(ctx: AdapterContext): AsyncIterable<SyncEvent> {
+    if (this.config.workerThread) {
+      yield* filesystemWorkerEvents(this.config, { mode: 'full' }, ctx);
+      return;
+    }
     const run = await this.start(ctx);
     yield* directoryEvents(ctx, run.directory);
     yield* this.syncTree(ctx, run, undefined);
@@ -99,6 +102,10 @@ export class FilesystemAdapter implements IncrementalAdapter<FilesystemCheckpoin
    * deletes for files gone, then a new checkpoint.
    */
   async *changes(ctx: AdapterContext, since: FilesystemCheckpoint): AsyncIterable<SyncEvent> {
+    if (this.config.workerThread) {
+      yield* filesystemWorkerEvents(this.config, { mode: 'changes', since }, ctx);
+      return;
+    }
     const run = await this.start(ctx);
     const changedPrincipals = new Set<string>();
     if (run.directorySha256 !== since.directory.sha256) {
@@ -292,8 +299,7 @@ export class FilesystemAdapter implements IncrementalAdapter<FilesystemCheckpoin
       } catch (err) {
         return failure(err as Error);
       }
-      const open = (): Promise<Readable> => openInsideRoot(run.realRoot, entry);
-      return { type: 'file', file: { ...record, name: fallbackTitle, content: { kind: 'binary', open, version: entry.version } } };
+      return { type: 'file', file: { ...record, name: fallbackTitle, content: new WalkedBinaryContent(run.realRoot, { absolutePath: entry.absolutePath, identity: entry.identity }, entry.version) } };
     }
     if (entry.size > MAX_INLINE_BYTES) {
       return failure(new SourceError(`${entry.absolutePath}: ${entry.size} bytes is too large to serve inline (at most ${MAX_INLINE_BYTES})`));
@@ -318,91 +324,6 @@ function* directoryEvents(ctx: AdapterContext, directory: Directory): Generator<
   for (const group of directory.groups) {
     throwIfAborted(ctx.signal);
     yield { type: 'group', group };
-  }
-}
-
-/** Resolves a walked file's path again and checks that it still leads inside the root. */
-function realpathInsideRoot(realRoot: string, entry: TreeFile): string {
-  let real: string;
-  try {
-    real = realpathSync.native(entry.absolutePath);
-  } catch (err) {
-    throw new SourceNotFoundError(`${entry.absolutePath}: gone before it could be read`, { cause: err });
-  }
-  if (!isInsideRoot(realRoot, real)) throw new SourcePermissionError(`${entry.absolutePath}: now leads out of the root; not read`);
-  return real;
-}
-
-/**
- * Opens without blocking: a path swapped for a FIFO since the walk must fail the item, not wait
- * for a writer forever (the flag changes nothing for regular files).
- */
-const OPEN_FLAGS = fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0);
-
-function openOrThrow(file: string, entry: TreeFile): number {
-  try {
-    return openSync(file, OPEN_FLAGS);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new SourceNotFoundError(`${entry.absolutePath}: gone before it could be read`, { cause: err });
-    throw new SourceNotFoundError(`${entry.absolutePath}: cannot be opened: ${(err as Error).message}`, { cause: err });
-  }
-}
-
-/** Stats of an open file, closing it when they cannot be read. */
-function statOpen(fd: number, entry: TreeFile): Stats {
-  try {
-    return fstatSync(fd);
-  } catch (err) {
-    closeSync(fd);
-    throw new SourceNotFoundError(`${entry.absolutePath}: cannot be read: ${(err as Error).message}`, { cause: err });
-  }
-}
-
-/**
- * Opens a walked file for reading (the caller closes the descriptor). The walk checked that the
- * path leads inside the root, but a folder or the file may have been swapped for a link since: so
- * the opened file must be the very one the walk found (same device and inode), which takes one
- * `fstat` instead of resolving every path component again. Only when it is not (the file was
- * replaced, say by an editor's save) is the path resolved and checked against the root again.
- */
-function openWalkedFile(realRoot: string, entry: TreeFile): { fd: number; size: number } {
-  const fd = openOrThrow(entry.absolutePath, entry);
-  const stats = statOpen(fd, entry);
-  if (stats.dev === entry.identity.dev && stats.ino === entry.identity.ino && stats.isFile()) return { fd, size: stats.size };
-  closeSync(fd);
-  const again = openOrThrow(realpathInsideRoot(realRoot, entry), entry);
-  const now = statOpen(again, entry);
-  if (now.isFile()) return { fd: again, size: now.size };
-  closeSync(again);
-  throw new SourceNotFoundError(`${entry.absolutePath}: is no longer a regular file; not read`);
-}
-
-/**
- * A walked file's text. Small files are read synchronously: on a local disk that takes
- * microseconds, while an asynchronous read costs several thread-pool round trips. A larger one
- * streams (the stream closes the descriptor, also when the run is cancelled mid-read).
- */
-async function readWalkedFile(realRoot: string, entry: TreeFile, signal: AbortSignal): Promise<string> {
-  const { fd, size } = openWalkedFile(realRoot, entry);
-  if (size > SYNC_READ_BYTES) return readText(createReadStream('', { fd, signal }));
-  try {
-    return readFileSync(fd, 'utf8');
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** The content stream of a walked binary file, opened when the engine asks for it. */
-async function openInsideRoot(realRoot: string, entry: TreeFile): Promise<Readable> {
-  const { fd, size } = openWalkedFile(realRoot, entry);
-  // A small file is read at once (see `readWalkedFile`); anything larger streams.
-  if (size > SYNC_READ_BYTES) return createReadStream('', { fd });
-  try {
-    return Readable.from([readFileSync(fd)]);
-  } catch (err) {
-    throw new SourceNotFoundError(`${entry.absolutePath}: cannot be read: ${(err as Error).message}`, { cause: err });
-  } finally {
-    closeSync(fd);
   }
 }
 

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { ADAPTER_NAME } from '../adapter';
@@ -15,9 +16,16 @@ export const FILESYSTEM_SETTINGS = [
     description: 'URL the files are browsable under; a file\'s external URL is this plus its relative path. Unset: the file:// URL of the file.',
   },
   { env: 'FILESYSTEM_SOURCE_NAME', description: 'Source name: the id prefix of everything synced from this tree.', default: 'filesystem' },
+  {
+    env: 'FILESYSTEM_WORKER_THREAD',
+    description: 'true: walk, read and render the tree on a worker thread, beside the sync engine; false: on the sync thread.',
+    default: 'true when the machine has more than one CPU',
+  },
 ] as const;
 
 const sourceName = z.string().regex(ADAPTER_NAME, { message: 'expected lower-case letters, digits and dashes, starting with a letter (at most 32)' });
+/** As the gateway's own settings spell a flag in the environment. */
+const flag = z.enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'expected true or false' }).transform((v) => v === 'true' || v === '1' || v === 'yes');
 const baseUrl = z.url({ message: 'expected an absolute URL such as https://intranet.example.com/docs' });
 
 /** What `createFilesystemAdapter` accepts: only `root` is required. */
@@ -26,6 +34,8 @@ export const filesystemConfigSchema = z.object({
   directoryFile: z.string().min(1).optional(),
   baseUrl: baseUrl.optional(),
   sourceName: sourceName.default('filesystem'),
+  /** Unset: on a machine with more than one CPU. */
+  workerThread: z.union([z.boolean(), flag], { message: 'expected true or false' }).optional(),
 });
 
 export type FilesystemConfigInput = z.input<typeof filesystemConfigSchema>;
@@ -38,6 +48,8 @@ export interface FilesystemConfig {
   /** Without a trailing slash; undefined: file:// URLs. */
   baseUrl: string | undefined;
   sourceName: string;
+  /** Walk, read and render on a worker thread (see filesystem-worker-events.ts). */
+  workerThread: boolean;
 }
 
 const ENV_OF: Readonly<Record<keyof FilesystemConfigInput, string>> = {
@@ -45,6 +57,7 @@ const ENV_OF: Readonly<Record<keyof FilesystemConfigInput, string>> = {
   directoryFile: 'FILESYSTEM_DIRECTORY_FILE',
   baseUrl: 'FILESYSTEM_BASE_URL',
   sourceName: 'FILESYSTEM_SOURCE_NAME',
+  workerThread: 'FILESYSTEM_WORKER_THREAD',
 };
 
 /** Validates and normalises settings; throws an Error naming the offending setting. */
@@ -57,13 +70,14 @@ export function resolveFilesystemConfig(input: FilesystemConfigInput, names: Rea
     });
     throw new Error(`Invalid filesystem adapter settings: ${problems.join('; ')}`);
   }
-  const { root, directoryFile, baseUrl: base, sourceName: name } = parsed.data;
+  const { root, directoryFile, baseUrl: base, sourceName: name, workerThread } = parsed.data;
   const absoluteRoot = path.resolve(root);
   return {
     root: absoluteRoot,
     directoryFile: directoryFile === undefined ? undefined : path.resolve(absoluteRoot, directoryFile),
     baseUrl: base?.replace(/\/+$/, ''),
     sourceName: name,
+    workerThread: workerThread ?? availableParallelism() > 1,
   };
 }
 
@@ -78,9 +92,11 @@ export function filesystemConfigFromEnv(env: Record<string, string | undefined>)
     directoryFile: read(ENV_OF.directoryFile),
     baseUrl: read(ENV_OF.baseUrl),
     sourceName: read(ENV_OF.sourceName),
+    workerThread: read(ENV_OF.workerThread),
   };
   return resolveFilesystemConfig(
     Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as FilesystemConfigInput,
     ENV_OF,
   );
 }
+

@@ -1,0 +1,108 @@
+import type { FileRecord, SyncEvent } from '../adapter';
+import * as sourceErrors from '../source-error';
+import { AccessRuleError, DirectoryFileError } from './filesystem-mapping';
+import { WalkedBinaryContent, type WalkedFile } from './filesystem-reads';
+
+/**
+ * The filesystem adapter's events as they cross from its worker thread to the sync thread.
+ * Structured cloning keeps plain data as it is, but not a binary file's `open()` nor an error's
+ * class: a binary file travels as what opening it needs, an error as its name, message and
+ * action, and both are rebuilt on arrival (the engine tells errors apart by class and action).
+ */
+
+export interface WireError {
+  name: string;
+  message: string;
+  /** A SourceError's action. */
+  action?: sourceErrors.SourceErrorAction;
+  code?: string;
+}
+
+type WireFile = Omit<FileRecord, 'content'> & {
+  content: Extract<FileRecord['content'], { kind: 'html' }> | { kind: 'binary'; realRoot: string; walked: WalkedFile; version: string };
+};
+
+export type WireEvent =
+  | Exclude<SyncEvent, { type: 'file' } | { type: 'failure' }>
+  | { type: 'file'; file: WireFile }
+  | { type: 'failure'; kind?: 'file' | 'user' | 'group'; nativeId?: string; error: WireError };
+
+/** A log call of the adapter in the worker, replayed on the run's logger. */
+export interface WireLog {
+  level: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
+  fields: Record<string, unknown>;
+  message: string;
+}
+
+/** Error classes rebuilt by name; any other error arrives as a SourceError with its action, or a plain Error. */
+const KNOWN_ERRORS: ReadonlyMap<string, new (message: string) => Error> = new Map<string, new (message: string) => Error>([
+  ['SourceError', sourceErrors.SourceError],
+  ['SourceAuthError', sourceErrors.SourceAuthError],
+  ['SourcePermissionError', sourceErrors.SourcePermissionError],
+  ['SourceNotFoundError', sourceErrors.SourceNotFoundError],
+  ['SourceUnavailableError', sourceErrors.SourceUnavailableError],
+  ['SourceRequestError', sourceErrors.SourceRequestError],
+  ['CheckpointExpiredError', sourceErrors.CheckpointExpiredError],
+  ['AccessRuleError', AccessRuleError],
+  ['DirectoryFileError', DirectoryFileError],
+]);
+
+export function toWireError(error: unknown): WireError {
+  if (!(error instanceof Error)) return { name: 'Error', message: String(error) };
+  const wire: WireError = { name: error.name, message: error.message };
+  if (sourceErrors.isSourceError(error)) wire.action = error.action;
+  const code = (error as NodeJS.ErrnoException).code;
+  if (typeof code === 'string') wire.code = code;
+  return wire;
+}
+
+export function fromWireError(wire: WireError): Error {
+  const Known = KNOWN_ERRORS.get(wire.name);
+  let error: Error;
+  if (Known) error = new Known(wire.message);
+  else if (wire.action !== undefined) {
+    error = new sourceErrors.SourceError(wire.message);
+    // `action` is an own field set by the constructor: the error keeps the one it was thrown with.
+    Object.defineProperty(error, 'action', { value: wire.action, enumerable: true });
+  } else error = new Error(wire.message);
+  error.name = wire.name;
+  if (wire.code !== undefined) (error as NodeJS.ErrnoException).code = wire.code;
+  return error;
+}
+
+export function toWireEvent(event: SyncEvent): WireEvent {
+  if (event.type === 'failure') return { ...event, error: toWireError(event.error) };
+  if (event.type !== 'file' || event.file.content.kind === 'html') return event as WireEvent;
+  const content = event.file.content;
+  if (!(content instanceof WalkedBinaryContent)) throw new Error(`${event.file.nativeId}: only walked files can cross threads`);
+  return { type: 'file', file: { ...event.file, content: { kind: 'binary', realRoot: content.realRoot, walked: content.walked, version: content.version } } };
+}
+
+/** Rebuilds an event in place (it is the receiver's own copy). */
+export function fromWireEvent(wire: WireEvent): SyncEvent {
+  if (wire.type === 'failure') return { ...wire, error: fromWireError(wire.error) };
+  if (wire.type !== 'file' || wire.file.content.kind === 'html') return wire as SyncEvent;
+  const { realRoot, walked, version } = wire.file.content;
+  const file = wire.file as unknown as FileRecord;
+  file.content = new WalkedBinaryContent(realRoot, walked, version);
+  return { type: 'file', file };
+}
+
+/** Log fields as they can cross threads: an error travels as a WireError and is logged as an Error again. */
+export function toWireFields(fields: unknown): Record<string, unknown> {
+  if (typeof fields !== 'object' || fields === null) return {};
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(fields)) out[key] = value instanceof Error ? { [WIRE_ERROR]: toWireError(value) } : value;
+  return out;
+}
+
+export function fromWireFields(fields: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(fields)) {
+    const wrapped = typeof value === 'object' && value !== null && WIRE_ERROR in value ? (value as Record<typeof WIRE_ERROR, WireError>)[WIRE_ERROR] : undefined;
+    out[key] = wrapped ? fromWireError(wrapped) : value;
+  }
+  return out;
+}
+
+const WIRE_ERROR = '$wireError';

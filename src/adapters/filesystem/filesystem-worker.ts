@@ -1,0 +1,102 @@
+import { parentPort } from 'node:worker_threads';
+import type { Logger } from '../../logging/create-logger';
+import type { SyncEvent } from '../adapter';
+import type { FilesystemConfig } from './filesystem-config';
+import { FilesystemAdapter, type FilesystemCheckpoint } from './filesystem-adapter';
+import { toWireError, toWireEvent, toWireFields, type WireEvent, type WireLog } from './filesystem-wire';
+
+/**
+ * The filesystem adapter's worker thread (started by `filesystem-worker-events.ts`): it runs one
+ * walk at a time, in this thread, and sends its events to the sync thread in chunks. It never
+ * runs more than `window` chunks ahead of what the sync thread has consumed.
+ */
+
+/** Messages from the sync thread. */
+export type ToWorker =
+  | { type: 'run'; config: FilesystemConfig; mode: 'full' | 'changes'; since?: FilesystemCheckpoint; now: string; window: number }
+  /** One chunk was consumed. */
+  | { type: 'credit' };
+
+/** Messages to the sync thread, in the order things happened. */
+export type FromWorker =
+  | { type: 'events'; events: WireEvent[] }
+  | { type: 'log'; log: WireLog }
+  | { type: 'end' }
+  | { type: 'error'; error: ReturnType<typeof toWireError> };
+
+/** A chunk is sent at this many events, or at this many characters of inline HTML. */
+const CHUNK_EVENTS = 256;
+const CHUNK_CHARS = 1 << 20;
+/** A slow walk still sends what it has after this long (checked as events come). */
+const CHUNK_MS = 50;
+
+const port = parentPort;
+if (port) {
+  // Never aborted: the sync thread stops a run by terminating the worker.
+  const signal = new AbortController().signal;
+  let credits = 0;
+  let wake: (() => void) | undefined;
+  const post = (message: FromWorker) => port.postMessage(message);
+
+  port.on('message', (message: ToWorker) => {
+    if (message.type === 'credit') {
+      credits += 1;
+      wake?.();
+    } else {
+      credits = message.window;
+      void run(message).then(
+        () => post({ type: 'end' }),
+        (error: unknown) => post({ type: 'error', error: toWireError(error) }),
+      );
+    }
+  });
+
+  const run = async (request: Extract<ToWorker, { type: 'run' }>): Promise<void> => {
+    let chunk: WireEvent[] = [];
+    let chars = 0;
+    let since = 0;
+    const flush = async (): Promise<void> => {
+      if (chunk.length === 0) return;
+      while (credits <= 0) {
+        await new Promise<void>((resolve) => (wake = resolve));
+      }
+      credits -= 1;
+      post({ type: 'events', events: chunk });
+      chunk = [];
+      chars = 0;
+    };
+    const logger = forwardingLogger((log) => {
+      // Events logged after stay after: what is pending goes first (it takes no credit to log).
+      if (chunk.length > 0) {
+        post({ type: 'events', events: chunk });
+        credits -= 1;
+        chunk = [];
+        chars = 0;
+      }
+      post({ type: 'log', log });
+    });
+    const adapter = new FilesystemAdapter({ ...request.config, workerThread: false });
+    const ctx = { logger, signal, now: () => new Date(request.now) };
+    const events: AsyncIterable<SyncEvent> = request.mode === 'full' ? adapter.full(ctx) : adapter.changes(ctx, request.since as FilesystemCheckpoint);
+    for await (const event of events) {
+      if (chunk.length === 0) since = Date.now();
+      chunk.push(toWireEvent(event));
+      if (event.type === 'file' && event.file.content.kind === 'html') chars += event.file.content.html.length;
+      if (chunk.length >= CHUNK_EVENTS || chars >= CHUNK_CHARS || Date.now() - since >= CHUNK_MS) await flush();
+    }
+    await flush();
+  };
+}
+
+/** A logger for the adapter that hands each call to `send` (the level filter is the sync thread's). */
+function forwardingLogger(send: (log: WireLog) => void): Logger {
+  const levels = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
+  const logger: Record<string, unknown> = { level: 'trace', child: () => logger };
+  for (const level of levels) {
+    logger[level] = (fieldsOrMessage: unknown, message?: string) => {
+      if (typeof fieldsOrMessage === 'string') send({ level, fields: {}, message: fieldsOrMessage });
+      else send({ level, fields: toWireFields(fieldsOrMessage), message: message ?? '' });
+    };
+  }
+  return logger as unknown as Logger;
+}
