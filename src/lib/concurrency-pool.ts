@@ -29,7 +29,8 @@ export class ConcurrencyPool {
       const start = () => {
         this.running++;
         this.peak = Math.max(this.peak, this.running);
-        task()
+        // A task that throws instead of rejecting fails its own promise, not the pool.
+        new Promise<T>((settle) => settle(task()))
           .then(resolve, reject)
           .finally(() => {
             this.running--;

@@ -17,7 +17,8 @@ export type FileState = Pick<
 export type UserState = Pick<UserRow, 'id' | 'state' | 'modified_at'> & { content_hash: string | null };
 export type GroupState = Pick<GroupRow, 'id' | 'modified_at'> & { content_hash: string | null };
 
-export type FileWrite = Omit<FileRow, 'seen_run'> & { source_version: string | null; permissions_hash: string };
+/** `seen_run`: set by `apply` to the run that writes the row (its seen mark, see `unseenFiles`). */
+export type FileWrite = FileRow & { source_version: string | null; permissions_hash: string };
 export type UserWrite = Omit<UserRow, 'seen_run'> & { content_hash: string };
 export type GroupWrite = Omit<GroupRow, 'seen_run'> & { content_hash: string };
 
@@ -80,9 +81,14 @@ export class SyncStore {
     return out;
   }
 
-  /** Applies a batch in one transaction; returns blob keys no longer referenced by the rows it changed. */
+  /**
+   * Applies a batch in one transaction; returns blob keys no longer referenced by the rows it
+   * changed. A file row written here carries `runId` as its seen mark; `batch.seen` lists the
+   * other items the run saw (unchanged, access-only changes, failures, users and groups).
+   */
   async apply(batch: SyncBatch, runId: number, at: string): Promise<string[]> {
     const released: string[] = [];
+    for (const f of batch.files) f.row.seen_run = runId;
     await this.db.transaction(async (trx) => {
       if (batch.files.length) {
         const ids = batch.files.filter((f) => f.stored).map((f) => f.row.id);
@@ -143,12 +149,16 @@ export class SyncStore {
     return Number(row.n);
   }
 
-  private unseen(kind: 'file' | 'user' | 'group', runId: number) {
-    return this.db('sync_seen').where({ run_id: runId, kind }).select('id');
+  /** Active files of `source` that run `runId` neither wrote (`seen_run`) nor marked seen (`sync_seen`). */
+  private unseenFiles(db: Knex, source: string, runId: number) {
+    return db('files')
+      .where({ source, status: 'active' })
+      .where((q) => q.whereNull('seen_run').orWhereNot('seen_run', runId))
+      .whereNotIn('id', db('sync_seen').where({ run_id: runId, kind: 'file' }).select('id'));
   }
 
   async unseenActiveFileCount(source: string, runId: number): Promise<number> {
-    const row = (await this.db('files').where({ source, status: 'active' }).whereNotIn('id', this.unseen('file', runId)).count({ n: '*' }).first()) as { n: number | string };
+    const row = (await this.unseenFiles(this.db, source, runId).count({ n: '*' }).first()) as { n: number | string };
     return Number(row.n);
   }
 
@@ -159,7 +169,7 @@ export class SyncStore {
   async sweep(source: string, runId: number, at: string): Promise<{ files: number; users: number; groups: number; released: string[] }> {
     let released: string[] = [];
     const result = await this.db.transaction(async (trx) => {
-      const files = (await trx('files').where({ source, status: 'active' }).whereNotIn('id', trx('sync_seen').where({ run_id: runId, kind: 'file' }).select('id')).select('id')) as Array<{ id: string }>;
+      const files = (await this.unseenFiles(trx, source, runId).select('id')) as Array<{ id: string }>;
       released = await this.tombstone(trx, files.map((f) => f.id), at);
       const users = await trx('users')
         .where({ source, state: 'Active' })

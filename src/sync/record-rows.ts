@@ -134,6 +134,7 @@ export async function decideFile(source: string, record: FileRecord, state: File
     permissions_modified_at: state?.permissions_hash === permissionsHash ? (state.permissions_modified_at ?? modifiedAt) : modifiedAt,
     source_version: content.version,
     deleted_at: null,
+    seen_run: null,
     wire_json: '',
   };
   row.wire_json = fileWireJson(row);

@@ -8,7 +8,7 @@ import { SyncLock } from '../staging/sync-lock';
 import { SyncRunsRepository, type SyncCounts, type SyncMode, type SyncRunStatus } from '../staging/sync-runs-repository';
 import { emptyBatch, SyncStore, type SyncBatch } from '../staging/sync-store';
 import { DEFAULT_ERROR_BUDGET, ErrorBudget, SyncAbortedError, type ErrorBudgetLimits } from './error-budget';
-import { readAhead } from '../lib/read-ahead';
+import { ConcurrencyPool } from '../lib/concurrency-pool';
 import { decideFile, decideGroup, decideUser, globalId } from './record-rows';
 
 export interface SyncOptions {
@@ -71,12 +71,11 @@ export interface SyncSummary {
 }
 
 /**
- * Files whose content is read and stored at once within a batch: blob writes go through libuv's
- * thread pool, and on a slow disk (file creation has cost up to 600 µs on the development VM) many
- * in flight keep it busy while the event loop decides the files around them. Small blobs are held
- * in memory while written: at most this many times `SMALL_BLOB_BYTES`.
+ * Binary files whose content is read and stored at once within a batch: downloads from a source
+ * (and large blobs, which stream through libuv's thread pool) overlap instead of waiting in turn.
+ * Small blobs are held in memory while written: at most this many times `SMALL_BLOB_BYTES`.
  */
-const DECIDE_CONCURRENCY = 32;
+const BLOB_WRITES = 32;
 
 const zeroCounts = (): SyncCounts => ({ added: 0, changed: 0, unchanged: 0, deleted: 0, failed: 0, skipped: 0 });
 
@@ -203,35 +202,47 @@ export async function runSync(adapter: Adapter, deps: SyncDeps, partial: Partial
         }
       }
       const fileStates = await store.fileStates([...files.keys()]);
-      // Decisions overlap (binary content streams into the blob store meanwhile); their outcomes
-      // are applied in order, so counts, failures and the error budget behave as if sequential.
-      const decisions = readAhead(files.entries(), DECIDE_CONCURRENCY, async ([id, record]) => {
+      // Every decision starts at once: inline content is decided on the spot, while binary
+      // content streams into the blob store, `BLOB_WRITES` files at a time. Outcomes are taken in
+      // order, so counts, failures and the error budget behave as if sequential.
+      const blobWrites = new ConcurrencyPool(BLOB_WRITES);
+      let abandoned = false;
+      const decisions = [...files].map(async ([id, record]) => {
         try {
-          return { id, decision: await decideFile(source, record, fileStates.get(id), deps.blobs, stamp), error: undefined };
+          const decide = async () => {
+            // The batch stopped (cancelled, or over the error budget): read and store nothing more.
+            if (abandoned) throw new RunCancelled();
+            return decideFile(source, record, fileStates.get(id), deps.blobs, stamp);
+          };
+          return { id, decision: await (record.content.kind === 'binary' ? blobWrites.run(decide) : decide()), error: undefined };
         } catch (error) {
           return { id, decision: undefined, error: error as Error };
         }
       });
-      for await (const outcome of decisions) {
-        const { id } = outcome;
-        batch.seen.push({ kind: 'file', id });
-        const { error, decision } = outcome;
-        if (error || !decision) {
-          if (controller.signal.aborted) throw new RunCancelled();
-          if (isSourceError(error) && error.action === 'abort') throw error;
-          counts.failed++;
-          failures.push(`${id}: ${error?.message ?? 'no decision'}`);
-          budget.fail(error ?? new Error('no decision'));
-          continue;
+      try {
+        for await (const outcome of decisions) {
+          const { id, error, decision } = outcome;
+          // A file written in this batch carries its seen mark in its row (see SyncStore.apply).
+          if (!decision || decision.kind === 'unchanged' || decision.kind === 'permissions') batch.seen.push({ kind: 'file', id });
+          if (error || !decision) {
+            if (controller.signal.aborted) throw new RunCancelled();
+            if (isSourceError(error) && error.action === 'abort') throw error;
+            counts.failed++;
+            failures.push(`${id}: ${error?.message ?? 'no decision'}`);
+            budget.fail(error ?? new Error('no decision'));
+            continue;
+          }
+          if (decision.kind === 'unchanged') counts.unchanged++;
+          else if (decision.kind === 'permissions') {
+            counts.changed++;
+            batch.permissions.push({ fileId: id, permissions: decision.permissions, hash: decision.hash, at: decision.at });
+          } else {
+            counts[decision.kind]++;
+            batch.files.push({ row: decision.row, permissions: decision.permissions, stored: decision.kind === 'changed' });
+          }
         }
-        if (decision.kind === 'unchanged') counts.unchanged++;
-        else if (decision.kind === 'permissions') {
-          counts.changed++;
-          batch.permissions.push({ fileId: id, permissions: decision.permissions, hash: decision.hash, at: decision.at });
-        } else {
-          counts[decision.kind]++;
-          batch.files.push({ row: decision.row, permissions: decision.permissions, stored: decision.kind === 'changed' });
-        }
+      } finally {
+        abandoned = true;
       }
       /** Users and groups: write when their fingerprint changed, count either way. */
       const decideIdentities = <R, S, W>(kind: 'user' | 'group', records: Map<string, R>, states: Map<string, S>, decide: (record: R, state: S | undefined) => W | undefined, out: W[]) => {

@@ -55,11 +55,12 @@ describe('decideFile', () => {
       [
         'blob_key', 'body_html', 'content_hash', 'created_at', 'created_by', 'custom_attributes', 'deleted_at', 'external_url', 'id', 'mime_type',
         'modified_at', 'modified_by', 'name', 'native_id', 'parent_id', 'parent_name', 'parent_path', 'permissions_hash', 'permissions_modified_at',
-        'sha1', 'sha256', 'size', 'source', 'source_version', 'status', 'wire_json',
+        'seen_run', 'sha1', 'sha256', 'size', 'source', 'source_version', 'status', 'wire_json',
       ].sort(),
     );
     expect(Object.values(row)).not.toContain(undefined);
-    expect(row).toMatchObject({ id: 'fs:docs/plan.html', native_id: 'docs/plan.html', source: 'fs', modified_at: AT, permissions_modified_at: AT, parent_id: 'fs:docs', blob_key: null });
+    // The seen mark is the applying run's: SyncStore.apply sets it.
+    expect(row).toMatchObject({ id: 'fs:docs/plan.html', native_id: 'docs/plan.html', source: 'fs', modified_at: AT, permissions_modified_at: AT, parent_id: 'fs:docs', blob_key: null, seen_run: null });
     expect(row.custom_attributes).toBe('{"alpha":"a","zeta":"z"}');
     expect(row.wire_json).toBe(fileWireJson(row));
     expect(JSON.parse(row.wire_json ?? '')).toMatchObject({ id: 'fs:docs/plan.html', last_modified_datetime: AT, custom_attributes: { alpha: 'a', zeta: 'z' }, parent_info: { id: 'fs:docs', name: 'docs', path: '/docs' } });

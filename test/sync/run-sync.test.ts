@@ -213,6 +213,23 @@ describe.each(setups)('runSync on %s, blobs in the %s store', (kind, store) => {
     expect(JSON.parse(run.counts)).toMatchObject({ failed: 1 });
   });
 
+  it('stops reading and storing binary content once a batch fails, beyond what was already under way', async () => {
+    const source = new ScriptedSource('src');
+    source.putFile({ nativeId: 'broken', name: 'Broken', externalUrl: 'https://src.example/broken', mimeType: 'application/pdf', access: [], content: { kind: 'binary', version: 'v', open: async () => { throw new SourceUnavailableError('503 from source'); } } });
+    for (let i = 0; i < 300; i++) source.binary(`deck${i}`, Buffer.from(`%PDF deck ${i}`), 'v1');
+    const aborted = await sync(source, { errorBudget: { maxFailures: 0, maxFailureRatio: 1, minItems: 1 } });
+    expect(aborted).toMatchObject({ status: 'failed', counts: { failed: 1 } });
+    // 32 are read and stored at once; the rest of the batch is left alone, also once what was
+    // under way when the run stopped has finished.
+    for (let last = -1; last !== source.opens; ) {
+      last = source.opens;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(source.opens).toBeGreaterThan(0);
+    expect(source.opens).toBeLessThan(100);
+    expect(Number((await t.db('files').count({ n: '*' }).first())?.n)).toBe(0);
+  });
+
   it('runs incrementally from the stored checkpoint, applies explicit deletes, and falls back to full when the checkpoint is bad or expired', async () => {
     const source = org();
     await sync(source);
