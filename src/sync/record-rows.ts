@@ -42,6 +42,44 @@ export function changeTime(at: string, previous: string | undefined): string {
   return new Date(Date.parse(previous) + 1).toISOString();
 }
 
+type Served = Pick<
+  FileWrite,
+  'id' | 'name' | 'external_url' | 'mime_type' | 'status' | 'size' | 'sha1' | 'created_at' | 'created_by' | 'modified_by' | 'parent_id' | 'parent_name' | 'parent_path' | 'custom_attributes'
+>;
+
+/**
+ * Content hashes name their formula. `v2:` hashes the served values without the inline body (its
+ * SHA-256 stands for it), where the first formula serialised the body once more among them. A row
+ * stored with the first formula is compared with that formula, so upgrading changes no file's
+ * `modified_at`; it gets a `v2:` hash the next time it is written.
+ */
+const CONTENT_HASH_VERSION = 'v2:';
+
+/** The first formula: the served values with the body in them, in this order, and the SHA-256. */
+function firstContentHash(served: Served, body: string | null, sha256: string): string {
+  const s = served;
+  return hashOf([
+    {
+      id: s.id,
+      name: s.name,
+      external_url: s.external_url,
+      mime_type: s.mime_type,
+      status: s.status,
+      size: s.size,
+      sha1: s.sha1,
+      body_html: body,
+      created_at: s.created_at,
+      created_by: s.created_by,
+      modified_by: s.modified_by,
+      parent_id: s.parent_id,
+      parent_name: s.parent_name,
+      parent_path: s.parent_path,
+      custom_attributes: s.custom_attributes,
+    },
+    sha256,
+  ]);
+}
+
 export type FileDecision =
   | { kind: 'unchanged' }
   | { kind: 'permissions'; permissions: PrincipalRef[]; hash: string; at: string }
@@ -82,15 +120,15 @@ export async function decideFile(source: string, record: FileRecord, state: File
     }
   }
 
-  const served = {
+  // What is served, the inline body aside: its SHA-256 stands for it in the content hash.
+  const served: Served = {
     id,
     name: record.name,
     external_url: record.externalUrl,
     mime_type: record.mimeType,
-    status: 'active' as const,
+    status: 'active',
     size: content.size,
     sha1: content.sha1,
-    body_html: content.body,
     created_at: record.createdAt ?? null,
     created_by: record.createdBy ?? null,
     modified_by: record.modifiedBy ?? null,
@@ -99,9 +137,13 @@ export async function decideFile(source: string, record: FileRecord, state: File
     parent_path: record.parent?.path ?? null,
     custom_attributes: record.customAttributes ? JSON.stringify(Object.fromEntries(sortedEntries(record.customAttributes) ?? [])) : null,
   };
-  const contentHash = hashOf([served, content.sha256]);
+  const contentHash = `${CONTENT_HASH_VERSION}${hashOf([served, content.sha256])}`;
+  const storedHash = state?.status === 'active' ? state.content_hash : null;
+  const sameContent =
+    storedHash !== null &&
+    (storedHash === contentHash || (!storedHash.startsWith(CONTENT_HASH_VERSION) && storedHash === firstContentHash(served, content.body, content.sha256)));
 
-  if (state && state.status === 'active' && state.content_hash === contentHash) {
+  if (state && sameContent) {
     if (state.permissions_hash === permissionsHash) return { kind: 'unchanged' };
     return { kind: 'permissions', permissions, hash: permissionsHash, at: changeTime(at, state.permissions_modified_at ?? undefined) };
   }
@@ -116,7 +158,7 @@ export async function decideFile(source: string, record: FileRecord, state: File
     status: served.status,
     size: served.size,
     sha1: served.sha1,
-    body_html: served.body_html,
+    body_html: content.body,
     created_at: served.created_at,
     created_by: served.created_by,
     modified_by: served.modified_by,

@@ -26,8 +26,9 @@ const noBlobs = {} as BlobStore;
  * The stored hashes decide whether a file changed. If what they are computed from changed between
  * versions, the first sync after an upgrade would re-modify every file (and the platform would
  * re-crawl them all), so their values are pinned here, as computed by the version that introduced
- * them.
+ * them; rows stored with the first content-hash formula (unprefixed) must still be recognised.
  */
+const FIRST_FORMULA = { html: '7379081d0cced559c139184fed23257ef7508853618825b35019f72e014ea40a', binary: 'f7be9d33e64f4a6c53cc1b9caa87a553cc06bf012dbaa6d559d397d1233b47f3' };
 describe('decideFile', () => {
   it('hashes content and access exactly as earlier versions stored them', async () => {
     const decision = await decideFile('fs', html, undefined, noBlobs, AT);
@@ -36,7 +37,7 @@ describe('decideFile', () => {
       sha256: '71fdbc012809767ea75db71cdf611dd316529a88375f3a779298b7560f0c15f4',
       sha1: 'b02e71ff684a692adde574d8e9bfc83140df1a6b',
       size: 78,
-      content_hash: '7379081d0cced559c139184fed23257ef7508853618825b35019f72e014ea40a',
+      content_hash: 'v2:63516eaee6b7aa3c72530b983ac9ad06a6707cf145b97ad11f9850550276e056',
       permissions_hash: '4281a78f0d821002c92efb8fb118dbd92cbdee1d9129711db559cbf241acfe24',
     });
     expect(decision.permissions).toEqual([
@@ -96,11 +97,27 @@ describe('decideFile', () => {
       sha1: 'f'.repeat(40),
       size: 5,
       body_html: null,
-      content_hash: 'f7be9d33e64f4a6c53cc1b9caa87a553cc06bf012dbaa6d559d397d1233b47f3',
+      content_hash: 'v2:d5ea565b92945fd089f680ce7b5e48aaadcb7654695aa9ac586cb4cbfda4d0b1',
       permissions_hash: '4f53cda18c2baa0c0354bb5f9a3ecbe5ed12ab4d8e11ba873c2f11161202b945',
     });
-    // Stored again with the same hashes: nothing to write.
+    // Stored again with the same hashes, or with the first formula's: nothing to write.
     const again = await decideFile('fs', binary, { ...state, content_hash: decision.row.content_hash, permissions_hash: decision.row.permissions_hash }, blobs, AT);
     expect(again).toEqual({ kind: 'unchanged' });
+    const first = await decideFile('fs', binary, { ...state, content_hash: FIRST_FORMULA.binary, permissions_hash: decision.row.permissions_hash }, blobs, AT);
+    expect(first).toEqual({ kind: 'unchanged' });
+  });
+
+  it('recognises a row stored with the first content-hash formula: unchanged stays unchanged, a change is written with a v2 hash', async () => {
+    const added = await decideFile('fs', html, undefined, noBlobs, AT);
+    if (added.kind !== 'added') throw new Error(`expected added, got ${added.kind}`);
+    const stored: FileState = { ...added.row, content_hash: FIRST_FORMULA.html };
+    expect(await decideFile('fs', html, stored, noBlobs, AT)).toEqual({ kind: 'unchanged' });
+    // Access changed, content not: only the access list is written.
+    expect(await decideFile('fs', { ...html, access: [] }, stored, noBlobs, AT)).toMatchObject({ kind: 'permissions', permissions: [] });
+    // Content changed: the row is written, with the current formula.
+    const edited = await decideFile('fs', { ...html, content: { kind: 'html', html: '<p>edited</p>' } }, stored, noBlobs, AT);
+    expect(edited).toMatchObject({ kind: 'changed', row: { content_hash: expect.stringMatching(/^v2:[0-9a-f]{64}$/) } });
+    // An unprefixed hash that is neither formula's (corrupt, or from another tool) means changed.
+    expect(await decideFile('fs', html, { ...stored, content_hash: 'f'.repeat(64) }, noBlobs, AT)).toMatchObject({ kind: 'changed' });
   });
 });
