@@ -4,8 +4,6 @@ import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { createFilesystemAdapter } from '../src/adapters/filesystem';
-import type { Readable } from 'node:stream';
-import type { BlobStore, ByteRange, StoredBlob } from '../src/blobs/blob-store';
 import { DbBlobStore } from '../src/blobs/db-blob-store';
 import { FsBlobStore } from '../src/blobs/fs-blob-store';
 import { createDb, type Db } from '../src/staging/create-db';
@@ -17,47 +15,19 @@ import { measurement, type BenchmarkResult } from './report';
 
 export interface SyncThroughputOptions {
   files: number;
-  /** Alternating sync / baseline rounds; the best of each counts (noise only ever slows). */
+  /**
+   * Alternating sync / baseline rounds; the best of each counts (noise only ever slows). The first
+   * sync runs cold (JIT, the adapter's worker thread starting); later ones reach steady state.
+   */
   rounds: number;
   /** Rows per baseline transaction: the engine's default batch (SYNC_BATCH_SIZE). */
   batchSize: number;
 }
 
-const DEFAULTS: SyncThroughputOptions = { files: 10_000, rounds: 2, batchSize: 500 };
+const DEFAULTS: SyncThroughputOptions = { files: 10_000, rounds: 4, batchSize: 500 };
 const SOURCE = 'bench-fs';
 
 type Row = Record<string, unknown>;
-
-/** The real blob store, timing its writes (for the breakdown in the notes). */
-class TimedBlobStore implements BlobStore {
-  puts = 0;
-  putMs = 0;
-  constructor(private readonly inner: BlobStore) {}
-  async put(source: Readable | Buffer): Promise<StoredBlob> {
-    const t0 = performance.now();
-    try {
-      return await this.inner.put(source);
-    } finally {
-      this.puts += 1;
-      this.putMs += performance.now() - t0;
-    }
-  }
-  stat(key: string): Promise<{ size: number } | undefined> {
-    return this.inner.stat(key);
-  }
-  createReadStream(key: string, range?: ByteRange): Readable {
-    return this.inner.createReadStream(key, range);
-  }
-  delete(key: string, storedBefore?: Date): Promise<void> {
-    return this.inner.delete(key, storedBefore);
-  }
-  list(): AsyncIterable<{ key: string; storedAt: Date }> {
-    return this.inner.list();
-  }
-  removeLeftovers(before: Date): Promise<number> {
-    return this.inner.removeLeftovers(before);
-  }
-}
 
 /**
  * What creating a small file costs on this disk right now (median of `count`, in a folder of the
@@ -77,21 +47,23 @@ function fileCreateMicros(dir: string, count = 300): number {
   return times[Math.floor(count / 2)] ?? 0;
 }
 
-/** How long the adapter alone takes to walk the tree and yield every event (reads included). */
+/** How long the adapter alone takes, on one thread, to walk the tree and yield every event (reads included). */
 async function adapterAlone(root: string): Promise<{ ms: number; events: number }> {
-  const adapter = createFilesystemAdapter({ root, sourceName: SOURCE });
+  const adapter = createFilesystemAdapter({ root, sourceName: SOURCE, workerThread: false });
   const t0 = performance.now();
   let events = 0;
   for await (const _event of adapter.full({ logger: pino({ level: 'silent' }), signal: new AbortController().signal, now: () => new Date() })) events += 1;
   return { ms: performance.now() - t0, events };
 }
 
-/** One full sync of `root` into a fresh SQLite database whose blob store is the database itself (ms). */
-async function syncWithDatabaseBlobs(work: string, root: string, files: number): Promise<number> {
-  const { db } = await freshDb(fs.mkdtempSync(path.join(work, 'db-blobs-')));
+/** One more full sync of `root` into a fresh SQLite database, set up otherwise than the measured ones (ms). */
+async function syncVariant(work: string, root: string, files: number, variant: { blobs: 'database' | 'directory'; workerThread: boolean }): Promise<number> {
+  const dir = fs.mkdtempSync(path.join(work, 'variant-'));
+  const { db } = await freshDb(dir);
   try {
+    const blobs = variant.blobs === 'database' ? new DbBlobStore(db) : new FsBlobStore(path.join(dir, 'blobs'));
     const t0 = performance.now();
-    const summary = await runSync(createFilesystemAdapter({ root, sourceName: SOURCE }), { db, blobs: new DbBlobStore(db), logger: pino({ level: 'silent' }) }, { mode: 'full' });
+    const summary = await runSync(createFilesystemAdapter({ root, sourceName: SOURCE, workerThread: variant.workerThread }), { db, blobs, logger: pino({ level: 'silent' }) }, { mode: 'full' });
     const ms = performance.now() - t0;
     if (summary.status !== 'succeeded' || summary.counts.added !== files + 45) throw new Error(`the sync did not stage everything: ${JSON.stringify(summary)}`);
     return ms;
@@ -174,7 +146,8 @@ export async function syncThroughput(options: Partial<SyncThroughputOptions> = {
       let files: Row[];
       let permissions: Row[];
       let syncMs: number;
-      const blobs = new TimedBlobStore(new FsBlobStore(path.join(dir, 'blobs')));
+      const blobs = new FsBlobStore(path.join(dir, 'blobs'));
+      let stored = 0;
       try {
         const adapter = createFilesystemAdapter({ root, sourceName: SOURCE });
         const s0 = performance.now();
@@ -182,6 +155,7 @@ export async function syncThroughput(options: Partial<SyncThroughputOptions> = {
         syncMs = performance.now() - s0;
         if (summary.status !== 'succeeded' || summary.counts.added !== o.files + 45) throw new Error(`the sync did not stage everything: ${JSON.stringify(summary)}`);
         files = (await db('files').orderBy('id').select('*')) as Row[];
+        for await (const _blob of blobs.list()) stored += 1;
         permissions = (await db('file_permissions').select('*')) as Row[];
       } finally {
         await db.destroy();
@@ -194,7 +168,7 @@ export async function syncThroughput(options: Partial<SyncThroughputOptions> = {
       const rawMs = rawInsert(raw.file, files, permissions, o.batchSize);
       notes.push(
         `round ${round}: sync ${(syncMs / 1000).toFixed(2)} s = ${((o.files * 1000) / syncMs).toFixed(0)} files/s (${summary.counts.added} items added; ` +
-          `${blobs.puts} blob writes, ${(blobs.putMs / 1000).toFixed(2)} s summed over the writes, which overlap); ` +
+          `${stored} blobs stored); ` +
           `raw inserts ${rawMs.toFixed(0)} ms = ${((o.files * 1000) / rawMs).toFixed(0)} files/s`,
       );
       bestSync = Math.min(bestSync, syncMs);
@@ -203,16 +177,16 @@ export async function syncThroughput(options: Partial<SyncThroughputOptions> = {
       // past inodes deleted in the last minutes, so deleting 1,500 blobs here would slow the next
       // round's blob writes several-fold (measured: 600 µs a create instead of 30).
     }
-    const inDatabase = await syncWithDatabaseBlobs(work, root, o.files);
+    const inDatabase = await syncVariant(work, root, o.files, { blobs: 'database', workerThread: true });
+    const oneThread = await syncVariant(work, root, o.files, { blobs: 'directory', workerThread: false });
+    const alone = await adapterAlone(root);
+    const ratio = (ms: number) => (bestRaw / ms).toFixed(2);
     notes.push(
       `the same sync with BLOB_STORE=database (binary content as chunk rows in the same SQLite database, no file per blob): ${(inDatabase / 1000).toFixed(2)} s = ` +
-        `${((o.files * 1000) / inDatabase).toFixed(0)} files/s, ${(bestRaw / inDatabase).toFixed(2)} of the baseline`,
-    );
-    const alone = await adapterAlone(root);
-    notes.push(
-      `the adapter alone (walk, sidecars, reading every file, no engine, no database) yields its ${alone.events} events in ${(alone.ms / 1000).toFixed(2)} s = ${((o.files * 1000) / alone.ms).toFixed(0)} files/s: ` +
-        `${(((o.files * 1000) / alone.ms) / ((o.files * 1000) / bestRaw)).toFixed(2)} of the baseline before the engine writes anything, ` +
-        `${((alone.ms / bestSync) * 100).toFixed(0)} % of the best sync's time (the rest is the engine: decisions, blob writes, database batches)`,
+        `${((o.files * 1000) / inDatabase).toFixed(0)} files/s, ${ratio(inDatabase)} of the baseline`,
+      `the same sync with the adapter on the sync thread (FILESYSTEM_WORKER_THREAD=false): ${(oneThread / 1000).toFixed(2)} s, ${ratio(oneThread)} of the baseline`,
+      `the adapter alone, on one thread (walk, sidecars, reading every file, Markdown; no engine, no database), yields its ${alone.events} events in ${(alone.ms / 1000).toFixed(2)} s, ` +
+        `${((alone.ms / bestSync) * 100).toFixed(0)} % of the best sync's time; in the sync it runs on a worker thread, beside the engine's decisions, blob writes and database batches`,
       `baseline: the ${rows.files} file rows (${(rows.bytes / rows.files / 1024).toFixed(1)} KiB each as JSON) and ${rows.permissions} access rows the sync staged, ` +
         `re-inserted with prepared INSERTs through better-sqlite3, ${o.batchSize} files a transaction, into a fresh migrated database (same indexes, WAL, synchronous=NORMAL)`,
       'the sync also reads and hashes every file, renders Markdown, writes binaries to the content-addressed blob folder, looks up existing rows, records seen marks and sweeps; users and groups are not in the baseline',
