@@ -44,8 +44,12 @@ export type FileContent =
   | { kind: 'html'; html: string }
   | {
       kind: 'binary';
-      /** Opens the bytes; called only when the engine needs them (new or changed `version`). */
-      open(): Promise<Readable>;
+      /**
+       * Opens the bytes; called only when the engine needs them (new or changed `version`). Content
+       * small enough to hold may come as one Buffer (it skips a stream's machinery); anything else
+       * as a stream, so memory stays flat.
+       */
+      open(): Promise<Readable | Buffer>;
       /**
        * A cheap fingerprint of the bytes at the source (etag, mtime+size, revision id). When it
        * equals the stored one, the engine skips the download. Omit it to always download.

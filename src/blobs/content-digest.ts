@@ -2,6 +2,12 @@ import crypto from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { StoredBlob } from './blob-store';
 
+/** What `ContentDigest` gives for `bytes` held whole, in one-shot calls (for a few KB, a Hash object costs more than the digest). */
+export function digestOf(bytes: Buffer): StoredBlob {
+  const key = crypto.hash('sha256', bytes, 'hex');
+  return { key, size: bytes.length, sha256: key, sha1: crypto.hash('sha1', bytes, 'hex') };
+}
+
 /**
  * Hashes content on its way into a blob store: SHA-256 (the blob's key and the download's
  * `Checksum-SHA256`) and SHA-1 (the contract's `sha1_hash`), and counts its bytes.

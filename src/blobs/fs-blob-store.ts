@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { assertBlobKey, BLOB_KEY, type BlobStore, type ByteRange, type StoredBlob } from './blob-store';
-import { ContentDigest } from './content-digest';
+import { ContentDigest, digestOf } from './content-digest';
 
 /** Blobs up to this size are collected in memory and written in one call (see `put`). */
 export const SMALL_BLOB_BYTES = 256 * 1024;
@@ -80,12 +80,13 @@ export class FsBlobStore implements BlobStore {
   }
 
   /**
-   * Streams `source` into the store while hashing it. Content up to `SMALL_BLOB_BYTES` is
-   * collected, then written beside its final place and renamed there synchronously (its key is
-   * known by then); larger content is written chunk by chunk to `<root>/tmp` as it arrives, so
+   * Stores `source` under its SHA-256. Content up to `SMALL_BLOB_BYTES` (a Buffer, or a stream
+   * collected while hashed) is written beside its final place and renamed there synchronously, its
+   * key known by then; larger content is written chunk by chunk to `<root>/tmp` as it arrives, so
    * memory stays flat whatever the size.
    */
   async put(source: Readable | Buffer): Promise<StoredBlob> {
+    if (Buffer.isBuffer(source) && source.length <= SMALL_BLOB_BYTES) return this.putSmall(source, digestOf(source));
     const digest = new ContentDigest();
     let small: Buffer[] | undefined = [];
     let file: fs.promises.FileHandle | undefined;
@@ -108,20 +109,10 @@ export class FsBlobStore implements BlobStore {
       await file?.close();
       file = undefined;
       const stored = digest.finish();
+      if (small) return this.putSmall(small.length === 1 ? (small[0] as Buffer) : Buffer.concat(small), stored);
       const target = this.pathOf(stored.key);
-      const dir = path.dirname(target);
-      if (small) {
-        const bytes = small.length === 1 ? (small[0] as Buffer) : Buffer.concat(small);
-        const name = path.join(dir, this.tmpName());
-        this.inDirSync(dir, () => {
-          tmp = name;
-          fs.writeFileSync(name, bytes, { flag: 'wx' });
-        });
-        fs.renameSync(name, target);
-      } else {
-        const from = tmp as string;
-        await this.inDir(dir, () => fs.promises.rename(from, target));
-      }
+      const from = tmp as string;
+      await this.inDir(path.dirname(target), () => fs.promises.rename(from, target));
       tmp = undefined;
       return stored;
     } catch (error) {
@@ -130,6 +121,21 @@ export class FsBlobStore implements BlobStore {
       if (tmp) fs.rmSync(tmp, { force: true });
       throw error;
     }
+  }
+
+  /** Writes small content beside its final place and renames it there, synchronously (see the class comment). */
+  private putSmall(bytes: Buffer, stored: StoredBlob): StoredBlob {
+    const target = this.pathOf(stored.key);
+    const dir = path.dirname(target);
+    const name = path.join(dir, this.tmpName());
+    try {
+      this.inDirSync(dir, () => fs.writeFileSync(name, bytes, { flag: 'wx' }));
+      fs.renameSync(name, target);
+    } catch (error) {
+      fs.rmSync(name, { force: true });
+      throw error;
+    }
+    return stored;
   }
 
   /**

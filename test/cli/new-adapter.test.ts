@@ -11,6 +11,7 @@ import { ENTRIES_MARKER, IMPORTS_MARKER, registerAdapter } from '../../src/scaff
 import { ADAPTER_TEMPLATE_FILES, adapterNames, renderAdapterTemplates, renderTemplate } from '../../src/scaffold/render-adapter-template';
 import { scaffoldAdapter } from '../../src/scaffold/scaffold-adapter';
 import { ScaffoldError } from '../../src/scaffold/scaffold-error';
+import { contentBytes } from '../helpers/content-bytes';
 
 const ROOT = path.join(__dirname, '../..');
 const BIN = path.join(ROOT, 'node_modules/.bin');
@@ -46,7 +47,7 @@ const newAdapter = (...args: string[]) => run(path.join(BIN, 'tsx'), [path.join(
  */
 function copyProject(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-new-adapter-'));
-  for (const entry of ['src', 'migrations', 'tsconfig.json', 'package.json', 'jest.config.js', 'test/setup', 'test/helpers/test-databases.ts', 'test/contract/describe-adapter-contract.ts']) {
+  for (const entry of ['src', 'migrations', 'tsconfig.json', 'package.json', 'jest.config.js', 'test/setup', 'test/helpers/test-databases.ts', 'test/helpers/content-bytes.ts', 'test/contract/describe-adapter-contract.ts']) {
     fs.cpSync(path.join(ROOT, entry), path.join(dir, entry), { recursive: true });
   }
   fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
@@ -261,9 +262,8 @@ describe('content-gateway new-adapter (in a copy of the project)', () => {
       const out: unknown[] = [];
       for await (const event of events) {
         if (event.type === 'file' && event.file.content.kind === 'binary') {
-          const chunks: Buffer[] = [];
-          for await (const chunk of await event.file.content.open()) chunks.push(chunk as Buffer);
-          out.push({ ...event, file: { ...event.file, content: { kind: 'binary', version: event.file.content.version, bytes: Buffer.concat(chunks).toString('utf8') } } });
+          const bytes = await contentBytes(event.file);
+          out.push({ ...event, file: { ...event.file, content: { kind: 'binary', version: event.file.content.version, bytes: bytes.toString('utf8') } } });
         } else out.push(event);
       }
       return out;

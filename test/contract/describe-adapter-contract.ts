@@ -6,6 +6,7 @@ import { ADAPTER_NAME, SUPPORTED_MIME_TYPES, isIncremental, type Adapter, type A
 import { FsBlobStore } from '../../src/blobs/fs-blob-store';
 import { runSync, type SyncOptions, type SyncSummary } from '../../src/sync/run-sync';
 import { createTestDatabase, databaseKinds, type TestDatabase } from '../helpers/test-databases';
+import { contentBytes } from '../helpers/content-bytes';
 
 /**
  * The ONE contract every adapter passes (DESIGN §6.8): the filesystem adapter, the scripted test
@@ -173,8 +174,7 @@ export function describeAdapterContract(name: string, makeFixture: () => Promise
           } else {
             let size = 0;
             try {
-              const stream = await withTimeout(file.content.open(), 10_000, `${at}: open()`);
-              for await (const chunk of stream) size += (chunk as Buffer).length;
+              size = (await withTimeout(contentBytes(file), 10_000, `${at}: open()`)).length;
             } catch (error) {
               problems.push(`${at}: content did not open: ${(error as Error).message}`);
               continue;

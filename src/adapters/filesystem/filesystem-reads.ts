@@ -1,5 +1,5 @@
 import { closeSync, constants as fsConstants, createReadStream, fstatSync, openSync, readFileSync, realpathSync, type Stats } from 'node:fs';
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { text as readText } from 'node:stream/consumers';
 import { SourceNotFoundError, SourcePermissionError } from '../source-error';
 import { isInsideRoot } from './filesystem-mapping';
@@ -32,7 +32,7 @@ export class WalkedBinaryContent {
     readonly version: string,
   ) {}
 
-  open(): Promise<Readable> {
+  open(): Promise<Readable | Buffer> {
     return openInsideRoot(this.realRoot, this.walked);
   }
 }
@@ -108,13 +108,13 @@ export async function readWalkedFile(realRoot: string, entry: WalkedFile, signal
   }
 }
 
-/** The content stream of a walked binary file, opened when the engine asks for it. */
-export async function openInsideRoot(realRoot: string, entry: WalkedFile): Promise<Readable> {
+/** The content of a walked binary file, read when the engine asks for it. */
+export async function openInsideRoot(realRoot: string, entry: WalkedFile): Promise<Readable | Buffer> {
   const { fd, size } = openWalkedFile(realRoot, entry);
-  // A small file is read at once (see `readWalkedFile`); anything larger streams.
+  // A small file is read at once, into one Buffer (see `readWalkedFile`); anything larger streams.
   if (size > SYNC_READ_BYTES) return createReadStream('', { fd });
   try {
-    return Readable.from([readFileSync(fd)]);
+    return readFileSync(fd);
   } catch (err) {
     throw new SourceNotFoundError(`${entry.absolutePath}: cannot be read: ${(err as Error).message}`, { cause: err });
   } finally {

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import type { AdapterContext, FileRecord, SyncEvent } from '../../../src/adapters/adapter';
+import { contentBytes } from '../../helpers/content-bytes';
 
 /** Every fixture file's mtime: well in the past, so nothing counts as "racy" (modified during a scan). */
 export const PAST = new Date('2025-01-01T00:00:00Z');
@@ -79,9 +80,4 @@ export function htmlOf(file: FileRecord): string {
   return file.content.html;
 }
 
-export async function bytesOf(file: FileRecord): Promise<Buffer> {
-  if (file.content.kind !== 'binary') throw new Error(`${file.nativeId} is not binary`);
-  const chunks: Buffer[] = [];
-  for await (const chunk of await file.content.open()) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
+export const bytesOf = contentBytes;

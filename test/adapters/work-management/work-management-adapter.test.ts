@@ -10,6 +10,7 @@ import type { WorkManagementConfigInput } from '../../../src/adapters/work-manag
 import { CheckpointExpiredError } from '../../../src/adapters/source-error';
 import { FsBlobStore } from '../../../src/blobs/fs-blob-store';
 import { runSync } from '../../../src/sync/run-sync';
+import { contentBytes } from '../../helpers/content-bytes';
 import { manualClock, startMock, type RunningMock } from '../../mocks/work-management/mock-harness';
 import { createTestDatabase } from '../../helpers/test-databases';
 
@@ -25,12 +26,7 @@ const files = (events: readonly SyncEvent[]): FileRecord[] => events.flatMap((e)
 const checkpoints = (events: readonly SyncEvent[]): WorkManagementCheckpoint[] => events.flatMap((e) => (e.type === 'checkpoint' ? [e.checkpoint as WorkManagementCheckpoint] : []));
 const last = <T>(list: readonly T[]): T => list[list.length - 1] as T;
 
-async function bytesOf(file: FileRecord): Promise<Buffer> {
-  if (file.content.kind !== 'binary') throw new Error(`${file.nativeId} is not binary`);
-  const chunks: Buffer[] = [];
-  for await (const chunk of await file.content.open()) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
+const bytesOf = contentBytes;
 
 /** Every request the adapter sends, with what matters to these tests. */
 interface Sent {
