@@ -24,7 +24,7 @@ export interface SyncThroughputOptions {
   batchSize: number;
 }
 
-const DEFAULTS: SyncThroughputOptions = { files: 10_000, rounds: 4, batchSize: 500 };
+const DEFAULTS: SyncThroughputOptions = { files: 10_000, rounds: 5, batchSize: 500 };
 const SOURCE = 'bench-fs';
 
 type Row = Record<string, unknown>;
