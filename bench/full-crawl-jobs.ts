@@ -1,6 +1,5 @@
-import path from 'node:path';
-import { Worker } from 'node:worker_threads';
 import type { CrawlStats } from '../src/conformance/crawl-record';
+import { spawnModuleWorker } from '../src/lib/spawn-module-worker';
 import { workerResult } from './worker-result';
 
 /** The conformance crawler's walk (no probes, no second or odd-`$top` crawl) against `baseUrl`. */
@@ -57,7 +56,5 @@ export interface ReplayOutcome {
 export function runFullCrawlWorker(job: CrawlJob): Promise<CrawlOutcome>;
 export function runFullCrawlWorker(job: ReplayJob): Promise<ReplayOutcome>;
 export function runFullCrawlWorker(job: FullCrawlJob): Promise<CrawlOutcome | ReplayOutcome> {
-  const code = `require(${JSON.stringify(require.resolve('tsx/cjs'))}); require(${JSON.stringify(path.join(__dirname, 'full-crawl-worker.ts'))});`;
-  const worker = new Worker(code, { eval: true, workerData: job });
-  return workerResult<CrawlOutcome | ReplayOutcome>(worker, `full-crawl ${job.mode}`);
+  return workerResult<CrawlOutcome | ReplayOutcome>(spawnModuleWorker(__filename, 'full-crawl-worker', { workerData: job }), `full-crawl ${job.mode}`);
 }

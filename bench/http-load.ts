@@ -1,5 +1,4 @@
-import path from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { spawnModuleWorker } from '../src/lib/spawn-module-worker';
 import { workerResult } from './worker-result';
 
 export interface HttpLoadOptions {
@@ -34,7 +33,5 @@ export interface HttpLoadResult {
  * The worker is TypeScript: it loads through tsx's CommonJS hook, as the runner itself does.
  */
 export function httpLoad(options: HttpLoadOptions): Promise<HttpLoadResult> {
-  const code = `require(${JSON.stringify(require.resolve('tsx/cjs'))}); require(${JSON.stringify(path.join(__dirname, 'http-load-worker.ts'))});`;
-  const worker = new Worker(code, { eval: true, workerData: options });
-  return workerResult<HttpLoadResult>(worker, 'http-load');
+  return workerResult<HttpLoadResult>(spawnModuleWorker(__filename, 'http-load-worker', { workerData: options }), 'http-load');
 }

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { Worker, type WorkerOptions } from 'node:worker_threads';
 
 /**
- * Starts a worker thread that runs the module `name` of the folder `dir`, written in TypeScript
+ * Starts a worker thread that runs the module `name` beside `callerFile`, written in TypeScript
  * like the caller: the build runs its compiled `.js`; under tsx or ts-jest (whose loaders a
  * worker does not inherit) the `.ts` source runs through tsx's CommonJS hook. `callerFile` is the
  * caller's `__filename`, which tells the two apart. Throws when the source must be loaded but tsx

@@ -78,7 +78,7 @@ export function toWireEvent(event: SyncEvent): WireEvent {
   return { type: 'file', file: { ...event.file, content: { kind: 'binary', realRoot: content.realRoot, walked: content.walked, version: content.version } } };
 }
 
-/** Rebuilds an event in place (it is the receiver's own copy). */
+/** Rebuilds what cloning lost; a file event is mended in place (it is the receiver's own copy). */
 export function fromWireEvent(wire: WireEvent): SyncEvent {
   if (wire.type === 'failure') return { ...wire, error: fromWireError(wire.error) };
   if (wire.type !== 'file' || wire.file.content.kind === 'html') return wire as SyncEvent;
@@ -87,6 +87,9 @@ export function fromWireEvent(wire: WireEvent): SyncEvent {
   file.content = new WalkedBinaryContent(realRoot, walked, version);
   return { type: 'file', file };
 }
+
+/** Marks a log field that was an error (log fields are the adapter's own: no clash). */
+const WIRE_ERROR = '$wireError';
 
 /** Log fields as they can cross threads: an error travels as a WireError and is logged as an Error again. */
 export function toWireFields(fields: unknown): Record<string, unknown> {
@@ -104,5 +107,3 @@ export function fromWireFields(fields: Record<string, unknown>): Record<string, 
   }
   return out;
 }
-
-const WIRE_ERROR = '$wireError';

@@ -5,7 +5,7 @@ import { throwIfAborted } from '../http/abort-error';
 import { SourceError } from '../source-error';
 import type { FilesystemCheckpoint } from './filesystem-adapter';
 import type { FilesystemConfig } from './filesystem-config';
-import type { FromWorker, ToWorker } from './filesystem-worker';
+import type { FromWorker, RunRequest, ToWorker } from './filesystem-worker';
 import { fromWireError, fromWireEvent, fromWireFields, type WireLog } from './filesystem-wire';
 
 /** Chunks of events (256 at most each) the worker may send before the sync thread consumed them. */
@@ -102,7 +102,7 @@ export async function* filesystemWorkerEvents(
   worker.on('exit', onExit);
   ctx.signal.addEventListener('abort', notify);
   try {
-    const run: ToWorker = { type: 'run', config, ...request, now: ctx.now().toISOString(), window: WINDOW };
+    const run: RunRequest = { type: 'run', config, ...request, now: ctx.now().toISOString(), window: WINDOW };
     worker.postMessage(run);
     for (;;) {
       throwIfAborted(ctx.signal);

@@ -11,9 +11,12 @@ import { toWireError, toWireEvent, toWireFields, type WireEvent, type WireLog } 
  * runs more than `window` chunks ahead of what the sync thread has consumed.
  */
 
+/** A run: `now` is the sync thread's clock when it asked (the adapter reads it once, as the scan time). */
+export type RunRequest = { type: 'run'; config: FilesystemConfig; now: string; window: number } & ({ mode: 'full' } | { mode: 'changes'; since: FilesystemCheckpoint });
+
 /** Messages from the sync thread. */
 export type ToWorker =
-  | { type: 'run'; config: FilesystemConfig; mode: 'full' | 'changes'; since?: FilesystemCheckpoint; now: string; window: number }
+  | RunRequest
   /** One chunk was consumed. */
   | { type: 'credit' };
 
@@ -51,38 +54,35 @@ if (port) {
     }
   });
 
-  const run = async (request: Extract<ToWorker, { type: 'run' }>): Promise<void> => {
+  const run = async (request: RunRequest): Promise<void> => {
     let chunk: WireEvent[] = [];
     let chars = 0;
-    let since = 0;
-    const flush = async (): Promise<void> => {
+    let firstAt = 0;
+    const send = (): void => {
       if (chunk.length === 0) return;
-      while (credits <= 0) {
-        await new Promise<void>((resolve) => (wake = resolve));
-      }
       credits -= 1;
       post({ type: 'events', events: chunk });
       chunk = [];
       chars = 0;
     };
+    /** Sends the chunk once the sync thread has room for it. */
+    const flush = async (): Promise<void> => {
+      while (chunk.length > 0 && credits <= 0) await new Promise<void>((resolve) => (wake = resolve));
+      send();
+    };
     const logger = forwardingLogger((log) => {
-      // Events logged after stay after: what is pending goes first (it takes no credit to log).
-      if (chunk.length > 0) {
-        post({ type: 'events', events: chunk });
-        credits -= 1;
-        chunk = [];
-        chars = 0;
-      }
+      // A line logged after events stays after them: the pending chunk goes first, room or not.
+      send();
       post({ type: 'log', log });
     });
     const adapter = new FilesystemAdapter({ ...request.config, workerThread: false });
     const ctx = { logger, signal, now: () => new Date(request.now) };
-    const events: AsyncIterable<SyncEvent> = request.mode === 'full' ? adapter.full(ctx) : adapter.changes(ctx, request.since as FilesystemCheckpoint);
+    const events: AsyncIterable<SyncEvent> = request.mode === 'full' ? adapter.full(ctx) : adapter.changes(ctx, request.since);
     for await (const event of events) {
-      if (chunk.length === 0) since = Date.now();
+      if (chunk.length === 0) firstAt = Date.now();
       chunk.push(toWireEvent(event));
       if (event.type === 'file' && event.file.content.kind === 'html') chars += event.file.content.html.length;
-      if (chunk.length >= CHUNK_EVENTS || chars >= CHUNK_CHARS || Date.now() - since >= CHUNK_MS) await flush();
+      if (chunk.length >= CHUNK_EVENTS || chars >= CHUNK_CHARS || Date.now() - firstAt >= CHUNK_MS) await flush();
     }
     await flush();
   };
