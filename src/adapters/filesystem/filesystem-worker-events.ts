@@ -13,6 +13,9 @@ const WINDOW = 4;
 /** A worker left idle this long after a run ends is stopped; the next run within it starts warm. */
 const IDLE_MS = 10_000;
 
+/** Appended to a worker failure: the way around one. */
+const HINT = ' (FILESYSTEM_WORKER_THREAD=false runs the adapter on the sync thread)';
+
 let idle: { worker: Worker; timer: NodeJS.Timeout } | undefined;
 
 /** The idle worker, if one is waiting, else a new one. */
@@ -65,7 +68,12 @@ export async function* filesystemWorkerEvents(
   ctx: AdapterContext,
 ): AsyncGenerator<SyncEvent> {
   throwIfAborted(ctx.signal);
-  const worker = takeWorker();
+  let worker: Worker;
+  try {
+    worker = takeWorker();
+  } catch (error) {
+    throw new SourceError(`the filesystem adapter's worker thread could not start: ${(error as Error).message}${HINT}`, { cause: error });
+  }
   const queue: Item[] = [];
   /** The worker finished the run (with its last event or with an error): it can run another. */
   let ended = false;
@@ -89,12 +97,12 @@ export async function* filesystemWorkerEvents(
   };
   const onError = (error: Error) => {
     crashed = true;
-    failure = new SourceError(`the filesystem adapter's worker thread failed: ${error.message}`, { cause: error });
+    failure = new SourceError(`the filesystem adapter's worker thread failed: ${error.message}${HINT}`, { cause: error });
     notify();
   };
   const onExit = (code: number) => {
     crashed = true;
-    failure ??= new SourceError(`the filesystem adapter's worker thread stopped (exit code ${code})`);
+    failure ??= new SourceError(`the filesystem adapter's worker thread stopped (exit code ${code})${HINT}`);
     notify();
   };
   worker.on('message', onMessage);
