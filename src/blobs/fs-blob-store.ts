@@ -33,26 +33,11 @@ export class FsBlobStore implements BlobStore {
 
   constructor(private readonly root: string) {}
 
-  /** Runs `write` in `dir`, making the folder first; once more if the folder was removed behind our back (a restore, a cleanup). */
-  private async inDir<T>(dir: string, write: () => Promise<T>): Promise<T> {
-    const made = async () => {
-      if (this.madeDirs.has(dir)) return;
-      await fs.promises.mkdir(dir, { recursive: true });
-      this.madeDirs.add(dir);
-    };
-    await made();
-    try {
-      return await write();
-    } catch (error) {
-      if (!isMissing(error)) throw error;
-      this.madeDirs.clear();
-      await made();
-      return write();
-    }
-  }
-
-  /** `inDir`, synchronously. */
-  private inDirSync(dir: string, write: () => void): void {
+  /**
+   * Runs `write` in `dir`, making the folder first (synchronously: once a folder, a single system
+   * call); once more if the folder was removed behind our back (a restore, a cleanup).
+   */
+  private async inDir<T>(dir: string, write: () => T | Promise<T>): Promise<T> {
     const made = () => {
       if (this.madeDirs.has(dir)) return;
       fs.mkdirSync(dir, { recursive: true });
@@ -60,12 +45,12 @@ export class FsBlobStore implements BlobStore {
     };
     made();
     try {
-      write();
+      return await write();
     } catch (error) {
       if (!isMissing(error)) throw error;
       this.madeDirs.clear();
       made();
-      write();
+      return write();
     }
   }
 
@@ -109,7 +94,7 @@ export class FsBlobStore implements BlobStore {
       await file?.close();
       file = undefined;
       const stored = digest.finish();
-      if (small) return this.putSmall(small.length === 1 ? (small[0] as Buffer) : Buffer.concat(small), stored);
+      if (small) return await this.putSmall(small.length === 1 ? (small[0] as Buffer) : Buffer.concat(small), stored);
       const target = this.pathOf(stored.key);
       const from = tmp as string;
       await this.inDir(path.dirname(target), () => fs.promises.rename(from, target));
@@ -124,12 +109,12 @@ export class FsBlobStore implements BlobStore {
   }
 
   /** Writes small content beside its final place and renames it there, synchronously (see the class comment). */
-  private putSmall(bytes: Buffer, stored: StoredBlob): StoredBlob {
+  private async putSmall(bytes: Buffer, stored: StoredBlob): Promise<StoredBlob> {
     const target = this.pathOf(stored.key);
     const dir = path.dirname(target);
     const name = path.join(dir, this.tmpName());
     try {
-      this.inDirSync(dir, () => fs.writeFileSync(name, bytes, { flag: 'wx' }));
+      await this.inDir(dir, () => fs.writeFileSync(name, bytes, { flag: 'wx' }));
       fs.renameSync(name, target);
     } catch (error) {
       fs.rmSync(name, { force: true });

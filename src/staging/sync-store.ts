@@ -36,6 +36,7 @@ export interface SyncBatch {
   tombstones: string[];
   inactivate: string[];
   deleteGroups: string[];
+  /** What a full run saw in this batch, written or not (the sweep spares it). */
   seen: Array<{ kind: 'file' | 'user' | 'group'; id: string }>;
 }
 
@@ -83,12 +84,17 @@ export class SyncStore {
 
   /**
    * Applies a batch in one transaction; returns blob keys no longer referenced by the rows it
-   * changed. A file row written here carries `runId` as its seen mark; `batch.seen` lists the
-   * other items the run saw (unchanged, access-only changes, failures, users and groups).
+   * changed. Of the seen marks, a written file's goes into its row (`seen_run`), the others into
+   * `sync_seen`: a full run then adds no row per file it stages.
    */
   async apply(batch: SyncBatch, runId: number, at: string): Promise<string[]> {
     const released: string[] = [];
-    for (const f of batch.files) f.row.seen_run = runId;
+    const written = new Set<string>();
+    for (const f of batch.files) {
+      f.row.seen_run = runId;
+      written.add(f.row.id);
+    }
+    const seen = batch.seen.filter((s) => s.kind !== 'file' || !written.has(s.id));
     await this.db.transaction(async (trx) => {
       if (batch.files.length) {
         const ids = batch.files.filter((f) => f.stored).map((f) => f.row.id);
@@ -122,7 +128,7 @@ export class SyncStore {
         await trx('group_members').whereIn('group_id', part).delete();
         await trx('groups').whereIn('id', part).delete();
       }
-      await insertRows(trx, 'sync_seen', batch.seen.map((s) => ({ run_id: runId, kind: s.kind, id: s.id })), ['run_id', 'kind', 'id'], 'ignore');
+      await insertRows(trx, 'sync_seen', seen.map((s) => ({ run_id: runId, kind: s.kind, id: s.id })), ['run_id', 'kind', 'id'], 'ignore');
     });
     return this.unreferenced(released);
   }

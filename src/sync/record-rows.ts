@@ -56,8 +56,7 @@ type Served = Pick<
 const CONTENT_HASH_VERSION = 'v2:';
 
 /** The first formula: the served values with the body in them, in this order, and the SHA-256. */
-function firstContentHash(served: Served, body: string | null, sha256: string): string {
-  const s = served;
+function firstContentHash(s: Served, body: string | null, sha256: string): string {
   return hashOf([
     {
       id: s.id,

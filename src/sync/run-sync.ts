@@ -222,8 +222,7 @@ export async function runSync(adapter: Adapter, deps: SyncDeps, partial: Partial
       try {
         for await (const outcome of decisions) {
           const { id, error, decision } = outcome;
-          // A file written in this batch carries its seen mark in its row (see SyncStore.apply).
-          if (!decision || decision.kind === 'unchanged' || decision.kind === 'permissions') batch.seen.push({ kind: 'file', id });
+          batch.seen.push({ kind: 'file', id });
           if (error || !decision) {
             if (controller.signal.aborted) throw new RunCancelled();
             if (isSourceError(error) && error.action === 'abort') throw error;
