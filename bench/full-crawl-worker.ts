@@ -72,7 +72,7 @@ async function crawl(job: CrawlJob): Promise<CrawlOutcome> {
     },
   });
   const t0 = performance.now();
-  const report = await runConformance({ baseUrl: job.baseUrl, key: job.key, concurrency: job.concurrency, probes: false, secondCrawl: false, oddTop: 0, logger });
+  const report = await runConformance({ baseUrl: job.baseUrl, key: job.key, profile: 'strict', concurrency: job.concurrency, probes: false, secondCrawl: false, oddTop: 0, logger });
   const stats: CrawlStats = report.stats;
   const worst = (severity: Finding['severity']): string[] =>
     report.checks.filter((c) => c.severity === severity).map((c) => `${c.check} (${c.counts[severity]})`);

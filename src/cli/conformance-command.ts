@@ -1,5 +1,6 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { loadExpectations } from '../conformance/access-expectations';
+import { isProfile, PROFILES, type Profile } from '../conformance/conformance-profile';
 import { readReport } from '../conformance/conformance-report';
 import type { CrawlRecord } from '../conformance/crawl-record';
 import { accessInputFromCrawl, EffectiveAccess } from '../conformance/effective-access';
@@ -24,6 +25,8 @@ interface ConformanceFlags {
   insecure?: boolean;
   report?: string;
   json?: boolean;
+  profile: Profile;
+  rawIds?: boolean;
 }
 
 function positiveInteger(name: string, min = 1) {
@@ -38,7 +41,12 @@ function authForm(value: string): AuthForm {
   return value;
 }
 
-function connection(flags: ConformanceFlags, runtime: Runtime): ConformanceOptions {
+function profile(value: string): Profile {
+  if (!isProfile(value)) throw new InvalidArgumentError(`use ${PROFILES.map((p) => `'${p}'`).join(' or ')}.`);
+  return value;
+}
+
+function connection(flags: ConformanceFlags, runtime: Runtime): Omit<ConformanceOptions, 'profile'> {
   if (!flags.url) throw new Error('Give the gateway with --url <base URL> (e.g. --url http://localhost:3000).');
   const key = flags.key ?? runtime.env.CONFORMANCE_API_KEY ?? runtime.env.GATEWAY_API_KEY;
   if (!key) throw new Error('Give the API key with --key, or in CONFORMANCE_API_KEY (keeps it out of shell history).');
@@ -55,6 +63,7 @@ function connection(flags: ConformanceFlags, runtime: Runtime): ConformanceOptio
     concurrency: flags.concurrency,
     timeoutMs: flags.timeout,
     ...(flags.insecure ? { insecure: true } : {}),
+    ...(flags.rawIds ? { rawIds: true } : {}),
     logger: createLogger({ level: runtime.env.LOG_LEVEL ?? 'warn' }),
   };
 }
@@ -69,8 +78,14 @@ const EXAMPLES = `
 Examples:
   $ content-gateway conformance --url http://localhost:3000 --key "$KEY"
   $ content-gateway conformance --url https://gw.example.com --expect access.yaml --out ./reports
+  $ content-gateway conformance --url http://localhost:3000 --key "$KEY" --profile strict --raw-ids
   $ content-gateway conformance who-can-see 'hr:salary-bands-2025' --report conformance-report/conformance-report.json
   $ content-gateway conformance what-can ana@example.com see --url http://localhost:3000 --key "$KEY"
+
+Profiles: 'platform' (default) judges by what the platform requires and documents (its spec, its
+validator, its sample server): a gateway written from the platform's own spec passes, and what the
+platform tolerates is at most a warning. 'strict' holds the gateway to this project's own contract
+(openapi/content-gateway.yaml). --raw-ids pastes ids into paths unencoded, as the platform's tools do.
 
 Exit code: 0 when no check fails, 1 otherwise. Inactive users never count as able to see; access
 answers list them apart. Only GET requests are sent; nothing on the gateway changes.`;
@@ -91,6 +106,8 @@ export function registerConformanceCommand(program: Command, runtime: Runtime): 
     .option('--timeout <ms>', 'per-request timeout in milliseconds', positiveInteger('--timeout'), 30_000)
     .option('--no-probes', 'skip the auth and robustness probes')
     .option('--insecure', 'accept a self-signed TLS certificate (a development gateway)')
+    .option('--profile <profile>', "the contract to judge by: 'platform' (what the platform requires) or 'strict' (this project's own)", profile, 'platform' as Profile)
+    .option('--raw-ids', 'paste ids into paths without percent-encoding, as the platform\'s own tools do')
     .option('--report <file>', 'who-can-see / what-can: answer from a saved JSON report instead of crawling')
     .option('--json', 'who-can-see / what-can: print the answer as JSON')
     .configureHelp({ showGlobalOptions: true })
@@ -98,8 +115,8 @@ export function registerConformanceCommand(program: Command, runtime: Runtime): 
     .action(async (flags: ConformanceFlags) => {
       const expectations = flags.expect ? loadExpectations(flags.expect) : undefined;
       const options = connection(flags, runtime);
-      runtime.print(`Crawling ${options.baseUrl} with up to ${flags.concurrency} requests in flight…`);
-      const report = await runConformance({ ...options, oddTop: flags.oddTop, probes: flags.probes, ...(expectations ? { expectations } : {}) });
+      runtime.print(`Crawling ${options.baseUrl} with up to ${flags.concurrency} requests in flight, ids ${flags.rawIds ? 'raw' : 'percent-encoded'}, judged by the ${flags.profile} profile…`);
+      const report = await runConformance({ ...options, profile: flags.profile, oddTop: flags.oddTop, probes: flags.probes, ...(expectations ? { expectations } : {}) });
       const paths = writeReports(report, flags.out);
       runtime.print(renderTerminalReport(report, { reportPaths: paths }));
       if (!report.summary.ok) runtime.setExitCode(1);

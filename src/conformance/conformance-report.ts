@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { CHECKS, checkDefinition } from './checks/check-catalog';
 import { summarizeChecks } from './checks/run-checks';
+import type { Profile } from './conformance-profile';
 import type { CrawlRecord, CrawlStats, RecordedRun } from './crawl-record';
 import { sortFindings, type Finding, type Severity } from './finding';
 
@@ -11,6 +12,8 @@ export const INACTIVE_POLICY =
 export interface CheckSummary {
   check: string;
   title: string;
+  /** The source rule the check enforces under the run's profile. */
+  rule: string;
   severity: Severity;
   counts: Record<Severity, number>;
 }
@@ -23,7 +26,7 @@ export interface ConformanceReport {
   startedAt: string;
   finishedAt: string;
   durationMs: number;
-  options: { concurrency: number; authForm: string; oddTop?: number; secondCrawl: boolean; probes: boolean; expectations: number };
+  options: { profile: Profile; rawIds: boolean; concurrency: number; authForm: string; oddTop?: number; secondCrawl: boolean; probes: boolean; expectations: number };
   summary: { ok: boolean; checks: Record<Severity, number>; findings: Record<Severity, number> };
   checks: CheckSummary[];
   /** Worst first. */
@@ -44,7 +47,10 @@ export function buildReport(args: {
 }): ConformanceReport {
   // Catalog order puts root causes (crawl, contract, auth) before their consequences.
   const findings = sortFindings(args.findings, CHECKS.map((c) => c.id));
-  const checks = summarizeChecks(findings).map((c) => ({ ...c, title: checkDefinition(c.check)?.title ?? c.check }));
+  const checks = summarizeChecks(findings).map((c) => {
+    const definition = checkDefinition(c.check);
+    return { ...c, title: definition?.title ?? c.check, rule: definition?.[args.options.profile].rule ?? '' };
+  });
   const count = (list: ReadonlyArray<{ severity: Severity }>): Record<Severity, number> => ({
     fail: list.filter((x) => x.severity === 'fail').length,
     warn: list.filter((x) => x.severity === 'warn').length,

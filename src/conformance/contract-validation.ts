@@ -1,16 +1,10 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import type { IncomingHttpHeaders } from 'node:http';
 import addFormats from 'ajv-formats';
-import { OpenAPIBackend, SetMatchType, type Document } from 'openapi-backend';
+import { OpenAPIBackend, SetMatchType, type Document, type Operation } from 'openapi-backend';
 import YAML from 'yaml';
-import { projectRoot } from '../project-root';
+import { contractPathFor, type Profile } from './conformance-profile';
 import type { ContractViolation } from './crawl-record';
-
-/** The contract the harness holds gateways to, read as data (never the gateway's own code). */
-export function defaultContractPath(): string {
-  return path.join(projectRoot(), 'openapi', 'content-gateway.yaml');
-}
 
 /**
  * The platform's error codes and the status each one goes with (reference §1.0). Kept here rather
@@ -61,9 +55,13 @@ function isJsonType(headers: IncomingHttpHeaders): boolean {
  * platform's table gives its status; routes outside the contract may only answer errors.
  */
 export class ContractValidation {
-  private constructor(private readonly api: OpenAPIBackend) {}
+  private constructor(
+    private readonly api: OpenAPIBackend,
+    readonly profile: Profile,
+  ) {}
 
-  static async create(contractPath: string = defaultContractPath()): Promise<ContractValidation> {
+  /** Validation for `profile`, against its contract (or another document, for a fork's own). */
+  static async create(profile: Profile, contractPath: string = contractPathFor(profile)): Promise<ContractValidation> {
     const definition = YAML.parse(fs.readFileSync(contractPath, 'utf8')) as Document;
     const api = new OpenAPIBackend({
       definition,
@@ -75,26 +73,14 @@ export class ContractValidation {
       },
     });
     await api.init();
-    return new ContractValidation(api);
+    return new ContractValidation(api, profile);
   }
 
   check(r: ObservedExchange): ContractViolation[] {
     const out: ContractViolation[] = [];
     const base = { url: r.url, status: r.status };
     const json = isJsonType(r.headers);
-    if (r.status >= 400 && r.status !== 416 && r.method !== 'HEAD') {
-      const envelope = json && r.jsonError === undefined ? errorEnvelope(r.json) : undefined;
-      if (!envelope) {
-        out.push({ check: 'contract.error-envelope', ...base, field: 'body', message: `A ${r.status} answer is not the error envelope {"error": {"code", "message"}}${r.jsonError ? ` (${r.jsonError})` : json ? '' : ` (Content-Type ${String(r.headers['content-type'] ?? 'missing')})`}.` });
-      } else {
-        const expected = ERROR_CODE_STATUS[envelope.code];
-        if (expected === undefined) {
-          out.push({ check: 'contract.error-envelope', ...base, field: 'error.code', message: `Error code '${envelope.code}' is not one of the platform's codes (${Object.keys(ERROR_CODE_STATUS).join(', ')}).` });
-        } else if (expected !== r.status && !(r.status === 500 && envelope.code === 'EXTERNAL_REST_ERROR')) {
-          out.push({ check: 'contract.error-envelope', ...base, field: 'error.code', message: `Error code '${envelope.code}' goes with HTTP ${expected}, but the status was ${r.status}.` });
-        }
-      }
-    }
+    if (r.status >= 400 && r.status !== 416 && r.method !== 'HEAD') out.push(...this.envelopeViolations(r));
 
     const operation = this.api.router.matchOperation({ method: r.method.toLowerCase(), path: r.path, headers: {} });
     if (!operation) {
@@ -120,9 +106,51 @@ export class ContractValidation {
         out.push({ check: 'contract.responses', ...base, operation: operationId, field: `body${e.instancePath}`, message: `${operationId} ${r.status}: body${e.instancePath} ${e.message ?? 'is invalid'}${e.params && Object.keys(e.params).length ? ` ${JSON.stringify(e.params)}` : ''}.` });
       }
     }
-    const headers = this.api.validateResponseHeaders(r.headers, operation, { statusCode: r.status, setMatchType: SetMatchType.Superset });
-    for (const e of headers.errors ?? []) {
-      out.push({ check: 'contract.responses', ...base, operation: operationId, field: `headers${e.instancePath}`, message: `${operationId} ${r.status}: headers${e.instancePath} ${e.message ?? 'are invalid'}${e.params && Object.keys(e.params).length ? ` ${JSON.stringify(e.params)}` : ''}.` });
+    out.push(...this.headerViolations(r, operation, operationId));
+    return out;
+  }
+
+  /**
+   * The error envelope, and its code against the platform's table. Under `strict` a code outside
+   * our table, or with another status, fails; under `platform` it is a warning (the spec leaves the
+   * code free; the error page's table is advice), and extra fields in `error` are fine.
+   */
+  private envelopeViolations(r: ObservedExchange): ContractViolation[] {
+    const base = { check: 'contract.error-envelope' as const, url: r.url, status: r.status };
+    const json = isJsonType(r.headers);
+    const envelope = json && r.jsonError === undefined ? errorEnvelope(r.json) : undefined;
+    if (!envelope) {
+      return [{ ...base, field: 'body', message: `A ${r.status} answer is not the error envelope {"error": {"code", "message"}}${r.jsonError ? ` (${r.jsonError})` : json ? '' : ` (Content-Type ${String(r.headers['content-type'] ?? 'missing')})`}.` }];
+    }
+    const tolerated = this.profile === 'platform' ? { severity: 'warn' as const } : {};
+    const expected = ERROR_CODE_STATUS[envelope.code];
+    if (expected === undefined) {
+      if (this.profile === 'platform' && (r.status === 403 || r.status === 503)) return []; // the spec gives these statuses no code
+      return [{ ...base, ...tolerated, field: 'error.code', message: `Error code '${envelope.code}' is not one of the platform's codes (${Object.keys(ERROR_CODE_STATUS).join(', ')}).` }];
+    }
+    if (expected !== r.status && !(r.status === 500 && envelope.code === 'EXTERNAL_REST_ERROR')) {
+      return [{ ...base, ...tolerated, field: 'error.code', message: `Error code '${envelope.code}' goes with HTTP ${expected}, but the status was ${r.status}.` }];
+    }
+    return [];
+  }
+
+  /**
+   * Declared headers must have valid values when present, and be present only when the contract
+   * marks them `required: true` (openapi-backend's superset match would require every declared
+   * header, e.g. Retry-After on every 429).
+   */
+  private headerViolations(r: ObservedExchange, operation: Operation, operationId: string): ContractViolation[] {
+    const base = { check: 'contract.responses' as const, url: r.url, status: r.status, operation: operationId };
+    const out: ContractViolation[] = [];
+    const declared = ((operation.responses ?? {}) as Record<string, { headers?: Record<string, { required?: boolean }> }>)[String(r.status)]?.headers ?? {};
+    for (const [name, header] of Object.entries(declared)) {
+      if (header.required && r.headers[name.toLowerCase()] === undefined) {
+        out.push({ ...base, field: `headers.${name.toLowerCase()}`, message: `${operationId} ${r.status}: the ${name} header is missing (${this.profile === 'strict' ? 'our contract requires it' : 'required'}).` });
+      }
+    }
+    const result = this.api.validateResponseHeaders(r.headers, operation, { statusCode: r.status, setMatchType: SetMatchType.Any });
+    for (const e of result.errors ?? []) {
+      out.push({ ...base, field: `headers${e.instancePath}`, message: `${operationId} ${r.status}: headers${e.instancePath} ${e.message ?? 'are invalid'}${e.params && Object.keys(e.params).length ? ` ${JSON.stringify(e.params)}` : ''}.` });
     }
     return out;
   }

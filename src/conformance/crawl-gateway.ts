@@ -36,12 +36,16 @@ export interface ListRequest {
   collection: string;
   kind: ExchangeKind;
   firstUrl: string;
+  /** The encoded path the contract matches the first page by, when `firstUrl` carries a raw id. */
+  firstContractPath?: string;
   requestedTop?: number;
   /** Where the items are: `value`, or `value.permissions` for access lists. */
   permissions?: boolean;
   /** The key duplicates are judged by: `id`, or `TYPE id` for members and access entries. */
   keyOf: (item: unknown) => string | undefined;
   onItems: (items: unknown[], pageUrl: string) => void | Promise<void>;
+  /** Pages read at most (a probe's bound on a chain that may never end). */
+  maxPages?: number;
 }
 
 /**
@@ -60,12 +64,13 @@ export async function listAll(client: GatewayClient, r: ListRequest): Promise<Li
       summary.loop = { url };
       break;
     }
-    if (summary.pages >= MAX_PAGES) {
-      summary.failure = { url, status: 0, message: `more than ${MAX_PAGES} pages; stopped` };
+    if (summary.pages >= (r.maxPages ?? MAX_PAGES)) {
+      summary.failure = { url, status: 0, message: `more than ${r.maxPages ?? MAX_PAGES} pages; stopped` };
       break;
     }
     visited.add(url);
-    const res = await client.get(url, { kind: r.kind, mode: 'json' });
+    const contractPath = url === r.firstUrl ? r.firstContractPath : undefined;
+    const res = await client.get(url, { kind: r.kind, mode: 'json', ...(contractPath ? { contractPath } : {}) });
     if (res.status !== 200) {
       summary.failure = { url, status: res.status, message: res.error ?? `HTTP ${res.status}` };
       break;
@@ -109,6 +114,9 @@ export async function listAll(client: GatewayClient, r: ListRequest): Promise<Li
   }
   return summary;
 }
+
+/** The first page of a listing below an id: its URL and the path the contract knows it by. */
+const firstPage = (p: { url: string; contractPath: string }) => ({ firstUrl: p.url, firstContractPath: p.contractPath });
 
 const idKey = (item: unknown): string | undefined => (isObj(item) && typeof item.id === 'string' ? item.id : undefined);
 const principalKey = (item: unknown): string | undefined => (isObj(item) ? `${String(item.type)} ${String(item.id)}` : undefined);
@@ -193,10 +201,9 @@ export async function crawlGateway(client: GatewayClient, options: CrawlOptions)
   const files = new Map<string, FileSummary>();
   const readFile = async (summary: FileSummary): Promise<void> => {
     const id = summary.listing.id;
-    const path = `/v1/files/${encodeURIComponent(id)}`;
     const detail = async () => {
-      const url = client.url(path);
-      const res = await client.get(url, { kind: 'get-file', mode: 'json' });
+      const { url, contractPath } = client.idUrl('/v1/files/', id);
+      const res = await client.get(url, { kind: 'get-file', mode: 'json', contractPath });
       const d: FileDetail = { url, status: res.status };
       const value = isObj(res.json) && isObj(res.json.value) ? res.json.value : undefined;
       if (value) {
@@ -216,7 +223,7 @@ export async function crawlGateway(client: GatewayClient, options: CrawlOptions)
       const listing = await listAll(client, {
         collection: `permissions:${id}`,
         kind: 'permissions',
-        firstUrl: client.url(`${path}/permissions`),
+        ...firstPage(client.idUrl('/v1/files/', id, '/permissions')),
         permissions: true,
         keyOf: principalKey,
         onItems: (items) => {
@@ -231,8 +238,8 @@ export async function crawlGateway(client: GatewayClient, options: CrawlOptions)
       keepIfNotable(listing);
     };
     const download = async () => {
-      const url = client.url(`${path}/download`);
-      const res = await client.get(url, { kind: 'download', mode: 'hash' });
+      const { url, contractPath } = client.idUrl('/v1/files/', id, '/download');
+      const res = await client.get(url, { kind: 'download', mode: 'hash', contractPath });
       const d: FileDownload = { url, status: res.status, bytes: res.bytes };
       const contentType = header(res, 'content-type');
       const contentLength = header(res, 'content-length');
@@ -292,7 +299,7 @@ export async function crawlGateway(client: GatewayClient, options: CrawlOptions)
         const listing = await listAll(client, {
           collection: `members:${g.id}`,
           kind: 'members',
-          firstUrl: client.url(`/v1/groups/${encodeURIComponent(g.id)}/members`),
+          ...firstPage(client.idUrl('/v1/groups/', g.id, '/members')),
           keyOf: principalKey,
           onItems: (items) => {
             for (const item of items) {

@@ -126,6 +126,8 @@ export interface ContractViolation {
   operation?: string;
   field?: string;
   message: string;
+  /** Set when the run's profile tolerates the violation (it is reported as a warning). */
+  severity?: 'warn';
 }
 
 export interface RateLimitSample {
@@ -193,6 +195,20 @@ export interface ProbeResult {
   /** The body looked like a system file (`/etc/passwd`, `win.ini`). */
   leaked?: boolean;
   error?: string;
+  /** For a files page the probe followed through its nextLinks. */
+  chain?: ProbeChain;
+}
+
+/** A listing a probe followed to its end: pages read, distinct ids, the crawl's files it never listed. */
+export interface ProbeChain {
+  pages: number;
+  listed: number;
+  missing: number;
+  firstMissing?: string;
+  /** A link that led back to a page already read: following the links never ends. */
+  loop?: string;
+  /** Why following stopped early (an error page, too many pages). */
+  failure?: string;
 }
 
 /** A listing of `/v1/files` repeated later (second crawl, odd `$top`): ids and timestamps only. */

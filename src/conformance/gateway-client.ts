@@ -6,6 +6,7 @@ import type { ContractValidation } from './contract-validation';
 import type { ExchangeKind } from './crawl-record';
 import type { CrawlRecorder } from './crawl-recorder';
 import { parseRetryAfter, readRateLimitHeaders, type RateLimitPacer } from './rate-limit-pacer';
+import { idPath } from './raw-id-path';
 
 /** `Bearer <key>` or the bare key: the platform's connector may send either. */
 export type AuthForm = 'bearer' | 'bare';
@@ -25,6 +26,8 @@ export interface GatewayClientOptions {
   /** Accept self-signed TLS certificates (a development gateway). */
   insecure?: boolean;
   userAgent?: string;
+  /** Paste ids into paths raw, as the platform's own tools do, instead of percent-encoding them. */
+  rawIds?: boolean;
 }
 
 export interface RequestOptions {
@@ -35,6 +38,8 @@ export interface RequestOptions {
   auth?: 'default' | 'none' | { header: string };
   /** Retry 429/503 after Retry-After (probes look at the first answer instead). */
   retry?: boolean;
+  /** The encoded path the contract matches, when the URL carries a raw id. */
+  contractPath?: string;
 }
 
 export interface GatewayResponse {
@@ -106,6 +111,12 @@ export class GatewayClient {
   /** An absolute URL for a path below the base (`/v1/files`). */
   url(pathAndQuery: string): string {
     return `${this.baseUrl}${pathAndQuery}`;
+  }
+
+  /** The URL of an operation on an id (encoded, or raw with `rawIds`) and the path the contract matches. */
+  idUrl(prefix: '/v1/files/' | '/v1/groups/', id: string, suffix = ''): { url: string; contractPath: string } {
+    const p = idPath(prefix, id, suffix, this.options.rawIds ?? false);
+    return { url: this.url(p.path), contractPath: p.contractPath };
   }
 
   get maxInFlight(): number {
@@ -241,7 +252,7 @@ export class GatewayClient {
     if (limits) recorder.rateLimit({ url: res.url, ...limits });
     pacer.observe(limits);
     if (!validation) return;
-    const rawPath = target.path.split('?')[0] ?? '/';
+    const rawPath = options.contractPath ?? target.path.split('?')[0] ?? '/';
     const path = this.basePath && rawPath.startsWith(this.basePath) ? rawPath.slice(this.basePath.length) || '/' : rawPath;
     const observed: Parameters<ContractValidation['check']>[0] = { url: res.url, method: 'GET', path, status: res.status, headers: res.headers };
     if (res.json !== undefined) observed.json = res.json;

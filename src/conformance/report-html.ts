@@ -225,7 +225,7 @@ export function renderHtmlReport(report: ConformanceReport): string {
   const checkRows = report.checks
     .map(
       (c) =>
-        `<tr class="clickable" data-check="${escapeHtml(c.check)}"><td><span class="badge ${c.severity}">${c.severity.toUpperCase()}</span></td><td><code>${escapeHtml(c.check)}</code></td><td>${escapeHtml(c.title)}</td>` +
+        `<tr class="clickable" data-check="${escapeHtml(c.check)}"><td><span class="badge ${c.severity}">${c.severity.toUpperCase()}</span></td><td><code>${escapeHtml(c.check)}</code></td><td>${escapeHtml(c.title)}${c.rule ? `<div class="muted">${escapeHtml(c.rule)}</div>` : ''}</td>` +
         `<td class="num">${c.counts.fail}</td><td class="num">${c.counts.warn}</td><td class="num">${c.counts.pass}</td></tr>`,
     )
     .join('\n');
@@ -249,7 +249,7 @@ export function renderHtmlReport(report: ConformanceReport): string {
 <body>
 <header><div class="inner">
 <h1>Gateway conformance <span class="verdict ${verdict}">${verdict.toUpperCase()}</span></h1>
-<div class="muted"><span class="mono">${escapeHtml(report.target)}</span> · ${escapeHtml(report.startedAt)} · ${escapeHtml(formatDuration(report.durationMs))} · ${report.options.concurrency} in flight · Authorization form used: ${escapeHtml(report.options.authForm)}</div>
+<div class="muted"><span class="mono">${escapeHtml(report.target)}</span> · ${escapeHtml(report.startedAt)} · ${escapeHtml(formatDuration(report.durationMs))} · ${report.options.concurrency} in flight · Authorization form used: ${escapeHtml(report.options.authForm)} · profile <b>${escapeHtml(report.options.profile)}</b> · ids ${report.options.rawIds ? 'raw' : 'percent-encoded'}</div>
 </div></header>
 <main>
 <section class="cards">

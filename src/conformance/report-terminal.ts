@@ -22,7 +22,7 @@ export function renderTerminalReport(report: ConformanceReport, options: { limit
   const s = report.summary;
   const st = report.stats;
   const lines: string[] = [];
-  lines.push(`Conformance of ${report.target}: ${s.ok ? 'PASS' : 'FAIL'}`);
+  lines.push(`Conformance of ${report.target} (${report.options.profile} profile, ids ${report.options.rawIds ? 'raw' : 'percent-encoded'}): ${s.ok ? 'PASS' : 'FAIL'}`);
   lines.push(`  ${report.checks.length} checks: ${s.checks.pass} pass, ${s.checks.warn} warn, ${s.checks.fail} fail  (findings: ${formatCount(s.findings.fail)} failures, ${formatCount(s.findings.warn)} warnings)`);
   lines.push(
     `  Crawl: ${formatCount(report.crawl.files.length)} files, ${formatCount(report.crawl.groups.length)} groups, ${formatCount(report.crawl.users.length)} users; ` +
@@ -42,7 +42,7 @@ export function renderTerminalReport(report: ConformanceReport, options: { limit
   const failing = report.checks.filter((c) => c.severity !== 'pass');
   if (failing.length) {
     lines.push('', 'Checks not passing:');
-    for (const c of failing) lines.push(`  ${LABEL[c.severity]} ${c.check} (${c.counts.fail ? `${c.counts.fail} fail` : `${c.counts.warn} warn`}): ${c.title}`);
+    for (const c of failing) lines.push(`  ${LABEL[c.severity]} ${c.check} (${c.counts.fail ? `${c.counts.fail} fail` : `${c.counts.warn} warn`}): ${c.title}${c.rule ? ` — rule: ${c.rule}` : ''}`);
   }
   if (options.reportPaths) {
     lines.push('', `HTML report: ${options.reportPaths.html}`, `JSON report: ${options.reportPaths.json}`);

@@ -1,5 +1,6 @@
 import type { Logger } from '../logging/create-logger';
 import type { AccessExpectation } from './access-expectations';
+import type { Profile } from './conformance-profile';
 import { runChecks } from './checks/run-checks';
 import { buildReport, type ConformanceReport } from './conformance-report';
 import { ContractValidation } from './contract-validation';
@@ -15,6 +16,10 @@ export interface ConformanceOptions {
   /** The gateway's base URL (the `/v1` paths go below it). */
   baseUrl: string;
   key: string;
+  /** The contract the gateway is held to: `platform` (what the platform requires) or `strict` (ours). */
+  profile: Profile;
+  /** Paste ids into paths raw, as the platform's own tools do. Default false (percent-encoded). */
+  rawIds?: boolean;
   /** The Authorization form the crawl uses; the other form is probed. Default `bearer`. */
   authForm?: AuthForm;
   /** Requests in flight at most. Default 20, as the platform. */
@@ -27,6 +32,7 @@ export interface ConformanceOptions {
   /** Run the auth and robustness probes. Default true. */
   probes?: boolean;
   expectations?: AccessExpectation[];
+  /** Another contract document for the profile's checks (a fork's own). */
   contractPath?: string;
   insecure?: boolean;
   logger?: Logger;
@@ -34,7 +40,7 @@ export interface ConformanceOptions {
   minCrawlGapMs?: number;
 }
 
-function clientFor(options: ConformanceOptions, recorder: CrawlRecorder, pacer: RateLimitPacer, validation?: ContractValidation): GatewayClient {
+function clientFor(options: Omit<ConformanceOptions, 'profile'>, recorder: CrawlRecorder, pacer: RateLimitPacer, validation?: ContractValidation): GatewayClient {
   return new GatewayClient({
     baseUrl: options.baseUrl,
     key: options.key,
@@ -45,6 +51,7 @@ function clientFor(options: ConformanceOptions, recorder: CrawlRecorder, pacer: 
     pacer,
     ...(validation ? { validation } : {}),
     ...(options.insecure ? { insecure: true } : {}),
+    ...(options.rawIds ? { rawIds: true } : {}),
   });
 }
 
@@ -59,7 +66,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
   const startedAt = new Date();
   const recorder = new CrawlRecorder();
   const pacer = new RateLimitPacer();
-  const validation = await ContractValidation.create(options.contractPath);
+  const validation = await ContractValidation.create(options.profile, options.contractPath);
   const client = clientFor(options, recorder, pacer, validation);
   const concurrency = options.concurrency ?? 20;
   const oddTop = options.oddTop ?? 7;
@@ -87,9 +94,9 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
             nextLinks: [...crawl.listings, ...(oddTopPass ? [oddTopPass.listing] : [])]
               .sort((a, b) => Number(b.collection === 'files') - Number(a.collection === 'files'))
               .flatMap((l) => l.nextLinks.slice(0, 5)),
+            fileIds: new Set(crawl.files.map((f) => f.listing.id)),
           },
-          options.key,
-          options.authForm ?? 'bearer',
+          { key: options.key, authForm: options.authForm ?? 'bearer', profile: options.profile },
         )
       : [];
     const stats = recorder.stats(pacer);
@@ -106,12 +113,12 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
       stats,
     };
     const access = new EffectiveAccess(accessInputFromCrawl(crawl));
-    const findings = runChecks({ ...run, access, ...(options.expectations ? { expectations: options.expectations } : {}) });
+    const findings = runChecks({ ...run, access, profile: options.profile, ...(options.expectations ? { expectations: options.expectations } : {}) });
     return buildReport({
       target: client.baseUrl,
       startedAt,
       finishedAt: new Date(),
-      options: { concurrency, authForm: options.authForm ?? 'bearer', ...(oddTop > 0 ? { oddTop } : {}), secondCrawl, probes, expectations: options.expectations?.length ?? 0 },
+      options: { profile: options.profile, rawIds: options.rawIds ?? false, concurrency, authForm: options.authForm ?? 'bearer', ...(oddTop > 0 ? { oddTop } : {}), secondCrawl, probes, expectations: options.expectations?.length ?? 0 },
       findings,
       run,
     });
@@ -121,7 +128,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
 }
 
 /** Just the crawl (no downloads, checks or probes): enough to answer access questions. */
-export async function crawlForAccess(options: ConformanceOptions): Promise<CrawlRecord> {
+export async function crawlForAccess(options: Omit<ConformanceOptions, 'profile'>): Promise<CrawlRecord> {
   const client = clientFor(options, new CrawlRecorder(), new RateLimitPacer());
   try {
     return await crawlGateway(client, { concurrency: options.concurrency ?? 20, skipDownloads: true, ...(options.logger ? { logger: options.logger } : {}) });

@@ -92,7 +92,7 @@ export async function runHarness(o: HarnessOptions): Promise<HarnessResult> {
     const round = async (label: string, mode: 'full' | 'auto', extraChecks: (sync: SyncSummary) => Promise<HarnessRound['checks']> = async () => []): Promise<HarnessRound> => {
       const sync = await runSync(adapter, { db, blobs, logger: o.logger }, { mode });
       o.print(`[${label}] sync: ${sync.mode} ${sync.status} — added ${sync.counts.added}, changed ${sync.counts.changed}, unchanged ${sync.counts.unchanged}, deleted ${sync.counts.deleted}, failed ${sync.counts.failed} in ${(sync.durationMs / 1000).toFixed(1)} s`);
-      const report = await runConformance({ baseUrl: gateway.url, key, logger: o.logger, minCrawlGapMs: 1100 });
+      const report = await runConformance({ baseUrl: gateway.url, key, profile: 'strict', logger: o.logger, minCrawlGapMs: 1100 });
       const reportPaths = writeReports(report, path.join(o.out, label.replace(/\W+/g, '-')));
       const access = await compare(report);
       const checks = [

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { parseExpectations } from '../../src/conformance/access-expectations';
 import type { CheckInput } from '../../src/conformance/checks/check-input';
 import { CHECKS, checkTable } from '../../src/conformance/checks/check-catalog';
+import type { Profile } from '../../src/conformance/conformance-profile';
 import { judgeProbe } from '../../src/conformance/checks/probe-judgement';
 import { MAX_FINDINGS_PER_CHECK, runChecks } from '../../src/conformance/checks/run-checks';
 import { ContractValidation } from '../../src/conformance/contract-validation';
@@ -38,8 +39,8 @@ function run(patch: Partial<RecordedRun['crawl']> = {}, extra: Partial<RecordedR
   };
 }
 
-function check(r: RecordedRun, expectations?: CheckInput['expectations']): Finding[] {
-  return runChecks({ ...r, access: new EffectiveAccess(accessInputFromCrawl(r.crawl)), ...(expectations ? { expectations } : {}) });
+function check(r: RecordedRun, expectations?: CheckInput['expectations'], profile: Profile = 'strict'): Finding[] {
+  return runChecks({ ...r, access: new EffectiveAccess(accessInputFromCrawl(r.crawl)), profile, ...(expectations ? { expectations } : {}) });
 }
 const bad = (findings: Finding[]) => findings.filter((f) => f.severity !== 'pass').map((f) => `${f.severity} ${f.check}`);
 
@@ -168,7 +169,7 @@ describe('probe verdicts', () => {
 describe('ContractValidation', () => {
   let v: ContractValidation;
   beforeAll(async () => {
-    v = await ContractValidation.create();
+    v = await ContractValidation.create('strict');
   });
   const json = { 'content-type': 'application/json' };
   const at = (path: string, status: number, body: unknown, headers: Record<string, string> = json) => v.check({ url: `${BASE}${path}`, method: 'GET', path, status, headers, json: body });

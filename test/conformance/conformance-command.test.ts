@@ -42,8 +42,8 @@ describe('content-gateway conformance (CLI)', () => {
     const out = path.join(dir, 'clean');
     const { text, exitCode } = await cli(['conformance', '--url', clean.url, '--key', clean.key, '--out', out]);
     expect(exitCode).toBe(0);
-    expect(text).toMatch(/^Crawling http:\/\/127\.0\.0\.1:\d+ with up to 20 requests in flight…/);
-    expect(text).toContain(': PASS');
+    expect(text).toMatch(/^Crawling http:\/\/127\.0\.0\.1:\d+ with up to 20 requests in flight, ids percent-encoded, judged by the platform profile…/);
+    expect(text).toContain('(platform profile, ids percent-encoded): PASS');
     expect(text).toContain(`HTML report: ${path.join(out, 'conformance-report.html')}`);
     expect(fs.readFileSync(path.join(out, 'conformance-report.html'), 'utf8')).toMatch(/^<!doctype html>/);
     const report = JSON.parse(fs.readFileSync(path.join(out, 'conformance-report.json'), 'utf8')) as ConformanceReport;
@@ -52,14 +52,19 @@ describe('content-gateway conformance (CLI)', () => {
     expect(fs.readFileSync(path.join(out, 'conformance-report.json'), 'utf8')).not.toContain(clean.key);
   });
 
-  it('exits 1 when a check fails, and applies an expectations file (key from the environment)', async () => {
+  it('exits 1 when a check fails, and applies an expectations file (key from the environment); the profile decides how bad a USER * is', async () => {
     const broken = await startBrokenGateway('user-wildcard');
     try {
       const expect_ = path.join(dir, 'access.yaml');
       fs.writeFileSync(expect_, 'expectations:\n  - file: kb-2\n    can_see: [ana@corp.example]\n    cannot_see: [dot@corp.example, eve@corp.example]\n');
-      const { text, exitCode } = await cli(['conformance', '--url', broken.url, '--out', path.join(dir, 'broken'), '--expect', expect_, '--odd-top', '0'], { CONFORMANCE_API_KEY: broken.key });
+      // The platform's validator only warns about {type: USER, id: "*"}; our contract never serves it.
+      const platform = await cli(['conformance', '--url', broken.url, '--out', path.join(dir, 'broken-platform'), '--odd-top', '0'], { CONFORMANCE_API_KEY: broken.key });
+      expect(platform.exitCode).toBe(0);
+      expect(platform.text).toMatch(/WARN permissions\.wildcard .*— rule: \[GW-VAL-new\]/);
+      const { text, exitCode } = await cli(['conformance', '--url', broken.url, '--profile', 'strict', '--out', path.join(dir, 'broken'), '--expect', expect_, '--odd-top', '0'], { CONFORMANCE_API_KEY: broken.key });
       expect(exitCode).toBe(1);
       expect(text).toContain('FAIL permissions.wildcard');
+      expect(text).toContain('(strict profile, ids percent-encoded): FAIL');
       const report = JSON.parse(fs.readFileSync(path.join(dir, 'broken', 'conformance-report.json'), 'utf8')) as ConformanceReport;
       expect(report.findings.find((f) => f.check === 'access.expectations')).toMatchObject({ severity: 'pass', message: 'all 3 expectations hold' });
       expect(report.recorded.oddTop).toBeUndefined();

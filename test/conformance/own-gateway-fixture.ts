@@ -31,6 +31,10 @@ export const EMAIL = {
  * platform; the wildcard; single-user files; an inactive user (bo); a tombstone; a group and an
  * access list longer than a page; with PAGE_SIZE_DEFAULT=10, several pages of everything.
  */
+/** Ids a client must percent-encode (a `/`, spaces, `&`, `+`, `%`, Unicode): the raw-id crawl reaches them too. */
+export const ODD_FILE_ID = 'test:hr & execs/2025 plan (Ünïcode) + 50%.html';
+export const PLATFORM_GROUP = 'test:teams/platform eng';
+
 export async function stageConformanceFixture(gw: TestGateway): Promise<void> {
   const crowd = Array.from({ length: 12 }, (_, i) => `test:u${String(i + 1).padStart(2, '0')}`);
   await gw.writer.putUsers([
@@ -46,8 +50,8 @@ export async function stageConformanceFixture(gw: TestGateway): Promise<void> {
   ]);
   await gw.writer.putGroups([
     { group: group('test:all-staff'), members: [g('test:engineering'), g('test:hr'), u('test:fay'), u('test:gus')] },
-    { group: group('test:engineering'), members: [g('test:platform'), u('test:chen'), u('test:dee'), u('test:bo')] },
-    { group: group('test:platform'), members: [u('test:ana'), u('test:eli')] },
+    { group: group('test:engineering'), members: [g(PLATFORM_GROUP), u('test:chen'), u('test:dee'), u('test:bo')] },
+    { group: group(PLATFORM_GROUP), members: [u('test:ana'), u('test:eli')] },
     { group: group('test:hr'), members: [u('test:hal')] },
     { group: group('test:executives'), members: [u('test:gus')] },
     { group: group('test:crowd'), members: crowd.map(u) },
@@ -61,10 +65,10 @@ export async function stageConformanceFixture(gw: TestGateway): Promise<void> {
   await gw.writer.putFiles([
     ...Array.from({ length: 12 }, (_, i) => html(`test:kb-${String(i + 1).padStart(2, '0')}`, everyone)),
     ...Array.from({ length: 6 }, (_, i) => html(`test:eng-${i + 1}`, [g('test:engineering')])),
-    ...Array.from({ length: 3 }, (_, i) => html(`test:platform-${i + 1}`, [g('test:platform')])),
+    ...Array.from({ length: 3 }, (_, i) => html(`test:platform-${i + 1}`, [g(PLATFORM_GROUP)])),
     html('test:note-for-ana', [u('test:ana')]),
     html('test:note-for-hal', [u('test:hal')]),
-    html('test:hr-and-execs', [g('test:hr'), g('test:executives')]),
+    html(ODD_FILE_ID, [g('test:hr'), g('test:executives')]),
     await binary('test:handbook.pdf', PDF, 40_000, [g('test:all-staff')]),
     await binary('test:salaries.docx', DOCX, 12_345, [g('test:hr')]),
     await binary('test:board.pptx', PPTX, 70_001, [g('test:executives')]),

@@ -2,7 +2,7 @@ import { runConformance } from '../../src/conformance/run-conformance';
 import type { ConformanceReport } from '../../src/conformance/conformance-report';
 import { accessInputFromCrawl, EffectiveAccess } from '../../src/conformance/effective-access';
 import { startTestGateway, TEST_KEYS, type TestGateway } from '../helpers/test-gateway';
-import { EMAIL, stageConformanceFixture } from './own-gateway-fixture';
+import { EMAIL, ODD_FILE_ID, PLATFORM_GROUP, stageConformanceFixture } from './own-gateway-fixture';
 
 const notPassing = (r: ConformanceReport) => r.findings.filter((f) => f.severity !== 'pass').map((f) => `${f.severity} ${f.check}: ${f.message} ${JSON.stringify(f.evidence)}`);
 
@@ -16,6 +16,7 @@ describe('conformance against our own gateway (SQLite, real HTTP on loopback)', 
     report = await runConformance({
       baseUrl: gw.url,
       key: TEST_KEYS[0],
+      profile: 'strict',
       expectations: [
         { file: 'test:platform-1', canSee: [EMAIL.ana, EMAIL.eli], cannotSee: [EMAIL.chen, EMAIL.bo, EMAIL.fay] },
         { file: 'test:salaries.docx', canSee: [EMAIL.hal], cannotSee: [EMAIL.gus, EMAIL.ana] },
@@ -28,6 +29,25 @@ describe('conformance against our own gateway (SQLite, real HTTP on loopback)', 
   it('passes with zero failures and zero warnings', () => {
     expect(notPassing(report)).toEqual([]);
     expect(report.summary).toMatchObject({ ok: true, checks: { fail: 0, warn: 0 } });
+  });
+
+  it('passes the platform profile too, with ids sent raw as the platform\'s tools send them', async () => {
+    const raw = await runConformance({ baseUrl: gw.url, key: TEST_KEYS[0], profile: 'platform', rawIds: true, secondCrawl: false });
+    expect(notPassing(raw)).toEqual([]);
+    expect(raw.options).toMatchObject({ profile: 'platform', rawIds: true });
+    // Every file, access list, download and member list was read through its raw path.
+    expect(raw.crawl.files.length).toBe(report.crawl.files.length);
+    const slashed = raw.crawl.files.filter((f) => f.listing.id.includes('/') && f.listing.status !== 'deleted');
+    for (const f of raw.crawl.files.filter((x) => x.listing.status !== 'deleted')) {
+      expect(f.detail?.status).toBe(200);
+      expect(f.permissions?.status).toBe(200);
+      if (f.download) expect(f.download.status).toBe(200);
+    }
+    for (const g of raw.crawl.groups) expect(g.members?.status).toBe(200);
+    const odd = raw.crawl.files.find((f) => f.listing.id === ODD_FILE_ID);
+    expect(slashed.map((f) => f.listing.id)).toEqual([ODD_FILE_ID]);
+    expect(odd?.detail).toMatchObject({ status: 200, id: ODD_FILE_ID, url: expect.stringContaining('/v1/files/test:hr%20&%20execs/2025%20plan%20(%C3%9Cn%C3%AFcode)%20+%2050%25.html') });
+    expect(raw.crawl.groups.find((g) => g.id === PLATFORM_GROUP)?.members).toMatchObject({ status: 200, url: expect.stringContaining('/v1/groups/test:teams/platform%20eng/members') });
   });
 
   it('crawled like the platform: every page, file, binary, access list, group, member and user', () => {
@@ -69,6 +89,7 @@ describe('conformance against our own gateway (SQLite, real HTTP on loopback)', 
     const wrong = await runConformance({
       baseUrl: gw.url,
       key: TEST_KEYS[0],
+      profile: 'strict',
       secondCrawl: false,
       oddTop: 0,
       probes: false,
@@ -89,7 +110,7 @@ describe('conformance against our own gateway (SQLite, real HTTP on loopback)', 
     const limited = await startTestGateway('sqlite', { pageSizeDefault: 10, rateLimitRequests: 1000 });
     try {
       await stageConformanceFixture(limited);
-      const r = await runConformance({ baseUrl: limited.url, key: TEST_KEYS[0] });
+      const r = await runConformance({ baseUrl: limited.url, key: TEST_KEYS[0], profile: 'strict' });
       expect(notPassing(r)).toEqual([]);
       expect(r.recorded.rateLimits.length).toBeGreaterThan(100);
       expect(r.findings.find((f) => f.check === 'rate-limit.coherent')?.message).toMatch(/^headers on \d+ responses are coherent$/);

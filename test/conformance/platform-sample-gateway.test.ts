@@ -15,7 +15,7 @@ type Json = Record<string, any>;
 
 let gw: PlatformSampleGateway;
 beforeAll(async () => {
-  gw = await startPlatformSampleGateway({ key: 'sample-key' });
+  gw = await startPlatformSampleGateway({ key: 'sample-key', specExtras: false });
 });
 afterAll(() => gw.close());
 
@@ -27,7 +27,7 @@ const getJson = async (g: PlatformSampleGateway, path: string): Promise<{ status
   return { status: res.status, body: JSON.parse(text) as Json, text, headers: res.headers };
 };
 async function withGateway(options: PlatformSampleGatewayOptions, run: (g: PlatformSampleGateway) => Promise<void>): Promise<void> {
-  const g = await startPlatformSampleGateway(options);
+  const g = await startPlatformSampleGateway({ specExtras: false, ...options });
   try {
     await run(g);
   } finally {
@@ -241,6 +241,22 @@ describe('the platform sample gateway fixture', () => {
         expect((await getJson(g, '/v1/files?$top=-1')).body['@odata.nextLink']).toBe(`${g.url}/v1/files?$top=-1&$skip=-1`);
         expect((await getJson(g, '/v1/files')).body.value[1].content.size).toBe(245_760);
       });
+    });
+  });
+
+  it('adds, by default, what the platform\'s spec allows beyond the sample: metadata_url, children_url, no status, an upper-case sha1, permissions_hierarchy, a user without state, lists without @odata.context, extra error fields', async () => {
+    await withGateway({ specExtras: true }, async (g) => {
+      const files = (await getJson(g, '/v1/files')).body.value as Json[];
+      expect(files.every((f) => typeof f.metadata_url === 'string' && typeof f.children_url === 'string')).toBe(true);
+      expect(files.find((f) => f.id === 'kb-003')).not.toHaveProperty('status');
+      const docx = files.find((f) => f.id === 'kb-006');
+      const bytes = await (await call(g, '/v1/files/kb-006/download')).arrayBuffer();
+      expect(docx?.content.sha1_hash).toBe(crypto.createHash('sha1').update(Buffer.from(bytes)).digest('hex').toUpperCase());
+      expect((await getJson(g, '/v1/files/kb-001/permissions')).body.value.permissions_hierarchy).toEqual([]);
+      const users = await getJson(g, '/v1/users');
+      expect(users.body).not.toHaveProperty('@odata.context');
+      expect((users.body.value as Json[]).find((u) => u.id === 'user-003')).toEqual({ id: 'user-003', primary_email_addr: 'chen.wu@wiki.example.internal', full_name: 'Chen Wu', last_modified_datetime: '2025-01-01' });
+      expect((await getJson(g, '/v1/files/nope')).body.error).toEqual({ code: 'NOT_FOUND', message: 'File nope not found.', target: '/v1/files/nope' });
     });
   });
 });

@@ -36,6 +36,13 @@ export interface PlatformSampleGatewayOptions {
   failSource?: SampleEndpoint | { endpoint: SampleEndpoint; as: 'http-error' | 'unreachable' };
   /** Extra generated HTML articles after the base set (kb-009, ...), to page past the default $top of 50. */
   extraFiles?: number;
+  /**
+   * What the platform's spec allows and other gateways written from it send (default on): files
+   * with `metadata_url` and `children_url` and one without `status`, an upper-case `sha1_hash`,
+   * `permissions_hierarchy`, a user without `state` and with a date-only date, identity lists
+   * without `@odata.context`, an extra field inside `error`. `false` gives the sample's own shape.
+   */
+  specExtras?: boolean;
 }
 
 export interface PlatformSampleGateway {
@@ -160,15 +167,22 @@ export function createPlatformSampleHandler(options: PlatformSampleGatewayOption
     throw new SourceFailure(`503 Server Error: Service Unavailable for url: ${SOURCE}${url}`);
   };
 
+  const extras = options.specExtras !== false;
   const node = (f: SampleFile, withBody: boolean) => {
     const content: Record<string, unknown> = { mime_type: f.mime, size: f.mime === HTML ? null : on('size-mismatch') ? f.declaredSize : placeholderBytes(f).length };
     if (f.mime === HTML) {
       if (withBody) content.body = f.html ?? '';
-    } else Object.assign(content, { download_path: `/${f.id}/download`, sha1_hash: null });
-    return {
+    } else {
+      const upperSha1 = extras && f.id === 'kb-006' ? crypto.createHash('sha1').update(placeholderBytes(f)).digest('hex').toUpperCase() : null;
+      Object.assign(content, { download_path: `/${f.id}/download`, sha1_hash: upperSha1 });
+    }
+    const out: Record<string, unknown> = {
       id: f.id, name: f.name, external_url: `https://wiki.example.internal/pages/${f.id}`, last_modified_datetime: f.modified, status: 'active',
       created_datetime: f.created, created_by: f.author, last_modified_by: f.author, content, custom_attributes: {},
     };
+    if (extras) Object.assign(out, { metadata_url: `https://wiki.example.internal/api/pages/${f.id}`, children_url: `https://wiki.example.internal/api/pages?$filter=(parent eq ${f.id})` });
+    if (extras && f.id === 'kb-003') delete out.status;
+    return out;
   };
 
   return (req, res) => {
@@ -180,7 +194,7 @@ export function createPlatformSampleHandler(options: PlatformSampleGatewayOption
       res.end(method === 'HEAD' ? undefined : body);
     };
     const json = (status: number, body: unknown) => send(status, jsonify(body), 'application/json');
-    const error = (status: number, code: string, message: string) => json(status, { error: { code, message } });
+    const error = (status: number, code: string, message: string) => json(status, { error: { code, message, ...(extras ? { target: req.url ?? '' } : {}) } });
 
     // before_request: auth runs before routing, so unknown routes without a key are 401 too.
     if (options.key !== '') {
@@ -211,7 +225,7 @@ export function createPlatformSampleHandler(options: PlatformSampleGatewayOption
         throw e;
       }
       const page = items.slice(toIndex(skip), toIndex(skip + top)); // JS slice clamps negatives exactly as Python does
-      const body: Record<string, unknown> = { '@odata.context': context(set), value: wrap(page) };
+      const body: Record<string, unknown> = extras && set !== 'Content' && set !== 'Permissions' ? { value: wrap(page) } : { '@odata.context': context(set), value: wrap(page) };
       if (skip + BigInt(page.length) < BigInt(items.length)) body['@odata.nextLink'] = `${root}${base}?$top=${top}&$skip=${skip + top}`;
       json(200, body);
     };
@@ -233,7 +247,11 @@ export function createPlatformSampleHandler(options: PlatformSampleGatewayOption
       if (n === 3 && a === 'files') route = paged('files', '/documents', '/v1/files', 'Content', () => files, (p) => p.map((f) => node(f, older)));
       else if (n === 3 && a === 'users')
         route = paged('users', '/users', '/v1/users', 'Users', () => SAMPLE_USERS, (p) =>
-          p.map((u) => ({ id: u.id, primary_email_addr: u.email, full_name: u.name, state: u.active ? 'Active' : 'Inactive', last_modified_datetime: IDENTITY_DATE })));
+          p.map((u) =>
+            extras && u.id === 'user-003'
+              ? { id: u.id, primary_email_addr: u.email, full_name: u.name, last_modified_datetime: '2025-01-01' }
+              : { id: u.id, primary_email_addr: u.email, full_name: u.name, state: u.active ? 'Active' : 'Inactive', last_modified_datetime: IDENTITY_DATE },
+          ));
       else if (n === 3 && a === 'groups') route = paged('groups', '/groups', '/v1/groups', 'Groups', () => SAMPLE_GROUPS, (p) => p.map((g) => ({ id: g.id, name: g.name, last_modified_datetime: IDENTITY_DATE })));
       else if (n === 5 && a === 'files' && b === 'permissions' && c === 'metadata') route = () => json(200, { '@odata.context': context('PermissionsMetadata'), model: 'resource_permission' });
       else if (n === 4 && a === 'files' && b) route = one('file', b, '', (f) => json(200, { '@odata.context': context('Content'), value: node(f, true) }));
@@ -245,7 +263,7 @@ export function createPlatformSampleHandler(options: PlatformSampleGatewayOption
         });
       // Unknown files are not 404 here: the sample's lookup defaults to the public wildcard.
       else if (n === 5 && a === 'files' && b && c === 'permissions')
-        route = paged('permissions', `/documents/${b}/permissions`, `/v1/files/${b}/permissions`, 'Permissions', () => byId.get(b)?.permissions ?? [WILDCARD], (p) => ({ permissions: p, last_modified_datetime: null }));
+        route = paged('permissions', `/documents/${b}/permissions`, `/v1/files/${b}/permissions`, 'Permissions', () => byId.get(b)?.permissions ?? [WILDCARD], (p) => ({ permissions: p, last_modified_datetime: null, ...(extras ? { permissions_hierarchy: [] } : {}) }));
       // Unknown groups are 200 with no members (a dict lookup defaulting to []).
       else if (n === 5 && a === 'groups' && b && c === 'members')
         route = paged('members', `/groups/${b}/members`, `/v1/groups/${b}/members`, 'GroupMembers', () => SAMPLE_GROUPS.find((g) => g.id === b)?.members ?? [], (p) => p);

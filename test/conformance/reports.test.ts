@@ -22,7 +22,7 @@ describe('reports', () => {
   beforeAll(async () => {
     const gw = await startBrokenGateway('user-wildcard');
     try {
-      report = await runConformance({ baseUrl: gw.url, key: gw.key, secondCrawl: false });
+      report = await runConformance({ baseUrl: gw.url, key: gw.key, profile: 'strict', secondCrawl: false });
     } finally {
       await gw.close();
     }
@@ -35,7 +35,7 @@ describe('reports', () => {
   it('terminal: the verdict, counts, crawl statistics and the worst findings first', () => {
     const text = renderTerminalReport(report, { reportPaths: { html: '/r/conformance-report.html', json: '/r/conformance-report.json' } });
     const lines = text.split('\n');
-    expect(lines[0]).toMatch(/^Conformance of http:\/\/127\.0\.0\.1:\d+: FAIL$/);
+    expect(lines[0]).toMatch(/^Conformance of http:\/\/127\.0\.0\.1:\d+ \(strict profile, ids percent-encoded\): FAIL$/);
     expect(lines[1]).toMatch(/^ {2}\d+ checks: \d+ pass, \d+ warn, [1-9]\d* fail/);
     expect(text).toMatch(/Latency: p50 [\d.]+ ms, p90 [\d.]+ ms, p99 [\d.]+ ms/);
     expect(text).toMatch(/\d+ requests, [\d.]+ (B|KiB|MiB) in/);

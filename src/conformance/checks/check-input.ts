@@ -1,4 +1,5 @@
 import type { AccessExpectation } from '../access-expectations';
+import type { Profile } from '../conformance-profile';
 import type { RecordedRun } from '../crawl-record';
 import type { EffectiveAccess } from '../effective-access';
 import { pass, type Finding } from '../finding';
@@ -6,6 +7,8 @@ import { pass, type Finding } from '../finding';
 /** What every check sees: the recorded run, the access it implies, and the expectations file. */
 export interface CheckInput extends RecordedRun {
   access: EffectiveAccess;
+  /** The contract the run holds the gateway to; checks whose rule differs by profile read it. */
+  profile: Profile;
   expectations?: AccessExpectation[];
 }
 

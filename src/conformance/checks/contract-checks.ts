@@ -1,4 +1,4 @@
-import { fail, type Finding } from '../finding';
+import { fail, warn, type Finding } from '../finding';
 import { outcome, type CheckInput } from './check-input';
 
 /** Contract and error-envelope violations seen on any response of the run. */
@@ -7,7 +7,7 @@ export function contractChecks(input: CheckInput): Finding[] {
   for (const check of ['contract.responses', 'contract.error-envelope'] as const) {
     const problems = input.violations
       .filter((v) => v.check === check)
-      .map((v) => fail(check, v.message, { url: v.url, field: v.field ?? 'status', value: v.status }));
+      .map((v) => (v.severity === 'warn' ? warn : fail)(check, v.message, { url: v.url, field: v.field ?? 'status', value: v.status }));
     if (problems.length && input.violationsDropped) {
       problems.push(fail(check, `${input.violationsDropped} more violations were not stored.`));
     }

@@ -1,3 +1,4 @@
+import type { Profile } from '../conformance-profile';
 import type { FileSummary } from '../crawl-record';
 import { fail, warn, type Finding } from '../finding';
 import { MIB, outcome, plural, type CheckInput } from './check-input';
@@ -32,14 +33,21 @@ function requiredFields(f: FileSummary): Finding[] {
   need(typeof l.name === 'string' && l.name.length > 0, 'name', 'name is missing or empty.', l.name);
   need(typeof l.externalUrl === 'string' && l.externalUrl.length > 0, 'external_url', 'external_url is missing or empty (users are sent there from a result).', l.externalUrl);
   need(typeof l.lastModified === 'string' && ISO.test(l.lastModified), 'last_modified_datetime', 'last_modified_datetime is missing or not ISO-8601 (the platform caches binaries by it).', l.lastModified);
-  need(l.status === undefined || l.status === 'active' || l.status === 'deleted', 'status', "status must be 'active' or 'deleted'.", l.status);
+  need(l.status === undefined || l.status === null || l.status === 'active' || l.status === 'deleted', 'status', "status must be 'active' or 'deleted'.", l.status);
   need(l.keys.includes('content'), 'content', 'content is missing.');
   if (l.keys.includes('content')) need(typeof l.mimeType === 'string', 'content.mime_type', 'content.mime_type is missing.', l.mimeType);
   if (isBinary(f)) need(typeof l.downloadPath === 'string' && l.downloadPath.length > 0, 'content.download_path', `a ${String(l.mimeType)} file needs content.download_path.`, l.downloadPath);
   return out;
 }
 
-function downloadFindings(f: FileSummary, out: Record<string, Finding[]>): void {
+/**
+ * What a download shows: its status, checksum, length, size and type. A missing Checksum-SHA256
+ * or Content-Length fails under `strict` (our contract requires them); under `platform` it is a
+ * warning (the platform's spec documents both without requiring them). A value that disagrees with
+ * the bytes fails under both.
+ */
+function downloadFindings(f: FileSummary, out: Record<string, Finding[]>, profile: Profile): void {
+  const absent = profile === 'strict' ? fail : warn;
   const d = f.download;
   if (!d) return;
   const id = f.listing.id;
@@ -48,11 +56,11 @@ function downloadFindings(f: FileSummary, out: Record<string, Finding[]>): void 
     return;
   }
   const checksum = d.checksumSha256;
-  if (checksum === undefined) out['files.checksum-sha256']?.push(fail('files.checksum-sha256', `File ${id}: no Checksum-SHA256 header; the platform cannot detect corruption in transit.`, { url: d.url, field: 'Checksum-SHA256' }));
+  if (checksum === undefined) out['files.checksum-sha256']?.push(absent('files.checksum-sha256', `File ${id}: no Checksum-SHA256 header; the platform cannot detect corruption in transit.`, { url: d.url, field: 'Checksum-SHA256' }));
   else if (!/^[0-9a-f]{64}$/.test(checksum)) out['files.checksum-sha256']?.push(fail('files.checksum-sha256', `File ${id}: Checksum-SHA256 must be 64 lower-case hex characters.`, { url: d.url, field: 'Checksum-SHA256', value: checksum }));
   else if (checksum !== d.sha256) out['files.checksum-sha256']?.push(fail('files.checksum-sha256', `File ${id}: the downloaded bytes hash to ${d.sha256 ?? '?'}, not the Checksum-SHA256 sent.`, { url: d.url, field: 'Checksum-SHA256', value: checksum }));
 
-  if (d.contentLength === undefined) out['files.content-length']?.push(fail('files.content-length', `File ${id}: no Content-Length header (${d.bytes} bytes received).`, { url: d.url, field: 'Content-Length' }));
+  if (d.contentLength === undefined) out['files.content-length']?.push(absent('files.content-length', `File ${id}: no Content-Length header (${d.bytes} bytes received).`, { url: d.url, field: 'Content-Length' }));
   else if (Number(d.contentLength) !== d.bytes) out['files.content-length']?.push(fail('files.content-length', `File ${id}: Content-Length says ${d.contentLength}, ${d.bytes} bytes arrived.`, { url: d.url, field: 'Content-Length', value: d.contentLength }));
 
   const size = f.listing.size;
@@ -114,7 +122,7 @@ export function fileChecks(input: CheckInput): Finding[] {
         }
       }
     }
-    downloadFindings(f, out);
+    downloadFindings(f, out, input.profile);
   }
 
   if (input.second) {

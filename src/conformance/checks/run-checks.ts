@@ -1,5 +1,6 @@
-import { fail, warn, SEVERITY_RANK, type Finding } from '../finding';
+import { fail, warn, SEVERITY_RANK, type Finding, type Severity } from '../finding';
 import { accessChecks } from './access-checks';
+import { severityCap } from './check-catalog';
 import type { CheckInput } from './check-input';
 import { contractChecks } from './contract-checks';
 import { crawlChecks } from './crawl-checks';
@@ -13,9 +14,16 @@ import { rateLimitChecks } from './rate-limit-checks';
 /** Findings kept per check and severity; the rest are counted in one closing finding. */
 export const MAX_FINDINGS_PER_CHECK = 50;
 
+/** A finding no worse than its check's cap under the run's profile (a platform-tolerated problem is a warning). */
+function capped(f: Finding, cap: Severity): Finding {
+  return SEVERITY_RANK[f.severity] > SEVERITY_RANK[cap] ? { ...f, severity: cap } : f;
+}
+
 /** Runs every check family over a recorded run. Pure: no I/O, same input → same findings. */
 export function runChecks(input: CheckInput): Finding[] {
-  const all = [crawlChecks, contractChecks, probeChecks, pagingChecks, fileChecks, permissionChecks, identityChecks, rateLimitChecks, accessChecks].flatMap((family) => family(input));
+  const all = [crawlChecks, contractChecks, probeChecks, pagingChecks, fileChecks, permissionChecks, identityChecks, rateLimitChecks, accessChecks]
+    .flatMap((family) => family(input))
+    .map((f) => capped(f, severityCap(f.check, input.profile)));
   const kept: Finding[] = [];
   const counts = new Map<string, number>();
   for (const f of all) {
