@@ -15,6 +15,7 @@ import { loadContract } from './load-contract';
 import { admission } from './middleware/admission';
 import { errorHandler } from './middleware/error-handler';
 import { requestLogger } from './middleware/request-logger';
+import { resolveRawIdPath } from './middleware/resolve-raw-id-path';
 import { securityHeaders } from './middleware/security-headers';
 import { oauthTokenRoute } from './oauth-token-route';
 import { RateLimiter } from './rate-limiter';
@@ -78,8 +79,8 @@ export function parseTrustProxy(value: string): boolean | number | string[] {
 
 /**
  * Builds the gateway app (no listening, no I/O beyond reading the contract): helmet on every
- * response (HSTS only over HTTPS), a request id and log line per request, load shedding, the
- * contract at /openapi.json, OAuth's token endpoint when clients are configured, /metrics when a
+ * response (HSTS only over HTTPS), a request id and log line per request, load shedding, raw ids
+ * in paths resolved to their encoded form, the contract at /openapi.json, OAuth's token endpoint when clients are configured, /metrics when a
  * token protects it, and every other route through openapi-backend.
  */
 export async function createApp(deps: AppDeps): Promise<{ app: Express; api: OpenAPIBackend; metrics: GatewayMetrics }> {
@@ -114,6 +115,7 @@ export async function createApp(deps: AppDeps): Promise<{ app: Express; api: Ope
   app.use(metrics.middleware());
   app.use(securityHeaders());
   app.use(admission(config));
+  app.use(resolveRawIdPath());
   app.get('/openapi.json', (_req, res) => {
     res.type('application/json').send(contractJson);
   });

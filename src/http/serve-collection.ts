@@ -21,6 +21,11 @@ export interface CollectionRoute<F extends string, Row> {
   required: readonly string[];
   /** Signs tokens to one collection instance, so a token from another group or file is refused. */
   scope: string;
+  /**
+   * The collection's own path for `@odata.nextLink`, when it names an id: always the encoded
+   * form, however the request spelt the id. Default: the request's path.
+   */
+  path?: string;
   load(page: PageRequest<F>): Promise<Page<Row>>;
   /**
    * The page as stored JSON, when the collection keeps its items pre-serialised; tried first for
@@ -60,7 +65,7 @@ export async function serveCollection<F extends string, Row>(
   let nextLink: string | undefined;
   if (next) {
     const token = deps.skipTokens.encode({ v: 1, c: route.scope, o: echo.orderby, f: echo.filter, s: echo.select, k: next });
-    nextLink = `${base}${req.path}?$top=${page.top}&$skiptoken=${token}`;
+    nextLink = `${base}${route.path ?? req.path}?$top=${page.top}&$skiptoken=${token}`;
   }
   const context = odataContext(base, route.set);
   const link = nextLink ? `,"@odata.nextLink":${JSON.stringify(nextLink)}` : '';

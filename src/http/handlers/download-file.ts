@@ -8,6 +8,7 @@ import rangeParser from 'range-parser';
 import { GatewayError } from '../../errors/gateway-error';
 import type { ByteRange } from '../../blobs/blob-store';
 import type { HandlerDeps } from '../handler-context';
+import { MissingIdError } from '../missing-id-error';
 import { pathParam } from './get-file';
 
 const EXTENSIONS: Record<string, string> = {
@@ -46,7 +47,8 @@ export function downloadFile(deps: HandlerDeps) {
   return async (c: Context, req: Request, res: Response) => {
     const id = pathParam(c, 'id');
     const file = await deps.files.getFileMeta(id);
-    if (!file || file.status !== 'active') throw new GatewayError('NOT_FOUND', `File ${JSON.stringify(id)} not found.`);
+    if (!file) throw new MissingIdError('File', id);
+    if (file.status !== 'active') throw new GatewayError('NOT_FOUND', `File ${JSON.stringify(id)} not found.`);
     if (!file.blob_key || !file.sha256) {
       throw new GatewayError('NOT_FOUND', `File ${JSON.stringify(id)} has no download; its content is the HTML body of /v1/files/{id}.`);
     }

@@ -1,9 +1,9 @@
 import type { Request, Response } from 'express';
 import type { Context } from 'openapi-backend';
-import { GatewayError } from '../../errors/gateway-error';
 import { baseUrl, odataContext } from '../base-url';
 import { toFileResource } from '../../staging/file-resource';
 import type { HandlerDeps } from '../handler-context';
+import { MissingIdError } from '../missing-id-error';
 
 export function pathParam(c: Context, name: string): string {
   return String(c.request.params[name]);
@@ -13,7 +13,7 @@ export function getFile(deps: HandlerDeps) {
   return async (c: Context, req: Request, res: Response) => {
     const id = pathParam(c, 'id');
     const row = await deps.files.getFile(id);
-    if (!row) throw new GatewayError('NOT_FOUND', `File ${JSON.stringify(id)} not found.`);
+    if (!row) throw new MissingIdError('File', id);
     res.json({
       '@odata.context': odataContext(baseUrl(req, deps.config.publicBaseUrl), 'Content'),
       value: toFileResource(row, true),

@@ -1,8 +1,9 @@
 import type { Request, Response } from 'express';
 import type { Context } from 'openapi-backend';
-import { GatewayError } from '../../errors/gateway-error';
 import { permissionsCollection } from '../collections';
 import type { HandlerDeps } from '../handler-context';
+import { encodedIdPath } from '../id-path-readings';
+import { MissingIdError } from '../missing-id-error';
 import { serveCollection } from '../serve-collection';
 import { pathParam } from './get-file';
 
@@ -10,12 +11,13 @@ export function listFilePermissions(deps: HandlerDeps) {
   return async (c: Context, req: Request, res: Response) => {
     const id = pathParam(c, 'id');
     const file = await deps.files.getFileMeta(id);
-    if (!file) throw new GatewayError('NOT_FOUND', `File ${JSON.stringify(id)} not found.`);
+    if (!file) throw new MissingIdError('File', id);
     await serveCollection(deps, req, res, c.request.query, {
       spec: permissionsCollection,
       set: 'Permissions',
       required: ['type', 'id', 'action'],
       scope: `permissions:${id}`,
+      path: encodedIdPath({ operation: 'listFilePermissions', id }),
       load: (page) => deps.files.listPermissions(id, page),
       toWire: (row) => ({ type: row.principal_type, id: row.principal_id, action: 'VIEW' }),
       wrap: (permissions) => ({ permissions, last_modified_datetime: file.permissions_modified_at ?? file.modified_at }),

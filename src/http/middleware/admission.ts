@@ -9,8 +9,9 @@ export interface AdmissionLimits {
 
 /**
  * Refuses, before any work, what no platform request looks like (an over-long URL, a GET with a
- * body, a path that is not valid percent-encoding) and sheds load beyond the concurrency limit
- * with 503 + Retry-After instead of queueing without bound.
+ * body) and sheds load beyond the concurrency limit
+ * with 503 + Retry-After instead of queueing without bound. (Paths that are not valid
+ * percent-encoding are `resolveRawIdPath`'s business: in an id, a lone `%` is part of the id.)
  */
 export function admission(limits: AdmissionLimits) {
   let inFlight = 0;
@@ -25,12 +26,6 @@ export function admission(limits: AdmissionLimits) {
     const length = Number(req.headers['content-length'] ?? 0);
     if ((req.method === 'GET' || req.method === 'HEAD') && (length > 0 || req.headers['transfer-encoding'])) {
       next(new GatewayError('INPUT_VALIDATION_FAILED', `${req.method} requests carry no body.`));
-      return;
-    }
-    try {
-      decodeURIComponent(req.path);
-    } catch {
-      next(new GatewayError('INPUT_VALIDATION_FAILED', 'The request path is not valid percent-encoding.'));
       return;
     }
     if (limits.maxConcurrentRequests > 0 && req.path.startsWith('/v1/')) {
