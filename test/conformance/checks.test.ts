@@ -190,6 +190,48 @@ describe('ContractValidation', () => {
   });
 });
 
+describe('ContractValidation by profile: what the platform allows is not a violation under platform, but is under strict', () => {
+  const validations = new Map<string, ContractValidation>();
+  beforeAll(async () => {
+    for (const profile of ['platform', 'strict'] as const) validations.set(profile, await ContractValidation.create(profile));
+  });
+  const json = { 'content-type': 'application/json' };
+  const seen = (profile: 'platform' | 'strict', path: string, status: number, body: unknown, headers: Record<string, string> = json) =>
+    (validations.get(profile) as ContractValidation).check({ url: `${BASE}${path}`, method: 'GET', path, status, headers, json: body }).map((v) => `${v.severity ?? 'fail'} ${v.check} ${v.field ?? ''}`);
+  const file = { id: 'kb-001', name: 'A', external_url: 'https://x/a', last_modified_datetime: T, content: { mime_type: 'application/pdf', download_path: '/kb-001/download', size: null, sha1_hash: null } };
+  const cases: Array<[string, string, number, unknown, Record<string, string>]> = [
+    ['a file with metadata_url and children_url, without status, size and sha1_hash null', '/v1/files', 200, { '@odata.context': 'x', value: [{ ...file, metadata_url: 'https://x/m', children_url: 'https://x/c' }] }, json],
+    ['an upper-case sha1_hash', '/v1/files/kb-001', 200, { value: { ...file, status: 'active', content: { ...file.content, size: 3, sha1_hash: 'A9993E364706816ABA3E25717850C26C9CD0D89D' } } }, json],
+    ['a user without state, with a date-only date', '/v1/users', 200, { value: [{ id: 'u1', primary_email_addr: 'a@x.example', last_modified_datetime: '2025-01-01' }] }, json],
+    ['permissions_hierarchy beside the permissions', '/v1/files/kb-001/permissions', 200, { value: { permissions: [{ type: 'GROUP', id: '*', action: 'VIEW' }], permissions_hierarchy: [], last_modified_datetime: null } }, json],
+    ['a 403 on a list', '/v1/files', 403, { error: { code: 'FORBIDDEN', message: 'no' } }, json],
+    ['a 404 on a list', '/v1/users', 404, { error: { code: 'NOT_FOUND', message: 'not implemented' } }, json],
+    ['a 502 EXTERNAL_REST_ERROR', '/v1/groups', 502, { error: { code: 'EXTERNAL_REST_ERROR', message: '503 Server Error' } }, json],
+    ['extra fields inside error', '/v1/files/nope', 404, { error: { code: 'NOT_FOUND', message: 'File nope not found.', target: '/v1/files/nope' } }, json],
+    ['a 429 without Retry-After', '/v1/files', 429, { error: { code: 'RATE_LIMIT_EXCEEDED', message: 'slow down' } }, json],
+    ['a download without ETag, Last-Modified or Content-Disposition', '/v1/files/kb-001/download', 200, undefined, { 'content-type': 'application/pdf', 'content-length': '3', 'checksum-sha256': 'a'.repeat(64) }],
+  ];
+  it.each(cases)('platform accepts %s', (_what, path, status, body, headers) => {
+    expect(seen('platform', path, status, body, headers)).toEqual([]);
+  });
+  it.each(cases.filter(([what]) => what !== 'a 429 without Retry-After'))('strict flags %s', (_what, path, status, body, headers) => {
+    expect(seen('strict', path, status, body, headers)).not.toEqual([]);
+  });
+  it('a 429 without Retry-After is no contract violation under either (rate-limit.retry-after judges it: warning under platform, failure under strict)', () => {
+    expect(seen('strict', '/v1/files', 429, { error: { code: 'RATE_LIMIT_EXCEEDED', message: 'slow down' } })).toEqual([]);
+  });
+  it('an error code outside the platform\'s table is a warning under platform and a failure under strict; a missing envelope fails under both', () => {
+    expect(seen('platform', '/v1/files', 400, { error: { code: 'INVALID_ARGUMENT', message: 'bad' } })).toEqual(['warn contract.error-envelope error.code']);
+    expect(seen('strict', '/v1/files', 400, { error: { code: 'INVALID_ARGUMENT', message: 'bad' } })).toContain('fail contract.error-envelope error.code');
+    expect(seen('platform', '/v1/files', 400, { code: 'INVALID_ARGUMENT', message: 'bad' })).toContain('fail contract.error-envelope body');
+  });
+  it('the platform still requires what its validator requires: @odata.context on the files list, a user\'s email, a member\'s type', () => {
+    expect(seen('platform', '/v1/files', 200, { value: [] })).toEqual(['fail contract.responses body']);
+    expect(seen('platform', '/v1/users', 200, { value: [{ id: 'u1' }] })).toEqual(['fail contract.responses body/value/0']);
+    expect(seen('platform', '/v1/groups/g/members', 200, { value: [{ id: 'u1' }] })).toEqual(['fail contract.responses body/value/0']);
+  });
+});
+
 describe('the README of src/conformance', () => {
   it('lists every check, as the catalog has it', () => {
     const readme = fs.readFileSync(path.join(__dirname, '../../src/conformance/README.md'), 'utf8');
