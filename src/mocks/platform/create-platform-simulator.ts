@@ -83,7 +83,12 @@ export function createPlatformSimulator(options: PlatformSimulatorOptions = {}):
     assistant: new Assistant({ store, pluginResources, assistantName: credentials.assistantName, search: () => ({ ...corpus, source: corpus.snapshot.source }) }),
     tokens: new SignedTokens(),
     hostility: () => hostility,
-    setHostility: (patch) => (hostility = applyHostility(hostility, patch)),
+    setHostility: (patch) => {
+      hostility = applyHostility(hostility, patch);
+      // New limits start a new window.
+      if (patch.rateLimitPerMinute !== undefined) ctx.limiter.reset();
+      return hostility;
+    },
     limiter: new RateLimiter(clock.now),
     faults: new FaultInjector(() => hostility),
     settings: { lifecycle: {}, pilotVersions: ['v2beta1'], dataPageSize: 100, ...options.settings },
