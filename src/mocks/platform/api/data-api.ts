@@ -39,14 +39,16 @@ function matching(ctx: PlatformContext, filter: string | undefined): PluginResou
   return records.filter((r) => predicate(r as unknown as Rec));
 }
 
-function where(req: Request): { base: string } {
+/** The caller's credentials (403 otherwise), then the region addressed (404 for an unknown one). */
+async function where(req: Request, ctx: PlatformContext): Promise<{ base: string }> {
+  await ctx.auth.data(req.get('authorization'));
   const region = regionOf(req);
   if (!region) throw new ApiError('not-found', `no Data API region ${String(req.params.region)}`);
   return region;
 }
 
 export async function countPluginResources(req: Request, res: Response, ctx: PlatformContext): Promise<void> {
-  where(req);
+  await where(req, ctx);
   const opts = options(req, COUNT_OPTIONS);
   res.status(200).type('text/plain').send(String(matching(ctx, opts.get('$filter')).length));
 }
@@ -59,7 +61,7 @@ function pick(record: PluginResource, select: string[] | undefined): Rec {
 }
 
 export async function listPluginResources(req: Request, res: Response, ctx: PlatformContext): Promise<void> {
-  const { base } = where(req);
+  const { base } = await where(req, ctx);
   const opts = options(req, LIST_OPTIONS);
   const select = opts.has('$select') ? parseSelect(opts.get('$select') as string, new Set(TOP_FIELDS)) : undefined;
   const order = opts.has('$orderby') ? parseOrderby(opts.get('$orderby') as string, PLUGIN_RESOURCE_FIELDS) : undefined;
