@@ -2,13 +2,10 @@ import type { NextFunction, Request, Response } from 'express';
 import { GatewayError } from '../../errors/gateway-error';
 import { encodedIdPath, idPathReadings, isRoutableAsIs, isValidPercentEncoding } from '../id-path-readings';
 
-const RAW_ID_PATH = Symbol('rawIdPath');
-
-type WithRawIdPath = Response & { [RAW_ID_PATH]?: string };
-
 /** The id route's path as the client sent it, for a handler whose id was not found to try its other readings. */
 export function rawIdPathOf(res: Response): string | undefined {
-  return (res as WithRawIdPath)[RAW_ID_PATH];
+  const path: unknown = res.locals.rawIdPath;
+  return typeof path === 'string' ? path : undefined;
 }
 
 /**
@@ -24,7 +21,9 @@ export function resolveRawIdPath() {
   return (req: Request, res: Response, next: NextFunction): void => {
     const path = req.path;
     if (path.startsWith('/v1/files/') || path.startsWith('/v1/groups/')) {
-      (res as WithRawIdPath)[RAW_ID_PATH] = path;
+      // In res.locals, Express's bag for this: a new property on the response itself would change
+      // its shape, and every later access to it on the hot path would pay for that.
+      res.locals.rawIdPath = path;
       if (isRoutableAsIs(path)) {
         next();
         return;
