@@ -173,14 +173,15 @@ export const settings = {
   rateLimitRequests: setting({
     env: 'RATE_LIMIT_REQUESTS',
     schema: z.coerce.number().int().min(0),
-    default: '0',
-    description: 'Requests each client may make per window; beyond it, 429 with `Retry-After`. `0` turns rate limiting (and the `X-RateLimit-*` headers) off.',
+    default: '300000',
+    description:
+      "Requests each client (API key or OAuth client; failed logins: the caller's address) may make per window; beyond it, 429 with `Retry-After`. Every authenticated `/v1` answer, 401s included, carries truthful `X-RateLimit-Limit`/`-Remaining`/`-Reset`, which the platform reads to pace itself before it is refused. The default (5,000 a second over a minute) is above what one gateway process serves (about 3,000 a second on a small VM), so even a crawl at full speed keeps over 30 % of it and is never paced. `0` turns rate limiting and the headers off.",
   }),
   rateLimitWindowSeconds: setting({
     env: 'RATE_LIMIT_WINDOW_SECONDS',
     schema: z.coerce.number().int().min(1),
     default: '60',
-    description: 'Length of the rate-limit window.',
+    description: 'Length of the rate-limit window (`X-RateLimit-Reset` counts down to its end).',
   }),
   maxConcurrentRequests: setting({
     env: 'MAX_CONCURRENT_REQUESTS',

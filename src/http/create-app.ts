@@ -1,7 +1,7 @@
 import express, { type Express } from 'express';
 import type { OpenAPIBackend } from 'openapi-backend';
 import type { BlobStore } from '../blobs/blob-store';
-import type { Config } from '../config/config-schema';
+import { settings, type Config } from '../config/config-schema';
 import { GatewayError } from '../errors/gateway-error';
 import type { Logger } from '../logging/create-logger';
 import { SkipTokenCodec } from '../odata/skip-token';
@@ -52,8 +52,8 @@ export const APP_DEFAULTS: Omit<AppConfig, 'publicBaseUrl'> = {
   oauthSigningKey: undefined,
   oauthTokenTtlSeconds: 3600,
   oauthAudience: 'content-gateway',
-  rateLimitRequests: 0,
-  rateLimitWindowSeconds: 60,
+  rateLimitRequests: Number(settings.rateLimitRequests.default),
+  rateLimitWindowSeconds: Number(settings.rateLimitWindowSeconds.default),
   maxConcurrentRequests: 64,
   metricsToken: undefined,
   maxUrlLength: 8192,

@@ -3,20 +3,25 @@ import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { GatewayError } from '../errors/gateway-error';
 
 /**
- * A request budget per client per fixed window. Every `/v1` response carries truthful
+ * A request budget per client per fixed window, on by default. Every authenticated `/v1`
+ * response (and every 401, which spends the caller's address's budget) carries truthful
  * `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset` (seconds until the window
  * resets, as the platform reads it); past the budget the answer is 429 RATE_LIMIT_EXCEEDED with
- * `Retry-After`. Disabled, it sends no headers at all: static values would be worse than none.
- * Counters live in memory, so each replica enforces its own budget.
+ * `Retry-After`. The platform slows down when fewer than ~30 % of the budget remain, so the
+ * default budget sits well above what one gateway serves: the headers inform, a crawl is never
+ * paced. Disabled (`RATE_LIMIT_REQUESTS=0`), it sends no headers at all: static values would be
+ * worse than none. Counters live in memory, so each replica enforces its own budget.
  */
 export class RateLimiter {
   private readonly limiter: RateLimiterMemory;
+  private readonly limitHeader: string;
 
   constructor(
     readonly limit: number,
     readonly windowSeconds: number,
   ) {
     this.limiter = new RateLimiterMemory({ points: limit, duration: windowSeconds });
+    this.limitHeader = String(limit);
   }
 
   /** Spends one request of `key`'s budget; sets the headers; throws the 429 when it is spent. */
@@ -34,11 +39,11 @@ export class RateLimiter {
     }
   }
 
+  // setHeader rather than Express's res.set: these run on every request, and res.set walks an
+  // object and checks each name for Content-Type first.
   private setHeaders(res: Response, state: RateLimiterRes): void {
-    res.set({
-      'X-RateLimit-Limit': String(this.limit),
-      'X-RateLimit-Remaining': String(Math.max(0, state.remainingPoints)),
-      'X-RateLimit-Reset': String(Math.max(0, Math.ceil(state.msBeforeNext / 1000))),
-    });
+    res.setHeader('X-RateLimit-Limit', this.limitHeader);
+    res.setHeader('X-RateLimit-Remaining', String(Math.max(0, state.remainingPoints)));
+    res.setHeader('X-RateLimit-Reset', String(Math.max(0, Math.ceil(state.msBeforeNext / 1000))));
   }
 }

@@ -63,8 +63,28 @@ describe('rate limiting', () => {
     expect(results.filter((r) => r.status === 429).length).toBe(20);
   });
 
-  it('sends no rate-limit headers when rate limiting is off', async () => {
-    const off = await startTestGateway('sqlite');
+  it('is on by default: truthful headers on every authenticated answer and on 401s, none where nothing is authenticated', async () => {
+    const byDefault = await startTestGateway('sqlite');
+    try {
+      const first = await byDefault.get('/v1/files', AUTH);
+      const second = await byDefault.get('/v1/files/test%3Anope', AUTH);
+      const refused = await byDefault.get('/v1/files', { Authorization: 'Bearer guess' });
+      for (const [res, remaining] of [[first, 299_999], [second, 299_998], [refused, 299_999]] as const) {
+        expect(Number(res.headers['x-ratelimit-limit'])).toBe(300_000);
+        expect(Number(res.headers['x-ratelimit-remaining'])).toBe(remaining);
+        expect(Number(res.headers['x-ratelimit-reset'])).toBeGreaterThan(0);
+        expect(Number(res.headers['x-ratelimit-reset'])).toBeLessThanOrEqual(60);
+      }
+      expect([second.status, refused.status]).toEqual([404, 401]);
+      const health = await byDefault.get('/healthz');
+      expect(Object.keys(health.headers).filter((h) => h.includes('ratelimit'))).toEqual([]);
+    } finally {
+      await byDefault.close();
+    }
+  });
+
+  it('sends no rate-limit headers when rate limiting is off (RATE_LIMIT_REQUESTS=0)', async () => {
+    const off = await startTestGateway('sqlite', { rateLimitRequests: 0 });
     try {
       const res = await off.get('/v1/files', AUTH);
       expect(Object.keys(res.headers).filter((h) => h.includes('ratelimit'))).toEqual([]);
