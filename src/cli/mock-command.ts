@@ -1,5 +1,6 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { drainableServer } from '../lib/drain-server';
+import { registerMockPlatformCommand } from './mock-platform-command';
 import type { Runtime } from './runtime';
 
 /** How long requests in flight get to finish when the mock is stopped. */
@@ -113,4 +114,5 @@ export function registerMockCommand(program: Command, runtime: Runtime): void {
       const drainable = drainableServer(server);
       runtime.onShutdown(() => drainable.drain(MOCK_SHUTDOWN_GRACE_MS), MOCK_SHUTDOWN_GRACE_MS);
     });
+  registerMockPlatformCommand(mock, runtime);
 }
