@@ -78,7 +78,7 @@ describe('Errors: {errors: [{message, help}]} with the reference status codes', 
     for (const token of ['', 'wrong-token']) {
       const res = await m.api('/users/me', { token });
       expect(res.status).toBe(401);
-      expect(res.body).toEqual({ errors: [{ message: 'Not Authorized', help: expect.stringContaining('developers.asana.com/docs/errors') }] });
+      expect(res.body).toEqual({ errors: [{ message: 'Not Authorized', help: expect.stringContaining('https://developers.work-management.example/docs/errors') }] });
     }
   });
 

@@ -1,8 +1,11 @@
 /**
  * Errors of the work-management API: `{errors: [{message, help}]}` with the status codes of the
  * reference (§3); `phrase` only on 500s. Handlers throw ApiError; the dispatcher renders it.
+ * `help` points to the service's documentation of errors, on a neutral domain: the mock names no
+ * vendor.
  */
-export const ERROR_HELP = 'For more information on API status codes and how to handle them, read the docs on errors: https://developers.asana.com/docs/errors';
+export const ERROR_DOCS_URL = 'https://developers.work-management.example/docs/errors';
+export const ERROR_HELP = `For more information on API status codes and how to handle them, read the docs on errors: ${ERROR_DOCS_URL}`;
 
 export class ApiError extends Error {
   constructor(
