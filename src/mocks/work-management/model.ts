@@ -38,11 +38,18 @@ export type ResourceType =
   | 'job'
   | 'organization_export';
 
+/** The plan of a domain, lowest first (rules/plan-tiers.ts says what each allows). */
+export type PlanTier = 'free' | 'premium' | 'business' | 'enterprise' | 'enterprise_plus';
+export type AddOn = 'compliance';
+
 export interface Workspace {
   gid: Gid;
   name: string;
   isOrganization: boolean;
   emailDomains: string[];
+  /** Not on the wire: decides which exports and audit-log reads the domain may make. */
+  tier: PlanTier;
+  addOns: AddOn[];
 }
 
 export interface User {
@@ -514,8 +521,16 @@ export class WorkManagementStore {
   // Builders (record events when `recording` is on)
   // ---------------------------------------------------------------------------------------------
 
-  addWorkspace(input: { name: string; isOrganization: boolean; emailDomains?: string[] }): Workspace {
-    const ws: Workspace = { gid: this.nextGid('workspace'), name: input.name, isOrganization: input.isOrganization, emailDomains: input.emailDomains ?? [] };
+  /** An organization is on the top tier unless told otherwise; a plain workspace is free. */
+  addWorkspace(input: { name: string; isOrganization: boolean; emailDomains?: string[]; tier?: PlanTier; addOns?: AddOn[] }): Workspace {
+    const ws: Workspace = {
+      gid: this.nextGid('workspace'),
+      name: input.name,
+      isOrganization: input.isOrganization,
+      emailDomains: input.emailDomains ?? [],
+      tier: input.tier ?? (input.isOrganization ? 'enterprise_plus' : 'free'),
+      addOns: [...(input.addOns ?? [])],
+    };
     this.workspaces.set(ws.gid, ws);
     return ws;
   }

@@ -22,6 +22,7 @@
  *   POST   /_admin/projects/:gid/members              {member, access_level?}: user or team
  *   DELETE /_admin/projects/:gid/members/:member      remove a member (also unfollows)
  *   PUT    /_admin/projects/:gid                      {privacy_setting?, archived?, name?}
+ *   PUT    /_admin/workspaces/:gid/plan               {tier?, add_ons?}: the domain's plan (rules/plan-tiers.ts)
  *   PUT    /_admin/workspace_memberships/:gid         {is_active}
  *   POST   /_admin/users/:gid/deactivate              {workspace?}: every membership when omitted
  *   POST   /_admin/team_memberships                   {team, user, is_limited_access?, is_guest?}
@@ -34,6 +35,7 @@ import { ApiError, badRequest, errorBody, missingInput, notFound } from '../api/
 import type { Hostility } from '../hostility';
 import type { MockContext } from '../mock-context';
 import type { AccessLevel, AttachmentKind, Gid, PrivacySetting, Task } from '../model';
+import { parsePlan } from '../rules/plan-tiers';
 import { ACCESS_LEVELS, PRIVACY_SETTINGS, removeProjectMembers } from '../rules/projects';
 
 type Handler = (req: Request, res: Response) => unknown;
@@ -90,7 +92,7 @@ export function adminRouter(ctx: MockContext, hooks: { tokenFor(user: Gid): stri
   };
 
   route('get', '/state', () => ({
-    workspaces: [...s.workspaces.values()].map((w) => ({ gid: w.gid, name: w.name, is_organization: w.isOrganization })),
+    workspaces: [...s.workspaces.values()].map((w) => ({ gid: w.gid, name: w.name, is_organization: w.isOrganization, tier: w.tier, add_ons: w.addOns })),
     service_account: ctx.serviceAccount,
     counts: {
       users: s.users.size,
@@ -253,6 +255,14 @@ export function adminRouter(ctx: MockContext, hooks: { tokenFor(user: Gid): stri
     if (typeof d.archived === 'boolean') s.changeProject(p, 'archived', () => (p.archived = d.archived as boolean), d.archived);
     if (typeof d.name === 'string') s.changeProject(p, 'name', () => (p.name = d.name as string), d.name);
     return { gid: p.gid };
+  });
+  route('put', '/workspaces/:gid/plan', (req) => {
+    const ws = s.workspaces.get(param(req, 'gid'));
+    if (!ws) throw notFound('workspace', param(req, 'gid'));
+    const plan = parsePlan(body(req));
+    if (plan.tier) ws.tier = plan.tier;
+    if (plan.addOns) ws.addOns = plan.addOns;
+    return { gid: ws.gid, tier: ws.tier, add_ons: ws.addOns };
   });
   route('put', '/workspace_memberships/:gid', (req) => {
     const m = s.workspaceMemberships.get(param(req, 'gid'));

@@ -9,11 +9,13 @@
  *   `download_url` (gzip JSON, gzip JSON Lines) once succeeded; one resource export may be in
  *   progress per workspace (a second gets 403);
  * - organization exports have their own object whose `state` goes `pending` → `started` →
- *   `finished`, with `download_url` once finished.
+ *   `finished`, with `download_url` once finished;
+ * - which plans may export at all: rules/plan-tiers.ts.
  */
 import zlib from 'node:zlib';
 import { ApiError, badRequest, notFound } from '../api/api-error';
 import type { Gid, Project, Task, WorkManagementStore } from '../model';
+import { assertGraphExportAllowed, assertOrganizationExportAllowed, assertResourceExportAllowed } from './plan-tiers';
 
 export type JobSubtype = 'duplicate_task' | 'duplicate_project' | 'graph_export_request' | 'resource_export_request';
 export type JobStatus = 'not_started' | 'in_progress' | 'succeeded' | 'failed';
@@ -178,6 +180,8 @@ export class JobRegistry {
     const kind = s.kindOf(parent);
     if (kind !== 'team' && kind !== 'portfolio' && kind !== 'project' && kind !== 'goal') throw badRequest('parent: must be a team, portfolio, project or goal');
     const workspace = s.teams.get(parent)?.workspace ?? s.portfolios.get(parent)?.workspace ?? s.projects.get(parent)?.workspace ?? s.goals.get(parent)?.workspace ?? '';
+    const ws = s.workspaces.get(workspace);
+    if (ws) assertGraphExportAllowed(ws);
     const file = this.newFile('graph_export', () => gzipJson(graphOf(s, parent)));
     return this.newJob('graph_export_request', caller, workspace, { exportGid: file.gid });
   }
@@ -186,7 +190,9 @@ export class JobRegistry {
     const s = this.store;
     const workspace = typeof data.workspace === 'string' ? data.workspace : undefined;
     if (!workspace) throw badRequest('workspace: Missing input');
-    if (!s.workspaces.has(workspace)) throw notFound('workspace', workspace);
+    const ws = s.workspaces.get(workspace);
+    if (!ws) throw notFound('workspace', workspace);
+    assertResourceExportAllowed(ws);
     const busy = [...this.jobs.values()].some((j) => j.subtype === 'resource_export_request' && j.workspace === workspace && this.status(j) !== 'succeeded');
     if (busy) throw new ApiError(403, 'A resource export is already in progress for this workspace.');
     const params = Array.isArray(data.export_request_parameters) ? (data.export_request_parameters as Array<Record<string, unknown>>) : [{ resource_type: 'task' }];
@@ -200,6 +206,7 @@ export class JobRegistry {
     const ws = s.workspaces.get(organization);
     if (!ws) throw notFound('organization', organization);
     if (!ws.isOrganization) throw badRequest('organization: must be an organization, not a plain workspace');
+    assertOrganizationExportAllowed(ws);
     const e: OrganizationExport = { gid: s.nextGid('organization_export'), organization, createdBy: caller, createdAt: s.now(), durationMs: this.durationMs() };
     this.organizationExports.set(e.gid, e);
     this.files.set(e.gid, { gid: e.gid, kind: 'organization_export', createdAt: e.createdAt, build: () => gzipJson(organizationOf(s, organization)), bytes: null });
