@@ -1,5 +1,6 @@
 import type { Response } from 'express';
 import type { Context, Handler } from 'openapi-backend';
+import { isStorableText } from '../lib/is-storable-text';
 import { idPathReadings, type IdOperation, type IdReading } from './id-path-readings';
 import { rawIdPathOf } from './middleware/resolve-raw-id-path';
 import { MissingIdError } from './missing-id-error';
@@ -33,7 +34,8 @@ export function fallBackToOtherReadings(handlers: IdHandlers, exists: (reading: 
       } catch (error) {
         if (!(error instanceof MissingIdError) || res.headersSent) throw error;
         for (const reading of laterReadings(rawIdPathOf(res), { operation, id: error.id })) {
-          if (!(await exists(reading))) continue;
+          // An id no database can hold cannot exist (and must not reach a query).
+          if (!isStorableText(reading.id) || !(await exists(reading))) continue;
           res.locals.route = reading.operation;
           return await handlers[reading.operation](withId(c, reading), req, res);
         }

@@ -1,4 +1,5 @@
 import { GatewayError } from '../errors/gateway-error';
+import { isStorableText, UNSTORABLE_TEXT } from '../lib/is-storable-text';
 import type { CollectionSpec, ComparisonOp, FilterClause } from './collection-spec';
 
 const OPS: readonly ComparisonOp[] = ['eq', 'gt', 'ge', 'lt', 'le'];
@@ -90,6 +91,7 @@ export function parseFilter<F extends string>(input: string, spec: CollectionSpe
       return fail(`the value for '${fieldTok.text}' must be a 'quoted string'`);
     }
     if (field.type.kind === 'enum' && !field.type.values.includes(value)) return fail(`'${value}' is not a valid ${fieldTok.text}`);
+    if (!isStorableText(value)) return fail(`the value for '${fieldTok.text}' ${UNSTORABLE_TEXT}`);
     clauses.push({ field: field.field, op, value });
     i += 3;
     if (i < flat.length) {

@@ -1,4 +1,5 @@
 import { GatewayError } from '../errors/gateway-error';
+import { isStorableText, UNSTORABLE_TEXT } from '../lib/is-storable-text';
 import type { CollectionSpec, OrderBy, PageRequest } from './collection-spec';
 import { parseFilter } from './parse-filter';
 import type { SkipTokenCodec } from './skip-token';
@@ -80,6 +81,8 @@ export function parseQueryOptions<F extends string>(
     ] as const) {
       if (given !== undefined && given !== carried) bad(`${name} cannot change while paging with $skiptoken; follow @odata.nextLink as given.`);
     }
+    // Signed by this gateway, so only a key that was stored unstorable (an old SQLite row) gets here.
+    if (!token.k.every(isStorableText)) bad(`Invalid $skiptoken: its position ${UNSTORABLE_TEXT}. Start again without $skiptoken.`);
     echo = { orderby: token.o, filter: token.f, select: token.s };
     after = token.k;
   }
