@@ -19,6 +19,7 @@ import { generateOrganization, type GeneratedOrganization, type SizeSpec } from 
 import { DEFAULT_HOSTILITY, FaultInjector, RateLimiter, applyHostility, type Hostility } from './hostility';
 import type { MockContext } from './mock-context';
 import type { Gid, WorkManagementStore } from './model';
+import { TokenRegistry } from './rules/access-tokens';
 import { DownloadSigner, s3Error } from './rules/download-urls';
 import { SyncTokens } from './rules/events';
 import { JobRegistry } from './rules/jobs';
@@ -77,7 +78,7 @@ export function createWorkManagementMock(options: WorkManagementMockOptions = {}
   let hostility = applyHostility(DEFAULT_HOSTILITY, options.hostility ?? {});
   const secret = crypto.randomBytes(32).toString('hex');
   const token = options.token ?? `wm-${crypto.createHash('sha256').update(`token/${seed}`).digest('hex').slice(0, 32)}`;
-  const tokens = new Map<string, Gid>([[token, organization.serviceAccount]]);
+  const tokens = new TokenRegistry(now, [[token, organization.serviceAccount]]);
   store.events.lossRate = hostility.eventLossRate;
   const oracle = createVisibilityOracle(store, options.oracle);
   const routes = new RouteTable().add([...directoryRoutes, ...projectRoutes, ...taskRoutes, ...catalogRoutes, ...jobRoutes, ...eventRoutes, ...batchRoutes]);

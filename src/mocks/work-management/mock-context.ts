@@ -4,6 +4,7 @@ import type { RouteTable } from './api/route-table';
 import type { DocumentCache } from './documents';
 import type { FaultInjector, Hostility, RateLimiter } from './hostility';
 import type { Gid, WorkManagementStore } from './model';
+import type { TokenRegistry } from './rules/access-tokens';
 import type { DownloadSigner } from './rules/download-urls';
 import type { SyncTokens } from './rules/events';
 import type { JobRegistry } from './rules/jobs';
@@ -23,8 +24,8 @@ export interface MockContext {
   documents: DocumentCache;
   jobs: JobRegistry;
   routes: RouteTable;
-  /** Bearer token → user gid. */
-  tokens: Map<string, Gid>;
+  /** Bearer token → user gid, with each token's kind, scopes and expiry. */
+  tokens: TokenRegistry;
   serviceAccount: Gid;
   /** Base of the web app links (`permalink_url`, `permanent_url`); never fetched by the mock. */
   webBaseUrl: string;

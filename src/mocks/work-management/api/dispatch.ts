@@ -1,11 +1,17 @@
-/** Runs one API request through the route table and turns thrown errors into error responses. */
+/**
+ * Runs one API request (or one batch action) through the route table, checking the token's expiry
+ * and scope (rules/access-tokens.ts), and turns thrown errors into error responses.
+ */
 import { ApiError, errorBody, phraseFor } from './api-error';
 import type { ApiRequest, ApiResponse } from './route-table';
 import type { MockContext } from '../mock-context';
 
 export async function execute(req: Omit<ApiRequest, 'params'>, ctx: MockContext): Promise<ApiResponse> {
   try {
+    // An expired OAuth token fails whatever the path; a scope is checked once the route is known.
+    ctx.tokens.assertCurrent(req.caller.token);
     const { route, params } = ctx.routes.match(req.method, req.path);
+    ctx.tokens.assertScope(req.caller.token, route);
     return await route.handler({ ...req, params }, ctx);
   } catch (err) {
     return errorResponse(err);

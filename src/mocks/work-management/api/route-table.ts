@@ -42,6 +42,8 @@ export interface Route {
   method: HttpMethod;
   path: string;
   handler: Handler;
+  /** The OAuth scope the operation needs when not the one its path names (null: none). */
+  scope?: string | null;
 }
 
 interface Compiled extends Route {

@@ -6,7 +6,9 @@
  *   GET    /_admin/state                              counts, workspaces, event head, hostility
  *   PATCH  /_admin/hostility                          {…Hostility}: change limits/faults/TTLs live
  *   POST   /_admin/clock                              {advance_ms}: move the mock's clock forward
- *   POST   /_admin/tokens                             {user}: a bearer token acting as that user
+ *   POST   /_admin/tokens                             {user, kind?, scopes?, expires_in?}: a bearer token acting as
+ *                                                     that user: a personal access token, or with kind `oauth` an
+ *                                                     OAuth token with scopes (default `default`), expiring (s)
  *   POST   /_admin/sync-tokens/expire                 every events sync token becomes invalid (412)
  *   POST   /_admin/rate-limits/reset                  forget per-token rate-limit state
  *   POST   /_admin/tasks                              {name, workspace?, projects?, section?, parent?, assignee?, followers?, notes?}
@@ -118,9 +120,16 @@ export function adminRouter(ctx: MockContext, hooks: { tokenFor(user: Gid): stri
     return { now: new Date(s.now()).toISOString() };
   });
   route('post', '/tokens', (req) => {
-    const user = str(body(req), 'user');
+    const d = body(req);
+    const user = str(d, 'user');
     if (!s.users.has(user)) throw notFound('user', user);
-    return { user, token: hooks.tokenFor(user) };
+    const kind = d.kind ?? 'personal_access_token';
+    if (kind === 'personal_access_token') return { user, token: hooks.tokenFor(user), kind };
+    if (kind !== 'oauth') throw badRequest('kind: personal_access_token or oauth');
+    if (d.scopes !== undefined && !Array.isArray(d.scopes)) throw badRequest('scopes: a list of scopes');
+    const ttlMs = d.expires_in === undefined ? undefined : Number(d.expires_in) * 1000;
+    const { token, grant } = ctx.tokens.issueOAuthToken(user, { scopes: Array.isArray(d.scopes) ? d.scopes.map(String) : undefined, ttlMs });
+    return { user, token, kind, token_type: 'bearer', scopes: grant.scopes, expires_in: Math.round(((grant.expiresAt ?? 0) - s.now()) / 1000) };
   });
   route('post', '/sync-tokens/expire', () => {
     s.events.epoch++;
