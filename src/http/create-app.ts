@@ -23,6 +23,7 @@ import { AccessTokens } from './security/access-tokens';
 import { ApiKeyVerifier } from './security/api-key-verifier';
 import { createBearerAuth } from './security/bearer-auth';
 import { parseOAuthClients } from './security/client-secrets';
+import { SecretRedactor } from './security/secret-redactor';
 
 export type AppConfig = Pick<
   Config,
@@ -111,7 +112,9 @@ export async function createApp(deps: AppDeps): Promise<{ app: Express; api: Ope
   app.disable('x-powered-by');
   app.set('trust proxy', parseTrustProxy(config.trustProxy));
   app.set('etag', false);
-  app.use(requestLogger(app, deps.logger));
+  // Every secret the process holds in plain text, so none of them can reach a log line.
+  const redactor = new SecretRedactor([...deps.apiKeys, deps.skipTokenSecret, config.oauthSigningKey, config.metricsToken, ...config.oauthClients, ...clients.map((c) => c.secretHash)]);
+  app.use(requestLogger(app, deps.logger, redactor));
   app.use(metrics.middleware());
   app.use(securityHeaders());
   app.use(admission(config));

@@ -3,8 +3,9 @@ import pino, { type Logger } from 'pino';
 export type { Logger };
 
 /**
- * Paths that must never reach a log line. Credentials arrive in the `Authorization` header (and,
- * through passport-http-bearer, could arrive as an `access_token` query parameter).
+ * Paths that must never reach a log line, should an object holding them be logged. Credentials
+ * arrive in the `Authorization` header only; URLs are redacted before they are logged
+ * (`SecretRedactor`).
  */
 export const REDACTED_PATHS = [
   'req.headers.authorization',

@@ -31,7 +31,7 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
-export type GatewayOptions = Partial<AppConfig> & { now?: () => Date; blobStore?: 'directory' | 'database' };
+export type GatewayOptions = Partial<AppConfig> & { now?: () => Date; blobStore?: 'directory' | 'database'; skipTokenSecret?: string };
 
 async function checked(res: request.Response, method: string, pathAndQuery: string): Promise<request.Response> {
   const observed: ObservedResponse = {
@@ -53,7 +53,7 @@ async function checked(res: request.Response, method: string, pathAndQuery: stri
 export async function startTestGateway(kind: DatabaseKind = 'sqlite', options: GatewayOptions = {}): Promise<TestGateway> {
   const database = await createTestDatabase(kind);
   const blobDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-blobs-'));
-  const { now, blobStore, ...config } = options;
+  const { now, blobStore, skipTokenSecret, ...config } = options;
   const blobs = blobStore === 'database' ? new DbBlobStore(database.db) : new FsBlobStore(blobDir);
   const logLines: string[] = [];
   const logger = pino({ level: 'debug' }, { write: (line: string) => logLines.push(line) });
@@ -64,7 +64,7 @@ export async function startTestGateway(kind: DatabaseKind = 'sqlite', options: G
     blobs,
     logger,
     apiKeys: TEST_KEYS,
-    skipTokenSecret: crypto.randomBytes(32).toString('hex'),
+    skipTokenSecret: skipTokenSecret ?? crypto.randomBytes(32).toString('hex'),
   });
   const { url, close } = await listenOnLoopback(app);
   const agent = request(url);
