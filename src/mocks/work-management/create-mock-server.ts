@@ -24,6 +24,7 @@ import { DownloadSigner, s3Error } from './rules/download-urls';
 import { SyncTokens } from './rules/events';
 import { JobRegistry } from './rules/jobs';
 import { adminRouter } from './routes/admin-routes';
+import { auditLogRoutes } from './routes/audit-log-routes';
 import { batchRoutes } from './routes/batch-routes';
 import { catalogRoutes } from './routes/catalog-routes';
 import { directoryRoutes } from './routes/directory-routes';
@@ -81,7 +82,7 @@ export function createWorkManagementMock(options: WorkManagementMockOptions = {}
   const tokens = new TokenRegistry(now, [[token, organization.serviceAccount]]);
   store.events.lossRate = hostility.eventLossRate;
   const oracle = createVisibilityOracle(store, options.oracle);
-  const routes = new RouteTable().add([...directoryRoutes, ...projectRoutes, ...taskRoutes, ...catalogRoutes, ...jobRoutes, ...eventRoutes, ...batchRoutes]);
+  const routes = new RouteTable().add([...directoryRoutes, ...projectRoutes, ...taskRoutes, ...catalogRoutes, ...jobRoutes, ...eventRoutes, ...batchRoutes, ...auditLogRoutes]);
   const ctx: MockContext = {
     store,
     oracle,

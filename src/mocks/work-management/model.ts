@@ -7,6 +7,7 @@
  * Records hold gids, never object references: the store is the only place relations resolve,
  * which keeps 100,000 tasks cheap (no cycles, arrays of strings) and deletions simple.
  */
+import { AuditLog } from './rules/audit-log';
 import { EventLog, type EventAction, type EventChange, type EventRef } from './rules/events';
 import { paragraphsFor } from './names';
 
@@ -358,6 +359,8 @@ export class WorkManagementStore {
   /** The store's clock (replaceable with setClock, e.g. to move time in tests). */
   readonly now = (): number => this.clock();
   readonly events: EventLog;
+  /** The audit log: the security-relevant share of recorded changes, kept for good, never lossy. */
+  readonly audit: AuditLog;
   /** Events are recorded only once the initial organization is built. */
   recording = false;
   private nextId: number;
@@ -425,6 +428,7 @@ export class WorkManagementStore {
     this.clock = options.now;
     this.nextId = options.gidBase ?? 1_204_000_000_000_001;
     this.events = new EventLog({ now: () => this.clock(), retentionMs: options.eventRetentionMs ?? DAY });
+    this.audit = new AuditLog(() => this.clock());
   }
 
   setClock(now: () => number): void {
@@ -1128,6 +1132,7 @@ export class WorkManagementStore {
 
   record(action: EventAction, resource: EventRef, parent: EventRef | null, scopes: Gid[], change?: EventChange, user: Gid | null = null): void {
     if (!this.recording) return;
+    this.audit.observe(this, { action, resource, parent, change, user, scopes });
     this.events.append({
       action,
       resource,

@@ -4,6 +4,7 @@
  */
 import { ApiError, errorBody, phraseFor } from './api-error';
 import type { ApiRequest, ApiResponse } from './route-table';
+import { runAsCaller } from '../rules/audit-log';
 import type { MockContext } from '../mock-context';
 
 export async function execute(req: Omit<ApiRequest, 'params'>, ctx: MockContext): Promise<ApiResponse> {
@@ -12,7 +13,9 @@ export async function execute(req: Omit<ApiRequest, 'params'>, ctx: MockContext)
     ctx.tokens.assertCurrent(req.caller.token);
     const { route, params } = ctx.routes.match(req.method, req.path);
     ctx.tokens.assertScope(req.caller.token, route);
-    return await route.handler({ ...req, params }, ctx);
+    // The audit log names the caller, and how it authenticated, as the actor of what it changes.
+    const caller = { user: req.caller.user.gid, tokenKind: ctx.tokens.grantOf(req.caller.token)?.kind ?? 'personal_access_token' };
+    return await runAsCaller(caller, () => route.handler({ ...req, params }, ctx));
   } catch (err) {
     return errorResponse(err);
   }

@@ -121,10 +121,11 @@ export function paginate<T>(req: ApiRequest, tokens: PageTokens, items: readonly
   return { items: page, nextPage: { offset: token, path, uri: `${req.apiBase}${path}` } };
 }
 
-function nextPath(req: ApiRequest, token: string, limit: number): string {
+/** The relative path of the next page: the request's query with `limit` (when given) and the new `offset`. */
+export function nextPath(req: ApiRequest, token: string, limit: number | undefined): string {
   const params = new URLSearchParams();
   for (const [k, v] of Object.entries(req.query)) if (k !== 'offset' && k !== 'limit') params.append(k, v);
-  params.append('limit', String(limit));
+  if (limit !== undefined) params.append('limit', String(limit));
   params.append('offset', token);
   return `${req.path}?${params.toString()}`;
 }

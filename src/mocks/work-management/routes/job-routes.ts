@@ -2,7 +2,13 @@
 import { forbidden } from '../api/api-error';
 import { nodes } from '../api/representations';
 import { bodyData, type Route } from '../api/route-table';
+import type { MockContext } from '../mock-context';
 import { createdResponse, isServiceAccount, lookup, oneResponse, requireString } from './route-helpers';
+
+/** Exports started are in the audit log (rules/audit-log.ts). */
+function auditExport(ctx: MockContext, workspace: string, eventType: string, job: string, details: Record<string, unknown>): void {
+  ctx.store.audit.append(ctx.store, { workspace, eventType, eventCategory: 'content_export', resource: { gid: job, resource_type: 'job' }, details });
+}
 
 export const jobRoutes: Route[] = [
   {
@@ -19,7 +25,9 @@ export const jobRoutes: Route[] = [
     method: 'POST',
     path: '/exports/graph',
     handler: (req, ctx) => {
-      const job = ctx.jobs.graphExport(requireString(bodyData(req), 'parent'), req.caller.user.gid);
+      const parent = requireString(bodyData(req), 'parent');
+      const job = ctx.jobs.graphExport(parent, req.caller.user.gid);
+      auditExport(ctx, job.workspace, 'graph_export_started', job.gid, { parent: ctx.store.ref(ctx.store.kindOf(parent) ?? 'project', parent) });
       return createdResponse(req, ctx, nodes.job(job), `/jobs/${job.gid}`);
     },
   },
@@ -29,6 +37,7 @@ export const jobRoutes: Route[] = [
     handler: (req, ctx) => {
       if (!isServiceAccount(req)) throw forbidden('Resource exports are available to service accounts only.');
       const job = ctx.jobs.resourceExport(bodyData(req), req.caller.user.gid);
+      auditExport(ctx, job.workspace, 'resource_export_started', job.gid, {});
       return createdResponse(req, ctx, nodes.job(job), `/jobs/${job.gid}`);
     },
   },
@@ -38,6 +47,7 @@ export const jobRoutes: Route[] = [
     handler: (req, ctx) => {
       if (!isServiceAccount(req)) throw forbidden('Organization exports are available to service accounts only.');
       const e = ctx.jobs.organizationExport(requireString(bodyData(req), 'organization'), req.caller.user.gid);
+      ctx.store.audit.append(ctx.store, { workspace: e.organization, eventType: 'organization_export_started', eventCategory: 'content_export', resource: { gid: e.gid, resource_type: 'organization_export' }, details: {} });
       return createdResponse(req, ctx, nodes.organizationExport(e), `/organization_exports/${e.gid}`);
     },
   },
