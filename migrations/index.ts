@@ -3,6 +3,7 @@ import * as createStagingSchema from './20261122000000_create_staging_schema';
 import * as addSyncBookkeeping from './20261122010000_add_sync_bookkeeping';
 import * as addListCoveringIndexes from './20261123000000_add_list_covering_indexes';
 import * as addDatabaseBlobStore from './20261123120000_add_database_blob_store';
+import * as addSyncRunUnannounced from './20261125000000_add_sync_run_unannounced';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -19,4 +20,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261122010000_add_sync_bookkeeping', addSyncBookkeeping],
   ['20261123000000_add_list_covering_indexes', addListCoveringIndexes],
   ['20261123120000_add_database_blob_store', addDatabaseBlobStore],
+  ['20261125000000_add_sync_run_unannounced', addSyncRunUnannounced],
 ];

@@ -122,6 +122,50 @@ export interface IncrementalAdapter<C = unknown> extends Adapter {
   changes(ctx: AdapterContext, since: C): AsyncIterable<SyncEvent>;
 }
 
+/** A file as a cheap listing sees it: that it exists, and who may see it (no content). */
+export interface LiveFile {
+  nativeId: string;
+  /** The same access list a `file` event would carry. */
+  access: readonly AccessEntry[];
+}
+
+/** What staging and the live listing disagree on, for the adapter to settle (native ids). */
+export interface SettleRequest {
+  /**
+   * Staged files that neither this run's changes nor the listing showed. For each, yield `live`
+   * (it exists, with this access), a `file` or a `delete`; one the adapter says nothing about is
+   * taken as gone and becomes a tombstone.
+   */
+  unlisted: readonly string[];
+  /** Listed files staging does not serve: yield a `file` for each (content read whole), or a failure. */
+  missing: readonly string[];
+  /**
+   * Listed (or settled) files whose access changed although no event said so: their content may
+   * have changed with it (a page that names its project). Yield a `file` to refresh one, or nothing.
+   */
+  accessChanged: readonly string[];
+}
+
+/** What `settle` yields: sync events, or `live` (the file exists with this access; its content as staged). */
+export type SettleEvent = SyncEvent | { type: 'live'; file: LiveFile };
+
+/**
+ * Access reconciliation, for incremental adapters whose change feed can lose changes (events
+ * delivered at most once, a change table pruned before it was read): after `changes()`, the
+ * engine takes the live files with their access from `liveFiles`, rewrites the access lists that
+ * differ from staging, and asks `settle` about what the listing could not vouch for — staged
+ * files it did not show, listed files staging lacks, files whose access changed. A lost event
+ * can then delay a change of content, never a change of access or a deletion.
+ *
+ * Both are called on the adapter instance that ran `changes()`, right after it in the same run,
+ * and may use what that run read. Neither touches staging: the engine compares and writes.
+ */
+export interface AccessReconcilingAdapter<C = unknown> extends IncrementalAdapter<C> {
+  /** Every file the source can list cheaply, with its current access (no content). Must not yield a file twice. */
+  liveFiles(ctx: AdapterContext): AsyncIterable<LiveFile>;
+  settle(ctx: AdapterContext, request: SettleRequest): AsyncIterable<SettleEvent>;
+}
+
 /** An adapter that can refresh access lists and directories without re-reading content. */
 export interface PermissionSyncAdapter extends Adapter {
   permissions(ctx: AdapterContext): AsyncIterable<SyncEvent>;
@@ -129,6 +173,11 @@ export interface PermissionSyncAdapter extends Adapter {
 
 export function isIncremental(adapter: Adapter): adapter is IncrementalAdapter {
   return typeof (adapter as Partial<IncrementalAdapter>).changes === 'function' && (adapter as Partial<IncrementalAdapter>).checkpointSchema !== undefined;
+}
+
+export function reconcilesAccess(adapter: Adapter): adapter is AccessReconcilingAdapter {
+  const a = adapter as Partial<AccessReconcilingAdapter>;
+  return isIncremental(adapter) && typeof a.liveFiles === 'function' && typeof a.settle === 'function';
 }
 
 export function supportsPermissionSync(adapter: Adapter): adapter is PermissionSyncAdapter {

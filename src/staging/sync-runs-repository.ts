@@ -22,6 +22,7 @@ export interface SyncRunRow {
   counts: string | null;
   error: string | null;
   checkpoint: string | null;
+  unannounced: number;
 }
 
 /** `sync_runs`: one row per run, with its counts, errors and (for full runs) its resume point. */
@@ -45,8 +46,12 @@ export class SyncRunsRepository {
       .update({ counts: JSON.stringify(counts), heartbeat_at: at, ...(checkpoint === undefined ? {} : { checkpoint: JSON.stringify(checkpoint) }) });
   }
 
-  async finish(id: number, status: Exclude<SyncRunStatus, 'running'>, counts: SyncCounts, finishedAt: string, error?: string): Promise<void> {
-    await this.db('sync_runs').where({ id }).update({ status, counts: JSON.stringify(counts), finished_at: finishedAt, error: error ?? null });
+  /**
+   * `unannounced`: changes the run found by polling that no event had announced (access
+   * reconciliation), kept in a column of its own so a total over all runs is one query.
+   */
+  async finish(id: number, status: Exclude<SyncRunStatus, 'running'>, counts: SyncCounts, finishedAt: string, error?: string, unannounced = 0): Promise<void> {
+    await this.db('sync_runs').where({ id }).update({ status, counts: JSON.stringify(counts), finished_at: finishedAt, error: error ?? null, unannounced });
   }
 
   /** Marks runs of `source` left `running` by a dead process as failed (they will not resume). */

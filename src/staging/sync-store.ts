@@ -150,6 +150,11 @@ export class SyncStore {
     return released;
   }
 
+  /** Ids of every active file of `source` (access reconciliation compares them with what the source lists). */
+  async activeFileIds(source: string): Promise<string[]> {
+    return ((await this.db('files').where({ source, status: 'active' }).select('id')) as Array<{ id: string }>).map((r) => r.id);
+  }
+
   async activeFileCount(source: string): Promise<number> {
     const row = (await this.db('files').where({ source, status: 'active' }).count({ n: '*' }).first()) as { n: number | string };
     return Number(row.n);

@@ -142,10 +142,7 @@ export async function decideFile(source: string, record: FileRecord, state: File
     storedHash !== null &&
     (storedHash === contentHash || (!storedHash.startsWith(CONTENT_HASH_VERSION) && storedHash === firstContentHash(served, content.body, content.sha256)));
 
-  if (state && sameContent) {
-    if (state.permissions_hash === permissionsHash) return { kind: 'unchanged' };
-    return { kind: 'permissions', permissions, hash: permissionsHash, at: changeTime(at, state.permissions_modified_at ?? undefined) };
-  }
+  if (state && sameContent) return accessChange(permissions, permissionsHash, state, at);
   const modifiedAt = changeTime(at, state?.modified_at);
   // Every column spelled out in one literal: spreading `served` and adding the rest made V8 build
   // each row property by property, which cost more than all of the hashing above.
@@ -180,6 +177,24 @@ export async function decideFile(source: string, record: FileRecord, state: File
   };
   row.wire_json = fileWireJson(row);
   return { kind: state ? 'changed' : 'added', row, permissions };
+}
+
+export type AccessDecision = Extract<FileDecision, { kind: 'unchanged' | 'permissions' }> | { kind: 'missing' };
+
+/**
+ * What a live file's access list changes in staging, content aside (access reconciliation):
+ * `missing` when staging does not serve the file, so there is nothing to rewrite.
+ */
+export function decideAccess(source: string, access: readonly AccessEntry[], state: FileState | undefined, at: string): AccessDecision {
+  if (state?.status !== 'active') return { kind: 'missing' };
+  const permissions = accessRefs(source, access);
+  return accessChange(permissions, hashOf(permissions), state, at);
+}
+
+/** Unchanged when the stored access list hashes the same, else a rewrite whose time moves past the stored one. */
+function accessChange(permissions: PrincipalRef[], hash: string, state: FileState, at: string): Extract<FileDecision, { kind: 'unchanged' | 'permissions' }> {
+  if (state.permissions_hash === hash) return { kind: 'unchanged' };
+  return { kind: 'permissions', permissions, hash, at: changeTime(at, state.permissions_modified_at ?? undefined) };
 }
 
 export function decideUser(source: string, record: UserRecord, state: UserState | undefined, at: string): UserWrite | undefined {

@@ -1,4 +1,4 @@
-import { isIncremental, type Adapter, type AdapterContext, type SyncEvent } from '../adapters/adapter';
+import { isIncremental, reconcilesAccess, type Adapter, type AdapterContext, type SyncEvent } from '../adapters/adapter';
 import { CheckpointExpiredError, isSourceError } from '../adapters/source-error';
 import type { BlobStore } from '../blobs/blob-store';
 import type { Logger } from '../logging/create-logger';
@@ -10,6 +10,7 @@ import { emptyBatch, SyncStore, type SyncBatch } from '../staging/sync-store';
 import { DEFAULT_ERROR_BUDGET, ErrorBudget, SyncAbortedError, type ErrorBudgetLimits } from './error-budget';
 import { ConcurrencyPool } from '../lib/concurrency-pool';
 import { decideFile, decideGroup, decideUser, globalId } from './record-rows';
+import { eventFileId, reconcileAccess, type ReconciliationStats } from './reconcile-access';
 
 export interface SyncOptions {
   /** `auto`: incremental when the adapter can and a valid checkpoint exists, else full. */
@@ -25,6 +26,12 @@ export interface SyncOptions {
   /** How long tombstones are served before they are purged. */
   tombstoneRetentionMs: number;
   lockLeaseMs: number;
+  /**
+   * Access reconciliation after incremental runs of adapters that offer it (`liveFiles` and
+   * `settle`): a lost change event then delays a change of content, never one of access or a
+   * deletion. On by default; off only to measure what it costs or catches.
+   */
+  reconcile: boolean;
   onProgress?: (progress: SyncProgress) => void;
 }
 
@@ -37,6 +44,7 @@ export const DEFAULT_SYNC_OPTIONS: SyncOptions = {
   batchSize: 500,
   tombstoneRetentionMs: 30 * 24 * 3600 * 1000,
   lockLeaseMs: 60_000,
+  reconcile: true,
 };
 
 export interface SyncDeps {
@@ -66,6 +74,8 @@ export interface SyncSummary {
   resumed: boolean;
   /** Why an incremental run became a full one. */
   fellBackToFull?: string;
+  /** What access reconciliation did (incremental runs of adapters that offer it). */
+  reconciliation?: ReconciliationStats;
   error?: string;
   failures: string[];
 }
@@ -160,9 +170,17 @@ export async function runSync(adapter: Adapter, deps: SyncDeps, partial: Partial
     let processed = 0;
     let lastCheckpoint: unknown;
     let finalCheckpoint: unknown;
+    const reconciler = mode === 'incremental' && options.reconcile && reconcilesAccess(adapter) ? adapter : undefined;
+    /** Files the run's changes settled (written, deleted, failed): reconciliation leaves them be. */
+    const touched = reconciler ? new Set<string>() : undefined;
+    let reconciliation: ReconciliationStats | undefined;
+
+    const assertLock = (): void => {
+      if (lock.isLost) throw new SyncAbortedError(`Lost the sync lock of '${source}' (another run took over); stopping.`);
+    };
 
     const flush = async (): Promise<void> => {
-      if (lock.isLost) throw new SyncAbortedError(`Lost the sync lock of '${source}' (another run took over); stopping.`);
+      assertLock();
       const events = pending;
       pending = [];
       const stamp = at();
@@ -186,6 +204,10 @@ export async function runSync(adapter: Adapter, deps: SyncDeps, partial: Partial
       const users = new Map<string, Extract<SyncEvent, { type: 'user' }>['user']>();
       const groups = new Map<string, Extract<SyncEvent, { type: 'group' }>['group']>();
       for (const e of events) {
+        if (touched) {
+          const fileId = eventFileId(source, e);
+          if (fileId) touched.add(fileId);
+        }
         if (e.type === 'file') files.set(globalId(source, e.file.nativeId), e.file);
         else if (e.type === 'user') users.set(globalId(source, e.user.nativeId), e.user);
         else if (e.type === 'group') groups.set(globalId(source, e.group.nativeId), e.group);
@@ -271,15 +293,33 @@ export async function runSync(adapter: Adapter, deps: SyncDeps, partial: Partial
     };
 
     const finish = async (status: Exclude<SyncRunStatus, 'running'>, error?: string): Promise<SyncSummary> => {
-      await runs.finish(runId, status, counts, at(), error ?? (failures.length ? failures.slice(0, 100).join('\n') : undefined));
+      await runs.finish(runId, status, counts, at(), error ?? (failures.length ? failures.slice(0, 100).join('\n') : undefined), reconciliation?.unannounced);
       deps.signal?.removeEventListener('abort', onAbort);
-      const summary: SyncSummary = { source, runId, mode, status, counts, durationMs: Date.now() - started, resumed, failures, ...(fallback ? { fellBackToFull: fallback } : {}), ...(error ? { error } : {}) };
-      logger.info({ runId, mode, status, counts, durationMs: summary.durationMs }, 'sync finished');
+      const summary: SyncSummary = {
+        source,
+        runId,
+        mode,
+        status,
+        counts,
+        durationMs: Date.now() - started,
+        resumed,
+        failures,
+        ...(fallback ? { fellBackToFull: fallback } : {}),
+        ...(reconciliation ? { reconciliation } : {}),
+        ...(error ? { error } : {}),
+      };
+      logger.info({ runId, mode, status, counts, ...(reconciliation ? { reconciliation } : {}), durationMs: summary.durationMs }, 'sync finished');
       return summary;
     };
 
-    try {
-      const events = mode === 'full' ? adapter.full(ctx, resume) : (isIncremental(adapter) ? adapter.changes(ctx, checkpoint) : adapter.full(ctx));
+    /** Why deleting `deletes` of `active` files is refused (the mass-deletion guard), or undefined. */
+    const refuseDeletes = (deletes: number, active: number): string | undefined => {
+      if (options.allowMassDelete || active < options.massDeleteMinFiles || deletes / active <= options.maxDeleteShare) return undefined;
+      return `The run would delete ${deletes} of ${active} active files (over ${Math.round(options.maxDeleteShare * 100)} %); nothing was deleted. If the source really lost them, run again with --allow-mass-delete.`;
+    };
+
+    /** Runs events through decisions and batches (error budget, checkpoints), then commits what is pending. */
+    const consume = async (events: AsyncIterable<SyncEvent>): Promise<void> => {
       for await (const event of events) {
         if (controller.signal.aborted) throw new RunCancelled();
         if (event.type === 'checkpoint') {
@@ -299,6 +339,30 @@ export async function runSync(adapter: Adapter, deps: SyncDeps, partial: Partial
         if (pending.length >= options.batchSize) await flush();
       }
       await flush();
+    };
+
+    try {
+      await consume(mode === 'full' ? adapter.full(ctx, resume) : isIncremental(adapter) ? adapter.changes(ctx, checkpoint) : adapter.full(ctx));
+      if (reconciler && touched) {
+        const outcome = await reconcileAccess({
+          adapter: reconciler,
+          ctx,
+          store,
+          source,
+          batchSize: options.batchSize,
+          counts,
+          at,
+          touched,
+          apply: async (batch) => {
+            assertLock();
+            await releaseBlobs(await store.apply(batch, runId, at()));
+          },
+          consume,
+          refuseDeletes,
+        });
+        reconciliation = outcome.stats;
+        if (outcome.blocked) return finish('blocked', outcome.blocked);
+      }
     } catch (error) {
       if (error instanceof RunCancelled || controller.signal.aborted) {
         return finish('cancelled', 'cancelled before the end: nothing was swept');
@@ -311,14 +375,10 @@ export async function runSync(adapter: Adapter, deps: SyncDeps, partial: Partial
     }
 
     if (mode === 'full') {
-      const unseen = await store.unseenActiveFileCount(source, runId);
-      const active = await store.activeFileCount(source);
-      if (!options.allowMassDelete && active >= options.massDeleteMinFiles && unseen / active > options.maxDeleteShare) {
+      const refused = refuseDeletes(await store.unseenActiveFileCount(source, runId), await store.activeFileCount(source));
+      if (refused) {
         await store.clearSeen(runId);
-        return finish(
-          'blocked',
-          `The run would delete ${unseen} of ${active} active files (over ${Math.round(options.maxDeleteShare * 100)} %); nothing was deleted. If the source really lost them, run again with --allow-mass-delete.`,
-        );
+        return finish('blocked', refused);
       }
       const swept = await store.sweep(source, runId, at());
       await releaseBlobs(swept.released);

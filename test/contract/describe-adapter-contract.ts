@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import { ADAPTER_NAME, SUPPORTED_MIME_TYPES, isIncremental, type Adapter, type AdapterContext, type IncrementalAdapter, type SyncEvent } from '../../src/adapters/adapter';
+import { ADAPTER_NAME, SUPPORTED_MIME_TYPES, isIncremental, reconcilesAccess, type AccessReconcilingAdapter, type Adapter, type AdapterContext, type IncrementalAdapter, type SyncEvent } from '../../src/adapters/adapter';
 import { FsBlobStore } from '../../src/blobs/fs-blob-store';
 import { runSync, type SyncOptions, type SyncSummary } from '../../src/sync/run-sync';
 import { createTestDatabase, databaseKinds, type TestDatabase } from '../helpers/test-databases';
@@ -80,7 +80,9 @@ function recorded(adapter: Adapter, recording: Recording): Adapter {
   const wrapped = { name: adapter.name, full: (ctx: AdapterContext, resume?: unknown) => tap(adapter.full(ctx, resume)) };
   if (!isIncremental(adapter)) return wrapped;
   const incremental: IncrementalAdapter = { ...wrapped, checkpointSchema: adapter.checkpointSchema, changes: (ctx, since) => tap(adapter.changes(ctx, since)) };
-  return incremental;
+  if (!reconcilesAccess(adapter)) return incremental;
+  const reconciling: AccessReconcilingAdapter = { ...incremental, liveFiles: (ctx) => adapter.liveFiles(ctx), settle: (ctx, request) => adapter.settle(ctx, request) };
+  return reconciling;
 }
 
 async function collect(events: AsyncIterable<SyncEvent>): Promise<SyncEvent[]> {
@@ -326,6 +328,8 @@ export function describeAdapterContract(name: string, makeFixture: () => Promise
         const summary = await sync('auto');
         expect(summary.mode).toBe(nextMode());
         expect(summary.counts).toMatchObject(nothingWritten);
+        // An adapter that reconciles access lists what its full run staged, with the same access.
+        if (reconcilesAccess(fixture.adapter)) expect(summary.reconciliation).toMatchObject({ accessRewritten: 0, refreshed: 0, deleted: 0, unannounced: 0 });
         expect(await snapshot()).toEqual(before);
         for (const { json } of recording.checkpoints) expect(json).not.toBeInstanceOf(Error);
       });

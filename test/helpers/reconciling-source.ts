@@ -1,0 +1,51 @@
+import type { AccessReconcilingAdapter, AdapterContext, LiveFile, SettleEvent, SettleRequest } from '../../src/adapters/adapter';
+import { ScriptedSource } from './scripted-adapter';
+
+/**
+ * A scripted source whose change feed can lose changes (`silently`), with access reconciliation:
+ * `liveFiles` lists every file but those marked `unlistable` (as a source lists only part of its
+ * files cheaply), and `settle` answers the way a careful adapter does: an unlisted file that
+ * exists is `live` (or read whole, with `readUnlisted`), one that is gone is deleted (or, with
+ * `quietAboutGone`, left unanswered), missing files and files whose access changed are read.
+ */
+export class ReconcilingSource extends ScriptedSource implements AccessReconcilingAdapter<{ position: number }> {
+  readonly unlistable = new Set<string>();
+  readonly requests: SettleRequest[] = [];
+  listings = 0;
+  quietAboutGone = false;
+  readUnlisted = false;
+  /** Thrown by `liveFiles` after this many files (a listing that fails part way). */
+  failListingAfter?: number;
+
+  /** Changes the source without a trace in the change feed (lost events). */
+  silently(change: (source: this) => void): this {
+    const before = this.log.length;
+    change(this);
+    this.log.splice(before);
+    return this;
+  }
+
+  async *liveFiles(_ctx: AdapterContext): AsyncIterable<LiveFile> {
+    this.listings++;
+    let n = 0;
+    for (const file of this.files.values()) {
+      if (this.unlistable.has(file.nativeId)) continue;
+      if (this.failListingAfter !== undefined && n++ >= this.failListingAfter) throw new Error('listing failed part way');
+      yield { nativeId: file.nativeId, access: file.access };
+    }
+  }
+
+  async *settle(_ctx: AdapterContext, request: SettleRequest): AsyncIterable<SettleEvent> {
+    this.requests.push(request);
+    for (const id of request.unlisted) {
+      const file = this.files.get(id);
+      if (!file) {
+        if (!this.quietAboutGone) yield { type: 'delete', kind: 'file', nativeId: id };
+      } else yield this.readUnlisted ? { type: 'file', file } : { type: 'live', file: { nativeId: id, access: file.access } };
+    }
+    for (const id of [...request.missing, ...request.accessChanged]) {
+      const file = this.files.get(id);
+      if (file) yield { type: 'file', file };
+    }
+  }
+}
