@@ -14,6 +14,7 @@ import type { HandlerDeps } from './handler-context';
 import { loadContract } from './load-contract';
 import { admission } from './middleware/admission';
 import { errorHandler } from './middleware/error-handler';
+import { refuseMalformedQuery } from './middleware/refuse-malformed-query';
 import { requestLogger } from './middleware/request-logger';
 import { resolveRawIdPath } from './middleware/resolve-raw-id-path';
 import { securityHeaders } from './middleware/security-headers';
@@ -118,6 +119,7 @@ export async function createApp(deps: AppDeps): Promise<{ app: Express; api: Ope
   app.use(metrics.middleware());
   app.use(securityHeaders());
   app.use(admission(config));
+  app.use(refuseMalformedQuery());
   app.use(resolveRawIdPath());
   app.get('/openapi.json', (_req, res) => {
     res.type('application/json').send(contractJson);
