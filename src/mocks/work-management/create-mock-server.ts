@@ -32,6 +32,7 @@ import { eventRoutes } from './routes/event-routes';
 import { jobRoutes } from './routes/job-routes';
 import { oracleRouter } from './routes/oracle-routes';
 import { projectRoutes } from './routes/project-routes';
+import { projectTemplateRoutes } from './routes/project-template-routes';
 import { taskRoutes } from './routes/task-routes';
 import { createVisibilityOracle, type OracleOptions, type VisibilityOracle } from './visibility-oracle';
 
@@ -82,7 +83,7 @@ export function createWorkManagementMock(options: WorkManagementMockOptions = {}
   const tokens = new TokenRegistry(now, [[token, organization.serviceAccount]]);
   store.events.lossRate = hostility.eventLossRate;
   const oracle = createVisibilityOracle(store, options.oracle);
-  const routes = new RouteTable().add([...directoryRoutes, ...projectRoutes, ...taskRoutes, ...catalogRoutes, ...jobRoutes, ...eventRoutes, ...batchRoutes, ...auditLogRoutes]);
+  const routes = new RouteTable().add([...directoryRoutes, ...projectRoutes, ...taskRoutes, ...catalogRoutes, ...jobRoutes, ...eventRoutes, ...batchRoutes, ...auditLogRoutes, ...projectTemplateRoutes]);
   const ctx: MockContext = {
     store,
     oracle,

@@ -183,7 +183,48 @@ class Generator {
     this.projectsOfPersonalWorkspace();
     this.portfoliosAndGoals();
     this.tasks();
+    // Last, so templates take no gid that other records had before templates existed.
+    this.projectTemplates();
     return { organization: this.org, personalWorkspace: this.personal, serviceAccount: serviceAccount.gid };
+  }
+
+  /** Two templates: a launch with two date variables and two roles, an onboarding with one date. */
+  private projectTemplates(): void {
+    const [first, second] = this.teams;
+    const ownerOf = (team: Team | undefined): Gid | null => this.teamMembers.get(team?.gid ?? '')?.find((u) => this.activeMembers.includes(u)) ?? null;
+    if (first) {
+      this.store.addProjectTemplate({
+        team: first.gid,
+        name: 'Product launch',
+        description: 'Plan, build and ship a launch: brief, design, release and follow-up.',
+        owner: ownerOf(first),
+        requestedDates: [
+          { gid: '1', name: 'Start Date', description: 'When the work starts.' },
+          { gid: '2', name: 'Launch Date', description: 'The day the product ships.' },
+        ],
+        requestedRoles: [
+          { gid: '1', name: 'Launch lead' },
+          { gid: '2', name: 'Designer' },
+        ],
+        sections: [
+          { name: 'Plan', tasks: [{ name: 'Write the launch brief', dueOffsetDays: 2, role: '1' }, { name: 'Kick-off meeting', dueOffsetDays: 3, role: null }] },
+          { name: 'Build', tasks: [{ name: 'Design the landing page', dueOffsetDays: 10, role: '2' }, { name: 'Release checklist', dueOffsetDays: 20, role: '1' }] },
+          { name: 'Follow up', tasks: [{ name: 'Launch retrospective', dueOffsetDays: null, role: '1' }] },
+        ],
+      });
+    }
+    if (second) {
+      this.store.addProjectTemplate({
+        team: second.gid,
+        name: 'New hire onboarding',
+        description: 'The first two weeks of a new colleague.',
+        owner: ownerOf(second),
+        public: false,
+        requestedDates: [{ gid: '1', name: 'Start Date', description: 'The first working day.' }],
+        requestedRoles: [{ gid: '1', name: 'Buddy' }],
+        sections: [{ name: 'First week', tasks: [{ name: 'Laptop and accounts', dueOffsetDays: 0, role: null }, { name: 'Lunch with the buddy', dueOffsetDays: 1, role: '1' }] }],
+      });
+    }
   }
 
   private email(first: string, last: string, domain: string): string {

@@ -37,7 +37,8 @@ export type ResourceType =
   | 'status_update'
   | 'project_status'
   | 'job'
-  | 'organization_export';
+  | 'organization_export'
+  | 'project_template';
 
 /** The plan of a domain, lowest first (rules/plan-tiers.ts says what each allows). */
 export type PlanTier = 'free' | 'premium' | 'business' | 'enterprise' | 'enterprise_plus';
@@ -312,6 +313,31 @@ export interface ProjectStatus {
   createdAt: number;
 }
 
+/** What a new project gets from a template: sections of tasks, dates relative to a date variable. */
+export interface TemplateTask {
+  name: string;
+  /** Days after the template's first requested date (its start date); null: no due date. */
+  dueOffsetDays: number | null;
+  /** The requested role whose user is assigned; null: unassigned. */
+  role: string | null;
+}
+
+export interface ProjectTemplate {
+  gid: Gid;
+  workspace: Gid;
+  /** A template belongs to one team, fixed (the API cannot change it). */
+  team: Gid;
+  name: string;
+  description: string;
+  owner: Gid | null;
+  public: boolean;
+  color: string;
+  /** Date variables a caller fills when instantiating; the first is the start date. */
+  requestedDates: Array<{ gid: string; name: string; description: string }>;
+  requestedRoles: Array<{ gid: string; name: string }>;
+  sections: Array<{ name: string; tasks: TemplateTask[] }>;
+}
+
 export interface Notification {
   to: Gid;
   about: Gid;
@@ -389,6 +415,7 @@ export class WorkManagementStore {
   readonly goals = new Map<Gid, Goal>();
   readonly statusUpdates = new Map<Gid, StatusUpdate>();
   readonly projectStatuses = new Map<Gid, ProjectStatus>();
+  readonly projectTemplates = new Map<Gid, ProjectTemplate>();
   readonly notifications: Notification[] = [];
 
   // Indexes: ordered gid lists by parent. Order is creation order unless stated.
@@ -422,6 +449,7 @@ export class WorkManagementStore {
   readonly goalsByWorkspace = new Map<Gid, Gid[]>();
   readonly statusUpdatesByParent = new Map<Gid, Gid[]>();
   readonly projectStatusesByProject = new Map<Gid, Gid[]>();
+  readonly projectTemplatesByTeam = new Map<Gid, Gid[]>();
 
   constructor(options: StoreOptions) {
     this.seed = options.seed;
@@ -1078,6 +1106,15 @@ export class WorkManagementStore {
     this.record('deleted', this.ref('project_status', s.gid, s.title), this.ref('project', s.project), this.parentScopes(s.project));
   }
 
+  addProjectTemplate(input: Omit<ProjectTemplate, 'gid' | 'workspace' | 'description' | 'owner' | 'public' | 'color'> & Partial<Pick<ProjectTemplate, 'description' | 'owner' | 'public' | 'color'>>): ProjectTemplate {
+    const team = this.teams.get(input.team);
+    if (!team) throw new Error(`a project template belongs to a team, not ${input.team}`);
+    const t: ProjectTemplate = { description: '', owner: null, public: true, color: 'light-blue', ...input, gid: this.nextGid('project_template'), workspace: team.workspace };
+    this.projectTemplates.set(t.gid, t);
+    push(this.projectTemplatesByTeam, t.team, t.gid);
+    return t;
+  }
+
   // ---------------------------------------------------------------------------------------------
   // Events
   // ---------------------------------------------------------------------------------------------
@@ -1102,7 +1139,8 @@ export class WorkManagementStore {
       this.portfolios.get(gid)?.name ??
       this.goals.get(gid)?.name ??
       this.customFields.get(gid)?.name ??
-      this.sections.get(gid)?.name
+      this.sections.get(gid)?.name ??
+      this.projectTemplates.get(gid)?.name
     );
   }
 

@@ -19,6 +19,7 @@ import type {
   Project,
   ProjectPortfolioSetting,
   ProjectStatus,
+  ProjectTemplate,
   Section,
   StatusUpdate,
   Story,
@@ -665,6 +666,24 @@ const goalSpec: NodeSpec<Goal> = {
   },
 };
 
+const projectTemplateSpec: NodeSpec<ProjectTemplate> = {
+  compact: ['gid', 'resource_type', 'name'],
+  full: ['gid', 'resource_type', 'name', 'description', 'html_description', 'owner', 'team', 'public', 'requested_dates', 'requested_roles', 'color'],
+  fields: {
+    gid: (t) => t.gid,
+    resource_type: () => 'project_template',
+    name: (t) => t.name,
+    description: (t) => t.description,
+    html_description: (t) => htmlBody(t.description),
+    owner: (t, rc) => userRef(rc, t.owner),
+    team: (t, rc) => nodeOf(rc, t.team),
+    public: (t) => t.public,
+    requested_dates: (t) => t.requestedDates.map((d) => ({ ...d })),
+    requested_roles: (t) => t.requestedRoles.map((r) => ({ ...r })),
+    color: (t) => t.color,
+  },
+};
+
 const exportFileSpec: NodeSpec<{ file: ExportFile; ready: boolean }> = {
   compact: ['gid', 'resource_type', 'created_at', 'completed_at', 'download_url'],
   full: ['gid', 'resource_type', 'created_at', 'completed_at', 'download_url'],
@@ -740,6 +759,7 @@ export const nodes = {
   goal: (g: Goal) => makeNode(goalSpec, g),
   job: (j: Job) => makeNode(jobSpec, j),
   organizationExport: (e: OrganizationExport) => makeNode(organizationExportSpec, e),
+  projectTemplate: (t: ProjectTemplate) => makeNode(projectTemplateSpec, t),
 };
 
 /** The node of any stored object by gid (for references whose type varies). */
@@ -760,6 +780,7 @@ export function nodeOf(rc: RenderContext, gid: Gid): Node | null {
     case 'portfolio': return wrap(s.portfolios.get(gid), nodes.portfolio);
     case 'goal': return wrap(s.goals.get(gid), nodes.goal);
     case 'user_task_list': return wrap(s.userTaskLists.get(gid), nodes.userTaskList);
+    case 'project_template': return wrap(s.projectTemplates.get(gid), nodes.projectTemplate);
     default: return null;
   }
 }

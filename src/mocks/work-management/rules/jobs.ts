@@ -1,9 +1,11 @@
 /**
  * Jobs (seed: work done asynchronously returns a job; reference §8):
- * - task and project duplication, graph exports and resource exports return a job whose `status`
- *   goes `not_started` → `in_progress` → `succeeded` as the clock advances (`jobDurationMs`);
- * - a duplicated object exists from the start but is only complete once the job has succeeded
- *   (its properties may be inconsistent between polls until then);
+ * - task and project duplication, instantiating a project from a template, graph exports and
+ *   resource exports return a job whose `status` goes `not_started` → `in_progress` →
+ *   `succeeded` as the clock advances (`jobDurationMs`);
+ * - a duplicated or instantiated object exists from the start but is only complete once the job
+ *   has succeeded (its properties may be inconsistent between polls until then; templates:
+ *   rules/project-templates.ts);
  * - only the creator of a duplication can read its job;
  * - graph and resource export jobs carry `new_graph_export` / `new_resource_export` with a
  *   `download_url` (gzip JSON, gzip JSON Lines) once succeeded; one resource export may be in
@@ -17,7 +19,7 @@ import { ApiError, badRequest, notFound } from '../api/api-error';
 import type { Gid, Project, Task, WorkManagementStore } from '../model';
 import { assertGraphExportAllowed, assertOrganizationExportAllowed, assertResourceExportAllowed } from './plan-tiers';
 
-export type JobSubtype = 'duplicate_task' | 'duplicate_project' | 'graph_export_request' | 'resource_export_request';
+export type JobSubtype = 'duplicate_task' | 'duplicate_project' | 'instantiate_project' | 'graph_export_request' | 'resource_export_request';
 export type JobStatus = 'not_started' | 'in_progress' | 'succeeded' | 'failed';
 
 export interface Job {
@@ -87,7 +89,8 @@ export class JobRegistry {
     return file.bytes;
   }
 
-  private newJob(subtype: JobSubtype, createdBy: Gid, workspace: Gid, extra: Partial<Job> = {}): Job {
+  /** A job that succeeds after `jobDurationMs`; `onComplete` (in `extra`) finishes the work then. */
+  newJob(subtype: JobSubtype, createdBy: Gid, workspace: Gid, extra: Partial<Job> = {}): Job {
     const job: Job = { gid: this.store.nextGid('job'), subtype, createdBy, createdAt: this.store.now(), durationMs: this.durationMs(), workspace, completedAt: null, ...extra };
     this.jobs.set(job.gid, job);
     return job;
