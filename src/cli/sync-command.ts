@@ -13,18 +13,36 @@ import type { Runtime } from './runtime';
 
 /** How long a cancelled sync may take to record itself as cancelled before the process ends anyway. */
 const SYNC_CANCEL_BUDGET_MS = 5_000;
+/** The default full-run cadence: content a lost change event left stale converges within a day. */
+const DEFAULT_FULL_EVERY = '24h';
+
+interface SyncFlags {
+  all?: boolean;
+  full?: boolean;
+  allowMassDelete?: boolean;
+  every?: string;
+  fullEvery: string;
+}
 
 export function formatSummary(s: SyncSummary): string {
   const c = s.counts;
   const head = `${s.source}: ${s.mode}${s.resumed ? ' (resumed)' : ''} sync ${s.status}`;
   const counts = `added ${c.added}, changed ${c.changed}, unchanged ${c.unchanged}, deleted ${c.deleted}, failed ${c.failed}`;
-  const tail = [s.fellBackToFull ? `full because ${s.fellBackToFull}` : '', s.error ?? ''].filter(Boolean).join('; ');
+  const tail = [s.fellBackToFull ? `full because ${s.fellBackToFull}` : '', reconciliationNote(s), s.error ?? ''].filter(Boolean).join('; ');
   return `${head}: ${counts} in ${(s.durationMs / 1000).toFixed(1)} s${tail ? ` — ${tail}` : ''}`;
 }
 
-function syncOptions(config: Config, flags: { full?: boolean; allowMassDelete?: boolean }): Partial<SyncOptions> {
+/** What access reconciliation found that no change event announced (a lossy change feed at work). */
+function reconciliationNote(s: SyncSummary): string {
+  const r = s.reconciliation;
+  if (!r) return '';
+  return `reconciled ${r.listed} listed files: ${r.unannounced} changes no event announced (${r.accessRewritten} access lists, ${r.deleted} deletions, ${r.refreshed} files read again)`;
+}
+
+function syncOptions(config: Config, flags: { full?: boolean; allowMassDelete?: boolean }, fullEveryMs: number | undefined): Partial<SyncOptions> {
   return {
     mode: flags.full ? 'full' : 'auto',
+    ...(fullEveryMs !== undefined ? { fullEveryMs } : {}),
     allowMassDelete: Boolean(flags.allowMassDelete),
     maxDeleteShare: config.syncMaxDeleteShare,
     errorBudget: { maxFailures: config.syncMaxFailures, maxFailureRatio: config.syncMaxFailureRatio, minItems: 50 },
@@ -63,7 +81,10 @@ function progressReporter(runtime: Runtime, logger: Logger, expected: number | u
   };
 }
 
-async function syncOnce(factories: readonly AdapterFactory[], ctx: { runtime: Runtime; config: Config; logger: Logger; staging: Staging; signal: AbortSignal; flags: { full?: boolean; allowMassDelete?: boolean } }): Promise<boolean> {
+async function syncOnce(
+  factories: readonly AdapterFactory[],
+  ctx: { runtime: Runtime; config: Config; logger: Logger; staging: Staging; signal: AbortSignal; flags: { full?: boolean; allowMassDelete?: boolean }; fullEveryMs: number | undefined },
+): Promise<boolean> {
   let ok = true;
   for (const factory of factories) {
     if (ctx.signal.aborted) break;
@@ -81,7 +102,7 @@ async function syncOnce(factories: readonly AdapterFactory[], ctx: { runtime: Ru
     const expected = prevCounts ? Object.values(prevCounts).reduce((a, b) => a + b, 0) : undefined;
     const progress = progressReporter(ctx.runtime, ctx.logger, expected);
     try {
-      const summary = await runSync(adapter, { db: ctx.staging.db, blobs: ctx.staging.blobs, logger: ctx.logger, signal: ctx.signal }, { ...syncOptions(ctx.config, ctx.flags), onProgress: progress.onProgress });
+      const summary = await runSync(adapter, { db: ctx.staging.db, blobs: ctx.staging.blobs, logger: ctx.logger, signal: ctx.signal }, { ...syncOptions(ctx.config, ctx.flags, ctx.fullEveryMs), onProgress: progress.onProgress });
       progress.stop();
       ctx.runtime.print(formatSummary(summary));
       if (summary.status !== 'succeeded') ok = false;
@@ -103,7 +124,12 @@ export function registerSyncCommand(program: Command, runtime: Runtime): void {
     .option('--full', 'force a full run (re-reads everything; sweeps what the source no longer has)')
     .option('--allow-mass-delete', `let a full run delete more than SYNC_MAX_DELETE_SHARE of a source's files`)
     .option('--every <interval>', 'keep running: start again this long after each round began (90s, 15m, 1h); rounds never overlap')
-    .action(async (name: string | undefined, flags: { all?: boolean; full?: boolean; allowMassDelete?: boolean; every?: string }, command: Command) => {
+    .option(
+      '--full-every <interval>',
+      "run full instead of incremental when the source's latest full run started this long ago (e.g. 24h; `off`: only when needed): content a lost change event left stale converges within it",
+      DEFAULT_FULL_EVERY,
+    )
+    .action(async (name: string | undefined, flags: SyncFlags, command: Command) => {
       // Usage mistakes are reported like commander's own (`error: …`, exit 1), not as a stack trace.
       const usageError = (message: string): never => command.showHelpAfterError(false).error(`error: ${message}`, { exitCode: 1, code: 'content-gateway.sync' });
       const config = loadConfig(runtime.env);
@@ -114,8 +140,10 @@ export function registerSyncCommand(program: Command, runtime: Runtime): void {
         usageError(name ? `Unknown adapter '${name}'. Registered adapters: ${known}.` : `Name an adapter or use --all. Registered adapters: ${known}.`);
       }
       let interval: number | undefined;
+      let fullEveryMs: number | undefined;
       try {
         interval = flags.every !== undefined ? parseInterval(flags.every) : undefined;
+        fullEveryMs = flags.fullEvery === 'off' ? undefined : parseInterval(flags.fullEvery, { option: '--full-every', maxMs: Number.MAX_SAFE_INTEGER });
       } catch (error) {
         usageError((error as Error).message);
       }
@@ -133,7 +161,7 @@ export function registerSyncCommand(program: Command, runtime: Runtime): void {
       try {
         for (;;) {
           const roundStarted = Date.now();
-          const ok = await syncOnce(factories, { runtime, config, logger, staging, signal: controller.signal, flags });
+          const ok = await syncOnce(factories, { runtime, config, logger, staging, signal: controller.signal, flags, fullEveryMs });
           if (!interval) {
             if (!ok) runtime.setExitCode(1);
             return;

@@ -54,6 +54,12 @@ export class SyncRunsRepository {
     await this.db('sync_runs').where({ id }).update({ status, counts: JSON.stringify(counts), finished_at: finishedAt, error: error ?? null, unannounced });
   }
 
+  /** When the latest full run of `source` started, whatever its outcome (undefined when there was none). */
+  async lastFullRunStart(source: string): Promise<string | undefined> {
+    const row = (await this.db('sync_runs').where({ source, mode: 'full' }).max({ started: 'started_at' }).first()) as { started: string | null } | undefined;
+    return row?.started ?? undefined;
+  }
+
   /** Marks runs of `source` left `running` by a dead process as failed (they will not resume). */
   async abandon(source: string, exceptId: number, at: string): Promise<void> {
     await this.db('sync_runs').where({ source, status: 'running' }).whereNot({ id: exceptId }).update({ status: 'failed', finished_at: at, error: 'abandoned: the process running it stopped' });

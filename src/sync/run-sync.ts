@@ -32,6 +32,11 @@ export interface SyncOptions {
    * deletion. On by default; off only to measure what it costs or catches.
    */
   reconcile: boolean;
+  /**
+   * With `mode: 'auto'`, run full (re-read all content, sweep) when the source's latest full run
+   * started at least this long ago: content that lost events left stale converges within it.
+   */
+  fullEveryMs?: number;
   onProgress?: (progress: SyncProgress) => void;
 }
 
@@ -72,7 +77,7 @@ export interface SyncSummary {
   durationMs: number;
   /** A full run that continued an interrupted one. */
   resumed: boolean;
-  /** Why an incremental run became a full one. */
+  /** Why an incremental run became a full one (or why a full one was due). */
   fellBackToFull?: string;
   /** What access reconciliation did (incremental runs of adapters that offer it). */
   reconciliation?: ReconciliationStats;
@@ -91,20 +96,40 @@ const zeroCounts = (): SyncCounts => ({ added: 0, changed: 0, unchanged: 0, dele
 
 class RunCancelled extends Error {}
 
-/** Chooses the mode and the starting checkpoint, falling back to a full run (logged) when the checkpoint is missing or invalid. */
-async function plan(adapter: Adapter, options: SyncOptions, checkpoints: CheckpointsRepository, logger: Logger): Promise<{ mode: SyncMode; checkpoint?: unknown; fallback?: string }> {
+/**
+ * Chooses the mode and the starting checkpoint, falling back to a full run (logged) when the
+ * checkpoint is missing or invalid, or when `fullEveryMs` says a full run is due.
+ */
+async function plan(adapter: Adapter, options: SyncOptions, repos: { checkpoints: CheckpointsRepository; runs: SyncRunsRepository }, logger: Logger, now: Date): Promise<{ mode: SyncMode; checkpoint?: unknown; fallback?: string }> {
+  const { checkpoints } = repos;
   if (options.mode === 'full' || !isIncremental(adapter)) {
     if (options.mode === 'incremental' && !isIncremental(adapter)) return { mode: 'full', fallback: `${adapter.name} has no incremental sync` };
     return { mode: 'full' };
   }
   const stored = await checkpoints.load(adapter.name);
   if (stored === undefined) return { mode: 'full', fallback: 'no checkpoint yet' };
+  const due = options.mode === 'auto' ? await fullRunDue(repos.runs, adapter.name, options.fullEveryMs, now) : undefined;
+  if (due) return { mode: 'full', fallback: due };
   const parsed = adapter.checkpointSchema.safeParse(stored);
   if (!parsed.success) {
     logger.warn({ source: adapter.name }, 'stored checkpoint is invalid; running a full sync instead');
     return { mode: 'full', fallback: 'the stored checkpoint is invalid' };
   }
   return { mode: 'incremental', checkpoint: parsed.data };
+}
+
+/** Why a full run is due (the latest one started `fullEveryMs` or more ago), or undefined. */
+async function fullRunDue(runs: SyncRunsRepository, source: string, fullEveryMs: number | undefined, now: Date): Promise<string | undefined> {
+  if (fullEveryMs === undefined) return undefined;
+  const last = await runs.lastFullRunStart(source);
+  const every = formatHours(fullEveryMs);
+  if (last === undefined) return `a full run is due (none recorded; one every ${every})`;
+  const age = now.getTime() - Date.parse(last);
+  return age >= fullEveryMs ? `a full run is due (the last one started ${formatHours(age)} ago; one every ${every})` : undefined;
+}
+
+function formatHours(ms: number): string {
+  return ms >= 3_600_000 ? `${(ms / 3_600_000).toFixed(ms % 3_600_000 === 0 ? 0 : 1)} h` : `${Math.round(ms / 60_000)} min`;
 }
 
 /**
@@ -125,7 +150,7 @@ export async function runSync(adapter: Adapter, deps: SyncDeps, partial: Partial
   await lock.acquire();
   const started = Date.now();
   try {
-    const planned = await plan(adapter, options, checkpoints, logger);
+    const planned = await plan(adapter, options, { checkpoints, runs }, logger, now());
     try {
       return await execute(planned.mode, planned.checkpoint, planned.fallback);
     } catch (error) {

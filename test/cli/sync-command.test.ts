@@ -70,6 +70,21 @@ describe('content-gateway sync', () => {
     expect([parseInterval('90s'), parseInterval('15m'), parseInterval(' 1h '), parseInterval('596h')]).toEqual([90_000, 900_000, 3_600_000, 596 * 3_600_000]);
   });
 
+  it('runs full instead of incremental once the latest full run started --full-every ago (24h unless told; off: never on a schedule)', async () => {
+    const tree = treeOf(20);
+    const fsEnv = { ...env, FILESYSTEM_ROOT: tree.root };
+    const bad = await runCli(['sync', 'filesystem', '--full-every', '2x'], fsEnv);
+    expect({ code: bad.code, stderr: bad.stderr }).toEqual({ code: 1, stderr: "error: --full-every takes a duration such as 90s, 15m or 1h; got '2x'\n" });
+    expect(summaryOf((await runCli(['sync', 'filesystem'], fsEnv)).stdout).mode).toBe('full');
+    expect(summaryOf((await runCli(['sync', 'filesystem'], fsEnv)).stdout).mode).toBe('incremental');
+    const dayAgo = new Date(Date.now() - 25 * 3_600_000).toISOString();
+    await staging()('sync_runs').where({ mode: 'full' }).update({ started_at: dayAgo });
+    expect(summaryOf((await runCli(['sync', 'filesystem', '--full-every', 'off'], fsEnv)).stdout).mode).toBe('incremental');
+    const due = summaryOf((await runCli(['sync', 'filesystem'], fsEnv)).stdout);
+    expect(due.mode).toBe('full');
+    expect(due.line).toMatch(/full because a full run is due \(the last one started 25\.0 h ago; one every 24 h\)/);
+  });
+
   it('says which setting an adapter misses, exits 1', async () => {
     const r = await runCli(['sync', 'filesystem'], env);
     expect(r.code).toBe(1);
