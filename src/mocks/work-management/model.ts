@@ -123,6 +123,8 @@ export interface Project {
   dueOn: string | null;
   startOn: string | null;
   customType: Gid | null;
+  /** Values of the fields its portfolios give it (rules/portfolio-custom-fields.ts). */
+  customFieldValues: CustomFieldValue[];
 }
 
 /** A project, portfolio or goal membership of a user or of a whole team. */
@@ -673,6 +675,7 @@ export class WorkManagementStore {
       dueOn: null,
       startOn: null,
       customType: input.customType ?? null,
+      customFieldValues: [],
     };
     this.projects.set(project.gid, project);
     push(this.projectsByWorkspace, project.workspace, project.gid);

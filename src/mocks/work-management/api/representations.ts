@@ -35,6 +35,7 @@ import type {
 } from '../model';
 import { displayValue, taskCustomFields, type TaskFieldEntry } from '../rules/custom-fields';
 import type { ExportFile, Job, OrganizationExport } from '../rules/jobs';
+import { projectCustomFields } from '../rules/portfolio-custom-fields';
 import type { Selection } from './opt-fields';
 import type { ApiRequest } from './route-table';
 
@@ -260,7 +261,7 @@ const projectSpec: NodeSpec<Project> = {
     },
     current_status_update: (p, rc) => latestStatusUpdate(rc, p.gid),
     custom_field_settings: (p, rc) => rc.ctx.store.settingsOf(p.gid).map(nodes.customFieldSetting),
-    custom_fields: () => [],
+    custom_fields: (p, rc) => projectCustomFields(rc.ctx.store, p).map(nodes.customFieldValue),
     default_access_level: (p) => p.defaultAccessLevel,
     default_view: () => 'list',
     due_date: (p) => p.dueOn,

@@ -9,6 +9,7 @@
  */
 import { badRequest, cannotWrite, missingInput, notFound } from '../api/api-error';
 import type { AccessLevel, Gid, Portfolio, PrivacySetting, Project, WorkManagementStore } from '../model';
+import { applyProjectCustomFields, planProjectCustomFields } from './portfolio-custom-fields';
 
 export const MAX_PORTFOLIO_ITEMS = 1500;
 export const PRIVACY_SETTINGS: readonly PrivacySetting[] = ['public_to_workspace', 'private_to_team', 'private'];
@@ -86,7 +87,7 @@ export function createProject(store: WorkManagementStore, data: Record<string, u
   return project;
 }
 
-/** PUT /projects/{gid}: the team is never writable; the rest updates in place. */
+/** PUT /projects/{gid}: the team is never writable; the rest updates in place (custom fields: rules/portfolio-custom-fields.ts). */
 export function updateProject(store: WorkManagementStore, project: Project, data: Record<string, unknown>): void {
   if ('team' in data && data.team !== (project.team ?? null)) throw cannotWrite('team');
   if ('workspace' in data && data.workspace !== project.workspace) throw cannotWrite('workspace');
@@ -97,6 +98,7 @@ export function updateProject(store: WorkManagementStore, project: Project, data
     if (privacy === 'private_to_team' && !project.team) throw badRequest('privacy_setting: private_to_team needs a team');
   }
   if (data.owner !== undefined && data.owner !== null) workspaceUser(store, project.workspace, String(data.owner), 'owner');
+  const fieldChanges = planProjectCustomFields(store, project, data.custom_fields);
   if (typeof data.name === 'string' && data.name !== project.name) store.changeProject(project, 'name', () => (project.name = data.name as string), data.name);
   if (typeof data.notes === 'string') store.changeProject(project, 'notes', () => (project.notes = data.notes as string), data.notes);
   if (typeof data.archived === 'boolean' && data.archived !== project.archived) store.changeProject(project, 'archived', () => (project.archived = data.archived as boolean), data.archived);
@@ -118,6 +120,7 @@ export function updateProject(store: WorkManagementStore, project: Project, data
     if (v !== null && (typeof v !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(v))) throw badRequest(`${field}: Not a date: ${String(v)}`);
     store.changeProject(project, field, () => (field === 'due_on' ? (project.dueOn = v as string | null) : (project.startOn = v as string | null)), v);
   }
+  applyProjectCustomFields(store, project, fieldChanges);
 }
 
 export function addPortfolioItem(store: WorkManagementStore, portfolio: Portfolio, item: unknown): void {
