@@ -1,14 +1,15 @@
-import type { AdapterContext, IncrementalAdapter, SyncEvent } from '../adapter';
+import type { AccessReconcilingAdapter, AdapterContext, LiveFile, SettleEvent, SettleRequest, SyncEvent } from '../adapter';
 import { throwIfAborted } from '../http/abort-error';
-import { CheckpointExpiredError, SourceError, SourceNotFoundError, SourcePermissionError } from '../source-error';
+import { CheckpointExpiredError, SourceError } from '../source-error';
 import { WorkManagementApi, type ApiCounters, type HttpOverrides } from './work-management-api';
 import { workManagementCheckpointSchema, type WorkManagementCheckpoint } from './work-management-checkpoint';
 import { resolveWorkManagementConfig, type WorkManagementConfig, type WorkManagementConfigInput } from './work-management-config';
 import { crawlDirectory, directoryEvents, directoryGroupIds, directoryUsers, resolveWorkspace, type Directory } from './work-management-directory';
 import { bootstrapStream, planChanges, readStream } from './work-management-events';
-import { fileId } from './work-management-mapping';
+import { compareGids, fileId } from './work-management-mapping';
+import { liveFiles, settle, type ReconcileState } from './work-management-reconcile';
 import type { WmEvent, WmProject, WmTaskRecord, WmWorkspace } from './work-management-records';
-import { TASK_FIELDS, TaskCrawler, projectAttachmentEvents, type TaskContext } from './work-management-tasks';
+import { TASK_FIELDS, TaskCrawler, projectAttachmentEvents, readTasks, type TaskContext } from './work-management-tasks';
 
 /**
  * `modified_since` is compared with the service's clock: the watermark is the run's start less
@@ -42,6 +43,8 @@ export interface WorkManagementRunStats extends ApiCounters {
 interface Run {
   api: WorkManagementApi;
   stats: Omit<WorkManagementRunStats, keyof ApiCounters>;
+  /** Set by an incremental run that completed: access reconciliation continues from it. */
+  reconcile?: ReconcileState;
 }
 
 /**
@@ -56,7 +59,7 @@ interface Run {
  * Incremental runs read the events streams since the last run (a full run takes its sync tokens
  * before it reads anything), the directory again, and the tasks changed since the watermark.
  */
-export class WorkManagementAdapter implements IncrementalAdapter<WorkManagementCheckpoint> {
+export class WorkManagementAdapter implements AccessReconcilingAdapter<WorkManagementCheckpoint> {
   readonly name: string;
   readonly checkpointSchema = workManagementCheckpointSchema;
   private current: Run | undefined;
@@ -223,7 +226,7 @@ export class WorkManagementAdapter implements IncrementalAdapter<WorkManagementC
     // Named by events (moves, comments, followers…), whose stream is gone, or failed last time, and not read yet.
     const goneFamilies = feed.goneTasks.flatMap((gid) => [gid, ...(since.descendants[gid] ?? [])]);
     const pending = [...new Set([...plan.reread, ...goneFamilies, ...since.failed])].filter((gid) => !crawler.seen.has(gid)).sort(compareGids);
-    const reread = await this.readTasks(api, pending);
+    const reread = await readTasks(api, pending);
     for (const gid of reread.gone) {
       crawler.seen.add(gid);
       plan.deleted.add(gid);
@@ -287,7 +290,28 @@ export class WorkManagementAdapter implements IncrementalAdapter<WorkManagementC
       descendants: descendantsOf(Object.keys(streams.tasks), crawler, since.descendants),
       failed: [...failed].sort(compareGids),
     };
+    run.reconcile = { task: taskCtx, attachments, watermark: since.watermark, read: crawler.seen, checkpoint };
     yield { type: 'checkpoint', checkpoint };
+  }
+
+  /**
+   * Access reconciliation (after `changes()`, in the same run): every project's tasks with only
+   * the fields access depends on, their attachments, and every project's own attachments. See
+   * work-management-reconcile.ts.
+   */
+  liveFiles(_ctx: AdapterContext): AsyncIterable<LiveFile> {
+    return liveFiles(this.reconcileState());
+  }
+
+  /** Tasks in no project read alone (gone, live, or changed and read whole), missing files read whole. */
+  settle(_ctx: AdapterContext, request: SettleRequest): AsyncIterable<SettleEvent> {
+    return settle(this.reconcileState(), request);
+  }
+
+  private reconcileState(): ReconcileState {
+    const state = this.current?.reconcile;
+    if (!state) throw new SourceError('Access reconciliation continues an incremental run of the same adapter: run changes() first');
+    return state;
   }
 
   // ----------------------------------------------------------------------------------------------
@@ -396,7 +420,7 @@ export class WorkManagementAdapter implements IncrementalAdapter<WorkManagementC
       }),
     );
     const unseen = [...new Set(lists.flat().map((t) => t.gid))].filter((gid) => !crawler.seen.has(gid));
-    const read = await this.readTasks(ctx.api, unseen);
+    const read = await readTasks(ctx.api, unseen);
     for (const f of read.failed) {
       crawler.failed.add(f.gid);
       yield { type: 'failure', kind: 'file', nativeId: fileId.task(f.gid), error: f.error };
@@ -412,26 +436,6 @@ export class WorkManagementAdapter implements IncrementalAdapter<WorkManagementC
       if (error instanceof SourceError && error.action === 'skip-item') return undefined;
       throw error;
     }
-  }
-
-  /** Full records of tasks by gid (batched): those gone (404/403) and those that failed are told apart. */
-  private async readTasks(api: WorkManagementApi, gids: readonly string[]): Promise<{ tasks: WmTaskRecord[]; gone: string[]; failed: Array<{ gid: string; error: Error }> }> {
-    const results = await Promise.all(
-      gids.map((gid) =>
-        api.get<{ data: WmTaskRecord }>(`/tasks/${gid}`, { opt_fields: TASK_FIELDS }).then(
-          (r) => ({ gid, task: r.data, error: undefined }),
-          (error: unknown) => ({ gid, task: undefined, error }),
-        ),
-      ),
-    );
-    const out = { tasks: [] as WmTaskRecord[], gone: [] as string[], failed: [] as Array<{ gid: string; error: Error }> };
-    for (const r of results) {
-      if (r.task) out.tasks.push(r.task);
-      else if (r.error instanceof SourceNotFoundError || r.error instanceof SourcePermissionError) out.gone.push(r.gid);
-      else if (r.error instanceof SourceError && r.error.action !== 'abort') out.failed.push({ gid: r.gid, error: r.error });
-      else throw r.error;
-    }
-    return out;
   }
 
   /**
@@ -461,9 +465,4 @@ function descendantsOf(tasks: readonly string[], crawler: TaskCrawler, before: R
     if (list.length > 0) out[gid] = list.sort(compareGids);
   }
   return out;
-}
-
-/** Gids are decimal strings: order them numerically. */
-function compareGids(a: string, b: string): number {
-  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
 }

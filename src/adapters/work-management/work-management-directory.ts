@@ -134,7 +134,7 @@ async function mapAll<T extends { gid: string }, R>(items: readonly T[], load: (
  * token (404/403) or the feature is not on the service's plan (402): the access it could have
  * given is left out, never widened.
  */
-async function optional<T>(promise: Promise<T>, fallback: T): Promise<T> {
+export async function optional<T>(promise: Promise<T>, fallback: T): Promise<T> {
   try {
     return await promise;
   } catch (error) {

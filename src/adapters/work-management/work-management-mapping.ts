@@ -122,7 +122,7 @@ export function teamsReferenced(project: WmProject, memberships: readonly WmMemb
 }
 
 /** Who may see a task (and its comments and attachments): its projects' groups, its assignee and followers. */
-export function taskAccess(task: WmTask, people: Population): AccessEntry[] {
+export function taskAccess(task: Pick<WmTask, 'projects' | 'assignee' | 'followers'>, people: Population): AccessEntry[] {
   const entries: AccessEntry[] = task.projects.map((p) => ({ type: 'GROUP', nativeId: groupId.project(p.gid) }));
   const users = new Set<string>();
   if (task.assignee && people.active.has(task.assignee.gid)) users.add(task.assignee.gid);
@@ -269,4 +269,9 @@ export function taskAttributes(task: WmTask, workspaceGid: string): Record<strin
     completed: String(task.completed === true),
     ...(task.due_on ? { due_on: task.due_on } : {}),
   };
+}
+
+/** Gids are decimal strings: order them numerically. */
+export function compareGids(a: string, b: string): number {
+  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
 }

@@ -116,6 +116,11 @@ export interface WmPortfolioSetting {
   is_access_control_inherited: boolean;
 }
 
+/** A task as access reconciliation reads it: what its access list depends on (and, when settled, its clock). */
+export interface WmTaskAccess extends Pick<WmTask, 'gid' | 'projects' | 'assignee' | 'followers'> {
+  modified_at?: string;
+}
+
 /** A task as the adapter requests it (`TASK_FIELDS`): the mapping fields plus what steers the crawl. */
 export interface WmTaskRecord extends WmTask {
   resource_subtype?: string;

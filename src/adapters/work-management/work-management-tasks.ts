@@ -65,6 +65,26 @@ export async function loadBundle(api: WorkManagementApi, task: WmTaskRecord): Pr
   return { task, stories, attachments, subtasks };
 }
 
+/** Full records of tasks by gid (batched): those gone (404/403) and those that failed are told apart. */
+export async function readTasks(api: WorkManagementApi, gids: readonly string[]): Promise<{ tasks: WmTaskRecord[]; gone: string[]; failed: Array<{ gid: string; error: Error }> }> {
+  const results = await Promise.all(
+    gids.map((gid) =>
+      api.get<{ data: WmTaskRecord }>(`/tasks/${gid}`, { opt_fields: TASK_FIELDS }).then(
+        (r) => ({ gid, task: r.data, error: undefined }),
+        (error: unknown) => ({ gid, task: undefined, error }),
+      ),
+    ),
+  );
+  const out = { tasks: [] as WmTaskRecord[], gone: [] as string[], failed: [] as Array<{ gid: string; error: Error }> };
+  for (const r of results) {
+    if (r.task) out.tasks.push(r.task);
+    else if (r.error instanceof SourceNotFoundError || r.error instanceof SourcePermissionError) out.gone.push(r.gid);
+    else if (r.error instanceof SourceError && r.error.action !== 'abort') out.failed.push({ gid: r.gid, error: r.error });
+    else throw r.error;
+  }
+  return out;
+}
+
 /**
  * Opens an attachment's bytes: reads the attachment again for a fresh `download_url` (they
  * expire in about two minutes, so a listed one is never trusted), then downloads it without
