@@ -1,5 +1,4 @@
 import path from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import contentDisposition from 'content-disposition';
 import type { Request, Response } from 'express';
 import fresh from 'fresh';
@@ -9,6 +8,7 @@ import { GatewayError } from '../../errors/gateway-error';
 import type { ByteRange } from '../../blobs/blob-store';
 import type { HandlerDeps } from '../handler-context';
 import { MissingIdError } from '../missing-id-error';
+import { streamToResponse } from '../stream-to-response';
 import { pathParam } from './get-file';
 
 const EXTENSIONS: Record<string, string> = {
@@ -83,8 +83,8 @@ export function downloadFile(deps: HandlerDeps) {
     } else {
       res.status(200).set('Content-Length', String(stat.size));
     }
-    // pipeline ends the response when the stream ends and destroys it if the read fails midway,
-    // so a client never mistakes a truncated body for a whole one.
-    await pipeline(deps.blobs.createReadStream(file.blob_key, range), res);
+    // Ends the response when the stream ends and destroys it if the read fails midway, so a
+    // client never mistakes a truncated body for a whole one.
+    await streamToResponse(deps.blobs.createReadStream(file.blob_key, range), res);
   };
 }
