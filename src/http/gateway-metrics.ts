@@ -67,6 +67,16 @@ export class GatewayMetrics {
         }
       },
     });
+    new Counter({
+      name: 'content_gateway_sync_unannounced_changes_total',
+      help: 'Changes sync runs found by polling that no change event announced (access reconciliation of a lossy change feed: access lists rewritten, files tombstoned or read again), by source, over every recorded run.',
+      labelNames: ['source'],
+      registers,
+      async collect() {
+        this.reset();
+        for (const r of (await db('sync_runs').select('source').sum({ n: 'unannounced' }).groupBy('source')) as Array<{ source: string; n: number | string | null }>) this.inc({ source: r.source }, Number(r.n ?? 0));
+      },
+    });
     new Gauge({
       name: 'content_gateway_sync_last_run_timestamp_seconds',
       help: 'When the latest sync run of each source started, by its status.',
