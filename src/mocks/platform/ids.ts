@@ -13,7 +13,7 @@ export function base62(length = 21): string {
   return out;
 }
 
-export type IdPrefix = 'msg' | 'conv' | 'resp' | 'cite' | 'cb' | 'pr' | 'pc' | 'int';
+export type IdPrefix = 'msg' | 'conv' | 'resp' | 'cite' | 'cb' | 'pr' | 'pc' | 'int' | 'modal';
 
 /** A base-62 identifier prefixed by a short resource type (`msg_32bt8vagXAoRwRLIdI2Oj`). */
 export function newId(prefix: IdPrefix): string {

@@ -1,9 +1,10 @@
 /**
  * Conversations as the platform keeps them: messages in creation order (each with a sequence
  * number, timestamps strictly increasing), the callback ids handed out (feedback ratings and
- * "show more" actions), and the feedback submitted.
+ * "show more" actions), the modals opened, and the feedback submitted.
  */
 import { newId } from '../ids';
+import type { Modal } from './feedback-modal';
 import type { Message } from './message-types';
 
 export interface Conversation {
@@ -32,6 +33,8 @@ export class ConversationStore {
   readonly conversations = new Map<string, Conversation>();
   readonly callbacks = new Map<string, Callback>();
   readonly feedback: FeedbackRecord[] = [];
+  /** Modals opened on `/rest/v1` (answers/feedback-modal.ts), by modal id. */
+  readonly modals = new Map<string, Modal>();
   private seq = 0;
   private lastStamp = 0;
 

@@ -19,7 +19,7 @@ type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Authentication, then the assistant: what every Conversations endpoint checks first. */
-async function caller(req: Request, ctx: PlatformContext): Promise<TokenClaims> {
+export async function caller(req: Request, ctx: PlatformContext): Promise<TokenClaims> {
   const claims = await ctx.auth.conversations(req.get('authorization'));
   const assistant = req.get('assistant-name');
   if (assistant === undefined || assistant.trim() === '') throw new ApiError('forbidden', 'The Assistant-Name header is required');
@@ -27,7 +27,7 @@ async function caller(req: Request, ctx: PlatformContext): Promise<TokenClaims> 
   return claims;
 }
 
-function conversationOf(req: Request, ctx: PlatformContext): Conversation {
+export function conversationOf(req: Request, ctx: PlatformContext): Conversation {
   const id = String(req.params.conversation_id);
   const conversation = ctx.store.conversations.get(id);
   if (!conversation || conversation.assistantName !== ctx.auth.credentials.assistantName) throw new ApiError('not-found', `Conversation ${id} does not exist`);

@@ -11,11 +11,12 @@
  * - experimental: the version segment names a beta (`/rest/v2beta3/*` is the third beta of version
  *   2); served only for the betas the tenant pilots (else 404), with `X-Api-Change-Notice-Days: 14`.
  * - removed (a setting overrides a row's stage): 410 in the family's error format.
+ * A capability served only on `/rest/v1` (modals) has rows for that base alone.
  */
 
 export type Stage = 'stable' | 'legacy' | 'deprecated' | 'experimental' | 'removed';
 export type Family = 'conversations' | 'data' | 'message' | 'auth';
-export type Operation = 'listMessages' | 'submitFeedback' | 'createConversation' | 'createResponse' | 'countPluginResources' | 'listPluginResources' | 'sendMessage' | 'issueToken';
+export type Operation = 'listMessages' | 'submitFeedback' | 'createConversation' | 'createResponse' | 'openModal' | 'getModal' | 'submitModal' | 'countPluginResources' | 'listPluginResources' | 'sendMessage' | 'issueToken';
 
 export interface LifecycleRow {
   /** Stable name of the row (settings and tests refer to it). */
@@ -32,6 +33,8 @@ export interface LifecycleRow {
   successor?: string;
   /** Send the deprecated `x-service-root-uuid` header. */
   serviceRootUuid?: boolean;
+  /** Served on this base only: the same path on the other Conversations bases is 404. */
+  onlyOn?: string;
   note: string;
 }
 
@@ -53,9 +56,25 @@ const conversations = (base: string, stage: Stage, extra: Partial<LifecycleRow> 
   ];
 };
 
+/** The base that serves the Conversations API's new capabilities. */
+export const REST_V1_ONLY = '/rest/v1';
+/** The other bases of the Conversations API, where a row served on one base only is refused. */
+export const OTHER_CONVERSATION_BASES = ['/assistant/v1', '/rest/:version'] as const;
+
+/**
+ * Modals: new capabilities are served only on `/rest/v1` (seed: Versioning), so these rows exist
+ * for that base alone (`onlyOn`); the same paths on `/assistant/v1` or a beta answer 404.
+ */
+const modals: LifecycleRow[] = [
+  { id: 'conversations.open-modal@rest/v1', family: 'conversations', method: 'POST', path: `${REST_V1_ONLY}/conversations/:conversation_id/responses/:response_id/messages/:message_id/modals`, stage: 'stable', onlyOn: REST_V1_ONLY, operation: 'openModal', note: 'Opens the feedback modal of a final assistant message (modals: only on /rest/v1).' },
+  { id: 'conversations.get-modal@rest/v1', family: 'conversations', method: 'GET', path: `${REST_V1_ONLY}/conversations/:conversation_id/modals/:modal_id`, stage: 'stable', onlyOn: REST_V1_ONLY, operation: 'getModal', note: 'A modal and its status, OPEN or SUBMITTED (modals: only on /rest/v1).' },
+  { id: 'conversations.submit-modal@rest/v1', family: 'conversations', method: 'POST', path: `${REST_V1_ONLY}/conversations/:conversation_id/modals/:modal_id/submit`, stage: 'stable', onlyOn: REST_V1_ONLY, operation: 'submitModal', note: 'Submits a modal once: {values: {rating, comment?}}, recorded as the message\'s feedback (modals: only on /rest/v1).' },
+];
+
 export const LIFECYCLE_TABLE: readonly LifecycleRow[] = [
   { id: 'auth.token', family: 'auth', method: 'POST', path: '/oauth/v1/token', stage: 'stable', operation: 'issueToken', note: 'OAuth 2.0 client credentials (JSON or form) → a JWT valid 3600 s, for the Conversations and Data APIs.' },
   ...conversations('/rest/v1', 'stable'),
+  ...modals,
   ...conversations('/assistant/v1', 'deprecated', { successor: '/rest/v1', serviceRootUuid: true }),
   ...conversations('/rest/:version', 'experimental'),
   { id: 'data.plugin-resources.count', family: 'data', method: 'GET', path: `${DATA_BASE}/plugin-resources/$count`, stage: 'stable', operation: 'countPluginResources', note: 'The number of matching plugin resources as a bare number; $filter=<field> eq \'<value>\'.' },

@@ -9,8 +9,9 @@ import type { PlatformContext } from '../platform-context';
 import { ApiError, sendError } from './api-error';
 import { createConversation, createResponse, listMessages, submitFeedback } from './conversations-api';
 import { countPluginResources, listPluginResources } from './data-api';
-import { EXPERIMENTAL_NOTICE_DAYS, EXPERIMENTAL_VERSION, LIFECYCLE_TABLE, stageOf, type LifecycleRow, type Operation } from './lifecycle-table';
+import { EXPERIMENTAL_NOTICE_DAYS, EXPERIMENTAL_VERSION, LIFECYCLE_TABLE, OTHER_CONVERSATION_BASES, stageOf, type LifecycleRow, type Operation } from './lifecycle-table';
 import { sendMessage } from './message-api';
+import { getModal, openModal, submitModal } from './modals-api';
 
 type Handler = (req: Request, res: Response, ctx: PlatformContext, row: LifecycleRow) => Promise<void>;
 
@@ -24,6 +25,9 @@ const HANDLERS: Record<Operation, Handler> = {
   submitFeedback,
   createConversation,
   createResponse,
+  openModal,
+  getModal,
+  submitModal,
   countPluginResources,
   listPluginResources,
   sendMessage,
@@ -94,6 +98,16 @@ export function registerRoutes(app: express.Express, ctx: PlatformContext): void
     for (const path of paths) {
       if (row.method === 'GET') app.get(path, route(ctx, row));
       else app.post(path, route(ctx, row));
+    }
+  }
+  // A capability served on one base only: its path on the other bases says where it is served.
+  for (const row of LIFECYCLE_TABLE) {
+    if (!row.onlyOn) continue;
+    const rest = row.path.slice(row.onlyOn.length);
+    const refuse = (req: Request, res: Response) => sendError(res, row.family, new ApiError('not-found', `No route ${req.method} ${req.path}: this capability is served only on ${row.onlyOn}`));
+    for (const base of OTHER_CONVERSATION_BASES) {
+      if (row.method === 'GET') app.get(`${base}${rest}`, refuse);
+      else app.post(`${base}${rest}`, refuse);
     }
   }
   const notFound = (family: 'conversations' | 'data' | 'message') => (req: Request, res: Response, _next: NextFunction) => sendError(res, family, new ApiError('not-found', `No route ${req.method} ${req.path}`));
