@@ -87,7 +87,7 @@ describe('downloads on one keep-alive connection, served by `serve`', () => {
     const abandoned = await Promise.all(
       Array.from({ length: 10 }, () =>
         new Promise<http.IncomingMessage>((resolve, reject) => {
-          http.get(`${base}/v1/files/test%3Adeck/download`, { headers: { Authorization: `Bearer ${KEY}` }, highWaterMark: 1024 }, resolve).on('error', reject);
+          http.get(`${base}/v1/files/test%3Adeck/download`, { headers: { Authorization: `Bearer ${KEY}` } }, resolve).on('error', reject);
         }),
       ),
     );
