@@ -1,6 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { drainableServer } from '../lib/drain-server';
 import { registerMockPlatformCommand } from './mock-platform-command';
+import { parseRatio } from './parse-ratio';
 import type { Runtime } from './runtime';
 
 /** How long requests in flight get to finish when the mock is stopped. */
@@ -12,12 +13,6 @@ function integer(name: string, min: number) {
     if (!/^\d+$/.test(text.trim()) || n < min) throw new InvalidArgumentError(`${name} takes a whole number ≥ ${min}`);
     return n;
   };
-}
-
-function ratio(text: string): number {
-  const n = Number(text);
-  if (!Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError('takes a number from 0 to 1');
-  return n;
 }
 
 /** `100` or `20-200` (milliseconds). */
@@ -74,10 +69,10 @@ export function registerMockCommand(program: Command, runtime: Runtime): void {
     .option('--concurrent-reads <n>', 'GETs in flight per token before 429 (0: off)', integer('--concurrent-reads', 0), 50)
     .option('--concurrent-writes <n>', 'writes in flight per token before 429 (0: off)', integer('--concurrent-writes', 0), 15)
     .option('--latency <ms>', 'added latency per request: 100 or 20-200 (default: none)', latency)
-    .option('--fault-rate <ratio>', 'share of requests answered 500/503 (0 to 1)', ratio, 0)
+    .option('--fault-rate <ratio>', 'share of requests answered 500/503 (0 to 1)', parseRatio, 0)
     .option('--download-ttl <seconds>', 'lifetime of attachment download_urls', integer('--download-ttl', 1), 120)
     .option('--sync-token-ttl <seconds>', 'lifetime of events sync tokens', integer('--sync-token-ttl', 1), 86_400)
-    .option('--event-loss-rate <ratio>', 'share of events never delivered on /events (0 to 1)', ratio, 0)
+    .option('--event-loss-rate <ratio>', 'share of events never delivered on /events (0 to 1)', parseRatio, 0)
     .option('--job-duration <ms>', 'time a job (duplication, export) takes to succeed', integer('--job-duration', 0), 2000)
     .action(async (flags: MockFlags) => {
       // Loaded on use: the rest of the CLI never pays for the mock.

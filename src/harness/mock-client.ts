@@ -1,33 +1,60 @@
+import { paginateOffsetToken } from '../adapters/http/paginate';
+import type { RetryPolicy } from '../adapters/http/retry-policy';
+import { SourceHttpClient, type HttpMethod } from '../adapters/http/source-http-client';
+import type { Logger } from '../logging/create-logger';
+
+export interface MockClientOptions {
+  logger: Logger;
+  /** Tests shorten the waits. */
+  retryPolicy?: RetryPolicy;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
 /**
  * The harness's HTTP view of the work-management mock: its public API for picking what to change,
  * its private `/_oracle` for who may see what, and `/_admin` for changing the organization.
+ * Every call goes through the source-HTTP client the adapters use, so a 429 waits out its
+ * `Retry-After`, and 5xx answers and dropped connections are retried with backoff: the scenario
+ * survives the faults it asks the mock to inject (`--fault-rate`). Writes to `/_admin` are
+ * repeated only when the mock certainly did not act on them (429, connection refused).
  */
 export class MockClient {
+  private readonly http: SourceHttpClient;
+
   constructor(
     readonly baseUrl: string,
-    private readonly token: string,
-  ) {}
-
-  async request<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const res = await fetch(`${this.baseUrl}${path}`, {
-      method,
-      headers: { Authorization: `Bearer ${this.token}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    token: string,
+    options: MockClientOptions,
+  ) {
+    this.http = new SourceHttpClient({
+      baseUrl,
+      logger: options.logger,
+      headers: () => ({ authorization: `Bearer ${token}` }),
+      userAgent: 'content-gateway harness',
+      ...(options.retryPolicy ? { retryPolicy: options.retryPolicy } : {}),
+      ...(options.sleep ? { sleep: options.sleep } : {}),
     });
-    if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
-    return (await res.json()) as T;
+  }
+
+  /** HTTP requests sent so far, retries included. */
+  get requestCount(): number {
+    return this.http.requestCount;
+  }
+
+  /** The parsed answer of a 2xx; other final statuses throw the matching `SourceError`. */
+  request<T>(method: HttpMethod, path: string, body?: unknown): Promise<T> {
+    return this.http.json<T>(method, path, body === undefined ? {} : { body });
   }
 
   /** Every page of a public-API list (`limit`/`offset` paging). */
   async list<T>(path: string): Promise<T[]> {
     const out: T[] = [];
-    let offset: string | undefined;
-    do {
-      const sep = path.includes('?') ? '&' : '?';
+    const sep = path.includes('?') ? '&' : '?';
+    const pages = paginateOffsetToken<T>(async (offset) => {
       const page = await this.request<{ data: T[]; next_page: { offset: string } | null }>('GET', `/api/1.0${path}${sep}limit=100${offset ? `&offset=${encodeURIComponent(offset)}` : ''}`);
-      out.push(...page.data);
-      offset = page.next_page?.offset;
-    } while (offset);
+      return { items: page.data, nextOffset: page.next_page?.offset ?? null };
+    });
+    for await (const item of pages) out.push(item);
     return out;
   }
 
@@ -41,5 +68,15 @@ export class MockClient {
       offset = page.next_offset;
     }
     return out;
+  }
+
+  /** The sequence number of the mock's latest event, delivered or lost. */
+  async eventHead(): Promise<number> {
+    return (await this.request<{ data: { event_head: number } }>('GET', '/_admin/state')).data.event_head;
+  }
+
+  /** The events after `after` the mock delivers (those its event loss dropped are not among them). */
+  async deliveredEvents(after: number): Promise<Array<{ seq: number; resource: { gid: string; resource_type: string } }>> {
+    return (await this.request<{ data: Array<{ seq: number; resource: { gid: string; resource_type: string } }> }>('GET', `/_admin/events?after=${after}`)).data;
   }
 }

@@ -82,6 +82,7 @@ export function createWorkManagementMock(options: WorkManagementMockOptions = {}
   const token = options.token ?? `wm-${crypto.createHash('sha256').update(`token/${seed}`).digest('hex').slice(0, 32)}`;
   const tokens = new TokenRegistry(now, [[token, organization.serviceAccount]]);
   store.events.lossRate = hostility.eventLossRate;
+  store.events.seedLoss(hostility.seed);
   const oracle = createVisibilityOracle(store, options.oracle);
   const routes = new RouteTable().add([...directoryRoutes, ...projectRoutes, ...taskRoutes, ...catalogRoutes, ...jobRoutes, ...eventRoutes, ...batchRoutes, ...auditLogRoutes, ...projectTemplateRoutes]);
   const ctx: MockContext = {
@@ -91,7 +92,10 @@ export function createWorkManagementMock(options: WorkManagementMockOptions = {}
     setHostility: (patch) => {
       hostility = applyHostility(hostility, patch);
       store.events.lossRate = hostility.eventLossRate;
-      if (patch.seed !== undefined) ctx.faults.reseed(patch.seed);
+      if (patch.seed !== undefined) {
+        ctx.faults.reseed(patch.seed);
+        store.events.seedLoss(patch.seed);
+      }
       return hostility;
     },
     limiter: new RateLimiter(() => hostility, now),

@@ -30,7 +30,7 @@ export interface Hostility {
   eventLossRate: number;
   /** How long a job (duplication, export) takes to reach `succeeded`. */
   jobDurationMs: number;
-  /** Seeds the fault and latency draws, so a run is reproducible. */
+  /** Seeds the fault, latency and event-loss draws, so a run is reproducible. */
   seed: string;
 }
 

@@ -52,13 +52,18 @@ export class EventLog {
   epoch = 0;
   /** Delivery is at most once: this share of events is silently never delivered (hostility). */
   lossRate = 0;
-  private readonly lossRng = new Random('event-loss');
+  private lossRng = new Random('event-loss');
   private readonly now: () => number;
   private readonly retentionMs: number;
 
   constructor(options: { now: () => number; retentionMs: number }) {
     this.now = options.now;
     this.retentionMs = options.retentionMs;
+  }
+
+  /** Draws which events are lost from `seed` (the hostility seed), so a run's losses are reproducible and differ by seed. */
+  seedLoss(seed: string): void {
+    this.lossRng = new Random(`event-loss:${seed}`);
   }
 
   append(event: NewEvent): StoredEvent {

@@ -1,0 +1,45 @@
+import crypto from 'node:crypto';
+import path from 'node:path';
+import knex from 'knex';
+import { createDb, type Db } from '../staging/create-db';
+import { migrateLatest } from '../staging/run-migrations';
+
+export interface HarnessStaging {
+  db: Db;
+  /** What the summary names: `sqlite` or `postgres (schema …)`. */
+  label: string;
+  /** Closes the database (and drops the scenario's Postgres schema). */
+  close(): Promise<void>;
+}
+
+/**
+ * A fresh, migrated staging database for one scenario: a SQLite file in `workDir`, or, with
+ * `databaseUrl`, a Postgres schema of its own (`harness_<random>`), dropped again by `close`, so
+ * the scenario never touches what else that database holds.
+ */
+export async function openHarnessStaging(workDir: string, databaseUrl?: string): Promise<HarnessStaging> {
+  if (!databaseUrl) {
+    const db = createDb({ sqlitePath: path.join(workDir, 'staging.sqlite') });
+    await migrateLatest(db);
+    return { db, label: 'sqlite', close: () => db.destroy() };
+  }
+  const schema = `harness_${crypto.randomBytes(6).toString('hex')}`;
+  const admin = knex({ client: 'pg', connection: databaseUrl, pool: { min: 0, max: 1 } });
+  try {
+    await admin.raw('create schema ??', [schema]);
+  } finally {
+    await admin.destroy();
+  }
+  const db = createDb({ databaseUrl, sqlitePath: ':memory:', searchPath: schema });
+  const close = async (): Promise<void> => {
+    await db.raw('drop schema if exists ?? cascade', [schema]);
+    await db.destroy();
+  };
+  try {
+    await migrateLatest(db);
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { db, label: `postgres (schema ${schema})`, close };
+}
