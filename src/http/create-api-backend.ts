@@ -55,7 +55,7 @@ export async function createApiBackend(definition: Document, deps: HandlerDeps, 
     },
     methodNotAllowed: (c: Context) => {
       throw new GatewayError('METHOD_NOT_ALLOWED', `${c.request.method.toUpperCase()} is not allowed on ${c.request.path}; the gateway is read-only.`, {
-        headers: { Allow: 'GET' },
+        headers: { Allow: 'GET, HEAD' },
       });
     },
     notImplemented: (c: Context) => {

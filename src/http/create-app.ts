@@ -137,8 +137,10 @@ export async function createApp(deps: AppDeps): Promise<{ app: Express; api: Ope
   }
   if (tokens) app.use(oauthTokenRoute(clients, tokens));
   app.use((req, res, next) => {
+    // HEAD is GET without a body (RFC 9110 §9.3.2): routed and validated as GET; Node drops the
+    // body of a HEAD answer and keeps its headers, Content-Length included.
     api
-      .handleRequest({ method: req.method, path: req.path, query: req.query as Record<string, string>, headers: req.headers as Record<string, string> }, req, res)
+      .handleRequest({ method: req.method === 'HEAD' ? 'GET' : req.method, path: req.path, query: req.query as Record<string, string>, headers: req.headers as Record<string, string> }, req, res)
       .catch(next);
   });
   app.use(errorHandler);

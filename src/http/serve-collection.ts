@@ -72,8 +72,8 @@ export async function serveCollection<F extends string, Row>(
   if (stored) {
     const head = Buffer.from(`{"@odata.context":${JSON.stringify(context)},"value":[`);
     const tail = Buffer.from(`]${link}}`);
-    // Written directly: only GET reaches a handler (HEAD and the rest are refused by the router),
-    // and there is no ETag or freshness check for Express's send() to do. The stored items go out
+    // Written directly: there is no ETag or freshness check for Express's send() to do (and Node
+    // drops the body of an answer to HEAD, keeping its Content-Length). The stored items go out
     // as they came from the database, between the head and the tail, in one corked write: no
     // copy of a page's tens of kilobytes into a body buffer of its own.
     res.setHeader('Content-Type', 'application/json; charset=utf-8');

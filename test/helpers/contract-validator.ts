@@ -42,12 +42,14 @@ export class ContractValidator {
 
   async problems(r: ObservedResponse): Promise<string[]> {
     await this.ready;
-    const operation = this.api.router.matchOperation({ method: r.method.toLowerCase(), path: r.path, headers: {} });
+    // HEAD is answered wherever GET is (the contract says so), with GET's status and headers.
+    const head = r.method.toUpperCase() === 'HEAD';
+    const operation = this.api.router.matchOperation({ method: head ? 'get' : r.method.toLowerCase(), path: r.path, headers: {} });
     const isJson = String(r.headers['content-type'] ?? '').startsWith('application/json');
     if (!operation) {
       if (r.status < 400) return [`${r.method} ${r.path} answered ${r.status} but is not in the contract`];
       // A HEAD answer carries the headers of the envelope, never its body.
-      if (r.method.toUpperCase() === 'HEAD') return isJson ? [] : [`${r.method} ${r.path}: ${r.status} is not JSON`];
+      if (head) return isJson ? [] : [`${r.method} ${r.path}: ${r.status} is not JSON`];
       return isJson && this.errorSchema(r.body) ? [] : [`${r.method} ${r.path}: ${r.status} is not the error envelope`];
     }
     const documented = Object.keys(operation.responses ?? {});
@@ -55,7 +57,7 @@ export class ContractValidator {
       return [`${operation.operationId}: status ${r.status} is not documented (documented: ${documented.join(', ')})`];
     }
     const problems: string[] = [];
-    if (isJson) {
+    if (isJson && !head) {
       const result = this.api.validateResponse(r.body, operation, r.status);
       for (const e of result.errors ?? []) problems.push(`${operation.operationId} ${r.status} body ${e.instancePath} ${e.message}`);
     }

@@ -83,6 +83,11 @@ export function downloadFile(deps: HandlerDeps) {
     } else {
       res.status(200).set('Content-Length', String(stat.size));
     }
+    if (req.method === 'HEAD') {
+      // What the download would be, without reading the blob.
+      res.end();
+      return;
+    }
     // Ends the response when the stream ends and destroys it if the read fails midway, so a
     // client never mistakes a truncated body for a whole one.
     await streamToResponse(deps.blobs.createReadStream(file.blob_key, range), res);
