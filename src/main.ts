@@ -20,6 +20,7 @@ const runtime: Runtime = {
       server.headersTimeout = options.headersTimeoutMs;
       server.requestTimeout = options.requestTimeoutMs;
       server.keepAliveTimeout = options.keepAliveTimeoutMs;
+      options.prepare?.(server);
       server.once('error', reject);
       server.listen(options.port, options.host, () => resolve(server));
     }),

@@ -8,6 +8,8 @@ export interface ListenOptions {
   headersTimeoutMs: number;
   requestTimeoutMs: number;
   keepAliveTimeoutMs: number;
+  /** Called with the server before it listens (to add listeners no connection may miss). */
+  prepare?: (server: Server) => void;
 }
 
 /**

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import type { Command } from 'commander';
 import { loadConfig } from '../config/load-config';
 import { seedDemo } from '../demo/seed-demo';
+import { answerClientErrors } from '../http/answer-client-errors';
 import { createApp } from '../http/create-app';
 import { drainableServer } from '../lib/drain-server';
 import { createLogger } from '../logging/create-logger';
@@ -38,6 +39,7 @@ export function registerServeCommand(program: Command, runtime: Runtime): void {
         headersTimeoutMs: config.headersTimeoutMs,
         requestTimeoutMs: config.requestTimeoutMs,
         keepAliveTimeoutMs: config.keepAliveTimeoutMs,
+        prepare: (server) => answerClientErrors(server, logger),
       });
       const address = server.address();
       const port = typeof address === 'object' && address ? address.port : config.port;

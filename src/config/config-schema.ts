@@ -223,7 +223,7 @@ export const settings = {
     env: 'MAX_URL_LENGTH',
     schema: z.coerce.number().int().min(256),
     default: '8192',
-    description: 'Longer request URLs (path and query) are refused with 414.',
+    description: "Longer request URLs (path and query) are refused with 414. (A request line and headers over 16 KB together are refused by Node's parser first, with 431.)",
   }),
   tombstoneRetentionDays: setting({
     env: 'TOMBSTONE_RETENTION_DAYS',

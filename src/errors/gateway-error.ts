@@ -32,7 +32,7 @@ export function normalizeError(error: unknown): GatewayError {
   if (typeof error === 'object' && error !== null) {
     const status = (error as { status?: unknown }).status;
     if (typeof status === 'number' && status >= 400 && status < 500) {
-      const code: ErrorCode = status === 404 ? 'NOT_FOUND' : status === 405 ? 'METHOD_NOT_ALLOWED' : 'INPUT_VALIDATION_FAILED';
+      const code = (Object.keys(errorCodes) as ErrorCode[]).find((c) => errorCodes[c].status === status) ?? 'INPUT_VALIDATION_FAILED';
       return new GatewayError(code, (error as { message?: string }).message ?? 'Invalid request.', { cause: error });
     }
   }

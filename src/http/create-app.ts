@@ -16,6 +16,7 @@ import { admission } from './middleware/admission';
 import { errorHandler } from './middleware/error-handler';
 import { refuseMalformedQuery } from './middleware/refuse-malformed-query';
 import { requestLogger } from './middleware/request-logger';
+import { requireHost } from './middleware/require-host';
 import { resolveRawIdPath } from './middleware/resolve-raw-id-path';
 import { securityHeaders } from './middleware/security-headers';
 import { oauthTokenRoute } from './oauth-token-route';
@@ -118,6 +119,7 @@ export async function createApp(deps: AppDeps): Promise<{ app: Express; api: Ope
   app.use(requestLogger(app, deps.logger, redactor));
   app.use(metrics.middleware());
   app.use(securityHeaders());
+  app.use(requireHost());
   app.use(admission(config));
   app.use(refuseMalformedQuery());
   app.use(resolveRawIdPath());

@@ -8,9 +8,13 @@ export interface LoopbackServer {
   close(): Promise<void>;
 }
 
-/** Serves `handler` on 127.0.0.1 at a free port: tests, benchmarks and the harness never pick ports. */
-export async function listenOnLoopback(handler: http.RequestListener): Promise<LoopbackServer> {
+/**
+ * Serves `handler` on 127.0.0.1 at a free port: tests, benchmarks and the harness never pick ports.
+ * `prepare` gets the server before it listens (the gateway's `answerClientErrors`).
+ */
+export async function listenOnLoopback(handler: http.RequestListener, prepare?: (server: http.Server) => void): Promise<LoopbackServer> {
   const server = http.createServer(handler);
+  prepare?.(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,

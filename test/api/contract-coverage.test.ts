@@ -4,6 +4,7 @@ import { operationHandlers } from '../../src/http/operation-handlers';
 import { ContractValidator } from '../helpers/contract-validator';
 import { startTestGateway, type TestGateway } from '../helpers/test-gateway';
 import { loadContract } from '../../src/http/load-contract';
+import { errorCodes } from '../../src/errors/error-codes';
 
 describe('the contract drives the server', () => {
   let gw: TestGateway;
@@ -35,6 +36,11 @@ describe('the contract drives the server', () => {
       expect(Object.keys(paths[p] ?? {})).toEqual(['get']);
       expect(paths[p]?.get?.security).toBeUndefined(); // inherits the global bearerAuth requirement
     }
+  });
+
+  it('lists in the Error schema exactly the codes of the error registry', () => {
+    const schemas = loadContract().components?.schemas as Record<string, { properties: { error: { properties: { code: { enum: string[] } } } } }>;
+    expect([...(schemas.Error?.properties.error.properties.code.enum ?? [])].sort()).toEqual(Object.keys(errorCodes).sort());
   });
 
   it('serves the contract at /openapi.json without authentication', async () => {

@@ -7,6 +7,7 @@ import request from 'supertest';
 import type { BlobStore } from '../../src/blobs/blob-store';
 import { DbBlobStore } from '../../src/blobs/db-blob-store';
 import { FsBlobStore } from '../../src/blobs/fs-blob-store';
+import { answerClientErrors } from '../../src/http/answer-client-errors';
 import { createApp, type AppConfig } from '../../src/http/create-app';
 import { listenOnLoopback } from '../../src/lib/listen-on-loopback';
 import { StagingWriter } from '../../src/staging/staging-writer';
@@ -66,7 +67,7 @@ export async function startTestGateway(kind: DatabaseKind = 'sqlite', options: G
     apiKeys: TEST_KEYS,
     skipTokenSecret: skipTokenSecret ?? crypto.randomBytes(32).toString('hex'),
   });
-  const { url, close } = await listenOnLoopback(app);
+  const { url, close } = await listenOnLoopback(app, (server) => answerClientErrors(server, logger));
   const agent = request(url);
   return {
     url,

@@ -58,7 +58,7 @@ export function admission(limits: AdmissionLimits) {
 
   return (req: Request, res: Response, next: NextFunction): void => {
     if (req.originalUrl.length > limits.maxUrlLength) {
-      next(new GatewayError('INPUT_VALIDATION_FAILED', `The request URL is longer than ${limits.maxUrlLength} bytes.`));
+      next(new GatewayError('URI_TOO_LONG', `The request URL is longer than ${limits.maxUrlLength} bytes.`));
       return;
     }
     const length = Number(req.headers['content-length'] ?? 0);

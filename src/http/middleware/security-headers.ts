@@ -40,14 +40,33 @@ function apply(res: Response, edit: HeaderEdit): void {
   for (const [name, value] of edit.set) res.setHeader(name, value);
 }
 
+let recorded: { always: HeaderEdit; overHttps: HeaderEdit } | undefined;
+
+/** helmet's edits, recorded on first use: the one source of the security headers, however a response is written. */
+function helmetEdits(): { always: HeaderEdit; overHttps: HeaderEdit } {
+  recorded ??= {
+    always: record(helmet({ strictTransportSecurity: false }) as Middleware),
+    overHttps: record(helmet.strictTransportSecurity({ maxAge: 31_536_000, includeSubDomains: true }) as Middleware),
+  };
+  return recorded;
+}
+
+/**
+ * The headers `securityHeaders` sets, as name/value pairs: for answers written on the socket
+ * before Express has a response (`answerClientErrors`), so they carry the same headers.
+ */
+export function securityHeaderFields(secure: boolean): ReadonlyArray<readonly [string, string]> {
+  const { always, overHttps } = helmetEdits();
+  return [...always.set, ...(secure ? overHttps.set : [])].map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : value] as const);
+}
+
 /**
  * helmet's headers on every response, and HSTS only over HTTPS (native TLS, or a trusted proxy
  * that says so), where it means something. helmet computes them once at start-up; each request
  * then costs a dozen `setHeader` calls instead of a dozen chained middlewares.
  */
 export function securityHeaders() {
-  const always = record(helmet({ strictTransportSecurity: false }) as Middleware);
-  const overHttps = record(helmet.strictTransportSecurity({ maxAge: 31_536_000, includeSubDomains: true }) as Middleware);
+  const { always, overHttps } = helmetEdits();
   return (req: Request, res: Response, next: NextFunction): void => {
     apply(res, always);
     if (req.secure) apply(res, overHttps);
