@@ -5,10 +5,13 @@ import pino from 'pino';
 import { createWorkManagementAdapter } from '../src/adapters/work-management';
 import { SourceHttpClient } from '../src/adapters/http/source-http-client';
 import { FsBlobStore } from '../src/blobs/fs-blob-store';
+import { applyChangeRound } from '../src/harness/change-round';
+import { MockClient } from '../src/harness/mock-client';
+import type { Hostility } from '../src/mocks/work-management/hostility';
 import { createWorkManagementMock } from '../src/mocks/work-management/create-mock-server';
 import { createDb } from '../src/staging/create-db';
 import { migrateLatest } from '../src/staging/run-migrations';
-import { runSync } from '../src/sync/run-sync';
+import { runSync, type SyncDeps } from '../src/sync/run-sync';
 import { loadNote } from './load-note';
 import { measurement, type BenchmarkResult } from './report';
 import { listenOnLoopback } from '../src/lib/listen-on-loopback';
@@ -26,9 +29,12 @@ const SUPPORTED = /\.(pdf|docx|pptx|txt)$/i;
 const logger = pino({ level: 'silent' });
 
 interface RunningMock {
+  url: string;
   base: string;
   token: string;
+  organization: string;
   orgTasks: number;
+  setHostility(patch: Partial<Hostility>): void;
   close(): Promise<void>;
 }
 
@@ -38,11 +44,46 @@ async function startMock(tasks: number): Promise<RunningMock> {
   const server = await listenOnLoopback(mock.app);
   const org = mock.organization.organization;
   return {
+    url: server.url,
     base: `${server.url}/api/1.0`,
     token: mock.token,
+    organization: org,
     orgTasks: [...mock.model.tasks.values()].filter((t) => t.workspace === org).length,
+    setHostility: (patch) => void mock.setHostility(patch),
     close: server.close,
   };
+}
+
+/** What one run asked the service for: HTTP requests (a batch counts once) and reads (each counts against its quota). */
+interface RunCost {
+  requests: number;
+  reads: number;
+}
+
+/** The share of an incremental run's requests access reconciliation may cost, against a full sync's. */
+const RECONCILED_SHARE_GOAL = 0.1;
+
+function costOf(stats: { apiRequests: number; downloadRequests: number; batchedActions: number; directReads: number }): RunCost {
+  return { requests: stats.apiRequests + stats.downloadRequests, reads: stats.batchedActions + stats.directReads + stats.downloadRequests };
+}
+
+/**
+ * Incremental runs after the full one, on the same staging: with nothing changed, without and
+ * with access reconciliation (what polling costs), then after the harness's change round with a
+ * fifth of its events lost, with reconciliation.
+ */
+async function incrementalCosts(adapter: ReturnType<typeof createWorkManagementAdapter>, deps: SyncDeps, mock: RunningMock): Promise<{ off: RunCost; on: RunCost; changed: RunCost; unannounced: number }> {
+  const run = async (reconcile: boolean): Promise<{ cost: RunCost; unannounced: number }> => {
+    const summary = await runSync(adapter, deps, { mode: 'auto', reconcile });
+    if (summary.status !== 'succeeded' || summary.mode !== 'incremental' || !adapter.lastRun) throw new Error(`the incremental sync did not succeed: ${JSON.stringify(summary)}`);
+    return { cost: costOf(adapter.lastRun), unannounced: summary.reconciliation?.unannounced ?? 0 };
+  };
+  const off = await run(false);
+  const on = await run(true);
+  mock.setHostility({ eventLossRate: 0.2, seed: 'wm-sync-bench' });
+  await applyChangeRound(new MockClient(mock.url, mock.token, { logger }), mock.organization, () => undefined);
+  const changed = await run(true);
+  return { off: off.cost, on: on.cost, changed: changed.cost, unannounced: changed.unannounced };
 }
 
 /** Runs `work` over `items` with at most `limit` at a time. */
@@ -139,21 +180,26 @@ export async function wmSync(options: Partial<WmSyncOptions> = {}): Promise<Benc
     let syncMs: number;
     let stats;
     let counts;
+    let incremental;
     try {
       await migrateLatest(db);
       const adapter = createWorkManagementAdapter({ baseUrl: mock.base, token: mock.token, concurrency: o.concurrency });
+      const deps: SyncDeps = { db, blobs: new FsBlobStore(path.join(work, 'blobs')), logger };
       const s0 = performance.now();
-      const summary = await runSync(adapter, { db, blobs: new FsBlobStore(path.join(work, 'blobs')), logger }, { mode: 'full' });
+      const summary = await runSync(adapter, deps, { mode: 'full' });
       syncMs = performance.now() - s0;
       if (summary.status !== 'succeeded' || summary.counts.failed > 0) throw new Error(`the sync did not succeed: ${JSON.stringify(summary)}`);
       stats = adapter.lastRun;
       counts = summary.counts;
       if (!stats || stats.tasks !== mock.orgTasks) throw new Error(`the sync read ${stats?.tasks} tasks of ${mock.orgTasks}`);
+      incremental = await incrementalCosts(adapter, deps, mock);
     } finally {
       await db.destroy();
       await mock.close();
     }
     const requests = stats.apiRequests + stats.downloadRequests;
+    const full = costOf(stats);
+    const { off, on, changed } = incremental;
     const tasksPerSecond = (stats.tasks * 1000) / syncMs;
     const naivePerSecond = (naive.tasks * 1000) / naive.ms;
     return {
@@ -176,10 +222,21 @@ export async function wmSync(options: Partial<WmSyncOptions> = {}): Promise<Benc
           baseline: naive.requests / naive.tasks,
           goal: { on: 'ratio', op: '<=', target: 0.25 },
         }),
+        measurement({
+          benchmark: 'wm-sync',
+          metric: 'requests of an incremental run with access reconciliation (after a change round, a fifth of its events lost), vs a full sync',
+          unit: 'requests',
+          value: changed.requests,
+          baseline: full.requests,
+          goal: { on: 'ratio', op: '<=', target: RECONCILED_SHARE_GOAL },
+        }),
       ],
       notes: [
         `organization: ${mock.orgTasks} tasks in the synced workspace (seed ${SEED}; ${o.tasks} generated in ${(generatedMs / 1000).toFixed(1)} s), ${stats.projects} projects, ${stats.teams} teams, ${stats.users} users; ${stats.attachments} attachment files`,
         `sync: ${(syncMs / 1000).toFixed(2)} s; ${requests} requests = ${stats.apiRequests} API requests (${stats.batches} batches carrying ${stats.batchedActions} reads, ${stats.directReads} single reads) + ${stats.downloadRequests} downloads; staged ${counts.added} items`,
+        `incremental runs, requests (reads against the quota): nothing changed, without reconciliation ${off.requests} (${off.reads}), with it ${on.requests} (${on.reads}); ` +
+          `after the change round with a fifth of its events lost, with reconciliation ${changed.requests} (${changed.reads}), ${incremental.unannounced} change(s) no event announced; ` +
+          `a full sync ${full.requests} (${full.reads}): reconciliation costs ${((on.requests - off.requests) / full.requests * 100).toFixed(1)} % of a full sync's requests (${((on.reads - off.reads) / full.reads * 100).toFixed(1)} % of its reads)`,
         `baseline: the naive crawler read ${naive.tasks} tasks with ${naive.requests} requests in ${(naive.ms / 1000).toFixed(2)} s (GET per task, its stories, attachments, subtasks; GET per attachment and its download; memberships per team and project; each member's task list); same concurrency (${o.concurrency}), same HTTP client`,
         'the mock runs in this process (its work is on the same event loop for both); rate and concurrency limits are off, so the figures are about round trips and work, not quota. Batched reads still count one each against the real service\'s quota',
         loadNote(loadBefore),
