@@ -36,7 +36,7 @@ export function formatSummary(s: SyncSummary): string {
 function reconciliationNote(s: SyncSummary): string {
   const r = s.reconciliation;
   if (!r) return '';
-  return `reconciled ${r.listed} listed files: ${r.unannounced} changes no event announced (${r.accessRewritten} access lists, ${r.deleted} deletions, ${r.refreshed} files read again)`;
+  return `reconciled against ${r.listed} listed files, changes no event announced: ${r.unannounced} (access lists ${r.accessRewritten}, deletions ${r.deleted}, files read again ${r.refreshed})`;
 }
 
 function syncOptions(config: Config, flags: { full?: boolean; allowMassDelete?: boolean }, fullEveryMs: number | undefined): Partial<SyncOptions> {

@@ -203,7 +203,7 @@ export async function runHarness(o: HarnessOptions): Promise<HarnessResult> {
 function describeSync(sync: SyncSummary): string {
   const c = sync.counts;
   const r = sync.reconciliation;
-  const reconciled = r ? `; reconciliation: ${r.listed} listed, ${r.unlisted} asked about, ${r.unannounced} changes no event announced (${r.accessRewritten} access lists, ${r.deleted} deletions, ${r.refreshed} files read again)` : '';
+  const reconciled = r ? `; reconciled against ${r.listed} listed files (${r.unlisted} more asked about), changes no event announced: ${r.unannounced} (access lists ${r.accessRewritten}, deletions ${r.deleted}, files read again ${r.refreshed})` : '';
   return `${sync.mode} ${sync.status} — added ${c.added}, changed ${c.changed}, unchanged ${c.unchanged}, deleted ${c.deleted}, failed ${c.failed} in ${(sync.durationMs / 1000).toFixed(1)} s${reconciled}`;
 }
 
