@@ -10,6 +10,7 @@ export const errorCodes = {
   METHOD_NOT_ALLOWED: { status: 405, description: 'The route exists but not for this HTTP method, or the method is `CONNECT` (the gateway is read-only: `GET`).' },
   REQUEST_TIMEOUT: { status: 408, description: 'The client did not send its request headers within `HEADERS_TIMEOUT_MS` (or the whole request within `REQUEST_TIMEOUT_MS`).' },
   URI_TOO_LONG: { status: 414, description: 'The request URL (path and query) is longer than `MAX_URL_LENGTH`.' },
+  RANGE_NOT_SATISFIABLE: { status: 416, description: 'A download\'s `Range` lies outside the file; `Content-Range: bytes */<size>` gives its size.' },
   RATE_LIMIT_EXCEEDED: { status: 429, description: 'Too many requests; retry after `Retry-After` seconds.' },
   REQUEST_HEADERS_TOO_LARGE: { status: 431, description: 'The request line and headers together exceed 16 KB, Node\'s limit (a URL that long gets this, not 414).' },
   INTERNAL_SERVER_ERROR: { status: 500, description: 'The gateway failed; the details are in its log under the request id.' },

@@ -63,10 +63,15 @@ describe.each(setups)('GET /v1/files/{id}/download on %s, blobs in the %s store'
     expect(Buffer.from(await suffix.arrayBuffer()).equals(bytes.subarray(bytes.length - 10))).toBe(true);
   });
 
-  it('answers an unsatisfiable range with 416, and ignores a malformed one', async () => {
+  it('answers an unsatisfiable range with 416 in the error envelope (Content-Range: bytes */<size>), and ignores a malformed one', async () => {
     const res = await download({ Range: `bytes=${bytes.length + 5}-` });
     expect(res.status).toBe(416);
     expect(res.headers['content-range']).toBe(`bytes */${bytes.length}`);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(res.headers['content-disposition']).toBeUndefined();
+    expect(res.body).toEqual({ error: { code: 'RANGE_NOT_SATISFIABLE', message: `The range bytes=${bytes.length + 5}- is outside the file, which has ${bytes.length} bytes.` } });
+    const head = await gw.send('head', url, { ...AUTH, Range: `bytes=${bytes.length + 5}-` });
+    expect([head.status, head.headers['content-range']]).toEqual([416, `bytes */${bytes.length}`]);
     const whole = await fetch(`${gw.url}${url}`, { headers: { ...AUTH, Range: 'pages=1-2' } });
     expect(whole.status).toBe(200);
     await whole.arrayBuffer();

@@ -57,27 +57,26 @@ export function downloadFile(deps: HandlerDeps) {
 
     const etag = `"${file.sha256}"`;
     const lastModified = new Date(file.modified_at).toUTCString();
-    res.set({
+    const validators = { ETag: etag, 'Last-Modified': lastModified, 'Accept-Ranges': 'bytes', 'Cache-Control': 'private, no-cache' };
+    const representation = {
       'Content-Type': file.mime_type,
       'Checksum-SHA256': file.sha256,
-      ETag: etag,
-      'Last-Modified': lastModified,
-      'Accept-Ranges': 'bytes',
-      'Cache-Control': 'private, no-cache',
       'Content-Disposition': contentDisposition(fileName(file.name, file.mime_type)),
-    });
+    };
     if (fresh(req.headers, { etag, 'last-modified': lastModified })) {
-      res.status(304).end();
+      res.set({ ...representation, ...validators }).status(304).end();
       return;
     }
 
     const range = requestedRange(req, stat.size, etag, lastModified);
     if (range === 'unsatisfiable') {
-      res.status(416).set('Content-Range', `bytes */${stat.size}`);
-      res.removeHeader('Content-Type');
-      res.end();
-      return;
+      // An error like any other, in the envelope: the file's own headers (its type, checksum and
+      // name) would describe a body this answer does not have.
+      throw new GatewayError('RANGE_NOT_SATISFIABLE', `The range ${req.headers.range ?? ''} is outside the file, which has ${stat.size} bytes.`, {
+        headers: { ...validators, 'Content-Range': `bytes */${stat.size}` },
+      });
     }
+    res.set({ ...representation, ...validators });
     if (range) {
       res.status(206).set({ 'Content-Range': `bytes ${range.start}-${range.end}/${stat.size}`, 'Content-Length': String(range.end - range.start + 1) });
     } else {
