@@ -14,6 +14,7 @@ import { fullCrawl } from './full-crawl';
 import { listThroughput } from './list-throughput';
 import { formatTable, writeJson, type BenchmarkResult } from './report';
 import { syncThroughput } from './sync-throughput';
+import { tokenFlood } from './token-flood';
 import { wmSync } from './wm-sync';
 
 const FILE_COUNT = 100_000;
@@ -26,6 +27,7 @@ const BENCHMARKS: ReadonlyArray<readonly [string, Benchmark]> = [
   ['deep-page', (ctx) => deepPage(ctx)],
   ['download-rss', () => downloadRss()],
   ['auth-overhead', (ctx) => authOverhead(ctx)],
+  ['token-flood', () => tokenFlood()],
   ['wm-sync', () => wmSync()],
   // After the benchmarks that use the shared gateway: it adds users, groups, access lists and
   // blobs to it (stage-access.ts).

@@ -170,6 +170,23 @@ export const settings = {
     default: 'content-gateway',
     description: 'Audience (`aud`) and issuer (`iss`) of issued tokens; tokens for another audience are refused.',
   }),
+  oauthTokenRateLimit: setting({
+    env: 'OAUTH_TOKEN_RATE_LIMIT',
+    schema: z.coerce.number().int().min(0),
+    default: '30',
+    description:
+      "`POST /oauth2/token` requests each caller's address, and each client id, may make per minute; beyond it, 429 (`slow_down`) with `Retry-After`, before any secret is checked. The platform asks for a token about once an hour. `0`: no limit.",
+  }),
+  oauthTokenConcurrency: setting({
+    env: 'OAUTH_TOKEN_CONCURRENCY',
+    schema: z
+      .string()
+      .regex(/^(auto|[1-9]\d*)$/, { message: 'expected auto or a positive integer' })
+      .transform((v): 'auto' | number => (v === 'auto' ? 'auto' : Number(v))),
+    default: 'auto',
+    description:
+      'Client secrets checked at once (scrypt: a CPU-bound job on the thread pool that also reads blobs for downloads); `auto`: one less than the CPUs, at least 1 and at most 2. Up to 64 more token requests wait up to a second for their turn; what finds none is answered 503 (`temporarily_unavailable`) with `Retry-After`, so a flood of token requests never starves serving.',
+  }),
   rateLimitRequests: setting({
     env: 'RATE_LIMIT_REQUESTS',
     schema: z.coerce.number().int().min(0),

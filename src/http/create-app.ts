@@ -38,6 +38,8 @@ export type AppConfig = Pick<
   | 'oauthSigningKey'
   | 'oauthTokenTtlSeconds'
   | 'oauthAudience'
+  | 'oauthTokenRateLimit'
+  | 'oauthTokenConcurrency'
   | 'rateLimitRequests'
   | 'rateLimitWindowSeconds'
   | 'maxConcurrentRequests'
@@ -55,6 +57,8 @@ export const APP_DEFAULTS: Omit<AppConfig, 'publicBaseUrl'> = {
   oauthSigningKey: undefined,
   oauthTokenTtlSeconds: 3600,
   oauthAudience: 'content-gateway',
+  oauthTokenRateLimit: Number(settings.oauthTokenRateLimit.default),
+  oauthTokenConcurrency: 'auto',
   rateLimitRequests: Number(settings.rateLimitRequests.default),
   rateLimitWindowSeconds: Number(settings.rateLimitWindowSeconds.default),
   maxConcurrentRequests: 64,
@@ -137,7 +141,7 @@ export async function createApp(deps: AppDeps): Promise<{ app: Express; api: Ope
       res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
     });
   }
-  if (tokens) app.use(oauthTokenRoute(clients, tokens));
+  if (tokens) app.use(oauthTokenRoute(clients, tokens, { ratePerMinute: config.oauthTokenRateLimit, concurrency: config.oauthTokenConcurrency }));
   app.use((req, res, next) => {
     // HEAD is GET without a body (RFC 9110 §9.3.2): routed and validated as GET; Node drops the
     // body of a HEAD answer and keeps its headers, Content-Length included.
