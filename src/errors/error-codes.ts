@@ -14,6 +14,7 @@ export const errorCodes = {
   RATE_LIMIT_EXCEEDED: { status: 429, description: 'Too many requests; retry after `Retry-After` seconds.' },
   REQUEST_HEADERS_TOO_LARGE: { status: 431, description: 'The request line and headers together exceed 16 KB, Node\'s limit (a URL that long gets this, not 414).' },
   INTERNAL_SERVER_ERROR: { status: 500, description: 'The gateway failed; the details are in its log under the request id.' },
+  CONTENT_UNAVAILABLE: { status: 500, description: 'A binary file\'s stored content is missing or damaged on the gateway; the platform retries it on a later crawl, after a sync (`verify-blobs --repair`) restored it.' },
   EXTERNAL_REST_ERROR: { status: 502, description: 'A source system the gateway depends on failed.' },
   SERVICE_UNAVAILABLE: { status: 503, description: 'The gateway is overloaded or its database is unreachable; retry after `Retry-After` seconds.' },
 } as const;

@@ -9,12 +9,13 @@ export class GatewayError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
-    options?: { cause?: unknown; headers?: Record<string, string> },
+    options?: { cause?: unknown; headers?: Record<string, string>; expose?: boolean },
   ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'GatewayError';
     this.status = errorCodes[code].status;
-    this.expose = this.status < 500;
+    // `expose` on a 5xx: its message names only what the caller asked for and tells it what to do.
+    this.expose = options?.expose ?? this.status < 500;
     this.headers = options?.headers ?? {};
   }
 

@@ -93,6 +93,7 @@ export function parseTrustProxy(value: string): boolean | number | string[] {
 export async function createApp(deps: AppDeps): Promise<{ app: Express; api: OpenAPIBackend; metrics: GatewayMetrics }> {
   if (deps.apiKeys.length === 0) throw new Error('createApp needs at least one API key');
   const config: AppConfig = { ...APP_DEFAULTS, ...deps.config };
+  const metrics = new GatewayMetrics(deps.db);
   const handlerDeps: HandlerDeps = {
     config,
     db: deps.db,
@@ -101,12 +102,12 @@ export async function createApp(deps: AppDeps): Promise<{ app: Express; api: Ope
     blobs: deps.blobs,
     skipTokens: new SkipTokenCodec(deps.skipTokenSecret),
     logger: deps.logger,
+    metrics,
   };
   const clients = parseOAuthClients(config.oauthClients);
   if (clients.length > 0 && !config.oauthSigningKey) throw new Error('OAUTH_SIGNING_KEY is required when OAUTH_CLIENTS is set');
   const tokens = clients.length > 0 && config.oauthSigningKey ? new AccessTokens(config.oauthSigningKey, config.oauthAudience, config.oauthTokenTtlSeconds, deps.now) : undefined;
   const rateLimiter = config.rateLimitRequests > 0 ? new RateLimiter(config.rateLimitRequests, config.rateLimitWindowSeconds) : undefined;
-  const metrics = new GatewayMetrics(deps.db);
   const contractJson = JSON.stringify(loadContract());
   const api = await createApiBackend(loadContract(), handlerDeps, {
     authenticate: createBearerAuth(new ApiKeyVerifier(deps.apiKeys), tokens),

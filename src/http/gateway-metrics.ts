@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Db } from '../staging/create-db';
+import { CONTENT_UNAVAILABLE_REASONS, type ContentUnavailableReason } from './content-unavailable-error';
 
 /**
  * Prometheus metrics of one gateway app (its own registry, so several apps can share a process):
@@ -12,6 +13,7 @@ export class GatewayMetrics {
   readonly registry = new Registry();
   private readonly requests: Counter<'route' | 'method' | 'status'>;
   private readonly duration: Histogram<'route'>;
+  private readonly unavailable: Counter<'reason'>;
   readonly inFlight: Gauge;
 
   constructor(db: Db) {
@@ -26,6 +28,14 @@ export class GatewayMetrics {
       registers,
     });
     this.inFlight = new Gauge({ name: 'content_gateway_http_requests_in_flight', help: 'Requests being answered now.', registers });
+    this.unavailable = new Counter({
+      name: 'content_gateway_download_content_unavailable_total',
+      help: "Downloads whose content the blob store could not give, by reason: missing (no blob), size_mismatch (the blob has not the file's size), read_failed (the read failed; after the first byte the answer was cut). `verify-blobs` lists such files; `--repair` has the next sync fetch them again.",
+      labelNames: ['reason'],
+      registers,
+    });
+    // Every reason from the start, at 0: an alert on increase() then sees the first one.
+    for (const reason of CONTENT_UNAVAILABLE_REASONS) this.unavailable.inc({ reason }, 0);
     new Gauge({
       name: 'content_gateway_staged_rows',
       help: 'Rows in staging, by table and status.',
@@ -87,6 +97,11 @@ export class GatewayMetrics {
         for (const r of await latestRuns()) this.set({ source: r.source, status: r.status }, Date.parse(r.started_at) / 1000);
       },
     });
+  }
+
+  /** Counts a download whose content the blob store could not give. */
+  contentUnavailable(reason: ContentUnavailableReason): void {
+    this.unavailable.inc({ reason });
   }
 
   /** Counts and times every request; the route label comes from `res.locals.route` (set after routing). */

@@ -5,6 +5,7 @@ import type { SkipTokenCodec } from '../odata/skip-token';
 import type { Db } from '../staging/create-db';
 import type { FilesRepository } from '../staging/files-repository';
 import type { IdentitiesRepository } from '../staging/identities-repository';
+import type { GatewayMetrics } from './gateway-metrics';
 
 /** Everything a request handler may use; built once per app by `createApp`. */
 export interface HandlerDeps {
@@ -15,4 +16,6 @@ export interface HandlerDeps {
   blobs: BlobStore;
   skipTokens: SkipTokenCodec;
   logger: Logger;
+  /** What handlers count themselves (the rest is counted per request by the metrics middleware). */
+  metrics: Pick<GatewayMetrics, 'contentUnavailable'>;
 }

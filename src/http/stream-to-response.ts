@@ -1,16 +1,22 @@
 import type { ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 
-/** What a response cut off by its client rejects with (the code `stream.pipeline` uses). */
-function prematureClose(): Error {
-  return Object.assign(new Error('The client closed the connection before the answer was complete'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
+/** What `streamToResponse` rejects with when the client goes away first (the code `stream.pipeline` uses). */
+export class ClientClosedError extends Error {
+  readonly code = 'ERR_STREAM_PREMATURE_CLOSE';
+
+  constructor() {
+    super('The client closed the connection before the answer was complete');
+    this.name = 'ClientClosedError';
+  }
 }
 
 /**
  * Streams `source` into `res` with back-pressure and settles once: when the answer is finished;
- * with the source's error when it fails midway (the response is destroyed, so the client sees a
- * truncated body, never a whole-looking one); or when the client goes away first (the source is
- * destroyed, which closes its file or stops its queries).
+ * with the source's error when it fails (midway, the response is destroyed, so the client sees a
+ * truncated body, never a whole-looking one; before the first byte, the response is left for the
+ * caller to answer with an error); or with `ClientClosedError` when the client goes away first
+ * (the source is destroyed, which closes its file or stops its queries).
  *
  * `stream.pipeline` does the same with seven `close` listeners on the response (its destroyer,
  * two end-of-stream watchers, its pipe); with the request log, the metrics, admission and the
@@ -35,13 +41,13 @@ export function streamToResponse(source: Readable, res: ServerResponse): Promise
         return;
       }
       source.destroy();
-      settle(prematureClose());
+      settle(new ClientClosedError());
     };
     // Stays on the source: a late error of a destroyed source must not go unhandled.
     source.on('error', (error: Error) => {
       if (settled) return;
       source.unpipe(res);
-      res.destroy();
+      if (res.headersSent) res.destroy();
       settle(error);
     });
     res.once('finish', onFinish);

@@ -6,9 +6,10 @@ import type { Context } from 'openapi-backend';
 import rangeParser from 'range-parser';
 import { GatewayError } from '../../errors/gateway-error';
 import type { ByteRange } from '../../blobs/blob-store';
+import { ContentUnavailableError, type ContentUnavailableReason } from '../content-unavailable-error';
 import type { HandlerDeps } from '../handler-context';
 import { MissingIdError } from '../missing-id-error';
-import { streamToResponse } from '../stream-to-response';
+import { ClientClosedError, streamToResponse } from '../stream-to-response';
 import { pathParam } from './get-file';
 
 const EXTENSIONS: Record<string, string> = {
@@ -52,8 +53,17 @@ export function downloadFile(deps: HandlerDeps) {
     if (!file.blob_key || !file.sha256) {
       throw new GatewayError('NOT_FOUND', `File ${JSON.stringify(id)} has no download; its content is the HTML body of /v1/files/{id}.`);
     }
-    const stat = await deps.blobs.stat(file.blob_key);
-    if (!stat) throw new Error(`Blob ${file.blob_key} of file ${id} is missing from the blob store`);
+    const blobKey = file.blob_key;
+    // Counted and answered as CONTENT_UNAVAILABLE: a 5xx, which the platform retries on a later
+    // crawl (after a sync restored the blob), where a 404 would drop the file from its index.
+    const unavailable = (reason: ContentUnavailableReason, detail?: string): ContentUnavailableError => {
+      deps.metrics.contentUnavailable(reason);
+      return new ContentUnavailableError(file.id, blobKey, reason, req.id, detail);
+    };
+    const stat = await deps.blobs.stat(blobKey);
+    if (!stat) throw unavailable('missing', 'the blob store has no blob with this key');
+    // Content-addressed: a blob of another size than the file's cannot hold the file's bytes.
+    if (file.size !== null && Number(file.size) !== stat.size) throw unavailable('size_mismatch', `the blob has ${stat.size} bytes, the file ${file.size}`);
 
     const etag = `"${file.sha256}"`;
     const lastModified = new Date(file.modified_at).toUTCString();
@@ -89,6 +99,13 @@ export function downloadFile(deps: HandlerDeps) {
     }
     // Ends the response when the stream ends and destroys it if the read fails midway, so a
     // client never mistakes a truncated body for a whole one.
-    await streamToResponse(deps.blobs.createReadStream(file.blob_key, range), res);
+    try {
+      await streamToResponse(deps.blobs.createReadStream(blobKey, range), res);
+    } catch (error) {
+      if (error instanceof ClientClosedError) throw error;
+      // Failed before the first byte: the answer becomes the error, without the file's headers.
+      if (!res.headersSent) for (const name of [...Object.keys(representation), ...Object.keys(validators), 'Content-Length', 'Content-Range']) res.removeHeader(name);
+      throw unavailable('read_failed', error instanceof Error ? error.message : String(error));
+    }
   };
 }
