@@ -13,6 +13,7 @@ interface HarnessFlags {
   faultRate?: number;
   eventLossRate?: number;
   reconcile: boolean;
+  rawIds: boolean;
   databaseUrl?: string;
   out: string;
 }
@@ -38,6 +39,7 @@ export function registerHarnessCommand(program: Command, runtime: Runtime): void
     .option('--fault-rate <ratio>', 'share of the mock’s API requests answered 500/503 (0 to 1; with --mock-url set on the running mock)', parseRatio)
     .option('--event-loss-rate <ratio>', 'share of events the mock never delivers (0 to 1; with --mock-url set on the running mock)', parseRatio)
     .option('--no-reconcile', 'turn access reconciliation off, to see what lost events cost')
+    .option('--no-raw-ids', 'crawl with percent-encoded ids (default: pasted in raw, as the platform\'s own tools send them)')
     .option('--database-url <url>', 'stage into this Postgres database, in a schema of its own dropped afterwards (default: a SQLite file)')
     .option('--out <dir>', 'where the conformance reports go', './harness-report')
     .action(async (flags: HarnessFlags) => {
@@ -50,6 +52,7 @@ export function registerHarnessCommand(program: Command, runtime: Runtime): void
         logger,
         print: runtime.print,
         reconcile: flags.reconcile,
+        rawIds: flags.rawIds,
         ...(flags.mockUrl ? { mockUrl: flags.mockUrl } : {}),
         ...(flags.mockToken ? { mockToken: flags.mockToken } : {}),
         ...(flags.hostile ? { hostile: true } : {}),

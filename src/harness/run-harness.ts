@@ -35,6 +35,8 @@ export interface HarnessOptions {
   reconcile?: boolean;
   /** Stage into this Postgres database (in a schema of its own, dropped afterwards) instead of a SQLite file. */
   databaseUrl?: string;
+  /** Crawl with ids pasted into paths raw, as the platform's own tools send them (default true). */
+  rawIds?: boolean;
   out: string;
   logger: Logger;
   print(line: string): void;
@@ -124,7 +126,7 @@ export async function runHarness(o: HarnessOptions): Promise<HarnessResult> {
     const round = async (label: string, mode: 'full' | 'auto', extraChecks: (sync: SyncSummary) => Promise<HarnessRound['checks']> = async () => []): Promise<HarnessRound> => {
       const sync = await runSync(adapter, { db, blobs, logger: o.logger }, { mode, reconcile: o.reconcile ?? true });
       o.print(`[${label}] sync: ${describeSync(sync)}`);
-      const report = await runConformance({ baseUrl: gateway.url, key, profile: 'strict', logger: o.logger, minCrawlGapMs: 1100 });
+      const report = await runConformance({ baseUrl: gateway.url, key, profile: 'strict', rawIds: o.rawIds ?? true, logger: o.logger, minCrawlGapMs: 1100 });
       const reportPaths = writeReports(report, path.join(o.out, label.replace(/\W+/g, '-')));
       const access = await compare(report);
       const checks = [

@@ -40,6 +40,12 @@ describe.each(databaseKinds)('the end-to-end harness (work-management mock → a
         expect(round.access.filesCompared).toBeGreaterThan(250);
         for (const check of round.checks) expect([round.label, check.name, check.ok, check.detail]).toEqual([round.label, check.name, true, check.detail]);
         expect(fs.existsSync(round.reportPaths.html)).toBe(true);
+        // The crawl pasted ids in raw, as the platform's tools do, and read everything that way.
+        expect(round.report.options.rawIds).toBe(true);
+        const active = round.report.crawl.files.filter((f) => f.listing.status !== 'deleted');
+        expect(active.filter((f) => f.detail?.status !== 200 || f.permissions?.status !== 200 || (f.download && f.download.status !== 200)).map((f) => f.listing.id)).toEqual([]);
+        expect(active.filter((f) => f.download?.status === 200).length).toBeGreaterThan(0);
+        expect(round.report.crawl.groups.filter((g) => g.members?.status !== 200).map((g) => g.id)).toEqual([]);
       }
       const incremental = result.rounds[1]?.sync;
       expect(incremental?.mode).toBe('incremental');
