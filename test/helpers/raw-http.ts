@@ -18,8 +18,12 @@ export interface RawExchange {
   closed: boolean;
 }
 
-/** Splits the bytes a server sent into responses delimited by Content-Length (or none: the rest). */
-export function parseResponses(bytes: Buffer): { responses: RawResponse[]; rest: string } {
+/**
+ * Splits the bytes a server sent into responses delimited by Content-Length. Answers to HEAD
+ * (`head`) have none; a response without Content-Length or chunking runs to the end when the
+ * connection was closed (`closed`), and is otherwise left in the rest.
+ */
+export function parseResponses(bytes: Buffer, options: { head?: boolean; closed?: boolean } = {}): { responses: RawResponse[]; rest: string } {
   const responses: RawResponse[] = [];
   let at = 0;
   while (at < bytes.length) {
@@ -31,12 +35,15 @@ export function parseResponses(bytes: Buffer): { responses: RawResponse[]; rest:
       const colon = line.indexOf(':');
       headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
     }
-    const length = headers['content-length'] === undefined ? undefined : Number(headers['content-length']);
-    if (length === undefined && !/^HTTP\/1\.1 (1\d\d|204|304)/.test(statusLine)) break;
-    const body = bytes.subarray(end + 4, end + 4 + (length ?? 0));
-    if (body.length < (length ?? 0)) break;
+    const bodiless = options.head === true || /^HTTP\/1\.1 (1\d\d|204|304)/.test(statusLine);
+    const declared = headers['content-length'] === undefined ? undefined : Number(headers['content-length']);
+    const toClose = declared === undefined && !bodiless && options.closed === true && headers['transfer-encoding'] === undefined;
+    if (declared === undefined && !bodiless && !toClose) break;
+    const length = bodiless ? 0 : toClose ? bytes.length - end - 4 : (declared ?? 0);
+    const body = bytes.subarray(end + 4, end + 4 + length);
+    if (body.length < length) break;
     responses.push({ statusLine, status: Number(statusLine.split(' ')[1]), headers, body: body.toString('utf8') });
-    at = end + 4 + (length ?? 0);
+    at = end + 4 + length;
   }
   return { responses, rest: bytes.subarray(at).toString('latin1') };
 }
@@ -46,7 +53,7 @@ export function parseResponses(bytes: Buffer): { responses: RawResponse[]; rest:
  * comes back until the server closes the connection or `waitMs` passes. For what no HTTP client
  * sends: malformed request lines, raw UTF-8, conflicting framing headers.
  */
-export function rawExchange(url: string, request: string | Buffer, options: { waitMs?: number; ca?: string | Buffer } = {}): Promise<RawExchange> {
+export function rawExchange(url: string, request: string | Buffer, options: { waitMs?: number; ca?: string | Buffer; head?: boolean } = {}): Promise<RawExchange> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
@@ -57,7 +64,7 @@ export function rawExchange(url: string, request: string | Buffer, options: { wa
     const done = (): void => {
       clearTimeout(timer);
       socket.destroy();
-      resolve({ ...parseResponses(Buffer.concat(chunks)), closed });
+      resolve({ ...parseResponses(Buffer.concat(chunks), { closed, ...(options.head ? { head: true } : {}) }), closed });
     };
     const timer = setTimeout(done, options.waitMs ?? 2000);
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));
