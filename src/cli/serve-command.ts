@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import { loadConfig } from '../config/load-config';
+import { requirePublicHost } from '../config/require-public-host';
 import { seedDemo } from '../demo/seed-demo';
 import { answerClientErrors } from '../http/answer-client-errors';
 import { createApp } from '../http/create-app';
@@ -15,9 +16,12 @@ import type { Runtime } from './runtime';
 export function registerServeCommand(program: Command, runtime: Runtime): void {
   program
     .command('serve')
-    .description('Run the gateway: migrate the staging database, load the demo corpus into an empty embedded database, and serve /v1.')
+    .description(
+      'Run the gateway: migrate the staging database, load the demo corpus into an empty embedded database, and serve /v1. With NODE_ENV=production it needs GATEWAY_API_KEY, and PUBLIC_BASE_URL or ALLOWED_HOSTS (links must not follow whatever Host a client sends).',
+    )
     .action(async () => {
       const config = loadConfig(runtime.env);
+      requirePublicHost(config);
       const logger = createLogger({ level: config.logLevel });
       const staging = await openStaging(config, logger);
 

@@ -13,6 +13,7 @@ import { GatewayMetrics } from './gateway-metrics';
 import type { HandlerDeps } from './handler-context';
 import { loadContract } from './load-contract';
 import { admission } from './middleware/admission';
+import { allowedHosts } from './middleware/allowed-hosts';
 import { errorHandler } from './middleware/error-handler';
 import { refuseMalformedQuery } from './middleware/refuse-malformed-query';
 import { requestLogger } from './middleware/request-logger';
@@ -30,6 +31,7 @@ import { SecretRedactor } from './security/secret-redactor';
 export type AppConfig = Pick<
   Config,
   | 'publicBaseUrl'
+  | 'allowedHosts'
   | 'pageSizeDefault'
   | 'pageSizeMax'
   | 'includeHtmlBodyInList'
@@ -49,6 +51,7 @@ export type AppConfig = Pick<
 
 /** Defaults for the production settings, so tests and benches name only what they change. */
 export const APP_DEFAULTS: Omit<AppConfig, 'publicBaseUrl'> = {
+  allowedHosts: [],
   pageSizeDefault: 100,
   pageSizeMax: 1000,
   includeHtmlBodyInList: false,
@@ -125,6 +128,8 @@ export async function createApp(deps: AppDeps): Promise<{ app: Express; api: Ope
   app.use(metrics.middleware());
   app.use(securityHeaders());
   app.use(requireHost());
+  // PUBLIC_BASE_URL's host is allowed too: it is the name a proxy in front forwards.
+  if (config.allowedHosts.length > 0) app.use(allowedHosts([...config.allowedHosts, ...(config.publicBaseUrl ? [new URL(config.publicBaseUrl).hostname] : [])]));
   app.use(admission(config));
   app.use(refuseMalformedQuery());
   app.use(resolveRawIdPath());
