@@ -10,6 +10,7 @@ import { registerSeedDemoCommand } from './seed-demo-command';
 import { registerServeCommand } from './serve-command';
 import { registerSyncCommand } from './sync-command';
 import type { Runtime } from './runtime';
+import { registerVerifyBlobsCommand } from './verify-blobs-command';
 
 /** The `content-gateway` command line; settings come from the environment (see the README). */
 export function buildProgram(runtime: Runtime): Command {
@@ -21,6 +22,7 @@ export function buildProgram(runtime: Runtime): Command {
   registerSeedDemoCommand(program, runtime);
   registerSyncCommand(program, runtime);
   registerGcBlobsCommand(program, runtime);
+  registerVerifyBlobsCommand(program, runtime);
   registerHashSecretCommand(program, runtime);
   registerMockCommand(program, runtime);
   registerConformanceCommand(program, runtime);

@@ -1,3 +1,4 @@
+import { chunks } from '../lib/chunks';
 import type { Db } from './create-db';
 import { FILE_RESOURCE_COLUMNS } from './file-resource';
 import type { Page, PageRequest } from './page-query';
@@ -23,6 +24,15 @@ const PERMISSION_COLUMNS: Readonly<Record<PermissionField, string>> = {
  * The HTML body is left out unless asked for (it can be large).
  */
 const LIST_COLUMNS = [...FILE_RESOURCE_COLUMNS, 'sha256', 'blob_key', 'permissions_modified_at'] as const;
+
+/** Where an active binary file's content is stored, and what it must be (what `verify-blobs` checks). */
+export interface StoredContent {
+  id: string;
+  source: string;
+  blob_key: string;
+  sha256: string | null;
+  size: number | string | null;
+}
 
 export class FilesRepository {
   private readonly storedPages: StoredPageReader<FileField>;
@@ -60,6 +70,29 @@ export class FilesRepository {
   /** A file's row without its HTML body (for permissions and downloads, which never serve it). */
   async getFileMeta(id: string): Promise<FileRow | undefined> {
     return (await this.db('files').where({ id }).first([...LIST_COLUMNS])) as FileRow | undefined;
+  }
+
+  /** Active binary files with ids after `afterId`, in id order, `limit` at a time. */
+  async binaryFilesAfter(afterId: string, limit: number): Promise<StoredContent[]> {
+    return (await this.db('files')
+      .where({ status: 'active' })
+      .whereNotNull('blob_key')
+      .where('id', '>', afterId)
+      .orderBy('id')
+      .limit(limit)
+      .select('id', 'source', 'blob_key', 'sha256', 'size')) as StoredContent[];
+  }
+
+  /**
+   * Makes the next sync that sees these files read their content from the source again: the sync
+   * engine reuses stored bytes only while the row's `source_version` is the source's, and rewrites
+   * a row whose `content_hash` is not what it computes (a cleared one never is). Returns how many
+   * rows it changed.
+   */
+  async forgetContent(ids: readonly string[]): Promise<number> {
+    let changed = 0;
+    for (const part of chunks(ids, 500)) changed += await this.db('files').whereIn('id', part).where({ status: 'active' }).update({ content_hash: null, source_version: null });
+    return changed;
   }
 
   /** A file's access entries, paged by (type, id) so USER and GROUP entries interleave deterministically. */
