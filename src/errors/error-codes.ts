@@ -7,7 +7,7 @@ export const errorCodes = {
   INPUT_VALIDATION_FAILED: { status: 400, description: 'The request is invalid: a malformed parameter, `$filter`, `$skiptoken` or id.' },
   AUTHENTICATION_FAILED: { status: 401, description: 'The `Authorization` credential is missing or wrong.' },
   NOT_FOUND: { status: 404, description: 'The file, group or route does not exist.' },
-  METHOD_NOT_ALLOWED: { status: 405, description: 'The route exists but not for this HTTP method, or the method is `CONNECT` (the gateway is read-only: `GET`).' },
+  METHOD_NOT_ALLOWED: { status: 405, description: 'The route exists but not for this HTTP method, or the method is `CONNECT` (the gateway is read-only: `GET` and `HEAD`).' },
   REQUEST_TIMEOUT: { status: 408, description: 'The client did not send its request headers within `HEADERS_TIMEOUT_MS` (or the whole request within `REQUEST_TIMEOUT_MS`).' },
   URI_TOO_LONG: { status: 414, description: 'The request URL (path and query) is longer than `MAX_URL_LENGTH`.' },
   RANGE_NOT_SATISFIABLE: { status: 416, description: 'A download\'s `Range` lies outside the file; `Content-Range: bytes */<size>` gives its size.' },
