@@ -46,8 +46,9 @@ describe('conformance against a deliberately broken gateway', () => {
   // (a USER * entry only draws the platform validator's warning).
   it.each(PROFILES.flatMap((profile) => DEFECTS.map((d) => [d, CAUGHT_BY[d], profile] as const)))('catches %s with %s (%s profile)', async (defect, check, profile) => {
     const report = await conformanceOf(defect, profile);
-    const severity = severityCap(check, profile);
-    expect(profile === 'strict' ? severity : 'checked').toBe(profile === 'strict' ? 'fail' : 'checked');
+    // Stated here, not read from the catalog, so a catalog that softens a check makes this fail.
+    const severity = profile === 'platform' && defect === 'user-wildcard' ? 'warn' : 'fail';
+    expect(severityCap(check, profile)).toBe(severity);
     const named = report.findings.filter((f) => f.check === check && f.severity === severity);
     expect(named.length).toBeGreaterThan(0);
     expect(report.checks.find((c) => c.check === check)?.severity).toBe(severity);
