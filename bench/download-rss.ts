@@ -9,6 +9,7 @@ import { FsBlobStore } from '../src/blobs/fs-blob-store';
 import { createDb } from '../src/staging/create-db';
 import { migrateLatest } from '../src/staging/run-migrations';
 import { StagingWriter } from '../src/staging/staging-writer';
+import { publicPdfRow } from './stage-files';
 import type { DownloadServerConfig, DownloadServerReport } from './download-rss-server';
 import { measurement, type BenchmarkResult } from './report';
 import { AUTH_HEADERS, benchPaths } from './start-bench-gateway';
@@ -135,33 +136,7 @@ async function stageBigFile(dir: string, sizeMb: number): Promise<Omit<DownloadS
     const stored = await files.put(bytes);
     await new DbBlobStore(db).put(bytes);
     const modified = new Date().toISOString();
-    await new StagingWriter(db).putFiles([
-      {
-        file: {
-          id: FILE_ID,
-          source: 'bench',
-          native_id: 'big-report',
-          name: 'Big report',
-          external_url: 'https://intranet.example/big-report',
-          mime_type: 'application/pdf',
-          status: 'active',
-          size: stored.size,
-          sha256: stored.sha256,
-          sha1: stored.sha1,
-          blob_key: stored.key,
-          body_html: null,
-          created_at: modified,
-          created_by: 'author@example.com',
-          modified_at: modified,
-          modified_by: 'editor@example.com',
-          parent_id: null,
-          parent_name: null,
-          parent_path: null,
-          custom_attributes: null,
-        },
-        permissions: [{ type: 'GROUP', id: '*' }],
-      },
-    ]);
+    await new StagingWriter(db).putFiles([publicPdfRow(FILE_ID, 'Big report', stored, modified)]);
     const blobPath = files.pathOf(stored.key);
     return { dir, fileId: FILE_ID, blobPath, size: stored.size, sha256: stored.sha256 };
   } finally {

@@ -96,3 +96,33 @@ export async function stageFiles(db: Db, count: number, seed = 42): Promise<Stag
   // No ANALYZE: the sync engine never runs one, so the planner sees what a real deployment sees.
   return { count, html, binary, deleted, ms: performance.now() - started };
 }
+
+/** One public PDF row pointing at a stored blob: the file the download benches fetch. */
+export function publicPdfRow(id: string, name: string, stored: { key: string; size: number; sha256: string; sha1: string }, modified: string) {
+  const slug = id.replace(/^bench:/, '');
+  return {
+    file: {
+      id,
+      source: SOURCE,
+      native_id: slug,
+      name,
+      external_url: `https://intranet.example/${slug}`,
+      mime_type: 'application/pdf',
+      status: 'active' as const,
+      size: stored.size,
+      sha256: stored.sha256,
+      sha1: stored.sha1,
+      blob_key: stored.key,
+      body_html: null,
+      created_at: modified,
+      created_by: 'author@example.com',
+      modified_at: modified,
+      modified_by: 'editor@example.com',
+      parent_id: null,
+      parent_name: null,
+      parent_path: null,
+      custom_attributes: null,
+    },
+    permissions: [{ type: 'GROUP' as const, id: '*' }],
+  };
+}

@@ -5,6 +5,7 @@ import { autoSecretChecks } from '../src/http/oauth-token-route';
 import { hashClientSecret } from '../src/http/security/client-secrets';
 import { spawnModuleWorker } from '../src/lib/spawn-module-worker';
 import { StagingWriter } from '../src/staging/staging-writer';
+import { publicPdfRow } from './stage-files';
 import { loadNote } from './load-note';
 import { measurement, type BenchmarkResult } from './report';
 import { AUTH_HEADERS, startBenchGateway, type BenchGateway } from './start-bench-gateway';
@@ -67,33 +68,7 @@ function describe(label: string, d: TokenFloodReport, window: number, flood?: To
 async function stageFile(gateway: BenchGateway, kb: number): Promise<number> {
   const stored = await gateway.blobs.put(crypto.randomBytes(kb * 1024));
   const modified = new Date().toISOString();
-  await new StagingWriter(gateway.db).putFiles([
-    {
-      file: {
-        id: FILE_ID,
-        source: 'bench',
-        native_id: 'token-flood-report',
-        name: 'Token flood report',
-        external_url: 'https://intranet.example/token-flood-report',
-        mime_type: 'application/pdf',
-        status: 'active',
-        size: stored.size,
-        sha256: stored.sha256,
-        sha1: stored.sha1,
-        blob_key: stored.key,
-        body_html: null,
-        created_at: modified,
-        created_by: 'author@example.com',
-        modified_at: modified,
-        modified_by: 'editor@example.com',
-        parent_id: null,
-        parent_name: null,
-        parent_path: null,
-        custom_attributes: null,
-      },
-      permissions: [{ type: 'GROUP', id: '*' }],
-    },
-  ]);
+  await new StagingWriter(gateway.db).putFiles([publicPdfRow(FILE_ID, 'Token flood report', stored, modified)]);
   return stored.size;
 }
 
