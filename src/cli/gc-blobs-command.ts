@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config/load-config';
-import { createLogger } from '../logging/create-logger';
-import { collectBlobGarbage, SyncRunningError } from '../sync/collect-blob-garbage';
-import { openStaging } from './open-staging';
+import { collectBlobGarbage } from '../sync/collect-blob-garbage';
+import { withBlobMaintenance } from './with-blob-maintenance';
 import type { Runtime } from './runtime';
 import { parseInterval } from './parse-interval';
 
@@ -21,8 +20,7 @@ export function registerGcBlobsCommand(program: Command, runtime: Runtime): void
         return;
       }
       const config = loadConfig(runtime.env);
-      const staging = await openStaging(config, createLogger({ level: config.logLevel }));
-      try {
+      await withBlobMaintenance(config, runtime, async (staging) => {
         const dryRun = flags.dryRun === true;
         const s = await collectBlobGarbage(staging.db, staging.blobs, { graceMs, dryRun });
         runtime.print(
@@ -30,12 +28,6 @@ export function registerGcBlobsCommand(program: Command, runtime: Runtime): void
             `${s.recent} unreferenced but stored within ${flags.grace} kept` +
             (dryRun ? '.' : `; ${s.leftovers} leftovers of interrupted writes removed.`),
         );
-      } catch (error) {
-        if (!(error instanceof SyncRunningError)) throw error;
-        runtime.print(error.message);
-        runtime.setExitCode(1);
-      } finally {
-        await staging.close();
-      }
+      });
     });
 }

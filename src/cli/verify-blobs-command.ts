@@ -1,9 +1,7 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config/load-config';
-import { createLogger } from '../logging/create-logger';
-import { SyncRunningError } from '../sync/collect-blob-garbage';
 import { verifyBlobs } from '../sync/verify-blobs';
-import { openStaging } from './open-staging';
+import { withBlobMaintenance } from './with-blob-maintenance';
 import type { Runtime } from './runtime';
 
 /** `1.5 MB`: bytes in a unit a person reads at a glance. */
@@ -31,8 +29,7 @@ export function registerVerifyBlobsCommand(program: Command, runtime: Runtime): 
     )
     .action(async (flags: { repair?: boolean }) => {
       const config = loadConfig(runtime.env);
-      const staging = await openStaging(config, createLogger({ level: config.logLevel }));
-      try {
+      await withBlobMaintenance(config, runtime, async (staging) => {
         const repair = flags.repair === true;
         const s = await verifyBlobs(staging.db, staging.blobs, {
           repair,
@@ -50,12 +47,6 @@ export function registerVerifyBlobsCommand(program: Command, runtime: Runtime): 
         );
         // Still 1 after a repair: the content is back only once that sync has run.
         if (found > 0) runtime.setExitCode(1);
-      } catch (error) {
-        if (!(error instanceof SyncRunningError)) throw error;
-        runtime.print(error.message);
-        runtime.setExitCode(1);
-      } finally {
-        await staging.close();
-      }
+      });
     });
 }
