@@ -11,7 +11,7 @@ module.exports = {
     // jest's CommonJS runtime does not: transpile that one package.
     '^.+\\.js$': ['ts-jest', { tsconfig: { allowJs: true, isolatedModules: true } }],
   },
-  transformIgnorePatterns: ['/node_modules/(?!@apidevtools/json-schema-ref-parser/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(openapi-backend/node_modules/)?@apidevtools/json-schema-ref-parser/)'],
   globalSetup: '<rootDir>/test/setup/global-setup.ts',
   testTimeout: 30000,
 };
