@@ -57,6 +57,13 @@ export type FileContent =
       version?: string;
     };
 
+/**
+ * A value an access policy can test (src/policies): documents' and users' attributes. Not served;
+ * `customAttributes` is what the platform sees.
+ */
+export type AttributeValue = string | number | boolean | readonly string[];
+export type Attributes = Readonly<Record<string, AttributeValue>>;
+
 export interface FileRecord {
   nativeId: string;
   name: string;
@@ -70,6 +77,8 @@ export interface FileRecord {
   modifiedBy?: string;
   parent?: { nativeId: string; name: string; path?: string };
   customAttributes?: Record<string, string>;
+  /** Policy inputs (kind, space, department, level, ...): what access policies are evaluated on. */
+  attributes?: Attributes;
 }
 
 export interface UserRecord {
@@ -78,6 +87,9 @@ export interface UserRecord {
   fullName?: string;
   active: boolean;
   metadata?: Record<string, unknown>;
+  /** Policy inputs: the user's attributes (department, clearance, ...) and role names. */
+  attributes?: Attributes;
+  roles?: readonly string[];
 }
 
 export interface GroupRecord {
