@@ -3,7 +3,7 @@ import { closeSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import type { AdapterContext, FileRecord, IncrementalAdapter, SyncEvent } from '../adapter';
-import { throwIfAborted } from '../http/abort-error';
+import { throwIfAborted } from '../../lib/abort-error';
 import { readAhead } from '../../lib/read-ahead';
 import { CheckpointExpiredError, SourceError } from '../source-error';
 import { resolveFilesystemConfig, type FilesystemConfig, type FilesystemConfigInput } from './filesystem-config';

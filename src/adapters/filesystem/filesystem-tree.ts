@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { promises as fs, lstatSync, realpathSync, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../../logging/create-logger';
-import { throwIfAborted } from '../http/abort-error';
+import { throwIfAborted } from '../../lib/abort-error';
 import {
   AccessRuleError,
   checkOverrides,

@@ -1,7 +1,7 @@
 import type { Worker } from 'node:worker_threads';
 import { spawnModuleWorker } from '../../lib/spawn-module-worker';
 import type { AdapterContext, SyncEvent } from '../adapter';
-import { throwIfAborted } from '../http/abort-error';
+import { throwIfAborted } from '../../lib/abort-error';
 import { SourceError } from '../source-error';
 import type { FilesystemCheckpoint } from './filesystem-adapter';
 import type { FilesystemConfig } from './filesystem-config';

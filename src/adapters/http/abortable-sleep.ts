@@ -1,4 +1,4 @@
-import { abortError } from './abort-error';
+import { abortError } from '../../lib/abort-error';
 
 /**
  * Waits `ms` milliseconds, or rejects with an `AbortError` as soon as `signal` fires, so a

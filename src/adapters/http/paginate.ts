@@ -1,5 +1,5 @@
 import { SourceRequestError } from '../source-error';
-import { throwIfAborted } from './abort-error';
+import { throwIfAborted } from '../../lib/abort-error';
 
 /**
  * Source-side pagination, written once (DESIGN §6.6). Every walker is an async generator built on

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import type { Logger } from '../../logging/create-logger';
 import { SourceError, SourceRequestError, SourceUnavailableError } from '../source-error';
-import { abortError } from './abort-error';
+import { abortError } from '../../lib/abort-error';
 import { abortableSleep } from './abortable-sleep';
 import { redactUrl } from './redact-url';
 import {

@@ -1,5 +1,5 @@
 import type { AccessReconcilingAdapter, AdapterContext, LiveFile, SettleEvent, SettleRequest, SyncEvent } from '../adapter';
-import { throwIfAborted } from '../http/abort-error';
+import { throwIfAborted } from '../../lib/abort-error';
 import { CheckpointExpiredError, SourceError } from '../source-error';
 import { WorkManagementApi, type ApiCounters, type HttpOverrides } from './work-management-api';
 import { workManagementCheckpointSchema, type WorkManagementCheckpoint } from './work-management-checkpoint';

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { Logger } from '../../logging/create-logger';
-import { abortError, throwIfAborted } from '../http/abort-error';
+import { abortError, throwIfAborted } from '../../lib/abort-error';
 import { paginateOffsetToken } from '../http/paginate';
 import { redactUrl } from '../http/redact-url';
 import type { RetryPolicy } from '../http/retry-policy';

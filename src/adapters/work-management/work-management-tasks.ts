@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { AccessEntry, SyncEvent } from '../adapter';
-import { isAbortError, throwIfAborted } from '../http/abort-error';
+import { isAbortError, throwIfAborted } from '../../lib/abort-error';
 import { SourceError, SourceNotFoundError, SourcePermissionError } from '../source-error';
 import type { WorkManagementApi } from './work-management-api';
 import type { Directory } from './work-management-directory';
