@@ -9,8 +9,8 @@ import type { ByteRange } from '../../blobs/blob-store';
 import { ContentUnavailableError, type ContentUnavailableReason } from '../content-unavailable-error';
 import type { HandlerDeps } from '../handler-context';
 import { MissingIdError } from '../missing-id-error';
+import { pathParam } from '../path-param';
 import { ClientClosedError, streamToResponse } from '../stream-to-response';
-import { pathParam } from './get-file';
 
 const EXTENSIONS: Record<string, string> = {
   'application/pdf': '.pdf',

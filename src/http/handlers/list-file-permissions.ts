@@ -4,8 +4,8 @@ import { permissionsCollection } from '../collections';
 import type { HandlerDeps } from '../handler-context';
 import { encodedIdPath } from '../id-path-readings';
 import { MissingIdError } from '../missing-id-error';
+import { pathParam } from '../path-param';
 import { serveCollection } from '../serve-collection';
-import { pathParam } from './get-file';
 
 export function listFilePermissions(deps: HandlerDeps) {
   return async (c: Context, req: Request, res: Response) => {

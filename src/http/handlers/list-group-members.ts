@@ -4,8 +4,8 @@ import { membersCollection } from '../collections';
 import type { HandlerDeps } from '../handler-context';
 import { encodedIdPath } from '../id-path-readings';
 import { MissingIdError } from '../missing-id-error';
+import { pathParam } from '../path-param';
 import { serveCollection } from '../serve-collection';
-import { pathParam } from './get-file';
 
 /** Direct members only; a sub-group is a GROUP entry, and the platform resolves the nesting. */
 export function listGroupMembers(deps: HandlerDeps) {
