@@ -44,32 +44,32 @@ export async function createApiBackend(definition: Document, deps: HandlerDeps, 
   });
   api.register({
     ...operationHandlers(deps),
-    validationFail: (c: Context) => {
+    validationFail: function validationFail(c: Context) {
       throw new GatewayError('INPUT_VALIDATION_FAILED', describeValidationErrors(c));
     },
-    unauthorizedHandler: () => {
+    unauthorizedHandler: function unauthorizedHandler() {
       throw new GatewayError('AUTHENTICATION_FAILED', 'Bearer token missing or invalid.');
     },
-    notFound: (c: Context) => {
+    notFound: function notFound(c: Context) {
       throw new GatewayError('NOT_FOUND', `No route for ${c.request.method.toUpperCase()} ${c.request.path}.`);
     },
-    methodNotAllowed: (c: Context) => {
+    methodNotAllowed: function methodNotAllowed(c: Context) {
       throw new GatewayError('METHOD_NOT_ALLOWED', `${c.request.method.toUpperCase()} is not allowed on ${c.request.path}; the gateway is read-only.`, {
         headers: { Allow: 'GET, HEAD' },
       });
     },
-    notImplemented: (c: Context) => {
+    notImplemented: function notImplemented(c: Context) {
       throw new Error(`Operation ${c.operation?.operationId ?? '?'} has no handler`);
     },
   });
-  api.registerSecurityHandler('bearerAuth', async (_c: Context, req: Request, res: Response) => {
+  api.registerSecurityHandler('bearerAuth', async function bearerAuth(_c: Context, req: Request, res: Response) {
     const client = await security.authenticate(req, res);
     if (client) res.locals.client = client;
     return client !== false;
   });
   // After authentication, before the 401 or the handler: label the route for metrics and spend
   // the caller's rate budget (by client, or by address for failed logins, which slows guessing).
-  api.register('postSecurityHandler', async (c: Context, req: Request, res: Response) => {
+  api.register('postSecurityHandler', async function postSecurityHandler(c: Context, req: Request, res: Response) {
     res.locals.route = c.operation.operationId;
     if (!security.rateLimiter || !c.operation.security?.length) return;
     const client = res.locals.client as AuthenticatedClient | undefined;

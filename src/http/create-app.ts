@@ -133,11 +133,11 @@ export async function createApp(deps: AppDeps): Promise<{ app: Express; api: Ope
   app.use(admission(config));
   app.use(refuseMalformedQuery());
   app.use(resolveRawIdPath());
-  app.get('/openapi.json', (_req, res) => {
+  app.get('/openapi.json', function serveContract(_req, res) {
     res.type('application/json').send(contractJson);
   });
   if (metricsAuth) {
-    app.get('/metrics', async (req, res, next) => {
+    app.get('/metrics', async function serveMetrics(req, res, next) {
       res.locals.route = 'metrics';
       const presented = /^bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1]?.trim();
       if (!presented || metricsAuth.verify(presented) === undefined) {
@@ -148,7 +148,7 @@ export async function createApp(deps: AppDeps): Promise<{ app: Express; api: Ope
     });
   }
   if (tokens) app.use(oauthTokenRoute(clients, tokens, { ratePerMinute: config.oauthTokenRateLimit, concurrency: config.oauthTokenConcurrency }));
-  app.use((req, res, next) => {
+  app.use(function routeThroughContract(req, res, next) {
     // HEAD is GET without a body (RFC 9110 §9.3.2): routed and validated as GET; Node drops the
     // body of a HEAD answer and keeps its headers, Content-Length included.
     api

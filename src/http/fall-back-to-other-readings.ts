@@ -26,9 +26,8 @@ function withId(c: Context, reading: IdReading): Context {
  * (authenticated and counted once). Lookups happen only here, on what would otherwise be a 404.
  */
 export function fallBackToOtherReadings(handlers: IdHandlers, exists: (reading: IdReading) => Promise<boolean>): IdHandlers {
-  const wrap =
-    (operation: IdOperation): Handler =>
-    async (c: Context, req: unknown, res: Response) => {
+  const wrap = (operation: IdOperation): Handler =>
+    async function tryOtherReadings(c: Context, req: unknown, res: Response) {
       try {
         return await handlers[operation](c, req, res);
       } catch (error) {

@@ -106,14 +106,15 @@ export class GatewayMetrics {
 
   /** Counts and times every request; the route label comes from `res.locals.route` (set after routing). */
   middleware() {
-    return (req: Request, res: Response, next: NextFunction): void => {
-      const end = this.duration.startTimer();
-      this.inFlight.inc();
+    const { duration, inFlight, requests } = this;
+    return function metricsMiddleware(req: Request, res: Response, next: NextFunction): void {
+      const end = duration.startTimer();
+      inFlight.inc();
       res.once('close', () => {
         const route = typeof res.locals.route === 'string' ? res.locals.route : 'unmatched';
-        this.inFlight.dec();
+        inFlight.dec();
         end({ route });
-        this.requests.inc({ route, method: req.method, status: String(res.statusCode) });
+        requests.inc({ route, method: req.method, status: String(res.statusCode) });
       });
       next();
     };

@@ -123,12 +123,12 @@ export function oauthTokenRoute(clients: readonly OAuthClient[], tokens: AccessT
   router.post(
     '/oauth2/token',
     // The address's budget first: a refused request costs no body parsing either.
-    async (req: Request, res: Response, next: NextFunction) => {
+    async function spendAddressBudget(req: Request, res: Response, next: NextFunction) {
       const wait = await spend(perAddress, req.ip ?? req.socket.remoteAddress ?? 'unknown');
       if (wait) return oauthError(res, 429, 'slow_down', `too many token requests from this address; retry after ${wait} s`, { 'Retry-After': wait });
       next();
     },
-    (req: Request, res: Response, next: NextFunction) => {
+    function parseTokenRequestBody(req: Request, res: Response, next: NextFunction) {
       // A declared length over the limit is refused before any of the body is read (body-parser
       // would wait for the whole body first), and the connection is not kept for what follows.
       if (Number(req.headers['content-length'] ?? 0) > BODY_LIMIT_BYTES) {
@@ -137,7 +137,7 @@ export function oauthTokenRoute(clients: readonly OAuthClient[], tokens: AccessT
       }
       parseBody(req, res, (err?: unknown) => (err ? bodyParserError(err, res) : next()));
     },
-    async (req: Request, res: Response) => {
+    async function issueToken(req: Request, res: Response) {
       if (!req.is('application/x-www-form-urlencoded')) {
         return oauthError(res, 415, 'invalid_request', 'Content-Type must be application/x-www-form-urlencoded');
       }
@@ -160,7 +160,7 @@ export function oauthTokenRoute(clients: readonly OAuthClient[], tokens: AccessT
       res.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' }).json({ access_token: accessToken, token_type: 'Bearer', expires_in: tokens.ttlSeconds });
     },
   );
-  router.all('/oauth2/token', (_req, res) => {
+  router.all('/oauth2/token', function refuseOtherMethods(_req, res) {
     res.set('Allow', 'POST');
     oauthError(res, 405, 'invalid_request', 'use POST');
   });

@@ -45,7 +45,7 @@ function requestedRange(req: Request, size: number, etag: string, lastModified: 
 }
 
 export function downloadFile(deps: HandlerDeps) {
-  return async (c: Context, req: Request, res: Response) => {
+  return async function handleDownloadFile(c: Context, req: Request, res: Response) {
     const id = pathParam(c, 'id');
     const file = await deps.files.getFileMeta(id);
     if (!file) throw new MissingIdError('File', id);

@@ -7,7 +7,7 @@ import { MissingIdError } from '../missing-id-error';
 import { pathParam } from '../path-param';
 
 export function getFile(deps: HandlerDeps) {
-  return async (c: Context, req: Request, res: Response) => {
+  return async function handleGetFile(c: Context, req: Request, res: Response) {
     const id = pathParam(c, 'id');
     const row = await deps.files.getFile(id);
     if (!row) throw new MissingIdError('File', id);

@@ -3,14 +3,14 @@ import type { Context } from 'openapi-backend';
 import type { HandlerDeps } from '../handler-context';
 
 export function getHealth() {
-  return async (_c: Context, _req: Request, res: Response) => {
+  return async function handleGetHealth(_c: Context, _req: Request, res: Response) {
     res.json({ status: 'ok' });
   };
 }
 
 /** Ready when the staging database answers a query. */
 export function getReadiness(deps: HandlerDeps) {
-  return async (_c: Context, _req: Request, res: Response) => {
+  return async function handleGetReadiness(_c: Context, _req: Request, res: Response) {
     try {
       await deps.db.raw('select 1');
       res.json({ status: 'ok', database: 'ok' });

@@ -8,7 +8,7 @@ import { pathParam } from '../path-param';
 import { serveCollection } from '../serve-collection';
 
 export function listFilePermissions(deps: HandlerDeps) {
-  return async (c: Context, req: Request, res: Response) => {
+  return async function handleListFilePermissions(c: Context, req: Request, res: Response) {
     const id = pathParam(c, 'id');
     const file = await deps.files.getFileMeta(id);
     if (!file) throw new MissingIdError('File', id);

@@ -9,8 +9,8 @@ import { RawJson, serveCollection } from '../serve-collection';
 
 export function listFiles(deps: HandlerDeps) {
   const includeBody = deps.config.includeHtmlBodyInList;
-  return (c: Context, req: Request, res: Response) =>
-    serveCollection(deps, req, res, c.request.query, {
+  return function handleListFiles(c: Context, req: Request, res: Response) {
+    return serveCollection(deps, req, res, c.request.query, {
       spec: filesCollection,
       set: 'Content',
       required: ['id', 'name', 'external_url', 'last_modified_datetime', 'status', 'content'],
@@ -19,4 +19,5 @@ export function listFiles(deps: HandlerDeps) {
       load: (page) => deps.files.listFiles(page, { includeBody, stored: !includeBody && page.select === undefined }),
       toWire: (row) => (row.wire_json && !includeBody ? new RawJson(row.wire_json) : toFileResource(row, includeBody)),
     });
+  };
 }

@@ -9,7 +9,7 @@ import { serveCollection } from '../serve-collection';
 
 /** Direct members only; a sub-group is a GROUP entry, and the platform resolves the nesting. */
 export function listGroupMembers(deps: HandlerDeps) {
-  return async (c: Context, req: Request, res: Response) => {
+  return async function handleListGroupMembers(c: Context, req: Request, res: Response) {
     const groupId = pathParam(c, 'groupId');
     if (!(await deps.identities.groupExists(groupId))) throw new MissingIdError('Group', groupId);
     await serveCollection(deps, req, res, c.request.query, {

@@ -6,8 +6,8 @@ import type { HandlerDeps } from '../handler-context';
 import { serveCollection } from '../serve-collection';
 
 export function listGroups(deps: HandlerDeps) {
-  return (c: Context, req: Request, res: Response) =>
-    serveCollection(deps, req, res, c.request.query, {
+  return function handleListGroups(c: Context, req: Request, res: Response) {
+    return serveCollection(deps, req, res, c.request.query, {
       spec: groupsCollection,
       set: 'Groups',
       required: ['id'],
@@ -24,4 +24,5 @@ export function listGroups(deps: HandlerDeps) {
         };
       },
     });
+  };
 }

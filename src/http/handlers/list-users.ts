@@ -6,8 +6,8 @@ import type { HandlerDeps } from '../handler-context';
 import { serveCollection } from '../serve-collection';
 
 export function listUsers(deps: HandlerDeps) {
-  return (c: Context, req: Request, res: Response) =>
-    serveCollection(deps, req, res, c.request.query, {
+  return function handleListUsers(c: Context, req: Request, res: Response) {
+    return serveCollection(deps, req, res, c.request.query, {
       spec: usersCollection,
       set: 'Users',
       required: ['id', 'primary_email_addr', 'state'],
@@ -25,4 +25,5 @@ export function listUsers(deps: HandlerDeps) {
         };
       },
     });
+  };
 }

@@ -56,7 +56,7 @@ export function admission(limits: AdmissionLimits) {
     next();
   };
 
-  return (req: Request, res: Response, next: NextFunction): void => {
+  return function admissionMiddleware(req: Request, res: Response, next: NextFunction): void {
     if (req.originalUrl.length > limits.maxUrlLength) {
       next(new GatewayError('URI_TOO_LONG', `The request URL is longer than ${limits.maxUrlLength} bytes.`));
       return;

@@ -16,7 +16,7 @@ const normalize = (host: string): string => host.toLowerCase().replace(/\.$/, ''
  */
 export function allowedHosts(hosts: readonly string[]) {
   const allowed = new Set(hosts.map(normalize));
-  return (req: Request, _res: Response, next: NextFunction): void => {
+  return function allowedHostsMiddleware(req: Request, _res: Response, next: NextFunction): void {
     const host = req.hostname;
     if ((host && allowed.has(normalize(host))) || PROBES.has(req.path)) {
       next();

@@ -9,7 +9,7 @@ import { isValidPercentEncoding } from '../id-path-readings';
  * Unlike a path, a query never holds a raw id: clients that paste ids build it with an encoder.
  */
 export function refuseMalformedQuery() {
-  return (req: Request, _res: Response, next: NextFunction): void => {
+  return function refuseMalformedQueryMiddleware(req: Request, _res: Response, next: NextFunction): void {
     const at = req.url.indexOf('?');
     if (at >= 0 && !isValidPercentEncoding(req.url.slice(at + 1))) {
       next(

@@ -39,7 +39,7 @@ export function requestLogger(app: Express, logger: Logger, redactor: SecretReda
       return child;
     },
   });
-  return (req: Request, res: Response, next: NextFunction): void => {
+  return function requestLoggerMiddleware(req: Request, res: Response, next: NextFunction): void {
     const given = req.headers['x-request-id'];
     const id = typeof given === 'string' && REQUEST_ID.test(given) && !redactor.holdsSecret(given) ? given : crypto.randomUUID();
     req.id = id;

@@ -7,7 +7,7 @@ import { GatewayError } from '../../errors/gateway-error';
  * that the refusal comes from here, in the envelope, with the security headers and a request id.
  */
 export function requireHost() {
-  return (req: Request, _res: Response, next: NextFunction): void => {
+  return function requireHostMiddleware(req: Request, _res: Response, next: NextFunction): void {
     if (req.headers.host === undefined && !(req.httpVersionMajor === 1 && req.httpVersionMinor === 0)) {
       next(new GatewayError('INPUT_VALIDATION_FAILED', 'An HTTP/1.1 request must carry a Host header.', { headers: { Connection: 'close' } }));
       return;

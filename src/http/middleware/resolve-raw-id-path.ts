@@ -18,7 +18,7 @@ export function rawIdPathOf(res: Response): string | undefined {
  * percent-encoding is refused.
  */
 export function resolveRawIdPath() {
-  return (req: Request, res: Response, next: NextFunction): void => {
+  return function resolveRawIdPathMiddleware(req: Request, res: Response, next: NextFunction): void {
     const path = req.path;
     if (path.startsWith('/v1/files/') || path.startsWith('/v1/groups/')) {
       // In res.locals, Express's bag for this: a new property on the response itself would change

@@ -67,7 +67,7 @@ export function securityHeaderFields(secure: boolean): ReadonlyArray<readonly [s
  */
 export function securityHeaders() {
   const { always, overHttps } = helmetEdits();
-  return (req: Request, res: Response, next: NextFunction): void => {
+  return function securityHeadersMiddleware(req: Request, res: Response, next: NextFunction): void {
     apply(res, always);
     if (req.secure) apply(res, overHttps);
     next();
