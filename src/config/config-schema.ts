@@ -285,3 +285,8 @@ export const settings = {
 
 export type Settings = typeof settings;
 export type Config = { [K in keyof Settings]: z.output<Settings[K]['schema']> };
+
+/** What each of `keys` is when its variable is unset: its default, read by its own schema. */
+export function settingDefaults<K extends keyof Settings>(keys: readonly K[]): Pick<Config, K> {
+  return Object.fromEntries(keys.map((key) => [key, settings[key].schema.parse(settings[key].default)])) as Pick<Config, K>;
+}

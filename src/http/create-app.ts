@@ -1,7 +1,7 @@
 import express, { type Express } from 'express';
 import type { OpenAPIBackend } from 'openapi-backend';
 import type { BlobStore } from '../blobs/blob-store';
-import { settings, type Config } from '../config/config-schema';
+import { settingDefaults, type Config } from '../config/config-schema';
 import { GatewayError } from '../errors/gateway-error';
 import type { Logger } from '../logging/create-logger';
 import { SkipTokenCodec } from '../odata/skip-token';
@@ -49,25 +49,25 @@ export type AppConfig = Pick<
   | 'maxUrlLength'
 >;
 
-/** Defaults for the production settings, so tests and benches name only what they change. */
-export const APP_DEFAULTS: Omit<AppConfig, 'publicBaseUrl'> = {
-  allowedHosts: [],
-  pageSizeDefault: 100,
-  pageSizeMax: 1000,
-  includeHtmlBodyInList: false,
-  trustProxy: 'false',
-  oauthClients: [],
-  oauthSigningKey: undefined,
-  oauthTokenTtlSeconds: 3600,
-  oauthAudience: 'content-gateway',
-  oauthTokenRateLimit: Number(settings.oauthTokenRateLimit.default),
-  oauthTokenConcurrency: 'auto',
-  rateLimitRequests: Number(settings.rateLimitRequests.default),
-  rateLimitWindowSeconds: Number(settings.rateLimitWindowSeconds.default),
-  maxConcurrentRequests: 64,
-  metricsToken: undefined,
-  maxUrlLength: 8192,
-};
+/** Defaults for the production settings (the config schema's own), so tests and benches name only what they change. */
+export const APP_DEFAULTS = settingDefaults([
+  'allowedHosts',
+  'pageSizeDefault',
+  'pageSizeMax',
+  'includeHtmlBodyInList',
+  'trustProxy',
+  'oauthClients',
+  'oauthSigningKey',
+  'oauthTokenTtlSeconds',
+  'oauthAudience',
+  'oauthTokenRateLimit',
+  'oauthTokenConcurrency',
+  'rateLimitRequests',
+  'rateLimitWindowSeconds',
+  'maxConcurrentRequests',
+  'metricsToken',
+  'maxUrlLength',
+]) satisfies Omit<AppConfig, 'publicBaseUrl'>;
 
 export interface AppDeps {
   config: Partial<AppConfig> & Pick<AppConfig, 'publicBaseUrl'>;

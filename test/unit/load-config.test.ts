@@ -1,5 +1,6 @@
 import { settings } from '../../src/config/config-schema';
 import { ConfigError, loadConfig } from '../../src/config/load-config';
+import { APP_DEFAULTS } from '../../src/http/create-app';
 
 describe('loadConfig', () => {
   it('gives every setting its default, with PORT 3000 and the embedded SQLite database', () => {
@@ -15,6 +16,12 @@ describe('loadConfig', () => {
       blobStore: 'directory',
     });
     expect(config.databaseUrl).toBeUndefined();
+  });
+
+  it("gives the app factory the schema's own defaults, defined once", () => {
+    const config = loadConfig({});
+    for (const [key, value] of Object.entries(APP_DEFAULTS)) expect([key, value]).toEqual([key, config[key as keyof typeof config]]);
+    expect(APP_DEFAULTS.pageSizeMax).toBe(1000);
   });
 
   it('keeps blobs in a directory or in the database, and names the choices for anything else', () => {
