@@ -1,0 +1,94 @@
+import type { Condition, Literal, Operand, Policy, PolicyRule, PolicySubject } from './policy-types';
+
+/**
+ * Three-valued truth: a test on an absent attribute, or on values of different types, is
+ * `unknown`, and only `true` grants. `not unknown` stays unknown, so negation never grants access
+ * because an attribute is missing (docs/access-policies.md, "Negation").
+ */
+export type Truth = true | false | 'unknown';
+
+export function resolveOperand(o: Operand, user: PolicySubject, doc: PolicySubject): Literal | undefined {
+  if (o.kind === 'literal') return o.value;
+  const subject = o.root === 'user' ? user : doc;
+  if (o.root === 'user' && o.name === 'roles') return subject.roles;
+  return ownAttribute(subject, o.name);
+}
+
+/** An attribute the subject has itself (never one inherited from Object.prototype, such as `constructor`). */
+export function ownAttribute(subject: PolicySubject, name: string): Literal | undefined {
+  const attributes = subject.attributes;
+  return attributes !== undefined && Object.hasOwn(attributes, name) ? attributes[name] : undefined;
+}
+
+function compareValues(op: string, a: Literal, b: Literal): Truth {
+  if (Array.isArray(a) || Array.isArray(b) || typeof a !== typeof b) return 'unknown';
+  if (op === '==') return a === b;
+  if (op === '!=') return a !== b;
+  if (typeof a === 'boolean') return 'unknown';
+  const x = a as string | number;
+  const y = b as string | number;
+  if (op === '<') return x < y;
+  if (op === '<=') return x <= y;
+  if (op === '>') return x > y;
+  return x >= y;
+}
+
+function member(item: Literal, list: Literal, negated: boolean): Truth {
+  if (!Array.isArray(list) || (typeof item !== 'string' && typeof item !== 'number')) return 'unknown';
+  const found = (list as readonly string[]).includes(String(item));
+  return negated ? !found : found;
+}
+
+/** The truth of one test (a comparison or a membership), from resolved values. */
+export function testTruth(c: Extract<Condition, { kind: 'compare' | 'in' }>, left: Literal | undefined, right: Literal | undefined): Truth {
+  if (left === undefined || right === undefined) return 'unknown';
+  return c.kind === 'compare' ? compareValues(c.op, left, right) : member(left, right, c.negated);
+}
+
+export function conditionTruth(c: Condition, user: PolicySubject, doc: PolicySubject): Truth {
+  switch (c.kind) {
+    case 'constant':
+      return c.value;
+    case 'compare':
+    case 'in':
+      return testTruth(c, resolveOperand(c.left, user, doc), resolveOperand(c.right, user, doc));
+    case 'not': {
+      const t = conditionTruth(c.part, user, doc);
+      return t === 'unknown' ? t : !t;
+    }
+    case 'and': {
+      let result: Truth = true;
+      for (const part of c.parts) {
+        const t = conditionTruth(part, user, doc);
+        if (t === false) return false;
+        if (t === 'unknown') result = 'unknown';
+      }
+      return result;
+    }
+    case 'or': {
+      let result: Truth = false;
+      for (const part of c.parts) {
+        const t = conditionTruth(part, user, doc);
+        if (t === true) return true;
+        if (t === 'unknown') result = 'unknown';
+      }
+      return result;
+    }
+  }
+}
+
+/** The rule's role condition: no roles listed, or the user holds one of them (absent roles: unknown). */
+export function rolesTruth(rule: PolicyRule, user: PolicySubject): Truth {
+  if (rule.roles.length === 0) return true;
+  if (user.roles === undefined) return 'unknown';
+  return rule.roles.some((r) => user.roles?.includes(r));
+}
+
+export function ruleGrants(rule: PolicyRule, user: PolicySubject, doc: PolicySubject): boolean {
+  return rolesTruth(rule, user) === true && conditionTruth(rule.allow, user, doc) === true;
+}
+
+/** The policy's direct answer for one (user, document) pair; the oracle the compiled groups must match. */
+export function policyGrants(policy: Policy, user: PolicySubject, doc: PolicySubject): boolean {
+  return policy.rules.some((rule) => ruleGrants(rule, user, doc));
+}
