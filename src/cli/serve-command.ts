@@ -6,12 +6,17 @@ import { requirePublicHost } from '../config/require-public-host';
 import { seedDemo } from '../demo/seed-demo';
 import { answerClientErrors } from '../http/answer-client-errors';
 import { createApp } from '../http/create-app';
+import { MEMORY_STORE, type RateLimitStore } from '../http/rate-limits/rate-limit-store';
+import { connectRedis, redisReady } from '../lib/connect-redis';
 import { drainableServer } from '../lib/drain-server';
 import { createLogger } from '../logging/create-logger';
 import { GatewaySettingsRepository } from '../staging/gateway-settings-repository';
 import { isStagingEmpty } from '../staging/is-staging-empty';
 import { openStaging, resolveApiKeys } from './open-staging';
 import type { Runtime } from './runtime';
+
+/** How long start-up waits for Redis before serving anyway (counting locally until it answers). */
+const REDIS_START_WAIT_MS = 3_000;
 
 export function registerServeCommand(program: Command, runtime: Runtime): void {
   program
@@ -34,7 +39,13 @@ export function registerServeCommand(program: Command, runtime: Runtime): void {
       const { keys, generatedAt } = resolveApiKeys(config);
       const skipTokenSecret =
         config.skipTokenSecret ?? (await new GatewaySettingsRepository(staging.db).getOrCreate('skiptoken_secret', () => crypto.randomBytes(32).toString('hex')));
-      const { app } = await createApp({ config, db: staging.db, blobs: staging.blobs, logger, apiKeys: keys, skipTokenSecret });
+      const redis = config.redisUrl ? connectRedis(config.redisUrl) : undefined;
+      if (redis) {
+        if (await redisReady(redis, REDIS_START_WAIT_MS)) logger.info('rate limits are counted in Redis (REDIS_URL), shared by every replica');
+        else logger.warn('Redis (REDIS_URL) does not answer yet: each process counts rate limits on its own until it does');
+      }
+      const rateLimitStore: RateLimitStore = redis ? { kind: 'redis', client: redis, keyPrefix: config.redisKeyPrefix } : MEMORY_STORE;
+      const { app } = await createApp({ config, db: staging.db, blobs: staging.blobs, logger, apiKeys: keys, skipTokenSecret, rateLimitStore });
       const tls = config.tlsCertFile && config.tlsKeyFile ? { cert: fs.readFileSync(config.tlsCertFile), key: fs.readFileSync(config.tlsKeyFile) } : undefined;
       const server = await runtime.listen(app, {
         port: config.port,
@@ -56,6 +67,7 @@ export function registerServeCommand(program: Command, runtime: Runtime): void {
         logger.info({ graceMs: config.shutdownGraceMs }, 'shutting down: finishing in-flight requests');
         await drainable.drain(config.shutdownGraceMs);
         await staging.close();
+        redis?.disconnect();
       }, config.shutdownGraceMs);
     });
 }

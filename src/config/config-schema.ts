@@ -215,6 +215,22 @@ export const settings = {
     default: '64',
     description: 'In-flight `/v1` requests above which the gateway sheds load with 503 and `Retry-After` instead of queueing (`0`: no cap).',
   }),
+  redisUrl: setting({
+    env: 'REDIS_URL',
+    schema: z
+      .string()
+      .regex(/^rediss?:\/\//, { message: 'expected a redis:// or rediss:// URL' })
+      .optional(),
+    description:
+      'Redis that replicas share rate-limit counters through (`redis://:password@host:6379/0`; `rediss://` for TLS), so `RATE_LIMIT_REQUESTS` and `OAUTH_TOKEN_RATE_LIMIT` hold across all of them. Unset: counted in this gateway (across its `WEB_CONCURRENCY` workers). Unreachable: each process counts on its own until it answers again (docs/scaling-out.md).',
+    secret: true,
+  }),
+  redisKeyPrefix: setting({
+    env: 'REDIS_KEY_PREFIX',
+    schema: z.string().min(1).max(100),
+    default: 'content-gateway:',
+    description: 'Prefix of every key the gateway keeps in `REDIS_URL` (gateways that must not share limits need different prefixes).',
+  }),
   metricsToken: setting({
     env: 'METRICS_TOKEN',
     schema: z.string().min(16, { message: 'must be at least 16 characters' }).optional(),

@@ -22,6 +22,8 @@ import { resolveRawIdPath } from './middleware/resolve-raw-id-path';
 import { securityHeaders } from './middleware/security-headers';
 import { oauthTokenRoute } from './oauth-token-route';
 import { RateLimiter } from './rate-limiter';
+import { RateLimitCounters } from './rate-limits/rate-limit-counters';
+import { MEMORY_STORE, type RateLimitStore } from './rate-limits/rate-limit-store';
 import { AccessTokens } from './security/access-tokens';
 import { ApiKeyVerifier } from './security/api-key-verifier';
 import { createBearerAuth } from './security/bearer-auth';
@@ -77,6 +79,8 @@ export interface AppDeps {
   apiKeys: readonly string[];
   skipTokenSecret: string;
   now?: () => Date;
+  /** Where rate-limit counters live (default: in this process). */
+  rateLimitStore?: RateLimitStore;
 }
 
 /** `TRUST_PROXY` as Express understands it: a boolean, a hop count, or a list of addresses. */
@@ -110,7 +114,8 @@ export async function createApp(deps: AppDeps): Promise<{ app: Express; api: Ope
   const clients = parseOAuthClients(config.oauthClients);
   if (clients.length > 0 && !config.oauthSigningKey) throw new Error('OAUTH_SIGNING_KEY is required when OAUTH_CLIENTS is set');
   const tokens = clients.length > 0 && config.oauthSigningKey ? new AccessTokens(config.oauthSigningKey, config.oauthAudience, config.oauthTokenTtlSeconds, deps.now) : undefined;
-  const rateLimiter = config.rateLimitRequests > 0 ? new RateLimiter(config.rateLimitRequests, config.rateLimitWindowSeconds) : undefined;
+  const counters = new RateLimitCounters(deps.rateLimitStore ?? MEMORY_STORE, deps.logger, metrics.registry);
+  const rateLimiter = config.rateLimitRequests > 0 ? new RateLimiter(config.rateLimitRequests, config.rateLimitWindowSeconds, counters) : undefined;
   const contractJson = JSON.stringify(loadContract());
   const api = await createApiBackend(loadContract(), handlerDeps, {
     authenticate: createBearerAuth(new ApiKeyVerifier(deps.apiKeys), tokens),
@@ -147,7 +152,7 @@ export async function createApp(deps: AppDeps): Promise<{ app: Express; api: Ope
       res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
     });
   }
-  if (tokens) app.use(oauthTokenRoute(clients, tokens, { ratePerMinute: config.oauthTokenRateLimit, concurrency: config.oauthTokenConcurrency }));
+  if (tokens) app.use(oauthTokenRoute(clients, tokens, { ratePerMinute: config.oauthTokenRateLimit, concurrency: config.oauthTokenConcurrency, counters }));
   app.use(function routeThroughContract(req, res, next) {
     // HEAD is GET without a body (RFC 9110 §9.3.2): routed and validated as GET; Node drops the
     // body of a HEAD answer and keeps its headers, Content-Length included.

@@ -1,7 +1,9 @@
 import os from 'node:os';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterRes } from 'rate-limiter-flexible';
 import { BoundedConcurrency } from '../lib/bounded-concurrency';
+import type { RateLimitCounters } from './rate-limits/rate-limit-counters';
+import type { RequestCounter } from './rate-limits/shared-counter';
 import { verifyClientSecret, type OAuthClient } from './security/client-secrets';
 import type { AccessTokens } from './security/access-tokens';
 
@@ -13,6 +15,8 @@ export interface TokenEndpointLimits {
   ratePerMinute: number;
   /** Client secrets checked at once; `auto`: `autoSecretChecks()`. */
   concurrency: number | 'auto';
+  /** Where the budgets are counted (this process, the cluster primary, or Redis). */
+  counters: RateLimitCounters;
 }
 
 /**
@@ -71,10 +75,10 @@ function retryAfter(rejection: RateLimiterRes): string {
 }
 
 /** Spends one point of `key`'s budget; the seconds to wait when it is spent, else undefined. */
-async function spend(limiter: RateLimiterMemory | undefined, key: string): Promise<string | undefined> {
+async function spend(limiter: RequestCounter | undefined, key: string): Promise<string | undefined> {
   if (!limiter) return undefined;
   try {
-    await limiter.consume(key, 1);
+    await limiter.consume(key);
     return undefined;
   } catch (rejection) {
     if (rejection instanceof RateLimiterRes) return retryAfter(rejection);
@@ -114,8 +118,8 @@ export function oauthTokenRoute(clients: readonly OAuthClient[], tokens: AccessT
   const byId = new Map(clients.map((c) => [c.id, c]));
   // A fixed hash to verify against when the client is unknown, so timing does not reveal which ids exist.
   const decoy = clients[0]?.secretHash ?? 'scrypt$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
-  const perAddress = limits.ratePerMinute > 0 ? new RateLimiterMemory({ points: limits.ratePerMinute, duration: 60, keyPrefix: 'token-address' }) : undefined;
-  const perClient = limits.ratePerMinute > 0 ? new RateLimiterMemory({ points: limits.ratePerMinute, duration: 60, keyPrefix: 'token-client' }) : undefined;
+  const perAddress = limits.ratePerMinute > 0 ? limits.counters.counter('token-address', limits.ratePerMinute, 60) : undefined;
+  const perClient = limits.ratePerMinute > 0 ? limits.counters.counter('token-client', limits.ratePerMinute, 60) : undefined;
   const secretChecks = new BoundedConcurrency(limits.concurrency === 'auto' ? autoSecretChecks() : limits.concurrency, QUEUE_LIMIT, QUEUE_WAIT_MS);
   const parseBody = express.urlencoded({ extended: false, limit: BODY_LIMIT_BYTES, parameterLimit: 20, type: () => true });
 

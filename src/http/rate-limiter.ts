@@ -1,6 +1,8 @@
 import type { Response } from 'express';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterRes } from 'rate-limiter-flexible';
 import { GatewayError } from '../errors/gateway-error';
+import type { RateLimitCounters } from './rate-limits/rate-limit-counters';
+import type { RequestCounter } from './rate-limits/shared-counter';
 
 /**
  * A request budget per client per fixed window, on by default. Every authenticated `/v1`
@@ -10,24 +12,26 @@ import { GatewayError } from '../errors/gateway-error';
  * `Retry-After`. The platform slows down when fewer than ~30 % of the budget remain, so the
  * default budget sits well above what one gateway serves: the headers inform, a crawl is never
  * paced. Disabled (`RATE_LIMIT_REQUESTS=0`), it sends no headers at all: static values would be
- * worse than none. Counters live in memory, so each replica enforces its own budget.
+ * worse than none. The counter lives where `RateLimitCounters` keeps it: in this process, in the
+ * cluster primary (shared by the workers), or in Redis (shared by every replica).
  */
 export class RateLimiter {
-  private readonly limiter: RateLimiterMemory;
+  private readonly limiter: RequestCounter;
   private readonly limitHeader: string;
 
   constructor(
     readonly limit: number,
     readonly windowSeconds: number,
+    counters: RateLimitCounters,
   ) {
-    this.limiter = new RateLimiterMemory({ points: limit, duration: windowSeconds });
+    this.limiter = counters.counter('requests', limit, windowSeconds);
     this.limitHeader = String(limit);
   }
 
   /** Spends one request of `key`'s budget; sets the headers; throws the 429 when it is spent. */
   async consume(key: string, res: Response): Promise<void> {
     try {
-      const state = await this.limiter.consume(key, 1);
+      const state = await this.limiter.consume(key);
       this.setHeaders(res, state);
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) throw rejection;

@@ -9,6 +9,7 @@ import { DbBlobStore } from '../../src/blobs/db-blob-store';
 import { FsBlobStore } from '../../src/blobs/fs-blob-store';
 import { answerClientErrors } from '../../src/http/answer-client-errors';
 import { createApp, type AppConfig } from '../../src/http/create-app';
+import type { RateLimitStore } from '../../src/http/rate-limits/rate-limit-store';
 import { listenOnLoopback } from '../../src/lib/listen-on-loopback';
 import { StagingWriter } from '../../src/staging/staging-writer';
 import { ContractValidator, type ObservedResponse } from './contract-validator';
@@ -32,7 +33,7 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
-export type GatewayOptions = Partial<AppConfig> & { now?: () => Date; blobStore?: 'directory' | 'database'; skipTokenSecret?: string };
+export type GatewayOptions = Partial<AppConfig> & { now?: () => Date; blobStore?: 'directory' | 'database'; skipTokenSecret?: string; rateLimitStore?: RateLimitStore };
 
 async function checked(res: request.Response, method: string, pathAndQuery: string): Promise<request.Response> {
   const observed: ObservedResponse = {
@@ -54,13 +55,14 @@ async function checked(res: request.Response, method: string, pathAndQuery: stri
 export async function startTestGateway(kind: DatabaseKind = 'sqlite', options: GatewayOptions = {}): Promise<TestGateway> {
   const database = await createTestDatabase(kind);
   const blobDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-blobs-'));
-  const { now, blobStore, skipTokenSecret, ...config } = options;
+  const { now, blobStore, skipTokenSecret, rateLimitStore, ...config } = options;
   const blobs = blobStore === 'database' ? new DbBlobStore(database.db) : new FsBlobStore(blobDir);
   const logLines: string[] = [];
   const logger = pino({ level: 'debug' }, { write: (line: string) => logLines.push(line) });
   const { app } = await createApp({
     config: { publicBaseUrl: undefined, ...config },
     ...(now ? { now } : {}),
+    ...(rateLimitStore ? { rateLimitStore } : {}),
     db: database.db,
     blobs,
     logger,
