@@ -10,6 +10,7 @@ import { newId } from '../ids';
 import { composeAnswer } from './compose-answer';
 import type { Conversation, ConversationStore } from './conversation-store';
 import { plainText, type Content, type Message } from './message-types';
+import { questionInteraction } from './interactions';
 import { recordsFor, type PluginResource } from './plugin-resources';
 
 export interface AskInput {
@@ -97,6 +98,8 @@ export class Assistant {
       ...(answer.actions.length ? { actions: answer.actions } : {}),
     }, messageId);
     const interactionId = newId('int');
+    store.interactions.push(questionInteraction({ id: interactionId, email: conversation.email, conversationId: conversation.id, question, at: message.created_at }));
+    store.answerInteraction.set(message.message_id, interactionId);
     this.deps.pluginResources.push(...recordsFor({ email: conversation.email, conversationId: conversation.id, interactionId, source, surfaced, citedIds: new Set(cited.map((h) => h.file.id)), at: message.created_at }));
     return message;
   }

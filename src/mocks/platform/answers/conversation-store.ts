@@ -5,6 +5,7 @@
  */
 import { newId } from '../ids';
 import type { Modal } from './feedback-modal';
+import { feedbackInteraction, type Interaction } from './interactions';
 import type { Message } from './message-types';
 
 export interface Conversation {
@@ -33,6 +34,10 @@ export class ConversationStore {
   readonly conversations = new Map<string, Conversation>();
   readonly callbacks = new Map<string, Callback>();
   readonly feedback: FeedbackRecord[] = [];
+  /** The Data API's interactions: questions and feedback ratings. */
+  readonly interactions: Interaction[] = [];
+  /** The question interaction each final answer (by message id) responds to. */
+  readonly answerInteraction = new Map<string, string>();
   /** Modals opened on `/rest/v1` (answers/feedback-modal.ts), by modal id. */
   readonly modals = new Map<string, Modal>();
   private seq = 0;
@@ -62,6 +67,13 @@ export class ConversationStore {
     const id = newId('cb');
     this.callbacks.set(id, callback);
     return id;
+  }
+
+  /** Records a rating (both feedback paths) and its interaction, whose parent is the rated answer's question. */
+  addFeedback(record: FeedbackRecord): void {
+    this.feedback.push(record);
+    const email = this.conversations.get(record.conversation_id)?.email ?? '';
+    this.interactions.push(feedbackInteraction({ email, conversationId: record.conversation_id, messageId: record.message_id, parent: this.answerInteraction.get(record.message_id) ?? null, rating: record.rating, comment: record.additional_feedback, at: record.submitted_at }));
   }
 
   message(conversationId: string, messageId: string): Message | undefined {

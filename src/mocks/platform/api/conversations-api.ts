@@ -76,7 +76,7 @@ export async function submitFeedback(req: Request, res: Response, ctx: PlatformC
   if (!message.feedback) throw new ApiError('bad-request', 'This message does not support feedback');
   const rating = body.callback_id === message.feedback.helpful.callback_id ? 'helpful' : body.callback_id === message.feedback.unhelpful.callback_id ? 'unhelpful' : undefined;
   if (!rating) throw new ApiError('bad-request', 'callback_id does not match this message');
-  ctx.store.feedback.push({ conversation_id: conversation.id, response_id: message.response_id, message_id: message.message_id, rating, additional_feedback: typeof extra === 'string' ? extra : null, submitted_at: ctx.clock.iso() });
+  ctx.store.addFeedback({ conversation_id: conversation.id, response_id: message.response_id, message_id: message.message_id, rating, additional_feedback: typeof extra === 'string' ? extra : null, submitted_at: ctx.clock.iso() });
   res.status(200).json({ status: 'SUBMITTED' });
 }
 

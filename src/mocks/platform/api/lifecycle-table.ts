@@ -16,7 +16,7 @@
 
 export type Stage = 'stable' | 'legacy' | 'deprecated' | 'experimental' | 'removed';
 export type Family = 'conversations' | 'data' | 'message' | 'auth';
-export type Operation = 'listMessages' | 'submitFeedback' | 'createConversation' | 'createResponse' | 'openModal' | 'getModal' | 'submitModal' | 'countPluginResources' | 'listPluginResources' | 'sendMessage' | 'issueToken';
+export type Operation = 'listMessages' | 'submitFeedback' | 'createConversation' | 'createResponse' | 'openModal' | 'getModal' | 'submitModal' | 'countPluginResources' | 'listPluginResources' | 'listInteractions' | 'sendMessage' | 'issueToken';
 
 export interface LifecycleRow {
   /** Stable name of the row (settings and tests refer to it). */
@@ -79,6 +79,7 @@ export const LIFECYCLE_TABLE: readonly LifecycleRow[] = [
   ...conversations('/rest/:version', 'experimental'),
   { id: 'data.plugin-resources.count', family: 'data', method: 'GET', path: `${DATA_BASE}/plugin-resources/$count`, stage: 'stable', operation: 'countPluginResources', note: 'The number of matching plugin resources as a bare number; $filter=<field> eq \'<value>\'.' },
   { id: 'data.plugin-resources.list', family: 'data', method: 'GET', path: `${DATA_BASE}/plugin-resources`, stage: 'stable', operation: 'listPluginResources', note: 'OData $filter, $select, $orderby, $top, $skip; server paging with @odata.nextLink; $count=true ignored.' },
+  { id: 'data.interactions.list', family: 'data', method: 'GET', path: `${DATA_BASE}/interactions`, stage: 'stable', operation: 'listInteractions', note: 'Questions and feedback ratings (label helpful/unhelpful, parent_interaction_id the rated answer\'s question); the same OData options and paging.' },
   { id: 'message.send', family: 'message', method: 'POST', path: '/rest/v1/messages/send', stage: 'legacy', operation: 'sendMessage', note: 'Sends a message to recipients; keep using, no enhancements.' },
   { id: 'message.send@v1beta1', family: 'message', method: 'POST', path: '/rest/v1beta1/messages/send', stage: 'deprecated', since: '2023-01-31', successor: '/rest/v1/messages/send', operation: 'sendMessage', note: 'Deprecated since 2023-01-31; the current message API key still works.' },
 ];

@@ -51,7 +51,7 @@ export async function submitModal(req: Request, res: Response, ctx: PlatformCont
   if (comment !== undefined && comment !== null && (typeof comment !== 'string' || comment.length > MAX_MODAL_COMMENT)) throw new ApiError('bad-request', `values.comment must be a string of at most ${MAX_MODAL_COMMENT} characters`);
   if (modal.status === 'SUBMITTED') throw new ApiError('bad-request', 'This modal was already submitted');
   modal.status = 'SUBMITTED';
-  ctx.store.feedback.push({
+  ctx.store.addFeedback({
     conversation_id: modal.conversation_id,
     response_id: modal.response_id,
     message_id: modal.message_id,

@@ -8,7 +8,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import type { PlatformContext } from '../platform-context';
 import { ApiError, sendError } from './api-error';
 import { createConversation, createResponse, listMessages, submitFeedback } from './conversations-api';
-import { countPluginResources, listPluginResources } from './data-api';
+import { countPluginResources, listInteractions, listPluginResources } from './data-api';
 import { EXPERIMENTAL_NOTICE_DAYS, EXPERIMENTAL_VERSION, LIFECYCLE_TABLE, OTHER_CONVERSATION_BASES, stageOf, type LifecycleRow, type Operation } from './lifecycle-table';
 import { sendMessage } from './message-api';
 import { getModal, openModal, submitModal } from './modals-api';
@@ -30,6 +30,7 @@ const HANDLERS: Record<Operation, Handler> = {
   submitModal,
   countPluginResources,
   listPluginResources,
+  listInteractions,
   sendMessage,
   issueToken,
 };
