@@ -6,11 +6,13 @@ import type { AdapterFactory } from './adapter-factory';
  */
 // <new-adapter:imports>
 import { filesystemAdapterFactory } from './filesystem';
+import { sqlAdapterFactory } from './sql';
 import { workManagementAdapterFactory } from './work-management';
 
 export const adapterFactories: readonly AdapterFactory[] = [
   filesystemAdapterFactory,
   workManagementAdapterFactory,
+  sqlAdapterFactory,
   // <new-adapter:entries>
 ];
 

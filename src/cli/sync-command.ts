@@ -2,6 +2,7 @@ import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { adapterFactories, findAdapterFactory } from '../adapters/adapter-registry';
 import type { AdapterFactory } from '../adapters/adapter-factory';
+import { adapterSettingsHelp } from '../adapters/adapter-settings-table';
 import type { Config } from '../config/config-schema';
 import { loadConfig } from '../config/load-config';
 import { createLogger, type Logger } from '../logging/create-logger';
@@ -129,6 +130,7 @@ export function registerSyncCommand(program: Command, runtime: Runtime): void {
       "run full instead of incremental when the source's latest full run started this long ago (e.g. 24h; `off`: only when needed): content a lost change event left stale converges within it",
       DEFAULT_FULL_EVERY,
     )
+    .addHelpText('after', () => adapterSettingsHelp())
     .action(async (name: string | undefined, flags: SyncFlags, command: Command) => {
       // Usage mistakes are reported like commander's own (`error: …`, exit 1), not as a stack trace.
       const usageError = (message: string): never => command.showHelpAfterError(false).error(`error: ${message}`, { exitCode: 1, code: 'content-gateway.sync' });

@@ -52,8 +52,8 @@ describe('content-gateway sync', () => {
 
   it('names the registered adapters when given an unknown one (or none), exits 1, and touches no database', async () => {
     const [unknown, none] = await Promise.all([runCli(['sync', 'sharepoint'], env), runCli(['sync'], env)]);
-    expect(unknown).toMatchObject({ code: 1, stdout: '', stderr: "error: Unknown adapter 'sharepoint'. Registered adapters: filesystem, work-management.\n" });
-    expect(none).toMatchObject({ code: 1, stdout: '', stderr: 'error: Name an adapter or use --all. Registered adapters: filesystem, work-management.\n' });
+    expect(unknown).toMatchObject({ code: 1, stdout: '', stderr: "error: Unknown adapter 'sharepoint'. Registered adapters: filesystem, work-management, sql.\n" });
+    expect(none).toMatchObject({ code: 1, stdout: '', stderr: 'error: Name an adapter or use --all. Registered adapters: filesystem, work-management, sql.\n' });
     expect(fs.existsSync(env.SQLITE_PATH ?? '')).toBe(false);
   });
 

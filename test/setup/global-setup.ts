@@ -1,12 +1,14 @@
 /**
- * Says once, visibly, whether the Postgres half of the suite runs, and whether the suites that
- * need Redis do. CI sets TEST_DATABASE_URL and TEST_REDIS_URL (see .ci/run); a machine without
- * them runs the SQLite half only and skips the Redis suites.
+ * Says once, visibly, which service-backed suites run: the Postgres half, the suites that need
+ * Redis, and the SQL adapter's MariaDB sources. CI sets TEST_DATABASE_URL, TEST_REDIS_URL and
+ * TEST_MARIADB_URL (see .ci/run); a machine without them runs the SQLite half only and skips the
+ * others.
  */
 export default async function globalSetup(): Promise<void> {
+  const mask = (url: string) => url.replace(/\/\/[^@]*@/, '//***@');
   const url = process.env.TEST_DATABASE_URL;
   if (url) {
-    process.stdout.write(`\n[content-gateway tests] Postgres suites run against ${url.replace(/\/\/[^@]*@/, '//***@')}\n`);
+    process.stdout.write(`\n[content-gateway tests] Postgres suites run against ${mask(url)}\n`);
   } else {
     process.stdout.write(
       '\n[content-gateway tests] TEST_DATABASE_URL is not set: Postgres suites are SKIPPED (SQLite suites run). ' +
@@ -15,11 +17,20 @@ export default async function globalSetup(): Promise<void> {
   }
   const redis = process.env.TEST_REDIS_URL;
   if (redis) {
-    process.stdout.write(`[content-gateway tests] Redis suites (shared rate limits, replicas) run against ${redis.replace(/\/\/[^@]*@/, '//***@')}\n`);
+    process.stdout.write(`[content-gateway tests] Redis suites (shared rate limits, replicas) run against ${mask(redis)}\n`);
   } else {
     process.stdout.write(
       '[content-gateway tests] TEST_REDIS_URL is not set: Redis suites (shared rate limits, replicas) are SKIPPED. ' +
         'Set TEST_REDIS_URL=redis://127.0.0.1:6379 to run them.\n',
+    );
+  }
+  const mariadb = process.env.TEST_MARIADB_URL;
+  if (mariadb) {
+    process.stdout.write(`[content-gateway tests] MariaDB suites (the SQL adapter's sources) run against ${mask(mariadb)}\n`);
+  } else {
+    process.stdout.write(
+      '[content-gateway tests] TEST_MARIADB_URL is not set: MariaDB suites (the SQL adapter against MariaDB) are SKIPPED. ' +
+        'Set TEST_MARIADB_URL=mysql://root@127.0.0.1:3306/test to run them.\n',
     );
   }
 }

@@ -1,0 +1,261 @@
+import type { AccessReconcilingAdapter, Adapter, AdapterContext, LiveFile, SettleEvent, SettleRequest, SyncEvent } from '../adapter';
+import { isAbortError, throwIfAborted } from '../../lib/abort-error';
+import { CheckpointExpiredError, SourceError, SourceUnavailableError } from '../source-error';
+import { sqlCheckpointSchema, type SqlCheckpoint } from './sql-checkpoint';
+import type { SqlAdapterConfig } from './sql-config';
+import { openDatabase } from './sql-connection';
+import { readDirectory } from './sql-directory';
+import type { RowSource } from './sql-mapping-schema';
+import { POSITION_COLUMN, scalarOf, SqlReader } from './sql-reader';
+import { accessByDocument, documentRecord, SqlRowError, type Directory } from './sql-records';
+import { idText, pick, type Row } from './sql-values';
+import { collapseChanges, startBound, type Bound, type Position, type Scalar } from './sql-watermark';
+
+/** A keyset over `(order, id)` of some rows: documents by modified time, or the change table by sequence. */
+interface Keyset {
+  source: RowSource;
+  order: string;
+  id: string;
+  overlap: number | undefined;
+}
+
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE', 'PROTOCOL_CONNECTION_LOST']);
+
+/**
+ * Reads documents, users, role assignments and groups from a relational database, as a mapping
+ * file describes them (docs/sql-adapter.md). Full runs read documents a page at a time in id
+ * order (resumable after a page). Incremental runs read the rows past the last position, by the
+ * documents' modified-time column or by a change table, each up to where the table stood when
+ * the run began; deletions come from the change table's delete rows, and in either mode from
+ * access reconciliation: `liveFiles` lists every document id with its access, so a document
+ * gone from the table is tombstoned and an access list changed without a change is rewritten.
+ */
+export class SqlAdapter implements AccessReconcilingAdapter<SqlCheckpoint> {
+  readonly name: string;
+  readonly checkpointSchema = sqlCheckpointSchema;
+  /** The directory of the last run: the listing and settling after `changes()` use it. */
+  private directory: Directory | undefined;
+
+  constructor(readonly config: SqlAdapterConfig) {
+    this.name = config.sourceName;
+  }
+
+  private get mapping() {
+    return this.config.mapping.mapping;
+  }
+
+  /** The rows checkpoints track, or undefined for full runs only. */
+  private keyset(): Keyset | undefined {
+    const inc = this.config.mapping.incremental;
+    const docs = this.mapping.documents;
+    if (inc.mode === 'modified' && docs.modified !== undefined) return { source: docs, order: docs.modified, id: docs.id, overlap: inc.overlap };
+    if (inc.mode === 'changes') return { source: inc, order: inc.seq, id: inc.id, overlap: inc.overlap };
+    return undefined;
+  }
+
+  async *full(ctx: AdapterContext, resume?: unknown): AsyncIterable<SyncEvent> {
+    yield* this.session(ctx, (reader) => this.fullRun(ctx, reader, resume));
+  }
+
+  async *changes(ctx: AdapterContext, since: SqlCheckpoint): AsyncIterable<SyncEvent> {
+    if (since.progress) throw new CheckpointExpiredError('the stored checkpoint belongs to an unfinished full run');
+    if (since.mapping !== this.config.mapping.fingerprint) throw new CheckpointExpiredError('the mapping file changed since the last run; a full run renders every document again');
+    const keyset = this.keyset();
+    if (!keyset || since.mode !== this.config.mapping.incremental.mode) throw new CheckpointExpiredError(`the checkpoint is of incremental mode ${since.mode}, the mapping says ${this.config.mapping.incremental.mode}`);
+    yield* this.session(ctx, (reader) => this.incrementalRun(ctx, reader, keyset, since));
+  }
+
+  async *liveFiles(ctx: AdapterContext): AsyncIterable<LiveFile> {
+    yield* this.session(ctx, (reader) => this.listing(ctx, reader));
+  }
+
+  async *settle(ctx: AdapterContext, request: SettleRequest): AsyncIterable<SettleEvent> {
+    yield* this.session(ctx, (reader) => this.settleRun(ctx, reader, request));
+  }
+
+  /** Opens the database for one call and closes it after; database errors become SourceErrors (the URL's password masked). */
+  private async *session<T>(ctx: AdapterContext, body: (reader: SqlReader) => AsyncIterable<T>): AsyncGenerator<T> {
+    const { connection } = this.config;
+    const db = openDatabase(connection);
+    try {
+      yield* body(new SqlReader(db, connection.dialect));
+    } catch (error) {
+      if (isAbortError(error) || error instanceof SourceError) throw error;
+      if (ctx.signal.aborted) throw error;
+      const code = (error as NodeJS.ErrnoException).code;
+      const message = `${connection.redacted}: ${(error as Error).message}`;
+      throw code !== undefined && NETWORK_CODES.has(code) ? new SourceUnavailableError(message, { cause: error }) : new SourceError(message, { cause: error });
+    } finally {
+      await db.destroy();
+    }
+  }
+
+  private checkpoint(position: Position | null, dir: Directory, progress?: { after: Scalar | null }): SyncEvent {
+    const checkpoint: SqlCheckpoint = {
+      version: 1,
+      mapping: this.config.mapping.fingerprint,
+      mode: this.config.mapping.incremental.mode,
+      position: position ? { ...position } : null,
+      users: dir.users.map((u) => u.nativeId).sort(),
+      groups: dir.groups.map((g) => g.nativeId).sort(),
+      ...(progress ? { progress: { ...progress } } : {}),
+    };
+    return { type: 'checkpoint', checkpoint };
+  }
+
+  /**
+   * Users, groups, then documents by id a page at a time, a checkpoint after each page. The
+   * position incremental runs continue from is taken before any document is read, so what
+   * changes during the crawl is read again by the next run; a resumed run keeps the interrupted
+   * one's position and continues after its last page.
+   */
+  private async *fullRun(ctx: AdapterContext, reader: SqlReader, resume: unknown): AsyncGenerator<SyncEvent> {
+    const parsed = resume === undefined ? undefined : sqlCheckpointSchema.safeParse(resume);
+    const prior = parsed?.success && parsed.data.progress && parsed.data.mapping === this.config.mapping.fingerprint ? parsed.data : undefined;
+    const dir = await readDirectory(reader, this.mapping);
+    this.directory = dir;
+    const keyset = this.keyset();
+    const position = prior ? prior.position : keyset ? ((await reader.lastPosition(keyset.source, keyset.order, keyset.id)) ?? null) : null;
+    yield* directoryEvents(ctx, dir);
+    let after = prior?.progress?.after ?? null;
+    if (prior) ctx.logger.info({ source: this.name, after }, 'sql: resuming a full sync');
+    yield this.checkpoint(position, dir, { after });
+    const docs = this.mapping.documents;
+    for (;;) {
+      throwIfAborted(ctx.signal);
+      const rows = await reader.pageById(docs, docs.id, after, this.config.pageSize);
+      yield* this.documentEvents(ctx, reader, rows, dir);
+      const last = rows[rows.length - 1];
+      if (last === undefined) break;
+      after = scalarOf(pick(last, docs.id));
+      if (rows.length < this.config.pageSize) break;
+      yield this.checkpoint(position, dir, { after });
+    }
+    yield this.checkpoint(position, dir);
+  }
+
+  /** The directory again (deletes for users and groups gone), then the rows past the checkpoint's position, then the new checkpoint. */
+  private async *incrementalRun(ctx: AdapterContext, reader: SqlReader, keyset: Keyset, since: SqlCheckpoint): AsyncGenerator<SyncEvent> {
+    const dir = await readDirectory(reader, this.mapping);
+    this.directory = dir;
+    yield* directoryEvents(ctx, dir);
+    const unreadable = new Set(dir.problems.map((p) => p.nativeId));
+    for (const nativeId of since.users) if (!dir.userIds.has(nativeId) && !unreadable.has(nativeId)) yield { type: 'delete', kind: 'user', nativeId };
+    for (const nativeId of since.groups) if (!dir.groupIds.has(nativeId)) yield { type: 'delete', kind: 'group', nativeId };
+
+    const end = await reader.lastPosition(keyset.source, keyset.order, keyset.id);
+    let position = since.position;
+    let bound: Bound | undefined = startBound(since.position, keyset.overlap);
+    while (end) {
+      throwIfAborted(ctx.signal);
+      const rows = await reader.ordered({ source: keyset.source, order: keyset.order, id: keyset.id, after: bound, upTo: end, limit: this.config.pageSize });
+      if (this.config.mapping.incremental.mode === 'changes') yield* this.changeRowEvents(ctx, reader, rows, dir);
+      else yield* this.documentEvents(ctx, reader, rows, dir);
+      const last = rows[rows.length - 1];
+      if (last === undefined) break;
+      position = { value: scalarOf(last[POSITION_COLUMN]), id: scalarOf(pick(last, keyset.id)) };
+      bound = position;
+      if (rows.length < this.config.pageSize) break;
+      yield this.checkpoint(position, dir);
+    }
+    yield this.checkpoint(position, dir);
+  }
+
+  /** A page of the change table: per document its last change; deletes as deletes, the rest read by id (a row gone since is a delete too). */
+  private async *changeRowEvents(ctx: AdapterContext, reader: SqlReader, rows: readonly Row[], dir: Directory): AsyncGenerator<SyncEvent> {
+    const inc = this.config.mapping.incremental;
+    if (inc.mode !== 'changes') return;
+    const deleteOps = new Set(inc.deleteOps.map((op) => op.toLowerCase()));
+    const changes = rows.flatMap((row) => {
+      const id = idText(pick(row, inc.id));
+      return id === undefined ? [] : [{ id, deleted: deleteOps.has(String(pick(row, inc.op) ?? '').trim().toLowerCase()) }];
+    });
+    const { upserts, deletes } = collapseChanges(changes);
+    yield* this.byIdEvents(ctx, reader, upserts, dir);
+    for (const nativeId of deletes) yield { type: 'delete', kind: 'file', nativeId };
+  }
+
+  /** The documents with these ids as files; those no longer in the table as deletes. */
+  private async *byIdEvents(ctx: AdapterContext, reader: SqlReader, ids: readonly string[], dir: Directory): AsyncGenerator<SyncEvent> {
+    if (ids.length === 0) return;
+    const docs = this.mapping.documents;
+    const rows = await reader.byIds(docs, docs.id, ids);
+    const found = new Set(rows.map((r) => idText(pick(r, docs.id))));
+    yield* this.documentEvents(ctx, reader, rows, dir);
+    for (const nativeId of ids) if (!found.has(nativeId)) yield { type: 'delete', kind: 'file', nativeId };
+  }
+
+  /** Document rows as files, with their access rows read in one query; a row that cannot be mapped is a failure. */
+  private async *documentEvents(ctx: AdapterContext, reader: SqlReader, rows: readonly Row[], dir: Directory): AsyncGenerator<SyncEvent> {
+    if (rows.length === 0) return;
+    const docs = this.mapping.documents;
+    const access = await this.accessOf(reader, rows, dir);
+    const { template } = this.config.mapping;
+    for (const raw of rows) {
+      throwIfAborted(ctx.signal);
+      const { [POSITION_COLUMN]: _position, ...row } = raw;
+      const nativeId = idText(pick(row, docs.id));
+      try {
+        const entries = access?.get(nativeId ?? '') ?? [];
+        if (entries instanceof SqlRowError) throw entries;
+        yield { type: 'file', file: documentRecord(row, docs, template, entries) };
+      } catch (error) {
+        if (!(error instanceof SqlRowError)) throw error;
+        yield { type: 'failure', kind: 'file', ...(nativeId !== undefined ? { nativeId } : {}), error };
+      }
+    }
+  }
+
+  private async accessOf(reader: SqlReader, rows: readonly Row[], dir: Directory): Promise<ReturnType<typeof accessByDocument> | undefined> {
+    const docs = this.mapping.documents;
+    if (!docs.access) return undefined;
+    const ids = rows.map((r) => idText(pick(r, docs.id))).filter((id): id is string => id !== undefined);
+    return accessByDocument(await reader.where(docs.access, docs.access.document, ids), docs.access, dir);
+  }
+
+  /** Every document id with its access, a page at a time (no bodies read). */
+  private async *listing(ctx: AdapterContext, reader: SqlReader): AsyncGenerator<LiveFile> {
+    const dir = this.directory ?? (await readDirectory(reader, this.mapping));
+    const docs = this.mapping.documents;
+    let after: Scalar | null = null;
+    for (;;) {
+      throwIfAborted(ctx.signal);
+      const rows = await reader.pageById(docs, docs.id, after, this.config.pageSize, [docs.id]);
+      const access = await this.accessOf(reader, rows, dir);
+      for (const row of rows) {
+        const nativeId = idText(pick(row, docs.id));
+        const entries = access?.get(nativeId ?? '') ?? [];
+        // A document whose access cannot be read is left unlisted: settle reads it whole and reports it.
+        if (nativeId !== undefined && !(entries instanceof SqlRowError)) yield { nativeId, access: entries };
+      }
+      const last = rows[rows.length - 1];
+      if (last === undefined || rows.length < this.config.pageSize) break;
+      after = scalarOf(pick(last, docs.id));
+    }
+  }
+
+  /** Staged documents the listing did not show are read by id (gone: delete); listed ones staging lacks are read whole. Content does not depend on access. */
+  private async *settleRun(ctx: AdapterContext, reader: SqlReader, request: SettleRequest): AsyncGenerator<SettleEvent> {
+    const dir = this.directory ?? (await readDirectory(reader, this.mapping));
+    yield* this.byIdEvents(ctx, reader, [...new Set([...request.unlisted, ...request.missing])], dir);
+  }
+}
+
+function* directoryEvents(ctx: AdapterContext, dir: Directory): Generator<SyncEvent> {
+  for (const user of dir.users) {
+    throwIfAborted(ctx.signal);
+    yield { type: 'user', user };
+  }
+  for (const group of dir.groups) {
+    throwIfAborted(ctx.signal);
+    yield { type: 'group', group };
+  }
+  for (const p of dir.problems) yield { type: 'failure', kind: p.kind, ...(p.nativeId !== undefined ? { nativeId: p.nativeId } : {}), error: p.error };
+}
+
+/** The adapter for a configuration: incremental (and reconciling) when the mapping says how, else full runs only. */
+export function createSqlAdapter(config: SqlAdapterConfig): Adapter {
+  const adapter = new SqlAdapter(config);
+  if (config.mapping.incremental.mode !== 'none') return adapter;
+  return { name: adapter.name, full: (ctx, resume) => adapter.full(ctx, resume) };
+}

@@ -1,0 +1,86 @@
+import path from 'node:path';
+import knex, { type Knex } from 'knex';
+
+export type SqlDialect = 'postgres' | 'mysql' | 'sqlite';
+
+/** A database the adapter reads: which dialect, and how knex reaches it. */
+export interface SqlConnection {
+  dialect: SqlDialect;
+  /** The URL with any password replaced by `***`, for logs and errors. */
+  redacted: string;
+  knexConfig: Knex.Config;
+}
+
+const DIALECT_OF: Readonly<Record<string, SqlDialect>> = {
+  'postgres:': 'postgres',
+  'postgresql:': 'postgres',
+  'mysql:': 'mysql',
+  'mariadb:': 'mysql',
+  'sqlite:': 'sqlite',
+  'file:': 'sqlite',
+};
+
+export function redactDatabaseUrl(url: string): string {
+  return url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
+}
+
+/**
+ * Parses `SQL_DATABASE_URL`: `postgres://user:pass@host:5432/db`, `mysql://` or `mariadb://`
+ * (the mysql2 driver), or `sqlite:path/to/file.db` / `file:` (better-sqlite3, opened read-only).
+ * Throws an Error that never contains the password.
+ */
+export function parseDatabaseUrl(url: string): SqlConnection {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new Error('expected a URL such as postgres://user@host:5432/db, mysql://user@host:3306/db or sqlite:path/to/file.db');
+  }
+  const dialect = DIALECT_OF[parsed.protocol];
+  if (!dialect) throw new Error(`unsupported scheme ${JSON.stringify(parsed.protocol)}: expected postgres:, mysql:, mariadb: or sqlite:`);
+  const redacted = redactDatabaseUrl(url);
+  // Small pools: the adapter reads one query at a time; a listing and a page may overlap.
+  const pool = { min: 0, max: 2 };
+  if (dialect === 'sqlite') {
+    const file = decodeURIComponent(url.replace(/^(sqlite|file):(\/\/)?/, ''));
+    if (file === '') throw new Error('expected a file after sqlite:, e.g. sqlite:data/source.db');
+    return { dialect, redacted, knexConfig: { client: 'better-sqlite3', connection: { filename: path.resolve(file), options: { readonly: true } }, useNullAsDefault: true, pool: { min: 0, max: 1 } } };
+  }
+  if (dialect === 'postgres') {
+    return {
+      dialect,
+      redacted,
+      knexConfig: {
+        client: 'pg',
+        connection: url.replace(/^postgresql:/, 'postgres:'),
+        pool: { ...pool, afterCreate: utcSession("SET TIME ZONE 'UTC'") },
+      },
+    };
+  }
+  const connection: Knex.MySql2ConnectionConfig = {
+    host: parsed.hostname,
+    port: parsed.port ? Number(parsed.port) : 3306,
+    user: decodeURIComponent(parsed.username),
+    password: decodeURIComponent(parsed.password),
+    database: decodeURIComponent(parsed.pathname.replace(/^\//, '')),
+    // Dates are read and written as UTC, whatever the machine's zone.
+    timezone: 'Z',
+    supportBigNumbers: true,
+    bigNumberStrings: true,
+  };
+  return { dialect, redacted, knexConfig: { client: 'mysql2', connection, pool: { ...pool, afterCreate: utcSession("SET time_zone = '+00:00'") } } };
+}
+
+type PoolConnection = { query(sql: string, callback: (error: Error | null) => void): void };
+
+/** Sessions in UTC: timestamps read as text (checkpoints) never shift with the server's zone. */
+function utcSession(statement: string) {
+  return function afterCreate(connection: PoolConnection, done: (error: Error | null, connection: PoolConnection) => void): void {
+    connection.query(statement, (error) => done(error, connection));
+  };
+}
+
+/** Opens a knex pool for one run; the caller destroys it. No I/O happens until the first query. */
+export function openDatabase(connection: SqlConnection): Knex {
+  return knex(connection.knexConfig);
+}

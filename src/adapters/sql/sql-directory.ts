@@ -1,0 +1,32 @@
+import type { UserRecord } from '../adapter';
+import type { SqlMapping } from './sql-mapping-schema';
+import type { SqlReader } from './sql-reader';
+import { groupRecords, rolesByUser, SqlRowError, userRecord, type Directory } from './sql-records';
+import { idText, pick } from './sql-values';
+
+/**
+ * Users (with their roles and attributes) and groups (with direct members), read whole on every
+ * run: they are small next to documents, and reading them whole is how removals are seen.
+ */
+export async function readDirectory(reader: SqlReader, mapping: SqlMapping): Promise<Directory> {
+  const problems: Directory['problems'] = [];
+  const users: UserRecord[] = [];
+  if (mapping.users) {
+    const roles = mapping.roles ? rolesByUser(await reader.all(mapping.roles), mapping.roles) : new Map<string, string[]>();
+    const seen = new Set<string>();
+    for (const row of await reader.all(mapping.users)) {
+      const nativeId = idText(pick(row, mapping.users.id));
+      try {
+        if (nativeId !== undefined && seen.has(nativeId)) throw new SqlRowError(`user ${nativeId}: the id appears more than once`);
+        const user = userRecord(row, mapping.users, roles.get(nativeId ?? ''));
+        seen.add(user.nativeId);
+        users.push(user);
+      } catch (error) {
+        problems.push({ kind: 'user', ...(nativeId !== undefined ? { nativeId } : {}), error: error as Error });
+      }
+    }
+  }
+  const userIds = new Set(users.map((u) => u.nativeId));
+  const groups = mapping.groups ? groupRecords(await reader.all(mapping.groups), await reader.all(mapping.groups.members), mapping.groups, userIds) : [];
+  return { users, groups, userIds, groupIds: new Set(groups.map((g) => g.nativeId)), problems };
+}
