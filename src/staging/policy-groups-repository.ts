@@ -1,0 +1,47 @@
+import { chunks } from '../lib/chunks';
+import type { Db } from './create-db';
+import { parseJsonObject } from './parse-json-object';
+
+/** A group an access policy synthesized (native id `policy-…`), as staged by an earlier run. */
+export interface StagedPolicyGroup {
+  nativeId: string;
+  metadata: Record<string, unknown> | undefined;
+  /** Native ids of its USER members (of this source). */
+  userMembers: string[];
+}
+
+/** Reads back what earlier runs staged of a source's policy groups: incremental runs and `policy explain` start from it. */
+export class PolicyGroupsRepository {
+  constructor(private readonly db: Db) {}
+
+  async load(source: string): Promise<StagedPolicyGroup[]> {
+    const rows = (await this.db('groups').where({ source }).andWhere('native_id', 'like', 'policy-%').orderBy('id').select('id', 'native_id', 'metadata')) as Array<{ id: string; native_id: string; metadata: string | null }>;
+    const members = new Map<string, string[]>();
+    for (const part of chunks(rows.map((r) => r.id), 200)) {
+      const found = (await this.db('group_members as m')
+        .leftJoin('users as u', 'u.id', 'm.member_id')
+        .whereIn('m.group_id', part)
+        .andWhere('m.member_type', 'USER')
+        .select('m.group_id', 'm.member_id', 'u.native_id', 'u.source')) as Array<{ group_id: string; member_id: string; native_id: string | null; source: string | null }>;
+      for (const m of found) {
+        const nativeId = m.source === source && m.native_id !== null ? m.native_id : m.member_id.startsWith(`${source}:`) ? m.member_id.slice(source.length + 1) : undefined;
+        if (nativeId === undefined) continue;
+        const list = members.get(m.group_id) ?? [];
+        list.push(nativeId);
+        members.set(m.group_id, list);
+      }
+    }
+    return rows.map((r) => ({ nativeId: r.native_id, metadata: parseJsonObject(r.metadata), userMembers: members.get(r.id) ?? [] }));
+  }
+
+  /** Staged file id → the policy group its access list names (native id), for the source's active files. */
+  async fileGroups(source: string, prefix: string): Promise<Map<string, string>> {
+    const rows = (await this.db('file_permissions as p')
+      .join('files as f', 'f.id', 'p.file_id')
+      .where('f.source', source)
+      .andWhere('p.principal_type', 'GROUP')
+      .andWhere('p.principal_id', 'like', `${source}:${prefix}%`)
+      .select('p.file_id', 'p.principal_id')) as Array<{ file_id: string; principal_id: string }>;
+    return new Map(rows.map((r) => [r.file_id, r.principal_id.slice(source.length + 1)]));
+  }
+}

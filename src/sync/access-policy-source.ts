@@ -1,0 +1,149 @@
+import {
+  isIncremental,
+  reconcilesAccess,
+  supportsPermissionSync,
+  type AccessReconcilingAdapter,
+  type Adapter,
+  type AdapterContext,
+  type IncrementalAdapter,
+  type LiveFile,
+  type PermissionSyncAdapter,
+  type SettleEvent,
+  type SettleRequest,
+  type SyncEvent,
+} from '../adapters/adapter';
+import { CheckpointExpiredError } from '../adapters/source-error';
+import { DOCUMENT_CLASS_PREFIX, PolicyCompilation, USER_CLASS_PREFIX, type PolicyClassMetadata } from '../policies/policy-compilation';
+import type { Policy } from '../policies/policy-types';
+import type { Db } from '../staging/create-db';
+import { PolicyGroupsRepository, type StagedPolicyGroup } from '../staging/policy-groups-repository';
+
+/** The policy class a staged group's metadata records, when it was compiled under `fingerprint`. */
+export function stagedClass(group: StagedPolicyGroup): PolicyClassMetadata | undefined {
+  const meta = group.metadata?.policyClass as Partial<PolicyClassMetadata> | undefined;
+  if (!meta || (meta.of !== 'users' && meta.of !== 'documents') || typeof meta.policy !== 'string' || typeof meta.subject !== 'object' || meta.subject === null) return undefined;
+  return meta as PolicyClassMetadata;
+}
+
+/**
+ * Seeds a compilation with what the last runs staged: every active user's class (from the
+ * user-class groups' members) and every document class. Refuses (CheckpointExpiredError, so the
+ * engine runs full instead) when nothing was compiled yet or it was compiled under another policy.
+ */
+async function seedFromStaging(compilation: PolicyCompilation, db: Db, source: string): Promise<Set<string>> {
+  const staged = await new PolicyGroupsRepository(db).load(source);
+  const classes = staged.map((g) => ({ group: g, meta: stagedClass(g) }));
+  if (classes.length === 0 || classes.some((c) => c.meta?.policy !== compilation.fingerprint)) {
+    throw new CheckpointExpiredError(`the access policy of '${source}' changed since its groups were compiled (or none were): a full run recompiles them`);
+  }
+  const userGroups = new Set<string>();
+  for (const { group, meta } of classes) {
+    if (meta?.of === 'users' && group.nativeId.startsWith(USER_CLASS_PREFIX)) {
+      userGroups.add(group.nativeId);
+      for (const nativeId of group.userMembers) compilation.setUser({ nativeId, active: true, ...meta.subject });
+    } else if (meta?.of === 'documents') compilation.addDocumentClass(meta.subject.attributes);
+  }
+  return userGroups;
+}
+
+/**
+ * An adapter's events with the policy applied: users join their classes, each file's access list
+ * gets its document-class group, and once the adapter is done the synthesized groups follow (and,
+ * in incremental runs, deletes of user classes that emptied). Checkpoints are held back and the
+ * last one yielded after the groups: a run killed before the groups are staged resumes before the
+ * changes that moved users between classes, so group members never lag behind a stored checkpoint.
+ */
+async function* compileEvents(events: AsyncIterable<SyncEvent>, compilation: PolicyCompilation, staleUserGroups: ReadonlySet<string> = new Set()): AsyncIterable<SyncEvent> {
+  let checkpoint: SyncEvent | undefined;
+  for await (const event of events) {
+    if (event.type === 'checkpoint') checkpoint = event;
+    else if (event.type === 'user') {
+      compilation.setUser(event.user);
+      yield event;
+    } else if (event.type === 'delete' && event.kind === 'user') {
+      compilation.removeUser(event.nativeId);
+      yield event;
+    } else if (event.type === 'file') {
+      yield { type: 'file', file: { ...event.file, access: compilation.documentAccess(event.file) } };
+    } else yield event;
+  }
+  const groups = compilation.groups();
+  const present = new Set(groups.map((g) => g.nativeId));
+  for (const group of groups) yield { type: 'group', group };
+  for (const id of staleUserGroups) if (!present.has(id)) yield { type: 'delete', kind: 'group', nativeId: id };
+  if (checkpoint) yield checkpoint;
+}
+
+/** Access reconciliation's listing, with each staged file's policy group kept on its list. */
+async function* liveWithPolicy(files: AsyncIterable<LiveFile>, groups: Promise<Map<string, string>>, source: string): AsyncIterable<LiveFile> {
+  const byFile = await groups;
+  for await (const file of files) {
+    const group = byFile.get(`${source}:${file.nativeId}`);
+    yield group ? { ...file, access: [...file.access, { type: 'GROUP', nativeId: group }] } : file;
+  }
+}
+
+/**
+ * Wraps an adapter so a sync compiles `policy` into its groups and access lists (docs/access-policies.md).
+ * The adapter stays unaware of policies (DESIGN.md §2); the wrapper keeps its name and abilities.
+ *
+ * Incremental runs need every user's class, not just those that changed: they read them back from
+ * the user-class groups staged by earlier runs (members and class), so no directory is re-read. A
+ * policy other than the one staged groups were compiled under makes the incremental run give way to
+ * a full one (all files re-yielded: unchanged content is not downloaded again, access lists are
+ * rewritten). A resumed full run starts over, since users yielded before the interruption are needed.
+ */
+export function withAccessPolicy(adapter: Adapter, policy: Policy, deps: { db: Db }): Adapter {
+  const source = adapter.name;
+  const wrapped: Adapter & Partial<AccessReconcilingAdapter & PermissionSyncAdapter> = {
+    name: source,
+    full: (ctx: AdapterContext) => compileEvents(adapter.full(ctx), new PolicyCompilation(policy)),
+  };
+  if (supportsPermissionSync(adapter)) {
+    wrapped.permissions = (ctx: AdapterContext) => compileEvents(adapter.permissions(ctx), new PolicyCompilation(policy));
+  }
+  /** The compilation of the latest `changes()`: `settle`, called right after it, goes on with it. */
+  let current: PolicyCompilation | undefined;
+  if (isIncremental(adapter)) {
+    const incremental = wrapped as IncrementalAdapter;
+    Object.assign(incremental, { checkpointSchema: adapter.checkpointSchema });
+    incremental.changes = async function* changes(ctx: AdapterContext, since: unknown): AsyncIterable<SyncEvent> {
+      const compilation = new PolicyCompilation(policy);
+      const userGroups = await seedFromStaging(compilation, deps.db, source);
+      current = compilation;
+      yield* compileEvents(adapter.changes(ctx, since), compilation, userGroups);
+    };
+  }
+  if (reconcilesAccess(adapter)) {
+    const policyGroups = () => new PolicyGroupsRepository(deps.db).fileGroups(source, DOCUMENT_CLASS_PREFIX);
+    wrapped.liveFiles = (ctx: AdapterContext) => liveWithPolicy(adapter.liveFiles(ctx), policyGroups(), source);
+    wrapped.settle = async function* settle(ctx: AdapterContext, request: SettleRequest): AsyncIterable<SettleEvent> {
+      let compilation = current;
+      if (!compilation) {
+        compilation = new PolicyCompilation(policy);
+        await seedFromStaging(compilation, deps.db, source);
+      }
+      yield* settleWithPolicy(adapter.settle(ctx, request), compilation, policyGroups(), source);
+    };
+  }
+  return wrapped;
+}
+
+/**
+ * `settle`'s events: files get the policy's access list; `live` ones keep their staged policy
+ * group. The groups follow again, for a document class only a settled file brought.
+ */
+async function* settleWithPolicy(events: AsyncIterable<SettleEvent>, compilation: PolicyCompilation, groups: Promise<Map<string, string>>, source: string): AsyncIterable<SettleEvent> {
+  const byFile = await groups;
+  for await (const event of events) {
+    if (event.type === 'file') yield { type: 'file', file: { ...event.file, access: compilation.documentAccess(event.file) } };
+    else if (event.type === 'live') {
+      const group = byFile.get(`${source}:${event.file.nativeId}`);
+      yield group ? { type: 'live', file: { ...event.file, access: [...event.file.access, { type: 'GROUP', nativeId: group }] } } : event;
+    } else if (event.type === 'user') {
+      compilation.setUser(event.user);
+      yield event;
+    } else yield event;
+  }
+  for (const group of compilation.groups()) yield { type: 'group', group };
+}
