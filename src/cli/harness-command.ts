@@ -1,6 +1,7 @@
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
+import { runAssistantScenario } from '../harness/assistant/run-assistant-scenario';
 import { runHarness } from '../harness/run-harness';
-import { createLogger } from '../logging/create-logger';
+import { createLogger, type Logger } from '../logging/create-logger';
 import { parseRatio } from './parse-ratio';
 import type { Runtime } from './runtime';
 
@@ -16,6 +17,57 @@ interface HarnessFlags {
   rawIds: boolean;
   databaseUrl?: string;
   out: string;
+  assistant?: boolean;
+  questionsPerUser: number;
+  probeLimit: number;
+  breakAccess?: 'wildcard';
+}
+
+/** A whole number of at least `min` (commander reports anything else as a usage error). */
+const wholeNumber = (min: number) => (text: string): number => {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < min) throw new InvalidArgumentError(`takes a whole number of at least ${min}`);
+  return n;
+};
+
+function parseBreak(text: string): 'wildcard' {
+  if (text !== 'wildcard') throw new InvalidArgumentError('the only way offered is "wildcard"');
+  return text;
+}
+
+function sharedOptions(flags: HarnessFlags, logger: Logger, runtime: Runtime) {
+  return {
+    seed: flags.seed,
+    tasks: flags.tasks,
+    out: flags.out,
+    logger,
+    print: runtime.print,
+    reconcile: flags.reconcile,
+    ...(flags.mockUrl ? { mockUrl: flags.mockUrl } : {}),
+    ...(flags.mockToken ? { mockToken: flags.mockToken } : {}),
+    ...(flags.hostile ? { hostile: true } : {}),
+    ...(flags.faultRate !== undefined ? { faultRate: flags.faultRate } : {}),
+    ...(flags.eventLossRate !== undefined ? { eventLossRate: flags.eventLossRate } : {}),
+    ...(flags.databaseUrl ? { databaseUrl: flags.databaseUrl } : {}),
+  };
+}
+
+/** `harness --assistant`: the closed-loop scenario; leaks (or any failed check) end the process with 1. */
+async function runAssistant(flags: HarnessFlags, logger: Logger, runtime: Runtime): Promise<void> {
+  const result = await runAssistantScenario({
+    ...sharedOptions(flags, logger, runtime),
+    questionsPerUser: flags.questionsPerUser,
+    probeLimit: flags.probeLimit,
+    ...(flags.breakAccess ? { breakAccess: flags.breakAccess } : {}),
+  });
+  if (!result.ok) runtime.setExitCode(1);
+}
+
+async function runCrawlHarness(flags: HarnessFlags, logger: Logger, runtime: Runtime): Promise<void> {
+  const result = await runHarness({ ...sharedOptions(flags, logger, runtime), rawIds: flags.rawIds });
+  const totals = result.rounds.map((r) => `${r.label}: ${r.report.summary.checks.fail} failures, ${r.access.overExposed.length} over-exposed, ${r.access.underExposed.length} under-exposed`);
+  runtime.print(`harness ${result.ok ? 'passed' : 'FAILED'} — ${totals.join('; ')}`);
+  if (!result.ok) runtime.setExitCode(1);
 }
 
 export function registerHarnessCommand(program: Command, runtime: Runtime): void {
@@ -25,43 +77,30 @@ export function registerHarnessCommand(program: Command, runtime: Runtime): void
       'End-to-end scenario: a generated organization in the work-management mock, synced by its adapter into a fresh staging database, ' +
         'served by the gateway, crawled like the platform, and every (user, file) access compared with the mock’s visibility oracle — ' +
         'before and after a round of changes (moves, a member leaving, deletions, a comment edit) and an incremental sync; ' +
-        'when the mock loses events, after a full run as well.',
+        'when the mock loses events, after a full run as well. ' +
+        'With --assistant, the closed loop instead: the platform simulator ingests the gateway and every member of the organization asks ' +
+        'the assistant about tasks they may and may not see; leaked citations (files the oracle says the asker may not see), missed ones, ' +
+        'how many sync + ingest cycles revoked access takes to disappear after the change round (a guest deactivated too), and the ' +
+        'Data API’s counts against what the scenario recorded (docs/closed-loop-scenario.md). Exits 1 on any leak or failed check.',
     )
     .option('--seed <seed>', 'organization generator seed', '7')
-    .option('--tasks <n>', 'tasks in the generated organization', (v) => {
-      const n = Number(v);
-      if (!Number.isInteger(n) || n < 50) throw new Error('--tasks takes a whole number of at least 50');
-      return n;
-    }, 1200)
+    .option('--tasks <n>', 'tasks in the generated organization', wholeNumber(50), 1200)
     .option('--mock-url <url>', 'use a running `mock work-management` instead of starting one')
     .option('--mock-token <token>', 'its bearer token (with --mock-url)')
-    .option('--hostile', "keep the mock's default rate limits on (slower, closer to the real service)")
+    .option('--hostile', "keep the mock's (and, with --assistant, the platform simulator's) default rate limits on (slower, closer to the real services)")
     .option('--fault-rate <ratio>', 'share of the mock’s API requests answered 500/503 (0 to 1; with --mock-url set on the running mock)', parseRatio)
     .option('--event-loss-rate <ratio>', 'share of events the mock never delivers (0 to 1; with --mock-url set on the running mock)', parseRatio)
     .option('--no-reconcile', 'turn access reconciliation off, to see what lost events cost')
     .option('--no-raw-ids', 'crawl with percent-encoded ids (default: pasted in raw, as the platform\'s own tools send them)')
     .option('--database-url <url>', 'stage into this Postgres database, in a schema of its own dropped afterwards (default: a SQLite file)')
-    .option('--out <dir>', 'where the conformance reports go', './harness-report')
+    .option('--out <dir>', 'where the reports go (conformance HTML/JSON; with --assistant, assistant-report.json)', './harness-report')
+    .option('--assistant', 'run the closed-loop scenario: the assistant’s answers, judged against the oracle')
+    .option('--questions-per-user <n>', 'with --assistant: questions each member asks per round', wholeNumber(1), 4)
+    .option('--probe-limit <n>', 'with --assistant: revoked (user, task) pairs asked about after each sync + ingest', wholeNumber(1), 300)
+    .option('--break-access <how>', 'with --assistant, a self-test: serve every access list as the wildcard ("wildcard"); the scenario must then report leaks and exit 1', parseBreak)
     .action(async (flags: HarnessFlags) => {
       // The crawl's robustness probes make the gateway log every 4xx it answers: keep the scenario's output readable.
       const logger = createLogger({ level: runtime.env.LOG_LEVEL ?? 'error' });
-      const result = await runHarness({
-        seed: flags.seed,
-        tasks: flags.tasks,
-        out: flags.out,
-        logger,
-        print: runtime.print,
-        reconcile: flags.reconcile,
-        rawIds: flags.rawIds,
-        ...(flags.mockUrl ? { mockUrl: flags.mockUrl } : {}),
-        ...(flags.mockToken ? { mockToken: flags.mockToken } : {}),
-        ...(flags.hostile ? { hostile: true } : {}),
-        ...(flags.faultRate !== undefined ? { faultRate: flags.faultRate } : {}),
-        ...(flags.eventLossRate !== undefined ? { eventLossRate: flags.eventLossRate } : {}),
-        ...(flags.databaseUrl ? { databaseUrl: flags.databaseUrl } : {}),
-      });
-      const totals = result.rounds.map((r) => `${r.label}: ${r.report.summary.checks.fail} failures, ${r.access.overExposed.length} over-exposed, ${r.access.underExposed.length} under-exposed`);
-      runtime.print(`harness ${result.ok ? 'passed' : 'FAILED'} — ${totals.join('; ')}`);
-      if (!result.ok) runtime.setExitCode(1);
+      await (flags.assistant ? runAssistant(flags, logger, runtime) : runCrawlHarness(flags, logger, runtime));
     });
 }

@@ -75,3 +75,31 @@ export async function applyChangeRound(mock: MockClient, workspace: string, prin
   );
   return { movedTasks, removedMember, deletedTasks, editedComment };
 }
+
+export interface Member {
+  user: string;
+  email: string;
+  isGuest: boolean;
+  isActive: boolean;
+}
+
+/** Every member of the workspace with an email (the people who could ask the assistant), active or not. */
+export async function workspaceMembers(mock: MockClient, workspace: string): Promise<Member[]> {
+  const rows = await mock.list<{ user: { gid: string; email?: string | null }; is_guest: boolean; is_active: boolean }>(`/workspaces/${workspace}/workspace_memberships?opt_fields=user,user.email,is_guest,is_active`);
+  return rows.filter((r) => r.user.email).map((r) => ({ user: r.user.gid, email: r.user.email as string, isGuest: r.is_guest, isActive: r.is_active })).sort((a, b) => a.user.localeCompare(b.user));
+}
+
+/**
+ * Deactivates the active guest who sees the most tasks (by the oracle's `visibility`, task gid →
+ * users), as an administrator does when a contractor's engagement ends. Returns their gid.
+ */
+export async function deactivateGuest(mock: MockClient, workspace: string, visibility: ReadonlyMap<string, readonly string[]>, print: (line: string) => void): Promise<string> {
+  const guests = (await workspaceMembers(mock, workspace)).filter((m) => m.isGuest && m.isActive).map((m) => m.user);
+  const seen = (user: string) => [...visibility.values()].filter((users) => users.includes(user)).length;
+  const ranked = guests.map((user) => ({ user, tasks: seen(user) })).sort((a, b) => b.tasks - a.tasks || a.user.localeCompare(b.user));
+  const guest = ranked[0];
+  if (!guest || guest.tasks === 0) throw new Error('no active guest sees a task: the organization is too small for the change round');
+  await mock.request('POST', `/_admin/users/${guest.user}/deactivate`, { workspace });
+  print(`change round: deactivated guest ${guest.user} (saw ${guest.tasks} tasks)`);
+  return guest.user;
+}

@@ -1,22 +1,16 @@
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createWorkManagementAdapter } from '../adapters/work-management';
-import { FsBlobStore } from '../blobs/fs-blob-store';
 import { accessInputFromCrawl, EffectiveAccess } from '../conformance/effective-access';
 import type { ConformanceReport } from '../conformance/conformance-report';
 import { runConformance } from '../conformance/run-conformance';
 import { writeReports } from '../conformance/write-reports';
-import { createApp } from '../http/create-app';
-import { listenOnLoopback } from '../lib/listen-on-loopback';
 import type { Logger } from '../logging/create-logger';
-import { createWorkManagementMock } from '../mocks/work-management/create-mock-server';
-import { runSync, type SyncSummary } from '../sync/run-sync';
+import type { SyncSummary } from '../sync/run-sync';
 import { compareAccess, type AccessComparison } from './compare-access';
 import { applyChangeRound, type ChangeRound } from './change-round';
-import { openHarnessStaging } from './harness-staging';
-import { MockClient } from './mock-client';
+import { HARNESS_SOURCE, startHarnessGateway } from './harness-gateway';
+import { startHarnessMock } from './harness-mock';
 
 export interface HarnessOptions {
   seed: string;
@@ -59,31 +53,7 @@ export interface HarnessResult {
   events?: { caused: number; lost: number };
 }
 
-const SOURCE = 'wm';
-
-interface Mock {
-  url: string;
-  token: string;
-  close?: () => Promise<void>;
-}
-
-/** The in-process mock (with the faults and event loss asked for), or the running one named by `mockUrl`. */
-async function startMock(o: HarnessOptions): Promise<Mock> {
-  const faults = { ...(o.faultRate !== undefined ? { faultRate: o.faultRate } : {}), ...(o.eventLossRate !== undefined ? { eventLossRate: o.eventLossRate } : {}) };
-  if (o.mockUrl) {
-    if (!o.mockToken) throw new Error('--mock-token is required with --mock-url');
-    const mock = { url: o.mockUrl, token: o.mockToken };
-    if (Object.keys(faults).length > 0) await new MockClient(mock.url, mock.token, { logger: o.logger }).request('PATCH', '/_admin/hostility', faults);
-    return mock;
-  }
-  const quiet = o.hostile ? {} : { rateLimitPerMinute: 0, maxConcurrentReads: 0, maxConcurrentWrites: 0 };
-  // Faults and lost events are drawn from the scenario's seed too: each seed loses other events.
-  const mock = createWorkManagementMock({ seed: o.seed, size: { tasks: o.tasks, personalWorkspace: false }, hostility: { ...quiet, ...faults, seed: `harness-${o.seed}` } });
-  const server = await listenOnLoopback(mock.app);
-  const extra = [o.faultRate ? `fault rate ${o.faultRate}` : '', o.eventLossRate ? `event loss rate ${o.eventLossRate}` : ''].filter(Boolean).join(', ');
-  o.print(`work-management mock: ${mock.model.tasks.size} tasks, ${mock.model.users.size} users, seed ${o.seed}${extra ? `, ${extra}` : ''}, at ${server.url}`);
-  return { url: server.url, token: mock.token, close: server.close };
-}
+const SOURCE = HARNESS_SOURCE;
 
 /**
  * The end-to-end scenario: a generated organization in the work-management mock, synced by the
@@ -98,33 +68,17 @@ export async function runHarness(o: HarnessOptions): Promise<HarnessResult> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-harness-'));
   cleanups.push(async () => fs.rmSync(work, { recursive: true, force: true }));
   try {
-    const mock = await startMock(o);
+    const mock = await startHarnessMock(o);
     if (mock.close) cleanups.push(mock.close);
-    const mockClient = new MockClient(mock.url, mock.token, { logger: o.logger });
-    const workspaces = await mockClient.request<{ data: Array<{ gid: string; is_organization: boolean; name: string }> }>('GET', '/api/1.0/workspaces?opt_fields=name,is_organization');
-    const workspace = workspaces.data.find((w) => w.is_organization) ?? workspaces.data[0];
-    if (!workspace) throw new Error('the mock has no workspace');
-
-    const staging = await openHarnessStaging(work, o.databaseUrl);
-    cleanups.push(staging.close);
-    const { db } = staging;
-    const blobs = new FsBlobStore(path.join(work, 'blobs'));
-    const adapter = createWorkManagementAdapter({ baseUrl: `${mock.url}/api/1.0`, token: mock.token, workspace: workspace.gid, sourceName: SOURCE });
-    const key = crypto.randomBytes(24).toString('hex');
-    const { app } = await createApp({ config: { publicBaseUrl: undefined }, db, blobs, logger: o.logger, apiKeys: [key], skipTokenSecret: crypto.randomBytes(32).toString('hex') });
-    const gateway = await listenOnLoopback(app);
+    const mockClient = mock.client;
+    const workspace = { gid: mock.workspace };
+    const gateway = await startHarnessGateway(mock, { work, logger: o.logger, ...(o.databaseUrl ? { databaseUrl: o.databaseUrl } : {}) });
     cleanups.push(gateway.close);
-    o.print(`staging: ${staging.label}`);
-
-    const readFile = async (nativeId: string): Promise<{ status: string; body: string } | undefined> => {
-      const res = await fetch(`${gateway.url}/v1/files/${encodeURIComponent(`${SOURCE}:${nativeId}`)}`, { headers: { Authorization: `Bearer ${key}` } });
-      if (!res.ok) return undefined;
-      const { value } = (await res.json()) as { value: { status: string; content: { body?: string } } };
-      return { status: value.status, body: value.content.body ?? '' };
-    };
+    const { key, readFile } = gateway;
+    o.print(`staging: ${gateway.stagingLabel}`);
 
     const round = async (label: string, mode: 'full' | 'auto', extraChecks: (sync: SyncSummary) => Promise<HarnessRound['checks']> = async () => []): Promise<HarnessRound> => {
-      const sync = await runSync(adapter, { db, blobs, logger: o.logger }, { mode, reconcile: o.reconcile ?? true });
+      const sync = await gateway.sync(mode, o.reconcile ?? true);
       o.print(`[${label}] sync: ${describeSync(sync)}`);
       const report = await runConformance({ baseUrl: gateway.url, key, profile: 'strict', rawIds: o.rawIds ?? true, logger: o.logger, minCrawlGapMs: 1100 });
       const reportPaths = writeReports(report, path.join(o.out, label.replace(/\W+/g, '-')));

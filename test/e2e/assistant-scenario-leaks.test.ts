@@ -1,0 +1,33 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { runCli } from './cli-process';
+
+jest.setTimeout(240_000);
+
+/**
+ * The leak counter can fail: `harness --assistant --break-access wildcard` puts a gateway that
+ * serves every access list as the wildcard (everyone may VIEW) in front of the real one. The
+ * platform then answers people with files the oracle says they may not see; the command must
+ * count them, keep counting them after every sync + ingest, and exit 1.
+ */
+describe('content-gateway harness --assistant, with access broken on purpose', () => {
+  it('reports leaked citations in the summary and the JSON report, and exits 1', async () => {
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-assistant-leaks-'));
+    try {
+      const r = await runCli(['harness', '--assistant', '--seed', '4', '--tasks', '80', '--questions-per-user', '2', '--probe-limit', '40', '--break-access', 'wildcard', '--out', out], {});
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(1);
+      expect(r.stdout).toMatch(/^FAIL no leaked citation/m);
+      expect(r.stdout).toMatch(/^FAIL revoked access stopped at the first ingest after the sync \(still cited after 3 sync \+ ingest cycles\)/m);
+      expect(r.stdout).toMatch(/^assistant scenario FAILED on sqlite: [1-9]\d* leaked/m);
+      const report = JSON.parse(fs.readFileSync(path.join(out, 'assistant-report.json'), 'utf8')) as { ok: boolean; rounds: Array<{ label: string; leaked: Array<{ email: string; file: string }> }> };
+      expect(report.ok).toBe(false);
+      for (const round of report.rounds) expect([round.label, round.leaked.length > 0]).toEqual([round.label, true]);
+      // The Data API still agrees with what the scenario saw: the counter, not the bookkeeping, failed.
+      expect(r.stdout).toMatch(/^ok {3}the Data API's records and counts agree with the scenario/m);
+    } finally {
+      fs.rmSync(out, { recursive: true, force: true });
+    }
+  });
+});
