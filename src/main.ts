@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import cluster from 'node:cluster';
 import http from 'node:http';
 import https from 'node:https';
 import { buildProgram } from './cli/program';
@@ -32,6 +33,10 @@ const runtime: Runtime = {
     process.exitCode = code;
   },
   interactive: Boolean(process.stdout.isTTY),
+  cluster,
+  onReload: (handler) => {
+    process.on('SIGHUP', handler);
+  },
 };
 
 let stopping = false;

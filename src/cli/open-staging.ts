@@ -15,9 +15,13 @@ export interface Staging {
   close(): Promise<void>;
 }
 
-/** Opens the configured database (running pending migrations) and the configured blob store. */
-export async function openStaging(config: Config, logger: Logger): Promise<Staging> {
+/**
+ * Opens the configured database (running pending migrations, unless `migrate` is false: a serving
+ * worker whose primary migrated before it started) and the configured blob store.
+ */
+export async function openStaging(config: Config, logger: Logger, options: { migrate?: boolean } = {}): Promise<Staging> {
   const db = createDb({ databaseUrl: config.databaseUrl, sqlitePath: config.sqlitePath, ...(config.databaseSchema ? { searchPath: config.databaseSchema } : {}) });
+  if (options.migrate === false) return { db, blobs: openBlobs(config, db), close: () => db.destroy() };
   try {
     const applied = await migrateLatest(db);
     if (applied.length) logger.info({ migrations: applied }, 'applied staging migrations');
@@ -25,8 +29,11 @@ export async function openStaging(config: Config, logger: Logger): Promise<Stagi
     await db.destroy();
     throw error;
   }
-  const blobs = config.blobStore === 'database' ? new DbBlobStore(db) : new FsBlobStore(config.blobDir);
-  return { db, blobs, close: () => db.destroy() };
+  return { db, blobs: openBlobs(config, db), close: () => db.destroy() };
+}
+
+function openBlobs(config: Config, db: Db): BlobStore {
+  return config.blobStore === 'database' ? new DbBlobStore(db) : new FsBlobStore(config.blobDir);
 }
 
 /** Where a generated development key is kept: beside the embedded database. */

@@ -1,3 +1,4 @@
+import type { Cluster } from 'node:cluster';
 import type { RequestListener, Server } from 'node:http';
 
 export interface ListenOptions {
@@ -30,4 +31,8 @@ export interface Runtime {
   setExitCode(code: number): void;
   /** Whether human output goes to a terminal (progress bars) or to a pipe (log lines). */
   interactive: boolean;
+  /** node:cluster, where the command may start serving worker processes (`src/main.ts` gives it). */
+  cluster?: Cluster;
+  /** Registers work to run on SIGHUP (a rolling restart of the serving workers). */
+  onReload?(handler: () => void): void;
 }

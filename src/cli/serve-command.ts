@@ -1,73 +1,59 @@
-import crypto from 'node:crypto';
-import fs from 'node:fs';
+import os from 'node:os';
+import type { Cluster } from 'node:cluster';
 import type { Command } from 'commander';
+import type { Config } from '../config/config-schema';
 import { loadConfig } from '../config/load-config';
 import { requirePublicHost } from '../config/require-public-host';
-import { seedDemo } from '../demo/seed-demo';
-import { answerClientErrors } from '../http/answer-client-errors';
-import { createApp } from '../http/create-app';
-import { MEMORY_STORE, type RateLimitStore } from '../http/rate-limits/rate-limit-store';
-import { connectRedis, redisReady } from '../lib/connect-redis';
-import { drainableServer } from '../lib/drain-server';
-import { createLogger } from '../logging/create-logger';
-import { GatewaySettingsRepository } from '../staging/gateway-settings-repository';
-import { isStagingEmpty } from '../staging/is-staging-empty';
-import { openStaging, resolveApiKeys } from './open-staging';
+import { keepClusterCounts } from '../http/rate-limits/rate-limit-store';
+import { resolveWebConcurrency } from '../lib/web-concurrency';
+import { createLogger, type Logger } from '../logging/create-logger';
+import { prepareToServe, type PreparedStaging } from './prepare-to-serve';
 import type { Runtime } from './runtime';
+import { serveApp } from './serve-app';
+import { WorkerSupervisor } from './worker-supervisor';
 
-/** How long start-up waits for Redis before serving anyway (counting locally until it answers). */
-const REDIS_START_WAIT_MS = 3_000;
+const DESCRIPTION = `Run the gateway: migrate the staging database, load the demo corpus into an empty embedded database, and serve /v1. With NODE_ENV=production it needs GATEWAY_API_KEY, and PUBLIC_BASE_URL or ALLOWED_HOSTS (links must not follow whatever Host a client sends).
+
+WEB_CONCURRENCY (default: one per CPU with NODE_ENV=production, else 1) serving worker processes share the port: a primary process migrates and prepares staging, then starts them, replaces one that dies, restarts them one at a time on SIGHUP (the next listens before the last drains), and on SIGTERM drains them all. See docs/scaling-out.md.`;
+
+function announce(runtime: Runtime, config: Config, port: number, prepared: PreparedStaging, workers: number): void {
+  const scheme = config.tlsCertFile ? 'https' : 'http';
+  runtime.print(`Content gateway listening on ${scheme}://localhost:${port}/v1/files${workers > 1 ? ` (${workers} workers)` : ''}`);
+  if (prepared.generatedAt) runtime.print(`No GATEWAY_API_KEY set: using the development key in ${prepared.generatedAt}`);
+}
+
+/** The primary of a multi-worker gateway: prepares staging once, then supervises the workers. */
+async function superviseWorkers(runtime: Runtime, cluster: Cluster, config: Config, logger: Logger, workers: number): Promise<void> {
+  const prepared = await prepareToServe(config, logger, { worker: false });
+  // The primary serves nothing: the workers open staging themselves.
+  await prepared.staging.close();
+  if (!config.redisUrl) keepClusterCounts();
+  const supervisor = new WorkerSupervisor(cluster, workers, { WEB_CONCURRENCY: String(workers) }, logger);
+  runtime.onShutdown(() => supervisor.stop(), config.shutdownGraceMs + 5_000);
+  const port = await supervisor.start();
+  logger.info({ port, workers }, 'gateway listening with serving workers');
+  announce(runtime, config, port, prepared, workers);
+  runtime.onReload?.(() => void supervisor.rollingRestart());
+}
 
 export function registerServeCommand(program: Command, runtime: Runtime): void {
   program
     .command('serve')
-    .description(
-      'Run the gateway: migrate the staging database, load the demo corpus into an empty embedded database, and serve /v1. With NODE_ENV=production it needs GATEWAY_API_KEY, and PUBLIC_BASE_URL or ALLOWED_HOSTS (links must not follow whatever Host a client sends).',
-    )
-    .action(async () => {
+    .description(DESCRIPTION)
+    .action(async function serve() {
       const config = loadConfig(runtime.env);
       requirePublicHost(config);
       const logger = createLogger({ level: config.logLevel });
-      const staging = await openStaging(config, logger);
-
-      const embedded = !config.databaseUrl;
-      if (config.demoContent === 'auto' && embedded && config.nodeEnv !== 'production' && (await isStagingEmpty(staging.db))) {
-        const summary = await seedDemo(staging.db, staging.blobs);
-        logger.info(summary, 'loaded the demo corpus into the empty embedded database (DEMO_CONTENT=off to skip)');
+      const workers = resolveWebConcurrency(config.webConcurrency, config.nodeEnv === 'production', os.availableParallelism());
+      const cluster = runtime.cluster;
+      if (cluster?.isWorker) {
+        // Every log line of a worker says which one it is.
+        const workerLogger = logger.child({ worker: cluster.worker?.id });
+        await serveApp(runtime, config, workerLogger, await prepareToServe(config, workerLogger, { worker: true }), workers);
+        return;
       }
-
-      const { keys, generatedAt } = resolveApiKeys(config);
-      const skipTokenSecret =
-        config.skipTokenSecret ?? (await new GatewaySettingsRepository(staging.db).getOrCreate('skiptoken_secret', () => crypto.randomBytes(32).toString('hex')));
-      const redis = config.redisUrl ? connectRedis(config.redisUrl) : undefined;
-      if (redis) {
-        if (await redisReady(redis, REDIS_START_WAIT_MS)) logger.info('rate limits are counted in Redis (REDIS_URL), shared by every replica');
-        else logger.warn('Redis (REDIS_URL) does not answer yet: each process counts rate limits on its own until it does');
-      }
-      const rateLimitStore: RateLimitStore = redis ? { kind: 'redis', client: redis, keyPrefix: config.redisKeyPrefix } : MEMORY_STORE;
-      const { app } = await createApp({ config, db: staging.db, blobs: staging.blobs, logger, apiKeys: keys, skipTokenSecret, rateLimitStore });
-      const tls = config.tlsCertFile && config.tlsKeyFile ? { cert: fs.readFileSync(config.tlsCertFile), key: fs.readFileSync(config.tlsKeyFile) } : undefined;
-      const server = await runtime.listen(app, {
-        port: config.port,
-        host: config.host,
-        ...(tls ? { tls } : {}),
-        headersTimeoutMs: config.headersTimeoutMs,
-        requestTimeoutMs: config.requestTimeoutMs,
-        keepAliveTimeoutMs: config.keepAliveTimeoutMs,
-        prepare: (server) => answerClientErrors(server, logger),
-      });
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : config.port;
-      logger.info({ port, host: config.host, database: embedded ? config.sqlitePath : 'postgres' }, 'gateway listening');
-      runtime.print(`Content gateway listening on ${tls ? 'https' : 'http'}://localhost:${port}/v1/files`);
-      if (generatedAt) runtime.print(`No GATEWAY_API_KEY set: using the development key in ${generatedAt}`);
-
-      const drainable = drainableServer(server);
-      runtime.onShutdown(async () => {
-        logger.info({ graceMs: config.shutdownGraceMs }, 'shutting down: finishing in-flight requests');
-        await drainable.drain(config.shutdownGraceMs);
-        await staging.close();
-        redis?.disconnect();
-      }, config.shutdownGraceMs);
+      if (cluster && workers > 1) return superviseWorkers(runtime, cluster, config, logger, workers);
+      const prepared = await prepareToServe(config, logger, { worker: false });
+      announce(runtime, config, await serveApp(runtime, config, logger, prepared, 1), prepared, 1);
     });
 }

@@ -231,6 +231,16 @@ export const settings = {
     default: 'content-gateway:',
     description: 'Prefix of every key the gateway keeps in `REDIS_URL` (gateways that must not share limits need different prefixes).',
   }),
+  webConcurrency: setting({
+    env: 'WEB_CONCURRENCY',
+    schema: z
+      .string()
+      .regex(/^(auto|[1-9]\d*)$/, { message: 'expected auto or a positive integer' })
+      .transform((v): 'auto' | number => (v === 'auto' ? 'auto' : Number(v))),
+    default: 'auto',
+    description:
+      'Worker processes that serve (one event loop each; a primary process migrates, then starts and supervises them). `auto`: one per CPU with `NODE_ENV=production`, else 1 (a single process, no primary). Limits hold across workers: the rate limit is counted in the primary (or in `REDIS_URL`), `MAX_CONCURRENT_REQUESTS` is divided between them.',
+  }),
   metricsToken: setting({
     env: 'METRICS_TOKEN',
     schema: z.string().min(16, { message: 'must be at least 16 characters' }).optional(),

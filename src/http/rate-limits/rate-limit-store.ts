@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { RateLimiterClusterMaster } from 'rate-limiter-flexible';
 
 /**
  * Where rate-limit counters live, chosen by the composition root:
@@ -10,3 +11,12 @@ import type { Redis } from 'ioredis';
 export type RateLimitStore = { kind: 'memory' } | { kind: 'cluster' } | { kind: 'redis'; client: Redis; keyPrefix: string };
 
 export const MEMORY_STORE: RateLimitStore = { kind: 'memory' };
+
+/**
+ * In the cluster primary, before the workers start: keeps the counts that workers with the
+ * `cluster` store ask for over IPC (rate-limiter-flexible's `RateLimiterClusterMaster`, one
+ * in-memory counter per limiter, created on a worker's first request).
+ */
+export function keepClusterCounts(): void {
+  new RateLimiterClusterMaster();
+}

@@ -1,0 +1,26 @@
+import http from 'node:http';
+
+export interface FreshResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+/**
+ * A GET on a connection of its own (no keep-alive agent), so consecutive requests to a gateway
+ * with several workers are spread over them like separate clients' requests. A refused or reset
+ * connection rejects.
+ */
+export function freshGet(url: string, headers: Record<string, string> = {}): Promise<FreshResponse> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, { agent: false, headers }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.setTimeout(30_000, () => req.destroy(new Error(`GET ${url} timed out`)));
+  });
+}
