@@ -11,7 +11,8 @@ import {
 } from './platform-error';
 import { redactUrl } from '../adapters/http/redact-url';
 
-export type PlatformApi = 'data' | 'conversations' | 'message' | 'auth';
+/** `gateway` is the content gateway itself, read over HTTP by the operator tools. */
+export type PlatformApi = 'data' | 'conversations' | 'message' | 'auth' | 'gateway';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -31,6 +32,14 @@ export function readErrorBody(text: string): { code?: string; message?: string }
   return { ...(code !== undefined ? { code } : {}), ...(message !== undefined ? { message: message.slice(0, 500) } : {}) };
 }
 
+const WHO: Record<PlatformApi, string> = {
+  data: "The platform's Data API",
+  conversations: "The platform's Conversations API",
+  message: "The platform's Message API",
+  auth: "The platform's token endpoint",
+  gateway: 'The gateway',
+};
+
 /**
  * The ONE mapping from a final non-2xx answer of the platform to a typed error. The Data API
  * answers 403 for bad credentials (it lists no 401), so a Data API 403 is an auth error.
@@ -38,9 +47,9 @@ export function readErrorBody(text: string): { code?: string; message?: string }
 export function platformErrorFromResponse(api: PlatformApi, status: number, url: string, bodyText: string): PlatformError {
   const { code, message } = readErrorBody(bodyText);
   const where = redactUrl(url);
-  const text = `The platform's ${api === 'auth' ? 'token endpoint' : `${api === 'data' ? 'Data' : api === 'message' ? 'Message' : 'Conversations'} API`} answered ${status} ${STATUS_CODES[status] ?? ''}`.trimEnd() + ` for ${where}${code ? ` (${code})` : ''}${message ? `: ${message}` : ''}`;
+  const text = `${WHO[api]} answered ${status} ${STATUS_CODES[status] ?? ''}`.trimEnd() + ` for ${where}${code ? ` (${code})` : ''}${message ? `: ${message}` : ''}`;
   const details = { status, url: where, ...(code !== undefined ? { code } : {}) };
-  if (status === 401 || (status === 403 && (api === 'data' || api === 'auth'))) return new PlatformAuthError(text, details);
+  if (status === 401 || (status === 403 && api !== 'conversations')) return new PlatformAuthError(text, details);
   if (status === 403) return new PlatformForbiddenError(text, details);
   if (status === 404) return new PlatformNotFoundError(text, details);
   if (status === 410) return new PlatformGoneError(text, details);
