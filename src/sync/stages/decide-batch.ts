@@ -1,0 +1,71 @@
+import { isSourceError } from '../../adapters/source-error';
+import type { SyncBatch } from '../../staging/sync-store';
+import { decideGroup, decideUser } from '../record-rows';
+import { RunCancelled, type RunContext, type RunTally } from '../run-context';
+import { sortEvents, type SortedEvents } from './sort-events';
+import { storeBlobs, type FileOutcome } from './store-blobs';
+
+/**
+ * Stage 2, decide: what a batch of events changes in staging, as one `SyncBatch` for one
+ * transaction. Files are decided with their content stored first (stage 3, `storeBlobs`); users
+ * and groups are written only when their fingerprint changed. Counts and failures go to `tally`.
+ */
+export async function decideBatch(ctx: Pick<RunContext, 'source' | 'store' | 'blobs' | 'signal'>, tally: RunTally, events: Parameters<typeof sortEvents>[1], stamp: string): Promise<SyncBatch> {
+  const sorted = sortEvents(ctx.source, events, tally);
+  const states = await ctx.store.fileStates([...sorted.files.keys()]);
+  await takeFileOutcomes(storeBlobs(ctx.source, sorted.files, states, ctx.blobs, stamp), sorted.batch, tally, ctx.signal);
+  await decideIdentities(ctx, sorted, tally, stamp);
+  return sorted.batch;
+}
+
+/**
+ * Each file's outcome, in order, into the batch and the tally. A failed file counts against the
+ * error budget (which may stop the run); a source error that asks to abort, or a cancelled run,
+ * stops it at once. Every file is marked seen, failed or not, so a sweep never deletes it for a
+ * failure to read it.
+ */
+export async function takeFileOutcomes(outcomes: AsyncIterable<FileOutcome>, batch: SyncBatch, tally: RunTally, signal: AbortSignal): Promise<void> {
+  for await (const { id, error, decision } of outcomes) {
+    batch.seen.push({ kind: 'file', id });
+    if (error || !decision) {
+      if (signal.aborted) throw new RunCancelled();
+      if (isSourceError(error) && error.action === 'abort') throw error;
+      tally.fail(id, error ?? new Error('no decision'));
+      continue;
+    }
+    if (decision.kind === 'unchanged') tally.counts.unchanged++;
+    else if (decision.kind === 'permissions') {
+      tally.counts.changed++;
+      batch.permissions.push({ fileId: id, permissions: decision.permissions, hash: decision.hash, at: decision.at });
+    } else {
+      tally.counts[decision.kind]++;
+      batch.files.push({ row: decision.row, permissions: decision.permissions, stored: decision.kind === 'changed' });
+    }
+  }
+}
+
+/** Users and groups: written when their fingerprint changed, counted either way, marked seen. */
+async function decideIdentities(ctx: Pick<RunContext, 'source' | 'store'>, sorted: SortedEvents, tally: RunTally, stamp: string): Promise<void> {
+  const { batch } = sorted;
+  const userStates = await ctx.store.userStates([...sorted.users.keys()]);
+  for (const [id, record] of sorted.users) {
+    batch.seen.push({ kind: 'user', id });
+    const state = userStates.get(id);
+    countIdentity(tally, state !== undefined, decideUser(ctx.source, record, state, stamp), batch.users);
+  }
+  const groupStates = await ctx.store.groupStates([...sorted.groups.keys()]);
+  for (const [id, record] of sorted.groups) {
+    batch.seen.push({ kind: 'group', id });
+    const state = groupStates.get(id);
+    countIdentity(tally, state !== undefined, decideGroup(ctx.source, record, state, stamp), batch.groups);
+  }
+}
+
+function countIdentity<W>(tally: RunTally, stored: boolean, write: W | undefined, out: W[]): void {
+  if (!write) {
+    tally.counts.unchanged++;
+    return;
+  }
+  tally.counts[stored ? 'changed' : 'added']++;
+  out.push(write);
+}

@@ -1,0 +1,44 @@
+import type { FileRecord, GroupRecord, SyncEvent, UserRecord } from '../../adapters/adapter';
+import { emptyBatch, type SyncBatch } from '../../staging/sync-store';
+import { globalId } from '../record-rows';
+import { eventFileId } from '../reconcile-access';
+import type { RunTally } from '../run-context';
+
+/** A batch's events by kind, the last event for an id winning; deletes already in the batch. */
+export interface SortedEvents {
+  files: Map<string, FileRecord>;
+  users: Map<string, UserRecord>;
+  groups: Map<string, GroupRecord>;
+  /** Tombstones, inactivations, group deletions, and the seen marks of failed items. */
+  batch: SyncBatch;
+}
+
+/**
+ * Stage 2a, decide (no I/O): sorts a batch's events by kind and global id. A delete wins over an
+ * earlier file event for the same id, and counts as deleted; a failed item is marked seen, so a
+ * full run's sweep keeps it as it was. Files the events settle are noted for reconciliation.
+ */
+export function sortEvents(source: string, events: readonly SyncEvent[], tally: RunTally): SortedEvents {
+  const sorted: SortedEvents = { files: new Map(), users: new Map(), groups: new Map(), batch: emptyBatch() };
+  const { batch } = sorted;
+  for (const e of events) {
+    if (tally.touched) {
+      const fileId = eventFileId(source, e);
+      if (fileId) tally.touched.add(fileId);
+    }
+    if (e.type === 'file') sorted.files.set(globalId(source, e.file.nativeId), e.file);
+    else if (e.type === 'user') sorted.users.set(globalId(source, e.user.nativeId), e.user);
+    else if (e.type === 'group') sorted.groups.set(globalId(source, e.group.nativeId), e.group);
+    else if (e.type === 'delete') {
+      const id = globalId(source, e.nativeId);
+      sorted.files.delete(id);
+      if (e.kind === 'file') batch.tombstones.push(id);
+      else if (e.kind === 'user') batch.inactivate.push(id);
+      else batch.deleteGroups.push(id);
+      tally.counts.deleted++;
+    } else if (e.type === 'failure' && e.nativeId && e.kind) {
+      batch.seen.push({ kind: e.kind, id: globalId(source, e.nativeId) });
+    }
+  }
+  return sorted;
+}

@@ -1,0 +1,79 @@
+import type { BlobStore } from '../blobs/blob-store';
+import type { Logger } from '../logging/create-logger';
+import type { Db } from '../staging/create-db';
+import type { SyncCounts, SyncMode, SyncRunStatus } from '../staging/sync-runs-repository';
+import { DEFAULT_ERROR_BUDGET, type ErrorBudgetLimits } from './error-budget';
+import type { ReconciliationStats } from './reconcile-access';
+
+export interface SyncOptions {
+  /** `auto`: incremental when the adapter can and a valid checkpoint exists, else full. */
+  mode: 'full' | 'incremental' | 'auto';
+  /** Lets a full run tombstone more than `maxDeleteShare` of the source's active files. */
+  allowMassDelete: boolean;
+  maxDeleteShare: number;
+  /** The guard applies only to sources with at least this many active files. */
+  massDeleteMinFiles: number;
+  errorBudget: ErrorBudgetLimits;
+  /** Events per transaction. */
+  batchSize: number;
+  /** How long tombstones are served before they are purged. */
+  tombstoneRetentionMs: number;
+  lockLeaseMs: number;
+  /**
+   * Access reconciliation after incremental runs of adapters that offer it (`liveFiles` and
+   * `settle`): a lost change event then delays a change of content, never one of access or a
+   * deletion. On by default; off only to measure what it costs or catches.
+   */
+  reconcile: boolean;
+  /**
+   * With `mode: 'auto'`, run full (re-read all content, sweep) when the source's latest full run
+   * started at least this long ago: content that lost events left stale converges within it.
+   */
+  fullEveryMs?: number;
+  onProgress?: (progress: SyncProgress) => void;
+}
+
+export const DEFAULT_SYNC_OPTIONS: SyncOptions = {
+  mode: 'auto',
+  allowMassDelete: false,
+  maxDeleteShare: 0.5,
+  massDeleteMinFiles: 10,
+  errorBudget: DEFAULT_ERROR_BUDGET,
+  batchSize: 500,
+  tombstoneRetentionMs: 30 * 24 * 3600 * 1000,
+  lockLeaseMs: 60_000,
+  reconcile: true,
+};
+
+export interface SyncDeps {
+  db: Db;
+  blobs: BlobStore;
+  logger: Logger;
+  now?: () => Date;
+  signal?: AbortSignal;
+}
+
+export interface SyncProgress {
+  source: string;
+  mode: SyncMode;
+  processed: number;
+  counts: SyncCounts;
+  elapsedMs: number;
+}
+
+export interface SyncSummary {
+  source: string;
+  runId: number;
+  mode: SyncMode;
+  status: Exclude<SyncRunStatus, 'running'>;
+  counts: SyncCounts;
+  durationMs: number;
+  /** A full run that continued an interrupted one. */
+  resumed: boolean;
+  /** Why an incremental run became a full one (or why a full one was due). */
+  fellBackToFull?: string;
+  /** What access reconciliation did (incremental runs of adapters that offer it). */
+  reconciliation?: ReconciliationStats;
+  error?: string;
+  failures: string[];
+}
