@@ -8,7 +8,7 @@ import { StagingWriter } from '../../src/staging/staging-writer';
 import { freshGet } from '../helpers/fresh-get';
 import { htmlFile } from '../helpers/staging-fixtures';
 import { dropKeys, testRedisUrl, uniqueKeyPrefix } from '../helpers/test-redis';
-import { startGatewayProcess, type GatewayProcess } from '../helpers/gateway-process';
+import { startCli, type CliProcess } from '../e2e/cli-process';
 
 /**
  * `serve` with WEB_CONCURRENCY=2, as real processes on the embedded SQLite database: the primary
@@ -21,30 +21,33 @@ jest.setTimeout(180_000);
 
 const KEY_LIMITED = 'workers-key-limited-0123456789';
 const KEY_FREE = 'workers-key-probe-0123456789ab';
-const count = (text: string, pattern: RegExp): number => (text.match(new RegExp(pattern.source, 'g')) ?? []).length;
+const LISTENING = /listening on http:\/\/localhost:(\d+)\/v1\/files \(2 workers\)/;
 
-/** Which worker logged the request with this X-Request-Id. */
-function workerOf(output: string, requestId: string): number | undefined {
-  const line = output.split('\n').find((l) => l.includes(`"reqId":"${requestId}"`) && l.includes('request completed'));
-  return line ? (JSON.parse(line) as { worker?: number }).worker : undefined;
+/** `serve` as a real process; LOG_LEVEL info, so requests and workers are logged. */
+const serve = (env: Record<string, string>): CliProcess => startCli(['serve'], { LOG_LEVEL: 'info', ...env });
+const logged = (gw: CliProcess, msg: string): Array<Record<string, unknown>> => gw.logs().filter((log) => log.msg === msg);
+
+/** Which worker logged the request with this X-Request-Id (waiting for its line: it can follow the answer). */
+async function workerOf(gw: CliProcess, requestId: string): Promise<unknown> {
+  return (await gw.waitForLog((log) => log.reqId === requestId && log.msg === 'request completed', requestId)).worker;
 }
 
 describe('serve with WEB_CONCURRENCY=2 (real processes, embedded SQLite)', () => {
   let dir: string;
-  let gw: GatewayProcess | undefined;
+  let gw: CliProcess | undefined;
   beforeEach(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-workers-'));
   });
   afterEach(async () => {
     if (gw) {
-      gw.kill('SIGKILL');
+      gw.child.kill('SIGKILL');
       await gw.exited;
     }
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
   it('prepares once, serves from both workers with one rate limit, replaces a dead worker, restarts on SIGHUP and drains on SIGTERM', async () => {
-    gw = startGatewayProcess(['serve'], {
+    gw = serve({
       WEB_CONCURRENCY: '2',
       PORT: '0',
       HOST: '127.0.0.1',
@@ -53,13 +56,12 @@ describe('serve with WEB_CONCURRENCY=2 (real processes, embedded SQLite)', () =>
       GATEWAY_API_KEY: `${KEY_LIMITED},${KEY_FREE}`,
       RATE_LIMIT_REQUESTS: '20',
     });
-    const [, port] = await gw.waitFor(/listening on http:\/\/localhost:(\d+)\/v1\/files \(2 workers\)/);
+    const port = LISTENING.exec(await gw.waitForLine((line) => LISTENING.test(line)))?.[1];
     const base = `http://127.0.0.1:${port}`;
-    await gw.waitFor(/serving worker listening[\s\S]*serving worker listening/);
-    const started = gw.output();
-    expect(count(started, /applied staging migrations/)).toBe(1);
-    expect(count(started, /loaded the demo corpus/)).toBe(1);
-    const pids = [...started.matchAll(/"pid":(\d+),"port":\d+,"msg":"serving worker listening"/g)].map((m) => Number(m[1]));
+    await gw.waitForLog((log) => log.msg === 'gateway listening with serving workers');
+    expect(logged(gw, 'applied staging migrations')).toHaveLength(1);
+    expect(gw.logs().filter((log) => String(log.msg).startsWith('loaded the demo corpus'))).toHaveLength(1);
+    const pids = logged(gw, 'serving worker listening').map((log) => log.pid as number);
     expect(new Set(pids).size).toBe(2);
     expect((await freshGet(`${base}/readyz`)).status).toBe(200);
 
@@ -68,24 +70,22 @@ describe('serve with WEB_CONCURRENCY=2 (real processes, embedded SQLite)', () =>
     for (let i = 0; i < 26; i += 1) answers.push(await freshGet(`${base}/v1/files?$top=1`, { Authorization: KEY_LIMITED, 'X-Request-Id': `limited-${i}` }));
     expect(answers.map((a) => a.status)).toEqual([...Array<number>(20).fill(200), ...Array<number>(6).fill(429)]);
     expect(answers.slice(0, 20).map((a) => a.headers['x-ratelimit-remaining'])).toEqual(Array.from({ length: 20 }, (_, i) => String(19 - i)));
-    // (A worker's log line can reach the output just after its answer.)
-    for (let i = 0; i < 26; i += 1) await gw.waitFor(new RegExp(`"reqId":"limited-${i}"`));
-    const served = new Set(answers.map((_, i) => workerOf(gw?.output() ?? '', `limited-${i}`)));
+    const served = new Set<unknown>();
+    for (let i = 0; i < answers.length; i += 1) served.add(await workerOf(gw, `limited-${i}`));
     expect(served).toEqual(new Set([1, 2]));
 
     // A worker that dies is replaced; the other keeps serving meanwhile.
-    let mark = gw.output().length;
     process.kill(pids[0] as number, 'SIGKILL');
-    await gw.waitFor(/serving worker died; starting a replacement/, { from: mark });
+    const died = await gw.waitForLog((log) => log.msg === 'serving worker died; starting a replacement');
+    expect(died).toMatchObject({ pid: pids[0], signal: 'SIGKILL' });
     expect((await freshGet(`${base}/v1/files?$top=1`, { Authorization: KEY_FREE })).status).toBe(200);
-    await gw.waitFor(/"worker":3,"pid":\d+,"port":\d+,"msg":"serving worker listening"/, { from: mark });
+    await gw.waitForLog((log) => log.msg === 'serving worker listening' && log.worker === 3);
 
     // SIGHUP: every worker replaced, one at a time, while requests keep being answered.
-    mark = gw.output().length;
-    gw.kill('SIGHUP');
+    gw.child.kill('SIGHUP');
     const during: number[] = [];
     let done = false;
-    const finished = gw.waitFor(/rolling restart finished/, { from: mark }).finally(() => (done = true));
+    const finished = gw.waitForLog((log) => log.msg === 'rolling restart finished').finally(() => (done = true));
     while (!done) during.push((await freshGet(`${base}/v1/files?$top=1`, { Authorization: KEY_FREE })).status);
     await finished;
     expect(during.length).toBeGreaterThan(0);
@@ -93,15 +93,14 @@ describe('serve with WEB_CONCURRENCY=2 (real processes, embedded SQLite)', () =>
     // key's budget, which the primary kept counting across the restart.
     expect(during.filter((status) => status !== 200 && status !== 429)).toEqual([]);
     expect(during).toContain(200);
-    expect(count(gw.output().slice(mark), /"msg":"serving worker listening"/)).toBe(2);
+    expect(logged(gw, 'serving worker listening').map((log) => log.worker)).toEqual([1, 2, 3, 4, 5]);
 
     // SIGTERM: the workers drain and exit, then the primary.
-    mark = gw.output().length;
-    gw.kill('SIGTERM');
-    expect(await gw.exited).toBe(0);
-    expect(count(gw.output().slice(mark), /shutting down: finishing in-flight requests/)).toBe(2);
-    const errors = gw.output().split('\n').filter((line) => line.includes('"level":50'));
-    expect(errors.map((line) => (JSON.parse(line) as { msg: string }).msg)).toEqual(['serving worker died; starting a replacement']);
+    const drainedBefore = logged(gw, 'shutting down: finishing in-flight requests').length;
+    gw.child.kill('SIGTERM');
+    expect(await gw.exited).toEqual({ code: 0, signal: null });
+    expect(logged(gw, 'shutting down: finishing in-flight requests').length - drainedBefore).toBe(2);
+    expect(gw.logs().filter((log) => log.level === 50).map((log) => log.msg)).toEqual(['serving worker died; starting a replacement']);
     gw = undefined;
   });
 });
@@ -112,14 +111,14 @@ const describeWithPostgres = pgUrl ? describe : describe.skip;
 describeWithPostgres('serve with WEB_CONCURRENCY=2 on Postgres (Redis too when TEST_REDIS_URL is set)', () => {
   const schema = `t_${crypto.randomBytes(6).toString('hex')}`;
   const prefix = uniqueKeyPrefix();
-  let gw: GatewayProcess | undefined;
+  let gw: CliProcess | undefined;
   beforeAll(async () => {
     const admin = knex({ client: 'pg', connection: pgUrl, pool: { min: 0, max: 1 } });
     await admin.raw('create schema ??', [schema]);
     await admin.destroy();
   });
   afterAll(async () => {
-    gw?.kill('SIGKILL');
+    gw?.child.kill('SIGKILL');
     await gw?.exited;
     const admin = knex({ client: 'pg', connection: pgUrl, pool: { min: 0, max: 1 } });
     await admin.raw('drop schema if exists ?? cascade', [schema]);
@@ -128,7 +127,7 @@ describeWithPostgres('serve with WEB_CONCURRENCY=2 on Postgres (Redis too when T
   });
 
   it('migrates the empty schema once, and a crawl whose pages land on either worker returns every file exactly once', async () => {
-    gw = startGatewayProcess(['serve'], {
+    gw = serve({
       WEB_CONCURRENCY: '2',
       PORT: '0',
       HOST: '127.0.0.1',
@@ -137,8 +136,8 @@ describeWithPostgres('serve with WEB_CONCURRENCY=2 on Postgres (Redis too when T
       GATEWAY_API_KEY: KEY_FREE,
       ...(testRedisUrl ? { REDIS_URL: testRedisUrl, REDIS_KEY_PREFIX: prefix } : {}),
     });
-    const [, port] = await gw.waitFor(/listening on http:\/\/localhost:(\d+)\/v1\/files \(2 workers\)/);
-    expect(count(gw.output(), /applied staging migrations/)).toBe(1);
+    const port = LISTENING.exec(await gw.waitForLine((line) => LISTENING.test(line)))?.[1];
+    expect(logged(gw, 'applied staging migrations')).toHaveLength(1);
     const db = createDb({ databaseUrl: pgUrl, sqlitePath: ':memory:', searchPath: schema });
     const ids = Array.from({ length: 230 }, (_, i) => `test:pg-${String(i).padStart(3, '0')}`);
     await new StagingWriter(db).putFiles(ids.map((id) => ({ file: htmlFile(id), permissions: [] })));
@@ -158,8 +157,8 @@ describeWithPostgres('serve with WEB_CONCURRENCY=2 on Postgres (Redis too when T
     expect(seen.sort()).toEqual(ids);
     // One count for the key across both workers (in the primary, or in Redis).
     expect(remaining).toEqual(remaining.map((_, i) => (remaining[0] as number) - i));
-    for (let i = 0; i < remaining.length; i += 1) await gw.waitFor(new RegExp(`"reqId":"page-${i}"`));
-    const workers = new Set(remaining.map((_, i) => workerOf(gw?.output() ?? '', `page-${i}`)));
+    const workers = new Set<unknown>();
+    for (let i = 0; i < remaining.length; i += 1) workers.add(await workerOf(gw, `page-${i}`));
     expect(workers).toEqual(new Set([1, 2]));
   });
 });
