@@ -6,6 +6,7 @@ import { registerHashSecretCommand } from './hash-secret-command';
 import { registerMigrateCommand } from './migrate-command';
 import { registerMockCommand } from './mock-command';
 import { registerNewAdapterCommand } from './new-adapter-command';
+import { registerPolicyCommand } from './policy-command';
 import { registerSeedDemoCommand } from './seed-demo-command';
 import { registerServeCommand } from './serve-command';
 import { registerSyncCommand } from './sync-command';
@@ -21,6 +22,7 @@ export function buildProgram(runtime: Runtime): Command {
   registerMigrateCommand(program, runtime);
   registerSeedDemoCommand(program, runtime);
   registerSyncCommand(program, runtime);
+  registerPolicyCommand(program, runtime);
   registerGcBlobsCommand(program, runtime);
   registerVerifyBlobsCommand(program, runtime);
   registerHashSecretCommand(program, runtime);

@@ -7,6 +7,8 @@ import type { Config } from '../config/config-schema';
 import { loadConfig } from '../config/load-config';
 import { createLogger, type Logger } from '../logging/create-logger';
 import { SyncRunsRepository } from '../staging/sync-runs-repository';
+import { loadPolicy } from '../policies/load-policy';
+import { withAccessPolicy } from '../sync/access-policy-source';
 import { runSync, type SyncOptions, type SyncProgress, type SyncSummary } from '../sync/run-sync';
 import { openStaging, type Staging } from './open-staging';
 import { parseInterval } from './parse-interval';
@@ -19,6 +21,7 @@ const DEFAULT_FULL_EVERY = '24h';
 
 interface SyncFlags {
   all?: boolean;
+  policy?: string;
   full?: boolean;
   allowMassDelete?: boolean;
   every?: string;
@@ -84,7 +87,7 @@ function progressReporter(runtime: Runtime, logger: Logger, expected: number | u
 
 async function syncOnce(
   factories: readonly AdapterFactory[],
-  ctx: { runtime: Runtime; config: Config; logger: Logger; staging: Staging; signal: AbortSignal; flags: { full?: boolean; allowMassDelete?: boolean }; fullEveryMs: number | undefined },
+  ctx: { runtime: Runtime; config: Config; logger: Logger; staging: Staging; signal: AbortSignal; flags: { full?: boolean; allowMassDelete?: boolean; policy?: string }; fullEveryMs: number | undefined },
 ): Promise<boolean> {
   let ok = true;
   for (const factory of factories) {
@@ -97,6 +100,17 @@ async function syncOnce(
       ctx.runtime.print(`${factory.name}: not configured — ${(error as Error).message}`);
       ok = false;
       continue;
+    }
+    // Read every round, so an edited policy takes effect at the next one.
+    const policyFile = ctx.flags.policy ?? ctx.config.accessPolicies[adapter.name];
+    if (policyFile !== undefined) {
+      try {
+        adapter = withAccessPolicy(adapter, await loadPolicy(policyFile), { db: ctx.staging.db });
+      } catch (error) {
+        ctx.runtime.print(`${adapter.name}: access policy refused — ${(error as Error).message}`);
+        ok = false;
+        continue;
+      }
     }
     const previous = await new SyncRunsRepository(ctx.staging.db).latest(adapter.name);
     const prevCounts = previous?.counts ? (JSON.parse(previous.counts) as Record<string, number>) : undefined;
@@ -122,6 +136,7 @@ export function registerSyncCommand(program: Command, runtime: Runtime): void {
     .argument('[adapter]', `adapter to run (${adapterFactories.map((f) => f.name).join(', ') || 'none registered'})`)
     .description('Sync a source into staging: incremental when the adapter can and has a checkpoint, else full (mark-and-sweep).')
     .option('--all', 'sync every registered adapter, one after another')
+    .option('--policy <file>', 'compile this access policy (YAML, docs/access-policies.md) into the adapter\'s groups and access lists; overrides ACCESS_POLICIES for it')
     .option('--full', 'force a full run (re-reads everything; sweeps what the source no longer has)')
     .option('--allow-mass-delete', `let a full run delete more than SYNC_MAX_DELETE_SHARE of a source's files`)
     .option('--every <interval>', 'keep running: start again this long after each round began (90s, 15m, 1h); rounds never overlap')
@@ -137,6 +152,7 @@ export function registerSyncCommand(program: Command, runtime: Runtime): void {
       const config = loadConfig(runtime.env);
       const logger = createLogger({ level: config.logLevel });
       const factories = flags.all ? adapterFactories : name ? [findAdapterFactory(name)].filter((f): f is AdapterFactory => f !== undefined) : [];
+      if (flags.policy !== undefined && (flags.all || !name)) usageError('--policy applies to one named adapter; for several, set ACCESS_POLICIES=<adapter>=<file>,...');
       if (factories.length === 0) {
         const known = adapterFactories.map((f) => f.name).join(', ') || 'none';
         usageError(name ? `Unknown adapter '${name}'. Registered adapters: ${known}.` : `Name an adapter or use --all. Registered adapters: ${known}.`);

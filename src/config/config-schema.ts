@@ -307,6 +307,13 @@ export const settings = {
     default: '500',
     description: 'Items a sync writes per transaction.',
   }),
+  accessPolicies: setting({
+    env: 'ACCESS_POLICIES',
+    schema: list
+      .refine((pairs) => pairs.every((p) => /^[a-z][a-z0-9-]{0,31}=.+$/.test(p)), { message: 'expected <adapter>=<policy file> pairs separated by commas, such as sql=/etc/gateway/sql-policy.yaml' })
+      .transform((pairs) => Object.fromEntries(pairs.map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)])) as Record<string, string>),
+    description: 'Access policies per source: `<adapter>=<policy file>` pairs, comma-separated (docs/access-policies.md). `sync --policy` overrides it for one adapter.',
+  }),
 } as const;
 
 export type Settings = typeof settings;

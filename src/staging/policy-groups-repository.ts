@@ -44,4 +44,32 @@ export class PolicyGroupsRepository {
       .select('p.file_id', 'p.principal_id')) as Array<{ file_id: string; principal_id: string }>;
     return new Map(rows.map((r) => [r.file_id, r.principal_id.slice(source.length + 1)]));
   }
+
+  /** A staged file with its access entries (global ids), for `policy explain`. */
+  async file(id: string): Promise<{ id: string; source: string; status: string; access: Array<{ type: string; id: string }> } | undefined> {
+    const row = (await this.db('files').where({ id }).first('id', 'source', 'status')) as { id: string; source: string; status: string } | undefined;
+    if (!row) return undefined;
+    const access = (await this.db('file_permissions').where({ file_id: id }).orderBy(['principal_type', 'principal_id']).select('principal_type', 'principal_id')) as Array<{ principal_type: string; principal_id: string }>;
+    return { ...row, access: access.map((a) => ({ type: a.principal_type, id: a.principal_id })) };
+  }
+
+  /** Staged users of `source` whose id or (case-insensitively) email is `idOrEmail`. */
+  async users(source: string, idOrEmail: string): Promise<Array<{ id: string; email: string; state: string }>> {
+    return (await this.db('users')
+      .where({ source })
+      .andWhere((q) => q.where('id', idOrEmail).orWhereRaw('lower(email) = ?', [idOrEmail.toLowerCase()]))
+      .orderBy('id')
+      .select('id', 'email', 'state')) as Array<{ id: string; email: string; state: string }>;
+  }
+
+  /** The policy groups (native ids) of `source` that list `userId` as a direct member. */
+  async groupsOfUser(source: string, userId: string): Promise<string[]> {
+    const rows = (await this.db('group_members').where({ member_type: 'USER', member_id: userId }).andWhere('group_id', 'like', `${source}:policy-%`).orderBy('group_id').select('group_id')) as Array<{ group_id: string }>;
+    return rows.map((r) => r.group_id.slice(source.length + 1));
+  }
+
+  async group(source: string, nativeId: string): Promise<Record<string, unknown> | undefined> {
+    const row = (await this.db('groups').where({ id: `${source}:${nativeId}` }).first('metadata')) as { metadata: string | null } | undefined;
+    return row ? (parseJsonObject(row.metadata) ?? {}) : undefined;
+  }
 }
