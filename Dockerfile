@@ -4,7 +4,7 @@
 #   docker run -p 3000:3000 -e GATEWAY_API_KEY=... -e PUBLIC_BASE_URL=http://localhost:3000 -v gateway-data:/data content-gateway
 # (production mode: `serve` needs PUBLIC_BASE_URL, the URL clients use, or ALLOWED_HOSTS).
 # Any command of the CLI runs the same way: `docker run ... content-gateway sync --all`.
-# docker-compose.yml wires it to Postgres; the README's "Deployment" section explains the rest.
+# docker-compose.yml wires it to Postgres; docs/deployment.md explains the rest.
 
 # ---- build: full dependencies, compile TypeScript, then drop the dev dependencies -----------------
 FROM node:20-bookworm-slim AS build

@@ -75,12 +75,13 @@ async function accessFrom(flags: ConformanceFlags, runtime: Runtime): Promise<{ 
 }
 
 const EXAMPLES = `
-Examples:
-  $ content-gateway conformance --url http://localhost:3000 --key "$KEY"
+Examples (the key from the environment, so no command line or log shows it):
+  $ export CONFORMANCE_API_KEY="$(cat data/dev-api-key)"
+  $ content-gateway conformance --url http://localhost:3000
   $ content-gateway conformance --url https://gw.example.com --expect access.yaml --out ./reports
-  $ content-gateway conformance --url http://localhost:3000 --key "$KEY" --profile strict --raw-ids
+  $ content-gateway conformance --url http://localhost:3000 --profile strict --raw-ids
   $ content-gateway conformance who-can-see 'hr:salary-bands-2025' --report conformance-report/conformance-report.json
-  $ content-gateway conformance what-can ana@example.com see --url http://localhost:3000 --key "$KEY"
+  $ content-gateway conformance what-can ana@example.com see --url http://localhost:3000
 
 Profiles: 'platform' (default) judges by what the platform requires and documents (its spec, its
 validator, its sample server): a gateway written from the platform's own spec passes, and what the

@@ -13,7 +13,7 @@ import { registerSyncCommand } from './sync-command';
 import type { Runtime } from './runtime';
 import { registerVerifyBlobsCommand } from './verify-blobs-command';
 
-/** The `content-gateway` command line; settings come from the environment (see the README). */
+/** The `content-gateway` command line; settings come from the environment (see docs/settings.md). */
 export function buildProgram(runtime: Runtime): Command {
   const program = new Command('content-gateway')
     .description('Reference content gateway for the AI-assistant platform: serves staged content over the /v1 gateway contract.')

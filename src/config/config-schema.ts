@@ -2,13 +2,13 @@ import { z } from 'zod';
 
 /**
  * Every setting of the gateway, in one place: the environment variable that sets it, its
- * default, and what it does. `loadConfig` reads them, the README's settings table is checked
+ * default, and what it does. `loadConfig` reads them, the settings table of docs/settings.md is checked
  * against them by a test, and nothing else in `src/` reads `process.env`.
  */
 export interface SettingSpec<T extends z.ZodType = z.ZodType> {
   env: string;
   schema: T;
-  /** Shown in the README; `undefined` means the setting has no default (it is optional or secret). */
+  /** Shown in docs/settings.md; `undefined` means the setting has no default (it is optional or secret). */
   default?: string;
   description: string;
   secret?: boolean;

@@ -1,7 +1,7 @@
 /**
  * The one registry of error codes the gateway sends, with their HTTP status. Codes and statuses
  * follow the platform's error table; handlers throw `GatewayError(code, message)` and never pick a
- * status themselves. The README's error table is checked against this object by a test.
+ * status themselves. The error table of docs/endpoints.md is checked against this object by a test.
  */
 export const errorCodes = {
   INPUT_VALIDATION_FAILED: { status: 400, description: 'The request is invalid: a malformed parameter, `$filter`, `$skiptoken` or id.' },

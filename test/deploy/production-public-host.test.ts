@@ -33,9 +33,9 @@ describe('production deployments name their public host', () => {
     expect(() => requirePublicHost(config)).not.toThrow();
   });
 
-  it('every `docker run` of the image that serves, in the README and the Dockerfile, sets one of them', () => {
+  it('every `docker run` of the image that serves, in the README, the deployment guide and the Dockerfile, sets one of them', () => {
     // `docker run [options] content-gateway [command]`: serving when the command is absent or `serve`.
-    const runs = [...`${read('README.md')}\n${read('Dockerfile')}`.matchAll(/docker run [^\n`]*?content-gateway(?: ([a-z][\w-]*))?/g)];
+    const runs = [...`${read('README.md')}\n${read('docs/deployment.md')}\n${read('Dockerfile')}`.matchAll(/docker run [^\n`]*?content-gateway(?: ([a-z][\w-]*))?/g)];
     const serving = runs.filter((m) => m[1] === undefined || m[1] === 'serve');
     expect(serving.length).toBeGreaterThan(0);
     for (const [line] of serving) expect({ line, named: /-e (PUBLIC_BASE_URL|ALLOWED_HOSTS)=/.test(line) }).toEqual({ line, named: true });

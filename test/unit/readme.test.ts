@@ -4,21 +4,40 @@ import { adapterSettingsTable } from '../../src/adapters/adapter-settings-table'
 import { settingsTable } from '../../src/config/settings-table';
 import { errorTable } from '../../src/errors/error-table';
 
-const readme = fs.readFileSync(path.join(__dirname, '../../README.md'), 'utf8');
+const read = (file: string) => fs.readFileSync(path.join(__dirname, '../..', file), 'utf8');
+const readme = read('README.md');
 
-function section(name: string): string {
-  const m = readme.match(new RegExp(`<!-- ${name}:start -->\\n([\\s\\S]*?)\\n<!-- ${name}:end -->`));
-  if (!m) throw new Error(`README has no ${name} section`);
+/** A generated table of a guide, between its `<!-- name:start -->` and `<!-- name:end -->` marks. */
+function section(file: string, name: string): string {
+  const m = read(file).match(new RegExp(`<!-- ${name}:start -->\\n([\\s\\S]*?)\\n<!-- ${name}:end -->`));
+  if (!m) throw new Error(`${file} has no ${name} section`);
   return m[1] as string;
 }
 
 describe('README', () => {
-  it('shows the settings table generated from the config schema', () => {
-    expect(section('settings')).toBe(settingsTable());
+  it('stays within two screens, and every guide it links to exists', () => {
+    expect(readme.split('\n').length).toBeLessThanOrEqual(120);
+    const links = [...readme.matchAll(/\]\(((?:docs|bench|openapi)\/[^)#]+)/g)].map((m) => m[1] as string);
+    expect(links.length).toBeGreaterThan(5);
+    for (const link of links) expect([link, fs.existsSync(path.join(__dirname, '../..', link))]).toEqual([link, true]);
   });
 
+  it('shows the API key to the conformance harness through the environment, never as --key through npm', () => {
+    for (const file of ['README.md', 'docs/conformance.md', 'docs/platform-compatibility.md', 'src/conformance/README.md']) {
+      expect([file, /npm run conformance[^\n]*--key/.test(read(file))]).toEqual([file, false]);
+    }
+  });
+});
+
+describe('docs/settings.md', () => {
+  it('shows the settings table generated from the config schema', () => {
+    expect(section('docs/settings.md', 'settings')).toBe(settingsTable());
+  });
+});
+
+describe('docs/endpoints.md', () => {
   it('shows the error-code table generated from the error registry', () => {
-    expect(section('errors')).toBe(errorTable());
+    expect(section('docs/endpoints.md', 'errors')).toBe(errorTable());
   });
 
   it('gives the two commands: start on the embedded default, and the whole test suite', () => {
@@ -33,9 +52,8 @@ describe('README', () => {
   });
 });
 
-describe('README adapters', () => {
+describe('docs/adapters.md', () => {
   it('lists every registered adapter setting, generated from the registry', () => {
-    const m = readme.match(/<!-- adapters:start -->\n([\s\S]*?)\n<!-- adapters:end -->/);
-    expect(m?.[1]).toBe(adapterSettingsTable());
+    expect(section('docs/adapters.md', 'adapters')).toBe(adapterSettingsTable());
   });
 });
