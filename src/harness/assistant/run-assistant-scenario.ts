@@ -137,7 +137,7 @@ async function initialLoop(o: AssistantScenarioOptions, work: string, cleanups: 
   const gateway = await startHarnessGateway(mock, { work, logger: o.logger, ...(o.databaseUrl ? { databaseUrl: o.databaseUrl } : {}), ...(front ? { front } : {}) });
   cleanups.push(gateway.close);
   o.print(`staging: ${gateway.stagingLabel}`);
-  const running = await startSimulatorPlatform({ gateway: { url: gateway.url, key: gateway.key }, ...(o.hostile ? { hostile: true } : {}) });
+  const running = await startSimulatorPlatform({ gateway: { url: gateway.url, key: gateway.key }, logger: o.logger, ...(o.hostile ? { hostile: true } : {}) });
   cleanups.push(running.close);
   o.print(`platform simulator: ${running.url}`);
   const ctx: AskContext = { platform: running.platform, fileByUrl: new Map(), oracle: (await oracleNow(mock)).view, source: HARNESS_SOURCE, ledger: new UsageLedger(), feedbackEvery: o.feedbackEvery ?? 3, citing: { count: 0 } };

@@ -1,11 +1,18 @@
 import { listenOnLoopback } from '../../lib/listen-on-loopback';
+import type { Logger } from '../../logging/create-logger';
 import { createPlatformSimulator } from '../../mocks/platform/create-platform-simulator';
+import type { ConversationMessage } from '../../platform/conversation-message';
+import { ConversationsClient } from '../../platform/conversations-client';
+import { DataApiClient } from '../../platform/data-api-client';
+import { OAuthTokenSource } from '../../platform/oauth-token-source';
+import { PlatformHttp } from '../../platform/platform-http';
 import type { IngestSummary, PluginResourceRow, ScenarioPlatform, SeenAnswer } from './scenario-platform';
 
 export interface SimulatorPlatformOptions {
   gateway: { url: string; key: string };
   /** Keep the simulator's default rate limits (429 + Retry-After) on. */
   hostile?: boolean;
+  logger: Logger;
 }
 
 export interface RunningPlatform {
@@ -14,17 +21,12 @@ export interface RunningPlatform {
   close(): Promise<void>;
 }
 
-type Json = Record<string, unknown>;
-
-async function call<T>(url: string, init: { method?: string; headers: Record<string, string>; body?: unknown }): Promise<T> {
-  const res = await fetch(url, {
-    method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
-    headers: { ...init.headers, ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${init.method ?? 'GET'} ${new URL(url).pathname}: ${res.status} ${text.slice(0, 300)}`);
-  return (text ? JSON.parse(text) : undefined) as T;
+/** The final assistant reply of a response (newest first: the first assistant message of it that takes feedback). */
+function finalReply(messages: readonly ConversationMessage[], responseId: string): ConversationMessage {
+  const mine = messages.filter((m) => m.response_id === responseId && m.actor === 'ASSISTANT');
+  const final = mine.find((m) => m.feedback) ?? mine[0];
+  if (!final) throw new Error(`the response ${responseId} has no assistant message`);
+  return final;
 }
 
 /**
@@ -37,31 +39,33 @@ export async function startSimulatorPlatform(o: SimulatorPlatformOptions): Promi
   const server = await listenOnLoopback(sim.app);
   const base = server.url;
   const { credentials } = sim;
-  const tokens = new Map<string, { token: string; until: number }>();
-  const token = async (email: string): Promise<string> => {
-    const cached = tokens.get(email);
-    if (cached && cached.until > Date.now()) return cached.token;
-    const { clientId, clientSecret } = credentials.clients.conversations;
-    const res = await call<{ access_token: string; expires_in: number }>(`${base}/oauth/v1/token`, { headers: {}, body: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret, user_email: email } });
-    tokens.set(email, { token: res.access_token, until: Date.now() + (res.expires_in - 60) * 1000 });
-    return res.access_token;
+  const tokenUrl = `${base}/oauth/v1/token`;
+  const client = credentials.clients.conversations;
+  // The operator's clients: history and feedback through the Conversations client, records and counts through the Data API client.
+  const conversations = new ConversationsClient({ apiBaseUrl: base, assistantName: credentials.assistantName, auth: { kind: 'oauth', tokenUrl, clientId: client.clientId, clientSecret: client.clientSecret }, logger: o.logger });
+  const data = new DataApiClient({ baseUrl: `${base}/export/v1/records`, auth: { kind: 'api-key', key: credentials.dataApiKey }, logger: o.logger });
+  // Starting a conversation needs a token bound to the person asking (the clients read and rate; a chat front end starts).
+  const people = new Map<string, OAuthTokenSource>();
+  const personHeaders = async (email: string) => {
+    let tokens = people.get(email);
+    if (!tokens) people.set(email, (tokens = new OAuthTokenSource({ tokenUrl, clientId: client.clientId, clientSecret: client.clientSecret, userEmail: email }, { logger: o.logger })));
+    return { authorization: `Bearer ${await tokens.token()}`, 'assistant-name': credentials.assistantName };
   };
-  const conversationHeaders = async (email: string) => ({ authorization: `Bearer ${await token(email)}`, 'assistant-name': credentials.assistantName });
-  const asked = new Map<string, string>();
-  const dataHeaders = { authorization: `Bearer ${credentials.dataApiKey}` };
-  const data = `${base}/export/v1/records/plugin-resources`;
+  // The start endpoints through the clients' HTTP layer: a 429 waits its Retry-After, 5xx back off.
+  const start = new PlatformHttp({ baseUrl: `${base}/rest/v1`, api: 'conversations', logger: o.logger });
+  const post = async <T>(path: string, email: string, body: unknown): Promise<T> => JSON.parse((await start.send('POST', path, { body, headers: await personHeaders(email) })).text) as T;
+  // An ingest of a large gateway takes minutes: the admin path gets an hour.
+  const admin = new PlatformHttp({ baseUrl: base, api: 'data', logger: o.logger, timeoutMs: 3_600_000, headers: () => ({ authorization: `Bearer ${credentials.adminKey}` }) });
 
   const platform: ScenarioPlatform = {
-    ingest: () => call<IngestSummary>(`${base}/_admin/ingest`, { headers: { authorization: `Bearer ${credentials.adminKey}` }, body: {} }),
+    ingest: async () => JSON.parse((await admin.send('POST', '/_admin/ingest', { body: {} })).text) as IngestSummary,
     async ask(email, text): Promise<SeenAnswer> {
-      const headers = await conversationHeaders(email);
-      const conversation = await call<{ conversation_id: string }>(`${base}/rest/v1/conversations`, { headers, body: {} });
-      const response = await call<{ response_id: string; messages: Json[] }>(`${base}/rest/v1/conversations/${conversation.conversation_id}/responses`, { headers, body: { input: { text } } });
-      const final = response.messages[response.messages.length - 1] as { message_id: string; citations?: Array<{ url: string }> | null; feedback?: { helpful: { callback_id: string }; unhelpful: { callback_id: string } } | null };
-      asked.set(conversation.conversation_id, email);
+      const { conversation_id: conversationId } = await post<{ conversation_id: string }>('conversations', email, {});
+      const { response_id: responseId } = await post<{ response_id: string }>(`conversations/${encodeURIComponent(conversationId)}/responses`, email, { input: { text } });
+      const final = finalReply(await conversations.listMessages(conversationId), responseId);
       return {
-        conversationId: conversation.conversation_id,
-        responseId: response.response_id,
+        conversationId,
+        responseId,
         messageId: final.message_id,
         citationUrls: (final.citations ?? []).map((c) => c.url),
         feedback: final.feedback ? { helpful: final.feedback.helpful.callback_id, unhelpful: final.feedback.unhelpful.callback_id } : null,
@@ -69,25 +73,14 @@ export async function startSimulatorPlatform(o: SimulatorPlatformOptions): Promi
     },
     async feedback(answer, rating): Promise<void> {
       if (!answer.feedback) throw new Error(`the reply ${answer.messageId} takes no feedback`);
-      const headers = await conversationHeaders(asked.get(answer.conversationId) ?? 'scenario@platform.example');
-      await call(`${base}/rest/v1/conversations/${answer.conversationId}/responses/${answer.responseId}/messages/${answer.messageId}/feedback`, { headers, body: { callback_id: answer.feedback[rating] } });
+      await conversations.submitFeedback(answer, answer.feedback[rating]);
     },
     async pluginResources(filter): Promise<PluginResourceRow[]> {
       const rows: PluginResourceRow[] = [];
-      let next: string | undefined = filter === undefined ? data : `${data}?$filter=${encodeURIComponent(filter)}`;
-      while (next) {
-        const page: { value: PluginResourceRow[]; '@odata.nextLink'?: string } = await call(next, { headers: dataHeaders });
-        rows.push(...page.value);
-        next = page['@odata.nextLink'];
-      }
+      for await (const row of data.list<PluginResourceRow>('plugin-resources', filter === undefined ? {} : { filter })) rows.push(row);
       return rows;
     },
-    async count(filter): Promise<number> {
-      const res = await fetch(`${data}/$count${filter ? `?$filter=${encodeURIComponent(filter)}` : ''}`, { headers: dataHeaders });
-      const text = await res.text();
-      if (!res.ok || !/^\d+$/.test(text.trim())) throw new Error(`count: ${res.status} ${text.slice(0, 200)}`);
-      return Number(text);
-    },
+    count: (filter) => data.count(filter),
   };
   return {
     platform,
