@@ -12,6 +12,7 @@ import { downloadRss } from './download-rss';
 import { forceGc } from './force-gc';
 import { fullCrawl } from './full-crawl';
 import { listThroughput } from './list-throughput';
+import { policyCompile } from './policy-compile';
 import { formatTable, writeJson, type BenchmarkResult } from './report';
 import { syncThroughput } from './sync-throughput';
 import { tokenFlood } from './token-flood';
@@ -29,6 +30,7 @@ const BENCHMARKS: ReadonlyArray<readonly [string, Benchmark]> = [
   ['auth-overhead', (ctx) => authOverhead(ctx)],
   ['token-flood', () => tokenFlood()],
   ['wm-sync', () => wmSync()],
+  ['policy-compile', () => policyCompile()],
   // After the benchmarks that use the shared gateway: it adds users, groups, access lists and
   // blobs to it (stage-access.ts).
   ['full-crawl', (ctx) => fullCrawl(ctx)],
