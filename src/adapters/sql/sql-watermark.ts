@@ -65,13 +65,17 @@ export function shiftBack(value: Scalar, overlap: number): Scalar {
 }
 
 /**
- * Where an incremental run starts reading: after the stored position, or `overlap` behind it
- * (inclusive) so rows committed late with an earlier value are read too. `overlap` undefined:
- * the column's default. No position: from the start.
+ * Where an incremental run starts reading. A timestamp does not identify a write (a row updated
+ * again within the same tick keeps its value), so for timestamps the run starts at the stored
+ * value itself, inclusive, `overlap` seconds behind it (rows committed late with an earlier
+ * value are read too). A number is taken to be a sequence that every write increases: the run
+ * starts strictly after `(value, id)`, or `overlap` units behind it. `overlap` undefined: the
+ * column's default. No position: from the start.
  */
 export function startBound(position: Position | null, overlap: number | undefined): Bound | undefined {
   if (position === null) return undefined;
   const back = overlap ?? defaultOverlap(position.value);
+  if (isTimestampText(position.value)) return { value: shiftBack(position.value, back), inclusive: true };
   const shifted = shiftBack(position.value, back);
   if (back > 0 && shifted !== position.value) return { value: shifted, inclusive: true };
   return { value: position.value, id: position.id };
