@@ -11,6 +11,7 @@ import { registerSeedDemoCommand } from './seed-demo-command';
 import { registerServeCommand } from './serve-command';
 import { registerSyncCommand } from './sync-command';
 import type { Runtime } from './runtime';
+import { registerUsageCommand } from './usage-command';
 import { registerVerifyBlobsCommand } from './verify-blobs-command';
 
 /** The `content-gateway` command line; settings come from the environment (see docs/settings.md). */
@@ -30,5 +31,6 @@ export function buildProgram(runtime: Runtime): Command {
   registerConformanceCommand(program, runtime);
   registerNewAdapterCommand(program, runtime);
   registerHarnessCommand(program, runtime);
+  registerUsageCommand(program, runtime);
   return program;
 }
