@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import YAML from 'yaml';
 import { adapterFactories } from '../../src/adapters/adapter-registry';
 import { buildProgram } from '../../src/cli/program';
 import type { Runtime } from '../../src/cli/runtime';
@@ -8,6 +7,7 @@ import { parseInterval } from '../../src/cli/parse-interval';
 import { settings } from '../../src/config/config-schema';
 import { DEMO_CORPUS_DIR } from '../../src/demo/demo-corpus-dir';
 import { CONTRACT_PATH } from '../../src/http/load-contract';
+import { commandOf, compose, dependsOn, envOf, interpolateUnset, namedMounts, service, services, type Service } from './compose-file';
 
 /**
  * Static checks of the files users deploy with. No Docker engine runs on development or CI
@@ -214,60 +214,6 @@ describe('.dockerignore', () => {
 
 // ---- docker-compose.yml --------------------------------------------------------------------------
 
-interface Service {
-  image?: string;
-  build?: unknown;
-  command?: string[] | string;
-  ports?: Array<string | { target: number; published?: string | number }>;
-  expose?: Array<string | number>;
-  environment?: Record<string, string | number | boolean | null> | string[];
-  volumes?: Array<string | { type?: string; source?: string; target: string }>;
-  depends_on?: string[] | Record<string, { condition?: string }>;
-  healthcheck?: { test?: string[] | string; disable?: boolean };
-  profiles?: string[];
-  restart?: string;
-}
-interface Compose {
-  services: Record<string, Service>;
-  volumes?: Record<string, unknown>;
-}
-
-// Compose honours YAML merge keys (`<<: *anchor`), so parse with them.
-const compose = YAML.parse(read('docker-compose.yml'), { merge: true }) as Compose;
-const services = compose.services;
-const service = (name: string): Service => {
-  const s = services[name];
-  if (!s) throw new Error(`docker-compose.yml has no service '${name}'`);
-  return s;
-};
-
-function envOf(s: Service): Record<string, string> {
-  const env = s.environment ?? {};
-  if (Array.isArray(env)) {
-    return Object.fromEntries(env.map((e) => [e.split('=')[0] as string, e.includes('=') ? e.slice(e.indexOf('=') + 1) : '']));
-  }
-  return Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v === null ? '' : String(v)]));
-}
-
-/** `${VAR:-default}` → default, `${VAR:?msg}` → a placeholder, `${VAR}` → '': what compose sees with VAR unset. */
-function interpolateUnset(value: string): string {
-  return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?-)([^}]*)|(:?\?)([^}]*))?\}/g, (_m, name: string, _d, dflt?: string, req?: string) =>
-    req ? `required-${name.toLowerCase()}` : (dflt ?? ''),
-  );
-}
-
-const commandOf = (s: Service): string[] => (Array.isArray(s.command) ? s.command : (s.command ?? '').split(/\s+/).filter(Boolean));
-const dependsOn = (s: Service): Record<string, { condition?: string }> =>
-  Array.isArray(s.depends_on) ? Object.fromEntries(s.depends_on.map((d) => [d, {}])) : (s.depends_on ?? {});
-/** Named volumes mounted by a service, as `volume → container path`. */
-function namedMounts(s: Service): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const v of s.volumes ?? []) {
-    const [source, target] = typeof v === 'string' ? (interpolateUnset(v).split(':') as [string, string]) : [v.source ?? '', v.target];
-    if (source && !source.startsWith('.') && !source.startsWith('/') && !source.startsWith('~')) out[source] = target;
-  }
-  return out;
-}
 const usesGatewayImage = (s: Service): boolean => s.build !== undefined || (s.image ?? '') === services.gateway?.image;
 
 const HARNESS_SERVICES = ['work-management-mock', 'harness'];
@@ -356,8 +302,10 @@ describe('docker-compose.yml', () => {
     expect(commandOf(service('work-management-mock'))).toEqual(['mock', 'work-management', '--host', '0.0.0.0', '--port', '4000', '--seed', '1', '--size', '1000']);
     expect(commandOf(service('harness'))).toEqual(['harness']);
     expect(Object.keys(dependsOn(service('harness')))).toContain('work-management-mock');
+    // Every other service runs always, or is part of the scaled shape (scaled-compose.test.ts).
     for (const [name, s] of Object.entries(services)) {
-      if (!HARNESS_SERVICES.includes(name)) expect({ name, profiles: s.profiles ?? [] }).toEqual({ name, profiles: [] });
+      if (HARNESS_SERVICES.includes(name)) continue;
+      expect({ name, profiles: s.profiles ?? [] }).toEqual({ name, profiles: (s.profiles ?? []).length ? ['scaled'] : [] });
     }
   });
 
