@@ -14,6 +14,7 @@ import { fullCrawl } from './full-crawl';
 import { listThroughput } from './list-throughput';
 import { policyCompile } from './policy-compile';
 import { formatTable, writeJson, type BenchmarkResult } from './report';
+import { requestFloor } from './request-floor';
 import { syncThroughput } from './sync-throughput';
 import { tokenFlood } from './token-flood';
 import { wmSync } from './wm-sync';
@@ -26,6 +27,7 @@ type Benchmark = (ctx: BenchContext) => Promise<BenchmarkResult>;
 const BENCHMARKS: ReadonlyArray<readonly [string, Benchmark]> = [
   ['list-throughput', (ctx) => listThroughput(ctx)],
   ['deep-page', (ctx) => deepPage(ctx)],
+  ['request-floor', (ctx) => requestFloor(ctx)],
   ['download-rss', () => downloadRss()],
   ['auth-overhead', (ctx) => authOverhead(ctx)],
   ['token-flood', () => tokenFlood()],

@@ -5,6 +5,7 @@ import https from 'node:https';
 import { buildProgram } from './cli/program';
 import type { Runtime } from './cli/runtime';
 import { ConfigError } from './config/load-config';
+import { serverOptionsOf } from './lib/server-options-of';
 
 /** The only module with process-level effects: environment, listening, signals and exit codes. */
 const shutdownHandlers: Array<() => Promise<void>> = [];
@@ -16,7 +17,9 @@ const runtime: Runtime = {
   print: (line) => process.stdout.write(`${line}\n`),
   listen: (handler, options) =>
     new Promise((resolve, reject) => {
-      const server = options.tls ? https.createServer({ cert: options.tls.cert, key: options.tls.key }, handler) : http.createServer(handler);
+      const server = options.tls
+        ? https.createServer({ ...serverOptionsOf(handler), cert: options.tls.cert, key: options.tls.key }, handler)
+        : http.createServer(serverOptionsOf(handler), handler);
       // Slow clients cannot hold sockets open: headers, whole requests and idle keep-alives are bounded.
       server.headersTimeout = options.headersTimeoutMs;
       server.requestTimeout = options.requestTimeoutMs;

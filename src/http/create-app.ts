@@ -24,6 +24,7 @@ import { oauthTokenRoute } from './oauth-token-route';
 import { RateLimiter } from './rate-limiter';
 import { RateLimitCounters } from './rate-limits/rate-limit-counters';
 import { MEMORY_STORE, type RateLimitStore } from './rate-limits/rate-limit-store';
+import { useRequestClasses } from './request-classes';
 import { AccessTokens } from './security/access-tokens';
 import { ApiKeyVerifier } from './security/api-key-verifier';
 import { createBearerAuth } from './security/bearer-auth';
@@ -124,6 +125,7 @@ export async function createApp(deps: AppDeps): Promise<{ app: Express; api: Ope
   const metricsAuth = config.metricsToken ? new ApiKeyVerifier([config.metricsToken]) : undefined;
 
   const app = express();
+  useRequestClasses(app);
   app.disable('x-powered-by');
   app.set('trust proxy', parseTrustProxy(config.trustProxy));
   app.set('etag', false);
