@@ -26,6 +26,7 @@ describe('content-gateway harness --assistant, with access broken on purpose', (
       for (const round of report.rounds) expect([round.label, round.leaked.length > 0]).toEqual([round.label, true]);
       // The Data API still agrees with what the scenario saw: the counter, not the bookkeeping, failed.
       expect(r.stdout).toMatch(/^ok {3}the Data API's records and counts agree with the scenario/m);
+      expect(r.stdout).toMatch(/^ok {3}`usage` matches the scenario, file by file/m);
     } finally {
       fs.rmSync(out, { recursive: true, force: true });
     }

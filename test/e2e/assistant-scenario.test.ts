@@ -54,6 +54,16 @@ describe.each(databaseKinds)('the closed-loop assistant scenario on %s staging',
       expect(feedback).toBeGreaterThan(0);
       expect(result.usage.some((u) => u.helpful > 0) && result.usage.some((u) => u.unhelpful > 0)).toBe(true);
 
+      // `usage` (the operator's report) against the simulator says what the scenario recorded, file by file,
+      // and finds the deleted tasks people had been shown as stale citations.
+      const u = result.usageAgreement;
+      expect(u.differences).toEqual([]);
+      expect(u.files).toBeGreaterThanOrEqual(result.usage.length);
+      expect(u.staleCitations.reported).toEqual(u.staleCitations.expected);
+      expect(u.staleCitations.expected.length).toBeGreaterThan(0);
+      for (const file of u.staleCitations.expected) expect(result.changes.deletedTasks.map((gid) => `wm:task:${gid}`)).toContain(file);
+      expect(u.neverSurfaced.reported).toEqual(u.neverSurfaced.expected);
+
       expect(result.checks.filter((c) => !c.ok)).toEqual([]);
       expect(result.ok).toBe(true);
       const json = JSON.parse(fs.readFileSync(path.join(out, 'assistant-report.json'), 'utf8')) as { ok: boolean; rounds: unknown[]; usage: unknown[] };

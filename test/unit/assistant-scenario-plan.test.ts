@@ -3,6 +3,8 @@ import { judgeAnswer, OracleView, UsageLedger } from '../../src/harness/assistan
 import { codeNameFor, questionAbout } from '../../src/harness/assistant/code-names';
 import { planQuestions, revocationProbes, revokedPairs, type Asker } from '../../src/harness/assistant/question-plan';
 import type { SeenAnswer } from '../../src/harness/assistant/scenario-platform';
+import { compareUsage } from '../../src/harness/assistant/usage-agreement';
+import type { UsageReport } from '../../src/platform/usage/usage-report';
 
 const users = ['u1', 'u2', 'u3', 'u4', 'u5', 'u6'];
 /** task gid → a subset of the users. */
@@ -97,5 +99,33 @@ describe('judgeAnswer', () => {
       { file: 'b', surfaced: 1, cited: 0, helpful: 0, unhelpful: 1 },
     ]);
     expect(ledger.totals()).toEqual({ surfaced: 3, cited: 1, helpful: 0, unhelpful: 2 });
+  });
+});
+
+describe('compareUsage', () => {
+  const ledger = new UsageLedger();
+  ledger.surfaced(['wm:task:1', 'wm:task:1', 'wm:task:2']);
+  ledger.cited(['wm:task:1', 'wm:task:2']);
+  ledger.feedback(['wm:task:1'], 'helpful');
+  const file = (id: string, status: 'active' | 'deleted', surfaced: number, cited: number, helpful: number) => ({ id, name: id, status, surfaced, cited, helpful, unhelpful: 0 });
+  const report = (files: ReturnType<typeof file>[]): UsageReport =>
+    ({ files, neverSurfaced: files.filter((f) => f.status === 'active' && f.surfaced === 0).map((f) => f.id), staleCitations: files.filter((f) => f.status !== 'active' && f.cited > 0) }) as unknown as UsageReport;
+  const listed = ['wm:task:1', 'wm:task:2', 'wm:task:3'];
+  const deleted = (id: string) => id === 'wm:task:2';
+
+  it('agrees when usage reports what the scenario recorded', () => {
+    const a = compareUsage(report([file('wm:task:1', 'active', 2, 1, 1), file('wm:task:2', 'deleted', 1, 1, 0), file('wm:task:3', 'active', 0, 0, 0)]), ledger, listed, deleted);
+    expect(a).toMatchObject({ ok: true, differences: [], staleCitations: { expected: ['wm:task:2'] }, neverSurfaced: { expected: ['wm:task:3'] } });
+  });
+
+  it('names every field that differs, and a stale citation or never-surfaced file usage got wrong', () => {
+    const a = compareUsage(report([file('wm:task:1', 'active', 2, 1, 0), file('wm:task:2', 'active', 1, 1, 0), file('wm:task:3', 'active', 0, 0, 0), file('wm:task:4', 'active', 1, 0, 0)]), ledger, listed, deleted);
+    expect(a.ok).toBe(false);
+    expect(a.differences).toEqual([
+      { file: 'wm:task:1', field: 'helpful', recorded: 1, reported: 0 },
+      { file: 'wm:task:4', field: 'surfaced', recorded: 0, reported: 1 },
+    ]);
+    expect(a.staleCitations).toEqual({ expected: ['wm:task:2'], reported: [] });
+    expect(compareUsage(report([file('wm:task:1', 'active', 2, 1, 1), file('wm:task:2', 'deleted', 1, 1, 0)]), ledger, listed, deleted)).toMatchObject({ ok: false, neverSurfaced: { expected: ['wm:task:3'], reported: [] } });
   });
 });

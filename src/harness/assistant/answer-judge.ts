@@ -10,6 +10,11 @@ export class OracleView {
     for (const [gid, users] of attachments) this.audience.set(`attachment:${gid}`, new Set(users));
   }
 
+  /** Whether the object exists in the source (deleted ones are unknown to the oracle). */
+  knows(nativeId: string): boolean {
+    return this.audience.has(nativeId);
+  }
+
   /** False for objects the oracle does not know (deleted, or never existed): nobody may see them. */
   canSee(user: string, nativeId: string): boolean {
     return this.audience.get(nativeId)?.has(user) ?? false;

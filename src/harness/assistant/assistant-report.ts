@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { RoundSummary } from './ask-round';
 import type { DataApiAgreement } from './data-api-agreement';
 import type { AssistantScenarioResult, RevocationReport } from './run-assistant-scenario';
+import type { UsageAgreement } from './usage-agreement';
 
 export interface Check {
   name: string;
@@ -13,7 +14,7 @@ export interface Check {
 const sum = (rounds: readonly RoundSummary[], f: (r: RoundSummary) => number): number => rounds.reduce((n, r) => n + f(r), 0);
 
 /** What must hold for the scenario to pass. */
-export function scenarioChecks(rounds: readonly RoundSummary[], revocation: RevocationReport, dataApi: DataApiAgreement): Check[] {
+export function scenarioChecks(rounds: readonly RoundSummary[], revocation: RevocationReport, dataApi: DataApiAgreement, usage: UsageAgreement): Check[] {
   const leaked = sum(rounds, (r) => r.leaked.length);
   const missed = sum(rounds, (r) => r.missed.length);
   const unresolved = sum(rounds, (r) => r.unresolved.length);
@@ -34,6 +35,13 @@ export function scenarioChecks(rounds: readonly RoundSummary[], revocation: Revo
       name: "the Data API's records and counts agree with the scenario",
       ok: dataApi.ok,
       detail: `${dataApi.records} records, ${dataApi.counts.length} counts compared; ${dataApi.disagreements.length} answers disagree, ${counted.length} counts differ${counted[0] ? ` (e.g. ${counted[0].what}: recorded ${counted[0].expected}, counted ${counted[0].counted})` : ''}`,
+    },
+    {
+      name: '`usage` matches the scenario, file by file',
+      ok: usage.ok,
+      detail:
+        `${usage.files} files compared, ${usage.differences.length} differences${usage.differences[0] ? ` (e.g. ${usage.differences[0].file} ${usage.differences[0].field}: recorded ${usage.differences[0].recorded}, usage ${usage.differences[0].reported})` : ''}; ` +
+        `stale citations ${usage.staleCitations.reported.length} (expected ${usage.staleCitations.expected.length}), never surfaced ${usage.neverSurfaced.reported.length} (expected ${usage.neverSurfaced.expected.length})`,
     },
   ];
 }

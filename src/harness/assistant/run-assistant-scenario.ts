@@ -15,6 +15,7 @@ import { gatewayFilesByUrl } from './gateway-files';
 import { planQuestions, revocationProbes, revokedPairs, type Asker, type PlannedQuestion } from './question-plan';
 import type { IngestSummary, ScenarioPlatform } from './scenario-platform';
 import { startSimulatorPlatform } from './simulator-platform';
+import { compareUsage, type UsageAgreement } from './usage-agreement';
 
 export interface AssistantScenarioOptions extends HarnessMockOptions {
   /** Stage into this Postgres database (in a schema of its own, dropped afterwards) instead of a SQLite file. */
@@ -61,6 +62,8 @@ export interface AssistantScenarioResult {
   revocation: RevocationReport;
   usage: FileUsage[];
   dataApi: DataApiAgreement;
+  /** The operator's `usage` report for the gateway against the simulator, compared with `usage`. */
+  usageAgreement: UsageAgreement;
   checks: Check[];
   reportPath: string;
 }
@@ -113,6 +116,14 @@ async function revocationLoop(loop: Loop, probes: Parameters<typeof askRound>[1]
     if (stillCited === 0) break;
   }
   return cycles;
+}
+
+/** `usage` (the operator's report) for the gateway against the simulator, compared with the scenario's record. */
+async function checkUsage(loop: Loop): Promise<UsageAgreement> {
+  const report = await loop.platform.usage({ url: loop.gateway.url, key: loop.gateway.key });
+  const prefix = `${HARNESS_SOURCE}:`;
+  const deleted = (file: string) => !file.startsWith(prefix) || !loop.ctx.oracle.knows(file.slice(prefix.length));
+  return compareUsage(report, loop.ctx.ledger, loop.ctx.fileByUrl.values(), deleted);
 }
 
 function probesByChange(probes: readonly PlannedQuestion[], changes: ChangeRound & { deactivatedGuest: string }): RevocationReport['probesByChange'] {
@@ -177,7 +188,8 @@ export async function runAssistantScenario(o: AssistantScenarioOptions): Promise
     const revocation: RevocationReport = { revokedPairs: revoked.length, probes: probes.length, probesByChange: probesByChange(probes, changes), cycles, cyclesToStop: last && last.stillCited === 0 ? last.cycle : null };
     rounds.push((await ask(loop, 'after changes', planQuestions(members, after, codes, o.questionsPerUser, `${o.seed}/after`), o.print)).summary);
     const dataApi = await checkDataApi(loop.platform, loop.judged, loop.ctx.ledger);
-    const checks = scenarioChecks(rounds, revocation, dataApi);
+    const usage = await checkUsage(loop);
+    const checks = scenarioChecks(rounds, revocation, dataApi, usage);
     const result: AssistantScenarioResult = {
       ok: checks.every((c) => c.ok),
       staging: loop.gateway.stagingLabel,
@@ -187,6 +199,7 @@ export async function runAssistantScenario(o: AssistantScenarioOptions): Promise
       revocation,
       usage: loop.ctx.ledger.all(),
       dataApi,
+      usageAgreement: usage,
       checks,
       reportPath: '',
     };

@@ -1,3 +1,5 @@
+import type { UsageReport } from '../../platform/usage/usage-report';
+
 /**
  * What the closed-loop scenario needs from the platform, over HTTP only: run an ingest, ask the
  * assistant as a person, submit feedback on an answer, read plugin-resource records and count
@@ -33,4 +35,6 @@ export interface ScenarioPlatform {
   pluginResources(filter?: string): Promise<PluginResourceRow[]>;
   /** The Data API's count of plugin resources matching `filter` (all without one). */
   count(filter?: string): Promise<number>;
+  /** The operator's `usage` computation for a gateway against this platform. */
+  usage(gateway: { url: string; key: string }): Promise<UsageReport>;
 }

@@ -4,8 +4,10 @@ import { createPlatformSimulator } from '../../mocks/platform/create-platform-si
 import type { ConversationMessage } from '../../platform/conversation-message';
 import { ConversationsClient } from '../../platform/conversations-client';
 import { DataApiClient } from '../../platform/data-api-client';
+import { GatewayFilesClient } from '../../platform/gateway-files-client';
 import { OAuthTokenSource } from '../../platform/oauth-token-source';
 import { PlatformHttp } from '../../platform/platform-http';
+import { computeUsage } from '../../platform/usage/compute-usage';
 import type { IngestSummary, PluginResourceRow, ScenarioPlatform, SeenAnswer } from './scenario-platform';
 
 export interface SimulatorPlatformOptions {
@@ -81,6 +83,7 @@ export async function startSimulatorPlatform(o: SimulatorPlatformOptions): Promi
       return rows;
     },
     count: (filter) => data.count(filter),
+    usage: (gateway) => computeUsage({ gateway: new GatewayFilesClient({ baseUrl: gateway.url, key: gateway.key, logger: o.logger }), gatewayUrl: gateway.url, data }),
   };
   return {
     platform,
