@@ -15,6 +15,7 @@ import { listThroughput } from './list-throughput';
 import { policyCompile } from './policy-compile';
 import { formatTable, writeJson, type BenchmarkResult } from './report';
 import { requestFloor } from './request-floor';
+import { sqlSync } from './sql-sync';
 import { syncThroughput } from './sync-throughput';
 import { tokenFlood } from './token-flood';
 import { wmSync } from './wm-sync';
@@ -33,6 +34,7 @@ const BENCHMARKS: ReadonlyArray<readonly [string, Benchmark]> = [
   ['token-flood', () => tokenFlood()],
   ['wm-sync', () => wmSync()],
   ['policy-compile', () => policyCompile()],
+  ['sql-sync', () => sqlSync()],
   // After the benchmarks that use the shared gateway: it adds users, groups, access lists and
   // blobs to it (stage-access.ts).
   ['full-crawl', (ctx) => fullCrawl(ctx)],
