@@ -9,7 +9,7 @@ import type { RowSource } from './sql-mapping-schema';
 import { POSITION_COLUMN, scalarOf, SqlReader } from './sql-reader';
 import { accessByDocument, documentRecord, SqlRowError, type Directory } from './sql-records';
 import { idText, pick, type Row } from './sql-values';
-import { collapseChanges, startBound, type Bound, type Position, type Scalar } from './sql-watermark';
+import { collapseChanges, compareScalars, startBound, type Bound, type Position, type Scalar } from './sql-watermark';
 
 /** A keyset over `(order, id)` of some rows: documents by modified time, or the change table by sequence. */
 interface Keyset {
@@ -144,6 +144,10 @@ export class SqlAdapter implements AccessReconcilingAdapter<SqlCheckpoint> {
     for (const nativeId of since.groups) if (!dir.groupIds.has(nativeId)) yield { type: 'delete', kind: 'group', nativeId };
 
     const end = await reader.lastPosition(keyset.source, keyset.order, keyset.id);
+    if (end && since.position && since.mode === 'changes' && compareScalars(end.value, since.position.value) < 0) {
+      // A change table whose last sequence is behind the checkpoint was emptied and restarted: its new rows would never be read.
+      throw new CheckpointExpiredError(`the change table's last sequence (${String(end.value)}) is behind the checkpoint's (${String(since.position.value)}): it was reset`);
+    }
     let position = since.position;
     let bound: Bound | undefined = startBound(since.position, keyset.overlap);
     while (end) {

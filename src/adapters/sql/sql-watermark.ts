@@ -81,6 +81,16 @@ export function startBound(position: Position | null, overlap: number | undefine
   return { value: position.value, id: position.id };
 }
 
+/** Orders two positions' values as their column does: numerically when both are numbers (or number text), else as text. */
+export function compareScalars(a: Scalar, b: Scalar): number {
+  const na = typeof a === 'number' ? a : NUMBER_TEXT.test(a) ? Number(a) : Number.NaN;
+  const nb = typeof b === 'number' ? b : NUMBER_TEXT.test(b) ? Number(b) : Number.NaN;
+  if (!Number.isNaN(na) && !Number.isNaN(nb)) return na - nb;
+  const sa = String(a);
+  const sb = String(b);
+  return sa < sb ? -1 : sa > sb ? 1 : 0;
+}
+
 /** Whether a row at `(value, id)` comes after the bound, as the database compares them. */
 export function isAfter(row: { value: Scalar; id: Scalar }, bound: Bound | undefined, compare: (a: Scalar, b: Scalar) => number): boolean {
   if (!bound) return true;

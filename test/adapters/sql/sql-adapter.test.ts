@@ -106,6 +106,19 @@ describe.each(sourceKinds)('the SQL adapter reading %s', (kind) => {
     expect(await active()).toEqual(['1', '3', '4', '5', '6', '7', '8', '9', '11', '12']);
   });
 
+  it('runs in full when the change table was reset behind the checkpoint (its new rows would never be read)', async () => {
+    const adapter = adapterFor(fixtureMapping('changes'));
+    await sync(adapter, 'full');
+    for (let i = 0; i < 5; i++) await writer.updateDocument(3, { title: `Three, take ${i}` });
+    expect((await sync(adapter, 'auto')).mode).toBe('incremental');
+    await source.db('document_changes').delete();
+    await source.db('documents').where({ id: 4 }).update({ title: 'Four, after the reset' });
+    await source.db('document_changes').insert({ seq: 2, document_id: 4, op: 'update' });
+    const summary = await sync(adapter, 'auto');
+    expect(summary).toMatchObject({ mode: 'full', status: 'succeeded', counts: { changed: 1 } });
+    expect(summary.fellBackToFull).toMatch(/change table's last sequence \(2\) is behind the checkpoint's \(5\): it was reset/);
+  });
+
   it('reads past many rows sharing one timestamp across page boundaries, each once', async () => {
     const adapter = adapterFor({ ...fixtureMapping('modified'), incremental: { mode: 'modified', overlap: 0 } }, 2);
     await sync(adapter, 'full');

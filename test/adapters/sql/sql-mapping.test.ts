@@ -2,7 +2,7 @@ import { EVERYONE } from '../../../src/adapters/adapter';
 import { resolveSqlMapping } from '../../../src/adapters/sql';
 import { accessByDocument, documentRecord, groupRecords, rolesByUser, SqlRowError, userRecord } from '../../../src/adapters/sql/sql-records';
 import { attributeValue, flag, pick, rowAttributes } from '../../../src/adapters/sql/sql-values';
-import { collapseChanges, shiftBack, shiftTimestampText, startBound } from '../../../src/adapters/sql/sql-watermark';
+import { collapseChanges, compareScalars, shiftBack, shiftTimestampText, startBound } from '../../../src/adapters/sql/sql-watermark';
 import { fixtureMapping } from '../../helpers/sql-fixture';
 
 /** Pure mapping: rows as drivers return them (plain objects) → records. No database. */
@@ -163,6 +163,13 @@ describe('watermarks', () => {
     expect(startBound({ value: '2026-05-01 10:00:00', id: 3 }, undefined)).toEqual({ value: '2026-05-01 09:59:00', inclusive: true });
     // A timestamp does not identify a write: even without overlap, rows at the stored value are read again.
     expect(startBound({ value: '2026-05-01 10:00:00', id: 3 }, 0)).toEqual({ value: '2026-05-01 10:00:00', inclusive: true });
+  });
+
+  it('compare positions as their column orders them: numbers numerically, text as text', () => {
+    expect(compareScalars('10', '9')).toBeGreaterThan(0);
+    expect(compareScalars(10, '9')).toBeGreaterThan(0);
+    expect(compareScalars('2026-05-01 10:00:00', '2026-05-01 09:59:59')).toBeGreaterThan(0);
+    expect(compareScalars('a', 'a')).toBe(0);
   });
 
   it('collapse a page of changes to each id\'s last operation', () => {
