@@ -13,37 +13,20 @@ import {
   type SyncEvent,
 } from '../adapters/adapter';
 import { CheckpointExpiredError } from '../adapters/source-error';
-import { DOCUMENT_CLASS_PREFIX, PolicyCompilation, USER_CLASS_PREFIX, type PolicyClassMetadata } from '../policies/policy-compilation';
+import { DOCUMENT_CLASS_PREFIX, PolicyCompilation } from '../policies/policy-compilation';
+import { restoreCompilation } from '../policies/restore-compilation';
 import type { Policy } from '../policies/policy-types';
 import type { Db } from '../staging/create-db';
-import { PolicyGroupsRepository, type StagedPolicyGroup } from '../staging/policy-groups-repository';
-
-/** The policy class a staged group's metadata records, when it was compiled under `fingerprint`. */
-export function stagedClass(group: StagedPolicyGroup): PolicyClassMetadata | undefined {
-  const meta = group.metadata?.policyClass as Partial<PolicyClassMetadata> | undefined;
-  if (!meta || (meta.of !== 'users' && meta.of !== 'documents') || typeof meta.policy !== 'string' || typeof meta.subject !== 'object' || meta.subject === null) return undefined;
-  return meta as PolicyClassMetadata;
-}
+import { PolicyGroupsRepository } from '../staging/policy-groups-repository';
 
 /**
- * Seeds a compilation with what the last runs staged: every active user's class (from the
- * user-class groups' members) and every document class. Refuses (CheckpointExpiredError, so the
- * engine runs full instead) when nothing was compiled yet or it was compiled under another policy.
+ * The compilation earlier runs staged (see restoreCompilation). Refuses (CheckpointExpiredError, so
+ * the engine runs full instead) when nothing was compiled yet or under another policy.
  */
-async function seedFromStaging(compilation: PolicyCompilation, db: Db, source: string): Promise<Set<string>> {
-  const staged = await new PolicyGroupsRepository(db).load(source);
-  const classes = staged.map((g) => ({ group: g, meta: stagedClass(g) }));
-  if (classes.length === 0 || classes.some((c) => c.meta?.policy !== compilation.fingerprint)) {
-    throw new CheckpointExpiredError(`the access policy of '${source}' changed since its groups were compiled (or none were): a full run recompiles them`);
-  }
-  const userGroups = new Set<string>();
-  for (const { group, meta } of classes) {
-    if (meta?.of === 'users' && group.nativeId.startsWith(USER_CLASS_PREFIX)) {
-      userGroups.add(group.nativeId);
-      for (const nativeId of group.userMembers) compilation.setUser({ nativeId, active: true, ...meta.subject });
-    } else if (meta?.of === 'documents') compilation.addDocumentClass(meta.subject.attributes);
-  }
-  return userGroups;
+async function seedFromStaging(policy: Policy, db: Db, source: string): Promise<{ compilation: PolicyCompilation; userGroups: Set<string> }> {
+  const restored = restoreCompilation(policy, await new PolicyGroupsRepository(db).load(source));
+  if (!restored) throw new CheckpointExpiredError(`the access policy of '${source}' changed since its groups were compiled (or none were): a full run recompiles them`);
+  return restored;
 }
 
 /**
@@ -108,8 +91,7 @@ export function withAccessPolicy(adapter: Adapter, policy: Policy, deps: { db: D
     const incremental = wrapped as IncrementalAdapter;
     Object.assign(incremental, { checkpointSchema: adapter.checkpointSchema });
     incremental.changes = async function* changes(ctx: AdapterContext, since: unknown): AsyncIterable<SyncEvent> {
-      const compilation = new PolicyCompilation(policy);
-      const userGroups = await seedFromStaging(compilation, deps.db, source);
+      const { compilation, userGroups } = await seedFromStaging(policy, deps.db, source);
       current = compilation;
       yield* compileEvents(adapter.changes(ctx, since), compilation, userGroups);
     };
@@ -118,11 +100,7 @@ export function withAccessPolicy(adapter: Adapter, policy: Policy, deps: { db: D
     const policyGroups = () => new PolicyGroupsRepository(deps.db).fileGroups(source, DOCUMENT_CLASS_PREFIX);
     wrapped.liveFiles = (ctx: AdapterContext) => liveWithPolicy(adapter.liveFiles(ctx), policyGroups(), source);
     wrapped.settle = async function* settle(ctx: AdapterContext, request: SettleRequest): AsyncIterable<SettleEvent> {
-      let compilation = current;
-      if (!compilation) {
-        compilation = new PolicyCompilation(policy);
-        await seedFromStaging(compilation, deps.db, source);
-      }
+      const compilation = current ?? (await seedFromStaging(policy, deps.db, source)).compilation;
       yield* settleWithPolicy(adapter.settle(ctx, request), compilation, policyGroups(), source);
     };
   }

@@ -1,9 +1,9 @@
 import { explainAccess, type RuleVerdict } from '../policies/explain-access';
 import { DOCUMENT_CLASS_PREFIX, policyFingerprint, USER_CLASS_PREFIX } from '../policies/policy-compilation';
 import type { Policy, PolicySubject } from '../policies/policy-types';
+import { recordedClass } from '../policies/restore-compilation';
 import type { Db } from '../staging/create-db';
 import { PolicyGroupsRepository } from '../staging/policy-groups-repository';
-import { stagedClass } from './access-policy-source';
 
 export interface StagedExplanation {
   file: { id: string; source: string; status: string };
@@ -24,7 +24,7 @@ export class ExplainInputError extends Error {}
 
 async function classSubject(repo: PolicyGroupsRepository, source: string, nativeId: string | undefined, policy: string, notes: string[]): Promise<PolicySubject | undefined> {
   if (nativeId === undefined) return undefined;
-  const meta = stagedClass({ nativeId, metadata: await repo.group(source, nativeId), userMembers: [] });
+  const meta = recordedClass({ metadata: await repo.group(source, nativeId) });
   if (!meta) return undefined;
   if (meta.policy !== policy) notes.push(`group ${source}:${nativeId} was compiled under another policy: sync again; the answer below applies this policy to the staged attributes`);
   return meta.subject;
