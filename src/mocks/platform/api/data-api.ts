@@ -10,7 +10,8 @@ import type { PluginResource } from '../answers/plugin-resources';
 import type { PlatformContext } from '../platform-context';
 import { ApiError } from './api-error';
 import { regionOf } from './data-regions';
-import { parseCount, parseFilter, parseOrderby, parseSelect } from './odata-query';
+import { EqualityIndex } from './equality-index';
+import { equalityKeys, parseCount, parseFilter, parseOrderby, parseSelect } from './odata-query';
 
 type Rec = Record<string, unknown>;
 
@@ -45,10 +46,14 @@ function options(req: Request, allowed: ReadonlySet<string>): Map<string, string
   return out;
 }
 
+const INDEX = new EqualityIndex();
+
 function matching(set: EntitySet, filter: string | undefined): Rec[] {
   if (filter === undefined) return [...set.records];
   const predicate = parseFilter(filter, set.fields);
-  return set.records.filter((r) => predicate(r));
+  const keys = equalityKeys(filter);
+  const candidates = keys && set.fields.has(keys.path) ? INDEX.lookup(set.records, keys.path, keys.values) : set.records;
+  return candidates.filter((r) => predicate(r));
 }
 
 const pluginResources = (ctx: PlatformContext): EntitySet => ({ name: 'plugin-resources', records: ctx.pluginResources as unknown as Rec[], fields: PLUGIN_RESOURCE_FIELDS, top: new Set(TOP_FIELDS) });

@@ -180,3 +180,45 @@ export function parseCount(name: string, text: string): number {
   if (!/^\d{1,9}$/.test(text.trim())) throw bad(`${name} must be a non-negative integer`);
   return Number(text.trim());
 }
+
+const WRAPPERS = new Set(['BoolParenExpression', 'ParenExpression', 'CommonExpression', 'BoolCommonExpression']);
+const unwrap = (input: unknown): Node | undefined => {
+  let node = isNode(input) ? input : undefined;
+  while (node && WRAPPERS.has(node.type)) node = isNode(node.value) ? node.value : undefined;
+  return node;
+};
+
+/**
+ * The field values a record must have for `$filter` to match it, when the filter says so: `f eq
+ * 'a'`, an `or` of those on one field, or an `and` with one such side. Lets the Data API answer
+ * from an index (as a real store would) instead of scanning every record; the whole filter is
+ * still applied to the candidates. Undefined when the filter has no such shape.
+ */
+export function equalityKeys(text: string): { path: string; values: Set<string> } | undefined {
+  let ast: unknown;
+  try {
+    ast = defaultParser.filter(text);
+  } catch {
+    return undefined;
+  }
+  return keysOf(ast);
+}
+
+function keysOf(input: unknown): { path: string; values: Set<string> } | undefined {
+  const node = unwrap(input);
+  if (!node) return undefined;
+  const pair = node.value as { left: unknown; right: unknown };
+  if (node.type === 'EqualsExpression') {
+    const [left, right] = [unwrap(pair.left), unwrap(pair.right)];
+    if (!left || !right || (left.type !== 'FirstMemberExpression' && left.type !== 'MemberExpression') || right.type !== 'Literal' || String(right.value) !== 'Edm.String') return undefined;
+    return { path: left.raw ?? '', values: new Set([literal(right) as string]) };
+  }
+  if (node.type === 'OrExpression') {
+    const [l, r] = [keysOf(pair.left), keysOf(pair.right)];
+    if (!l || !r || l.path !== r.path) return undefined;
+    for (const v of r.values) l.values.add(v);
+    return l;
+  }
+  if (node.type === 'AndExpression') return keysOf(pair.left) ?? keysOf(pair.right);
+  return undefined;
+}
