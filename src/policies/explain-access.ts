@@ -62,7 +62,8 @@ export function explainRule(rule: PolicyRule, user: PolicySubject, doc: PolicySu
   }
   const truth = conditionTruth(rule.allow, user, doc);
   const condition = rule.allow.kind === 'constant' && rule.allow.value ? '' : explainCondition(rule.allow, user, doc);
-  const because = [roleText, condition].filter(Boolean).join(' and ');
+  // A denial names only what failed: the roles held, so the condition did not.
+  const because = truth === true ? [roleText, condition].filter(Boolean).join(' and ') : condition;
   return { rule: rule.name, grants: truth === true, because };
 }
 
