@@ -19,12 +19,14 @@ export interface Position {
 export type Bound = { value: Scalar; id: Scalar } | { value: Scalar; inclusive: true };
 
 const TIMESTAMP_TEXT = /^(\d{4})-(\d{2})-(\d{2})([ T])(\d{2}):(\d{2}):(\d{2})(\.\d+)?(.*)$/;
+const DATE_TEXT = /^(\d{4})-(\d{2})-(\d{2})$/;
 const NUMBER_TEXT = /^-?\d+(\.\d+)?$/;
 /** Rows this many seconds behind the last one read are read again by default: commits that land late are not lost. */
 export const DEFAULT_TIMESTAMP_OVERLAP_S = 60;
 
+/** A timestamp, or a date (a day-granular modified column), written as text. */
 export function isTimestampText(value: Scalar): boolean {
-  return typeof value === 'string' && TIMESTAMP_TEXT.test(value);
+  return typeof value === 'string' && (TIMESTAMP_TEXT.test(value) || DATE_TEXT.test(value));
 }
 
 /**
@@ -43,6 +45,12 @@ const pad = (n: number, width = 2): string => String(n).padStart(width, '0');
  * suffix is an offset the shifted value keeps, so shifting the wall clock is exact.
  */
 export function shiftTimestampText(value: string, seconds: number): string {
+  const day = DATE_TEXT.exec(value);
+  if (day) {
+    // A date: whole days back, at least one when there is any overlap at all.
+    const t = new Date(Date.UTC(Number(day[1]), Number(day[2]) - 1, Number(day[3])) - Math.ceil(seconds / 86_400) * 86_400_000);
+    return `${pad(t.getUTCFullYear(), 4)}-${pad(t.getUTCMonth() + 1)}-${pad(t.getUTCDate())}`;
+  }
   const m = TIMESTAMP_TEXT.exec(value);
   if (!m) throw new Error(`not a timestamp: ${value}`);
   const [, y, mo, d, sep, h, mi, s, fraction = '', suffix = ''] = m;

@@ -151,6 +151,9 @@ describe('watermarks', () => {
     expect(shiftTimestampText('2026-05-01 10:00:30.123456+00', 60)).toBe('2026-05-01 09:59:30.123456+00');
     expect(shiftTimestampText('2026-01-01T00:00:10.000Z', 60)).toBe('2025-12-31T23:59:10.000Z');
     expect(shiftTimestampText('2026-03-01 00:00:00', 1)).toBe('2026-02-28 23:59:59');
+    // A date-only column: whole days back, so the last day is read again whole.
+    expect(shiftTimestampText('2026-03-01', 60)).toBe('2026-02-28');
+    expect(startBound({ value: '2026-03-01', id: 9 }, undefined)).toEqual({ value: '2026-02-28', inclusive: true });
     expect(shiftBack(100, 5)).toBe(95);
     expect(shiftBack('100', 5)).toBe('95');
     expect(shiftBack('abc', 5)).toBe('abc');
