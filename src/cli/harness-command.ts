@@ -80,8 +80,9 @@ export function registerHarnessCommand(program: Command, runtime: Runtime): void
         'when the mock loses events, after a full run as well. ' +
         'With --assistant, the closed loop instead: the platform simulator ingests the gateway and every member of the organization asks ' +
         'the assistant about tasks they may and may not see; leaked citations (files the oracle says the asker may not see), missed ones, ' +
-        'how many sync + ingest cycles revoked access takes to disappear after the change round (a guest deactivated too), and the ' +
-        'Data API’s counts against what the scenario recorded (docs/closed-loop-scenario.md). Exits 1 on any leak or failed check.',
+        'how many sync + ingest cycles revoked access takes to disappear after the change round (a guest deactivated and a project member ' +
+        'added too), and the Data API’s counts and the usage report against what the scenario recorded, file by file ' +
+        '(docs/closed-loop-scenario.md). Exits 1 on any leak or failed check.',
     )
     .option('--seed <seed>', 'organization generator seed', '7')
     .option('--tasks <n>', 'tasks in the generated organization', wholeNumber(50), 1200)

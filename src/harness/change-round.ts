@@ -103,3 +103,24 @@ export async function deactivateGuest(mock: MockClient, workspace: string, visib
   print(`change round: deactivated guest ${guest.user} (saw ${guest.tasks} tasks)`);
   return guest.user;
 }
+
+/**
+ * Adds to a private project an active member of the workspace (not a guest) who sees none of
+ * its first task's audience, as happens when someone joins a project: access that must appear.
+ * Returns the project and the user.
+ */
+export async function addProjectMember(mock: MockClient, workspace: string, visibility: ReadonlyMap<string, readonly string[]>, print: (line: string) => void): Promise<{ project: string; user: string }> {
+  const members = (await workspaceMembers(mock, workspace)).filter((m) => m.isActive && !m.isGuest);
+  const projects = (await mock.list<Project>(`/projects?workspace=${workspace}&archived=false&opt_fields=name,privacy_setting`)).filter((p) => p.privacy_setting === 'private').sort((a, b) => a.gid.localeCompare(b.gid));
+  for (const project of projects) {
+    const tasks = (await mock.list<{ gid: string }>(`/projects/${project.gid}/tasks?opt_fields=name`)).map((t) => t.gid).filter((t) => visibility.has(t));
+    if (tasks.length < 2) continue;
+    const audience = new Set(tasks.flatMap((t) => visibility.get(t) ?? []));
+    const user = members.find((m) => !audience.has(m.user));
+    if (!user) continue;
+    await mock.request('POST', `/_admin/projects/${project.gid}/members`, { member: user.user });
+    print(`change round: added user ${user.user} to private project ${project.gid} (${tasks.length} tasks)`);
+    return { project: project.gid, user: user.user };
+  }
+  throw new Error('no private project with two tasks and a workspace member outside its audience');
+}

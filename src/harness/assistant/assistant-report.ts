@@ -30,6 +30,11 @@ export function scenarioChecks(rounds: readonly RoundSummary[], revocation: Revo
     },
     { name: 'every citation names a gateway file', ok: unresolved === 0, detail: `${unresolved} unresolved` },
     { name: 'revoked access stopped at the first ingest after the sync', ok: revocation.cyclesToStop === 1, detail: revocation.cyclesToStop === null ? `still cited after ${revocation.cycles.length} sync + ingest cycles` : `${revocation.cyclesToStop} sync + ingest cycle(s)` },
+    {
+      name: 'granted access appeared at the first ingest after the sync',
+      ok: revocation.grantProbes > 0 && revocation.cycles[0]?.grantsMissed === 0,
+      detail: `${revocation.grantProbes} granted (user, task) pairs asked about; not cited after cycle 1: ${revocation.cycles[0]?.grantsMissed ?? 'no cycle'}`,
+    },
     { name: 'every sync and ingest after the changes succeeded', ok: failedCycles.length === 0, detail: revocation.cycles.map((c) => `cycle ${c.cycle}: sync ${c.sync.status} (${c.sync.failed} failed), ingest ${c.ingest.status}`).join('; ') },
     {
       name: "the Data API's records and counts agree with the scenario",
@@ -59,7 +64,7 @@ export function printAssistantSummary(result: AssistantScenarioResult, print: (l
   print(`usage: ${result.usage.length} files surfaced ${t.surfaced} times, cited ${t.cited}; feedback ${t.helpful} helpful, ${t.unhelpful} unhelpful (per file: ${result.reportPath})`);
   const r = result.revocation;
   const k = r.probesByChange;
-  print(`revocation: ${r.revokedPairs} (user, task) pairs revoked, ${r.probes} asked about (deleted tasks ${k.deletedTasks}, moved tasks ${k.movedTasks}, the member who left ${k.removedMember}, the deactivated guest ${k.deactivatedGuest}); ${r.cyclesToStop === null ? `still cited after ${r.cycles.length} cycles` : `gone after ${r.cyclesToStop} sync + ingest cycle(s)`}`);
+  print(`revocation: ${r.revokedPairs} (user, task) pairs revoked, ${r.probes} asked about (deleted tasks ${k.deletedTasks}, moved tasks ${k.movedTasks}, the member who left ${k.removedMember}, the deactivated guest ${k.deactivatedGuest}), ${r.grantedPairs} granted, ${r.grantProbes} asked about; ${r.cyclesToStop === null ? `still cited after ${r.cycles.length} cycles` : `gone after ${r.cyclesToStop} sync + ingest cycle(s)`}`);
   for (const round of result.rounds) {
     for (const l of round.leaked.slice(0, 5)) print(`  leaked [${round.label}]: ${l.email} was shown ${l.file} (asked "${l.question}")`);
     for (const m of round.missed.slice(0, 5)) print(`  missed [${round.label}]: ${m.email} may see task ${m.task} but it was not cited (asked "${m.question}")`);

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { SyncSummary } from '../../sync/run-sync';
-import { applyChangeRound, deactivateGuest, workspaceMembers, type ChangeRound } from '../change-round';
+import { addProjectMember, applyChangeRound, deactivateGuest, workspaceMembers, type ChangeRound } from '../change-round';
 import { HARNESS_SOURCE, startHarnessGateway, type HarnessGateway } from '../harness-gateway';
 import { startHarnessMock, type HarnessMock, type HarnessMockOptions } from '../harness-mock';
 import { OracleView, UsageLedger, type FileUsage, type JudgedAnswer } from './answer-judge';
@@ -35,17 +35,25 @@ export interface AssistantScenarioOptions extends HarnessMockOptions {
   breakAccess?: AccessBreak;
 }
 
+/** The crawl harness's change round, plus a guest deactivated and a member added to a private project. */
+export type ScenarioChanges = ChangeRound & { deactivatedGuest: string; addedMember: { project: string; user: string } };
+
 export interface CycleReport {
   cycle: number;
   sync: { mode: string; status: string; failed: number };
   ingest: IngestSummary;
   /** Revoked (user, task) probes whose task the answer still cited. */
   stillCited: number;
+  /** Granted (user, task) probes whose task the answer did not cite yet. */
+  grantsMissed: number;
 }
 
 export interface RevocationReport {
   revokedPairs: number;
   probes: number;
+  /** (user, task) pairs the change round granted, and how many of them are asked about too (each must be cited). */
+  grantedPairs: number;
+  grantProbes: number;
   /** Probes by the change that revoked them (a pair can count under two). */
   probesByChange: { deletedTasks: number; movedTasks: number; removedMember: number; deactivatedGuest: number };
   cycles: CycleReport[];
@@ -58,7 +66,7 @@ export interface AssistantScenarioResult {
   staging: string;
   organization: { tasks: number; members: number; codeNames: number };
   rounds: RoundSummary[];
-  changes: ChangeRound & { deactivatedGuest: string };
+  changes: ScenarioChanges;
   revocation: RevocationReport;
   usage: FileUsage[];
   dataApi: DataApiAgreement;
@@ -101,7 +109,8 @@ async function ask(loop: Loop, label: string, questions: Parameters<typeof askRo
 
 /**
  * After the change round: sync, ingest, and ask every revoked (user, task) pair (up to the
- * limit) until no answer cites a revoked task, counting the cycles it took.
+ * limit) until no answer cites a revoked task, counting the cycles it took. Pairs the change
+ * granted are asked about in the same rounds: their tasks must be cited (a missed citation otherwise).
  */
 async function revocationLoop(loop: Loop, probes: Parameters<typeof askRound>[1], o: AssistantScenarioOptions, rounds: RoundSummary[]): Promise<CycleReport[]> {
   const cycles: CycleReport[] = [];
@@ -109,11 +118,12 @@ async function revocationLoop(loop: Loop, probes: Parameters<typeof askRound>[1]
     const { sync, ingest } = await syncAndIngest(loop, 'auto', o.reconcile ?? true);
     o.print(`[cycle ${cycle}] sync: ${syncLine(sync)}; ingest: ${ingest.status}, ${ingest.files} files`);
     loop.ctx.oracle = (await oracleNow(loop.mock)).view;
-    const { summary, judged } = await ask(loop, `revoked access, cycle ${cycle}`, probes, o.print);
+    const { summary, judged } = await ask(loop, `changed access, cycle ${cycle}`, probes, o.print);
     rounds.push(summary);
-    const stillCited = judged.filter((j) => j.cited.includes(`${HARNESS_SOURCE}:task:${j.question.task}`)).length;
-    cycles.push({ cycle, sync: { mode: sync.mode, status: sync.status, failed: sync.counts.failed }, ingest, stillCited });
-    if (stillCited === 0) break;
+    const stillCited = judged.filter((j) => j.leaked.includes(`${HARNESS_SOURCE}:task:${j.question.task}`)).length;
+    const grantsMissed = judged.filter((j) => j.question.visible && j.missed).length;
+    cycles.push({ cycle, sync: { mode: sync.mode, status: sync.status, failed: sync.counts.failed }, ingest, stillCited, grantsMissed });
+    if (stillCited === 0 && grantsMissed === 0) break;
   }
   return cycles;
 }
@@ -126,7 +136,7 @@ async function checkUsage(loop: Loop): Promise<UsageAgreement> {
   return compareUsage(report, loop.ctx.ledger, loop.ctx.fileByUrl.values(), deleted);
 }
 
-function probesByChange(probes: readonly PlannedQuestion[], changes: ChangeRound & { deactivatedGuest: string }): RevocationReport['probesByChange'] {
+function probesByChange(probes: readonly PlannedQuestion[], changes: ScenarioChanges): RevocationReport['probesByChange'] {
   const count = (f: (p: PlannedQuestion) => boolean) => probes.filter(f).length;
   return {
     deletedTasks: count((p) => changes.deletedTasks.includes(p.task)),
@@ -178,14 +188,17 @@ export async function runAssistantScenario(o: AssistantScenarioOptions): Promise
     const { loop, members, before, codes, round } = await initialLoop(o, work, cleanups);
     const rounds = [round];
     const moved = await applyChangeRound(loop.mock.client, loop.mock.workspace, o.print);
-    const changes = { ...moved, deactivatedGuest: await deactivateGuest(loop.mock.client, loop.mock.workspace, before, o.print) };
+    const changes: ScenarioChanges = { ...moved, deactivatedGuest: await deactivateGuest(loop.mock.client, loop.mock.workspace, before, o.print), addedMember: await addProjectMember(loop.mock.client, loop.mock.workspace, before, o.print) };
     const after = (await oracleNow(loop.mock)).tasks;
     const revoked = revokedPairs(before, after);
-    const probes = revocationProbes(revoked, new Map(members.map((m) => [m.user, m])), codes, o.probeLimit ?? 300, o.seed);
-    o.print(`change round: ${revoked.length} (user, task) pairs revoked; asking about ${probes.length} of them after each sync + ingest`);
-    const cycles = await revocationLoop(loop, probes, o, rounds);
-    const last = cycles[cycles.length - 1];
-    const revocation: RevocationReport = { revokedPairs: revoked.length, probes: probes.length, probesByChange: probesByChange(probes, changes), cycles, cyclesToStop: last && last.stillCited === 0 ? last.cycle : null };
+    const granted = revokedPairs(after, before);
+    const askers = new Map(members.map((m) => [m.user, m]));
+    const probes = revocationProbes(revoked, askers, codes, o.probeLimit ?? 300, o.seed);
+    const grants = revocationProbes(granted, askers, codes, o.probeLimit ?? 300, `${o.seed}/granted`).map((p) => ({ ...p, visible: true }));
+    o.print(`change round: ${revoked.length} (user, task) pairs revoked and ${granted.length} granted; asking about ${probes.length} and ${grants.length} of them after each sync + ingest`);
+    const cycles = await revocationLoop(loop, [...probes, ...grants], o, rounds);
+    const stopped = cycles.find((c) => c.stillCited === 0);
+    const revocation: RevocationReport = { revokedPairs: revoked.length, probes: probes.length, grantedPairs: granted.length, grantProbes: grants.length, probesByChange: probesByChange(probes, changes), cycles, cyclesToStop: stopped ? stopped.cycle : null };
     rounds.push((await ask(loop, 'after changes', planQuestions(members, after, codes, o.questionsPerUser, `${o.seed}/after`), o.print)).summary);
     const dataApi = await checkDataApi(loop.platform, loop.judged, loop.ctx.ledger);
     const usage = await checkUsage(loop);
