@@ -13,7 +13,7 @@ import {
   type SyncEvent,
 } from '../adapters/adapter';
 import { CheckpointExpiredError } from '../adapters/source-error';
-import { DOCUMENT_CLASS_PREFIX, PolicyCompilation } from '../policies/policy-compilation';
+import { DOCUMENT_CLASS_PREFIX, PolicyCompilation, USER_CLASS_PREFIX } from '../policies/policy-compilation';
 import { restoreCompilation } from '../policies/restore-compilation';
 import type { Policy } from '../policies/policy-types';
 import type { Db } from '../staging/create-db';
@@ -48,6 +48,9 @@ async function* compileEvents(events: AsyncIterable<SyncEvent>, compilation: Pol
       yield event;
     } else if (event.type === 'file') {
       yield { type: 'file', file: { ...event.file, access: compilation.documentAccess(event.file) } };
+    } else if ((event.type === 'group' || (event.type === 'delete' && event.kind === 'group')) && isReserved(event.type === 'group' ? event.group.nativeId : event.nativeId)) {
+      const nativeId = event.type === 'group' ? event.group.nativeId : event.nativeId;
+      yield { type: 'failure', kind: 'group', nativeId, error: new Error(`group id '${nativeId}' starts with ${USER_CLASS_PREFIX} or ${DOCUMENT_CLASS_PREFIX}, which the access policy's groups use: the source's group is skipped`) };
     } else yield event;
   }
   const groups = compilation.groups();
@@ -55,6 +58,11 @@ async function* compileEvents(events: AsyncIterable<SyncEvent>, compilation: Pol
   for (const group of groups) yield { type: 'group', group };
   for (const id of staleUserGroups) if (!present.has(id)) yield { type: 'delete', kind: 'group', nativeId: id };
   if (checkpoint) yield checkpoint;
+}
+
+/** Native group ids the policy's synthesized groups use: an adapter's own group may not take one. */
+function isReserved(nativeId: string): boolean {
+  return nativeId.startsWith(USER_CLASS_PREFIX) || nativeId.startsWith(DOCUMENT_CLASS_PREFIX);
 }
 
 /** Access reconciliation's listing, with each staged file's policy group kept on its list. */
