@@ -73,11 +73,13 @@ function narrow(value: Literal, only: ReadonlySet<string> | undefined): Literal 
 
 /** Reduces a subject to the projection; the key is equal exactly when the reduced subjects are. */
 export function project(projection: Projection, subject: PolicySubject): ProjectedSubject {
-  const attributes: Record<string, Literal> = {};
+  const entries: Array<[string, Literal]> = [];
   for (const name of [...projection.attributes.keys()].sort()) {
     const value = ownAttribute(subject, name);
-    if (value !== undefined) attributes[name] = narrow(value, projection.attributes.get(name));
+    if (value !== undefined) entries.push([name, narrow(value, projection.attributes.get(name))]);
   }
+  // fromEntries defines own properties, so an attribute named `__proto__` stays an attribute.
+  const attributes: Record<string, Literal> = Object.fromEntries(entries);
   const reduced: PolicySubject = { attributes };
   if (projection.roles !== null && subject.roles !== undefined) reduced.roles = narrow(subject.roles, projection.roles) as readonly string[];
   return { subject: reduced, key: JSON.stringify([attributes, reduced.roles ?? null]) };

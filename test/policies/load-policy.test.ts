@@ -1,6 +1,7 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { compilePolicy } from '../../src/policies/compile-policy';
 import { policyGrants } from '../../src/policies/evaluate-policy';
 import { loadPolicy, parsePolicy } from '../../src/policies/load-policy';
 import { PolicyError } from '../../src/policies/policy-error';
@@ -86,5 +87,20 @@ describe('loading a policy file', () => {
     await writeFile(file, GOOD);
     expect((await loadPolicy(file)).rules).toHaveLength(3);
     await expect(loadPolicy(path.join(dir, 'missing.yaml'))).rejects.toThrow(/cannot read the policy file .*missing\.yaml: ENOENT/);
+  });
+});
+
+describe('attribute names that are also Object.prototype names', () => {
+  it('compiles them like any other attribute', () => {
+    const policy = parsePolicy(rule('user.__proto__ == doc.constructor'));
+    const users = [
+      { nativeId: 'a', active: true, attributes: JSON.parse('{"__proto__": "x"}') as Record<string, string> },
+      { nativeId: 'b', active: true, attributes: JSON.parse('{"__proto__": "y"}') as Record<string, string> },
+    ];
+    const compiled = compilePolicy(policy, users, [{ nativeId: 'd', attributes: { constructor: 'x' } }]);
+    const docGroup = compiled.groups.find((g) => g.nativeId.startsWith('policy-d-'));
+    const reached = docGroup?.members.flatMap((m) => compiled.groups.find((g) => g.nativeId === m.nativeId)?.members.map((u) => u.nativeId) ?? []);
+    expect(reached).toEqual(['a']);
+    expect(users.map((u) => policyGrants(policy, u, { attributes: { constructor: 'x' } }))).toEqual([true, false]);
   });
 });
