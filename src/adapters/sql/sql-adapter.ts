@@ -7,7 +7,7 @@ import { openDatabase } from './sql-connection';
 import { readDirectory } from './sql-directory';
 import type { RowSource } from './sql-mapping-schema';
 import { POSITION_COLUMN, scalarOf, SqlReader } from './sql-reader';
-import { accessByDocument, documentRecord, SqlRowError, type Directory } from './sql-records';
+import { accessByDocument, attributesByOwner, documentRecord, SqlRowError, type Directory } from './sql-records';
 import { idText, pick, type Row } from './sql-values';
 import { collapseChanges, compareScalars, startBound, type Bound, type Position, type Scalar } from './sql-watermark';
 
@@ -194,6 +194,7 @@ export class SqlAdapter implements AccessReconcilingAdapter<SqlCheckpoint> {
     if (rows.length === 0) return;
     const docs = this.mapping.documents;
     const access = await this.accessOf(reader, rows, dir);
+    const extra = await this.attributeRowsOf(reader, rows);
     const { template } = this.config.mapping;
     for (const raw of rows) {
       throwIfAborted(ctx.signal);
@@ -202,7 +203,7 @@ export class SqlAdapter implements AccessReconcilingAdapter<SqlCheckpoint> {
       try {
         const entries = access?.get(nativeId ?? '') ?? [];
         if (entries instanceof SqlRowError) throw entries;
-        yield { type: 'file', file: documentRecord(row, docs, template, entries) };
+        yield { type: 'file', file: documentRecord(row, docs, template, entries, extra?.get(nativeId ?? '')) };
       } catch (error) {
         if (!(error instanceof SqlRowError)) throw error;
         yield { type: 'failure', kind: 'file', ...(nativeId !== undefined ? { nativeId } : {}), error };
@@ -215,6 +216,14 @@ export class SqlAdapter implements AccessReconcilingAdapter<SqlCheckpoint> {
     if (!docs.access) return undefined;
     const ids = rows.map((r) => idText(pick(r, docs.id))).filter((id): id is string => id !== undefined);
     return accessByDocument(await reader.where(docs.access, docs.access.document, ids), docs.access, dir);
+  }
+
+  /** Attribute rows of a page of documents, by document id (undefined when the mapping has none). */
+  private async attributeRowsOf(reader: SqlReader, rows: readonly Row[]): Promise<ReturnType<typeof attributesByOwner> | undefined> {
+    const docs = this.mapping.documents;
+    if (!docs.attributeRows) return undefined;
+    const ids = rows.map((r) => idText(pick(r, docs.id))).filter((id): id is string => id !== undefined);
+    return attributesByOwner(await reader.where(docs.attributeRows, docs.attributeRows.owner, ids), docs.attributeRows);
   }
 
   /** Every document id with its access, a page at a time (no bodies read). */

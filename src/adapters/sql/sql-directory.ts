@@ -1,7 +1,7 @@
 import type { UserRecord } from '../adapter';
 import type { SqlMapping } from './sql-mapping-schema';
 import type { SqlReader } from './sql-reader';
-import { groupRecords, rolesByUser, SqlRowError, userRecord, type Directory } from './sql-records';
+import { attributesByOwner, groupRecords, rolesByUser, SqlRowError, userRecord, type Directory } from './sql-records';
 import { idText, pick } from './sql-values';
 
 /**
@@ -13,12 +13,13 @@ export async function readDirectory(reader: SqlReader, mapping: SqlMapping): Pro
   const users: UserRecord[] = [];
   if (mapping.users) {
     const roles = mapping.roles ? rolesByUser(await reader.all(mapping.roles), mapping.roles) : new Map<string, string[]>();
+    const extra = mapping.users.attributeRows ? attributesByOwner(await reader.all(mapping.users.attributeRows), mapping.users.attributeRows) : undefined;
     const seen = new Set<string>();
     for (const row of await reader.all(mapping.users)) {
       const nativeId = idText(pick(row, mapping.users.id));
       try {
         if (nativeId !== undefined && seen.has(nativeId)) throw new SqlRowError(`user ${nativeId}: the id appears more than once`);
-        const user = userRecord(row, mapping.users, roles.get(nativeId ?? ''));
+        const user = userRecord(row, mapping.users, roles.get(nativeId ?? ''), extra?.get(nativeId ?? ''));
         seen.add(user.nativeId);
         users.push(user);
       } catch (error) {

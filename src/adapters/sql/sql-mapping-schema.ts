@@ -49,6 +49,22 @@ export type AttributeMapping = z.infer<typeof attribute>;
 /** Policy inputs: attribute name → column. Names as policies spell them. */
 const attributes = z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_.-]*$/, { message: 'expected an attribute name (letters, digits, _ . -)' }), attribute);
 
+/**
+ * Attributes held one per row (a key-value table): `owner` is the user's or document's id, `name`
+ * the attribute's name, `value` its value; several rows with one name make a list. `types` says
+ * how each name's values are read (default `auto`).
+ */
+const attributeRows = z
+  .strictObject({
+    ...rowSource,
+    owner: column,
+    name: column,
+    value: column,
+    types: z.record(z.string().min(1), z.enum(ATTRIBUTE_TYPES, { message: `expected one of ${ATTRIBUTE_TYPES.join(', ')}` })).default({}),
+  })
+  .superRefine(exactlyOneSource);
+export type AttributeRowsMapping = z.infer<typeof attributeRows>;
+
 const PRINCIPAL_TYPES = ['USER', 'GROUP', 'EVERYONE'] as const;
 
 const access = z
@@ -86,6 +102,8 @@ const documents = z
     createdBy: column.optional(),
     modifiedBy: column.optional(),
     attributes: attributes.default({}),
+    /** More policy inputs, one per row of a key-value table (a column of the same name wins). */
+    attributeRows: attributeRows.optional(),
     /** Served to the platform as the file's custom attributes (strings). */
     customAttributes: z.record(z.string().min(1), column).default({}),
     /** Explicit access lists; absent: documents carry none (an access policy grants access). */
@@ -107,6 +125,7 @@ const users = z
     /** Truthy (true, 1, 't', 'yes', 'active'...) for active users; absent: every user is active. */
     active: column.optional(),
     attributes: attributes.default({}),
+    attributeRows: attributeRows.optional(),
   })
   .superRefine(exactlyOneSource);
 

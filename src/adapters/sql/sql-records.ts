@@ -1,7 +1,7 @@
-import { EVERYONE, type AccessEntry, type FileRecord, type GroupRecord, type Principal, type UserRecord } from '../adapter';
-import type { DocumentsMapping, GroupsMapping, SqlMapping, UsersMapping } from './sql-mapping-schema';
+import { EVERYONE, type AccessEntry, type AttributeValue, type FileRecord, type GroupRecord, type Principal, type UserRecord } from '../adapter';
+import type { AttributeRowsMapping, DocumentsMapping, GroupsMapping, SqlMapping, UsersMapping } from './sql-mapping-schema';
 import { documentView, renderDocument, renderUrl } from './sql-render';
-import { flag, idText, pick, rowAttributes, text, type Row } from './sql-values';
+import { attributeValue, flag, idText, pick, rowAttributes, text, type Row } from './sql-values';
 
 /** A row that cannot become a record; the run goes on (a `failure` event) within the error budget. */
 export class SqlRowError extends Error {
@@ -41,12 +41,41 @@ function optionalText(row: Row, column: string | undefined): string | undefined 
   return value === undefined || value.trim() === '' ? undefined : value;
 }
 
-/** A document row as a file: its page rendered, its policy inputs, and `access` as given. Throws SqlRowError. */
-export function documentRecord(row: Row, mapping: DocumentsMapping, template: string, access: readonly AccessEntry[]): FileRecord {
+/**
+ * Key-value attribute rows grouped by owner: one value per name as its type reads it, a list when
+ * a name has several rows (or its type is `list`). Rows without an owner, a name or a value are skipped.
+ */
+export function attributesByOwner(rows: readonly Row[], mapping: AttributeRowsMapping): Map<string, Record<string, AttributeValue>> {
+  const raw = new Map<string, Map<string, unknown[]>>();
+  for (const row of rows) {
+    const owner = idText(pick(row, mapping.owner));
+    const name = text(pick(row, mapping.name))?.trim();
+    const value = pick(row, mapping.value);
+    if (owner === undefined || !name || value === null || value === undefined) continue;
+    const names = raw.get(owner) ?? new Map<string, unknown[]>();
+    raw.set(owner, names);
+    names.set(name, [...(names.get(name) ?? []), value]);
+  }
+  const out = new Map<string, Record<string, AttributeValue>>();
+  for (const [owner, names] of raw) {
+    const attrs: Record<string, AttributeValue> = {};
+    for (const [name, values] of names) {
+      const type = mapping.types[name] ?? 'auto';
+      const single = values.length === 1 && type !== 'list';
+      const value = single ? attributeValue(values[0], { column: name, type, separator: ',' }) : values.map((v) => text(v)).filter((v): v is string => v !== undefined).sort();
+      if (value !== undefined) attrs[name] = value;
+    }
+    out.set(owner, attrs);
+  }
+  return out;
+}
+
+/** A document row as a file: its page rendered, its policy inputs (`extra`: from attribute rows; columns win), and `access` as given. Throws SqlRowError. */
+export function documentRecord(row: Row, mapping: DocumentsMapping, template: string, access: readonly AccessEntry[], extra: Readonly<Record<string, AttributeValue>> = {}): FileRecord {
   const id = idText(pick(row, mapping.id));
   if (id === undefined) throw new SqlRowError(`a document row has no ${mapping.id}`);
   const title = optionalText(row, mapping.title)?.trim() ?? `Untitled ${id}`;
-  const attributes = rowAttributes(row, mapping.attributes);
+  const attributes = { ...extra, ...rowAttributes(row, mapping.attributes) };
   const view = documentView(row, mapping, id, title, attributes);
   const url = mapping.url !== undefined ? optionalText(row, mapping.url) : renderUrl(mapping.urlTemplate ?? '', view);
   const customAttributes: Record<string, string> = {};
@@ -121,7 +150,7 @@ export function rolesByUser(rows: readonly Row[], mapping: NonNullable<SqlMappin
 }
 
 /** A user row as a user. `active` that is NULL or unreadable counts as inactive (never grants by accident). Throws SqlRowError. */
-export function userRecord(row: Row, mapping: UsersMapping, roles: readonly string[] | undefined): UserRecord {
+export function userRecord(row: Row, mapping: UsersMapping, roles: readonly string[] | undefined, extra: Readonly<Record<string, AttributeValue>> = {}): UserRecord {
   const id = idText(pick(row, mapping.id));
   if (id === undefined) throw new SqlRowError(`a user row has no ${mapping.id}`);
   const email = text(pick(row, mapping.email))?.trim();
@@ -132,7 +161,7 @@ export function userRecord(row: Row, mapping: UsersMapping, roles: readonly stri
     email,
     ...(fullName ? { fullName } : {}),
     active: mapping.active === undefined ? true : flag(pick(row, mapping.active)) === true,
-    attributes: rowAttributes(row, mapping.attributes),
+    attributes: { ...extra, ...rowAttributes(row, mapping.attributes) },
     roles: roles ?? [],
   };
 }

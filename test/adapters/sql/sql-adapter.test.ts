@@ -162,6 +162,43 @@ describe.each(sourceKinds)('the SQL adapter reading %s', (kind) => {
     expect(summary).toMatchObject({ mode: 'incremental', counts: { changed: 1, deleted: 0, failed: 0 } });
   });
 
+  it('reads attributes from key-value tables too, for users and for documents, a page at a time', async () => {
+    await source.db.schema.createTable('person_attributes', (t) => {
+      t.integer('person_id');
+      t.string('attr', 50);
+      t.string('val', 50);
+    });
+    await source.db.schema.createTable('document_attributes', (t) => {
+      t.integer('document_id');
+      t.string('attr', 50);
+      t.string('val', 50);
+    });
+    await source.db('person_attributes').insert([
+      { person_id: 1, attr: 'project', val: 'apollo' },
+      { person_id: 1, attr: 'project', val: 'gemini' },
+      { person_id: 2, attr: 'project', val: 'apollo' },
+    ]);
+    await source.db('document_attributes').insert([
+      { document_id: 3, attr: 'project', val: 'gemini' },
+      { document_id: 9, attr: 'project', val: 'apollo' },
+      { document_id: 9, attr: 'review', val: '2' },
+    ]);
+    const base = fixtureMapping('modified');
+    const mapping: SqlMappingInput = {
+      ...base,
+      documents: { ...base.documents, attributeRows: { table: 'document_attributes', owner: 'document_id', name: 'attr', value: 'val', types: { project: 'list', review: 'number' } } },
+      users: { ...base.users!, attributeRows: { table: 'person_attributes', owner: 'person_id', name: 'attr', value: 'val', types: { project: 'list' } } },
+    };
+    const events = await collect(adapterFor(mapping, 2).full(ctx));
+    const user = (id: string) => events.flatMap((e) => (e.type === 'user' && e.user.nativeId === id ? [e.user.attributes] : []))[0];
+    const doc = (id: string) => events.flatMap((e) => (e.type === 'file' && e.file.nativeId === id ? [e.file.attributes] : []))[0];
+    expect(user('1')).toEqual({ department: 'legal', clearance: 1, project: ['apollo', 'gemini'] });
+    expect(user('3')).toEqual({ department: 'finance', clearance: 3 });
+    expect(doc('3')).toMatchObject({ project: ['gemini'] });
+    expect(doc('9')).toMatchObject({ project: ['apollo'], review: 2, level: 1 });
+    expect(doc('4')).not.toHaveProperty('project');
+  });
+
   it('fails only the rows it cannot map (bad URL, unknown access type, bad email), and runs on', async () => {
     await source.db('document_access').insert({ document_id: 11, principal_type: 'ROLE', principal_id: 'admins' });
     await source.db('people').insert({ id: 7, email: 'nobody', full_name: 'No Email', is_active: true });

@@ -1,6 +1,6 @@
 import { EVERYONE } from '../../../src/adapters/adapter';
 import { resolveSqlMapping } from '../../../src/adapters/sql';
-import { accessByDocument, documentRecord, groupRecords, rolesByUser, SqlRowError, userRecord } from '../../../src/adapters/sql/sql-records';
+import { accessByDocument, attributesByOwner, documentRecord, groupRecords, rolesByUser, SqlRowError, userRecord } from '../../../src/adapters/sql/sql-records';
 import { attributeValue, flag, pick, rowAttributes } from '../../../src/adapters/sql/sql-values';
 import { collapseChanges, compareScalars, shiftBack, shiftTimestampText, startBound } from '../../../src/adapters/sql/sql-watermark';
 import { fixtureMapping } from '../../helpers/sql-fixture';
@@ -126,6 +126,26 @@ describe('users, roles and groups', () => {
       { nativeId: 'a', name: 'A', members: [{ type: 'GROUP', nativeId: 'b' }, { type: 'USER', nativeId: '1' }] },
       { nativeId: 'b', members: [] },
     ]);
+  });
+});
+
+describe('attribute rows (a key-value table)', () => {
+  it('group by owner: one value as its type reads it, several values (or type list) as a sorted list; columns win over rows', () => {
+    const rows = [
+      { owner: 1, k: 'project', v: 'zeta' },
+      { owner: 1, k: 'project', v: 'alpha' },
+      { owner: 1, k: 'clearance', v: '2' },
+      { owner: 1, k: 'department', v: 'from-rows' },
+      { owner: 2, k: 'tags', v: 'solo' },
+      { owner: 2, k: 'note', v: null },
+      { owner: null, k: 'x', v: 'y' },
+    ];
+    const byOwner = attributesByOwner(rows, { owner: 'owner', name: 'k', value: 'v', types: { clearance: 'number', tags: 'list' } });
+    expect(byOwner.get('1')).toEqual({ project: ['alpha', 'zeta'], clearance: 2, department: 'from-rows' });
+    expect(byOwner.get('2')).toEqual({ tags: ['solo'] });
+    const person = { id: 1, email: 'ana@example.com', is_active: true, department: 'finance', clearance: null };
+    expect(userRecord(person, users, [], byOwner.get('1')).attributes).toEqual({ project: ['alpha', 'zeta'], clearance: 2, department: 'finance' });
+    expect(documentRecord(row, docs, template, [], { project: ['x'], level: 9 }).attributes).toMatchObject({ project: ['x'], level: 3 });
   });
 });
 
