@@ -1,7 +1,7 @@
 import { EVERYONE, type AccessEntry, type AttributeValue, type FileRecord, type GroupRecord, type Principal, type UserRecord } from '../adapter';
 import type { AttributeRowsMapping, DocumentsMapping, GroupsMapping, SqlMapping, UsersMapping } from './sql-mapping-schema';
 import { documentView, renderDocument, renderUrl } from './sql-render';
-import { attributeValue, flag, idText, pick, rowAttributes, text, type Row } from './sql-values';
+import { attributeValue, flag, idText, pick, rowAttributes, setOwn, text, type Row } from './sql-values';
 
 /** A row that cannot become a record; the run goes on (a `failure` event) within the error budget. */
 export class SqlRowError extends Error {
@@ -63,7 +63,7 @@ export function attributesByOwner(rows: readonly Row[], mapping: AttributeRowsMa
       const type = mapping.types[name] ?? 'auto';
       const single = values.length === 1 && type !== 'list';
       const value = single ? attributeValue(values[0], { column: name, type, separator: ',' }) : values.map((v) => text(v)).filter((v): v is string => v !== undefined).sort();
-      if (value !== undefined) attrs[name] = value;
+      if (value !== undefined) setOwn(attrs, name, value);
     }
     out.set(owner, attrs);
   }
@@ -81,7 +81,7 @@ export function documentRecord(row: Row, mapping: DocumentsMapping, template: st
   const customAttributes: Record<string, string> = {};
   for (const [name, column] of Object.entries(mapping.customAttributes)) {
     const value = optionalText(row, column);
-    if (value !== undefined) customAttributes[name] = value;
+    if (value !== undefined) setOwn(customAttributes, name, value);
   }
   const createdAt = mapping.createdAt === undefined ? undefined : isoTime(pick(row, mapping.createdAt));
   const createdBy = optionalText(row, mapping.createdBy);

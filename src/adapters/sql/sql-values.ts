@@ -5,6 +5,14 @@ import type { AttributeMapping } from './sql-mapping-schema';
 export type Row = Readonly<Record<string, unknown>>;
 
 /**
+ * Sets an own property whatever its name: names come from the mapping and from the database's
+ * rows, and an assignment to `__proto__` would replace the object's prototype instead.
+ */
+export function setOwn<T>(target: Record<string, T>, key: string, value: T): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/**
  * The value of `column` in `row`. Postgres folds unquoted names in a query to lower case, so a
  * mapping that says `Title` still finds `title`: an exact match first, then any case.
  */
@@ -106,7 +114,7 @@ export function rowAttributes(row: Row, specs: Readonly<Record<string, Attribute
   const out: Record<string, AttributeValue> = {};
   for (const [name, spec] of Object.entries(specs)) {
     const value = attributeValue(pick(row, spec.column), spec);
-    if (value !== undefined) out[name] = value;
+    if (value !== undefined) setOwn(out, name, value);
   }
   return out;
 }
@@ -116,7 +124,7 @@ export function rowView(row: Row): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(row)) {
     const t = text(value);
-    if (t !== undefined) out[key] = t;
+    if (t !== undefined) setOwn(out, key, t);
   }
   return out;
 }

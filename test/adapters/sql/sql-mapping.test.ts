@@ -149,6 +149,21 @@ describe('attribute rows (a key-value table)', () => {
   });
 });
 
+describe('names that are Object.prototype\'s own', () => {
+  it('stay plain attributes: __proto__ and constructor from a mapping or a key-value row are own properties', () => {
+    const byOwner = attributesByOwner([{ owner: 1, k: '__proto__', v: 'x' }, { owner: 1, k: 'constructor', v: 'y' }], { owner: 'owner', name: 'k', value: 'v', types: {} });
+    const attrs = byOwner.get('1') ?? {};
+    expect(Object.getPrototypeOf(attrs)).toBe(Object.prototype);
+    expect(Object.keys(attrs).sort()).toEqual(['__proto__', 'constructor']);
+    const fromColumns = rowAttributes({ a: 'z' }, JSON.parse('{"__proto__": {"column": "a", "type": "auto", "separator": ","}}'));
+    expect(Object.keys(fromColumns)).toEqual(['__proto__']);
+    expect(Object.getOwnPropertyDescriptor(fromColumns, '__proto__')?.value).toBe('z');
+    // And they survive the merge of row and column attributes.
+    const person = { id: 1, email: 'ana@example.com', is_active: true };
+    expect(Object.keys(userRecord(person, users, [], attrs).attributes ?? {}).sort()).toEqual(['__proto__', 'constructor']);
+  });
+});
+
 describe('attribute values', () => {
   it('convert as their type says; what does not convert is absent', () => {
     const spec = (type: 'auto' | 'string' | 'number' | 'boolean' | 'list') => ({ column: 'c', type, separator: ';' });
