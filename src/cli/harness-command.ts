@@ -1,4 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
+import type { AccessBreak } from '../harness/assistant/break-access';
 import { runAssistantScenario } from '../harness/assistant/run-assistant-scenario';
 import { runHarness } from '../harness/run-harness';
 import { createLogger, type Logger } from '../logging/create-logger';
@@ -20,7 +21,7 @@ interface HarnessFlags {
   assistant?: boolean;
   questionsPerUser: number;
   probeLimit: number;
-  breakAccess?: 'wildcard';
+  breakAccess?: AccessBreak;
 }
 
 /** A whole number of at least `min` (commander reports anything else as a usage error). */
@@ -30,8 +31,8 @@ const wholeNumber = (min: number) => (text: string): number => {
   return n;
 };
 
-function parseBreak(text: string): 'wildcard' {
-  if (text !== 'wildcard') throw new InvalidArgumentError('the only way offered is "wildcard"');
+function parseBreak(text: string): AccessBreak {
+  if (text !== 'wildcard' && text !== 'nobody') throw new InvalidArgumentError('takes "wildcard" (everyone sees everything) or "nobody" (access lists served empty)');
   return text;
 }
 
@@ -98,7 +99,7 @@ export function registerHarnessCommand(program: Command, runtime: Runtime): void
     .option('--assistant', 'run the closed-loop scenario: the assistant’s answers, judged against the oracle')
     .option('--questions-per-user <n>', 'with --assistant: questions each member asks per round', wholeNumber(1), 4)
     .option('--probe-limit <n>', 'with --assistant: revoked (user, task) pairs asked about after each sync + ingest', wholeNumber(1), 300)
-    .option('--break-access <how>', 'with --assistant, a self-test: serve every access list as the wildcard ("wildcard"); the scenario must then report leaks and exit 1', parseBreak)
+    .option('--break-access <how>', 'with --assistant, a self-test: serve every access list as the wildcard ("wildcard": the scenario must report leaks) or empty ("nobody": it must report missed citations); either way it must exit 1', parseBreak)
     .action(async (flags: HarnessFlags) => {
       // The crawl's robustness probes make the gateway log every 4xx it answers: keep the scenario's output readable.
       const logger = createLogger({ level: runtime.env.LOG_LEVEL ?? 'error' });

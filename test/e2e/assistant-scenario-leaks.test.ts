@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import pino from 'pino';
+import { runAssistantScenario } from '../../src/harness/assistant/run-assistant-scenario';
 import { runCli } from './cli-process';
 
 jest.setTimeout(240_000);
@@ -27,6 +29,26 @@ describe('content-gateway harness --assistant, with access broken on purpose', (
       // The Data API still agrees with what the scenario saw: the counter, not the bookkeeping, failed.
       expect(r.stdout).toMatch(/^ok {3}the Data API's records and counts agree with the scenario/m);
       expect(r.stdout).toMatch(/^ok {3}`usage` matches the scenario, file by file/m);
+    } finally {
+      fs.rmSync(out, { recursive: true, force: true });
+    }
+  });
+});
+
+/** The missed-citation counter can fail too: access lists served empty hide every file from everyone. */
+describe('the closed-loop scenario, with every access list served empty', () => {
+  it('counts missed citations (and no leak), says granted access never appeared, and fails', async () => {
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-assistant-nobody-'));
+    try {
+      const result = await runAssistantScenario({ seed: '4', tasks: 80, questionsPerUser: 2, probeLimit: 20, maxCycles: 1, out, logger: pino({ level: 'silent' }), print: () => undefined, breakAccess: 'nobody' });
+      expect(result.ok).toBe(false);
+      const initial = result.rounds[0];
+      expect(initial?.leaked).toEqual([]);
+      expect(initial?.citations).toBe(0);
+      expect(initial?.missed.length).toBe(initial?.aboutVisible);
+      expect(initial?.missed.length).toBeGreaterThan(0);
+      expect(result.revocation.cycles[0]?.grantsMissed).toBe(result.revocation.grantProbes);
+      expect(result.checks.filter((c) => !c.ok).map((c) => c.name)).toEqual(['no missed citation (a visible task, the only file with its code name, not cited)', 'the questions tested both sides', 'granted access appeared at the first ingest after the sync']);
     } finally {
       fs.rmSync(out, { recursive: true, force: true });
     }
