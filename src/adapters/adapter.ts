@@ -132,6 +132,12 @@ export interface IncrementalAdapter<C = unknown> extends Adapter {
   readonly checkpointSchema: z.ZodType<C>;
   /** Changes since `since`, with explicit `delete` events. Throws CheckpointExpiredError when the source no longer accepts it. */
   changes(ctx: AdapterContext, since: C): AsyncIterable<SyncEvent>;
+  /**
+   * Optional: why the next run must be full although the checkpoint is valid (say, an access
+   * policy other than the one its staged groups were compiled under), or undefined. Asked when a
+   * run is planned, so the run is full from the start rather than an incremental one that fails.
+   */
+  fullRunNeeded?(): Promise<string | undefined>;
 }
 
 /** A file as a cheap listing sees it: that it exists, and who may see it (no content). */

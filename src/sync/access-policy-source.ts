@@ -23,11 +23,15 @@ import { PolicyGroupsRepository } from '../staging/policy-groups-repository';
  * The compilation earlier runs staged (see restoreCompilation). Refuses (CheckpointExpiredError, so
  * the engine runs full instead) when nothing was compiled yet or under another policy.
  */
-async function seedFromStaging(policy: Policy, db: Db, source: string): Promise<{ compilation: PolicyCompilation; userGroups: Set<string> }> {
+async function seedFromStaging(policy: Policy, db: Db, source: string): Promise<Restored> {
   const restored = restoreCompilation(policy, await new PolicyGroupsRepository(db).load(source));
-  if (!restored) throw new CheckpointExpiredError(`the access policy of '${source}' changed since its groups were compiled (or none were): a full run recompiles them`);
+  if (!restored) throw new CheckpointExpiredError(policyChanged(source));
   return restored;
 }
+
+type Restored = NonNullable<ReturnType<typeof restoreCompilation>>;
+
+const policyChanged = (source: string): string => `the access policy of '${source}' changed since its groups were compiled (or none were): a full run recompiles them`;
 
 /**
  * An adapter's events with the policy applied: users join their classes, each file's access list
@@ -80,9 +84,9 @@ async function* liveWithPolicy(files: AsyncIterable<LiveFile>, groups: Promise<M
  *
  * Incremental runs need every user's class, not just those that changed: they read them back from
  * the user-class groups staged by earlier runs (members and class), so no directory is re-read. A
- * policy other than the one staged groups were compiled under makes the incremental run give way to
- * a full one (all files re-yielded: unchanged content is not downloaded again, access lists are
- * rewritten). A resumed full run starts over, since users yielded before the interruption are needed.
+ * policy other than the one staged groups were compiled under makes the engine plan a full run
+ * instead (`fullRunNeeded`; all files re-yielded: unchanged content is not downloaded again, access
+ * lists are rewritten); `changes` still refuses one, should it be called without planning. A resumed full run starts over, since users yielded before the interruption are needed.
  */
 export function withAccessPolicy(adapter: Adapter, policy: Policy, deps: { db: Db }): Adapter {
   const source = adapter.name;
@@ -95,11 +99,21 @@ export function withAccessPolicy(adapter: Adapter, policy: Policy, deps: { db: D
   }
   /** The compilation of the latest `changes()`: `settle`, called right after it, goes on with it. */
   let current: PolicyCompilation | undefined;
+  /** What `fullRunNeeded` restored while the run was planned: the incremental run that follows starts from it. */
+  let planned: Restored | undefined;
   if (isIncremental(adapter)) {
     const incremental = wrapped as IncrementalAdapter;
     Object.assign(incremental, { checkpointSchema: adapter.checkpointSchema });
+    incremental.fullRunNeeded = async function fullRunNeeded(): Promise<string | undefined> {
+      const inner = await adapter.fullRunNeeded?.();
+      if (inner !== undefined) return inner;
+      planned = restoreCompilation(policy, await new PolicyGroupsRepository(deps.db).load(source));
+      return planned ? undefined : policyChanged(source);
+    };
     incremental.changes = async function* changes(ctx: AdapterContext, since: unknown): AsyncIterable<SyncEvent> {
-      const { compilation, userGroups } = await seedFromStaging(policy, deps.db, source);
+      const restored = planned ?? (await seedFromStaging(policy, deps.db, source));
+      planned = undefined;
+      const { compilation, userGroups } = restored;
       current = compilation;
       yield* compileEvents(adapter.changes(ctx, since), compilation, userGroups);
     };

@@ -124,9 +124,13 @@ describe.each(databaseKinds)('syncing a source with an access policy (%s staging
   });
 
   it('re-syncs access for a changed policy without downloading any content again', async () => {
+    const runsBefore = (await gw.database.db('sync_runs').where({ source: 'hr-db' }).count({ n: '*' }).first()) as { n: number | string };
     const summary = await sync(POLICY_B);
     expect(summary).toMatchObject({ status: 'succeeded', mode: 'full' });
     expect(summary.fellBackToFull).toMatch(/access policy of 'hr-db' changed/);
+    // Planned full up front: one run recorded, no failed incremental run before it.
+    const runs = (await gw.database.db('sync_runs').where({ source: 'hr-db' }).orderBy('id').select('mode', 'status')) as Array<{ mode: string; status: string }>;
+    expect(runs.slice(Number(runsBefore.n))).toEqual([{ mode: 'full', status: 'succeeded' }]);
     expect(source.opens).toBe(8);
     await expectExactAccess(POLICY_B);
     const again = await sync(POLICY_B);
