@@ -15,7 +15,8 @@ export interface StoredPage {
 }
 
 interface AggregateRow {
-  items: Buffer | null;
+  /** SQLite: bytes (a blob); Postgres: text, decoded by the driver (a bytea would come as hex, twice the size, parsed in JS). */
+  items: Buffer | string | null;
   /** The byte length of each row's JSON, in page order, comma-separated. */
   lengths: string | null;
   n: number | string;
@@ -126,7 +127,7 @@ export class StoredPageReader<F extends string> {
     const orderColumns = seekPage(inner, page, this.columns, this.key, page.top + 1);
     inner.select([...orderColumns, this.jsonColumn]);
     const pg = isPostgres(db);
-    const items = pg ? `convert_to(string_agg(??, ','), 'UTF8')` : `cast(group_concat(??, ',') as blob)`;
+    const items = pg ? `string_agg(??, ',')` : `cast(group_concat(??, ',') as blob)`;
     const lengths = pg ? `string_agg(octet_length(??)::text, ',')` : `group_concat(octet_length(??), ',')`;
     const keys = orderColumns.map((_, i) => (pg ? `json_agg(??) as k${i}` : `json_group_array(??) as k${i}`)).join(', ');
     const query = db
@@ -143,6 +144,7 @@ export class StoredPageReader<F extends string> {
     if (!row || n === 0) return { json: Buffer.alloc(0), count: 0 };
     if (page.top < 1) return undefined;
     if (Number(row.stored) !== n || !row.items || !row.lengths) return undefined;
+    const items = typeof row.items === 'string' ? Buffer.from(row.items, 'utf8') : row.items;
     const columns: string[][] = [];
     for (let c = 0; c < width; c += 1) {
       const values = row[`k${c}`];
@@ -159,12 +161,12 @@ export class StoredPageReader<F extends string> {
       bytes += lengths[i] as number;
       if (i > 0 && sign * compareRows(columns, i - 1, i) >= 0) return undefined;
     }
-    if (bytes !== row.items.length) return undefined;
+    if (bytes !== items.length) return undefined;
 
-    if (n <= page.top) return { json: row.items, count: n };
+    if (n <= page.top) return { json: items, count: n };
     // The extra row only says that more follow: cut it (and its comma) off the end.
     const extra = lengths[n - 1] as number;
     const last = page.top - 1;
-    return { json: row.items.subarray(0, row.items.length - extra - 1), count: page.top, next: columns.map((values) => values[last] as string) };
+    return { json: items.subarray(0, items.length - extra - 1), count: page.top, next: columns.map((values) => values[last] as string) };
   }
 }
