@@ -2,12 +2,14 @@ import fs from 'node:fs';
 import type { Config } from '../config/config-schema';
 import { answerClientErrors } from '../http/answer-client-errors';
 import { createApp } from '../http/create-app';
+import type { GatewayMetrics } from '../http/gateway-metrics';
 import { autoSecretChecks } from '../http/oauth-token-route';
 import { MEMORY_STORE, type RateLimitStore } from '../http/rate-limits/rate-limit-store';
 import { connectRedis, redisReady } from '../lib/connect-redis';
 import { drainableServer } from '../lib/drain-server';
 import { shareOf } from '../lib/web-concurrency';
 import type { Logger } from '../logging/create-logger';
+import { metricsFromPrimary } from './cluster-metrics';
 import type { PreparedStaging } from './prepare-to-serve';
 import type { Runtime } from './runtime';
 
@@ -37,7 +39,20 @@ export async function serveApp(runtime: Runtime, config: Config, logger: Logger,
     maxConcurrentRequests: shareOf(config.maxConcurrentRequests, workers),
     oauthTokenConcurrency: workers > 1 ? shareOf(config.oauthTokenConcurrency === 'auto' ? autoSecretChecks() : config.oauthTokenConcurrency, workers) : config.oauthTokenConcurrency,
   };
-  const { app } = await createApp({ config: appConfig, db: staging.db, blobs: staging.blobs, logger, apiKeys: keys, skipTokenSecret, rateLimitStore: limits.store });
+  // A worker's /metrics answers the whole gateway's figures, gathered by the primary.
+  let fromPrimary: ((own: GatewayMetrics) => Promise<string>) | undefined;
+  const cluster = runtime.cluster?.isWorker ? runtime.cluster : undefined;
+  const { app, metrics } = await createApp({
+    config: appConfig,
+    db: staging.db,
+    blobs: staging.blobs,
+    logger,
+    apiKeys: keys,
+    skipTokenSecret,
+    rateLimitStore: limits.store,
+    ...(cluster ? { metricsText: (own: GatewayMetrics) => (fromPrimary ? fromPrimary(own) : own.registry.metrics()) } : {}),
+  });
+  if (cluster) fromPrimary = metricsFromPrimary(cluster, metrics.registry);
   const tls = config.tlsCertFile && config.tlsKeyFile ? { cert: fs.readFileSync(config.tlsCertFile), key: fs.readFileSync(config.tlsKeyFile) } : undefined;
   const server = await runtime.listen(app, {
     port: config.port,

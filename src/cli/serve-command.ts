@@ -7,6 +7,7 @@ import { requirePublicHost } from '../config/require-public-host';
 import { keepClusterCounts } from '../http/rate-limits/rate-limit-store';
 import { resolveWebConcurrency } from '../lib/web-concurrency';
 import { createLogger, type Logger } from '../logging/create-logger';
+import { gatherMetricsForWorkers } from './cluster-metrics';
 import { prepareToServe, type PreparedStaging } from './prepare-to-serve';
 import type { Runtime } from './runtime';
 import { serveApp } from './serve-app';
@@ -28,6 +29,7 @@ async function superviseWorkers(runtime: Runtime, cluster: Cluster, config: Conf
   // The primary serves nothing: the workers open staging themselves.
   await prepared.staging.close();
   if (!config.redisUrl) keepClusterCounts();
+  gatherMetricsForWorkers(cluster);
   const supervisor = new WorkerSupervisor(cluster, workers, { WEB_CONCURRENCY: String(workers) }, logger);
   runtime.onShutdown(() => supervisor.stop(), config.shutdownGraceMs + 5_000);
   const port = await supervisor.start();

@@ -82,6 +82,11 @@ export interface AppDeps {
   now?: () => Date;
   /** Where rate-limit counters live (default: in this process). */
   rateLimitStore?: RateLimitStore;
+  /**
+   * What `/metrics` answers, given this app's own registry; default: that registry. A cluster
+   * worker answers every worker's figures, gathered by its primary (`cli/cluster-metrics.ts`).
+   */
+  metricsText?: (own: GatewayMetrics) => Promise<string>;
 }
 
 /** `TRUST_PROXY` as Express understands it: a boolean, a hop count, or a list of addresses. */
@@ -151,7 +156,7 @@ export async function createApp(deps: AppDeps): Promise<{ app: Express; api: Ope
         next(new GatewayError('AUTHENTICATION_FAILED', 'Bearer token missing or invalid.'));
         return;
       }
-      res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+      res.type(metrics.registry.contentType).send(deps.metricsText ? await deps.metricsText(metrics) : await metrics.registry.metrics());
     });
   }
   if (tokens) app.use(oauthTokenRoute(clients, tokens, { ratePerMinute: config.oauthTokenRateLimit, concurrency: config.oauthTokenConcurrency, counters }));

@@ -8,6 +8,8 @@ import { CONTENT_UNAVAILABLE_REASONS, type ContentUnavailableReason } from './co
  * requests by route (the contract's operationId, never the raw path, to bound cardinality) and
  * status, latency histograms, in-flight requests, staged rows, and the outcome of each source's
  * latest sync run (read from `sync_runs` at scrape time: syncs run in another process).
+ * Figures read from the database are the same in every worker of a cluster: gathered across
+ * workers, they count once (`aggregator: 'first'`); the rest add up.
  */
 export class GatewayMetrics {
   readonly registry = new Registry();
@@ -38,6 +40,7 @@ export class GatewayMetrics {
     for (const reason of CONTENT_UNAVAILABLE_REASONS) this.unavailable.inc({ reason }, 0);
     new Gauge({
       name: 'content_gateway_staged_rows',
+      aggregator: 'first',
       help: 'Rows in staging, by table and status.',
       labelNames: ['table', 'status'],
       registers,
@@ -55,6 +58,7 @@ export class GatewayMetrics {
       (await db('sync_runs').whereIn('id', db('sync_runs').max('id').groupBy('source')).select('source', 'status', 'started_at', 'counts')) as Array<{ source: string; status: string; started_at: string; counts: string | null }>;
     new Gauge({
       name: 'content_gateway_sync_runs',
+      aggregator: 'first',
       help: 'Sync runs recorded, by source, mode and status.',
       labelNames: ['source', 'mode', 'status'],
       registers,
@@ -67,6 +71,7 @@ export class GatewayMetrics {
     });
     new Gauge({
       name: 'content_gateway_sync_last_run_items',
+      aggregator: 'first',
       help: 'Items of the latest sync run of each source, by outcome.',
       labelNames: ['source', 'outcome'],
       registers,
@@ -79,6 +84,7 @@ export class GatewayMetrics {
     });
     new Counter({
       name: 'content_gateway_sync_unannounced_changes_total',
+      aggregator: 'first',
       help: 'Changes sync runs found by polling that no change event announced (access reconciliation of a lossy change feed: access lists rewritten, files tombstoned or read again), by source, over every recorded run.',
       labelNames: ['source'],
       registers,
@@ -89,6 +95,7 @@ export class GatewayMetrics {
     });
     new Gauge({
       name: 'content_gateway_sync_last_run_timestamp_seconds',
+      aggregator: 'first',
       help: 'When the latest sync run of each source started, by its status.',
       labelNames: ['source', 'status'],
       registers,

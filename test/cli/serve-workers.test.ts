@@ -21,6 +21,7 @@ jest.setTimeout(180_000);
 
 const KEY_LIMITED = 'workers-key-limited-0123456789';
 const KEY_FREE = 'workers-key-probe-0123456789ab';
+const METRICS_TOKEN = 'workers-metrics-token-0123456789';
 const LISTENING = /listening on http:\/\/localhost:(\d+)\/v1\/files \(2 workers\)/;
 
 /** `serve` as a real process; LOG_LEVEL info, so requests and workers are logged. */
@@ -55,6 +56,7 @@ describe('serve with WEB_CONCURRENCY=2 (real processes, embedded SQLite)', () =>
       BLOB_DIR: path.join(dir, 'blobs'),
       GATEWAY_API_KEY: `${KEY_LIMITED},${KEY_FREE}`,
       RATE_LIMIT_REQUESTS: '20',
+      METRICS_TOKEN,
     });
     const port = LISTENING.exec(await gw.waitForLine((line) => LISTENING.test(line)))?.[1];
     const base = `http://127.0.0.1:${port}`;
@@ -73,6 +75,16 @@ describe('serve with WEB_CONCURRENCY=2 (real processes, embedded SQLite)', () =>
     const served = new Set<unknown>();
     for (let i = 0; i < answers.length; i += 1) served.add(await workerOf(gw, `limited-${i}`));
     expect(served).toEqual(new Set([1, 2]));
+
+    // /metrics, answered by either worker, gives the whole gateway's figures: requests add up,
+    // figures read from the database count once.
+    const scrape = await freshGet(`${base}/metrics`, { Authorization: `Bearer ${METRICS_TOKEN}` });
+    expect(scrape.status).toBe(200);
+    expect(scrape.body).toMatch(/content_gateway_http_requests_total\{[^}]*route="listFiles"[^}]*status="200"[^}]*\} 20\n/);
+    const staged = Number(/content_gateway_staged_rows\{table="files",status="active"\} (\d+)/.exec(scrape.body)?.[1]);
+    const listed = JSON.parse((await freshGet(`${base}/v1/files?$top=1000`, { Authorization: KEY_FREE })).body) as { value: Array<{ status?: string }> };
+    expect(staged).toBeGreaterThan(0);
+    expect(staged).toBe(listed.value.filter((f) => f.status !== 'deleted').length);
 
     // A worker that dies is replaced; the other keeps serving meanwhile.
     process.kill(pids[0] as number, 'SIGKILL');
@@ -93,7 +105,8 @@ describe('serve with WEB_CONCURRENCY=2 (real processes, embedded SQLite)', () =>
     // key's budget, which the primary kept counting across the restart.
     expect(during.filter((status) => status !== 200 && status !== 429)).toEqual([]);
     expect(during).toContain(200);
-    expect(logged(gw, 'serving worker listening').map((log) => log.worker)).toEqual([1, 2, 3, 4, 5]);
+    // Workers 1 and 2 (in whichever order they came up), 3 replacing the dead one, 4 and 5 the restart.
+    expect(logged(gw, 'serving worker listening').map((log) => log.worker as number).sort((x, y) => x - y)).toEqual([1, 2, 3, 4, 5]);
 
     // SIGTERM: the workers drain and exit, then the primary.
     const drainedBefore = logged(gw, 'shutting down: finishing in-flight requests').length;

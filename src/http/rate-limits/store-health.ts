@@ -25,7 +25,7 @@ export class StoreHealth {
     private readonly now: () => number = Date.now,
   ) {
     const registers = [registry];
-    this.upGauge = new Gauge({ name: 'content_gateway_rate_limit_store_up', help: 'Whether the shared rate-limit store answers (1) or this process counts on its own (0).', labelNames: ['store'], registers });
+    this.upGauge = new Gauge({ name: 'content_gateway_rate_limit_store_up', help: 'Whether the shared rate-limit store answers (1) or this process counts on its own (0).', labelNames: ['store'], aggregator: 'min', registers });
     this.fallbacks = new Counter({
       name: 'content_gateway_rate_limit_fallback_total',
       help: 'Requests counted in this process because the shared rate-limit store did not answer.',
