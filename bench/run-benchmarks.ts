@@ -19,6 +19,7 @@ import { sqlSync } from './sql-sync';
 import { syncThroughput } from './sync-throughput';
 import { tokenFlood } from './token-flood';
 import { wmSync } from './wm-sync';
+import { workersScaling } from './workers-scaling';
 
 const FILE_COUNT = 100_000;
 
@@ -38,6 +39,8 @@ const BENCHMARKS: ReadonlyArray<readonly [string, Benchmark]> = [
   // After the benchmarks that use the shared gateway: it adds users, groups, access lists and
   // blobs to it (stage-access.ts).
   ['full-crawl', (ctx) => fullCrawl(ctx)],
+  // `serve` processes with 1 and 2 workers over the same corpus (access staged as for full-crawl).
+  ['workers', (ctx) => workersScaling(ctx)],
   // Last, so the HTTP benchmarks run in a process its big sync heaps never grew. It creates
   // thousands of files and waits, round by round, for the disk to be quiet again after the
   // deletions before it (see sync-throughput.ts).
