@@ -20,11 +20,16 @@ export function ownAttribute(subject: PolicySubject, name: string): Literal | un
   return attributes !== undefined && Object.hasOwn(attributes, name) ? attributes[name] : undefined;
 }
 
+const NUMERAL = /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/;
+
 function compareValues(op: string, a: Literal, b: Literal): Truth {
   if (Array.isArray(a) || Array.isArray(b) || typeof a !== typeof b) return 'unknown';
   if (op === '==') return a === b;
   if (op === '!=') return a !== b;
   if (typeof a === 'boolean') return 'unknown';
+  // Two numerals held as text ('9', '10': a numeric column a driver returns as text) would order as
+  // texts, '9' after '10', and grant above a clearance: their order is refused instead.
+  if (typeof a === 'string' && NUMERAL.test(a) && NUMERAL.test(b as string)) return 'unknown';
   const x = a as string | number;
   const y = b as string | number;
   if (op === '<') return x < y;

@@ -25,7 +25,7 @@ const ROLES = ['editor', 'viewer', 'admin'];
 
 const scalarOperands: Operand[] = [
   { ref: 'user.dept' }, { ref: 'user.clearance' }, { ref: 'doc.dept' }, { ref: 'doc.level' }, { ref: 'doc.kind' },
-  { lit: 'eng' }, { lit: 'guide' }, { lit: 2 }, { lit: 1 }, { lit: true },
+  { lit: 'eng' }, { lit: 'guide' }, { lit: '10' }, { lit: 2 }, { lit: 1 }, { lit: true },
 ];
 const memberLeft: Operand[] = [{ ref: 'user.dept' }, { ref: 'doc.dept' }, { ref: 'doc.kind' }, { ref: 'doc.level' }, { lit: 'a' }, { lit: 'editor' }, { lit: 'b' }];
 const listRight: Operand[] = [{ ref: 'user.projects' }, { ref: 'doc.tags' }, { ref: 'user.roles' }, { lit: ['eng', 'ops'] }, { lit: ['a', 'b'] }, { lit: ['guide', 'memo'] }];
@@ -56,7 +56,7 @@ export const userArb = fc
   .record({
     active: fc.boolean(),
     dept: maybe(fc.constantFrom(...DEPTS)),
-    clearance: maybe(fc.oneof(fc.integer({ min: 0, max: 3 }), fc.constant('2'))),
+    clearance: maybe(fc.oneof(fc.integer({ min: 0, max: 3 }), fc.constantFrom('2', '10'))),
     projects: maybe(fc.subarray(TAGS)),
     roles: maybe(fc.subarray([...ROLES, 'guest'])),
   })
@@ -65,7 +65,7 @@ export const userArb = fc
 export const docArb = fc
   .record({
     dept: maybe(fc.constantFrom(...DEPTS)),
-    level: maybe(fc.oneof(fc.integer({ min: 0, max: 3 }), fc.constant('2'))),
+    level: maybe(fc.oneof(fc.integer({ min: 0, max: 3 }), fc.constantFrom('2', '10'))),
     kind: maybe(fc.constantFrom(...KINDS)),
     tags: maybe(fc.subarray(TAGS)),
   })
@@ -125,6 +125,8 @@ function truth(c: Cond, user: Subject, doc: Subject): T {
     case '!=': return l !== r;
     default:
       if (typeof l === 'boolean') return 'unknown';
+      // Documented: two texts that are both decimal numerals are not ordered.
+      if (typeof l === 'string' && typeof r === 'string' && !Number.isNaN(Number(l)) && l.trim() !== '' && !Number.isNaN(Number(r)) && r.trim() !== '') return 'unknown';
       return c.op === '<' ? l < r : c.op === '<=' ? l <= r : c.op === '>' ? l > r : l >= r;
   }
 }

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import knex, { type Knex } from 'knex';
+import { types as pgTypes } from 'pg';
 
 export type SqlDialect = 'postgres' | 'mysql' | 'sqlite';
 
@@ -52,7 +53,7 @@ export function parseDatabaseUrl(url: string): SqlConnection {
       redacted,
       knexConfig: {
         client: 'pg',
-        connection: url.replace(/^postgresql:/, 'postgres:'),
+        connection: { connectionString: url.replace(/^postgresql:/, 'postgres:'), types: { getTypeParser: postgresTypeParser } },
         pool: { ...pool, afterCreate: utcSession("SET TIME ZONE 'UTC'") },
       },
     };
@@ -65,10 +66,25 @@ export function parseDatabaseUrl(url: string): SqlConnection {
     database: decodeURIComponent(parsed.pathname.replace(/^\//, '')),
     // Dates are read and written as UTC, whatever the machine's zone.
     timezone: 'Z',
+    // BIGINT as a number when it fits one exactly (else text), like Postgres' int8 below.
     supportBigNumbers: true,
-    bigNumberStrings: true,
+    bigNumberStrings: false,
   };
   return { dialect, redacted, knexConfig: { client: 'mysql2', connection, pool: { ...pool, afterCreate: utcSession("SET time_zone = '+00:00'") } } };
+}
+
+const INT8_OID = 20;
+
+/** An int8 (`bigint`) as a number when it fits one exactly: policies order numbers, and would order the text '9' after '10'. */
+function parseInt8(text: string): number | string {
+  const n = Number(text);
+  return Number.isSafeInteger(n) ? n : text;
+}
+
+/** pg's own parsers, except int8 (pg returns it as text so as to never round it). */
+function postgresTypeParser(oid: number, format: string): (value: string) => unknown {
+  if (oid === INT8_OID && format !== 'binary') return parseInt8;
+  return pgTypes.getTypeParser(oid, format === 'binary' ? 'binary' : 'text') as (value: string) => unknown;
 }
 
 type PoolConnection = { query(sql: string, callback: (error: Error | null) => void): void };
