@@ -11,7 +11,7 @@ import type { PlatformContext } from '../platform-context';
 import { ApiError } from './api-error';
 import { regionOf } from './data-regions';
 import { EqualityIndex } from './equality-index';
-import { equalityKeys, parseCount, parseFilter, parseOrderby, parseSelect } from './odata-query';
+import { compileFilter, parseCount, parseOrderby, parseSelect, type CompiledFilter } from './odata-query';
 
 type Rec = Record<string, unknown>;
 
@@ -47,11 +47,24 @@ function options(req: Request, allowed: ReadonlySet<string>): Map<string, string
 }
 
 const INDEX = new EqualityIndex();
+/** Recently compiled filters: paging re-sends the same one, and long `or` lists are slow to parse. */
+const COMPILED = new Map<string, CompiledFilter>();
+const COMPILED_MAX = 256;
+
+function compiled(set: EntitySet, filter: string): CompiledFilter {
+  const key = `${set.name}\u0000${filter}`;
+  let hit = COMPILED.get(key);
+  if (!hit) {
+    hit = compileFilter(filter, set.fields);
+    if (COMPILED.size >= COMPILED_MAX) COMPILED.delete(COMPILED.keys().next().value as string);
+    COMPILED.set(key, hit);
+  }
+  return hit;
+}
 
 function matching(set: EntitySet, filter: string | undefined): Rec[] {
   if (filter === undefined) return [...set.records];
-  const predicate = parseFilter(filter, set.fields);
-  const keys = equalityKeys(filter);
+  const { predicate, keys } = compiled(set, filter);
   const candidates = keys && set.fields.has(keys.path) ? INDEX.lookup(set.records, keys.path, keys.values) : set.records;
   return candidates.filter((r) => predicate(r));
 }

@@ -6,6 +6,7 @@
  * read is a 400, never a 500.
  */
 import { defaultParser } from '@odata/parser';
+import { fastFilter } from './fast-filter';
 import { ApiError } from './api-error';
 
 type Rec = Record<string, unknown>;
@@ -139,8 +140,7 @@ function compile(input: unknown, fields: ReadonlySet<string>): Evaluator {
   }
 }
 
-/** A predicate for a `$filter` expression over records with these field paths. */
-export function parseFilter(text: string, fields: ReadonlySet<string>): (record: Rec) => boolean {
+function parseAst(text: string): unknown {
   let ast: unknown;
   try {
     ast = defaultParser.filter(text);
@@ -148,8 +148,30 @@ export function parseFilter(text: string, fields: ReadonlySet<string>): (record:
     throw bad(`$filter is not a valid OData expression: ${(error as Error).message}`);
   }
   if (!ast) throw bad('$filter is not a valid OData expression');
+  return ast;
+}
+
+/** A predicate for a `$filter` expression over records with these field paths. */
+export function parseFilter(text: string, fields: ReadonlySet<string>): (record: Rec) => boolean {
+  return compileFilter(text, fields).predicate;
+}
+
+export interface CompiledFilter {
+  predicate: (record: Rec) => boolean;
+  /** The values a matching record must have in one field, when the filter says so (see `equalityKeys`). */
+  keys: { path: string; values: Set<string> } | undefined;
+}
+
+/** One parse for both: the predicate and the equality keys. */
+export function compileFilter(text: string, fields: ReadonlySet<string>): CompiledFilter {
+  return fastFilter(text, fields) ?? compileWithParser(text, fields);
+}
+
+/** The general path: `@odata/parser`'s tree, compiled. */
+export function compileWithParser(text: string, fields: ReadonlySet<string>): CompiledFilter {
+  const ast = parseAst(text);
   const evaluate = compile(ast, fields);
-  return (record) => evaluate(record) === true;
+  return { predicate: (record) => evaluate(record) === true, keys: keysOf(ast) };
 }
 
 /** `$orderby=a desc,b`: a comparator, or undefined when absent. */
@@ -195,13 +217,11 @@ const unwrap = (input: unknown): Node | undefined => {
  * still applied to the candidates. Undefined when the filter has no such shape.
  */
 export function equalityKeys(text: string): { path: string; values: Set<string> } | undefined {
-  let ast: unknown;
   try {
-    ast = defaultParser.filter(text);
+    return keysOf(parseAst(text));
   } catch {
     return undefined;
   }
-  return keysOf(ast);
 }
 
 function keysOf(input: unknown): { path: string; values: Set<string> } | undefined {
