@@ -14,8 +14,20 @@ export interface StagedPolicyGroup {
 export class PolicyGroupsRepository {
   constructor(private readonly db: Db) {}
 
-  async load(source: string): Promise<StagedPolicyGroup[]> {
-    const rows = (await this.db('groups').where({ source }).andWhere('native_id', 'like', 'policy-%').orderBy('id').select('id', 'native_id', 'metadata')) as Array<{ id: string; native_id: string; metadata: string | null }>;
+  /**
+   * The source's groups whose native id starts with one of `prefixes` (case-sensitively: SQLite's
+   * LIKE ignores case, and a source's own group such as `Policy-U-board` or `policy-team` is not
+   * one the policy synthesized).
+   */
+  async load(source: string, prefixes: readonly string[]): Promise<StagedPolicyGroup[]> {
+    const found = (await this.db('groups')
+      .where({ source })
+      .andWhere((q) => {
+        for (const prefix of prefixes) q.orWhere('native_id', 'like', `${prefix}%`);
+      })
+      .orderBy('id')
+      .select('id', 'native_id', 'metadata')) as Array<{ id: string; native_id: string; metadata: string | null }>;
+    const rows = found.filter((r) => prefixes.some((p) => r.native_id.startsWith(p)));
     const members = new Map<string, string[]>();
     for (const part of chunks(rows.map((r) => r.id), 200)) {
       const found = (await this.db('group_members as m')
@@ -42,7 +54,8 @@ export class PolicyGroupsRepository {
       .andWhere('p.principal_type', 'GROUP')
       .andWhere('p.principal_id', 'like', `${source}:${prefix}%`)
       .select('p.file_id', 'p.principal_id')) as Array<{ file_id: string; principal_id: string }>;
-    return new Map(rows.map((r) => [r.file_id, r.principal_id.slice(source.length + 1)]));
+    // LIKE ignores case on SQLite: a source's own `POLICY-D-…` group is not the policy's.
+    return new Map(rows.filter((r) => r.principal_id.startsWith(`${source}:${prefix}`)).map((r) => [r.file_id, r.principal_id.slice(source.length + 1)]));
   }
 
   /** A staged file with its access entries (global ids), for `policy explain`. */

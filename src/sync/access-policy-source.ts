@@ -24,7 +24,7 @@ import { PolicyGroupsRepository } from '../staging/policy-groups-repository';
  * the engine runs full instead) when nothing was compiled yet or under another policy.
  */
 async function seedFromStaging(policy: Policy, db: Db, source: string): Promise<Restored> {
-  const restored = restoreCompilation(policy, await new PolicyGroupsRepository(db).load(source));
+  const restored = restoreCompilation(policy, await new PolicyGroupsRepository(db).load(source, POLICY_PREFIXES));
   if (!restored) throw new CheckpointExpiredError(policyChanged(source));
   return restored;
 }
@@ -63,6 +63,8 @@ async function* compileEvents(events: AsyncIterable<SyncEvent>, compilation: Pol
   for (const id of staleUserGroups) if (!present.has(id)) yield { type: 'delete', kind: 'group', nativeId: id };
   if (checkpoint) yield checkpoint;
 }
+
+const POLICY_PREFIXES = [USER_CLASS_PREFIX, DOCUMENT_CLASS_PREFIX] as const;
 
 /** Native group ids the policy's synthesized groups use: an adapter's own group may not take one. */
 function isReserved(nativeId: string): boolean {
@@ -107,7 +109,7 @@ export function withAccessPolicy(adapter: Adapter, policy: Policy, deps: { db: D
     incremental.fullRunNeeded = async function fullRunNeeded(): Promise<string | undefined> {
       const inner = await adapter.fullRunNeeded?.();
       if (inner !== undefined) return inner;
-      planned = restoreCompilation(policy, await new PolicyGroupsRepository(deps.db).load(source));
+      planned = restoreCompilation(policy, await new PolicyGroupsRepository(deps.db).load(source, POLICY_PREFIXES));
       return planned ? undefined : policyChanged(source);
     };
     incremental.changes = async function* changes(ctx: AdapterContext, since: unknown): AsyncIterable<SyncEvent> {

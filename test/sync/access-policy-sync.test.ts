@@ -137,4 +137,14 @@ describe.each(databaseKinds)('syncing a source with an access policy (%s staging
     expect(again).toMatchObject({ status: 'succeeded', mode: 'incremental' });
     expect(again.counts).toMatchObject({ added: 0, changed: 0 });
   });
+
+  it("keeps running incrementally beside a source's own groups named policy-… (not a synthesized prefix)", async () => {
+    source.putGroup({ nativeId: 'policy-team', name: 'Policy team', members: [{ type: 'USER', nativeId: 'u1' }] });
+    source.putGroup({ nativeId: 'Policy-U-board', name: 'Board', members: [{ type: 'USER', nativeId: 'u3' }] });
+    expect(await sync(POLICY_B)).toMatchObject({ status: 'succeeded', mode: 'incremental' });
+    const next = await sync(POLICY_B);
+    expect(next).toMatchObject({ status: 'succeeded', mode: 'incremental' });
+    expect(next.fellBackToFull).toBeUndefined();
+    await expectExactAccess(POLICY_B);
+  });
 });
