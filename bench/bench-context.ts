@@ -33,11 +33,20 @@ export class BenchContext {
   readonly crawls = new Map<string, CrawlCheck>();
   private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 
-  constructor(readonly fileCount: number) {}
+  /** `postgresUrl`: serve from a schema of its own there instead of SQLite. */
+  constructor(
+    readonly fileCount: number,
+    readonly postgresUrl?: string,
+  ) {}
+
+  /** `SQLite` or `Postgres`, for metric names. */
+  get database(): string {
+    return this.postgresUrl ? 'Postgres' : 'SQLite';
+  }
 
   stagedGateway(): Promise<StagedGateway> {
     this.gateway ??= (async () => {
-      const gateway = await startBenchGateway();
+      const gateway = await startBenchGateway(this.postgresUrl ? { postgresUrl: this.postgresUrl } : {});
       const staged = await stageFiles(gateway.db, this.fileCount);
       return { gateway, staged };
     })();

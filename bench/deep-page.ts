@@ -1,4 +1,5 @@
 import http from 'node:http';
+import type { Db } from '../src/staging/create-db';
 import type { BenchContext } from './bench-context';
 import { TOKEN_STRIDE } from './bench-context';
 import { captureQueries, explainQuery, timeQuery } from './explain-gateway-query';
@@ -19,6 +20,52 @@ const TOP = 100;
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] as number;
+}
+
+/** Median latency of two URLs, `requests` times each after `warmup`, interleaved one at a time (which goes first alternating). */
+export async function interleavedMedians(agent: http.Agent, firstUrl: string, deepUrl: string, o: { requests: number; warmup: number }): Promise<{ first: number; deep: number }> {
+  const time = async (url: string): Promise<number> => {
+    const t0 = performance.now();
+    const res = await httpGet(url, agent, AUTH_HEADERS);
+    const ms = performance.now() - t0;
+    if (res.status !== 200) throw new Error(`GET ${url} answered ${res.status}`);
+    return ms;
+  };
+  for (let i = 0; i < o.warmup; i += 1) {
+    await time(firstUrl);
+    await time(deepUrl);
+  }
+  const firstTimes: number[] = [];
+  const deepTimes: number[] = [];
+  for (let i = 0; i < o.requests; i += 1) {
+    // Alternate which goes first, so neither always follows the other.
+    if (i % 2 === 0) {
+      firstTimes.push(await time(firstUrl));
+      deepTimes.push(await time(deepUrl));
+    } else {
+      deepTimes.push(await time(deepUrl));
+      firstTimes.push(await time(firstUrl));
+    }
+  }
+  return { first: median(firstTimes), deep: median(deepTimes) };
+}
+
+/** Why a deep page is slow, if it is: the files statement the gateway runs for each page, its plan and its bare cost. */
+export async function explainPages(db: Db, agent: http.Agent, firstUrl: string, deepUrl: string, label: string): Promise<string[]> {
+  const get = (url: string) => httpGet(url, agent, AUTH_HEADERS);
+  const [firstSql] = (await captureQueries(db, () => get(firstUrl))).filter((q) => /from [`"]files[`"]/i.test(q.sql));
+  const [deepSql] = (await captureQueries(db, () => get(deepUrl))).filter((q) => /from [`"]files[`"]/i.test(q.sql));
+  if (!firstSql || !deepSql) return [];
+  // One after the other: the SQLite pool has one connection, and parallel timings would overlap.
+  const firstPlan = await explainQuery(db, firstSql);
+  const deepPlan = await explainQuery(db, deepSql);
+  const firstMs = await timeQuery(db, firstSql, 50);
+  const deepMs = await timeQuery(db, deepSql, 50);
+  return [
+    `order ${label}: deep SQL: ${deepSql.sql}`,
+    `order ${label}: plan first page: ${firstPlan.join(' | ')}; deep page: ${deepPlan.join(' | ')}`,
+    `order ${label}: SQL alone (median of 50): first ${firstMs.toFixed(2)} ms, deep ${deepMs.toFixed(2)} ms`,
+  ];
 }
 
 /**
@@ -51,55 +98,18 @@ export async function deepPage(ctx: BenchContext, options: Partial<DeepPageOptio
         );
       }
 
-      const time = async (url: string): Promise<number> => {
-        const t0 = performance.now();
-        const res = await httpGet(url, agent, AUTH_HEADERS);
-        const ms = performance.now() - t0;
-        if (res.status !== 200) throw new Error(`GET ${url} answered ${res.status}`);
-        return ms;
-      };
-      for (let i = 0; i < o.warmup; i += 1) {
-        await time(firstUrl);
-        await time(deepUrl);
-      }
-      const firstTimes: number[] = [];
-      const deepTimes: number[] = [];
-      for (let i = 0; i < o.requests; i += 1) {
-        // Alternate which goes first, so neither always follows the other.
-        if (i % 2 === 0) {
-          firstTimes.push(await time(firstUrl));
-          deepTimes.push(await time(deepUrl));
-        } else {
-          deepTimes.push(await time(deepUrl));
-          firstTimes.push(await time(firstUrl));
-        }
-      }
+      const medians = await interleavedMedians(agent, firstUrl, deepUrl, o);
       measurements.push(
         measurement({
           benchmark: 'deep-page',
           metric: `page at ${o.depth * 100} % depth vs first, order ${label}`,
           unit: 'ms',
-          value: median(deepTimes),
-          baseline: median(firstTimes),
+          value: medians.deep,
+          baseline: medians.first,
           goal: { on: 'ratio', op: '<=', target: 1.2 },
         }),
       );
-
-      // Why, if it is slow: the statement the gateway runs for each page, its plan and its bare cost.
-      const [firstSql] = (await captureQueries(gateway.db, () => time(firstUrl))).filter((q) => /from [`"]files[`"]/i.test(q.sql));
-      const [deepSql] = (await captureQueries(gateway.db, () => time(deepUrl))).filter((q) => /from [`"]files[`"]/i.test(q.sql));
-      if (firstSql && deepSql) {
-        // One after the other: the SQLite pool has one connection, and parallel timings would overlap.
-        const firstPlan = await explainQuery(gateway.db, firstSql);
-        const deepPlan = await explainQuery(gateway.db, deepSql);
-        const firstMs = await timeQuery(gateway.db, firstSql, 50);
-        const deepMs = await timeQuery(gateway.db, deepSql, 50);
-        notes.push(
-          `order ${label}: deep SQL: ${deepSql.sql}`,
-          `order ${label}: plan first page: ${firstPlan.join(' | ')}; deep page: ${deepPlan.join(' | ')}`,
-          `order ${label}: SQL alone (median of 50): first ${firstMs.toFixed(2)} ms, deep ${deepMs.toFixed(2)} ms`,
-        );
-      }
+      notes.push(...(await explainPages(gateway.db, agent, firstUrl, deepUrl, label)));
     }
   } finally {
     agent.destroy();

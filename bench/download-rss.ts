@@ -63,7 +63,7 @@ function download(url: string, agent: http.Agent, expectedSize: number): Promise
   });
 }
 
-function nextMessage<T>(child: ChildProcess, type: string): Promise<T> {
+export function nextMessage<T>(child: ChildProcess, type: string): Promise<T> {
   return new Promise((resolve, reject) => {
     const onMessage = (m: { type?: string }): void => {
       if (m.type !== type) return;

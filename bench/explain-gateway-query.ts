@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Db } from '../src/staging/create-db';
+import { isPostgres, type Db } from '../src/staging/create-db';
 
 export interface CapturedQuery {
   sql: string;
@@ -26,8 +26,20 @@ export async function captureQueries(db: Db, work: () => Promise<unknown>): Prom
   return seen;
 }
 
-/** SQLite's plan for a captured statement, one `detail` per line. */
+/**
+ * A captured statement as knex.raw takes it: on Postgres the query event carries the native text,
+ * with `$1`, `$2`, … in binding order, which knex.raw would not bind; it wants `?`.
+ */
+function rawSql(db: Db, q: CapturedQuery): string {
+  return isPostgres(db) ? q.sql.replace(/\$\d+/g, '?') : q.sql;
+}
+
+/** The database's plan for a captured statement, one line per step (SQLite's `detail`s, Postgres's `EXPLAIN` lines). */
 export async function explainQuery(db: Db, q: CapturedQuery): Promise<string[]> {
+  if (isPostgres(db)) {
+    const result = (await db.raw(`EXPLAIN ${rawSql(db, q)}`, q.bindings)) as { rows: Array<{ 'QUERY PLAN': string }> };
+    return result.rows.map((r) => r['QUERY PLAN'].trim());
+  }
   const rows = (await db.raw(`EXPLAIN QUERY PLAN ${q.sql}`, q.bindings)) as Array<{ detail: string }>;
   return rows.map((r) => r.detail);
 }
@@ -37,7 +49,7 @@ export async function timeQuery(db: Db, q: CapturedQuery, runs: number): Promise
   const times: number[] = [];
   for (let i = 0; i < runs; i += 1) {
     const t0 = performance.now();
-    await db.raw(q.sql, q.bindings);
+    await db.raw(rawSql(db, q), q.bindings);
     times.push(performance.now() - t0);
   }
   times.sort((a, b) => a - b);

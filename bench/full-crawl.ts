@@ -131,13 +131,14 @@ export async function fullCrawl(ctx: BenchContext, options: Partial<FullCrawlOpt
   }
   notes.push(loadNote(load0));
 
+  const name = ctx.postgresUrl ? 'full-crawl-postgres' : 'full-crawl';
   return {
-    name: 'full-crawl',
+    name,
     durationMs: performance.now() - started,
     measurements: [
       measurement({
-        benchmark: 'full-crawl',
-        metric: `full crawl of ${count(staged.count)} files, ${o.concurrency} in flight${whole ? '' : ' (baseline: replay rate × requests)'}`,
+        benchmark: name,
+        metric: `${ctx.database}: full crawl of ${count(staged.count)} files, ${o.concurrency} in flight${whole ? '' : ' (baseline: replay rate × requests)'}`,
         unit: 's',
         value: s.durationMs / 1000,
         // The replay's rate over all the crawl's requests (its own time when it replayed them all).
@@ -145,8 +146,8 @@ export async function fullCrawl(ctx: BenchContext, options: Partial<FullCrawlOpt
         goal: { on: 'ratio', op: '<=', target: Math.round((1 / GOAL_RATIO) * 100) / 100 },
       }),
       measurement({
-        benchmark: 'full-crawl',
-        metric: `full crawl requests/s (${count(s.requests)} requests, ${mb(s.bytes)})`,
+        benchmark: name,
+        metric: `${ctx.database}: full crawl requests/s (${count(s.requests)} requests, ${mb(s.bytes)})`,
         unit: 'req/s',
         value: crawlRps,
         baseline: replay.requestsPerSecond,

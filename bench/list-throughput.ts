@@ -22,7 +22,29 @@ const BY_MODIFIED = 'last_modified_datetime';
 const METADATA_PATH = '/v1/files/permissions/metadata';
 
 
-function describe(label: string, r: LoadRun, durationMs: number): string {
+/** Crawl starts spread over the whole collection in both orderings: the skiptokens of a crawl at `$top=1000`. */
+export async function listCrawlStarts(ctx: BenchContext): Promise<string[]> {
+  const [byId, byModified] = await Promise.all([ctx.skipTokens(''), ctx.skipTokens(BY_MODIFIED)]);
+  return [...byId, ...byModified].map((token) => `/v1/files?$top=${TOP}&$skiptoken=${token}`);
+}
+
+/** The list load: first pages in both orderings (a quarter of the sequences), else 5-page nextLink crawls from `crawlStarts`. */
+export function listLoad(baseUrl: string, crawlStarts: string[], o: Pick<ListThroughputOptions, 'concurrency' | 'warmupMs' | 'durationMs'>, seed: number): HttpLoadOptions {
+  return {
+    baseUrl,
+    headers: AUTH_HEADERS as Record<string, string>,
+    firstPaths: [`/v1/files?$top=${TOP}`, `/v1/files?$top=${TOP}&$orderby=${BY_MODIFIED}`],
+    crawlStarts,
+    firstPageShare: 0.25,
+    crawlPages: 5,
+    concurrency: o.concurrency,
+    warmupMs: o.warmupMs,
+    durationMs: o.durationMs,
+    seed,
+  };
+}
+
+export function describe(label: string, r: LoadRun, durationMs: number): string {
   const p = r.latencyMs;
   const busyUs = (r.serverElu * durationMs * 1000) / r.requests;
   return (
@@ -40,7 +62,6 @@ export async function listThroughput(ctx: BenchContext, options: Partial<ListThr
   const o = { ...DEFAULTS, ...options };
   const started = performance.now();
   const { gateway, staged } = await ctx.stagedGateway();
-  const [byId, byModified] = await Promise.all([ctx.skipTokens(''), ctx.skipTokens(BY_MODIFIED)]);
 
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const first = await httpGet(`${gateway.url}/v1/files?$top=${TOP}`, agent, AUTH_HEADERS);
@@ -52,22 +73,8 @@ export async function listThroughput(ctx: BenchContext, options: Partial<ListThr
     res.end(body);
   });
 
-  const crawlStarts = [...byId, ...byModified].map((token) => `/v1/files?$top=${TOP}&$skiptoken=${token}`);
-  const load = (baseUrl: string, seed: number): Promise<LoadRun> => {
-    const config: HttpLoadOptions = {
-      baseUrl,
-      headers: AUTH_HEADERS as Record<string, string>,
-      firstPaths: [`/v1/files?$top=${TOP}`, `/v1/files?$top=${TOP}&$orderby=${BY_MODIFIED}`],
-      crawlStarts,
-      firstPageShare: 0.25,
-      crawlPages: 5,
-      concurrency: o.concurrency,
-      warmupMs: o.warmupMs,
-      durationMs: o.durationMs,
-      seed,
-    };
-    return measureLoad(config);
-  };
+  const crawlStarts = await listCrawlStarts(ctx);
+  const load = (baseUrl: string, seed: number): Promise<LoadRun> => measureLoad(listLoad(baseUrl, crawlStarts, o, seed));
 
   const notes: string[] = [
     `${staged.count} files staged in ${(staged.ms / 1000).toFixed(1)} s (${staged.html} HTML, ${staged.binary} binary, ${staged.deleted} tombstones)`,

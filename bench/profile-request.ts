@@ -12,7 +12,7 @@ import { httpGet } from './http-get';
 import { measureLoad } from './measure-load';
 import { startBareServer } from './start-bare-server';
 import { stageFiles } from './stage-files';
-import { AUTH_HEADERS, startBenchGateway } from './start-bench-gateway';
+import { AUTH_HEADERS, benchPostgresUrl, startBenchGateway } from './start-bench-gateway';
 
 const HELP = `usage: tsx bench/profile-request.ts [options]
 
@@ -21,6 +21,7 @@ const HELP = `usage: tsx bench/profile-request.ts [options]
   --files <n>       files staged first (default 2000)
   --concurrency <n> keep-alive clients (default 20)
   --out <file>      where the .cpuprofile goes (default: none, only the figures)
+  --postgres        serve from Postgres (BENCH_DATABASE_URL or TEST_DATABASE_URL; a schema of its own)
   --bare            profile a bare node:http server answering the gateway's bytes instead
   --help            this text`;
 
@@ -51,7 +52,9 @@ async function main(argv: readonly string[]): Promise<void> {
   const seconds = Number(option(argv, '--seconds') ?? 10);
   const files = Number(option(argv, '--files') ?? 2000);
   const out = option(argv, '--out');
-  const gateway = await startBenchGateway();
+  const postgresUrl = argv.includes('--postgres') ? benchPostgresUrl() : undefined;
+  if (argv.includes('--postgres') && !postgresUrl) throw new Error('--postgres needs BENCH_DATABASE_URL or TEST_DATABASE_URL');
+  const gateway = await startBenchGateway(postgresUrl ? { postgresUrl } : {});
   let bare: Awaited<ReturnType<typeof startBareServer>> | undefined;
   try {
     await stageFiles(gateway.db, files);

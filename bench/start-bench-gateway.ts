@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import knex from 'knex';
 import pino from 'pino';
 import type { BlobStore } from '../src/blobs/blob-store';
 import { DbBlobStore } from '../src/blobs/db-blob-store';
@@ -27,15 +28,43 @@ export function benchPaths(dir: string): { sqlitePath: string; blobDir: string }
   return { sqlitePath: path.join(dir, 'staging.sqlite'), blobDir: path.join(dir, 'blobs') };
 }
 
+/** The Postgres server the Postgres benchmarks use: `BENCH_DATABASE_URL`, else `TEST_DATABASE_URL`; undefined when neither is set. */
+export function benchPostgresUrl(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return env.BENCH_DATABASE_URL || env.TEST_DATABASE_URL || undefined;
+}
+
+/** A new schema of its own on `url` (other benches and test runs share the server), and how to drop it. */
+async function createBenchSchema(url: string): Promise<{ schema: string; drop(db: Db): Promise<void> }> {
+  const schema = `bench_${crypto.randomBytes(6).toString('hex')}`;
+  const admin = knex({ client: 'pg', connection: url, pool: { min: 0, max: 1 } });
+  try {
+    await admin.raw('create schema ??', [schema]);
+  } finally {
+    await admin.destroy();
+  }
+  return { schema, drop: async (db) => void (await db.raw('drop schema if exists ?? cascade', [schema])) };
+}
+
+export interface BenchGatewayOptions {
+  /** Bench data folder (SQLite database and blobs), kept on close; default a new temp folder, removed on close. */
+  dir?: string;
+  /** Serve from a new schema on this Postgres server (dropped on close) instead of SQLite. */
+  postgresUrl?: string;
+  config?: Partial<AppConfig>;
+  blobStore?: 'directory' | 'database';
+}
+
 /**
- * The real gateway on 127.0.0.1:<free port> over a migrated SQLite database: in a new temp
- * folder (removed on close), or in `dir` when given (kept: another process staged it). `config`
- * overrides the app settings (OAuth, rate limiting, ...) over the bench defaults.
+ * The real gateway on 127.0.0.1:<free port> over a migrated staging database: SQLite in a new
+ * temp folder (removed on close) or in `dir` when given (kept: another process staged it), or a
+ * new schema of its own on `postgresUrl`. `config` overrides the app settings (OAuth, rate
+ * limiting, ...) over the bench defaults.
  */
-export async function startBenchGateway(options: { dir?: string; config?: Partial<AppConfig>; blobStore?: 'directory' | 'database' } = {}): Promise<BenchGateway> {
+export async function startBenchGateway(options: BenchGatewayOptions = {}): Promise<BenchGateway> {
   const dir = options.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'gw-bench-'));
   const { sqlitePath, blobDir } = benchPaths(dir);
-  const db = createDb({ sqlitePath });
+  const pg = options.postgresUrl ? await createBenchSchema(options.postgresUrl) : undefined;
+  const db = pg ? createDb({ databaseUrl: options.postgresUrl, sqlitePath: ':memory:', searchPath: pg.schema }) : createDb({ sqlitePath });
   await migrateLatest(db);
   const blobs = options.blobStore === 'database' ? new DbBlobStore(db) : new FsBlobStore(blobDir);
   const { app } = await createApp({
@@ -55,6 +84,7 @@ export async function startBenchGateway(options: { dir?: string; config?: Partia
     blobDir,
     close: async () => {
       await server.close();
+      await pg?.drop(db);
       await db.destroy();
       if (!options.dir) fs.rmSync(dir, { recursive: true, force: true });
     },
