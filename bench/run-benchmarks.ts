@@ -26,6 +26,7 @@ import { benchPostgresUrl } from './start-bench-gateway';
 import { sqlSync } from './sql-sync';
 import { syncThroughput } from './sync-throughput';
 import { tokenFlood } from './token-flood';
+import { usageBench } from './usage';
 import { wmSync } from './wm-sync';
 import { workersScaling } from './workers-scaling';
 
@@ -53,6 +54,7 @@ const BENCHMARKS: ReadonlyArray<readonly [string, Benchmark]> = [
   ['token-flood', () => tokenFlood()],
   ['wm-sync', () => wmSync()],
   ['policy-compile', () => policyCompile()],
+  ['usage', () => usageBench()],
   ['sql-sync', () => sqlSync()],
   // After the benchmarks that use the shared gateway: it adds users, groups, access lists and
   // blobs to it (stage-access.ts).
