@@ -10,14 +10,24 @@ export type Truth = true | false | 'unknown';
 export function resolveOperand(o: Operand, user: PolicySubject, doc: PolicySubject): Literal | undefined {
   if (o.kind === 'literal') return o.value;
   const subject = o.root === 'user' ? user : doc;
-  if (o.root === 'user' && o.name === 'roles') return subject.roles;
+  if (o.root === 'user' && o.name === 'roles') return subject.roles === undefined ? undefined : canonical(subject.roles);
   return ownAttribute(subject, o.name);
 }
 
-/** An attribute the subject has itself (never one inherited from Object.prototype, such as `constructor`). */
+/**
+ * A value in Unicode normal form C: texts a source stores decomposed ('u' + combining diaeresis)
+ * equal the composed ones a policy file holds, so `!=` and `not in` never grant on a spelling.
+ */
+export function canonical<T extends Literal>(value: T): T {
+  if (typeof value === 'string') return value.normalize('NFC') as T;
+  if (Array.isArray(value)) return (value as readonly string[]).map((v) => (typeof v === 'string' ? v.normalize('NFC') : v)) as unknown as T;
+  return value;
+}
+
+/** An attribute the subject has itself (never one inherited from Object.prototype, such as `constructor`), in normal form C. */
 export function ownAttribute(subject: PolicySubject, name: string): Literal | undefined {
   const attributes = subject.attributes;
-  return attributes !== undefined && Object.hasOwn(attributes, name) ? attributes[name] : undefined;
+  return attributes !== undefined && Object.hasOwn(attributes, name) ? canonical(attributes[name] as Literal) : undefined;
 }
 
 const NUMERAL = /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/;
@@ -86,7 +96,8 @@ export function conditionTruth(c: Condition, user: PolicySubject, doc: PolicySub
 export function rolesTruth(rule: PolicyRule, user: PolicySubject): Truth {
   if (rule.roles.length === 0) return true;
   if (user.roles === undefined) return 'unknown';
-  return rule.roles.some((r) => user.roles?.includes(r));
+  const held = canonical(user.roles);
+  return rule.roles.some((r) => held.includes(r.normalize('NFC')));
 }
 
 export function ruleGrants(rule: PolicyRule, user: PolicySubject, doc: PolicySubject): boolean {

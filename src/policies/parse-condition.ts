@@ -39,7 +39,7 @@ function tokenize(text: string): Token[] {
     if (!m) throw new ConditionSyntaxError(`unexpected '${text.slice(at, at + 12).split(/\s/)[0]}' (operators are == != < <= > >= in, not in, and, or, not)`, at);
     pos = TOKEN.lastIndex;
     if (m[1] !== undefined) tokens.push({ kind: 'number', value: Number(m[1]), at });
-    else if (m[2] !== undefined || m[3] !== undefined) tokens.push({ kind: 'string', value: (m[2] ?? m[3] ?? '').replace(/\\(.)/g, '$1'), at });
+    else if (m[2] !== undefined || m[3] !== undefined) tokens.push({ kind: 'string', value: (m[2] ?? m[3] ?? '').replace(/\\(.)/g, '$1').normalize('NFC'), at });
     else if (m[4] !== undefined) tokens.push(wordToken(m[4], at));
     else {
       const op = m[5] as string;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ownAttribute } from './evaluate-policy';
+import { canonical, ownAttribute } from './evaluate-policy';
 import type { Condition, Literal, Operand, Policy, PolicySubject } from './policy-types';
 
 /**
@@ -50,7 +50,7 @@ function collect(c: Condition, into: { user: Uses; doc: Uses }): void {
 export function policyProjections(policy: Policy): { user: Projection; doc: Projection } {
   const uses = { user: new Map() as Uses, doc: new Map() as Uses };
   for (const rule of policy.rules) {
-    for (const role of rule.roles) noteUse(uses.user, '\u0000roles', role);
+    for (const role of rule.roles) noteUse(uses.user, '\u0000roles', role.normalize('NFC'));
     collect(rule.allow, uses);
   }
   if (uses.user.has('roles')) {
@@ -81,7 +81,7 @@ export function project(projection: Projection, subject: PolicySubject): Project
   // fromEntries defines own properties, so an attribute named `__proto__` stays an attribute.
   const attributes: Record<string, Literal> = Object.fromEntries(entries);
   const reduced: PolicySubject = { attributes };
-  if (projection.roles !== null && subject.roles !== undefined) reduced.roles = narrow(subject.roles, projection.roles) as readonly string[];
+  if (projection.roles !== null && subject.roles !== undefined) reduced.roles = narrow(canonical(subject.roles), projection.roles) as readonly string[];
   return { subject: reduced, key: JSON.stringify([attributes, reduced.roles ?? null]) };
 }
 
