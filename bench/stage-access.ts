@@ -197,10 +197,12 @@ async function stage(gateway: BenchGateway, seed: number): Promise<StagedAccess>
   });
 
   await db.transaction(async (trx) => {
-    await insertChunks(trx, 'users', users);
+    // Served as staged: each user is its own person, each entry and member serves its own id.
+    await insertChunks(trx, 'users', users.map((u) => ({ ...u, person_id: u.id })));
+    await insertChunks(trx, 'people', users.map(({ id, email, full_name, state, modified_at, metadata }) => ({ id, email, full_name, state, modified_at, metadata })));
     await insertChunks(trx, 'groups', groups);
-    await insertChunks(trx, 'group_members', members);
-    await insertChunks(trx, 'file_permissions', permissions);
+    await insertChunks(trx, 'group_members', members.map((m) => ({ ...m, served_id: m.member_id })));
+    await insertChunks(trx, 'file_permissions', permissions.map((p) => ({ ...p, served_id: p.principal_id })));
     for (const row of updates) {
       await trx('files').where({ id: row.id }).update({ blob_key: row.blob_key, sha256: row.sha256, sha1: row.sha1, size: row.size, wire_json: row.wire_json });
     }

@@ -117,13 +117,13 @@ function rawInsert(file: string, files: Row[], permissions: Row[], batchSize: nu
   try {
     const columns = Object.keys(files[0] ?? {});
     const insertFile = conn.prepare(`INSERT INTO files (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`);
-    const insertPermission = conn.prepare('INSERT INTO file_permissions (file_id, principal_type, principal_id, action) VALUES (?, ?, ?, ?)');
+    const insertPermission = conn.prepare('INSERT INTO file_permissions (file_id, principal_type, principal_id, action, served_id) VALUES (?, ?, ?, ?, ?)');
     const byFile = new Map<unknown, Row[]>();
     for (const p of permissions) byFile.set(p.file_id, [...(byFile.get(p.file_id) ?? []), p]);
     const batch = conn.transaction((rows: Row[]) => {
       for (const row of rows) {
         insertFile.run(columns.map((c) => row[c]));
-        for (const p of byFile.get(row.id) ?? []) insertPermission.run(p.file_id, p.principal_type, p.principal_id, p.action);
+        for (const p of byFile.get(row.id) ?? []) insertPermission.run(p.file_id, p.principal_type, p.principal_id, p.action, p.served_id);
       }
     });
     const t0 = performance.now();

@@ -4,6 +4,7 @@ import * as addSyncBookkeeping from './20261122010000_add_sync_bookkeeping';
 import * as addListCoveringIndexes from './20261123000000_add_list_covering_indexes';
 import * as addDatabaseBlobStore from './20261123120000_add_database_blob_store';
 import * as addSyncRunUnannounced from './20261125000000_add_sync_run_unannounced';
+import * as servePeople from './20261125020000_serve_people';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -21,4 +22,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261123000000_add_list_covering_indexes', addListCoveringIndexes],
   ['20261123120000_add_database_blob_store', addDatabaseBlobStore],
   ['20261125000000_add_sync_run_unannounced', addSyncRunUnannounced],
+  ['20261125020000_serve_people', servePeople],
 ];

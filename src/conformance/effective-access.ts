@@ -1,3 +1,4 @@
+import { normalizeEmail } from '../lib/normalize-email';
 import type { CrawlRecord, Principal } from './crawl-record';
 
 /**
@@ -149,7 +150,7 @@ export class EffectiveAccess {
       if (name) user.name = name;
       this.usersById.set(u.id, user);
       if (email) {
-        const key = email.toLowerCase();
+        const key = normalizeEmail(email);
         this.usersByEmail.set(key, [...(this.usersByEmail.get(key) ?? []), user]);
       }
     }
@@ -184,9 +185,9 @@ export class EffectiveAccess {
     return this.usersById.get(id);
   }
 
-  /** Users matching an email (case-insensitive), or else a user id. */
+  /** Users matching an email (compared normalised: case, Unicode form, spaces), or else a user id. */
   findUsers(emailOrId: string): AccessUser[] {
-    const byEmail = this.usersByEmail.get(emailOrId.toLowerCase());
+    const byEmail = this.usersByEmail.get(normalizeEmail(emailOrId));
     if (byEmail) return byEmail;
     const byId = this.usersById.get(emailOrId);
     return byId ? [byId] : [];

@@ -1,6 +1,7 @@
 import { paginateOffsetToken } from '../adapters/http/paginate';
 import type { RetryPolicy } from '../adapters/http/retry-policy';
 import { SourceHttpClient, type HttpMethod } from '../adapters/http/source-http-client';
+import { normalizeEmail } from '../lib/normalize-email';
 import type { Logger } from '../logging/create-logger';
 
 export interface MockClientOptions {
@@ -68,6 +69,29 @@ export class MockClient {
       offset = page.next_offset;
     }
     return out;
+  }
+
+  /**
+   * Maps the mock's user gids to normalised emails (how the gateway's served users are compared):
+   * the workspace's users in one listing, any other gid (a user since removed) asked for alone.
+   */
+  async userEmails(workspace: string): Promise<(gids: readonly string[]) => Promise<string[]>> {
+    const known = new Map<string, string>();
+    for (const u of await this.list<{ gid: string; email?: string }>(`/users?workspace=${workspace}&opt_fields=email`)) known.set(u.gid, normalizeEmail(u.email ?? u.gid));
+    const emailOf = async (gid: string): Promise<string> => {
+      let email = known.get(gid);
+      if (email === undefined) {
+        const { data } = await this.request<{ data: { gid: string; email?: string } }>('GET', `/api/1.0/users/${gid}?opt_fields=email`);
+        email = normalizeEmail(data.email ?? gid);
+        known.set(gid, email);
+      }
+      return email;
+    };
+    return async (gids) => {
+      const out: string[] = [];
+      for (const gid of gids) out.push(await emailOf(gid));
+      return out;
+    };
   }
 
   /** The sequence number of the mock's latest event, delivered or lost. */

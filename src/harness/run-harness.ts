@@ -5,6 +5,7 @@ import { accessInputFromCrawl, EffectiveAccess } from '../conformance/effective-
 import type { ConformanceReport } from '../conformance/conformance-report';
 import { runConformance } from '../conformance/run-conformance';
 import { writeReports } from '../conformance/write-reports';
+import { normalizeEmail } from '../lib/normalize-email';
 import type { Logger } from '../logging/create-logger';
 import type { SyncSummary } from '../sync/run-sync';
 import { compareAccess, type AccessComparison } from './compare-access';
@@ -96,27 +97,32 @@ export async function runHarness(o: HarnessOptions): Promise<HarnessResult> {
       return { label, sync, report, reportPaths, access, checks };
     };
 
-    /** Gateway (crawled) vs oracle, keyed by the mock's own names (`task:<gid>`, user gids). */
+    /**
+     * Gateway (crawled) vs oracle, keyed by the mock's own names for files (`task:<gid>`) and by
+     * normalised email for people: the gateway serves one user per person, the platform maps
+     * users by email, and the oracle names the mock's user gids.
+     */
     const compare = async (report: ConformanceReport): Promise<AccessComparison> => {
       const effective = new EffectiveAccess(accessInputFromCrawl(report.crawl));
       const granted = new Map<string, Set<string>>();
       for (const file of report.crawl.files) {
         if (file.listing.status === 'deleted' || !file.listing.id.startsWith(`${SOURCE}:`)) continue;
         const who = effective.whoCanSee(file.listing.id);
-        granted.set(file.listing.id.slice(SOURCE.length + 1), new Set((who?.users ?? []).map((u) => u.id.slice(SOURCE.length + 1))));
+        granted.set(file.listing.id.slice(SOURCE.length + 1), new Set((who?.users ?? []).map((u) => normalizeEmail(u.email ?? u.id))));
       }
+      const emails = await mockClient.userEmails(workspace.gid);
       const expected = new Map<string, string[]>();
-      for (const [gid, users] of await mockClient.visibility('task')) expected.set(`task:${gid}`, users);
+      for (const [gid, users] of await mockClient.visibility('task')) expected.set(`task:${gid}`, await emails(users));
       const attachments = await mockClient.visibility('attachment');
       for (const [gid, users] of attachments) {
         const id = `attachment:${gid}`;
         if (granted.has(id)) {
-          expected.set(id, users);
+          expected.set(id, await emails(users));
           continue;
         }
         // Not served: fine when the platform could not index it (type, or not stored by the service).
         const a = await mockClient.request<{ data: { name: string; host: string } }>('GET', `/api/1.0/attachments/${gid}?opt_fields=name,host`);
-        if (a.data.host === 'asana' && /\.(pdf|docx|pptx|txt)$/i.test(a.data.name)) expected.set(id, users);
+        if (a.data.host === 'asana' && /\.(pdf|docx|pptx|txt)$/i.test(a.data.name)) expected.set(id, await emails(users));
       }
       const population = (await mockClient.request<{ data: string[] }>('GET', `/_oracle/users?workspace=${workspace.gid}`)).data.length;
       return compareAccess(expected, granted, population);

@@ -47,7 +47,10 @@ export class GatewayMetrics {
       async collect() {
         this.reset();
         for (const r of (await db('files').select('status').count({ n: '*' }).groupBy('status')) as Array<{ status: string; n: number | string }>) this.set({ table: 'files', status: r.status }, Number(r.n));
-        for (const r of (await db('users').select('state').count({ n: '*' }).groupBy('state')) as Array<{ state: string; n: number | string }>) this.set({ table: 'users', status: r.state }, Number(r.n));
+        // `users`: the sources' accounts; `people`: the users served (one per person).
+        for (const table of ['users', 'people']) {
+          for (const r of (await db(table).select('state').count({ n: '*' }).groupBy('state')) as Array<{ state: string; n: number | string }>) this.set({ table, status: r.state }, Number(r.n));
+        }
         for (const table of ['groups', 'group_members', 'file_permissions']) {
           const row = (await db(table).count({ n: '*' }).first()) as { n: number | string };
           this.set({ table, status: 'all' }, Number(row.n));

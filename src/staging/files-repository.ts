@@ -14,9 +14,10 @@ export type FileField = 'id' | 'status' | 'modified';
 export type PermissionField = 'type' | 'id';
 
 const FILE_COLUMNS: Readonly<Record<FileField, string>> = { id: 'id', status: 'status', modified: 'modified_at' };
+/** Entries are served by `served_id` (the person an account belongs to, see people.ts), not the source's reference. */
 const PERMISSION_COLUMNS: Readonly<Record<PermissionField, string>> = {
   type: 'principal_type',
-  id: 'principal_id',
+  id: 'served_id',
 };
 
 /**
@@ -96,8 +97,10 @@ export class FilesRepository {
   }
 
   /** A file's access entries, paged by (type, id) so USER and GROUP entries interleave deterministically. */
-  listPermissions(fileId: string, page: PageRequest<PermissionField>): Promise<Page<PermissionRow>> {
-    const query = this.db('file_permissions').select('principal_type', 'principal_id', 'action').where({ file_id: fileId });
-    return queryPage<PermissionRow, PermissionField>(query, page, PERMISSION_COLUMNS, 'id');
+  /** Two accounts of one person on a list are one entry (`distinct`); an inactive account's entry serves nothing. */
+  async listPermissions(fileId: string, page: PageRequest<PermissionField>): Promise<Page<PermissionRow>> {
+    const query = this.db('file_permissions').distinct('principal_type', 'served_id').where({ file_id: fileId }).whereNotNull('served_id');
+    const result = await queryPage<Pick<PermissionRow, 'principal_type'> & { served_id: string }, PermissionField>(query, page, PERMISSION_COLUMNS, 'id');
+    return { ...result, items: result.items.map((r) => ({ file_id: fileId, principal_type: r.principal_type, principal_id: r.served_id, action: 'VIEW' as const })) };
   }
 }

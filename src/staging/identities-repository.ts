@@ -10,13 +10,15 @@ export type MemberField = 'type' | 'id';
 
 const USER_COLUMNS: Readonly<Record<UserField, string>> = { id: 'id', state: 'state', modified: 'modified_at' };
 const GROUP_COLUMNS: Readonly<Record<GroupField, string>> = { id: 'id', modified: 'modified_at' };
-const MEMBER_COLUMNS: Readonly<Record<MemberField, string>> = { type: 'm.member_type', id: 'm.member_id' };
+/** Members are served by `served_id` (the person an account belongs to, see people.ts), not the source's reference. */
+const MEMBER_COLUMNS: Readonly<Record<MemberField, string>> = { type: 'm.member_type', id: 'm.served_id' };
 
 export class IdentitiesRepository {
   constructor(private readonly db: Db) {}
 
   listUsers(page: PageRequest<UserField>): Promise<Page<UserRow>> {
-    return queryPage<UserRow, UserField>(this.db('users').select('id', 'email', 'full_name', 'state', 'modified_at', 'metadata'), page, USER_COLUMNS, 'id');
+    // One served user per person, whatever number of sources name them (see people.ts).
+    return queryPage<UserRow, UserField>(this.db('people').select('id', 'email', 'full_name', 'state', 'modified_at', 'metadata'), page, USER_COLUMNS, 'id');
   }
 
   listGroups(page: PageRequest<GroupField>): Promise<Page<GroupRow>> {
@@ -28,16 +30,22 @@ export class IdentitiesRepository {
   }
 
   /** Direct members only: sub-groups are GROUP entries, never expanded (the platform resolves nesting). */
-  listMembers(groupId: string, page: PageRequest<MemberField>): Promise<Page<MemberRow>> {
+  /**
+   * Two accounts of one person in a group are one member (`distinct`); an inactive account's
+   * membership serves nothing (its `served_id` is null).
+   */
+  async listMembers(groupId: string, page: PageRequest<MemberField>): Promise<Page<MemberRow>> {
     const query = this.db({ m: 'group_members' })
-      .leftJoin({ u: 'users' }, function joinUsers() {
-        this.on('u.id', '=', 'm.member_id').andOnVal('m.member_type', '=', 'USER');
+      .leftJoin({ u: 'people' }, function joinPeople() {
+        this.on('u.id', '=', 'm.served_id').andOnVal('m.member_type', '=', 'USER');
       })
       .leftJoin({ g: 'groups' }, function joinGroups() {
-        this.on('g.id', '=', 'm.member_id').andOnVal('m.member_type', '=', 'GROUP');
+        this.on('g.id', '=', 'm.served_id').andOnVal('m.member_type', '=', 'GROUP');
       })
-      .select('m.member_type', 'm.member_id', this.db.raw('coalesce(u.full_name, g.name) as member_name'))
-      .where('m.group_id', groupId);
-    return queryPage<MemberRow, MemberField>(query, page, MEMBER_COLUMNS, 'id');
+      .distinct('m.member_type', 'm.served_id', this.db.raw('coalesce(u.full_name, g.name) as member_name'))
+      .where('m.group_id', groupId)
+      .whereNotNull('m.served_id');
+    const result = await queryPage<MemberRow & { served_id: string }, MemberField>(query, page, MEMBER_COLUMNS, 'id');
+    return { ...result, items: result.items.map((r) => ({ group_id: groupId, member_type: r.member_type, member_id: r.served_id, member_name: r.member_name ?? null })) };
   }
 }

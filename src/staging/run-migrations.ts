@@ -21,3 +21,12 @@ export async function migrateLatest(db: Db): Promise<string[]> {
 export async function migrateRollbackAll(db: Db): Promise<void> {
   await db.migrate.rollback({ migrationSource }, true);
 }
+
+/** Undoes migrations, newest first, until `name` is no longer applied (tests of a migration's data step). */
+export async function migrateDownTo(db: Db, name: string): Promise<void> {
+  for (;;) {
+    const [completed] = (await db.migrate.list({ migrationSource })) as [Array<{ name: string } | string>, unknown];
+    if (!completed.some((m) => (typeof m === 'string' ? m : m.name) === name)) return;
+    await db.migrate.down({ migrationSource });
+  }
+}

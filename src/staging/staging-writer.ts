@@ -28,8 +28,9 @@ function complete(defaults: object, row: object): Record<string, unknown> {
 }
 
 /**
- * Writes staging rows directly, in one transaction per call, so a reader sees either none or all
- * of a batch: for tests and benchmarks that need staged content without a source to sync (the
+ * Writes staging rows directly, served as given (no person resolution: a user is its own person,
+ * an access entry or member serves its own id), in one transaction per call, so a reader sees
+ * either none or all of a batch: for tests and benchmarks that need staged content without a source to sync (the
  * sync engine writes through `SyncStore`; the HTTP layer only reads).
  */
 export class StagingWriter {
@@ -46,14 +47,19 @@ export class StagingWriter {
       const ids = files.map((f) => f.file.id);
       for (const part of chunks(ids, IDS_PER_STATEMENT)) await trx('file_permissions').whereIn('file_id', part).delete();
       const permissions = files.flatMap(({ file, permissions: list }) =>
-        list.map((p) => ({ file_id: file.id, principal_type: p.type, principal_id: p.id, action: 'VIEW' })),
+        list.map((p) => ({ file_id: file.id, principal_type: p.type, principal_id: p.id, action: 'VIEW', served_id: p.id })),
       );
       await insertRows(trx, 'file_permissions', permissions, ['file_id', 'principal_type', 'principal_id'], 'ignore');
     });
   }
 
+  /** Upserts users served as given: each is an account and the person it stands for, under one id. */
   async putUsers(users: readonly UserInput[]): Promise<void> {
-    await this.transaction((trx) => insertRows(trx, 'users', users.map((u) => complete(IDENTITY_DEFAULTS, u)), ['id'], 'merge'));
+    await this.transaction(async (trx) => {
+      await insertRows(trx, 'users', users.map((u) => complete(IDENTITY_DEFAULTS, { ...u, person_id: u.id })), ['id'], 'merge');
+      const people = users.map((u) => ({ id: u.id, email: u.email, full_name: u.full_name ?? null, state: u.state, modified_at: u.modified_at, metadata: u.metadata ?? null, content_hash: null }));
+      await insertRows(trx, 'people', people, ['id'], 'merge');
+    });
   }
 
   /** Upserts groups and replaces each one's direct members. */
@@ -63,7 +69,7 @@ export class StagingWriter {
       const ids = groups.map((g) => g.group.id);
       for (const part of chunks(ids, IDS_PER_STATEMENT)) await trx('group_members').whereIn('group_id', part).delete();
       const members = groups.flatMap(({ group, members: list }) =>
-        list.map((m) => ({ group_id: group.id, member_type: m.type, member_id: m.id })),
+        list.map((m) => ({ group_id: group.id, member_type: m.type, member_id: m.id, served_id: m.id })),
       );
       await insertRows(trx, 'group_members', members, ['group_id', 'member_type', 'member_id'], 'ignore');
     });

@@ -3,6 +3,8 @@ import type { Db } from './create-db';
 import { FILE_RESOURCE_COLUMNS, fileWireJson } from './file-resource';
 import { chunks } from '../lib/chunks';
 import { insertRows } from './insert-rows';
+import { accountsReferenced, personsOf, resolveAccounts, servedIdOf } from './people';
+import { personIdOf } from './person-id';
 import type { FileRow, GroupRow, PrincipalType, UserRow } from './row-types';
 
 export interface PrincipalRef {
@@ -38,6 +40,13 @@ export interface SyncBatch {
   deleteGroups: string[];
   /** What a full run saw in this batch, written or not (the sweep spares it). */
   seen: Array<{ kind: 'file' | 'user' | 'group'; id: string }>;
+}
+
+/** Every access entry and member a batch writes (their accounts decide what each serves). */
+function* referencesOf(batch: SyncBatch): Generator<PrincipalRef> {
+  for (const f of batch.files) yield* f.permissions;
+  for (const p of batch.permissions) yield* p.permissions;
+  for (const g of batch.groups) yield* g.members;
 }
 
 export function emptyBatch(): SyncBatch {
@@ -96,6 +105,10 @@ export class SyncStore {
     }
     const seen = batch.seen.filter((s) => s.kind !== 'file' || !written.has(s.id));
     await this.db.transaction(async (trx) => {
+      // Accounts first: the access lists and members below are served through them.
+      await this.writeAccounts(trx, batch.users, at);
+      const accounts = await accountsReferenced(trx, referencesOf(batch));
+      const served = (fileId: string, p: PrincipalRef) => ({ file_id: fileId, principal_type: p.type, principal_id: p.id, action: 'VIEW', served_id: servedIdOf(p, accounts) });
       if (batch.files.length) {
         const ids = batch.files.filter((f) => f.stored).map((f) => f.row.id);
         for (const part of chunks(ids, IDS_PER_STATEMENT)) {
@@ -104,26 +117,23 @@ export class SyncStore {
           await trx('file_permissions').whereIn('file_id', part).delete();
         }
         await insertRows(trx, 'files', batch.files.map((f) => f.row), ['id'], 'merge');
-        const permissions = batch.files.flatMap((f) => f.permissions.map((p) => ({ file_id: f.row.id, principal_type: p.type, principal_id: p.id, action: 'VIEW' })));
+        const permissions = batch.files.flatMap((f) => f.permissions.map((p) => served(f.row.id, p)));
         await insertRows(trx, 'file_permissions', permissions, ['file_id', 'principal_type', 'principal_id'], 'ignore');
       }
       for (const p of batch.permissions) {
         await trx('file_permissions').where({ file_id: p.fileId }).delete();
-        await insertRows(trx, 'file_permissions', p.permissions.map((e) => ({ file_id: p.fileId, principal_type: e.type, principal_id: e.id, action: 'VIEW' })), ['file_id', 'principal_type', 'principal_id'], 'ignore');
+        await insertRows(trx, 'file_permissions', p.permissions.map((e) => served(p.fileId, e)), ['file_id', 'principal_type', 'principal_id'], 'ignore');
         await trx('files').where({ id: p.fileId }).update({ permissions_hash: p.hash, permissions_modified_at: p.at });
       }
-      await insertRows(trx, 'users', batch.users, ['id'], 'merge');
       if (batch.groups.length) {
         const ids = batch.groups.map((g) => g.row.id);
         await insertRows(trx, 'groups', batch.groups.map((g) => g.row), ['id'], 'merge');
         for (const part of chunks(ids, IDS_PER_STATEMENT)) await trx('group_members').whereIn('group_id', part).delete();
-        const members = batch.groups.flatMap((g) => g.members.map((m) => ({ group_id: g.row.id, member_type: m.type, member_id: m.id })));
+        const members = batch.groups.flatMap((g) => g.members.map((m) => ({ group_id: g.row.id, member_type: m.type, member_id: m.id, served_id: servedIdOf(m, accounts) })));
         await insertRows(trx, 'group_members', members, ['group_id', 'member_type', 'member_id'], 'ignore');
       }
       released.push(...(await this.tombstone(trx, batch.tombstones, at)));
-      for (const part of chunks(batch.inactivate, IDS_PER_STATEMENT)) {
-        await trx('users').whereIn('id', part).where({ state: 'Active' }).update({ state: 'Inactive', modified_at: at, content_hash: null });
-      }
+      await this.inactivateAccounts(trx, batch.inactivate, at);
       for (const part of chunks(batch.deleteGroups, IDS_PER_STATEMENT)) {
         await trx('group_members').whereIn('group_id', part).delete();
         await trx('groups').whereIn('id', part).delete();
@@ -131,6 +141,23 @@ export class SyncStore {
       await insertRows(trx, 'sync_seen', seen.map((s) => ({ run_id: runId, kind: s.kind, id: s.id })), ['run_id', 'kind', 'id'], 'ignore');
     });
     return this.unreferenced(released);
+  }
+
+  /** Source accounts, each with the person its email maps to; then what they serve (see people.ts). */
+  private async writeAccounts(trx: Knex.Transaction, users: readonly UserWrite[], at: string): Promise<void> {
+    if (users.length === 0) return;
+    const ids = users.map((u) => u.id);
+    const former = await personsOf(trx, ids);
+    await insertRows(trx, 'users', users.map((u) => ({ ...u, person_id: personIdOf(u.id, u.email) })), ['id'], 'merge');
+    await resolveAccounts(trx, ids, former, at);
+  }
+
+  /** Accounts a source removed: Inactive, so their references serve nothing and their persons are made again. */
+  private async inactivateAccounts(trx: Knex.Transaction, ids: readonly string[], at: string): Promise<void> {
+    for (const part of chunks(ids, IDS_PER_STATEMENT)) {
+      await trx('users').whereIn('id', part).where({ state: 'Active' }).update({ state: 'Inactive', modified_at: at, content_hash: null });
+    }
+    await resolveAccounts(trx, ids, [], at);
   }
 
   /** Active files become `deleted` tombstones: metadata kept, content dropped, list JSON rewritten. */
@@ -182,10 +209,12 @@ export class SyncStore {
     const result = await this.db.transaction(async (trx) => {
       const files = (await this.unseenFiles(trx, source, runId).select('id')) as Array<{ id: string }>;
       released = await this.tombstone(trx, files.map((f) => f.id), at);
-      const users = await trx('users')
+      const unseen = (await trx('users')
         .where({ source, state: 'Active' })
         .whereNotIn('id', trx('sync_seen').where({ run_id: runId, kind: 'user' }).select('id'))
-        .update({ state: 'Inactive', modified_at: at, content_hash: null });
+        .select('id')) as Array<{ id: string }>;
+      await this.inactivateAccounts(trx, unseen.map((u) => u.id), at);
+      const users = unseen.length;
       const goneGroups = trx('groups').where({ source }).whereNotIn('id', trx('sync_seen').where({ run_id: runId, kind: 'group' }).select('id')).select('id');
       await trx('group_members').whereIn('group_id', goneGroups).delete();
       const groups = await trx('groups').where({ source }).whereNotIn('id', trx('sync_seen').where({ run_id: runId, kind: 'group' }).select('id')).delete();

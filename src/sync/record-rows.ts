@@ -1,10 +1,11 @@
 import crypto from 'node:crypto';
 import type { AccessEntry, FileRecord, GroupRecord, Principal, UserRecord } from '../adapters/adapter';
 import type { BlobStore } from '../blobs/blob-store';
+import { changeTime } from '../lib/change-time';
 import { fileWireJson } from '../staging/file-resource';
 import type { FileState, FileWrite, GroupState, GroupWrite, PrincipalRef, UserState, UserWrite } from '../staging/sync-store';
 
-/** Global ids: `<source>:<native id>` for files, users and groups alike. */
+/** Global ids: `<source>:<native id>` for files and groups, and for users' source accounts. */
 export function globalId(source: string, nativeId: string): string {
   return `${source}:${nativeId}`;
 }
@@ -33,14 +34,6 @@ export function memberRefs(source: string, members: readonly Principal[]): Princ
   return accessRefs(source, members);
 }
 
-/**
- * A timestamp for a change: `at`, or just after the stored one if the clock has not moved past
- * it, so `last_modified_datetime` strictly increases whenever what is served changes.
- */
-export function changeTime(at: string, previous: string | undefined): string {
-  if (!previous || at > previous) return at;
-  return new Date(Date.parse(previous) + 1).toISOString();
-}
 
 type Served = Pick<
   FileWrite,

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { seededRandom } from '../../bench/seeded-random';
+import { personIdOf } from '../../src/staging/person-id';
 
 /**
  * A generated folder tree in the filesystem adapter's convention (src/demo/corpus/_README.md),
@@ -98,10 +99,18 @@ function sidecarYaml(rule: MixedRule, overrides: ReadonlyMap<string, MixedRule> 
   return `${lines.join('\n')}\n`;
 }
 
-/** Served access entries of a rule, as `TYPE id` strings (sorted), for a source name. */
+/** Users of the directory: `u00`…`u29`, the first 27 active. */
+const USERS = 30;
+const ACTIVE_USERS = 27;
+
+/**
+ * Served access entries of a rule, as `TYPE id` strings (sorted), for a source name: a user entry
+ * serves the person its account's email maps to, and an inactive account's entry serves nothing.
+ */
 export function servedAccess(rule: MixedRule, source: string): string[] {
   if (rule.public) return ['GROUP *'];
-  return [...(rule.groups ?? []).map((g) => `GROUP ${source}:${g}`), ...(rule.users ?? []).map((u) => `USER ${source}:${u}`)].sort();
+  const users = (rule.users ?? []).filter((u) => Number(u.slice(1)) < ACTIVE_USERS).map((u) => `USER ${personIdOf(`${source}:${u}`, `${u}@corp.example`)}`);
+  return [...(rule.groups ?? []).map((g) => `GROUP ${source}:${g}`), ...users].sort();
 }
 
 /** Writes the tree under `root` (which must exist and be empty) and returns what it holds. */
@@ -114,7 +123,7 @@ export function generateMixedTree(root: string, options: MixedTreeOptions = {}):
   const some = <T>(list: readonly T[], n: number): T[] => [...new Set(Array.from({ length: n }, () => pick(list)))].sort();
 
   // The directory: 30 users (3 inactive), department and team groups nested under `everyone-staff`.
-  const users = Array.from({ length: 30 }, (_, i) => `u${String(i).padStart(2, '0')}`);
+  const users = Array.from({ length: USERS }, (_, i) => `u${String(i).padStart(2, '0')}`);
   const teams = Array.from({ length: 6 }, (_, i) => `team-${i}`);
   const depts = Array.from({ length: 8 }, (_, i) => `dept-${i}`);
   const groups = ['staff', ...depts, ...teams];
@@ -122,7 +131,7 @@ export function generateMixedTree(root: string, options: MixedTreeOptions = {}):
   const deptMembers = new Map(depts.map((d, i) => [d, { users: some(users, 3), groups: [teams[i % teams.length] as string] }]));
   const directory = [
     'users:',
-    ...users.map((u, i) => `  - { id: ${u}, email: ${u}@corp.example, full_name: User ${u.toUpperCase()}, active: ${i < 27} }`),
+    ...users.map((u, i) => `  - { id: ${u}, email: ${u}@corp.example, full_name: User ${u.toUpperCase()}, active: ${i < ACTIVE_USERS} }`),
     'groups:',
     '  - id: staff',
     '    name: All Staff',
