@@ -8,6 +8,7 @@ import { createSqlSource, type SqlSource } from '../helpers/sql-source';
 import { createTestDatabase, databaseKinds, type TestDatabase } from '../helpers/test-databases';
 import { runCli, startCli, summaryOf, type CliProcess } from './cli-process';
 import { crawlFiles } from './crawl-files';
+import { personIdOf } from '../../src/staging/person-id';
 
 /**
  * The SQL adapter end to end: a SQLite source database and a mapping file, synced by the real
@@ -79,8 +80,10 @@ describe.each(databaseKinds)('a SQL source synced by the CLI into %s staging, cr
 
     const crawled = await crawlFiles(base, API_KEY, { pageSize: 5 });
     expect([...crawled.keys()].sort()).toEqual(Array.from({ length: 12 }, (_, i) => `${SOURCE}:${i + 1}`).sort());
-    expect(crawled.get(`${SOURCE}:4`)).toMatchObject({ name: 'Document 4', mimeType: 'text/html', access: ['GROUP *', `GROUP ${SOURCE}:finance-team`, `USER ${SOURCE}:5`] });
-    expect(crawled.get(`${SOURCE}:1`)?.access).toEqual([`GROUP ${SOURCE}:all-staff`, `USER ${SOURCE}:2`]);
+    // A user entry serves the person the account's email maps to (one person, one user).
+    const person = (n: number) => `USER ${personIdOf(`${SOURCE}:${n}`, email(n))}`;
+    expect(crawled.get(`${SOURCE}:4`)).toMatchObject({ name: 'Document 4', mimeType: 'text/html', access: ['GROUP *', `GROUP ${SOURCE}:finance-team`, person(5)] });
+    expect(crawled.get(`${SOURCE}:1`)?.access).toEqual([`GROUP ${SOURCE}:all-staff`, person(2)]);
 
     const report = await conformance([
       // A user, and a team: its members.

@@ -82,7 +82,8 @@ describe.each(databaseKinds)('syncing a source with an access policy (%s staging
       for (const u of source.users.values()) {
         const explicit = file.access.some((e) => e.type === 'USER' && e.nativeId === u.nativeId);
         const expected = explicit || (u.active && policyGrants(policy, u, file));
-        const granted = access.canSee(`hr-db:${u.nativeId}`, `hr-db:${file.nativeId}`);
+        // The gateway serves people, found by email (one person, one user).
+        const granted = access.canSee(u.email, `hr-db:${file.nativeId}`);
         if (granted !== expected) wrong.push(`${granted ? 'over' : 'under'}-exposed: ${u.nativeId} on ${file.nativeId}`);
       }
     }

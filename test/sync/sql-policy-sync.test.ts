@@ -61,7 +61,7 @@ describe.each(databaseKinds)('a SQL source with an access policy (%s staging)', 
     const client = new GatewayClient({ baseUrl: gw.url, key: TEST_KEYS[0], authForm: 'bearer', concurrency: 2, timeoutMs: 10_000, recorder: new CrawlRecorder(), pacer: new RateLimitPacer() });
     const access = new EffectiveAccess(accessInputFromCrawl(await crawlGateway(client, { concurrency: 2, skipDownloads: true })));
     client.close();
-    const people = (await source.db('people').select()) as Array<{ id: number; is_active: number | boolean; department: string; clearance: number }>;
+    const people = (await source.db('people').select()) as Array<{ id: number; email: string; is_active: number | boolean; department: string; clearance: number }>;
     const roles = (await source.db('role_assignments').select()) as Array<{ person_id: number; role: string }>;
     const docs = (await source.db('documents').select()) as Array<{ id: number; kind: string; space: string; department: string; level: number; tags: string }>;
     const wrong: string[] = [];
@@ -70,7 +70,8 @@ describe.each(databaseKinds)('a SQL source with an access policy (%s staging)', 
       for (const p of people) {
         const user = { attributes: { department: p.department, clearance: p.clearance }, roles: roles.filter((r) => r.person_id === p.id).map((r) => r.role) };
         const expected = Boolean(p.is_active) && policyGrants(POLICY, user, doc);
-        if (access.canSee(`sql:${p.id}`, `sql:${d.id}`) !== expected) wrong.push(`${expected ? 'under' : 'over'}-exposed: person ${p.id} on document ${d.id}`);
+        // The gateway serves people, found by email (one person, one user).
+        if (access.canSee(p.email, `sql:${d.id}`) !== expected) wrong.push(`${expected ? 'under' : 'over'}-exposed: person ${p.id} on document ${d.id}`);
       }
     }
     return wrong;
