@@ -298,8 +298,7 @@ function accessFromDisk(root: string, folder: string, fileName: string): string[
     if (text) {
       const doc = (parseYaml(text) ?? {}) as { public?: boolean; users?: string[]; groups?: string[]; files?: Record<string, { public?: boolean; users?: string[]; groups?: string[] }> };
       const rule = (own ? doc.files?.[fileName] : undefined) ?? doc;
-      if (rule.public) return ['GROUP *'];
-      return [...(rule.groups ?? []).map((g) => `GROUP ${SOURCE}:${g}`), ...(rule.users ?? []).map((u) => `USER ${SOURCE}:${u}`)].sort();
+      return servedAccess({ ...(rule.public ? { public: true as const } : {}), users: rule.users ?? [], groups: rule.groups ?? [] }, SOURCE);
     }
     if (dir === '') return [];
     dir = dir.includes('/') ? dir.slice(0, dir.lastIndexOf('/')) : '';
