@@ -1,6 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import type { AccessBreak } from '../harness/assistant/break-access';
 import { runAssistantScenario } from '../harness/assistant/run-assistant-scenario';
+import { runMultiSourceHarness } from '../harness/multi-source/run-multi-source-harness';
 import { runHarness } from '../harness/run-harness';
 import { createLogger, type Logger } from '../logging/create-logger';
 import { parseRatio } from './parse-ratio';
@@ -22,6 +23,8 @@ interface HarnessFlags {
   questionsPerUser: number;
   probeLimit: number;
   breakAccess?: AccessBreak;
+  multiSource?: boolean;
+  breakPolicy?: boolean;
 }
 
 /** A whole number of at least `min` (commander reports anything else as a usage error). */
@@ -71,6 +74,22 @@ async function runCrawlHarness(flags: HarnessFlags, logger: Logger, runtime: Run
   if (!result.ok) runtime.setExitCode(1);
 }
 
+/** `harness --multi-source`: three sources, one gateway; any over- or under-exposed pair (or failed check) ends the process with 1. */
+async function runMultiSource(flags: HarnessFlags, logger: Logger, runtime: Runtime): Promise<void> {
+  const result = await runMultiSourceHarness({
+    seed: flags.seed,
+    tasks: flags.tasks,
+    out: flags.out,
+    logger,
+    print: runtime.print,
+    ...(flags.databaseUrl ? { databaseUrl: flags.databaseUrl } : {}),
+    ...(flags.breakPolicy ? { brokenPolicy: true } : {}),
+  });
+  const totals = result.rounds.map((r) => `${r.label}: ${r.report.summary.checks.fail} failures, ${r.access.overExposed.length} over-exposed, ${r.access.underExposed.length} under-exposed`);
+  runtime.print(`multi-source harness ${result.ok ? 'passed' : 'FAILED'} — ${totals.join('; ')}`);
+  if (!result.ok) runtime.setExitCode(1);
+}
+
 export function registerHarnessCommand(program: Command, runtime: Runtime): void {
   program
     .command('harness')
@@ -83,7 +102,10 @@ export function registerHarnessCommand(program: Command, runtime: Runtime): void
         'the assistant about tasks they may and may not see; leaked citations (files the oracle says the asker may not see), missed ones, ' +
         'how many sync + ingest cycles revoked access takes to disappear after the change round (a guest deactivated and a project member ' +
         'added too), and the Data API’s counts and the usage report against what the scenario recorded, file by file ' +
-        '(docs/closed-loop-scenario.md). Exits 1 on any leak or failed check.',
+        '(docs/closed-loop-scenario.md). Exits 1 on any leak or failed check. ' +
+        'With --multi-source, three sources feed one gateway: the work-management organization, a folder tree and a SQL database with an ' +
+        'attribute policy, people in two or three of them; every (person, document) pair of the crawl is compared with each source’s own ' +
+        'model, before and after attribute changes (docs/multi-source-scenario.md). Exits 1 on any over- or under-exposed pair.',
     )
     .option('--seed <seed>', 'organization generator seed', '7')
     .option('--tasks <n>', 'tasks in the generated organization', wholeNumber(50), 1200)
@@ -100,9 +122,12 @@ export function registerHarnessCommand(program: Command, runtime: Runtime): void
     .option('--questions-per-user <n>', 'with --assistant: questions each member asks per round', wholeNumber(1), 4)
     .option('--probe-limit <n>', 'with --assistant: revoked (user, task) pairs asked about after each sync + ingest', wholeNumber(1), 300)
     .option('--break-access <how>', 'with --assistant, a self-test: serve every access list as the wildcard ("wildcard": the scenario must report leaks) or empty ("nobody": it must report missed citations); either way it must exit 1', parseBreak)
+    .option('--multi-source', 'run the multi-source scenario: work-management, filesystem and SQL (with an access policy) feeding one gateway')
+    .option('--break-policy', 'with --multi-source, a self-test: sync the SQL source with a policy that forgets the clearance test; the scenario must then report over-exposed pairs and exit 1')
     .action(async (flags: HarnessFlags) => {
       // The crawl's robustness probes make the gateway log every 4xx it answers: keep the scenario's output readable.
       const logger = createLogger({ level: runtime.env.LOG_LEVEL ?? 'error' });
-      await (flags.assistant ? runAssistant(flags, logger, runtime) : runCrawlHarness(flags, logger, runtime));
+      if (flags.multiSource) await runMultiSource(flags, logger, runtime);
+      else await (flags.assistant ? runAssistant(flags, logger, runtime) : runCrawlHarness(flags, logger, runtime));
     });
 }

@@ -12,6 +12,7 @@ import { compareAccess, type AccessComparison } from './compare-access';
 import { applyChangeRound, type ChangeRound } from './change-round';
 import { HARNESS_SOURCE, startHarnessGateway } from './harness-gateway';
 import { startHarnessMock } from './harness-mock';
+import { workManagementExpected } from './work-management-expected';
 
 export interface HarnessOptions {
   seed: string;
@@ -110,20 +111,7 @@ export async function runHarness(o: HarnessOptions): Promise<HarnessResult> {
         const who = effective.whoCanSee(file.listing.id);
         granted.set(file.listing.id.slice(SOURCE.length + 1), new Set((who?.users ?? []).map((u) => normalizeEmail(u.email ?? u.id))));
       }
-      const emails = await mockClient.userEmails(workspace.gid);
-      const expected = new Map<string, string[]>();
-      for (const [gid, users] of await mockClient.visibility('task')) expected.set(`task:${gid}`, await emails(users));
-      const attachments = await mockClient.visibility('attachment');
-      for (const [gid, users] of attachments) {
-        const id = `attachment:${gid}`;
-        if (granted.has(id)) {
-          expected.set(id, await emails(users));
-          continue;
-        }
-        // Not served: fine when the platform could not index it (type, or not stored by the service).
-        const a = await mockClient.request<{ data: { name: string; host: string } }>('GET', `/api/1.0/attachments/${gid}?opt_fields=name,host`);
-        if (a.data.host === 'asana' && /\.(pdf|docx|pptx|txt)$/i.test(a.data.name)) expected.set(id, await emails(users));
-      }
+      const expected = await workManagementExpected(mockClient, workspace.gid, new Set(granted.keys()));
       const population = (await mockClient.request<{ data: string[] }>('GET', `/_oracle/users?workspace=${workspace.gid}`)).data.length;
       return compareAccess(expected, granted, population);
     };
