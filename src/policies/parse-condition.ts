@@ -19,6 +19,7 @@ type Token =
   | { kind: 'op'; text: string; at: number }
   | { kind: 'end'; at: number };
 
+const MAX_DEPTH = 64;
 const KEYWORDS = new Set(['and', 'or', 'not', 'in', 'true', 'false']);
 const COMPARISONS: readonly string[] = ['==', '!=', '<=', '>=', '<', '>'];
 /** Tokens people reach for that the grammar spells differently: refused with the right spelling. */
@@ -78,6 +79,8 @@ const isOp = (t: Token, o: string): boolean => t.kind === 'op' && t.text === o;
 /** Recursive descent over the tokens: `or` of `and` of (`not`) tests and parenthesised conditions. */
 class ConditionParser {
   private i = 0;
+  /** How deep `not` and parentheses nest here: bounded, so a hostile file is refused, not a stack overflow. */
+  private depth = 0;
 
   constructor(private readonly tokens: readonly Token[]) {}
 
@@ -109,6 +112,16 @@ class ConditionParser {
 
   private unary(): Condition {
     const t = this.peek();
+    if (this.depth >= MAX_DEPTH) throw new ConditionSyntaxError(`the condition is nested more than ${MAX_DEPTH} deep (parentheses and 'not')`, t.at);
+    this.depth++;
+    try {
+      return this.nested(t);
+    } finally {
+      this.depth--;
+    }
+  }
+
+  private nested(t: Token): Condition {
     if (isWord(t, 'not')) {
       this.next();
       return { kind: 'not', part: this.unary(), at: t.at };

@@ -81,6 +81,13 @@ describe('loading a policy file', () => {
     expect(refusal('version: 1\nrules:\n  - name: a\n    roles: []\n').message).toMatch(/roles lists at least one role/);
   });
 
+  it('refuses a condition nested too deep with a PolicyError naming the rule, not a stack overflow', () => {
+    for (const allow of [`${'('.repeat(5000)}true${')'.repeat(5000)}`, `${'not '.repeat(20000)}true`]) {
+      expect(refusal(`version: 1\nrules:\n  - name: deep\n    allow: "${allow}"\n`).message).toMatch(/rule 'deep'.*nested more than 64 deep/);
+    }
+    expect(() => parsePolicy(`version: 1\nrules:\n  - name: ok\n    allow: "${'('.repeat(60)}true${')'.repeat(60)}"\n`)).not.toThrow();
+  });
+
   it('reads a file and says which file it could not read', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'policy-'));
     const file = path.join(dir, 'access.yaml');
