@@ -30,8 +30,9 @@ interface SyncFlags {
 
 export function formatSummary(s: SyncSummary): string {
   const c = s.counts;
+  const i = s.identities;
   const head = `${s.source}: ${s.mode}${s.resumed ? ' (resumed)' : ''} sync ${s.status}`;
-  const counts = `added ${c.added}, changed ${c.changed}, unchanged ${c.unchanged}, deleted ${c.deleted}, failed ${c.failed}`;
+  const counts = `files added ${c.added}, changed ${c.changed}, unchanged ${c.unchanged}, deleted ${c.deleted}, failed ${c.failed}; users and groups added ${i.added}, changed ${i.changed}, unchanged ${i.unchanged}, deleted ${i.deleted}`;
   const tail = [s.fellBackToFull ? `full because ${s.fellBackToFull}` : '', reconciliationNote(s), s.error ?? ''].filter(Boolean).join('; ');
   return `${head}: ${counts} in ${(s.durationMs / 1000).toFixed(1)} s${tail ? ` — ${tail}` : ''}`;
 }
@@ -61,7 +62,7 @@ function syncOptions(config: Config, flags: { full?: boolean; allowMassDelete?: 
  */
 function progressReporter(runtime: Runtime, logger: Logger, expected: number | undefined): { onProgress(p: SyncProgress): void; stop(): void } {
   if (!runtime.interactive) {
-    return { onProgress: (p) => logger.info({ source: p.source, mode: p.mode, processed: p.processed, counts: p.counts }, 'sync progress'), stop: () => undefined };
+    return { onProgress: (p) => logger.info({ source: p.source, mode: p.mode, processed: p.processed, counts: p.counts, identities: p.identities }, 'sync progress'), stop: () => undefined };
   }
   const bar = new SingleBar({
     format: ' {source} [{bar}] {value}{ofTotal} items | {rate}/s | ETA {eta_formatted}',

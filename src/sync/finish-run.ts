@@ -15,7 +15,7 @@ export interface RunEnding {
 /** Closes the run's record (its counts, and its first failures when it has no error of its own), logs it and sums it up. */
 export async function finishRun(ctx: Pick<RunContext, 'runs' | 'runId' | 'source' | 'mode' | 'started' | 'logger' | 'now'>, tally: RunTally, ending: RunEnding): Promise<SyncSummary> {
   const { status, error, reconciliation } = ending;
-  const { counts, failures } = tally;
+  const { counts, identities, failures } = tally;
   await ctx.runs.finish(ctx.runId, status, counts, ctx.now().toISOString(), error ?? (failures.length ? failures.slice(0, 100).join('\n') : undefined), reconciliation?.unannounced);
   const summary: SyncSummary = {
     source: ctx.source,
@@ -23,6 +23,7 @@ export async function finishRun(ctx: Pick<RunContext, 'runs' | 'runId' | 'source
     mode: ctx.mode,
     status,
     counts,
+    identities,
     durationMs: Date.now() - ctx.started,
     resumed: ending.resumed,
     failures,
@@ -30,6 +31,6 @@ export async function finishRun(ctx: Pick<RunContext, 'runs' | 'runId' | 'source
     ...(reconciliation ? { reconciliation } : {}),
     ...(error ? { error } : {}),
   };
-  ctx.logger.info({ runId: ctx.runId, mode: ctx.mode, status, counts, ...(reconciliation ? { reconciliation } : {}), durationMs: summary.durationMs }, 'sync finished');
+  ctx.logger.info({ runId: ctx.runId, mode: ctx.mode, status, counts, identities, ...(reconciliation ? { reconciliation } : {}), durationMs: summary.durationMs }, 'sync finished');
   return summary;
 }

@@ -6,7 +6,7 @@ import type { SyncLock } from '../staging/sync-lock';
 import type { SyncCounts, SyncMode, SyncRunsRepository } from '../staging/sync-runs-repository';
 import type { SyncStore } from '../staging/sync-store';
 import { ErrorBudget, SyncAbortedError, type ErrorBudgetLimits } from './error-budget';
-import type { SyncOptions } from './sync-options';
+import type { IdentityCounts, SyncOptions } from './sync-options';
 
 /** What a run works with and does not change while it runs; every stage reads it. */
 export interface RunContext {
@@ -45,13 +45,21 @@ export function zeroCounts(): SyncCounts {
   return { added: 0, changed: 0, unchanged: 0, deleted: 0, failed: 0, skipped: 0 };
 }
 
+export function zeroIdentityCounts(): IdentityCounts {
+  return { added: 0, changed: 0, unchanged: 0, deleted: 0 };
+}
+
 /**
- * What a run has counted so far, passed from stage to stage: the counts it reports, its failures
+ * What a run has counted so far, passed from stage to stage: the files and the users and groups it
+ * wrote, left alone or deleted, its failures
  * (within the error budget), the events it read and, when it reconciles access afterwards, the
  * files its changes settled (written, deleted or failed), which reconciliation leaves be.
  */
 export class RunTally {
+  /** Files. */
   readonly counts = zeroCounts();
+  /** Users and groups. */
+  readonly identities = zeroIdentityCounts();
   readonly failures: string[] = [];
   processed = 0;
   private readonly budget: ErrorBudget;

@@ -53,11 +53,22 @@ export interface SyncDeps {
   signal?: AbortSignal;
 }
 
+/** What a run did to users and groups (a source's people and teams, not its files). */
+export interface IdentityCounts {
+  added: number;
+  changed: number;
+  unchanged: number;
+  /** Users made Inactive and groups removed. */
+  deleted: number;
+}
+
 export interface SyncProgress {
   source: string;
   mode: SyncMode;
   processed: number;
+  /** Files only; users and groups are in `identities`. */
   counts: SyncCounts;
+  identities: IdentityCounts;
   elapsedMs: number;
 }
 
@@ -66,7 +77,9 @@ export interface SyncSummary {
   runId: number;
   mode: SyncMode;
   status: Exclude<SyncRunStatus, 'running'>;
+  /** Files only (what `sync_runs.counts` keeps); users and groups are in `identities`. */
   counts: SyncCounts;
+  identities: IdentityCounts;
   durationMs: number;
   /** A full run that continued an interrupted one. */
   resumed: boolean;

@@ -108,17 +108,19 @@ export async function runCli(args: string[], env: Record<string, string>): Promi
   return { ...exit, stdout: p.stdout(), stderr: p.stderr() };
 }
 
-/** The `<source>: <mode> sync <status>: added …` summary line of a sync, parsed. */
+/** The `<source>: <mode> sync <status>: files added …; users and groups added …` summary line of a sync, parsed. */
 export interface SyncSummaryLine {
   line: string;
   source: string;
   mode: string;
   resumed: boolean;
   status: string;
+  /** Files. */
   counts: { added: number; changed: number; unchanged: number; deleted: number; failed: number };
+  identities: { added: number; changed: number; unchanged: number; deleted: number };
 }
 
-const SUMMARY = /^([a-z][a-z0-9-]*): (full|incremental)( \(resumed\))? sync (\w+): added (\d+), changed (\d+), unchanged (\d+), deleted (\d+), failed (\d+) in [\d.]+ s/m;
+const SUMMARY = /^([a-z][a-z0-9-]*): (full|incremental)( \(resumed\))? sync (\w+): files added (\d+), changed (\d+), unchanged (\d+), deleted (\d+), failed (\d+); users and groups added (\d+), changed (\d+), unchanged (\d+), deleted (\d+) in [\d.]+ s/m;
 
 export function summaryLines(stdout: string): SyncSummaryLine[] {
   return stdout
@@ -132,6 +134,7 @@ export function summaryLines(stdout: string): SyncSummaryLine[] {
       resumed: m[3] !== undefined,
       status: m[4] as string,
       counts: { added: Number(m[5]), changed: Number(m[6]), unchanged: Number(m[7]), deleted: Number(m[8]), failed: Number(m[9]) },
+      identities: { added: Number(m[10]), changed: Number(m[11]), unchanged: Number(m[12]), deleted: Number(m[13]) },
     }));
 }
 

@@ -57,7 +57,7 @@ describe.each(setups)('runSync on %s, blobs in the %s store', (kind, store) => {
 
   it('stages everything a full run yields, with global ids, the wildcard and direct members', async () => {
     const summary = await sync(org());
-    expect(summary).toMatchObject({ status: 'succeeded', mode: 'full', counts: { added: 15, changed: 0, unchanged: 0, deleted: 0, failed: 0 } });
+    expect(summary).toMatchObject({ status: 'succeeded', mode: 'full', counts: { added: 11, changed: 0, unchanged: 0, deleted: 0, failed: 0 }, identities: { added: 4, changed: 0, unchanged: 0, deleted: 0 } });
     expect(summary.fellBackToFull).toBe('no checkpoint yet');
     const perms = await t.db('file_permissions').where({ file_id: 'src:deck' }).orderBy('principal_type').select('principal_type', 'principal_id');
     expect(perms).toEqual([{ principal_type: 'GROUP', principal_id: '*' }, { principal_type: 'USER', principal_id: 'src:ana' }]);
@@ -79,7 +79,8 @@ describe.each(setups)('runSync on %s, blobs in the %s store', (kind, store) => {
     const opens = source.opens;
     clock += 3600_000;
     const summary = await sync(source, { mode: 'full' });
-    expect(summary.counts).toMatchObject({ added: 0, changed: 0, unchanged: 15, deleted: 0 });
+    expect(summary.counts).toMatchObject({ added: 0, changed: 0, unchanged: 11, deleted: 0 });
+    expect(summary.identities).toEqual({ added: 0, changed: 0, unchanged: 4, deleted: 0 });
     expect(await snapshot()).toEqual(before);
     expect(source.opens).toBe(opens); // same version: the bytes were not fetched again
   });
@@ -92,7 +93,7 @@ describe.each(setups)('runSync on %s, blobs in the %s store', (kind, store) => {
     source.html('doc1', '<p>1, edited</p>', [{ type: 'GROUP', nativeId: 'all' }]);
     source.html('doc2', '<p>2</p>', [{ type: 'GROUP', nativeId: 'eng' }]);
     const summary = await sync(source, { mode: 'full' });
-    expect(summary.counts).toMatchObject({ changed: 2, unchanged: 13 });
+    expect(summary.counts).toMatchObject({ changed: 2, unchanged: 9 });
     const after = await files();
     const byId = (rows: typeof after, id: string) => rows.find((r: { id: string }) => r.id === id);
     expect(byId(after, 'src:doc1').modified_at).toBe('2026-05-01T00:01:00.000Z');
@@ -148,7 +149,7 @@ describe.each(setups)('runSync on %s, blobs in the %s store', (kind, store) => {
     await blobs.delete(deck.blob_key);
     clock += 1000;
     const summary = await sync(source, { mode: 'full' });
-    expect(summary.counts).toMatchObject({ added: 0, changed: 0, unchanged: 15 });
+    expect(summary.counts).toMatchObject({ added: 0, changed: 0, unchanged: 11 });
     expect(source.opens).toBe(2);
     expect(await blobs.stat(deck.blob_key)).toEqual({ size: '%PDF deck v1'.length });
     expect(await snapshot()).toEqual(before);
@@ -160,7 +161,8 @@ describe.each(setups)('runSync on %s, blobs in the %s store', (kind, store) => {
     source.remove('file', 'doc3').remove('file', 'deck').remove('user', 'bo').remove('group', 'eng');
     clock += 1000;
     const summary = await sync(source, { mode: 'full' });
-    expect(summary.counts.deleted).toBe(4);
+    expect(summary.counts.deleted).toBe(2);
+    expect(summary.identities.deleted).toBe(2);
     const rows = await files();
     expect(rows.filter((f: { status: string }) => f.status === 'deleted').map((f: { id: string }) => f.id)).toEqual(['src:deck', 'src:doc3']);
     const deck = rows.find((f: { id: string }) => f.id === 'src:deck');
@@ -235,7 +237,7 @@ describe.each(setups)('runSync on %s, blobs in the %s store', (kind, store) => {
     await sync(source);
     source.html('new', '<p>new</p>').remove('file', 'doc0').remove('user', 'ana');
     const inc = await sync(source);
-    expect(inc).toMatchObject({ mode: 'incremental', status: 'succeeded', counts: { added: 1, deleted: 2 } });
+    expect(inc).toMatchObject({ mode: 'incremental', status: 'succeeded', counts: { added: 1, deleted: 1 }, identities: { deleted: 1 } });
     expect((await t.db('files').where({ id: 'src:doc0' }).first()).status).toBe('deleted');
     expect((await t.db('users').where({ id: 'src:ana' }).first()).state).toBe('Inactive');
 

@@ -63,9 +63,9 @@ async function decideIdentities(ctx: Pick<RunContext, 'source' | 'store'>, sorte
 
 function countIdentity<W>(tally: RunTally, stored: boolean, write: W | undefined, out: W[]): void {
   if (!write) {
-    tally.counts.unchanged++;
+    tally.identities.unchanged++;
     return;
   }
-  tally.counts[stored ? 'changed' : 'added']++;
+  tally.identities[stored ? 'changed' : 'added']++;
   out.push(write);
 }

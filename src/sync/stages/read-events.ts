@@ -16,11 +16,14 @@ export interface EventBatch {
  */
 export async function* readEvents(events: AsyncIterable<SyncEvent>, tally: RunTally, batchSize: number, signal: AbortSignal): AsyncGenerator<EventBatch> {
   let pending: SyncEvent[] = [];
+  /** Whether the last batch yielded ends at the last event read. */
+  let ended = false;
   for await (const event of events) {
     if (signal.aborted) throw new RunCancelled();
     if (event.type === 'checkpoint') {
       yield { events: pending, checkpoint: event.checkpoint };
       pending = [];
+      ended = true;
       continue;
     }
     if (event.type === 'failure') tally.fail(event.nativeId ?? '?', event.error);
@@ -30,7 +33,12 @@ export async function* readEvents(events: AsyncIterable<SyncEvent>, tally: RunTa
     if (pending.length >= batchSize) {
       yield { events: pending };
       pending = [];
+      ended = true;
+    } else {
+      ended = false;
     }
   }
-  yield { events: pending };
+  // The last batch, unless the one before ended exactly there (at a checkpoint, or full): a run
+  // records and reports its progress once for the same events, not twice.
+  if (!ended) yield { events: pending };
 }

@@ -15,7 +15,7 @@ export interface SortedEvents {
 
 /**
  * Stage 2a, decide (no I/O): sorts a batch's events by kind and global id. A delete wins over an
- * earlier file event for the same id, and counts as deleted; a failed item is marked seen, so a
+ * earlier file event for the same id, and counts as deleted (a file, or a user or group); a failed item is marked seen, so a
  * full run's sweep keeps it as it was. Files the events settle are noted for reconciliation.
  */
 export function sortEvents(source: string, events: readonly SyncEvent[], tally: RunTally): SortedEvents {
@@ -35,7 +35,8 @@ export function sortEvents(source: string, events: readonly SyncEvent[], tally: 
       if (e.kind === 'file') batch.tombstones.push(id);
       else if (e.kind === 'user') batch.inactivate.push(id);
       else batch.deleteGroups.push(id);
-      tally.counts.deleted++;
+      if (e.kind === 'file') tally.counts.deleted++;
+      else tally.identities.deleted++;
     } else if (e.type === 'failure' && e.nativeId && e.kind) {
       batch.seen.push({ kind: e.kind, id: globalId(source, e.nativeId) });
     }

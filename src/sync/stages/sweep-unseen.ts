@@ -24,7 +24,8 @@ export async function sweepUnseen(ctx: RunContext, tally: RunTally, lastCheckpoi
   }
   const swept = await store.sweep(source, runId, stampOf(ctx));
   await releaseBlobs(ctx, swept.released);
-  tally.counts.deleted += swept.files + swept.users + swept.groups;
+  tally.counts.deleted += swept.files;
+  tally.identities.deleted += swept.users + swept.groups;
   await store.purgeTombstones(source, new Date(ctx.now().getTime() - options.tombstoneRetentionMs).toISOString());
   await store.clearSeen(runId);
   if (lastCheckpoint !== undefined && isIncremental(ctx.adapter)) await ctx.checkpoints.save(source, lastCheckpoint, stampOf(ctx));

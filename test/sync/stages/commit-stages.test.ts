@@ -72,18 +72,20 @@ describe.each(databaseKinds)('the stages that write, on %s', (kind) => {
     const batch = await decideBatch(ctx, tally, events, at);
     expect(batch.files.map((f) => f.row.id)).toEqual(['src:a', 'src:b']);
     expect(batch.users.map((u) => u.id)).toEqual(['src:u']);
-    expect(tally.counts).toMatchObject({ added: 3, unchanged: 0 });
+    expect(tally.counts).toMatchObject({ added: 2, unchanged: 0 });
+    expect(tally.identities).toMatchObject({ added: 1, unchanged: 0 });
     await applyBatch(ctx, batch, at);
     await recordCheckpoint(ctx, tally, { position: 3 }, at);
     expect(await t.db('files').orderBy('id').pluck('id')).toEqual(['src:a', 'src:b']);
     expect(await ctx.checkpoints.load('src')).toEqual({ position: 3 });
-    expect(progress.at(-1)).toMatchObject({ source: 'src', mode: 'incremental', counts: { added: 3 } });
+    expect(progress.at(-1)).toMatchObject({ source: 'src', mode: 'incremental', counts: { added: 2 }, identities: { added: 1 } });
 
     const again = new RunTally(budget);
     const second = await decideBatch(ctx, again, events, at);
     expect(second.files).toEqual([]);
     expect(second.users).toEqual([]);
-    expect(again.counts).toMatchObject({ added: 0, changed: 0, unchanged: 3 });
+    expect(again.counts).toMatchObject({ added: 0, changed: 0, unchanged: 2 });
+    expect(again.identities).toMatchObject({ added: 0, changed: 0, unchanged: 1 });
   });
 
   it('checkpoint: a full run keeps its checkpoint with its progress (to resume), not as the source\'s', async () => {

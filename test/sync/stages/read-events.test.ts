@@ -28,9 +28,11 @@ describe('readEvents (stage 1)', () => {
     ]);
   });
 
-  it('ends with a batch even when nothing is pending, so the run records its progress', async () => {
+  it('yields one batch for no events at all (the run records its progress), and no empty one after a batch that ended at the last event', async () => {
     expect(await batches([], 10)).toEqual([{ events: [] }]);
-    expect(await batches([checkpoint(1)], 10)).toEqual([{ events: [], checkpoint: { position: 1 } }, { events: [] }]);
+    expect(await batches([checkpoint(1)], 10)).toEqual([{ events: [], checkpoint: { position: 1 } }]);
+    expect((await batches([file(1), file(2), checkpoint(2)], 10)).map((b) => b.events.length)).toEqual([2]);
+    expect((await batches([file(1), file(2)], 2)).map((b) => b.events.length)).toEqual([2]);
   });
 
   it('counts every event but checkpoints as processed, and charges failures to the tally', async () => {
@@ -68,6 +70,8 @@ describe('readEvents (stage 1)', () => {
         const flattened = got.flatMap((b) => [...b.events, ...(b.checkpoint === undefined ? [] : [{ type: 'checkpoint', checkpoint: b.checkpoint } as SyncEvent])]);
         expect(flattened).toEqual(events);
         for (const b of got) expect(b.events.length).toBeLessThanOrEqual(size);
+        // Only the single batch of an empty read is empty without carrying a checkpoint.
+        expect(got.filter((b) => b.events.length === 0 && b.checkpoint === undefined).length).toBe(events.length === 0 ? 1 : 0);
       }),
     );
   });

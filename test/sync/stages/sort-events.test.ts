@@ -13,7 +13,7 @@ describe('sortEvents (stage 2a: decide, no I/O)', () => {
     expect([...sorted.users.keys()]).toEqual(['src:u']);
   });
 
-  it('turns deletes into tombstones, inactivations and group deletions, dropping an earlier write of the file, and counts them', () => {
+  it('turns deletes into tombstones, inactivations and group deletions, dropping an earlier write of the file, and counts files apart from users and groups', () => {
     const tally = new RunTally(budget);
     const sorted = sortEvents(
       'src',
@@ -22,7 +22,8 @@ describe('sortEvents (stage 2a: decide, no I/O)', () => {
     );
     expect(sorted.files.size).toBe(0);
     expect(sorted.batch).toMatchObject({ tombstones: ['src:a'], inactivate: ['src:u'], deleteGroups: ['src:g'] });
-    expect(tally.counts.deleted).toBe(3);
+    expect(tally.counts.deleted).toBe(1);
+    expect(tally.identities.deleted).toBe(2);
   });
 
   it('marks a failed item seen (a sweep keeps it as it was), but not a failure that names no item', () => {
