@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Command } from 'commander';
-import { projectRoot } from '../project-root';
+import { projectRoot } from '../lib/project-root';
 import { scaffoldAdapter } from '../scaffold/scaffold-adapter';
 import { ScaffoldError } from '../scaffold/scaffold-error';
 import type { Runtime } from './runtime';

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { projectRoot } from '../project-root';
+import { projectRoot } from '../lib/project-root';
 
 /**
  * Which contract a run holds the gateway to.

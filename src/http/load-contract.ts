@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import type { Document } from 'openapi-backend';
-import { projectRoot } from '../project-root';
+import { projectRoot } from '../lib/project-root';
 
 export const CONTRACT_PATH = path.join(projectRoot(), 'openapi', 'content-gateway.yaml');
 

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { projectRoot } from '../../project-root';
+import { projectRoot } from '../../lib/project-root';
 import { ADAPTER_NAME } from '../adapter';
 
 /** The work-management adapter's settings, as the environment spells them (shown by `--help` and the README). */
