@@ -1,7 +1,6 @@
 import crypto from 'node:crypto';
 import { closeSync, promises as fs } from 'node:fs';
 import path from 'node:path';
-import { z } from 'zod';
 import type { AdapterContext, FileRecord, IncrementalAdapter, SyncEvent } from '../adapter';
 import { throwIfAborted } from '../../lib/abort-error';
 import { readAhead } from '../../lib/read-ahead';
@@ -23,23 +22,9 @@ import {
 import { filesystemWorkerEvents } from './filesystem-worker-events';
 import { openWalkedFile, readWalkedFile, WalkedBinaryContent } from './filesystem-reads';
 import { SkipReport, walkTree, type TreeFile } from './filesystem-tree';
+import { filesystemCheckpointSchema, type FilesystemCheckpoint } from './filesystem-checkpoint';
 
-/**
- * Where the last run left the tree. `files` maps every content file's native id to the version
- * it had (`mtimeMs:size`, prefixed `racy:` when it was modified too close to the scan to trust);
- * `sidecars` maps each sidecar's relative path to the SHA-256 of its bytes; `failed` lists files
- * that could not be synced (retried by every incremental run); `directory` fingerprints the
- * directory file and lists its ids, so users and groups that disappear are deleted.
- */
-export const filesystemCheckpointSchema = z.strictObject({
-  scannedAt: z.iso.datetime(),
-  files: z.record(z.string(), z.string()),
-  sidecars: z.record(z.string(), z.string()),
-  failed: z.array(z.string()),
-  directory: z.strictObject({ sha256: z.string(), users: z.array(z.string()), groups: z.array(z.string()) }),
-});
-
-export type FilesystemCheckpoint = z.infer<typeof filesystemCheckpointSchema>;
+export { filesystemCheckpointSchema, type FilesystemCheckpoint } from './filesystem-checkpoint';
 
 /**
  * A file modified this close to the scan may change again within the same mtime tick without

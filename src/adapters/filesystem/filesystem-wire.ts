@@ -1,5 +1,7 @@
 import type { FileRecord, SyncEvent } from '../adapter';
 import * as sourceErrors from '../source-error';
+import type { FilesystemCheckpoint } from './filesystem-checkpoint';
+import type { FilesystemConfig } from './filesystem-config';
 import { AccessRuleError, DirectoryFileError } from './filesystem-mapping';
 import { WalkedBinaryContent, type WalkedFile } from './filesystem-reads';
 
@@ -107,3 +109,21 @@ export function fromWireFields(fields: Record<string, unknown>): Record<string, 
   }
   return out;
 }
+
+// The messages between the sync thread (filesystem-worker-events.ts) and the worker (filesystem-worker.ts).
+
+/** A run: `now` is the sync thread's clock when it asked (the adapter reads it once, as the scan time). */
+export type RunRequest = { type: 'run'; config: FilesystemConfig; now: string; window: number } & ({ mode: 'full' } | { mode: 'changes'; since: FilesystemCheckpoint });
+
+/** Messages from the sync thread. */
+export type ToWorker =
+  | RunRequest
+  /** One chunk was consumed. */
+  | { type: 'credit' };
+
+/** Messages to the sync thread, in the order things happened. */
+export type FromWorker =
+  | { type: 'events'; events: WireEvent[] }
+  | { type: 'log'; log: WireLog }
+  | { type: 'end' }
+  | { type: 'error'; error: ReturnType<typeof toWireError> };

@@ -3,10 +3,9 @@ import { spawnModuleWorker } from '../../lib/spawn-module-worker';
 import type { AdapterContext, SyncEvent } from '../adapter';
 import { throwIfAborted } from '../../lib/abort-error';
 import { SourceError } from '../source-error';
-import type { FilesystemCheckpoint } from './filesystem-adapter';
+import type { FilesystemCheckpoint } from './filesystem-checkpoint';
 import type { FilesystemConfig } from './filesystem-config';
-import type { FromWorker, RunRequest, ToWorker } from './filesystem-worker';
-import { fromWireError, fromWireEvent, fromWireFields, type WireLog } from './filesystem-wire';
+import { fromWireError, fromWireEvent, fromWireFields, type FromWorker, type RunRequest, type ToWorker, type WireLog } from './filesystem-wire';
 
 /** Chunks of events (256 at most each) the worker may send before the sync thread consumed them. */
 const WINDOW = 4;

@@ -1,31 +1,14 @@
 import { parentPort } from 'node:worker_threads';
 import type { Logger } from '../../logging/create-logger';
 import type { SyncEvent } from '../adapter';
-import type { FilesystemConfig } from './filesystem-config';
-import { FilesystemAdapter, type FilesystemCheckpoint } from './filesystem-adapter';
-import { toWireError, toWireEvent, toWireFields, type WireEvent, type WireLog } from './filesystem-wire';
+import { FilesystemAdapter } from './filesystem-adapter';
+import { toWireError, toWireEvent, toWireFields, type FromWorker, type RunRequest, type ToWorker, type WireEvent, type WireLog } from './filesystem-wire';
 
 /**
  * The filesystem adapter's worker thread (started by `filesystem-worker-events.ts`): it runs one
  * walk at a time, in this thread, and sends its events to the sync thread in chunks. It never
  * runs more than `window` chunks ahead of what the sync thread has consumed.
  */
-
-/** A run: `now` is the sync thread's clock when it asked (the adapter reads it once, as the scan time). */
-export type RunRequest = { type: 'run'; config: FilesystemConfig; now: string; window: number } & ({ mode: 'full' } | { mode: 'changes'; since: FilesystemCheckpoint });
-
-/** Messages from the sync thread. */
-export type ToWorker =
-  | RunRequest
-  /** One chunk was consumed. */
-  | { type: 'credit' };
-
-/** Messages to the sync thread, in the order things happened. */
-export type FromWorker =
-  | { type: 'events'; events: WireEvent[] }
-  | { type: 'log'; log: WireLog }
-  | { type: 'end' }
-  | { type: 'error'; error: ReturnType<typeof toWireError> };
 
 /** A chunk is sent at this many events, or at this many characters of inline HTML. */
 const CHUNK_EVENTS = 256;
