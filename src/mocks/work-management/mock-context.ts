@@ -1,6 +1,6 @@
 /** Everything a route handler may use, built once per mock by create-mock-server. */
 import type { PageTokens } from './api/pagination';
-import type { RouteTable } from './api/route-table';
+import type { ApiRequest, ApiResponse, RouteSpec } from './api/api-request';
 import type { DocumentCache } from './documents';
 import type { FaultInjector, Hostility, RateLimiter } from './hostility';
 import type { Gid, WorkManagementStore } from './model';
@@ -23,10 +23,18 @@ export interface MockContext {
   downloads: DownloadSigner;
   documents: DocumentCache;
   jobs: JobRegistry;
-  routes: RouteTable;
+  routes: RouteMatcher;
   /** Bearer token → user gid, with each token's kind, scopes and expiry. */
   tokens: TokenRegistry;
   serviceAccount: Gid;
   /** Base of the web app links (`permalink_url`, `permanent_url`); never fetched by the mock. */
   webBaseUrl: string;
+}
+
+/** A route's handler: the request, and everything of the mock it may use. */
+export type Handler = (req: ApiRequest, ctx: MockContext) => ApiResponse | Promise<ApiResponse>;
+
+/** The route table (api/route-table.ts) as dispatch uses it: the route a request names, with its path parameters. */
+export interface RouteMatcher {
+  match(method: string, path: string): { route: RouteSpec & { handler: Handler }; params: Record<string, string> };
 }

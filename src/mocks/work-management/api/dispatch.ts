@@ -3,7 +3,7 @@
  * and scope (rules/access-tokens.ts), and turns thrown errors into error responses.
  */
 import { ApiError, errorBody, phraseFor } from './api-error';
-import type { ApiRequest, ApiResponse } from './route-table';
+import type { ApiRequest, ApiResponse } from './api-request';
 import { runAsCaller } from '../rules/audit-log';
 import type { MockContext } from '../mock-context';
 

@@ -7,7 +7,7 @@
  */
 import crypto from 'node:crypto';
 import { badRequest } from './api-error';
-import type { ApiRequest } from './route-table';
+import type { ApiRequest } from './api-request';
 
 export const INVALID_OFFSET = 'offset: Your pagination token is invalid.';
 export const TOO_LARGE = 'The result is too large. You should use pagination (may require specifying a workspace)!';

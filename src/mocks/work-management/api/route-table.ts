@@ -3,47 +3,15 @@
  * and the batch endpoint runs the same handlers for its actions, without a second HTTP hop.
  */
 import { ApiError, badRequest, noRoute } from './api-error';
-import type { Selection } from './opt-fields';
-import type { MockContext } from '../mock-context';
-import type { User } from '../model';
+import type { ApiRequest, ApiResponse, RouteSpec } from './api-request';
+import type { Handler, RouteMatcher } from '../mock-context';
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
+export type { ApiRequest, ApiResponse, Caller, HttpMethod, RouteSpec } from './api-request';
 
-export interface Caller {
-  token: string;
-  user: User;
-}
+export type { Handler } from '../mock-context';
 
-export interface ApiRequest {
-  method: HttpMethod;
-  /** Relative to the API base, without the query string: `/tasks/123`. */
-  path: string;
-  params: Record<string, string>;
-  /** Query parameters (first value of each); for batch GET actions, the action's `data`. */
-  query: Record<string, string>;
-  body: unknown;
-  caller: Caller;
-  /** Absolute API base, e.g. `http://127.0.0.1:4010/api/1.0`. */
-  apiBase: string;
-  origin: string;
-  fields: Selection | undefined;
-  inBatch: boolean;
-}
-
-export interface ApiResponse {
-  status: number;
-  body: unknown;
-  headers?: Record<string, string>;
-}
-
-export type Handler = (req: ApiRequest, ctx: MockContext) => ApiResponse | Promise<ApiResponse>;
-
-export interface Route {
-  method: HttpMethod;
-  path: string;
+export interface Route extends RouteSpec {
   handler: Handler;
-  /** The OAuth scope the operation needs when not the one its path names (null: none). */
-  scope?: string | null;
 }
 
 interface Compiled extends Route {
@@ -51,7 +19,7 @@ interface Compiled extends Route {
   literals: number;
 }
 
-export class RouteTable {
+export class RouteTable implements RouteMatcher {
   private readonly routes: Compiled[] = [];
 
   add(routes: readonly Route[]): this {

@@ -16,8 +16,8 @@
  */
 import crypto from 'node:crypto';
 import { ApiError } from '../api/api-error';
-import type { HttpMethod, Route } from '../api/route-table';
-import type { Gid } from '../model';
+import type { HttpMethod, RouteSpec } from '../api/api-request';
+import type { Gid } from '../model-types';
 
 export type TokenKind = 'personal_access_token' | 'oauth';
 
@@ -83,7 +83,7 @@ export class TokenRegistry extends Map<string, Gid> {
   }
 
   /** 403 when an OAuth token lacks the scope the route needs. */
-  assertScope(token: string, route: Route): void {
+  assertScope(token: string, route: RouteSpec): void {
     const grant = this.grants.get(token);
     if (!grant || grant.kind !== 'oauth' || grant.scopes.includes(FULL_ACCESS_SCOPE)) return;
     const needed = requiredScope(route);
@@ -98,7 +98,7 @@ const ACTION_SEGMENTS = new Set(['duplicate']);
  * collection is the last lower-case literal at the start of the path or right after an id
  * (`/workspaces/{gid}/tasks/search` → tasks, `/exports/graph` → exports); undefined for `/batch`.
  */
-export function requiredScope(route: Pick<Route, 'method' | 'path' | 'scope'>): string | undefined {
+export function requiredScope(route: RouteSpec): string | undefined {
   if (route.scope !== undefined) return route.scope ?? undefined;
   const segments = route.path.split('/').filter(Boolean);
   if (segments[0] === 'batch') return undefined;

@@ -17,9 +17,19 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { badRequest, forbidden } from '../api/api-error';
-import type { Gid, User, Workspace, WorkManagementStore } from '../model';
+import type { Gid, Membership, ResourceType, TeamMembership, User, Workspace, WorkspaceMembership } from '../model-types';
 import type { TokenKind } from './access-tokens';
 import type { EventAction, EventChange, EventRef } from './events';
+
+/** What the audit log reads of the store (model.ts), which holds the log: names and memberships of the actors. */
+export interface AuditedStore {
+  readonly users: ReadonlyMap<Gid, User>;
+  readonly workspaces: ReadonlyMap<Gid, Workspace>;
+  readonly workspaceMemberships: ReadonlyMap<Gid, WorkspaceMembership>;
+  readonly teamMemberships: ReadonlyMap<Gid, TeamMembership>;
+  readonly memberships: ReadonlyMap<Gid, Membership>;
+  ref(type: ResourceType, gid: Gid, name?: string, subtype?: string): EventRef;
+}
 import { isEnterprise, paymentRequired } from './plan-tiers';
 
 export type AuditCategory = 'user_access' | 'access_control' | 'deletion' | 'content_export';
@@ -80,7 +90,7 @@ export class AuditLog {
     return this.events;
   }
 
-  append(store: WorkManagementStore, input: Pick<AuditLogEvent, 'workspace' | 'eventType' | 'eventCategory' | 'resource' | 'details'> & { user?: Gid | null }): AuditLogEvent {
+  append(store: AuditedStore, input: Pick<AuditLogEvent, 'workspace' | 'eventType' | 'eventCategory' | 'resource' | 'details'> & { user?: Gid | null }): AuditLogEvent {
     const caller = currentCaller.getStore();
     const actorGid = caller?.user ?? input.user ?? null;
     const actorUser = actorGid ? store.users.get(actorGid) : undefined;
@@ -100,19 +110,19 @@ export class AuditLog {
   }
 
   /** Records the security-relevant changes among those the store records (others are ignored). */
-  observe(store: WorkManagementStore, c: StoreChange): void {
+  observe(store: AuditedStore, c: StoreChange): void {
     const workspace = c.scopes.find((g) => store.workspaces.has(g));
     const entry = workspace ? auditEntryOf(store, c) : undefined;
     if (workspace && entry) this.append(store, { workspace, user: c.user, ...entry });
   }
 }
 
-function userRef(store: WorkManagementStore, gid: Gid | undefined): EventRef & { email?: string } {
+function userRef(store: AuditedStore, gid: Gid | undefined): EventRef & { email?: string } {
   const u = gid ? store.users.get(gid) : undefined;
   return u ? { gid: u.gid, resource_type: 'user', name: u.name, email: u.email } : { gid: gid ?? '', resource_type: 'user' };
 }
 
-function auditEntryOf(store: WorkManagementStore, c: StoreChange): Pick<AuditLogEvent, 'eventType' | 'eventCategory' | 'resource' | 'details'> | undefined {
+function auditEntryOf(store: AuditedStore, c: StoreChange): Pick<AuditLogEvent, 'eventType' | 'eventCategory' | 'resource' | 'details'> | undefined {
   const type = c.resource.resource_type;
   if (type === 'workspace_membership') {
     const m = store.workspaceMemberships.get(c.resource.gid);

@@ -12,7 +12,7 @@
  * include (§3).
  */
 import { ApiError } from '../api/api-error';
-import type { AddOn, PlanTier, Workspace } from '../model';
+import type { AddOn, PlanTier, Workspace } from '../model-types';
 
 export const PLAN_TIERS: readonly PlanTier[] = ['free', 'premium', 'business', 'enterprise', 'enterprise_plus'];
 export const ADD_ONS: readonly AddOn[] = ['compliance'];

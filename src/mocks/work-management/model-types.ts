@@ -1,0 +1,339 @@
+/**
+ * The record types of the mock's organization (model.ts holds them, indexed, in its store). Records
+ * hold gids, never object references.
+ */
+export type Gid = string;
+
+export type ResourceType =
+  | 'workspace'
+  | 'user'
+  | 'workspace_membership'
+  | 'user_task_list'
+  | 'team'
+  | 'team_membership'
+  | 'project'
+  | 'membership'
+  | 'section'
+  | 'task'
+  | 'story'
+  | 'attachment'
+  | 'custom_field'
+  | 'enum_option'
+  | 'custom_field_setting'
+  | 'custom_type'
+  | 'tag'
+  | 'portfolio'
+  | 'project_portfolio_setting'
+  | 'goal'
+  | 'status_update'
+  | 'project_status'
+  | 'job'
+  | 'organization_export'
+  | 'project_template';
+
+/** The plan of a domain, lowest first (rules/plan-tiers.ts says what each allows). */
+export type PlanTier = 'free' | 'premium' | 'business' | 'enterprise' | 'enterprise_plus';
+export type AddOn = 'compliance';
+
+export interface Workspace {
+  gid: Gid;
+  name: string;
+  isOrganization: boolean;
+  emailDomains: string[];
+  /** Not on the wire: decides which exports and audit-log reads the domain may make. */
+  tier: PlanTier;
+  addOns: AddOn[];
+}
+
+export interface User {
+  gid: Gid;
+  name: string;
+  email: string;
+  /** The token user of the default bearer token: sees everything, belongs to no member list. */
+  isServiceAccount: boolean;
+}
+
+export interface WorkspaceMembership {
+  gid: Gid;
+  user: Gid;
+  workspace: Gid;
+  /** False for deactivated users: they stay on records but see nothing. */
+  isActive: boolean;
+  isGuest: boolean;
+  isAdmin: boolean;
+  createdAt: number;
+  userTaskList: Gid;
+}
+
+export interface UserTaskList {
+  gid: Gid;
+  owner: Gid;
+  workspace: Gid;
+}
+
+export type TeamVisibility = 'secret' | 'request_to_join' | 'public';
+
+export interface Team {
+  gid: Gid;
+  workspace: Gid;
+  name: string;
+  visibility: TeamVisibility;
+  description: string;
+}
+
+export interface TeamMembership {
+  gid: Gid;
+  team: Gid;
+  user: Gid;
+  isGuest: boolean;
+  /** Limited-access members reach only what they were added to, not the team's projects. */
+  isLimitedAccess: boolean;
+  isAdmin: boolean;
+}
+
+export type PrivacySetting = 'public_to_workspace' | 'private_to_team' | 'private';
+export type AccessLevel = 'admin' | 'editor' | 'commenter' | 'viewer';
+
+export interface Project {
+  gid: Gid;
+  workspace: Gid;
+  /** Fixed at creation in an organization; always null in a plain workspace. */
+  team: Gid | null;
+  name: string;
+  notes: string | null;
+  privacySetting: PrivacySetting;
+  defaultAccessLevel: AccessLevel;
+  archived: boolean;
+  completed: boolean;
+  owner: Gid | null;
+  /** A subset of the user members (see rules/projects.ts). */
+  followers: Gid[];
+  color: string;
+  createdAt: number;
+  modifiedAt: number;
+  dueOn: string | null;
+  startOn: string | null;
+  customType: Gid | null;
+  /** Values of the fields its portfolios give it (rules/portfolio-custom-fields.ts). */
+  customFieldValues: CustomFieldValue[];
+}
+
+/** A project, portfolio or goal membership of a user or of a whole team. */
+export interface Membership {
+  gid: Gid;
+  parent: Gid;
+  parentType: 'project' | 'portfolio' | 'goal';
+  member: Gid;
+  memberType: 'user' | 'team';
+  accessLevel: AccessLevel;
+}
+
+export interface Section {
+  gid: Gid;
+  project: Gid;
+  name: string;
+  createdAt: number;
+}
+
+export interface TaskMembership {
+  project: Gid;
+  section: Gid | null;
+}
+
+export type StoredValue =
+  | { type: 'text'; text: string }
+  | { type: 'number'; number: number }
+  | { type: 'enum'; option: Gid }
+  | { type: 'multi_enum'; options: Gid[] }
+  | { type: 'date'; date: string; dateTime: string | null }
+  | { type: 'people'; users: Gid[] }
+  | { type: 'reference'; refs: Gid[] };
+
+export interface CustomFieldValue {
+  field: Gid;
+  value: StoredValue;
+}
+
+export interface Task {
+  gid: Gid;
+  workspace: Gid;
+  name: string;
+  resourceSubtype: 'default_task' | 'milestone' | 'approval';
+  /** null: the text is derived from the seed and the gid when read (keeps 100k tasks small). */
+  notes: string | null;
+  assignee: Gid | null;
+  followers: Gid[];
+  memberships: TaskMembership[];
+  parent: Gid | null;
+  createdAt: number;
+  modifiedAt: number;
+  completed: boolean;
+  completedAt: number | null;
+  dueOn: string | null;
+  startOn: string | null;
+  createdBy: Gid | null;
+  customFieldValues: CustomFieldValue[];
+  tags: Gid[];
+  customType: Gid | null;
+}
+
+export interface Story {
+  gid: Gid;
+  target: Gid;
+  type: 'comment' | 'system';
+  resourceSubtype: string;
+  /** null: derived from the seed (comments) or fixed wording (system stories). */
+  text: string | null;
+  createdBy: Gid | null;
+  createdAt: number;
+  isEdited: boolean;
+  isPinned: boolean;
+  source: 'web' | 'email' | 'mobile' | 'api' | 'unknown';
+}
+
+export type AttachmentKind = 'pdf' | 'docx' | 'pptx' | 'txt';
+
+export interface Attachment {
+  gid: Gid;
+  parent: Gid;
+  parentType: 'task' | 'project';
+  name: string;
+  /** `asana` files are generated on download; other hosts are links with no download_url. */
+  host: 'asana' | 'gdrive' | 'dropbox' | 'box' | 'onedrive' | 'external';
+  kind: AttachmentKind | null;
+  createdAt: number;
+  createdBy: Gid | null;
+  /** Filled the first time the bytes are built (documents are made lazily). */
+  size: number | null;
+}
+
+export type CustomFieldType = 'text' | 'number' | 'enum' | 'multi_enum' | 'date' | 'people' | 'reference';
+
+export interface CustomField {
+  gid: Gid;
+  workspace: Gid;
+  name: string;
+  type: CustomFieldType;
+  description: string;
+  precision: number;
+  enumOptions: Gid[];
+  inputRestrictions: string[];
+  createdBy: Gid | null;
+  privacySetting: 'public_with_guests' | 'public' | 'private';
+}
+
+export interface EnumOption {
+  gid: Gid;
+  field: Gid;
+  name: string;
+  enabled: boolean;
+  color: string;
+}
+
+export interface CustomFieldSetting {
+  gid: Gid;
+  field: Gid;
+  parent: Gid;
+  parentType: 'project' | 'portfolio' | 'user_task_list';
+  isImportant: boolean;
+}
+
+export interface CustomType {
+  gid: Gid;
+  workspace: Gid;
+  name: string;
+}
+
+export interface Tag {
+  gid: Gid;
+  workspace: Gid;
+  name: string;
+  color: string;
+  createdAt: number;
+}
+
+export interface Portfolio {
+  gid: Gid;
+  workspace: Gid;
+  name: string;
+  owner: Gid;
+  /** Projects or portfolios, at most 1500 (rules/projects.ts). */
+  items: Gid[];
+  privacySetting: 'public_to_domain' | 'members_only';
+  color: string;
+  createdAt: number;
+  archived: boolean;
+}
+
+export interface ProjectPortfolioSetting {
+  gid: Gid;
+  project: Gid;
+  portfolio: Gid;
+  /** When true, the portfolio's members gain access to the project (§6). */
+  isAccessControlInherited: boolean;
+}
+
+export interface Goal {
+  gid: Gid;
+  workspace: Gid;
+  team: Gid | null;
+  name: string;
+  owner: Gid | null;
+  followers: Gid[];
+  isWorkspaceLevel: boolean;
+  privacySetting: 'public_to_workspace' | 'members_only';
+  createdAt: number;
+}
+
+export interface StatusUpdate {
+  gid: Gid;
+  parent: Gid;
+  parentType: 'project' | 'portfolio' | 'goal';
+  statusType: string;
+  title: string;
+  text: string;
+  author: Gid | null;
+  createdAt: number;
+}
+
+export interface ProjectStatus {
+  gid: Gid;
+  project: Gid;
+  color: 'green' | 'yellow' | 'red' | 'blue';
+  title: string;
+  text: string;
+  author: Gid | null;
+  createdAt: number;
+}
+
+/** What a new project gets from a template: sections of tasks, dates relative to a date variable. */
+export interface TemplateTask {
+  name: string;
+  /** Days after the template's first requested date (its start date); null: no due date. */
+  dueOffsetDays: number | null;
+  /** The requested role whose user is assigned; null: unassigned. */
+  role: string | null;
+}
+
+export interface ProjectTemplate {
+  gid: Gid;
+  workspace: Gid;
+  /** A template belongs to one team, fixed (the API cannot change it). */
+  team: Gid;
+  name: string;
+  description: string;
+  owner: Gid | null;
+  public: boolean;
+  color: string;
+  /** Date variables a caller fills when instantiating; the first is the start date. */
+  requestedDates: Array<{ gid: string; name: string; description: string }>;
+  requestedRoles: Array<{ gid: string; name: string }>;
+  sections: Array<{ name: string; tasks: TemplateTask[] }>;
+}
+
+export interface Notification {
+  to: Gid;
+  about: Gid;
+  kind: 'status_update' | 'project_status';
+  at: number;
+}
