@@ -1,0 +1,148 @@
+import { importsOf, sourceFiles, type Import } from './source-graph';
+
+/**
+ * The dependency rules of DESIGN.md §2, over the import graph of `src/` as the TypeScript parser
+ * reads it (imports, re-exports, `import()` and `require()`). A room is a top-level folder of
+ * `src/`; the adapter contract (the files directly in `src/adapters/`), its HTTP helpers, the
+ * registry that lists the adapters, each adapter and each mock are rooms of their own.
+ */
+function roomOf(file: string): string {
+  if (file.startsWith('../migrations/')) return 'migrations';
+  const parts = file.split('/');
+  if (parts.length === 1) return parts[0]!.replace(/\.ts$/, '');
+  if (parts[0] === 'mocks') return `mocks/${parts[1]}`;
+  if (parts[0] === 'adapters') {
+    if (parts.length === 2) return ['adapter-registry.ts', 'adapter-settings-table.ts'].includes(parts[1]!) ? 'adapters/registry' : 'adapters/contract';
+    return parts[1] === 'http' ? 'adapters/http' : `adapter:${parts[1]}`;
+  }
+  return parts[0]!;
+}
+
+const ANY = '*';
+/** What each room may import besides itself: rooms, or single files (`room/file.ts`). */
+const RULES: Record<string, readonly string[]> = {
+  // The composition roots.
+  main: [ANY],
+  cli: [ANY],
+  demo: [ANY],
+  harness: [ANY],
+  http: ['staging', 'blobs', 'odata', 'errors', 'config', 'lib', 'logging'],
+  odata: ['staging', 'errors', 'lib'],
+  sync: ['adapters/contract', 'staging', 'blobs', 'policies', 'lib', 'logging'],
+  policies: ['adapters/contract:types', 'lib', 'errors'],
+  staging: ['migrations', 'lib', 'logging'],
+  blobs: ['lib', 'logging'],
+  'adapters/contract': ['lib', 'logging'],
+  'adapters/http': ['adapters/contract', 'lib', 'logging'],
+  'adapters/registry': ['adapters/contract', 'adapter:*', 'lib'],
+  'adapter:*': ['adapters/contract', 'adapters/http', 'lib', 'logging'],
+  scaffold: ['adapters/contract', 'lib'],
+  // The outside world: nothing of the gateway (the platform simulator may reuse the crawler).
+  'mocks/work-management': ['lib', 'logging'],
+  'mocks/platform': ['conformance', 'lib', 'logging'],
+  // Over HTTP only: the source-HTTP client and its typed errors, no gateway internals.
+  conformance: ['lib', 'logging'],
+  platform: ['adapters/http', 'adapters/source-error.ts', 'lib', 'logging'],
+  lib: [],
+  errors: [],
+  config: [],
+  logging: [],
+  migrations: [],
+};
+
+function rulesOf(room: string): readonly string[] | undefined {
+  return RULES[room] ?? (room.startsWith('adapter:') ? RULES['adapter:*'] : undefined);
+}
+
+function allowed(imp: Import): boolean {
+  const from = roomOf(imp.from);
+  const to = roomOf(imp.to);
+  if (from === to) return true;
+  const rules = rulesOf(from) ?? [];
+  return rules.some((rule) => {
+    if (rule === ANY) return true;
+    if (rule.endsWith('.ts')) return imp.to === rule;
+    if (rule.endsWith(':types')) return imp.typeOnly && rule.slice(0, -':types'.length) === to;
+    if (rule === 'adapter:*') return to.startsWith('adapter:');
+    return rule === to;
+  });
+}
+
+const files = sourceFiles();
+const imports = files.flatMap((file) => importsOf(file)).filter((imp) => imp.local);
+
+describe('DESIGN.md §2 dependency rules', () => {
+  it('knows the room of every file under src/', () => {
+    expect(files.map((f) => roomOf(f)).filter((room) => rulesOf(room) === undefined)).toEqual([]);
+  });
+
+  it('holds for every import of src/, with no exception', () => {
+    const broken = imports.filter((imp) => !allowed(imp)).map((imp) => `${imp.from} -> ${imp.to} (${roomOf(imp.from)} may not import ${roomOf(imp.to)})`);
+    expect(broken).toEqual([]);
+  });
+
+  it('would catch a broken rule (the check is not vacuous)', () => {
+    expect(imports.length).toBeGreaterThan(500);
+    expect(allowed({ from: 'http/x.ts', to: 'sync/run-sync.ts', local: true, typeOnly: false })).toBe(false);
+    expect(allowed({ from: 'adapters/filesystem/x.ts', to: 'staging/create-db.ts', local: true, typeOnly: true })).toBe(false);
+    expect(allowed({ from: 'adapters/filesystem/x.ts', to: 'adapters/sql/index.ts', local: true, typeOnly: false })).toBe(false);
+    expect(allowed({ from: 'policies/x.ts', to: 'adapters/adapter.ts', local: true, typeOnly: false })).toBe(false);
+    expect(allowed({ from: 'policies/x.ts', to: 'adapters/adapter.ts', local: true, typeOnly: true })).toBe(true);
+    expect(allowed({ from: 'mocks/work-management/x.ts', to: 'staging/row-types.ts', local: true, typeOnly: true })).toBe(false);
+    expect(allowed({ from: 'lib/x.ts', to: 'errors/gateway-error.ts', local: true, typeOnly: false })).toBe(false);
+  });
+});
+
+/** Strongly connected components of more than one file (Tarjan), each sorted. */
+function cycles(edges: ReadonlyMap<string, readonly string[]>): string[][] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const out: string[][] = [];
+  const connect = (v: string): void => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of edges.get(v) ?? []) {
+      if (!index.has(w)) {
+        connect(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) === index.get(v)) {
+      const component: string[] = [];
+      for (let w = stack.pop()!; ; w = stack.pop()!) {
+        onStack.delete(w);
+        component.push(w);
+        if (w === v) break;
+      }
+      if (component.length > 1) out.push(component.sort());
+    }
+  };
+  for (const v of edges.keys()) if (!index.has(v)) connect(v);
+  return out;
+}
+
+/**
+ * Circles in code written the same day as this test, in another area (reported to be broken
+ * there): listed so the rest stays enforced, and each must still exist (delete it once broken).
+ */
+const PENDING_CIRCLES: readonly string[][] = [['harness/assistant/assistant-report.ts', 'harness/assistant/run-assistant-scenario.ts']];
+
+describe('the import graph of src/', () => {
+  it('has no circles, of values or of types', () => {
+    const edges = new Map<string, string[]>();
+    for (const imp of imports) edges.set(imp.from, [...(edges.get(imp.from) ?? []), imp.to]);
+    const found = cycles(edges).map((c) => c.join(' <-> '));
+    const pending = PENDING_CIRCLES.map((c) => c.join(' <-> '));
+    expect(found.filter((c) => !pending.includes(c))).toEqual([]);
+    expect(pending.filter((c) => !found.includes(c))).toEqual([]);
+  });
+
+  it('finds a circle where there is one', () => {
+    expect(cycles(new Map([['a', ['b']], ['b', ['c']], ['c', ['a']], ['d', ['a']]]))).toEqual([['a', 'b', 'c']]);
+  });
+});
