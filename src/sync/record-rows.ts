@@ -77,21 +77,24 @@ export type FileDecision =
   | { kind: 'permissions'; permissions: PrincipalRef[]; hash: string; at: string }
   | { kind: 'added' | 'changed'; row: FileWrite; permissions: PrincipalRef[] };
 
-/**
- * Decides what a file record changes in staging. Binary content is read only when the source's
- * version differs from the stored one (or is unknown), or the blob store lost the stored bytes; it
- * is written to the blob store before the row that points at it. `modified_at` moves exactly when
- * the served representation changes.
- */
-export async function decideFile(source: string, record: FileRecord, state: FileState | undefined, blobs: BlobStore, at: string): Promise<FileDecision> {
-  const id = globalId(source, record.nativeId);
-  const permissions = accessRefs(source, record.access);
-  const permissionsHash = hashOf(permissions);
+/** A file's content as staged: its hashes and size, and its inline body or its blob. */
+interface StoredContent {
+  sha256: string;
+  sha1: string;
+  size: number;
+  blobKey: string | null;
+  body: string | null;
+  version: string | null;
+}
 
-  let content: { sha256: string; sha1: string; size: number; blobKey: string | null; body: string | null; version: string | null };
+/**
+ * Hashes inline content; stores binary content in the blob store, unless the source's version
+ * says the stored bytes are still the file's and the blob store still has them.
+ */
+async function storedContent(record: FileRecord, state: FileState | undefined, blobs: BlobStore): Promise<StoredContent> {
   if (record.content.kind === 'html') {
     const bytes = Buffer.from(record.content.html, 'utf8');
-    content = {
+    return {
       sha256: crypto.hash('sha256', bytes, 'hex'),
       sha1: crypto.hash('sha1', bytes, 'hex'),
       size: bytes.length,
@@ -105,12 +108,26 @@ export async function decideFile(source: string, record: FileRecord, state: File
     // The stored bytes are reused only while the blob store still has them: a blob lost from it
     // (a partial restore, a switch of BLOB_STORE) is read from the source again.
     if (reusable && state.blob_key && state.sha256 && state.sha1 && (await blobs.stat(state.blob_key))) {
-      content = { sha256: state.sha256, sha1: state.sha1, size: Number(state.size), blobKey: state.blob_key, body: null, version };
+      return { sha256: state.sha256, sha1: state.sha1, size: Number(state.size), blobKey: state.blob_key, body: null, version };
     } else {
       const stored = await blobs.put(await record.content.open());
-      content = { sha256: stored.sha256, sha1: stored.sha1, size: stored.size, blobKey: stored.key, body: null, version };
+      return { sha256: stored.sha256, sha1: stored.sha1, size: stored.size, blobKey: stored.key, body: null, version };
     }
   }
+}
+
+/**
+ * Decides what a file record changes in staging. Binary content is read only when the source's
+ * version differs from the stored one (or is unknown), or the blob store lost the stored bytes; it
+ * is written to the blob store before the row that points at it. `modified_at` moves exactly when
+ * the served representation changes.
+ */
+export async function decideFile(source: string, record: FileRecord, state: FileState | undefined, blobs: BlobStore, at: string): Promise<FileDecision> {
+  const id = globalId(source, record.nativeId);
+  const permissions = accessRefs(source, record.access);
+  const permissionsHash = hashOf(permissions);
+
+  const content = await storedContent(record, state, blobs);
 
   // What is served, the inline body aside: its SHA-256 stands for it in the content hash.
   const served: Served = {
