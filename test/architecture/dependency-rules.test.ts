@@ -130,7 +130,10 @@ function cycles(edges: ReadonlyMap<string, readonly string[]>): string[][] {
  * Circles in code written the same day as this test, in another area (reported to be broken
  * there): listed so the rest stays enforced, and each must still exist (delete it once broken).
  */
-const PENDING_CIRCLES: readonly string[][] = [['harness/assistant/assistant-report.ts', 'harness/assistant/run-assistant-scenario.ts']];
+const PENDING_CIRCLES: readonly string[][] = [
+  ['harness/assistant/assistant-report.ts', 'harness/assistant/run-assistant-scenario.ts'],
+  ['mocks/platform/api/fast-filter.ts', 'mocks/platform/api/odata-query.ts'],
+];
 
 describe('the import graph of src/', () => {
   it('has no circles, of values or of types', () => {
