@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import { chunks } from '../lib/chunks';
 import type { Db } from './create-db';
 import { FILE_RESOURCE_COLUMNS } from './file-resource';
@@ -35,8 +36,12 @@ export interface StoredContent {
   size: number | string | null;
 }
 
+/** What a single-file GET serves of a row. */
+export type ServedFile = Pick<FileRow, (typeof FILE_RESOURCE_COLUMNS)[number] | 'body_html'>;
+
 export class FilesRepository {
   private readonly storedPages: StoredPageReader<FileField>;
+  private getFileSql?: readonly [string, readonly Knex.Value[]];
 
   constructor(private readonly db: Db) {
     this.storedPages = new StoredPageReader<FileField>(db, 'files', FILE_COLUMNS, 'id', 'wire_json');
@@ -64,8 +69,20 @@ export class FilesRepository {
     return this.storedPages.read(page);
   }
 
-  async getFile(id: string): Promise<FileRow | undefined> {
-    return (await this.db('files').where({ id }).first()) as FileRow | undefined;
+  /**
+   * A file's served columns (what its resource shows, body included), by one statement whose text
+   * is built once: a single-file GET then costs no query building, and reads neither the stored
+   * list JSON nor the sync's bookkeeping.
+   */
+  async getFile(id: string): Promise<ServedFile | undefined> {
+    // The id is the first binding; the rest (the limit of 1) stay as compiled.
+    this.getFileSql ??= (() => {
+      const compiled = this.db('files').where({ id: '' }).first([...FILE_RESOURCE_COLUMNS, 'body_html']).toSQL();
+      return [compiled.sql, compiled.bindings.slice(1)] as const;
+    })();
+    const [sql, rest] = this.getFileSql;
+    const result = (await this.db.raw(sql, [id, ...rest])) as ServedFile[] | { rows: ServedFile[] };
+    return (Array.isArray(result) ? result : result.rows)[0];
   }
 
   /** A file's row without its HTML body (for permissions and downloads, which never serve it). */
