@@ -7,6 +7,7 @@
 # docker-compose.yml wires it to Postgres; docs/deployment.md explains the rest.
 
 # ---- build: full dependencies, compile TypeScript, then drop the dev dependencies -----------------
+# Node 20 at its latest release (20.19 or newer, as package.json's engines require).
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 

@@ -40,6 +40,15 @@ describe('docs/endpoints.md', () => {
     expect(section('docs/endpoints.md', 'errors')).toBe(errorTable());
   });
 
+  it("names the Node version package.json's engines require, as the Dockerfile's base image does", () => {
+    const engines = (JSON.parse(read('package.json')) as { engines: { node: string } }).engines.node;
+    const [, major, minor] = /^>=(\d+)\.(\d+)$/.exec(engines) ?? [];
+    expect(readme).toContain(`Node.js ${major}.${minor} or newer`);
+    const bases = [...read('Dockerfile').matchAll(/^FROM node:(\d+)[-\w]*/gm)].map((m) => m[1]);
+    expect(bases.length).toBeGreaterThan(0);
+    for (const base of bases) expect(base).toBe(major);
+  });
+
   it('gives the two commands: start on the embedded default, and the whole test suite', () => {
     expect(readme).toMatch(/npm ci && npm start/);
     expect(readme).toMatch(/^npm test /m);
