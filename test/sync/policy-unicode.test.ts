@@ -60,7 +60,7 @@ describe.each(databaseKinds)('policy texts compared in Unicode normal form (%s s
     const client = new GatewayClient({ baseUrl: gw.url, key: TEST_KEYS[0], authForm: 'bearer', concurrency: 2, timeoutMs: 10_000, recorder: new CrawlRecorder(), pacer: new RateLimitPacer() });
     const access = new EffectiveAccess(accessInputFromCrawl(await crawlGateway(client, { concurrency: 2, skipDownloads: true })));
     client.close();
-    const seen = (u: string) => ['tender', 'bid', 'local'].filter((d) => access.canSee(`intranet:${u}`, `intranet:${d}`));
+    const seen = (u: string) => ['tender', 'bid', 'local'].filter((d) => access.canSee(`${u}@example.com`, `intranet:${d}`));
     expect(seen('zurich')).toEqual(['local']);
     expect(seen('basel')).toEqual(['tender', 'bid']);
   });
