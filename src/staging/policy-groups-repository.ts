@@ -1,6 +1,7 @@
 import { chunks } from '../lib/chunks';
 import type { Db } from './create-db';
 import { parseJsonObject } from './parse-json-object';
+import { personIdOf } from './person-id';
 
 /** A group an access policy synthesized (native id `policy-…`), as staged by an earlier run. */
 export interface StagedPolicyGroup {
@@ -66,11 +67,15 @@ export class PolicyGroupsRepository {
     return { ...row, access: access.map((a) => ({ type: a.principal_type, id: a.principal_id })) };
   }
 
-  /** Staged users of `source` whose id or (case-insensitively) email is `idOrEmail`. */
-  async users(source: string, idOrEmail: string): Promise<Array<{ id: string; email: string; state: string }>> {
+  /**
+   * Staged accounts of `source` that `ref` names: the account id, the served person id (what the
+   * platform knows), or an email in any case or Unicode form (it names the person, as served).
+   */
+  async users(source: string, ref: string): Promise<Array<{ id: string; email: string; state: string }>> {
+    const persons = [ref, ...(ref.includes('@') ? [personIdOf(ref, ref)] : [])];
     return (await this.db('users')
       .where({ source })
-      .andWhere((q) => q.where('id', idOrEmail).orWhereRaw('lower(email) = ?', [idOrEmail.toLowerCase()]))
+      .andWhere((q) => q.where('id', ref).orWhereIn('person_id', persons).orWhereRaw('lower(email) = ?', [ref.toLowerCase()]))
       .orderBy('id')
       .select('id', 'email', 'state')) as Array<{ id: string; email: string; state: string }>;
   }

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createFixtureSchema, fixtureMapping, seedFixture, writeMapping } from '../helpers/sql-fixture';
 import { createSqlSource, type SqlSource } from '../helpers/sql-source';
+import { personIdOf } from '../../src/staging/person-id';
 import { runCli, summaryOf } from '../e2e/cli-process';
 
 jest.setTimeout(120_000);
@@ -51,6 +52,13 @@ describe('content-gateway policy', () => {
     expect(out.stdout).toContain('sql:1 (person1@example.com) on sql:2: GRANTED');
     expect(out.stdout).toContain('rule editors-read-policies: grants — the user holds one of the roles editor and doc.kind ("policy") == "policy" is true');
     expect(out.stdout).toContain('rule department-cleared: does not grant — user.department ("legal") == doc.department ("research") is false');
+  });
+
+  it('finds the user by the served person id or by the email in another case, as the platform names people', async () => {
+    for (const ref of [personIdOf('', 'person1@example.com'), 'PERSON1@Example.COM']) {
+      const out = await runCli(['policy', 'explain', ref, 'sql:2', '--policy', policyFile], env);
+      expect(out.stdout).toContain('sql:1 (person1@example.com) on sql:2: GRANTED');
+    }
   });
 
   it('says which test failed when every rule denies, reading the policy file from ACCESS_POLICIES', async () => {
