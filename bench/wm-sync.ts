@@ -190,7 +190,7 @@ export async function wmSync(options: Partial<WmSyncOptions> = {}): Promise<Benc
       syncMs = performance.now() - s0;
       if (summary.status !== 'succeeded' || summary.counts.failed > 0) throw new Error(`the sync did not succeed: ${JSON.stringify(summary)}`);
       stats = adapter.lastRun;
-      counts = summary.counts;
+      counts = { added: summary.counts.added + summary.identities.added };
       if (!stats || stats.tasks !== mock.orgTasks) throw new Error(`the sync read ${stats?.tasks} tasks of ${mock.orgTasks}`);
       incremental = await incrementalCosts(adapter, deps, mock);
     } finally {
