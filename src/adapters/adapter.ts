@@ -145,6 +145,12 @@ export interface LiveFile {
   nativeId: string;
   /** The same access list a `file` event would carry. */
   access: readonly AccessEntry[];
+  /**
+   * The same policy inputs a `file` event would carry, when the listing can read them cheaply: an
+   * access policy then recomputes the file's document class from them, so a change of attributes
+   * the change feed missed still changes access. Left out, the file keeps its staged class.
+   */
+  attributes?: Attributes;
 }
 
 /** What staging and the live listing disagree on, for the adapter to settle (native ids). */

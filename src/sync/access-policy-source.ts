@@ -71,13 +71,20 @@ function isReserved(nativeId: string): boolean {
   return nativeId.startsWith(USER_CLASS_PREFIX) || nativeId.startsWith(DOCUMENT_CLASS_PREFIX);
 }
 
-/** Access reconciliation's listing, with each staged file's policy group kept on its list. */
-async function* liveWithPolicy(files: AsyncIterable<LiveFile>, groups: Promise<Map<string, string>>, source: string): AsyncIterable<LiveFile> {
-  const byFile = await groups;
-  for await (const file of files) {
-    const group = byFile.get(`${source}:${file.nativeId}`);
-    yield group ? { ...file, access: [...file.access, { type: 'GROUP', nativeId: group }] } : file;
-  }
+/**
+ * A listed file's access list with its policy group: the document class of the attributes the
+ * listing read (registered with the compilation, so `settle` stages a class new to this run), or,
+ * when the listing read none, the group staged for the file.
+ */
+function withPolicyGroup(file: LiveFile, compilation: PolicyCompilation, staged: ReadonlyMap<string, string>, source: string): LiveFile {
+  const group = file.attributes !== undefined ? compilation.addDocumentClass(file.attributes) : staged.get(`${source}:${file.nativeId}`);
+  return group ? { ...file, access: [...file.access, { type: 'GROUP', nativeId: group }] } : file;
+}
+
+/** Access reconciliation's listing, each file with its policy group (withPolicyGroup). */
+async function* liveWithPolicy(files: AsyncIterable<LiveFile>, compilation: Promise<PolicyCompilation>, groups: Promise<Map<string, string>>, source: string): AsyncIterable<LiveFile> {
+  const [byFile, compiled] = [await groups, await compilation];
+  for await (const file of files) yield withPolicyGroup(file, compiled, byFile, source);
 }
 
 /**
@@ -122,27 +129,26 @@ export function withAccessPolicy(adapter: Adapter, policy: Policy, deps: { db: D
   }
   if (reconcilesAccess(adapter)) {
     const policyGroups = () => new PolicyGroupsRepository(deps.db).fileGroups(source, DOCUMENT_CLASS_PREFIX);
-    wrapped.liveFiles = (ctx: AdapterContext) => liveWithPolicy(adapter.liveFiles(ctx), policyGroups(), source);
+    /** The run's compilation, shared by the listing and `settle`: a class the listing found new is staged by `settle`. */
+    const compilationNow = async (): Promise<PolicyCompilation> => (current ??= (await seedFromStaging(policy, deps.db, source)).compilation);
+    wrapped.liveFiles = (ctx: AdapterContext) => liveWithPolicy(adapter.liveFiles(ctx), compilationNow(), policyGroups(), source);
     wrapped.settle = async function* settle(ctx: AdapterContext, request: SettleRequest): AsyncIterable<SettleEvent> {
-      const compilation = current ?? (await seedFromStaging(policy, deps.db, source)).compilation;
-      yield* settleWithPolicy(adapter.settle(ctx, request), compilation, policyGroups(), source);
+      yield* settleWithPolicy(adapter.settle(ctx, request), await compilationNow(), policyGroups(), source);
     };
   }
   return wrapped;
 }
 
 /**
- * `settle`'s events: files get the policy's access list; `live` ones keep their staged policy
- * group. The groups follow again, for a document class only a settled file brought.
+ * `settle`'s events: files get the policy's access list; `live` ones their policy group
+ * (withPolicyGroup). The groups follow again, for a document class only a settled file brought.
  */
 async function* settleWithPolicy(events: AsyncIterable<SettleEvent>, compilation: PolicyCompilation, groups: Promise<Map<string, string>>, source: string): AsyncIterable<SettleEvent> {
   const byFile = await groups;
   for await (const event of events) {
     if (event.type === 'file') yield { type: 'file', file: { ...event.file, access: compilation.documentAccess(event.file) } };
-    else if (event.type === 'live') {
-      const group = byFile.get(`${source}:${event.file.nativeId}`);
-      yield group ? { type: 'live', file: { ...event.file, access: [...event.file.access, { type: 'GROUP', nativeId: group }] } } : event;
-    } else if (event.type === 'user') {
+    else if (event.type === 'live') yield { type: 'live', file: withPolicyGroup(event.file, compilation, byFile, source) };
+    else if (event.type === 'user') {
       compilation.setUser(event.user);
       yield event;
     } else yield event;

@@ -8,7 +8,7 @@ import { readDirectory } from './sql-directory';
 import type { RowSource } from './sql-mapping-schema';
 import { POSITION_COLUMN, scalarOf, SqlReader } from './sql-reader';
 import { accessByDocument, attributesByOwner, documentRecord, SqlRowError, type Directory } from './sql-records';
-import { idText, pick, type Row } from './sql-values';
+import { idText, pick, rowAttributes, type Row } from './sql-values';
 import { collapseChanges, compareScalars, startBound, type Bound, type Position, type Scalar } from './sql-watermark';
 
 /** A keyset over `(order, id)` of some rows: documents by modified time, or the change table by sequence. */
@@ -226,20 +226,26 @@ export class SqlAdapter implements AccessReconcilingAdapter<SqlCheckpoint> {
     return attributesByOwner(await reader.where(docs.attributeRows, docs.attributeRows.owner, ids), docs.attributeRows);
   }
 
-  /** Every document id with its access, a page at a time (no bodies read). */
+  /**
+   * Every document id with its access and policy attributes (columns and attribute rows), a page
+   * at a time (no bodies read): a change of attributes the change feed missed still reaches the policy.
+   */
   private async *listing(ctx: AdapterContext, reader: SqlReader): AsyncGenerator<LiveFile> {
     const dir = this.directory ?? (await readDirectory(reader, this.mapping));
     const docs = this.mapping.documents;
+    const columns = [...new Set([docs.id, ...Object.values(docs.attributes).map((a) => a.column)])];
     let after: Scalar | null = null;
     for (;;) {
       throwIfAborted(ctx.signal);
-      const rows = await reader.pageById(docs, docs.id, after, this.config.pageSize, [docs.id]);
+      const rows = await reader.pageById(docs, docs.id, after, this.config.pageSize, columns);
       const access = await this.accessOf(reader, rows, dir);
+      const extra = await this.attributeRowsOf(reader, rows);
       for (const row of rows) {
         const nativeId = idText(pick(row, docs.id));
         const entries = access?.get(nativeId ?? '') ?? [];
         // A document whose access cannot be read is left unlisted: settle reads it whole and reports it.
-        if (nativeId !== undefined && !(entries instanceof SqlRowError)) yield { nativeId, access: entries };
+        if (nativeId === undefined || entries instanceof SqlRowError) continue;
+        yield { nativeId, access: entries, attributes: { ...extra?.get(nativeId), ...rowAttributes(row, docs.attributes) } };
       }
       const last = rows[rows.length - 1];
       if (last === undefined || rows.length < this.config.pageSize) break;
