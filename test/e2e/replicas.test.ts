@@ -90,8 +90,8 @@ run('two replicas on one Postgres with Redis (scaled out)', () => {
     fs.writeFileSync(path.join(root, '_directory.yaml'), 'users:\n  - { id: ana, email: ana@example.com, full_name: Ana, active: true }\ngroups: []\n');
     writeTree(root, initial);
     const first = await runCli(['sync', 'filesystem'], env);
-    // (The directory's one user is counted too.)
-    expect(summaryOf(first.stdout)).toMatchObject({ status: 'succeeded', counts: { added: initial.length + 1, failed: 0 } });
+    // (The directory's one user is counted apart, with users and groups.)
+    expect(summaryOf(first.stdout)).toMatchObject({ status: 'succeeded', counts: { added: initial.length, failed: 0 }, identities: { added: 1 } });
     // Both at once, as an orchestrator starts them.
     replicas.push(startCli(['serve'], replicaEnv), startCli(['serve'], replicaEnv));
     for (const replica of replicas) {
