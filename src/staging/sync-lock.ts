@@ -52,7 +52,9 @@ export class SyncLock {
       row = (await this.db('sync_locks').where({ source: this.source }).first()) as typeof row;
       if (row?.owner !== this.owner) throw new SyncLockedError(this.source, row?.owner ?? 'unknown');
     }
-    this.timer = setInterval(() => void this.renew(), Math.max(1000, Math.floor(this.leaseMs / 3)));
+    // A renewal that fails (database briefly away, or closed under us) is retried at the next tick;
+    // if the lease runs out meanwhile, the next renewal finds it taken and marks the lock lost.
+    this.timer = setInterval(() => void this.renew().catch(() => undefined), Math.max(1000, Math.floor(this.leaseMs / 3)));
     this.timer.unref();
   }
 

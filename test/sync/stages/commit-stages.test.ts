@@ -37,7 +37,10 @@ describe.each(databaseKinds)('the stages that write, on %s', (kind) => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-stages-'));
     progress = [];
   });
+  const openLocks: SyncLock[] = [];
   afterEach(async () => {
+    // A run a test leaves open would go on renewing its lease against a closed database.
+    for (const lock of openLocks.splice(0)) await lock.release().catch(() => undefined);
     await t.destroy();
     fs.rmSync(dir, { recursive: true, force: true });
   });
@@ -50,6 +53,7 @@ describe.each(databaseKinds)('the stages that write, on %s', (kind) => {
     const now = () => new Date(at);
     const lock = new SyncLock(t.db, 'src', 60_000, now);
     await lock.acquire();
+    openLocks.push(lock);
     const { runId } = await startRun({ adapter, runs, store, logger }, mode, () => at);
     return {
       adapter, source: 'src', mode, runId, store, runs, lock, logger, now, started: Date.now(),
