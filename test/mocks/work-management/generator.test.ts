@@ -43,12 +43,10 @@ describe('generator: sizes', () => {
     expect(() => resolveShape('huge' as never)).toThrow(/unknown size/);
   });
 
-  it('generates 100,000 tasks in reasonable time, without building any document', () => {
-    const started = Date.now();
+  // How long this takes is a benchmark's business, not a test's: here only what it builds.
+  it('generates 100,000 tasks without building any document', () => {
     const g = generateOrganization({ seed: 7, size: 100_000 });
-    const elapsed = Date.now() - started;
     expect(g.store.tasks.size).toBe(100_000);
-    expect(elapsed).toBeLessThan(20_000);
     // Documents are built on download only.
     expect([...g.store.attachments.values()].every((a) => a.size === null)).toBe(true);
     // Every project has its task list index; the biggest is big but bounded.
