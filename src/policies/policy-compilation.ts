@@ -83,6 +83,11 @@ export class PolicyCompilation {
     if (entry && entry.members.size === 0) this.userClasses.delete(key);
   }
 
+  /** Whether the documents with these attributes fall in a class already registered. */
+  hasDocumentClass(attributes: Attributes | undefined): boolean {
+    return this.docClasses.has(project(this.projections.doc, { attributes }).key);
+  }
+
   /** Registers a document class (say, one staged by an earlier run) so `groups()` includes it. */
   addDocumentClass(attributes: Attributes | undefined): string {
     const { subject, key } = project(this.projections.doc, { attributes });

@@ -73,18 +73,24 @@ function isReserved(nativeId: string): boolean {
 
 /**
  * A listed file's access list with its policy group: the document class of the attributes the
- * listing read (registered with the compilation, so `settle` stages a class new to this run), or,
- * when the listing read none, the group staged for the file.
+ * listing read, or, when the listing read none, the group staged for the file.
  */
 function withPolicyGroup(file: LiveFile, compilation: PolicyCompilation, staged: ReadonlyMap<string, string>, source: string): LiveFile {
   const group = file.attributes !== undefined ? compilation.addDocumentClass(file.attributes) : staged.get(`${source}:${file.nativeId}`);
   return group ? { ...file, access: [...file.access, { type: 'GROUP', nativeId: group }] } : file;
 }
 
-/** Access reconciliation's listing, each file with its policy group (withPolicyGroup). */
+/**
+ * Access reconciliation's listing, each file with its policy group (withPolicyGroup). A file whose
+ * listed attributes fall in a class staging has no group for is left out: `settle` is then asked
+ * about it, reads it and stages the class's group with it, so no access list names a group that
+ * is not there (not even when a run that rewrote the list stopped before staging the group).
+ */
 async function* liveWithPolicy(files: AsyncIterable<LiveFile>, compilation: Promise<PolicyCompilation>, groups: Promise<Map<string, string>>, source: string): AsyncIterable<LiveFile> {
   const [byFile, compiled] = [await groups, await compilation];
-  for await (const file of files) yield withPolicyGroup(file, compiled, byFile, source);
+  for await (const file of files) {
+    if (file.attributes === undefined || compiled.hasDocumentClass(file.attributes)) yield withPolicyGroup(file, compiled, byFile, source);
+  }
 }
 
 /**

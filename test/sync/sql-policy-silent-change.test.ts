@@ -1,4 +1,5 @@
 import pino from 'pino';
+import type { Adapter, SettleEvent } from '../../src/adapters/adapter';
 import { createSqlAdapter, parseDatabaseUrl, resolveSqlMapping, type SqlMappingInput } from '../../src/adapters/sql';
 import { crawlGateway } from '../../src/conformance/crawl-gateway';
 import { CrawlRecorder } from '../../src/conformance/crawl-recorder';
@@ -21,6 +22,11 @@ rules:
   - name: cleared
     allow: user.clearance >= doc.level
 `);
+
+/** A `settle` that fails, as when the run is stopped between the listing and the settling. */
+async function* failingSettle(): AsyncIterable<SettleEvent> {
+  throw new Error('the settling was interrupted');
+}
 
 /** How each source reads a document's level: from key-value attribute rows, or from the documents' own column. */
 type LevelFrom = 'rows' | 'column';
@@ -72,11 +78,13 @@ describe.each(databaseKinds)('a SQL source whose policy attributes change silent
       await gw?.close();
     });
 
-    async function syncAll(): Promise<Array<{ status: string; mode: string }>> {
+    /** Syncs every source; `failSettle` names one whose `settle` fails (the run stops after the listing). */
+    async function syncAll(failSettle?: string): Promise<Array<{ status: string; mode: string }>> {
       const out = [];
       for (const s of SOURCES) {
         const adapter = createSqlAdapter({ connection: parseDatabaseUrl(source.url), mapping: resolveSqlMapping(mapping(s.levelFrom, s.mode)), sourceName: s.name, pageSize: 5 });
-        out.push(await runSync(withAccessPolicy(adapter, POLICY, { db: gw.database.db }), { db: gw.database.db, blobs: gw.blobs, logger }));
+        const used = s.name === failSettle ? Object.assign(Object.create(adapter) as Adapter, { settle: failingSettle }) : adapter;
+        out.push(await runSync(withAccessPolicy(used, POLICY, { db: gw.database.db }), { db: gw.database.db, blobs: gw.blobs, logger }));
       }
       return out;
     }
@@ -121,6 +129,15 @@ describe.each(databaseKinds)('a SQL source whose policy attributes change silent
     it('gives access back when the level falls again, the lowered class new to staging', async () => {
       await source.db('document_attributes').where({ document_id: 4, name: 'level' }).update({ value: '-1' });
       await source.db('documents').whereIn('id', [5, 8]).update({ level: -1 });
+      const summaries = await syncAll();
+      expect(summaries.map((s) => [s.status, s.mode])).toEqual(SOURCES.map(() => ['succeeded', 'incremental']));
+      expect(await mismatches()).toEqual([]);
+    });
+
+    it('stages a new class with the file, so a run stopped before settling leaves no list naming a missing group', async () => {
+      // 1.5 is a level no document had: its class is new to staging.
+      await source.db('document_attributes').where({ document_id: 4, name: 'level' }).update({ value: '1.5' });
+      expect((await syncAll('kv')).map((s) => s.status)).toEqual(['failed', 'succeeded', 'succeeded']);
       const summaries = await syncAll();
       expect(summaries.map((s) => [s.status, s.mode])).toEqual(SOURCES.map(() => ['succeeded', 'incremental']));
       expect(await mismatches()).toEqual([]);
