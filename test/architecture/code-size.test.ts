@@ -12,7 +12,6 @@ const PENDING: readonly string[] = [
   'file mocks/work-management/model.ts',
   'file mocks/work-management/api/representations.ts',
   'file mocks/work-management/generator.ts',
-  'file mocks/work-management/routes/task-routes.ts',
   'file adapters/work-management/work-management-adapter.ts',
   'function mocks/work-management/routes/admin-routes.ts adminRouter',
   'function conformance/crawl-gateway.ts crawlGateway',

@@ -24,6 +24,7 @@ import { DownloadSigner, s3Error } from './rules/download-urls';
 import { SyncTokens } from './rules/events';
 import { JobRegistry } from './rules/jobs';
 import { adminRouter } from './routes/admin-routes';
+import { attachmentRoutes } from './routes/attachment-routes';
 import { auditLogRoutes } from './routes/audit-log-routes';
 import { batchRoutes } from './routes/batch-routes';
 import { catalogRoutes } from './routes/catalog-routes';
@@ -33,6 +34,8 @@ import { jobRoutes } from './routes/job-routes';
 import { oracleRouter } from './routes/oracle-routes';
 import { projectRoutes } from './routes/project-routes';
 import { projectTemplateRoutes } from './routes/project-template-routes';
+import { storyRoutes } from './routes/story-routes';
+import { tagRoutes } from './routes/tag-routes';
 import { taskRoutes } from './routes/task-routes';
 import { createVisibilityOracle, type OracleOptions, type VisibilityOracle } from './visibility-oracle';
 
@@ -84,7 +87,7 @@ export function createWorkManagementMock(options: WorkManagementMockOptions = {}
   store.events.lossRate = hostility.eventLossRate;
   store.events.seedLoss(hostility.seed);
   const oracle = createVisibilityOracle(store, options.oracle);
-  const routes = new RouteTable().add([...directoryRoutes, ...projectRoutes, ...taskRoutes, ...catalogRoutes, ...jobRoutes, ...eventRoutes, ...batchRoutes, ...auditLogRoutes, ...projectTemplateRoutes]);
+  const routes = new RouteTable().add([...directoryRoutes, ...projectRoutes, ...taskRoutes, ...storyRoutes, ...tagRoutes, ...attachmentRoutes, ...catalogRoutes, ...jobRoutes, ...eventRoutes, ...batchRoutes, ...auditLogRoutes, ...projectTemplateRoutes]);
   const ctx: MockContext = {
     store,
     oracle,

@@ -1,8 +1,9 @@
 /**
- * Tasks, subtasks, stories (comments), tags, attachments and workspace task search
- * (reference §5.9–5.13). Task listings take `completed_since`, `modified_since` and `custom_type`.
+ * Tasks, subtasks, their projects, followers and tags, and workspace task search (reference
+ * §5.9–5.13). Task listings take `completed_since`, `modified_since` and `custom_type`. Stories,
+ * tags and attachments have their own route files.
  */
-import { ApiError, badRequest, cannotWrite, missingInput } from '../api/api-error';
+import { badRequest, cannotWrite, missingInput } from '../api/api-error';
 import { bodyData, gidList, ok, queryBool, queryTime, type ApiRequest, type ApiResponse, type Route } from '../api/route-table';
 import { nodes, renderMany } from '../api/representations';
 import type { MockContext } from '../mock-context';
@@ -16,7 +17,6 @@ import {
   createdResponse,
   emptyResponse,
   isServiceAccount,
-  kindIs,
   listResponse,
   lookup,
   oneResponse,
@@ -44,7 +44,8 @@ export function visibleTask(req: ApiRequest, ctx: MockContext, gid: string | und
   return task;
 }
 
-function authorOf(req: ApiRequest): Gid | null {
+/** The author recorded for a write: the caller, or nobody for the service account. */
+export function authorOf(req: ApiRequest): Gid | null {
   return isServiceAccount(req) ? null : req.caller.user.gid;
 }
 
@@ -379,144 +380,5 @@ export const taskRoutes: Route[] = [
       return createdResponse(req, ctx, nodes.job(job), `/jobs/${job.gid}`);
     },
   },
-  {
-    method: 'GET',
-    path: '/tasks/:task_gid/stories',
-    handler: (req, ctx) => {
-      const task = visibleTask(req, ctx, req.params.task_gid);
-      return listResponse(req, ctx, ctx.store.list(ctx.store.storiesByTask.get(task.gid), ctx.store.stories), nodes.story);
-    },
-  },
-  {
-    method: 'POST',
-    path: '/tasks/:task_gid/stories',
-    handler: (req, ctx) => {
-      const task = visibleTask(req, ctx, req.params.task_gid);
-      const data = bodyData(req);
-      const text = typeof data.text === 'string' ? data.text : typeof data.html_text === 'string' ? data.html_text.replace(/<[^>]+>/g, '') : '';
-      if (!text) throw missingInput('text');
-      const story = ctx.store.addStory({ target: task.gid, type: 'comment', text, createdBy: authorOf(req), source: 'api', isPinned: data.is_pinned === true });
-      return createdResponse(req, ctx, nodes.story(story), `/stories/${story.gid}`);
-    },
-  },
-  {
-    method: 'GET',
-    path: '/stories/:story_gid',
-    handler: (req, ctx) => {
-      const story = lookup(ctx.store.stories, 'story', req.params.story_gid);
-      assertVisible(req, ctx, 'story', story.gid);
-      return oneResponse(req, ctx, nodes.story(story));
-    },
-  },
-  {
-    method: 'PUT',
-    path: '/stories/:story_gid',
-    handler: (req, ctx) => {
-      const story = lookup(ctx.store.stories, 'story', req.params.story_gid);
-      assertVisible(req, ctx, 'story', story.gid);
-      if (story.type !== 'comment') throw new ApiError(403, 'Only comments can be edited.');
-      const text = requireString(bodyData(req), 'text');
-      ctx.store.editStory(story, text);
-      return oneResponse(req, ctx, nodes.story(story));
-    },
-  },
-  {
-    method: 'DELETE',
-    path: '/stories/:story_gid',
-    handler: (req, ctx) => {
-      const story = lookup(ctx.store.stories, 'story', req.params.story_gid);
-      assertVisible(req, ctx, 'story', story.gid);
-      ctx.store.deleteStory(story);
-      return emptyResponse();
-    },
-  },
-  {
-    method: 'GET',
-    path: '/tasks/:task_gid/tags',
-    handler: (req, ctx) => {
-      const task = visibleTask(req, ctx, req.params.task_gid);
-      return listResponse(req, ctx, ctx.store.list(task.tags, ctx.store.tags), nodes.tag);
-    },
-  },
-  {
-    method: 'GET',
-    path: '/tags',
-    handler: (req, ctx) => {
-      if (req.query.workspace === undefined) throw missingInput('workspace');
-      const ws = requireWorkspace(ctx, req.query.workspace);
-      return listResponse(req, ctx, ctx.store.list(ctx.store.tagsByWorkspace.get(ws.gid), ctx.store.tags), nodes.tag);
-    },
-  },
-  {
-    method: 'GET',
-    path: '/workspaces/:workspace_gid/tags',
-    handler: (req, ctx) => {
-      const ws = requireWorkspace(ctx, req.params.workspace_gid);
-      return listResponse(req, ctx, ctx.store.list(ctx.store.tagsByWorkspace.get(ws.gid), ctx.store.tags), nodes.tag);
-    },
-  },
-  {
-    method: 'GET',
-    path: '/tags/:tag_gid',
-    handler: (req, ctx) => oneResponse(req, ctx, nodes.tag(lookup(ctx.store.tags, 'tag', req.params.tag_gid))),
-  },
-  {
-    method: 'GET',
-    path: '/tags/:tag_gid/tasks',
-    handler: (req, ctx) => taskListing(req, ctx, ctx.store.list(ctx.store.tasksByTag.get(lookup(ctx.store.tags, 'tag', req.params.tag_gid).gid), ctx.store.tasks)),
-  },
   { method: 'GET', path: '/workspaces/:workspace_gid/tasks/search', handler: searchTasks },
-  {
-    method: 'GET',
-    path: '/attachments',
-    handler: (req, ctx) => {
-      const parent = req.query.parent;
-      if (parent === undefined || parent === '') throw missingInput('parent');
-      if (kindIs(ctx, parent, 'project')) assertVisible(req, ctx, 'project', lookup(ctx.store.projects, 'parent', parent).gid);
-      else visibleTask(req, ctx, parent, 'parent');
-      return listResponse(req, ctx, ctx.store.list(ctx.store.attachmentsByParent.get(parent), ctx.store.attachments), nodes.attachment);
-    },
-  },
-  {
-    method: 'GET',
-    path: '/tasks/:task_gid/attachments',
-    handler: (req, ctx) => {
-      const task = visibleTask(req, ctx, req.params.task_gid);
-      return listResponse(req, ctx, ctx.store.list(ctx.store.attachmentsByParent.get(task.gid), ctx.store.attachments), nodes.attachment);
-    },
-  },
-  {
-    method: 'GET',
-    path: '/attachments/:attachment_gid',
-    handler: (req, ctx) => {
-      const a = lookup(ctx.store.attachments, 'attachment', req.params.attachment_gid);
-      assertVisible(req, ctx, 'attachment', a.gid);
-      return oneResponse(req, ctx, nodes.attachment(a));
-    },
-  },
-  {
-    method: 'DELETE',
-    path: '/attachments/:attachment_gid',
-    handler: (req, ctx) => {
-      const a = lookup(ctx.store.attachments, 'attachment', req.params.attachment_gid);
-      assertVisible(req, ctx, 'attachment', a.gid);
-      ctx.store.deleteAttachment(a);
-      return emptyResponse();
-    },
-  },
-  {
-    method: 'POST',
-    path: '/attachments',
-    handler: (req, ctx) => {
-      // JSON bodies can only attach links; file uploads are multipart (not modelled by the mock).
-      const data = bodyData(req);
-      if (data.resource_subtype !== 'external') throw badRequest('file: Missing input (the mock accepts only external links: resource_subtype "external" with url and name)');
-      const parent = requireString(data, 'parent');
-      if (kindIs(ctx, parent, 'task')) visibleTask(req, ctx, parent, 'parent');
-      else lookup(ctx.store.projects, 'parent', parent);
-      const a = ctx.store.addAttachment({ parent, name: requireString(data, 'name'), host: 'external', kind: null, createdBy: authorOf(req) });
-      requireString(data, 'url');
-      return createdResponse(req, ctx, nodes.attachment(a), `/attachments/${a.gid}`);
-    },
-  },
 ];
