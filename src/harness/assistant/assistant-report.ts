@@ -2,14 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { RoundSummary } from './ask-round';
 import type { DataApiAgreement } from './data-api-agreement';
-import type { AssistantScenarioResult, RevocationReport } from './run-assistant-scenario';
+import type { AssistantScenarioResult, Check, RevocationReport } from './assistant-scenario-result';
 import type { UsageAgreement } from './usage-agreement';
-
-export interface Check {
-  name: string;
-  ok: boolean;
-  detail: string;
-}
 
 const sum = (rounds: readonly RoundSummary[], f: (r: RoundSummary) => number): number => rounds.reduce((n, r) => n + f(r), 0);
 

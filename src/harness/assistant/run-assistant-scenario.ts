@@ -2,15 +2,16 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { SyncSummary } from '../../sync/run-sync';
-import { addProjectMember, applyChangeRound, deactivateGuest, workspaceMembers, type ChangeRound } from '../change-round';
+import { addProjectMember, applyChangeRound, deactivateGuest, workspaceMembers } from '../change-round';
 import { HARNESS_SOURCE, startHarnessGateway, type HarnessGateway } from '../harness-gateway';
 import { startHarnessMock, type HarnessMock, type HarnessMockOptions } from '../harness-mock';
-import { OracleView, UsageLedger, type FileUsage, type JudgedAnswer } from './answer-judge';
+import { OracleView, UsageLedger, type JudgedAnswer } from './answer-judge';
 import { askRound, summariseRound, type AskContext, type RoundSummary } from './ask-round';
-import { writeAssistantReport, printAssistantSummary, scenarioChecks, type Check } from './assistant-report';
+import { writeAssistantReport, printAssistantSummary, scenarioChecks } from './assistant-report';
+import type { AssistantScenarioResult, CycleReport, RevocationReport, ScenarioChanges } from './assistant-scenario-result';
 import { breakAccess, type AccessBreak } from './break-access';
 import { plantCodeNames } from './code-names';
-import { checkDataApi, type DataApiAgreement } from './data-api-agreement';
+import { checkDataApi } from './data-api-agreement';
 import { gatewayFilesByUrl } from './gateway-files';
 import { planQuestions, revocationProbes, revokedPairs, type Asker, type PlannedQuestion } from './question-plan';
 import type { IngestSummary, ScenarioPlatform } from './scenario-platform';
@@ -33,47 +34,6 @@ export interface AssistantScenarioOptions extends HarnessMockOptions {
   reconcile?: boolean;
   /** Break access on purpose (a self-test of the leak counter: the scenario must then fail). */
   breakAccess?: AccessBreak;
-}
-
-/** The crawl harness's change round, plus a guest deactivated and a member added to a private project. */
-export type ScenarioChanges = ChangeRound & { deactivatedGuest: string; addedMember: { project: string; user: string } };
-
-export interface CycleReport {
-  cycle: number;
-  sync: { mode: string; status: string; failed: number };
-  ingest: IngestSummary;
-  /** Revoked (user, task) probes whose task the answer still cited. */
-  stillCited: number;
-  /** Granted (user, task) probes whose task the answer did not cite yet. */
-  grantsMissed: number;
-}
-
-export interface RevocationReport {
-  revokedPairs: number;
-  probes: number;
-  /** (user, task) pairs the change round granted, and how many of them are asked about too (each must be cited). */
-  grantedPairs: number;
-  grantProbes: number;
-  /** Probes by the change that revoked them (a pair can count under two). */
-  probesByChange: { deletedTasks: number; movedTasks: number; removedMember: number; deactivatedGuest: number };
-  cycles: CycleReport[];
-  /** Sync + ingest cycles until no revoked access appeared (null: not within `maxCycles`). */
-  cyclesToStop: number | null;
-}
-
-export interface AssistantScenarioResult {
-  ok: boolean;
-  staging: string;
-  organization: { tasks: number; members: number; codeNames: number };
-  rounds: RoundSummary[];
-  changes: ScenarioChanges;
-  revocation: RevocationReport;
-  usage: FileUsage[];
-  dataApi: DataApiAgreement;
-  /** The operator's `usage` report for the gateway against the simulator, compared with `usage`. */
-  usageAgreement: UsageAgreement;
-  checks: Check[];
-  reportPath: string;
 }
 
 interface Loop {

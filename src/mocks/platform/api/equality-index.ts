@@ -4,7 +4,7 @@
  * `detail/external_resource_id eq 'a' or … eq 'b'` from the matching buckets, so counting over
  * 100,000 records costs what the matches cost, as in a real store with an index.
  */
-import { fieldValue } from './odata-query';
+import { fieldValue } from './field-value';
 
 type Rec = Record<string, unknown>;
 

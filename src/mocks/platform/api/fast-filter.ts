@@ -5,7 +5,7 @@
  * measures. Anything else (or anything this scanner is unsure of) is left to the parser; a
  * property test holds the two to the same answers.
  */
-import { fieldValue } from './odata-query';
+import { fieldValue } from './field-value';
 
 type Rec = Record<string, unknown>;
 /** A literal as the comparison sees it: the parser's equality on these shapes is equality of the texts. */

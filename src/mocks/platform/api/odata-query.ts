@@ -7,10 +7,9 @@
  */
 import { defaultParser } from '@odata/parser';
 import { fastFilter } from './fast-filter';
+import { fieldValue, type Rec, type Value } from './field-value';
 import { ApiError } from './api-error';
 
-type Rec = Record<string, unknown>;
-type Value = string | number | boolean | null | undefined;
 interface Node {
   type: string;
   value: unknown;
@@ -19,13 +18,6 @@ interface Node {
 
 const bad = (message: string): ApiError => new ApiError('bad-request', message);
 const isNode = (v: unknown): v is Node => typeof v === 'object' && v !== null && typeof (v as Node).type === 'string';
-
-/** A field path (`cited`, `detail/name`) of a record. */
-export function fieldValue(record: Rec, path: string): Value {
-  let v: unknown = record;
-  for (const part of path.split('/')) v = typeof v === 'object' && v !== null ? (v as Rec)[part] : undefined;
-  return typeof v === 'object' && v !== null ? JSON.stringify(v) : (v as Value);
-}
 
 const ISO = /^\d{4}-\d{2}-\d{2}T/;
 
