@@ -5,14 +5,16 @@ import { MockClient } from './mock-client';
 
 export interface HarnessMockOptions {
   seed: string;
-  /** Tasks the generated organization has. */
+  /** Tasks the generated organization has (at least 1,000 for the crawl scenario of the issue). */
   tasks: number;
   /** An already running mock (`mock work-management`); default: start one in this process. */
   mockUrl?: string;
   mockToken?: string;
   /** Turn the mock's default hostility (rate limits) on; off by default so the scenario is quick. */
   hostile?: boolean;
+  /** Share (0 to 1) of the mock's API requests answered 500/503 (`mock work-management --fault-rate`). */
   faultRate?: number;
+  /** Share (0 to 1) of events the mock never delivers (`mock work-management --event-loss-rate`). */
   eventLossRate?: number;
   logger: Logger;
   print(line: string): void;

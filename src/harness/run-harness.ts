@@ -6,27 +6,15 @@ import type { ConformanceReport } from '../conformance/conformance-report';
 import { runConformance } from '../conformance/run-conformance';
 import { writeReports } from '../conformance/write-reports';
 import { normalizeEmail } from '../lib/normalize-email';
-import type { Logger } from '../logging/create-logger';
 import type { SyncSummary } from '../sync/run-sync';
 import { compareAccess, type AccessComparison } from './compare-access';
 import { applyChangeRound, type ChangeRound } from './change-round';
 import { HARNESS_SOURCE, startHarnessGateway } from './harness-gateway';
-import { startHarnessMock } from './harness-mock';
+import { startHarnessMock, type HarnessMockOptions } from './harness-mock';
 import { workManagementExpected } from './work-management-expected';
 
-export interface HarnessOptions {
-  seed: string;
-  /** Tasks the generated organization has (at least 1,000 for the issue's scenario). */
-  tasks: number;
-  /** An already running mock (`mock work-management`); default: start one in this process. */
-  mockUrl?: string;
-  mockToken?: string;
-  /** Turn the mock's default hostility (rate limits) on; off by default so the scenario is quick. */
-  hostile?: boolean;
-  /** Share (0 to 1) of the mock's API requests answered 500/503 (`mock work-management --fault-rate`). */
-  faultRate?: number;
-  /** Share (0 to 1) of events the mock never delivers (`mock work-management --event-loss-rate`). */
-  eventLossRate?: number;
+/** The mock's settings (seed, size, hostility, faults, event loss) and the crawl's. */
+export interface HarnessOptions extends HarnessMockOptions {
   /** Access reconciliation after incremental runs (default on; off shows what lost events cost). */
   reconcile?: boolean;
   /** Stage into this Postgres database (in a schema of its own, dropped afterwards) instead of a SQLite file. */
@@ -34,8 +22,6 @@ export interface HarnessOptions {
   /** Crawl with ids pasted into paths raw, as the platform's own tools send them (default true). */
   rawIds?: boolean;
   out: string;
-  logger: Logger;
-  print(line: string): void;
 }
 
 export interface HarnessRound {

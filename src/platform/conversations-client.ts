@@ -1,11 +1,10 @@
 import { paginateCursor } from '../adapters/http/paginate';
-import type { RetryPolicy } from '../adapters/http/retry-policy';
 import { SourceError } from '../adapters/source-error';
 import type { Logger } from '../logging/create-logger';
 import type { ConversationMessage, FeedbackRating } from './conversation-message';
 import { authorizationOf, type PlatformAuthConfig } from './platform-auth-config';
 import { PlatformAuthError, PlatformConfigError, PlatformRequestError, PlatformResponseError } from './platform-error';
-import { PlatformHttp, type PlatformAnswer, type SendOptions } from './platform-http';
+import { PlatformHttp, type PlatformAnswer, type PlatformClientTransport, type SendOptions } from './platform-http';
 import type { OAuthTokenSource } from './oauth-token-source';
 
 /** The Conversations API's stable base; `/assistant/v1` is deprecated (seed: Versioning). */
@@ -14,7 +13,7 @@ export const DEPRECATED_CONVERSATIONS_BASE = '/assistant/v1';
 export const MAX_ADDITIONAL_FEEDBACK = 1000;
 export const MAX_PAGE_LIMIT = 100;
 
-export interface ConversationsClientOptions {
+export interface ConversationsClientOptions extends PlatformClientTransport {
   /** The platform's API host, e.g. `https://api.example-region.platform` (no path). */
   apiBaseUrl: string;
   /** Default `/rest/v1`. */
@@ -23,13 +22,7 @@ export interface ConversationsClientOptions {
   assistantName: string;
   /** A JWT from OAuth client credentials (or an API key sent as a bearer token). */
   auth: PlatformAuthConfig;
-  logger: Logger;
-  fetch?: typeof fetch;
   now?: () => number;
-  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
-  random?: () => number;
-  retryPolicy?: RetryPolicy;
-  requestsPerMinute?: number;
   /** Messages per page, 1–100 (the API's default when absent). */
   pageSize?: number;
 }

@@ -1,27 +1,20 @@
 import { paginatePages } from '../adapters/http/paginate';
-import type { RetryPolicy } from '../adapters/http/retry-policy';
 import { SourceError } from '../adapters/source-error';
-import type { Logger } from '../logging/create-logger';
 import { dataApiBaseUrl } from './data-api-regions';
 import { authorizationOf, type PlatformAuthConfig } from './platform-auth-config';
 import { PlatformAuthError, PlatformResponseError } from './platform-error';
-import { PlatformHttp, type PlatformAnswer, type SendOptions } from './platform-http';
+import { PlatformHttp, type PlatformAnswer, type PlatformClientTransport, type SendOptions } from './platform-http';
 import type { OAuthTokenSource } from './oauth-token-source';
 
 /** The Data API's entity sets (reference §7.1). */
 export type DataEntity = 'conversations' | 'interactions' | 'plugin-calls' | 'plugin-resources' | 'users';
 
-export interface DataApiClientOptions {
+export interface DataApiClientOptions extends PlatformClientTransport {
   /** A region by name (`us`, `eu`, `ca`, `gov`, `jp`, `uk`, `us-prod4`, `us-prod3`) or an explicit base URL. */
   region?: string;
   baseUrl?: string;
   auth: PlatformAuthConfig;
-  logger: Logger;
-  fetch?: typeof fetch;
   now?: () => number;
-  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
-  random?: () => number;
-  retryPolicy?: RetryPolicy;
   /** Paces request starts (the Data API publishes no limit; the simulator's default is 600 a minute per caller). */
   requestsPerMinute?: number;
   signal?: AbortSignal;

@@ -1,8 +1,7 @@
-import type { RetryPolicy } from '../adapters/http/retry-policy';
 import { chunks } from '../lib/chunks';
 import type { Logger } from '../logging/create-logger';
 import { DeprecatedEndpointError, PlatformConfigError, PlatformRequestError, PlatformResponseError } from './platform-error';
-import { PlatformHttp } from './platform-http';
+import { PlatformHttp, type PlatformClientTransport } from './platform-http';
 
 /** The Message API's send path (seed: legacy: keep using, no enhancements). */
 export const MESSAGE_SEND_PATH = '/rest/v1/messages/send';
@@ -12,7 +11,7 @@ export const MAX_RECIPIENTS = 500;
 /** The Message API's published limit: 120 requests a minute per organization (reference §7.3). */
 export const MESSAGE_API_REQUESTS_PER_MINUTE = 120;
 
-export interface MessageApiClientOptions {
+export interface MessageApiClientOptions extends PlatformClientTransport {
   /** The platform's API host (no path). */
   apiBaseUrl: string;
   /** The message API key. */
@@ -20,11 +19,6 @@ export interface MessageApiClientOptions {
   /** Default `/rest/v1/messages/send`. The deprecated beta path is refused unless `forceDeprecated`. */
   path?: string;
   forceDeprecated?: boolean;
-  logger: Logger;
-  fetch?: typeof fetch;
-  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
-  random?: () => number;
-  retryPolicy?: RetryPolicy;
   /** Default 120, the published limit; 0 turns pacing off. */
   requestsPerMinute?: number;
 }

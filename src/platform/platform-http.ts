@@ -26,6 +26,9 @@ export interface PlatformHttpOptions {
   signal?: AbortSignal;
 }
 
+/** What every platform client takes beside its own settings: logging, transport, retries and pacing. */
+export type PlatformClientTransport = Pick<PlatformHttpOptions, 'logger' | 'fetch' | 'sleep' | 'random' | 'retryPolicy' | 'requestsPerMinute'>;
+
 export interface SendOptions {
   query?: Record<string, QueryValue>;
   body?: unknown;
