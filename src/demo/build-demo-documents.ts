@@ -1,172 +1,22 @@
 /**
- * Builds the binary documents of the demo corpus (PDF, DOCX, PPTX, TXT) and, when run as a
- * script, writes them into src/demo/corpus:
+ * Writes the binary documents of the demo corpus (PDF, DOCX, PPTX, TXT) into src/demo/corpus,
+ * with the work-management mock's document builders (one builder for both):
  *
  *   npx tsx src/demo/build-demo-documents.ts
  *
- * The outputs are committed, so the builders pin every date they can: re-running the script
- * should leave the tree unchanged. The builders are exported for code that needs documents.
+ * The outputs are committed and every date in them is pinned, so re-running the script leaves the
+ * tree unchanged. A development script: nothing at run time needs it, so the production build
+ * leaves it out (tsconfig.build.json).
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { Document, HeadingLevel, Packer, Paragraph } from 'docx';
-import JSZip from 'jszip';
-import { PDFDocument, PDFFont, StandardFonts, rgb } from 'pdf-lib';
-import PptxGenJS from 'pptxgenjs';
+import { buildDocument, type DocumentSection } from '../mocks/work-management/documents';
+import type { AttachmentKind } from '../mocks/work-management/model';
 import { DEMO_CORPUS_DIR } from './demo-corpus-dir';
 
-export interface DocumentSection {
-  heading: string;
-  paragraphs: string[];
-}
-
-export interface BuildOptions {
-  author?: string;
-  /** Written as both creation and modification date, so output does not depend on the clock. */
-  date?: Date;
-}
-
-const DEFAULT_AUTHOR = 'Northwind Labs';
-const DEFAULT_DATE = new Date('2025-01-15T09:00:00Z');
-
-/** A4 portrait, in points; the standard Helvetica fonts need no embedding, keeping files small. */
-const PAGE = { width: 595.28, height: 841.89, margin: 64 } as const;
-
-/**
- * A PDF with a title and one heading plus paragraphs per section, wrapped and paginated.
- * Text must be WinAnsi-encodable (Latin-1 and a few more), the limit of the standard fonts.
- */
-export async function buildPdf(title: string, sections: DocumentSection[], options: BuildOptions = {}): Promise<Buffer> {
-  const date = options.date ?? DEFAULT_DATE;
-  // updateMetadata: false stops pdf-lib stamping the current time and its own producer.
-  const pdf = await PDFDocument.create({ updateMetadata: false });
-  pdf.setTitle(title);
-  pdf.setAuthor(options.author ?? DEFAULT_AUTHOR);
-  pdf.setCreator('content-gateway demo document builder');
-  pdf.setProducer('pdf-lib');
-  pdf.setCreationDate(date);
-  pdf.setModificationDate(date);
-
-  const regular = await pdf.embedFont(StandardFonts.Helvetica);
-  const bold = await pdf.embedFont(StandardFonts.HelveticaBold);
-  const textWidth = PAGE.width - 2 * PAGE.margin;
-  let page = pdf.addPage([PAGE.width, PAGE.height]);
-  let y = PAGE.height - PAGE.margin;
-
-  const write = (text: string, font: PDFFont, size: number, spaceBefore: number): void => {
-    const lineHeight = size * 1.4;
-    y -= spaceBefore;
-    for (const line of wrap(text, (s) => font.widthOfTextAtSize(s, size), textWidth)) {
-      if (y - lineHeight < PAGE.margin) {
-        page = pdf.addPage([PAGE.width, PAGE.height]);
-        y = PAGE.height - PAGE.margin;
-      }
-      y -= lineHeight;
-      page.drawText(line, { x: PAGE.margin, y, size, font, color: rgb(0.1, 0.1, 0.1) });
-    }
-  };
-
-  write(title, bold, 20, 0);
-  for (const section of sections) {
-    write(section.heading, bold, 14, 18);
-    for (const paragraph of section.paragraphs) write(paragraph, regular, 11, 8);
-  }
-  return Buffer.from(await pdf.save());
-}
-
-/** A Word document: the title, then a level-1 heading and body paragraphs per section. */
-export async function buildDocx(title: string, sections: DocumentSection[], options: BuildOptions = {}): Promise<Buffer> {
-  const author = options.author ?? DEFAULT_AUTHOR;
-  const doc = new Document({
-    title,
-    creator: author,
-    lastModifiedBy: author,
-    revision: 1,
-    sections: [
-      {
-        children: [
-          new Paragraph({ text: title, heading: HeadingLevel.TITLE }),
-          ...sections.flatMap((section) => [
-            new Paragraph({ text: section.heading, heading: HeadingLevel.HEADING_1 }),
-            ...section.paragraphs.map((text) => new Paragraph({ text, spacing: { after: 120 } })),
-          ]),
-        ],
-      },
-    ],
-  });
-  return pinZipDates(await Packer.toBuffer(doc), options.date ?? DEFAULT_DATE);
-}
-
-/** A 16:9 deck: a title slide, then one slide per section with its paragraphs as bullets. */
-export async function buildPptx(title: string, sections: DocumentSection[], options: BuildOptions = {}): Promise<Buffer> {
-  const pptx = new PptxGenJS();
-  pptx.layout = 'LAYOUT_16x9';
-  pptx.author = options.author ?? DEFAULT_AUTHOR;
-  pptx.company = DEFAULT_AUTHOR;
-  pptx.title = title;
-  pptx.subject = title; // otherwise pptxgenjs writes its own name as the subject
-
-  const cover = pptx.addSlide();
-  cover.addText(title, { x: 0.5, y: 2.0, w: 9, h: 1.2, fontSize: 36, bold: true, color: '1F3A5F' });
-  cover.addText(pptx.author, { x: 0.5, y: 3.2, w: 9, h: 0.6, fontSize: 18, color: '555555' });
-
-  for (const section of sections) {
-    const slide = pptx.addSlide();
-    slide.addText(section.heading, { x: 0.5, y: 0.3, w: 9, h: 0.9, fontSize: 28, bold: true, color: '1F3A5F' });
-    slide.addText(
-      section.paragraphs.map((text) => ({ text, options: { bullet: true, breakLine: true } })),
-      { x: 0.5, y: 1.3, w: 9, h: 4, fontSize: 18, valign: 'top', color: '222222' },
-    );
-  }
-  const bytes = await pptx.write({ outputType: 'nodebuffer', compression: true });
-  return pinZipDates(bytes as Uint8Array, options.date ?? DEFAULT_DATE);
-}
-
-/** Plain UTF-8 text: an underlined title and headings, paragraphs wrapped at 78 columns. */
-export function buildTxt(title: string, sections: DocumentSection[]): Buffer {
-  const lines = [title, '='.repeat(title.length)];
-  for (const section of sections) {
-    lines.push('', section.heading, '-'.repeat(section.heading.length));
-    for (const paragraph of section.paragraphs) lines.push('', ...wrap(paragraph, (s) => s.length, 78));
-  }
-  return Buffer.from(`${lines.join('\n')}\n`, 'utf8');
-}
-
-/**
- * docx and pptxgenjs stamp the current time into docProps/core.xml and into every zip entry,
- * with no option to choose it. Re-zipping with fixed dates makes the output reproducible.
- * (jszip is what pptxgenjs itself zips with.)
- */
-async function pinZipDates(bytes: Uint8Array, date: Date): Promise<Buffer> {
-  const zip = await JSZip.loadAsync(bytes);
-  const core = zip.file('docProps/core.xml');
-  if (core) {
-    const stamp = date.toISOString().replace(/\.\d{3}Z$/, 'Z');
-    const xml = await core.async('string');
-    zip.file('docProps/core.xml', xml.replace(/(<dcterms:(?:created|modified)\b[^>]*>)[^<]*/g, `$1${stamp}`));
-  }
-  zip.forEach((_name, entry) => {
-    entry.date = date;
-  });
-  return zip.generateAsync({ type: 'nodebuffer', compression: 'DEFLATE', compressionOptions: { level: 9 } });
-}
-
-/** Greedy word wrap; a single word wider than the line is left whole rather than split. */
-function wrap(text: string, width: (s: string) => number, max: number): string[] {
-  const lines: string[] = [];
-  let line = '';
-  for (const word of text.split(/\s+/).filter(Boolean)) {
-    const candidate = line ? `${line} ${word}` : word;
-    if (line && width(candidate) > max) {
-      lines.push(line);
-      line = word;
-    } else {
-      line = candidate;
-    }
-  }
-  if (line) lines.push(line);
-  return lines;
-}
+const AUTHOR = 'Northwind Labs';
+const DATE = new Date('2025-01-15T09:00:00Z');
+const KINDS: readonly AttachmentKind[] = ['pdf', 'docx', 'pptx', 'txt'];
 
 export type DemoDocument = { relativePath: string; title: string; sections: DocumentSection[] };
 
@@ -343,26 +193,18 @@ export const DEMO_DOCUMENTS: readonly DemoDocument[] = [
   },
 ];
 
-async function buildDemoDocument(doc: DemoDocument): Promise<Buffer> {
-  switch (path.extname(doc.relativePath)) {
-    case '.pdf':
-      return buildPdf(doc.title, doc.sections);
-    case '.docx':
-      return buildDocx(doc.title, doc.sections);
-    case '.pptx':
-      return buildPptx(doc.title, doc.sections);
-    case '.txt':
-      return buildTxt(doc.title, doc.sections);
-    default:
-      throw new Error(`no builder for ${doc.relativePath}`);
-  }
+/** The bytes of one demo document, by its file extension. */
+export function buildDemoDocument(doc: DemoDocument): Buffer {
+  const kind = KINDS.find((k) => path.extname(doc.relativePath) === `.${k}`);
+  if (!kind) throw new Error(`no builder for ${doc.relativePath}`);
+  return buildDocument(kind, { title: doc.title, author: AUTHOR, date: DATE, sections: doc.sections });
 }
 
 export async function writeDemoDocuments(root: string = DEMO_CORPUS_DIR): Promise<Array<{ file: string; size: number }>> {
   const written: Array<{ file: string; size: number }> = [];
   for (const doc of DEMO_DOCUMENTS) {
     const file = path.join(root, doc.relativePath);
-    const bytes = await buildDemoDocument(doc);
+    const bytes = buildDemoDocument(doc);
     await fs.mkdir(path.dirname(file), { recursive: true });
     await fs.writeFile(file, bytes);
     written.push({ file, size: bytes.length });
