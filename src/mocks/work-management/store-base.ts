@@ -1,0 +1,279 @@
+/**
+ * The base of the mock's in-memory store: the maps by gid and the ordered indexes by parent, the
+ * clock and gids, lookups, and event recording that every family of builders goes through.
+ */
+import type { Gid, ResourceType, Workspace, User, WorkspaceMembership, UserTaskList, Team, TeamMembership, Project, Membership, Section, Task, Story, Attachment, CustomField, EnumOption, CustomFieldSetting, CustomType, Tag, Portfolio, ProjectPortfolioSetting, Goal, StatusUpdate, ProjectStatus, ProjectTemplate, Notification } from './model-types';
+import { AuditLog } from './rules/audit-log';
+import { EventLog, type EventAction, type EventChange, type EventRef } from './rules/events';
+import { paragraphsFor } from './names';
+
+export const DAY = 86_400_000;
+
+/** Removes one occurrence of `item`; returns whether it was there. */
+export function removeItem<T>(list: T[], item: T): boolean {
+  const i = list.indexOf(item);
+  if (i < 0) return false;
+  list.splice(i, 1);
+  return true;
+}
+
+export function push<K, V>(index: Map<K, V[]>, key: K, value: V): void {
+  const list = index.get(key);
+  if (list) list.push(value);
+  else index.set(key, [value]);
+}
+
+export function pull<K, V>(index: Map<K, V[]>, key: K, value: V): void {
+  const list = index.get(key);
+  if (list) removeItem(list, value);
+}
+
+export function isoDate(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+export interface StoreOptions {
+  /** Seeds derived texts (task notes, comment bodies, document contents). */
+  seed: string;
+  now: () => number;
+  /** First gid handed out; gids are decimal strings counting up from it. */
+  gidBase?: number;
+  eventRetentionMs?: number;
+}
+
+export class StoreBase {
+  readonly seed: string;
+  protected clock: () => number;
+  /** The store's clock (replaceable with setClock, e.g. to move time in tests). */
+  readonly now = (): number => this.clock();
+  readonly events: EventLog;
+  /** The audit log: the security-relevant share of recorded changes, kept for good, never lossy. */
+  readonly audit: AuditLog;
+  /** Events are recorded only once the initial organization is built. */
+  recording = false;
+  protected nextId: number;
+
+  readonly kinds = new Map<Gid, ResourceType>();
+  readonly workspaces = new Map<Gid, Workspace>();
+  readonly users = new Map<Gid, User>();
+  readonly usersByEmail = new Map<string, Gid>();
+  readonly workspaceMemberships = new Map<Gid, WorkspaceMembership>();
+  readonly userTaskLists = new Map<Gid, UserTaskList>();
+  readonly teams = new Map<Gid, Team>();
+  readonly teamMemberships = new Map<Gid, TeamMembership>();
+  readonly projects = new Map<Gid, Project>();
+  readonly memberships = new Map<Gid, Membership>();
+  readonly sections = new Map<Gid, Section>();
+  readonly tasks = new Map<Gid, Task>();
+  readonly stories = new Map<Gid, Story>();
+  readonly attachments = new Map<Gid, Attachment>();
+  readonly customFields = new Map<Gid, CustomField>();
+  readonly enumOptions = new Map<Gid, EnumOption>();
+  readonly customFieldSettings = new Map<Gid, CustomFieldSetting>();
+  readonly customTypes = new Map<Gid, CustomType>();
+  readonly tags = new Map<Gid, Tag>();
+  readonly portfolios = new Map<Gid, Portfolio>();
+  readonly projectPortfolioSettings = new Map<Gid, ProjectPortfolioSetting>();
+  readonly goals = new Map<Gid, Goal>();
+  readonly statusUpdates = new Map<Gid, StatusUpdate>();
+  readonly projectStatuses = new Map<Gid, ProjectStatus>();
+  readonly projectTemplates = new Map<Gid, ProjectTemplate>();
+  readonly notifications: Notification[] = [];
+
+  // Indexes: ordered gid lists by parent. Order is creation order unless stated.
+  readonly workspaceMembershipsByWorkspace = new Map<Gid, Gid[]>();
+  readonly workspaceMembershipsByUser = new Map<Gid, Gid[]>();
+  readonly teamsByWorkspace = new Map<Gid, Gid[]>();
+  readonly teamMembershipsByTeam = new Map<Gid, Gid[]>();
+  readonly teamMembershipsByUser = new Map<Gid, Gid[]>();
+  readonly projectsByWorkspace = new Map<Gid, Gid[]>();
+  readonly projectsByTeam = new Map<Gid, Gid[]>();
+  readonly membershipsByParent = new Map<Gid, Gid[]>();
+  readonly membershipsByMember = new Map<Gid, Gid[]>();
+  readonly sectionsByProject = new Map<Gid, Gid[]>();
+  /** Tasks in a project, in the project's order (new tasks go to the end). */
+  readonly tasksByProject = new Map<Gid, Gid[]>();
+  readonly tasksBySection = new Map<Gid, Gid[]>();
+  readonly subtasksByTask = new Map<Gid, Gid[]>();
+  /** Every task of a workspace by creation time (search and resource exports walk it). */
+  readonly tasksByWorkspace = new Map<Gid, Gid[]>();
+  /** Key `${user}/${workspace}`: the user task list (My Tasks). */
+  readonly tasksByAssignee = new Map<string, Gid[]>();
+  readonly tasksByTag = new Map<Gid, Gid[]>();
+  readonly storiesByTask = new Map<Gid, Gid[]>();
+  readonly attachmentsByParent = new Map<Gid, Gid[]>();
+  readonly customFieldsByWorkspace = new Map<Gid, Gid[]>();
+  readonly settingsByParent = new Map<Gid, Gid[]>();
+  readonly customTypesByWorkspace = new Map<Gid, Gid[]>();
+  readonly tagsByWorkspace = new Map<Gid, Gid[]>();
+  readonly portfoliosByWorkspace = new Map<Gid, Gid[]>();
+  readonly portfolioSettingsByProject = new Map<Gid, Gid[]>();
+  readonly goalsByWorkspace = new Map<Gid, Gid[]>();
+  readonly statusUpdatesByParent = new Map<Gid, Gid[]>();
+  readonly projectStatusesByProject = new Map<Gid, Gid[]>();
+  readonly projectTemplatesByTeam = new Map<Gid, Gid[]>();
+
+  constructor(options: StoreOptions) {
+    this.seed = options.seed;
+    this.clock = options.now;
+    this.nextId = options.gidBase ?? 1_204_000_000_000_001;
+    this.events = new EventLog({ now: () => this.clock(), retentionMs: options.eventRetentionMs ?? DAY });
+    this.audit = new AuditLog(() => this.clock());
+  }
+
+  setClock(now: () => number): void {
+    this.clock = now;
+  }
+
+  nextGid(kind: ResourceType): Gid {
+    const gid = String(this.nextId++);
+    this.kinds.set(gid, kind);
+    return gid;
+  }
+
+  kindOf(gid: Gid): ResourceType | undefined {
+    return this.kinds.get(gid);
+  }
+
+  /** Runs `build` with event recording off (initial data is not news). */
+  silently<T>(build: () => T): T {
+    const was = this.recording;
+    this.recording = false;
+    try {
+      return build();
+    } finally {
+      this.recording = was;
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Lookups
+  // ---------------------------------------------------------------------------------------------
+
+  list<T>(ids: readonly Gid[] | undefined, from: Map<Gid, T>): T[] {
+    const out: T[] = [];
+    for (const id of ids ?? []) {
+      const item = from.get(id);
+      if (item) out.push(item);
+    }
+    return out;
+  }
+
+  workspaceMembership(user: Gid, workspace: Gid): WorkspaceMembership | undefined {
+    for (const id of this.workspaceMembershipsByUser.get(user) ?? []) {
+      const m = this.workspaceMemberships.get(id);
+      if (m && m.workspace === workspace) return m;
+    }
+    return undefined;
+  }
+
+  projectMemberships(project: Gid): Membership[] {
+    return this.list(this.membershipsByParent.get(project), this.memberships);
+  }
+
+  projectUserMembers(project: Gid): Gid[] {
+    return this.projectMemberships(project)
+      .filter((m) => m.memberType === 'user')
+      .map((m) => m.member);
+  }
+
+  findMembership(parent: Gid, member: Gid): Membership | undefined {
+    return this.projectMemberships(parent).find((m) => m.member === member);
+  }
+
+  /** Projects of a task: its own memberships, in order. */
+  taskProjects(task: Task): Gid[] {
+    return task.memberships.map((m) => m.project);
+  }
+
+  /** The task and its ancestors, nearest first. */
+  ancestry(task: Task): Task[] {
+    const chain: Task[] = [task];
+    let parent = task.parent ? this.tasks.get(task.parent) : undefined;
+    while (parent && chain.length < 50) {
+      chain.push(parent);
+      parent = parent.parent ? this.tasks.get(parent.parent) : undefined;
+    }
+    return chain;
+  }
+
+  taskNotes(task: Task): string {
+    return task.notes ?? paragraphsFor(this.seed, task.gid, 2).join('\n\n');
+  }
+
+  storyText(story: Story): string {
+    if (story.text !== null) return story.text;
+    return paragraphsFor(this.seed, story.gid, 1)[0] ?? '';
+  }
+
+  userTaskListOf(user: Gid, workspace: Gid): UserTaskList | undefined {
+    const m = this.workspaceMembership(user, workspace);
+    return m ? this.userTaskLists.get(m.userTaskList) : undefined;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Events
+  // ---------------------------------------------------------------------------------------------
+
+  /** A compact reference `{gid, resource_type, name}` as events carry them. */
+  ref(type: ResourceType, gid: Gid, name?: string, subtype?: string): EventRef {
+    const resolved = name ?? this.nameOf(gid);
+    return { gid, resource_type: type, ...(resolved !== undefined ? { name: resolved } : {}), ...(subtype ? { resource_subtype: subtype } : {}) };
+  }
+
+  taskRef(task: Task): EventRef {
+    return { gid: task.gid, resource_type: 'task', name: task.name, resource_subtype: task.resourceSubtype };
+  }
+
+  nameOf(gid: Gid): string | undefined {
+    return (
+      this.users.get(gid)?.name ??
+      this.projects.get(gid)?.name ??
+      this.teams.get(gid)?.name ??
+      this.workspaces.get(gid)?.name ??
+      this.tasks.get(gid)?.name ??
+      this.portfolios.get(gid)?.name ??
+      this.goals.get(gid)?.name ??
+      this.customFields.get(gid)?.name ??
+      this.sections.get(gid)?.name ??
+      this.projectTemplates.get(gid)?.name
+    );
+  }
+
+  /**
+   * Where a task event is visible: the task, its ancestors, every project of any of them (events
+   * bubble up from subtasks to the parent's projects) and the workspace.
+   */
+  taskScopes(task: Task): Gid[] {
+    const scopes = new Set<Gid>();
+    for (const t of this.ancestry(task)) {
+      scopes.add(t.gid);
+      for (const m of t.memberships) scopes.add(m.project);
+    }
+    scopes.add(task.workspace);
+    return [...scopes];
+  }
+
+  parentScopes(parent: Gid): Gid[] {
+    const project = this.projects.get(parent);
+    if (project) return [project.gid, project.workspace, ...(project.team ? [project.team] : [])];
+    const portfolio = this.portfolios.get(parent);
+    if (portfolio) return [portfolio.gid, portfolio.workspace];
+    const goal = this.goals.get(parent);
+    if (goal) return [goal.gid, goal.workspace];
+    return [parent];
+  }
+
+  record(action: EventAction, resource: EventRef, parent: EventRef | null, scopes: Gid[], change?: EventChange, user: Gid | null = null): void {
+    if (!this.recording) return;
+    this.audit.observe(this, { action, resource, parent, change, user, scopes });
+    this.events.append({
+      action,
+      resource,
+      parent,
+      change,
+      user: user ? this.ref('user', user) : null,
+      scopes: scopes.filter(Boolean),
+    });
+  }
+}
