@@ -1,0 +1,105 @@
+/** Wire representations of custom fields, their values, enum options and settings, and custom types. */
+import type { CustomField, CustomFieldSetting, CustomType, EnumOption } from '../model';
+import { displayValue, type TaskFieldEntry } from '../rules/custom-fields';
+import { nodeOf, nodes, refs, userRef, type NodeSpec } from './render-node';
+
+const VALUE_PROPERTY: Record<CustomField['type'], string> = {
+  text: 'text_value',
+  number: 'number_value',
+  enum: 'enum_value',
+  multi_enum: 'multi_enum_values',
+  date: 'date_value',
+  people: 'people_value',
+  reference: 'reference_value',
+};
+
+function fieldMetadata(f: CustomField): string[] {
+  return [
+    'gid', 'resource_type', 'name', 'type', 'resource_subtype',
+    ...(f.type === 'enum' || f.type === 'multi_enum' ? ['enum_options'] : []),
+    ...(f.type === 'number' ? ['precision'] : []),
+    ...(f.type === 'reference' ? ['input_restrictions'] : []),
+  ];
+}
+
+/** A custom field value on a task: compact field metadata + `enabled`, `display_value` and the typed value. */
+export const customFieldValueSpec: NodeSpec<TaskFieldEntry> = {
+  compact: (e) => [...fieldMetadata(e.field), 'enabled', 'display_value', VALUE_PROPERTY[e.field.type]],
+  full: (e) => [...fieldMetadata(e.field), 'enabled', 'display_value', VALUE_PROPERTY[e.field.type]],
+  fields: {
+    gid: (e) => e.field.gid,
+    resource_type: () => 'custom_field',
+    name: (e) => e.field.name,
+    type: (e) => e.field.type,
+    resource_subtype: (e) => e.field.type,
+    enum_options: (e, rc) => refs(e.field.enumOptions, (g) => rc.ctx.store.enumOptions.get(g), nodes.enumOption),
+    precision: (e) => e.field.precision,
+    input_restrictions: (e) => e.field.inputRestrictions,
+    enabled: (e) => e.enabled,
+    display_value: (e, rc) => displayValue(rc.ctx.store, e.field, e.value),
+    text_value: (e) => (e.value?.type === 'text' ? e.value.text : e.field.type === 'text' ? null : undefined),
+    number_value: (e) => (e.value?.type === 'number' ? e.value.number : e.field.type === 'number' ? null : undefined),
+    enum_value: (e, rc) => {
+      if (e.field.type !== 'enum') return undefined;
+      const o = e.value?.type === 'enum' ? rc.ctx.store.enumOptions.get(e.value.option) : undefined;
+      return o ? nodes.enumOption(o) : null;
+    },
+    multi_enum_values: (e, rc) => (e.field.type !== 'multi_enum' ? undefined : e.value?.type === 'multi_enum' ? refs(e.value.options, (g) => rc.ctx.store.enumOptions.get(g), nodes.enumOption) : []),
+    date_value: (e) => (e.field.type !== 'date' ? undefined : e.value?.type === 'date' ? { date: e.value.date, date_time: e.value.dateTime } : null),
+    people_value: (e, rc) => (e.field.type !== 'people' ? undefined : e.value?.type === 'people' ? refs(e.value.users, (g) => rc.ctx.store.users.get(g), nodes.user) : []),
+    reference_value: (e, rc) => (e.field.type !== 'reference' ? undefined : e.value?.type === 'reference' ? e.value.refs.map((g) => nodeOf(rc, g)).filter(Boolean) : []),
+  },
+};
+
+export const enumOptionSpec: NodeSpec<EnumOption> = {
+  compact: ['gid', 'resource_type', 'name', 'enabled', 'color'],
+  full: ['gid', 'resource_type', 'name', 'enabled', 'color'],
+  fields: {
+    gid: (o) => o.gid,
+    resource_type: () => 'enum_option',
+    name: (o) => o.name,
+    enabled: (o) => o.enabled,
+    color: (o) => o.color,
+  },
+};
+
+export const customFieldSpec: NodeSpec<CustomField> = {
+  compact: (f) => fieldMetadata(f),
+  full: (f) => [...fieldMetadata(f), 'precision', 'created_by', 'privacy_setting', 'is_global_to_workspace', 'has_notifications_enabled', 'format', 'is_formula_field'],
+  fields: {
+    gid: (f) => f.gid,
+    resource_type: () => 'custom_field',
+    name: (f) => f.name,
+    type: (f) => f.type,
+    resource_subtype: (f) => f.type,
+    enum_options: (f, rc) => (f.type === 'enum' || f.type === 'multi_enum' ? refs(f.enumOptions, (g) => rc.ctx.store.enumOptions.get(g), nodes.enumOption) : undefined),
+    precision: (f) => (f.type === 'number' ? f.precision : undefined),
+    input_restrictions: (f) => (f.type === 'reference' ? f.inputRestrictions : undefined),
+    description: (f) => f.description,
+    created_by: (f, rc) => userRef(rc, f.createdBy),
+    privacy_setting: (f) => f.privacySetting,
+    is_global_to_workspace: () => true,
+    has_notifications_enabled: () => true,
+    format: (f) => (f.type === 'number' ? 'custom' : 'none'),
+    is_formula_field: () => false,
+  },
+};
+
+export const customFieldSettingSpec: NodeSpec<CustomFieldSetting> = {
+  compact: ['gid', 'resource_type', 'custom_field', 'is_important', 'parent', 'project'],
+  full: ['gid', 'resource_type', 'custom_field', 'is_important', 'parent', 'project'],
+  fields: {
+    gid: (s) => s.gid,
+    resource_type: () => 'custom_field_setting',
+    custom_field: (s, rc) => nodeOf(rc, s.field),
+    is_important: (s) => s.isImportant,
+    parent: (s, rc) => nodeOf(rc, s.parent),
+    project: (s, rc) => (s.parentType === 'project' ? nodeOf(rc, s.parent) : undefined),
+  },
+};
+
+export const customTypeSpec: NodeSpec<CustomType> = {
+  compact: ['gid', 'resource_type', 'name'],
+  full: ['gid', 'resource_type', 'name', 'status_options'],
+  fields: { gid: (c) => c.gid, resource_type: () => 'custom_type', name: (c) => c.name, status_options: () => [] },
+};
