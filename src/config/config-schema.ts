@@ -16,6 +16,12 @@ export interface SettingSpec<T extends z.ZodType = z.ZodType> {
 
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().min(1);
+/** `auto` (the gateway decides from the machine) or a positive count. */
+const autoOrCount = () =>
+  z
+    .string()
+    .regex(/^(auto|[1-9]\d*)$/, { message: 'expected auto or a positive integer' })
+    .transform((v): 'auto' | number => (v === 'auto' ? 'auto' : Number(v)));
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'expected true or false' })
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
@@ -188,10 +194,7 @@ export const settings = {
   }),
   oauthTokenConcurrency: setting({
     env: 'OAUTH_TOKEN_CONCURRENCY',
-    schema: z
-      .string()
-      .regex(/^(auto|[1-9]\d*)$/, { message: 'expected auto or a positive integer' })
-      .transform((v): 'auto' | number => (v === 'auto' ? 'auto' : Number(v))),
+    schema: autoOrCount(),
     default: 'auto',
     description:
       'Client secrets checked at once (scrypt: a CPU-bound job on the thread pool that also reads blobs for downloads); `auto`: one less than the CPUs, at least 1 and at most 2. Up to 64 more token requests wait up to a second for their turn; what finds none is answered 503 (`temporarily_unavailable`) with `Retry-After`, so a flood of token requests never starves serving.',
@@ -233,10 +236,7 @@ export const settings = {
   }),
   webConcurrency: setting({
     env: 'WEB_CONCURRENCY',
-    schema: z
-      .string()
-      .regex(/^(auto|[1-9]\d*)$/, { message: 'expected auto or a positive integer' })
-      .transform((v): 'auto' | number => (v === 'auto' ? 'auto' : Number(v))),
+    schema: autoOrCount(),
     default: 'auto',
     description:
       'Worker processes that serve (one event loop each; a primary process migrates, then starts and supervises them). `auto`: one per CPU with `NODE_ENV=production`, else 1 (a single process, no primary). Limits hold across workers: the rate limit is counted in the primary (or in `REDIS_URL`), `MAX_CONCURRENT_REQUESTS` is divided between them.',

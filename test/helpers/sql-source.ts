@@ -85,3 +85,9 @@ export async function createSqlSource(kind: SourceKind): Promise<SqlSource> {
     },
   };
 }
+
+/** Runs a plain SQL script (comment lines dropped, split on `;`; no semicolons inside strings in ours). */
+export async function runSqlScript(db: Knex, file: string): Promise<void> {
+  const text = fs.readFileSync(file, 'utf8').split('\n').filter((line) => !line.trim().startsWith('--')).join('\n');
+  for (const sql of text.split(';').map((s) => s.trim()).filter((s) => s !== '')) await db.raw(sql);
+}

@@ -8,7 +8,7 @@ import { loadPolicy } from '../../src/policies/load-policy';
 import { withAccessPolicy } from '../../src/sync/access-policy-source';
 import { explainStagedAccess } from '../../src/sync/explain-staged-access';
 import { runSync } from '../../src/sync/run-sync';
-import { createSqlSource, sourceKinds, type SqlSource } from '../helpers/sql-source';
+import { createSqlSource, runSqlScript, sourceKinds, type SqlSource } from '../helpers/sql-source';
 import { startTestGateway, TEST_KEYS, type TestGateway } from '../helpers/test-gateway';
 
 /**
@@ -20,10 +20,6 @@ import { startTestGateway, TEST_KEYS, type TestGateway } from '../helpers/test-g
 const EXAMPLE = path.join(__dirname, '../../docs/examples/sql');
 const logger = pino({ level: 'silent' });
 
-function statements(file: string): string[] {
-  const text = fs.readFileSync(file, 'utf8').split('\n').filter((line) => !line.trim().startsWith('--')).join('\n');
-  return text.split(';').map((s) => s.trim()).filter((s) => s !== '');
-}
 
 describe.each(sourceKinds)('the documented policy example on %s', (kind) => {
   let source: SqlSource;
@@ -31,7 +27,7 @@ describe.each(sourceKinds)('the documented policy example on %s', (kind) => {
 
   beforeAll(async () => {
     source = await createSqlSource(kind);
-    for (const sql of statements(path.join(EXAMPLE, 'intranet.sql'))) await source.db.raw(sql);
+    await runSqlScript(source.db, path.join(EXAMPLE, 'intranet.sql'));
     gw = await startTestGateway('sqlite');
   });
   afterAll(async () => {

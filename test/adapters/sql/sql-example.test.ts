@@ -5,7 +5,7 @@ import { createSqlAdapter, loadSqlMapping, parseDatabaseUrl } from '../../../src
 import { parseExpectations } from '../../../src/conformance/access-expectations';
 import { runConformance } from '../../../src/conformance/run-conformance';
 import { runSync } from '../../../src/sync/run-sync';
-import { createSqlSource, sourceKinds, type SqlSource } from '../../helpers/sql-source';
+import { createSqlSource, runSqlScript, sourceKinds, type SqlSource } from '../../helpers/sql-source';
 import { startTestGateway, TEST_KEYS, type TestGateway } from '../../helpers/test-gateway';
 
 /**
@@ -17,18 +17,6 @@ import { startTestGateway, TEST_KEYS, type TestGateway } from '../../helpers/tes
 const EXAMPLE = path.join(__dirname, '../../../docs/examples/sql');
 const logger = pino({ level: 'silent' });
 
-/** The statements of a plain SQL script (no semicolons inside strings in ours). */
-function statements(file: string): string[] {
-  const text = fs
-    .readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((line) => !line.trim().startsWith('--'))
-    .join('\n');
-  return text
-    .split(';')
-    .map((s) => s.trim())
-    .filter((s) => s !== '');
-}
 
 describe.each(sourceKinds)('the documented example on %s', (kind) => {
   let source: SqlSource;
@@ -36,7 +24,7 @@ describe.each(sourceKinds)('the documented example on %s', (kind) => {
 
   beforeAll(async () => {
     source = await createSqlSource(kind);
-    for (const sql of statements(path.join(EXAMPLE, 'intranet.sql'))) await source.db.raw(sql);
+    await runSqlScript(source.db, path.join(EXAMPLE, 'intranet.sql'));
     gw = await startTestGateway('sqlite');
   });
   afterAll(async () => {
