@@ -1,4 +1,4 @@
-import { fileWireJson } from '../src/staging/file-resource';
+import { fileWireJson } from '../src/wire/file-resource';
 import type { FileRow, GroupRow, MemberRow, PermissionRow, PrincipalType, UserRow } from '../src/staging/row-types';
 import { seededRandom } from './seeded-random';
 import type { BenchGateway } from './start-bench-gateway';

@@ -1,4 +1,4 @@
-import { fileWireJson } from '../src/staging/file-resource';
+import { fileWireJson } from '../src/wire/file-resource';
 import { isPostgres, type Db } from '../src/staging/create-db';
 import type { FileRow } from '../src/staging/row-types';
 import { seededRandom } from './seeded-random';
@@ -164,7 +164,7 @@ export async function stageFiles(db: Db, count: number, seed = 42): Promise<Stag
         if (row.blob_key) tally.binary += 1;
         else tally.html += 1;
         if (row.status === 'deleted') tally.deleted += 1;
-        // Writers store the list representation with the row (staging/file-resource.ts).
+        // Writers store the list representation with the row (wire/file-resource.ts).
         rows.push({ ...row, wire_json: fileWireJson(row) });
       }
       yield rows;

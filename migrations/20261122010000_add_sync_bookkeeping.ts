@@ -14,7 +14,7 @@ export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('files', (t) => {
     t.text('source_version');
     t.text('permissions_hash');
-    // The list representation, serialised when the row is written (see staging/file-resource.ts).
+    // The list representation, serialised when the row is written (see wire/file-resource.ts).
     t.text('wire_json');
   });
   await knex.schema.alterTable('users', (t) => {

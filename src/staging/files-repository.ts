@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { chunks } from '../lib/chunks';
 import type { Db } from './create-db';
-import { FILE_RESOURCE_COLUMNS } from './file-resource';
+import { FILE_RESOURCE_COLUMNS } from '../wire/file-resource';
 import type { Page, PageRequest } from './page-query';
 import { queryPage } from './query-page';
 import type { FileRow, PermissionRow } from './row-types';

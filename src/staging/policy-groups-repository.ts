@@ -1,6 +1,6 @@
 import { chunks } from '../lib/chunks';
 import type { Db } from './create-db';
-import { parseJsonObject } from './parse-json-object';
+import { parseJsonObject } from '../lib/parse-json-object';
 import { personIdOf } from './person-id';
 
 /** A group an access policy synthesized (native id `policy-…`), as staged by an earlier run. */

@@ -1,25 +1,14 @@
-/** Rows as stored in staging (see migrations/). Timestamps are ISO-8601 UTC strings. */
-export interface FileRow {
-  id: string;
+import type { FileFields } from '../wire/file-resource';
+
+/**
+ * Rows as stored in staging (see migrations/). Timestamps are ISO-8601 UTC strings. A file row is
+ * the columns it is served from (`FileFields`, beside its wire shape) plus the bookkeeping ones.
+ */
+export interface FileRow extends FileFields {
   source: string;
   native_id: string;
-  name: string;
-  external_url: string;
-  mime_type: string;
-  status: 'active' | 'deleted';
-  size: number | string | null;
   sha256: string | null;
-  sha1: string | null;
   blob_key: string | null;
-  body_html: string | null;
-  created_at: string | null;
-  created_by: string | null;
-  modified_at: string;
-  modified_by: string | null;
-  parent_id: string | null;
-  parent_name: string | null;
-  parent_path: string | null;
-  custom_attributes: string | null;
   content_hash: string | null;
   permissions_modified_at: string | null;
   seen_run: number | null;

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from './create-db';
-import { fileWireJson } from './file-resource';
+import { fileWireJson } from '../wire/file-resource';
 import { chunks } from '../lib/chunks';
 import { insertRows } from './insert-rows';
 import type { FileRow, GroupRow, PrincipalType, UserRow } from './row-types';

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type { AccessEntry, FileRecord, GroupRecord, Principal, UserRecord } from '../adapters/adapter';
 import type { BlobStore } from '../blobs/blob-store';
 import { changeTime } from '../lib/change-time';
-import { fileWireJson } from '../staging/file-resource';
+import { fileWireJson } from '../wire/file-resource';
 import type { FileState, FileWrite, GroupState, GroupWrite, PrincipalRef, UserState, UserWrite } from '../staging/sync-store';
 
 /** Global ids: `<source>:<native id>` for files and groups, and for users' source accounts. */

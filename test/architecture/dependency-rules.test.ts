@@ -26,11 +26,14 @@ const RULES: Record<string, readonly string[]> = {
   cli: [ANY],
   demo: [ANY],
   harness: [ANY],
-  http: ['staging', 'blobs', 'odata', 'errors', 'config', 'lib', 'logging'],
+  http: ['staging', 'wire', 'blobs', 'odata', 'errors', 'config', 'lib', 'logging'],
   odata: ['staging', 'errors', 'lib'],
-  sync: ['adapters/contract', 'staging', 'blobs', 'policies', 'lib', 'logging'],
+  sync: ['adapters/contract', 'staging', 'wire', 'blobs', 'policies', 'lib', 'logging'],
   policies: ['adapters/contract:types', 'lib', 'errors'],
-  staging: ['migrations', 'lib', 'logging'],
+  // Staging stores each file's list JSON as it writes it, so it may build the wire shape.
+  staging: ['migrations', 'wire', 'lib', 'logging'],
+  // The contract's JSON shapes, pure: served by http, pre-serialised by staging.
+  wire: ['lib'],
   blobs: ['lib', 'logging'],
   'adapters/contract': ['lib', 'logging'],
   'adapters/http': ['adapters/contract', 'lib', 'logging'],
@@ -90,6 +93,7 @@ describe('DESIGN.md §2 dependency rules', () => {
     expect(allowed({ from: 'policies/x.ts', to: 'adapters/adapter.ts', local: true, typeOnly: true })).toBe(true);
     expect(allowed({ from: 'mocks/work-management/x.ts', to: 'staging/row-types.ts', local: true, typeOnly: true })).toBe(false);
     expect(allowed({ from: 'lib/x.ts', to: 'errors/gateway-error.ts', local: true, typeOnly: false })).toBe(false);
+    expect(allowed({ from: 'wire/x.ts', to: 'staging/row-types.ts', local: true, typeOnly: true })).toBe(false);
   });
 });
 

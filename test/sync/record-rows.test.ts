@@ -1,6 +1,6 @@
 import type { FileRecord } from '../../src/adapters/adapter';
 import type { BlobStore } from '../../src/blobs/blob-store';
-import { fileWireJson } from '../../src/staging/file-resource';
+import { fileWireJson } from '../../src/wire/file-resource';
 import type { FileState } from '../../src/staging/sync-store';
 import { decideFile } from '../../src/sync/record-rows';
 

@@ -6,7 +6,7 @@ import { CheckpointExpiredError, SourceUnavailableError } from '../../src/adapte
 import type { BlobStore } from '../../src/blobs/blob-store';
 import { DbBlobStore } from '../../src/blobs/db-blob-store';
 import { FsBlobStore } from '../../src/blobs/fs-blob-store';
-import { toFileResource } from '../../src/staging/file-resource';
+import { toFileResource } from '../../src/wire/file-resource';
 import { FilesRepository } from '../../src/staging/files-repository';
 import { SyncLockedError, SyncLock } from '../../src/staging/sync-lock';
 import { runSync, type SyncOptions } from '../../src/sync/run-sync';

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import type { Context } from 'openapi-backend';
 import { baseUrl, odataContext } from '../base-url';
-import { toFileResource } from '../../staging/file-resource';
+import { toFileResource } from '../../wire/file-resource';
 import type { HandlerDeps } from '../handler-context';
 import { MissingIdError } from '../missing-id-error';
 import { pathParam } from '../path-param';

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import type { Context } from 'openapi-backend';
 import { filesCollection } from '../collections';
-import { toFileResource } from '../../staging/file-resource';
+import { toFileResource } from '../../wire/file-resource';
 import type { HandlerDeps } from '../handler-context';
 import type { FileField } from '../../staging/files-repository';
 import type { PageRequest } from '../../staging/page-query';

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import type { Context } from 'openapi-backend';
 import { groupsCollection } from '../collections';
-import { parseJsonObject } from '../../staging/parse-json-object';
+import { parseJsonObject } from '../../lib/parse-json-object';
 import type { HandlerDeps } from '../handler-context';
 import { serveCollection } from '../serve-collection';
 

@@ -1,5 +1,4 @@
-import type { FileRow } from './row-types';
-import { parseJsonObject } from './parse-json-object';
+import { parseJsonObject } from '../lib/parse-json-object';
 
 const HTML = 'text/html';
 
@@ -8,22 +7,40 @@ export function downloadPath(id: string): string {
   return `/${encodeURIComponent(id)}/download`;
 }
 
+/**
+ * The columns of a staged file (`files`, see migrations/) that its wire shape is made of. Declared
+ * here, not imported from staging, so this module depends on nothing but `lib`: staging's `FileRow`
+ * fits it as it is.
+ */
+export interface FileFields {
+  id: string;
+  name: string;
+  external_url: string;
+  mime_type: string;
+  status: 'active' | 'deleted';
+  size: number | string | null;
+  sha1: string | null;
+  body_html: string | null;
+  created_at: string | null;
+  created_by: string | null;
+  modified_at: string;
+  modified_by: string | null;
+  parent_id: string | null;
+  parent_name: string | null;
+  parent_path: string | null;
+  custom_attributes: string | null;
+}
+
 /** The columns `toFileResource` reads, the HTML body aside. */
 export const FILE_RESOURCE_COLUMNS = [
   'id', 'name', 'external_url', 'mime_type', 'status', 'size', 'sha1', 'created_at', 'created_by',
   'modified_at', 'modified_by', 'parent_id', 'parent_name', 'parent_path', 'custom_attributes',
-] as const;
-
-type FileFields = Pick<
-  FileRow,
-  | 'id' | 'name' | 'external_url' | 'mime_type' | 'status' | 'size' | 'sha1' | 'body_html' | 'created_at' | 'created_by'
-  | 'modified_at' | 'modified_by' | 'parent_id' | 'parent_name' | 'parent_path' | 'custom_attributes'
->;
+] as const satisfies readonly Exclude<keyof FileFields, 'body_html'>[];
 
 /**
  * A staged file as the platform reads it (the contract's `File`). `withBody` adds the inline HTML
- * (on `/v1/files/{id}`). Lives beside the rows because writers also store it, pre-serialised, as
- * `wire_json`: list pages are then assembled from stored fragments instead of being rebuilt.
+ * (on `/v1/files/{id}`). Served by `http`; also stored by staging's writers, pre-serialised, as
+ * `wire_json`, so list pages are assembled from stored fragments instead of being rebuilt.
  */
 export function toFileResource(row: FileFields, withBody: boolean): Record<string, unknown> {
   const content: Record<string, unknown> = { mime_type: row.mime_type };
