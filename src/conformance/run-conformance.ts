@@ -4,11 +4,12 @@ import type { Profile } from './conformance-profile';
 import { runChecks } from './checks/run-checks';
 import { buildReport, type ConformanceReport } from './conformance-report';
 import { ContractValidation } from './contract-validation';
-import { crawlGateway, listFilesPass, listIdsPass } from './crawl-gateway';
+import { crawlGateway } from './crawl-gateway';
 import type { CrawlRecord, RecordedRun } from './crawl-record';
 import { CrawlRecorder } from './crawl-recorder';
 import { accessInputFromCrawl, EffectiveAccess } from './effective-access';
 import { GatewayClient, type AuthForm } from './gateway-client';
+import { listFilesPass, listIdsPass } from './list-passes';
 import { probeGateway } from './probe-gateway';
 import { RateLimitPacer } from './rate-limit-pacer';
 

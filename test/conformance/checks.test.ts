@@ -10,7 +10,7 @@ import { ContractValidation } from '../../src/conformance/contract-validation';
 import type { FileSummary, GroupRecord, ProbeResult, RecordedRun, UserRecord } from '../../src/conformance/crawl-record';
 import { accessInputFromCrawl, EffectiveAccess } from '../../src/conformance/effective-access';
 import type { Finding } from '../../src/conformance/finding';
-import { tamperedLinks } from '../../src/conformance/probe-gateway';
+import { tamperedLinks } from '../../src/conformance/probe-families';
 
 const BASE = 'http://gw.test';
 const T = '2025-01-01T00:00:00.000Z';
