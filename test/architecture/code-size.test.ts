@@ -14,7 +14,6 @@ const PENDING: readonly string[] = [
   'function mocks/work-management/generator-tasks.ts tasks',
   'function mocks/work-management/visibility-oracle.ts createVisibilityOracle',
   'function adapters/work-management/work-management-adapter.ts changes',
-  'function conformance/checks/file-checks.ts fileChecks',
   'function adapters/filesystem/filesystem-tree.ts walkFolder',
   'function adapters/filesystem/filesystem-adapter.ts syncTree',
   'function conformance/report-html.ts renderHtmlReport',

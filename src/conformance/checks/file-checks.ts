@@ -79,101 +79,124 @@ function downloadFindings(f: FileSummary, out: Record<string, Finding[]>, profil
   }
 }
 
+type Push = (f: Finding) => void;
+
+/** What the listing alone shows: a supported type, the size cap, a timestamp not in the future. */
+function listingFindings(f: FileSummary, push: Push, finishedAt: number): void {
+  const l = f.listing;
+  requiredFields(f).forEach(push);
+  if (typeof l.mimeType === 'string' && !SUPPORTED_MIME_TYPES.includes(l.mimeType.toLowerCase())) {
+    push(fail('files.supported-mime', `File ${l.id}: ${l.mimeType} is not a type the platform indexes.`, { url: l.url, field: 'content.mime_type', value: l.mimeType }));
+  }
+  const bytes = typeof l.size === 'number' ? l.size : f.download?.status === 200 ? f.download.bytes : undefined;
+  if (bytes !== undefined && bytes > FILE_SIZE_CAP) {
+    push(warn('files.size-limit', `File ${l.id}: ${bytes.toLocaleString('en-US')} bytes (${(bytes / MIB).toFixed(1)} MiB) is over the platform's 25 MB cap; it will be downloaded and then rejected.`, { url: l.url, field: 'content.size', value: bytes }));
+  }
+  if (typeof l.lastModified === 'string' && Date.parse(l.lastModified) > finishedAt + 5 * 60_000) {
+    push(warn('files.timestamp-plausible', `File ${l.id}: last_modified_datetime is in the future.`, { url: l.url, field: 'last_modified_datetime', value: l.lastModified }));
+  }
+}
+
+/** `/v1/files/{id}` agrees with the list (id, type, timestamp), and an HTML file has its body there. */
+function detailFindings(f: FileSummary, push: Push): void {
+  const l = f.listing;
+  const d = f.detail;
+  if (!d) return;
+  if (d.status !== 200) {
+    push(fail('files.detail', `File ${l.id}: /v1/files/{id} answered ${d.status}.`, { url: d.url, field: 'status', value: d.status }));
+    return;
+  }
+  if (d.id !== l.id) push(fail('files.detail', `File ${l.id}: /v1/files/{id} returned another id.`, { url: d.url, field: 'value.id', value: d.id }));
+  if (d.mimeType !== l.mimeType) push(fail('files.detail', `File ${l.id}: MIME type ${String(d.mimeType)} on /v1/files/{id}, ${String(l.mimeType)} in the list.`, { url: d.url, field: 'value.content.mime_type', value: d.mimeType }));
+  if (typeof d.lastModified === 'string' && typeof l.lastModified === 'string' && Date.parse(d.lastModified) !== Date.parse(l.lastModified)) {
+    push(fail('files.detail', `File ${l.id}: last_modified_datetime is ${d.lastModified} on /v1/files/{id} but ${l.lastModified} in the list.`, { url: d.url, field: 'value.last_modified_datetime', value: d.lastModified }));
+  }
+  if (isHtml(f) && !(d.bodyLength && d.bodyLength > 0)) {
+    push(fail('files.html-body', `File ${l.id}: a text/html file without ${d.bodyType && d.bodyType !== 'string' ? 'a string' : 'a non-empty'} content.body on /v1/files/{id}; the platform reads HTML only from there.`, { url: d.url, field: 'value.content.body', value: d.bodyType === undefined ? '(absent)' : d.bodyLength === 0 ? '(empty)' : `(${d.bodyType})` }));
+  }
+}
+
+/** last_modified_datetime must not move between two crawls with nothing changed. */
+function timestampStability(input: CheckInput, push: Push): void {
+  if (!input.second) return;
+  const later = new Map(input.second.files.files);
+  const windowStart = Date.parse(input.crawl.startedAt) - 5000;
+  const windowEnd = Date.parse(input.second.files.finishedAt) + 5000;
+  for (const f of input.crawl.files) {
+    const before = f.listing.lastModified;
+    const after = later.get(f.listing.id);
+    if (typeof before !== 'string' || after === undefined || after === null || Date.parse(before) === Date.parse(after)) continue;
+    const now = [before, after].every((t) => Date.parse(t) >= windowStart && Date.parse(t) <= windowEnd);
+    push(
+      fail(
+        'files.timestamp-stable',
+        `File ${f.listing.id}: last_modified_datetime moved from ${before} to ${after} between two crawls with nothing changed${now ? ' — it looks like the current time, so the platform re-downloads every binary on every sync' : ''}.`,
+        { url: f.listing.url, field: 'last_modified_datetime', value: after },
+      ),
+    );
+  }
+}
+
+const FILE_CHECK_IDS = [
+  'files.required-fields', 'files.supported-mime', 'files.detail', 'files.html-body', 'files.download', 'files.checksum-sha256', 'files.content-length',
+  'files.size-matches', 'files.size-declared', 'files.sha1-matches', 'files.download-content-type', 'files.size-limit', 'files.timestamp-stable', 'files.timestamp-plausible',
+];
+
+/** What each check says when it finds nothing, given how many files of each kind there were. */
+function passMessages(n: { files: number; active: number; html: number; binaries: number }, secondCrawl: boolean): Record<string, string> {
+  const noBinaries = 'no binaries (nothing to check)';
+  return {
+    'files.required-fields': `all ${plural(n.files, 'file')} carry the required fields for their type`,
+    'files.supported-mime': 'every MIME type is supported',
+    'files.detail': `/v1/files/{id} agrees with the list for ${plural(n.active, 'active file')}`,
+    'files.html-body': n.html ? `${plural(n.html, 'HTML file')} have a body on /v1/files/{id}` : 'no HTML files (nothing to check)',
+    'files.download': n.binaries ? `${plural(n.binaries, 'binary', 'binaries')} downloaded` : noBinaries,
+    'files.checksum-sha256': n.binaries ? 'every download matches its Checksum-SHA256' : noBinaries,
+    'files.content-length': n.binaries ? 'every download matches its Content-Length' : noBinaries,
+    'files.size-matches': n.binaries ? 'every download matches content.size' : noBinaries,
+    'files.size-declared': n.binaries ? 'every binary declares content.size' : noBinaries,
+    'files.sha1-matches': 'every content.sha1_hash given matches',
+    'files.download-content-type': 'downloads carry their MIME type',
+    'files.size-limit': 'no file is over 25 MB',
+    'files.timestamp-stable': secondCrawl ? 'last_modified_datetime is the same in two consecutive crawls' : 'not checked (no second crawl)',
+    'files.timestamp-plausible': 'no timestamp is in the future',
+  };
+}
+
+/** List items carrying content.body: wasted payload, since the platform reads HTML only from the detail. */
+function htmlBodyInList(files: FileSummary[]): Finding[] {
+  const inList = files.filter((f) => f.listing.listBodyLength !== undefined);
+  return outcome(
+    'files.html-body-in-list',
+    inList.length
+      ? [warn('files.html-body-in-list', `${plural(inList.length, 'list item')} carry content.body; the platform reads HTML only from /v1/files/{id}, so this is wasted payload.`, { url: inList[0]?.listing.url, field: 'content.body', value: inList[0]?.listing.id })]
+      : [],
+    'list pages leave HTML bodies out',
+  );
+}
+
 /** Files: fields per MIME type, detail, inline HTML, downloads byte for byte, size cap, timestamps. */
 export function fileChecks(input: CheckInput): Finding[] {
   const files = input.crawl.files;
   const active = files.filter(isActive);
-  const ids = [
-    'files.required-fields', 'files.supported-mime', 'files.detail', 'files.html-body', 'files.download', 'files.checksum-sha256', 'files.content-length',
-    'files.size-matches', 'files.size-declared', 'files.sha1-matches', 'files.download-content-type', 'files.size-limit', 'files.timestamp-stable', 'files.timestamp-plausible',
-  ];
-  const out: Record<string, Finding[]> = Object.fromEntries(ids.map((id) => [id, []]));
+  const out: Record<string, Finding[]> = Object.fromEntries(FILE_CHECK_IDS.map((id) => [id, []]));
   const push = (f: Finding) => out[f.check]?.push(f);
   const finishedAt = Date.parse(input.second?.files.finishedAt ?? input.crawl.finishedAt);
-  const htmlInList: FileSummary[] = [];
-
   for (const f of files) {
-    const l = f.listing;
-    requiredFields(f).forEach(push);
-    if (typeof l.mimeType === 'string' && !SUPPORTED_MIME_TYPES.includes(l.mimeType.toLowerCase())) {
-      push(fail('files.supported-mime', `File ${l.id}: ${l.mimeType} is not a type the platform indexes.`, { url: l.url, field: 'content.mime_type', value: l.mimeType }));
-    }
-    if (l.listBodyLength !== undefined) htmlInList.push(f);
-    const bytes = typeof l.size === 'number' ? l.size : f.download?.status === 200 ? f.download.bytes : undefined;
-    if (bytes !== undefined && bytes > FILE_SIZE_CAP) {
-      push(warn('files.size-limit', `File ${l.id}: ${bytes.toLocaleString('en-US')} bytes (${(bytes / MIB).toFixed(1)} MiB) is over the platform's 25 MB cap; it will be downloaded and then rejected.`, { url: l.url, field: 'content.size', value: bytes }));
-    }
-    if (typeof l.lastModified === 'string' && Date.parse(l.lastModified) > finishedAt + 5 * 60_000) {
-      push(warn('files.timestamp-plausible', `File ${l.id}: last_modified_datetime is in the future.`, { url: l.url, field: 'last_modified_datetime', value: l.lastModified }));
-    }
+    listingFindings(f, push, finishedAt);
     if (!isActive(f)) continue;
-
-    const d = f.detail;
-    if (d) {
-      if (d.status !== 200) push(fail('files.detail', `File ${l.id}: /v1/files/{id} answered ${d.status}.`, { url: d.url, field: 'status', value: d.status }));
-      else {
-        if (d.id !== l.id) push(fail('files.detail', `File ${l.id}: /v1/files/{id} returned another id.`, { url: d.url, field: 'value.id', value: d.id }));
-        if (d.mimeType !== l.mimeType) push(fail('files.detail', `File ${l.id}: MIME type ${String(d.mimeType)} on /v1/files/{id}, ${String(l.mimeType)} in the list.`, { url: d.url, field: 'value.content.mime_type', value: d.mimeType }));
-        if (typeof d.lastModified === 'string' && typeof l.lastModified === 'string' && Date.parse(d.lastModified) !== Date.parse(l.lastModified)) {
-          push(fail('files.detail', `File ${l.id}: last_modified_datetime is ${d.lastModified} on /v1/files/{id} but ${l.lastModified} in the list.`, { url: d.url, field: 'value.last_modified_datetime', value: d.lastModified }));
-        }
-        if (isHtml(f) && !(d.bodyLength && d.bodyLength > 0)) {
-          push(fail('files.html-body', `File ${l.id}: a text/html file without ${d.bodyType && d.bodyType !== 'string' ? 'a string' : 'a non-empty'} content.body on /v1/files/{id}; the platform reads HTML only from there.`, { url: d.url, field: 'value.content.body', value: d.bodyType === undefined ? '(absent)' : d.bodyLength === 0 ? '(empty)' : `(${d.bodyType})` }));
-        }
-      }
-    }
+    detailFindings(f, push);
     downloadFindings(f, out, input.profile);
   }
-
-  if (input.second) {
-    const later = new Map(input.second.files.files);
-    const windowStart = Date.parse(input.crawl.startedAt) - 5000;
-    const windowEnd = Date.parse(input.second.files.finishedAt) + 5000;
-    for (const f of files) {
-      const before = f.listing.lastModified;
-      const after = later.get(f.listing.id);
-      if (typeof before !== 'string' || after === undefined || after === null || Date.parse(before) === Date.parse(after)) continue;
-      const now = [before, after].every((t) => Date.parse(t) >= windowStart && Date.parse(t) <= windowEnd);
-      push(
-        fail(
-          'files.timestamp-stable',
-          `File ${f.listing.id}: last_modified_datetime moved from ${before} to ${after} between two crawls with nothing changed${now ? ' — it looks like the current time, so the platform re-downloads every binary on every sync' : ''}.`,
-          { url: f.listing.url, field: 'last_modified_datetime', value: after },
-        ),
-      );
-    }
-  }
+  timestampStability(input, push);
 
   const binaries = active.filter((f) => f.download);
   const html = active.filter(isHtml);
   const results: Finding[] = [];
   if (files.length === 0) results.push(warn('files.listed', 'The gateway lists no files.', { url: input.crawl.listings.find((l) => l.collection === 'files')?.firstUrl }));
   else results.push(...outcome('files.listed', [], `${plural(files.length, 'file')} listed (${plural(active.length, 'active file')}, ${html.length} HTML, ${binaries.length} binaries)`));
-  const passes: Record<string, string> = {
-    'files.required-fields': `all ${plural(files.length, 'file')} carry the required fields for their type`,
-    'files.supported-mime': 'every MIME type is supported',
-    'files.detail': `/v1/files/{id} agrees with the list for ${plural(active.length, 'active file')}`,
-    'files.html-body': html.length ? `${plural(html.length, 'HTML file')} have a body on /v1/files/{id}` : 'no HTML files (nothing to check)',
-    'files.download': binaries.length ? `${plural(binaries.length, 'binary', 'binaries')} downloaded` : 'no binaries (nothing to check)',
-    'files.checksum-sha256': binaries.length ? 'every download matches its Checksum-SHA256' : 'no binaries (nothing to check)',
-    'files.content-length': binaries.length ? 'every download matches its Content-Length' : 'no binaries (nothing to check)',
-    'files.size-matches': binaries.length ? 'every download matches content.size' : 'no binaries (nothing to check)',
-    'files.size-declared': binaries.length ? 'every binary declares content.size' : 'no binaries (nothing to check)',
-    'files.sha1-matches': 'every content.sha1_hash given matches',
-    'files.download-content-type': 'downloads carry their MIME type',
-    'files.size-limit': 'no file is over 25 MB',
-    'files.timestamp-stable': input.second ? 'last_modified_datetime is the same in two consecutive crawls' : 'not checked (no second crawl)',
-    'files.timestamp-plausible': 'no timestamp is in the future',
-  };
-  for (const id of ids) results.push(...outcome(id, out[id] ?? [], passes[id] ?? 'ok'));
-  results.push(
-    ...outcome(
-      'files.html-body-in-list',
-      htmlInList.length
-        ? [warn('files.html-body-in-list', `${plural(htmlInList.length, 'list item')} carry content.body; the platform reads HTML only from /v1/files/{id}, so this is wasted payload.`, { url: htmlInList[0]?.listing.url, field: 'content.body', value: htmlInList[0]?.listing.id })]
-        : [],
-      'list pages leave HTML bodies out',
-    ),
-  );
+  const passes = passMessages({ files: files.length, active: active.length, html: html.length, binaries: binaries.length }, Boolean(input.second));
+  for (const id of FILE_CHECK_IDS) results.push(...outcome(id, out[id] ?? [], passes[id] ?? 'ok'));
+  results.push(...htmlBodyInList(files));
   return results;
 }
