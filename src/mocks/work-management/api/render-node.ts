@@ -8,14 +8,48 @@
 import type { MockContext } from '../mock-context';
 import type { Attachment, CustomField, CustomFieldSetting, CustomType, EnumOption, Goal, Gid, Membership, Portfolio, Project, ProjectPortfolioSetting, ProjectStatus, ProjectTemplate, Section, StatusUpdate, Story, Tag, Task, TaskMembership, Team, TeamMembership, User, UserTaskList, Workspace, WorkspaceMembership } from '../model';
 import type { TaskFieldEntry } from '../rules/custom-fields';
-import type { Job, OrganizationExport } from '../rules/jobs';
+import type { ExportFile, Job, OrganizationExport } from '../rules/jobs';
 import type { Selection } from './opt-fields';
-import type { ApiRequest } from './route-table';
 
-export interface RenderContext {
-  ctx: MockContext;
-  /** `http://host:port` of the request, for download URLs. */
-  origin: string;
+/** The record each kind of node wraps: the keys of the spec registry (representations.ts). */
+export interface NodeTypes {
+  workspace: Workspace;
+  user: User;
+  workspaceMembership: WorkspaceMembership;
+  userTaskList: UserTaskList;
+  team: Team;
+  teamMembership: TeamMembership;
+  project: Project;
+  membership: Membership;
+  legacyProjectMembership: Membership;
+  section: Section;
+  task: Task;
+  taskMembership: TaskMembership;
+  customFieldValue: TaskFieldEntry;
+  enumOption: EnumOption;
+  customField: CustomField;
+  customFieldSetting: CustomFieldSetting;
+  customType: CustomType;
+  tag: Tag;
+  story: Story;
+  attachment: Attachment;
+  statusUpdate: StatusUpdate;
+  projectStatus: ProjectStatus;
+  portfolio: Portfolio;
+  projectPortfolioSetting: ProjectPortfolioSetting;
+  goal: Goal;
+  job: Job;
+  organizationExport: OrganizationExport;
+  projectTemplate: ProjectTemplate;
+  exportFile: ExportFileState;
+}
+
+export type NodeType = keyof NodeTypes;
+
+/** An export file as a job shows it: ready once the job has succeeded. */
+export interface ExportFileState {
+  file: ExportFile;
+  ready: boolean;
 }
 
 export type Getter<T> = (obj: T, rc: RenderContext) => unknown;
@@ -26,19 +60,35 @@ export interface NodeSpec<T> {
   fields: Record<string, Getter<T>>;
 }
 
-const NODE = Symbol('node');
+/** One spec per node type, looked up by the renderer through the render context. */
+export type SpecRegistry = { readonly [K in NodeType]: NodeSpec<NodeTypes[K]> };
 
-export interface Node {
-  [NODE]: NodeSpec<never>;
-  obj: unknown;
+export interface RenderContext {
+  ctx: MockContext;
+  /** `http://host:port` of the request, for download URLs. */
+  origin: string;
+  specs: SpecRegistry;
 }
 
-function isNode(v: unknown): v is Node {
-  return typeof v === 'object' && v !== null && NODE in v;
+/** A record to render as the given type; which fields it shows is the registry's business. */
+export class Node {
+  constructor(
+    readonly type: NodeType,
+    readonly obj: unknown,
+  ) {}
 }
 
-export function makeNode<T>(spec: NodeSpec<T>, obj: T): Node {
-  return { [NODE]: spec as unknown as NodeSpec<never>, obj };
+export function node<K extends NodeType>(type: K, obj: NodeTypes[K]): Node {
+  return new Node(type, obj);
+}
+
+/** `node` for one type, as a function of the record (for `map`). */
+export function nodeMaker<K extends NodeType>(type: K): (obj: NodeTypes[K]) => Node {
+  return (obj) => new Node(type, obj);
+}
+
+function specOf(value: Node, rc: RenderContext): NodeSpec<unknown> {
+  return rc.specs[value.type] as NodeSpec<unknown>;
 }
 
 function fieldList<T>(list: NodeSpec<T>['compact'], obj: T): readonly string[] {
@@ -47,8 +97,8 @@ function fieldList<T>(list: NodeSpec<T>['compact'], obj: T): readonly string[] {
 
 export function render(value: unknown, sel: Selection | 'compact' | 'full', rc: RenderContext): unknown {
   if (Array.isArray(value)) return value.map((v) => render(v, sel, rc));
-  if (!isNode(value)) return value;
-  const spec = value[NODE] as unknown as NodeSpec<unknown>;
+  if (!(value instanceof Node)) return value;
+  const spec = specOf(value, rc);
   const obj = value.obj;
   const names = sel === 'compact' ? fieldList(spec.compact, obj) : sel === 'full' ? fieldList(spec.full, obj) : ['gid', ...sel.keys()];
   const out: Record<string, unknown> = {};
@@ -67,19 +117,10 @@ export function render(value: unknown, sel: Selection | 'compact' | 'full', rc: 
 /** A reference named without sub-fields: its identity only (value objects: compact). */
 function renderLeaf(value: unknown, rc: RenderContext): unknown {
   if (Array.isArray(value)) return value.map((v) => renderLeaf(v, rc));
-  if (!isNode(value)) return value;
-  const spec = value[NODE] as unknown as NodeSpec<unknown>;
+  if (!(value instanceof Node)) return value;
+  const spec = specOf(value, rc);
   if (spec.fields.gid && spec.fields.resource_type) return { gid: spec.fields.gid(value.obj, rc), resource_type: spec.fields.resource_type(value.obj, rc) };
   return render(value, 'compact', rc);
-}
-
-export function renderOne(req: ApiRequest, ctx: MockContext, value: Node): unknown {
-  return render(value, req.fields ?? 'full', { ctx, origin: req.origin });
-}
-
-export function renderMany(req: ApiRequest, ctx: MockContext, values: Node[]): unknown[] {
-  const rc = { ctx, origin: req.origin };
-  return values.map((v) => render(v, req.fields ?? 'compact', rc));
 }
 
 // ----------------------------------------------------------------------------------------------
@@ -100,7 +141,7 @@ export function refs<T>(gids: readonly Gid[], lookup: (gid: Gid) => T | undefine
 
 export function userRef(rc: RenderContext, gid: Gid | null): Node | null {
   const u = gid ? rc.ctx.store.users.get(gid) : undefined;
-  return u ? nodes.user(u) : null;
+  return u ? node('user', u) : null;
 }
 
 export function hash(gid: string): number {
@@ -109,64 +150,29 @@ export function hash(gid: string): number {
   return Math.abs(h);
 }
 
-/** One maker per resource type. The object is filled by representations.ts, which holds every family's specs. */
-export interface NodeMakers {
-  workspace(w: Workspace): Node;
-  user(u: User): Node;
-  workspaceMembership(m: WorkspaceMembership): Node;
-  userTaskList(l: UserTaskList): Node;
-  team(t: Team): Node;
-  teamMembership(m: TeamMembership): Node;
-  project(p: Project): Node;
-  membership(m: Membership): Node;
-  legacyProjectMembership(m: Membership): Node;
-  section(s: Section): Node;
-  task(t: Task): Node;
-  taskMembership(m: TaskMembership): Node;
-  customFieldValue(e: TaskFieldEntry): Node;
-  enumOption(o: EnumOption): Node;
-  customField(f: CustomField): Node;
-  customFieldSetting(s: CustomFieldSetting): Node;
-  customType(c: CustomType): Node;
-  tag(t: Tag): Node;
-  story(s: Story): Node;
-  attachment(a: Attachment): Node;
-  statusUpdate(s: StatusUpdate): Node;
-  projectStatus(s: ProjectStatus): Node;
-  portfolio(p: Portfolio): Node;
-  projectPortfolioSetting(s: ProjectPortfolioSetting): Node;
-  goal(g: Goal): Node;
-  job(j: Job): Node;
-  organizationExport(e: OrganizationExport): Node;
-  projectTemplate(t: ProjectTemplate): Node;
-}
-
-/** The node makers; empty until representations.ts is loaded (everything that renders imports it). */
-export const nodes = {} as NodeMakers;
-
 /** The node of any stored object by gid (for references whose type varies). */
 export function nodeOf(rc: RenderContext, gid: Gid): Node | null {
   const s = rc.ctx.store;
   switch (s.kindOf(gid)) {
-    case 'workspace': return wrap(s.workspaces.get(gid), nodes.workspace);
-    case 'user': return wrap(s.users.get(gid), nodes.user);
-    case 'team': return wrap(s.teams.get(gid), nodes.team);
-    case 'project': return wrap(s.projects.get(gid), nodes.project);
-    case 'section': return wrap(s.sections.get(gid), nodes.section);
-    case 'task': return wrap(s.tasks.get(gid), nodes.task);
-    case 'story': return wrap(s.stories.get(gid), nodes.story);
-    case 'attachment': return wrap(s.attachments.get(gid), nodes.attachment);
-    case 'custom_field': return wrap(s.customFields.get(gid), nodes.customField);
-    case 'custom_type': return wrap(s.customTypes.get(gid), nodes.customType);
-    case 'tag': return wrap(s.tags.get(gid), nodes.tag);
-    case 'portfolio': return wrap(s.portfolios.get(gid), nodes.portfolio);
-    case 'goal': return wrap(s.goals.get(gid), nodes.goal);
-    case 'user_task_list': return wrap(s.userTaskLists.get(gid), nodes.userTaskList);
-    case 'project_template': return wrap(s.projectTemplates.get(gid), nodes.projectTemplate);
+    case 'workspace': return wrap('workspace', s.workspaces.get(gid));
+    case 'user': return wrap('user', s.users.get(gid));
+    case 'team': return wrap('team', s.teams.get(gid));
+    case 'project': return wrap('project', s.projects.get(gid));
+    case 'section': return wrap('section', s.sections.get(gid));
+    case 'task': return wrap('task', s.tasks.get(gid));
+    case 'story': return wrap('story', s.stories.get(gid));
+    case 'attachment': return wrap('attachment', s.attachments.get(gid));
+    case 'custom_field': return wrap('customField', s.customFields.get(gid));
+    case 'custom_type': return wrap('customType', s.customTypes.get(gid));
+    case 'tag': return wrap('tag', s.tags.get(gid));
+    case 'portfolio': return wrap('portfolio', s.portfolios.get(gid));
+    case 'goal': return wrap('goal', s.goals.get(gid));
+    case 'user_task_list': return wrap('userTaskList', s.userTaskLists.get(gid));
+    case 'project_template': return wrap('projectTemplate', s.projectTemplates.get(gid));
     default: return null;
   }
 }
 
-function wrap<T>(value: T | undefined, make: (v: T) => Node): Node | null {
-  return value === undefined ? null : make(value);
+function wrap<K extends NodeType>(type: K, value: NodeTypes[K] | undefined): Node | null {
+  return value === undefined ? null : node(type, value);
 }

@@ -1,7 +1,7 @@
 /** Wire representations of custom fields, their values, enum options and settings, and custom types. */
 import type { CustomField, CustomFieldSetting, CustomType, EnumOption } from '../model';
 import { displayValue, type TaskFieldEntry } from '../rules/custom-fields';
-import { nodeOf, nodes, refs, userRef, type NodeSpec } from './render-node';
+import { nodeOf, node, nodeMaker, refs, userRef, type NodeSpec } from './render-node';
 
 const VALUE_PROPERTY: Record<CustomField['type'], string> = {
   text: 'text_value',
@@ -32,7 +32,7 @@ export const customFieldValueSpec: NodeSpec<TaskFieldEntry> = {
     name: (e) => e.field.name,
     type: (e) => e.field.type,
     resource_subtype: (e) => e.field.type,
-    enum_options: (e, rc) => refs(e.field.enumOptions, (g) => rc.ctx.store.enumOptions.get(g), nodes.enumOption),
+    enum_options: (e, rc) => refs(e.field.enumOptions, (g) => rc.ctx.store.enumOptions.get(g), nodeMaker('enumOption')),
     precision: (e) => e.field.precision,
     input_restrictions: (e) => e.field.inputRestrictions,
     enabled: (e) => e.enabled,
@@ -42,11 +42,11 @@ export const customFieldValueSpec: NodeSpec<TaskFieldEntry> = {
     enum_value: (e, rc) => {
       if (e.field.type !== 'enum') return undefined;
       const o = e.value?.type === 'enum' ? rc.ctx.store.enumOptions.get(e.value.option) : undefined;
-      return o ? nodes.enumOption(o) : null;
+      return o ? node('enumOption', o) : null;
     },
-    multi_enum_values: (e, rc) => (e.field.type !== 'multi_enum' ? undefined : e.value?.type === 'multi_enum' ? refs(e.value.options, (g) => rc.ctx.store.enumOptions.get(g), nodes.enumOption) : []),
+    multi_enum_values: (e, rc) => (e.field.type !== 'multi_enum' ? undefined : e.value?.type === 'multi_enum' ? refs(e.value.options, (g) => rc.ctx.store.enumOptions.get(g), nodeMaker('enumOption')) : []),
     date_value: (e) => (e.field.type !== 'date' ? undefined : e.value?.type === 'date' ? { date: e.value.date, date_time: e.value.dateTime } : null),
-    people_value: (e, rc) => (e.field.type !== 'people' ? undefined : e.value?.type === 'people' ? refs(e.value.users, (g) => rc.ctx.store.users.get(g), nodes.user) : []),
+    people_value: (e, rc) => (e.field.type !== 'people' ? undefined : e.value?.type === 'people' ? refs(e.value.users, (g) => rc.ctx.store.users.get(g), nodeMaker('user')) : []),
     reference_value: (e, rc) => (e.field.type !== 'reference' ? undefined : e.value?.type === 'reference' ? e.value.refs.map((g) => nodeOf(rc, g)).filter(Boolean) : []),
   },
 };
@@ -72,7 +72,7 @@ export const customFieldSpec: NodeSpec<CustomField> = {
     name: (f) => f.name,
     type: (f) => f.type,
     resource_subtype: (f) => f.type,
-    enum_options: (f, rc) => (f.type === 'enum' || f.type === 'multi_enum' ? refs(f.enumOptions, (g) => rc.ctx.store.enumOptions.get(g), nodes.enumOption) : undefined),
+    enum_options: (f, rc) => (f.type === 'enum' || f.type === 'multi_enum' ? refs(f.enumOptions, (g) => rc.ctx.store.enumOptions.get(g), nodeMaker('enumOption')) : undefined),
     precision: (f) => (f.type === 'number' ? f.precision : undefined),
     input_restrictions: (f) => (f.type === 'reference' ? f.inputRestrictions : undefined),
     description: (f) => f.description,

@@ -1,6 +1,6 @@
 /** Wire representations of workspaces, users, workspace memberships, user task lists, teams and team memberships. */
 import type { Team, TeamMembership, User, UserTaskList, Workspace, WorkspaceMembership } from '../model';
-import { hash, htmlBody, iso, nodeOf, nodes, refs, userRef, type NodeSpec } from './render-node';
+import { hash, htmlBody, iso, nodeOf, node, nodeMaker, refs, userRef, type NodeSpec } from './render-node';
 
 export const workspaceSpec: NodeSpec<Workspace> = {
   compact: ['gid', 'resource_type', 'name'],
@@ -31,7 +31,7 @@ export const userSpec: NodeSpec<User> = {
     workspaces: (u, rc) => {
       const s = rc.ctx.store;
       const ws = u.isServiceAccount ? [...s.workspaces.keys()] : s.list(s.workspaceMembershipsByUser.get(u.gid), s.workspaceMemberships).map((m) => m.workspace);
-      return refs(ws, (g) => s.workspaces.get(g), nodes.workspace);
+      return refs(ws, (g) => s.workspaces.get(g), nodeMaker('workspace'));
     },
   },
 };
@@ -46,7 +46,7 @@ export const workspaceMembershipSpec: NodeSpec<WorkspaceMembership> = {
     workspace: (m, rc) => nodeOf(rc, m.workspace),
     user_task_list: (m, rc) => {
       const l = rc.ctx.store.userTaskLists.get(m.userTaskList);
-      return l ? nodes.userTaskList(l) : null;
+      return l ? node('userTaskList', l) : null;
     },
     is_active: (m) => m.isActive,
     is_admin: (m) => m.isAdmin,

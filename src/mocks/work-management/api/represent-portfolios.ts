@@ -1,7 +1,7 @@
 /** Wire representations of portfolios, their project settings, goals, project templates, jobs and organization exports. */
 import type { Goal, Portfolio, ProjectPortfolioSetting, ProjectTemplate, StatusUpdate } from '../model';
 import type { ExportFile, Job, OrganizationExport } from '../rules/jobs';
-import { htmlBody, iso, makeNode, nodeOf, nodes, refs, userRef, type Node, type NodeSpec, type RenderContext } from './render-node';
+import { htmlBody, iso, nodeOf, node, nodeMaker, refs, userRef, type Node, type NodeSpec, type RenderContext } from './render-node';
 import { latestStatusUpdate } from './represent-projects';
 
 export const portfolioSpec: NodeSpec<Portfolio> = {
@@ -14,11 +14,11 @@ export const portfolioSpec: NodeSpec<Portfolio> = {
     color: (p) => p.color,
     created_at: (p) => iso(p.createdAt),
     created_by: (p, rc) => userRef(rc, p.owner),
-    custom_field_settings: (p, rc) => rc.ctx.store.settingsOf(p.gid).map(nodes.customFieldSetting),
+    custom_field_settings: (p, rc) => rc.ctx.store.settingsOf(p.gid).map(nodeMaker('customFieldSetting')),
     current_status_update: (p, rc) => latestStatusUpdate(rc, p.gid),
     due_on: () => null,
     start_on: () => null,
-    members: (p, rc) => refs(rc.ctx.store.projectUserMembers(p.gid), (g) => rc.ctx.store.users.get(g), nodes.user),
+    members: (p, rc) => refs(rc.ctx.store.projectUserMembers(p.gid), (g) => rc.ctx.store.users.get(g), nodeMaker('user')),
     owner: (p, rc) => userRef(rc, p.owner),
     permalink_url: (p, rc) => `${rc.ctx.webBaseUrl}/0/portfolio/${p.gid}`,
     privacy_setting: (p) => p.privacySetting,
@@ -55,7 +55,7 @@ export const goalSpec: NodeSpec<Goal> = {
     is_workspace_level: (g) => g.isWorkspaceLevel,
     team: (g, rc) => (g.team ? nodeOf(rc, g.team) : null),
     workspace: (g, rc) => nodeOf(rc, g.workspace),
-    followers: (g, rc) => refs(g.followers, (x) => rc.ctx.store.users.get(x), nodes.user),
+    followers: (g, rc) => refs(g.followers, (x) => rc.ctx.store.users.get(x), nodeMaker('user')),
     status: (g, rc) => {
       const last = latestStatusUpdate(rc, g.gid);
       return last ? (rc.ctx.store.statusUpdates.get((last.obj as StatusUpdate).gid)?.statusType ?? null) : null;
@@ -116,7 +116,7 @@ export const jobSpec: NodeSpec<Job> = {
 function exportOf(rc: RenderContext, job: Job, kind: ExportFile['kind']): Node | null {
   const file = job.exportGid ? rc.ctx.jobs.files.get(job.exportGid) : undefined;
   if (!file || file.kind !== kind) return null;
-  return makeNode(exportFileSpec, { file, ready: rc.ctx.jobs.status(job) === 'succeeded' });
+  return node('exportFile', { file, ready: rc.ctx.jobs.status(job) === 'succeeded' });
 }
 
 export const organizationExportSpec: NodeSpec<OrganizationExport> = {

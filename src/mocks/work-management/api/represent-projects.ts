@@ -1,7 +1,7 @@
 /** Wire representations of projects, their memberships and sections, status updates and project statuses. */
 import type { Gid, Membership, Project, ProjectStatus, Section, StatusUpdate } from '../model';
 import { projectCustomFields } from '../rules/portfolio-custom-fields';
-import { htmlBody, iso, nodeOf, nodes, refs, userRef, type Node, type NodeSpec, type RenderContext } from './render-node';
+import { htmlBody, iso, nodeOf, node, nodeMaker, refs, userRef, type Node, type NodeSpec, type RenderContext } from './render-node';
 
 export const projectSpec: NodeSpec<Project> = {
   compact: ['gid', 'resource_type', 'name'],
@@ -24,18 +24,18 @@ export const projectSpec: NodeSpec<Project> = {
       const s = rc.ctx.store;
       const list = s.projectStatusesByProject.get(p.gid) ?? [];
       const last = list.length ? s.projectStatuses.get(list[list.length - 1] as Gid) : undefined;
-      return last ? nodes.projectStatus(last) : null;
+      return last ? node('projectStatus', last) : null;
     },
     current_status_update: (p, rc) => latestStatusUpdate(rc, p.gid),
-    custom_field_settings: (p, rc) => rc.ctx.store.settingsOf(p.gid).map(nodes.customFieldSetting),
-    custom_fields: (p, rc) => projectCustomFields(rc.ctx.store, p).map(nodes.customFieldValue),
+    custom_field_settings: (p, rc) => rc.ctx.store.settingsOf(p.gid).map(nodeMaker('customFieldSetting')),
+    custom_fields: (p, rc) => projectCustomFields(rc.ctx.store, p).map(nodeMaker('customFieldValue')),
     default_access_level: (p) => p.defaultAccessLevel,
     default_view: () => 'list',
     due_date: (p) => p.dueOn,
     due_on: (p) => p.dueOn,
-    followers: (p, rc) => refs(p.followers, (g) => rc.ctx.store.users.get(g), nodes.user),
+    followers: (p, rc) => refs(p.followers, (g) => rc.ctx.store.users.get(g), nodeMaker('user')),
     icon: () => 'list',
-    members: (p, rc) => refs(rc.ctx.store.projectUserMembers(p.gid), (g) => rc.ctx.store.users.get(g), nodes.user),
+    members: (p, rc) => refs(rc.ctx.store.projectUserMembers(p.gid), (g) => rc.ctx.store.users.get(g), nodeMaker('user')),
     minimum_access_level_for_customization: () => 'editor',
     minimum_access_level_for_sharing: () => 'editor',
     modified_at: (p) => iso(p.modifiedAt),
@@ -56,7 +56,7 @@ export function latestStatusUpdate(rc: RenderContext, parent: Gid): Node | null 
   const s = rc.ctx.store;
   const list = s.statusUpdatesByParent.get(parent) ?? [];
   const last = list.length ? s.statusUpdates.get(list[list.length - 1] as Gid) : undefined;
-  return last ? nodes.statusUpdate(last) : null;
+  return last ? node('statusUpdate', last) : null;
 }
 
 export const membershipSpec: NodeSpec<Membership> = {

@@ -1,7 +1,7 @@
 /** Wire representations of tasks, their project memberships, tags, stories and attachments. */
 import type { Attachment, Story, Tag, Task, TaskMembership } from '../model';
 import { taskCustomFields } from '../rules/custom-fields';
-import { htmlBody, iso, nodeOf, nodes, refs, userRef, type NodeSpec } from './render-node';
+import { htmlBody, iso, nodeOf, nodeMaker, refs, userRef, type NodeSpec } from './render-node';
 
 export const taskMembershipSpec: NodeSpec<TaskMembership> = {
   compact: ['project', 'section'],
@@ -34,15 +34,15 @@ export const taskSpec: NodeSpec<Task> = {
     completed_by: () => null,
     created_at: (t) => iso(t.createdAt),
     created_by: (t, rc) => userRef(rc, t.createdBy),
-    custom_fields: (t, rc) => taskCustomFields(rc.ctx.store, t).map(nodes.customFieldValue),
+    custom_fields: (t, rc) => taskCustomFields(rc.ctx.store, t).map(nodeMaker('customFieldValue')),
     due_at: () => null,
     due_on: (t) => t.dueOn,
-    followers: (t, rc) => refs(t.followers, (g) => rc.ctx.store.users.get(g), nodes.user),
+    followers: (t, rc) => refs(t.followers, (g) => rc.ctx.store.users.get(g), nodeMaker('user')),
     hearted: () => false,
     hearts: () => [],
     liked: () => false,
     likes: () => [],
-    memberships: (t) => t.memberships.map(nodes.taskMembership),
+    memberships: (t) => t.memberships.map(nodeMaker('taskMembership')),
     modified_at: (t) => iso(t.modifiedAt),
     notes: (t, rc) => rc.ctx.store.taskNotes(t),
     html_notes: (t, rc) => htmlBody(rc.ctx.store.taskNotes(t)),
@@ -54,7 +54,7 @@ export const taskSpec: NodeSpec<Task> = {
     projects: (t, rc) => t.memberships.map((m) => nodeOf(rc, m.project)).filter(Boolean),
     start_at: () => null,
     start_on: (t) => t.startOn,
-    tags: (t, rc) => refs(t.tags, (g) => rc.ctx.store.tags.get(g), nodes.tag),
+    tags: (t, rc) => refs(t.tags, (g) => rc.ctx.store.tags.get(g), nodeMaker('tag')),
     workspace: (t, rc) => nodeOf(rc, t.workspace),
     custom_type: (t, rc) => (t.customType ? nodeOf(rc, t.customType) : null),
     custom_type_status_option: () => null,

@@ -2,51 +2,62 @@
  * How records look on the wire. Each resource type declares its compact fields (collections and
  * nested references), its full fields (single-object GETs; "[Opt In]" fields left out) and one
  * getter per field, in the family's file (represent-people, -projects, -tasks, -custom-fields,
- * -portfolios); rendering and `nodeOf` are in render-node.ts. `opt_fields` selects exactly the
- * named paths plus `gid` (reference §1): naming a reference without sub-fields (`assignee`) gives
- * `{gid, resource_type}`; naming sub-fields (`assignee.email`) gives `{gid, email}`.
+ * -portfolios); nodes, rendering and `nodeOf` are in render-node.ts. The registry below is the one
+ * place that maps each node type to its spec: the renderer looks specs up in it through the render
+ * context, so specs name each other by type and import no other family. `opt_fields` selects
+ * exactly the named paths plus `gid` (reference §1): naming a reference without sub-fields
+ * (`assignee`) gives `{gid, resource_type}`; naming sub-fields (`assignee.email`) gives `{gid, email}`.
  */
-import type { Attachment, CustomField, CustomFieldSetting, CustomType, EnumOption, Goal, Membership, Portfolio, Project, ProjectPortfolioSetting, ProjectStatus, ProjectTemplate, Section, StatusUpdate, Story, Tag, Task, TaskMembership, Team, TeamMembership, User, UserTaskList, Workspace, WorkspaceMembership } from '../model';
-import type { TaskFieldEntry } from '../rules/custom-fields';
-import type { Job, OrganizationExport } from '../rules/jobs';
-import { makeNode, nodes, type NodeMakers } from './render-node';
+import type { MockContext } from '../mock-context';
+import type { ApiRequest } from './api-request';
+import { render, type Node, type SpecRegistry } from './render-node';
 import { teamMembershipSpec, teamSpec, userSpec, userTaskListSpec, workspaceMembershipSpec, workspaceSpec } from './represent-people';
 import { legacyProjectMembershipSpec, membershipSpec, projectSpec, projectStatusSpec, sectionSpec, statusUpdateSpec } from './represent-projects';
 import { attachmentSpec, storySpec, tagSpec, taskMembershipSpec, taskSpec } from './represent-tasks';
 import { customFieldSettingSpec, customFieldSpec, customFieldValueSpec, customTypeSpec, enumOptionSpec } from './represent-custom-fields';
-import { goalSpec, jobSpec, organizationExportSpec, portfolioSpec, projectPortfolioSettingSpec, projectTemplateSpec } from './represent-portfolios';
+import { exportFileSpec, goalSpec, jobSpec, organizationExportSpec, portfolioSpec, projectPortfolioSettingSpec, projectTemplateSpec } from './represent-portfolios';
 
-export { nodeOf, nodes, render, renderMany, renderOne, type Node, type RenderContext } from './render-node';
+export { node, nodeMaker, nodeOf, type Node, type NodeType, type RenderContext } from './render-node';
 
-const makers: NodeMakers = {
-  workspace: (w: Workspace) => makeNode(workspaceSpec, w),
-  user: (u: User) => makeNode(userSpec, u),
-  workspaceMembership: (m: WorkspaceMembership) => makeNode(workspaceMembershipSpec, m),
-  userTaskList: (l: UserTaskList) => makeNode(userTaskListSpec, l),
-  team: (t: Team) => makeNode(teamSpec, t),
-  teamMembership: (m: TeamMembership) => makeNode(teamMembershipSpec, m),
-  project: (p: Project) => makeNode(projectSpec, p),
-  membership: (m: Membership) => makeNode(membershipSpec, m),
-  legacyProjectMembership: (m: Membership) => makeNode(legacyProjectMembershipSpec, m),
-  section: (s: Section) => makeNode(sectionSpec, s),
-  task: (t: Task) => makeNode(taskSpec, t),
-  taskMembership: (m: TaskMembership) => makeNode(taskMembershipSpec, m),
-  customFieldValue: (e: TaskFieldEntry) => makeNode(customFieldValueSpec, e),
-  enumOption: (o: EnumOption) => makeNode(enumOptionSpec, o),
-  customField: (f: CustomField) => makeNode(customFieldSpec, f),
-  customFieldSetting: (s: CustomFieldSetting) => makeNode(customFieldSettingSpec, s),
-  customType: (c: CustomType) => makeNode(customTypeSpec, c),
-  tag: (t: Tag) => makeNode(tagSpec, t),
-  story: (s: Story) => makeNode(storySpec, s),
-  attachment: (a: Attachment) => makeNode(attachmentSpec, a),
-  statusUpdate: (s: StatusUpdate) => makeNode(statusUpdateSpec, s),
-  projectStatus: (s: ProjectStatus) => makeNode(projectStatusSpec, s),
-  portfolio: (p: Portfolio) => makeNode(portfolioSpec, p),
-  projectPortfolioSetting: (s: ProjectPortfolioSetting) => makeNode(projectPortfolioSettingSpec, s),
-  goal: (g: Goal) => makeNode(goalSpec, g),
-  job: (j: Job) => makeNode(jobSpec, j),
-  organizationExport: (e: OrganizationExport) => makeNode(organizationExportSpec, e),
-  projectTemplate: (t: ProjectTemplate) => makeNode(projectTemplateSpec, t),
+export const SPECS: SpecRegistry = {
+  workspace: workspaceSpec,
+  user: userSpec,
+  workspaceMembership: workspaceMembershipSpec,
+  userTaskList: userTaskListSpec,
+  team: teamSpec,
+  teamMembership: teamMembershipSpec,
+  project: projectSpec,
+  membership: membershipSpec,
+  legacyProjectMembership: legacyProjectMembershipSpec,
+  section: sectionSpec,
+  task: taskSpec,
+  taskMembership: taskMembershipSpec,
+  customFieldValue: customFieldValueSpec,
+  enumOption: enumOptionSpec,
+  customField: customFieldSpec,
+  customFieldSetting: customFieldSettingSpec,
+  customType: customTypeSpec,
+  tag: tagSpec,
+  story: storySpec,
+  attachment: attachmentSpec,
+  statusUpdate: statusUpdateSpec,
+  projectStatus: projectStatusSpec,
+  portfolio: portfolioSpec,
+  projectPortfolioSetting: projectPortfolioSettingSpec,
+  goal: goalSpec,
+  job: jobSpec,
+  organizationExport: organizationExportSpec,
+  projectTemplate: projectTemplateSpec,
+  exportFile: exportFileSpec,
 };
 
-Object.assign(nodes, makers);
+/** One object as a single-object GET shows it (full, or per opt_fields). */
+export function renderOne(req: ApiRequest, ctx: MockContext, value: Node): unknown {
+  return render(value, req.fields ?? 'full', { ctx, origin: req.origin, specs: SPECS });
+}
+
+/** A list as a collection GET shows it (compact, or per opt_fields). */
+export function renderMany(req: ApiRequest, ctx: MockContext, values: Node[]): unknown[] {
+  const rc = { ctx, origin: req.origin, specs: SPECS };
+  return values.map((v) => render(v, req.fields ?? 'compact', rc));
+}

@@ -3,7 +3,7 @@
  */
 import { badRequest, missingInput } from '../api/api-error';
 import { bodyData, type Route } from '../api/route-table';
-import { nodes } from '../api/representations';
+import { node, nodeMaker } from '../api/representations';
 import { assertVisible, createdResponse, emptyResponse, kindIs, listResponse, lookup, oneResponse, requireString } from './route-helpers';
 import { authorOf, visibleTask } from './task-routes';
 
@@ -16,7 +16,7 @@ export const attachmentRoutes: Route[] = [
       if (parent === undefined || parent === '') throw missingInput('parent');
       if (kindIs(ctx, parent, 'project')) assertVisible(req, ctx, 'project', lookup(ctx.store.projects, 'parent', parent).gid);
       else visibleTask(req, ctx, parent, 'parent');
-      return listResponse(req, ctx, ctx.store.list(ctx.store.attachmentsByParent.get(parent), ctx.store.attachments), nodes.attachment);
+      return listResponse(req, ctx, ctx.store.list(ctx.store.attachmentsByParent.get(parent), ctx.store.attachments), nodeMaker('attachment'));
     },
   },
   {
@@ -24,7 +24,7 @@ export const attachmentRoutes: Route[] = [
     path: '/tasks/:task_gid/attachments',
     handler: (req, ctx) => {
       const task = visibleTask(req, ctx, req.params.task_gid);
-      return listResponse(req, ctx, ctx.store.list(ctx.store.attachmentsByParent.get(task.gid), ctx.store.attachments), nodes.attachment);
+      return listResponse(req, ctx, ctx.store.list(ctx.store.attachmentsByParent.get(task.gid), ctx.store.attachments), nodeMaker('attachment'));
     },
   },
   {
@@ -33,7 +33,7 @@ export const attachmentRoutes: Route[] = [
     handler: (req, ctx) => {
       const a = lookup(ctx.store.attachments, 'attachment', req.params.attachment_gid);
       assertVisible(req, ctx, 'attachment', a.gid);
-      return oneResponse(req, ctx, nodes.attachment(a));
+      return oneResponse(req, ctx, node('attachment', a));
     },
   },
   {
@@ -58,7 +58,7 @@ export const attachmentRoutes: Route[] = [
       else lookup(ctx.store.projects, 'parent', parent);
       const a = ctx.store.addAttachment({ parent, name: requireString(data, 'name'), host: 'external', kind: null, createdBy: authorOf(req) });
       requireString(data, 'url');
-      return createdResponse(req, ctx, nodes.attachment(a), `/attachments/${a.gid}`);
+      return createdResponse(req, ctx, node('attachment', a), `/attachments/${a.gid}`);
     },
   },
 ];

@@ -3,7 +3,7 @@
  * goals (reference §5.12, 5.14–5.16).
  */
 import { ApiError, badRequest, cannotWrite, missingInput } from '../api/api-error';
-import { nodes } from '../api/representations';
+import { node, nodeMaker } from '../api/representations';
 import { bodyData, queryTime, type Route } from '../api/route-table';
 import type { Portfolio, StatusUpdate } from '../model';
 import { addCustomFieldSetting, createCustomField, removeCustomFieldSetting } from '../rules/custom-fields';
@@ -19,20 +19,20 @@ export const catalogRoutes: Route[] = [
     handler: (req, ctx) => {
       const ws = requireWorkspace(ctx, req.params.workspace_gid);
       assertInWorkspace(req, ctx, ws.gid);
-      return listResponse(req, ctx, ctx.store.list(ctx.store.customFieldsByWorkspace.get(ws.gid), ctx.store.customFields), nodes.customField);
+      return listResponse(req, ctx, ctx.store.list(ctx.store.customFieldsByWorkspace.get(ws.gid), ctx.store.customFields), nodeMaker('customField'));
     },
   },
   {
     method: 'GET',
     path: '/custom_fields/:custom_field_gid',
-    handler: (req, ctx) => oneResponse(req, ctx, nodes.customField(lookup(ctx.store.customFields, 'custom_field', req.params.custom_field_gid))),
+    handler: (req, ctx) => oneResponse(req, ctx, node('customField', lookup(ctx.store.customFields, 'custom_field', req.params.custom_field_gid))),
   },
   {
     method: 'POST',
     path: '/custom_fields',
     handler: (req, ctx) => {
       const field = createCustomField(ctx.store, bodyData(req), req.caller.user.gid);
-      return createdResponse(req, ctx, nodes.customField(field), `/custom_fields/${field.gid}`);
+      return createdResponse(req, ctx, node('customField', field), `/custom_fields/${field.gid}`);
     },
   },
   {
@@ -54,7 +54,7 @@ export const catalogRoutes: Route[] = [
         if (typeof data.precision !== 'number' || !Number.isInteger(data.precision) || data.precision < 0 || data.precision > 6) throw badRequest('precision: must be an integer from 0 to 6');
         field.precision = data.precision;
       }
-      return oneResponse(req, ctx, nodes.customField(field));
+      return oneResponse(req, ctx, node('customField', field));
     },
   },
   {
@@ -65,7 +65,7 @@ export const catalogRoutes: Route[] = [
       if (field.type !== 'enum' && field.type !== 'multi_enum') throw badRequest('custom_field: Only enum and multi_enum fields have options');
       const data = bodyData(req);
       const option = ctx.store.addEnumOption({ field: field.gid, name: requireString(data, 'name'), color: typeof data.color === 'string' ? data.color : 'none', enabled: data.enabled === undefined ? true : data.enabled === true });
-      return createdResponse(req, ctx, nodes.enumOption(option), `/enum_options/${option.gid}`);
+      return createdResponse(req, ctx, node('enumOption', option), `/enum_options/${option.gid}`);
     },
   },
   {
@@ -81,7 +81,7 @@ export const catalogRoutes: Route[] = [
       }
       if (typeof data.name === 'string' && data.name.trim()) option.name = data.name;
       if (typeof data.color === 'string') option.color = data.color;
-      return oneResponse(req, ctx, nodes.enumOption(option));
+      return oneResponse(req, ctx, node('enumOption', option));
     },
   },
   {
@@ -90,13 +90,13 @@ export const catalogRoutes: Route[] = [
     handler: (req, ctx) => {
       if (req.query.project === undefined) throw missingInput('project');
       const project = visibleProject(req, ctx, req.query.project);
-      return listResponse(req, ctx, ctx.store.list(ctx.store.customTypesByWorkspace.get(project.workspace), ctx.store.customTypes), nodes.customType);
+      return listResponse(req, ctx, ctx.store.list(ctx.store.customTypesByWorkspace.get(project.workspace), ctx.store.customTypes), nodeMaker('customType'));
     },
   },
   {
     method: 'GET',
     path: '/custom_types/:custom_type_gid',
-    handler: (req, ctx) => oneResponse(req, ctx, nodes.customType(lookup(ctx.store.customTypes, 'custom_type', req.params.custom_type_gid))),
+    handler: (req, ctx) => oneResponse(req, ctx, node('customType', lookup(ctx.store.customTypes, 'custom_type', req.params.custom_type_gid))),
   },
   {
     method: 'GET',
@@ -110,20 +110,20 @@ export const catalogRoutes: Route[] = [
       const since = queryTime(req, 'created_since');
       let list = ctx.store.list(ctx.store.statusUpdatesByParent.get(parent), ctx.store.statusUpdates);
       if (since !== undefined) list = list.filter((s) => s.createdAt >= since);
-      return listResponse(req, ctx, list, nodes.statusUpdate);
+      return listResponse(req, ctx, list, nodeMaker('statusUpdate'));
     },
   },
   {
     method: 'GET',
     path: '/status_updates/:status_update_gid',
-    handler: (req, ctx) => oneResponse(req, ctx, nodes.statusUpdate(lookup(ctx.store.statusUpdates, 'status_update', req.params.status_update_gid))),
+    handler: (req, ctx) => oneResponse(req, ctx, node('statusUpdate', lookup(ctx.store.statusUpdates, 'status_update', req.params.status_update_gid))),
   },
   {
     method: 'POST',
     path: '/status_updates',
     handler: (req, ctx) => {
       const update = createStatusUpdate(ctx.store, bodyData(req), isServiceAccount(req) ? null : req.caller.user.gid);
-      return createdResponse(req, ctx, nodes.statusUpdate(update), `/status_updates/${update.gid}`);
+      return createdResponse(req, ctx, node('statusUpdate', update), `/status_updates/${update.gid}`);
     },
   },
   {
@@ -146,7 +146,7 @@ export const catalogRoutes: Route[] = [
         const owner = resolveUser(req, ctx, req.query.owner, 'owner');
         list = list.filter((p) => p.owner === owner.gid);
       } else if (!isServiceAccount(req)) list = list.filter((p) => p.owner === req.caller.user.gid);
-      return listResponse(req, ctx, list, nodes.portfolio);
+      return listResponse(req, ctx, list, nodeMaker('portfolio'));
     },
   },
   {
@@ -158,13 +158,13 @@ export const catalogRoutes: Route[] = [
       const owner = isServiceAccount(req) ? (typeof data.owner === 'string' ? resolveUser(req, ctx, data.owner, 'owner').gid : undefined) : req.caller.user.gid;
       if (!owner) throw missingInput('owner');
       const portfolio = ctx.store.addPortfolio({ workspace: ws.gid, name: requireString(data, 'name'), owner, color: typeof data.color === 'string' ? data.color : undefined });
-      return createdResponse(req, ctx, nodes.portfolio(portfolio), `/portfolios/${portfolio.gid}`);
+      return createdResponse(req, ctx, node('portfolio', portfolio), `/portfolios/${portfolio.gid}`);
     },
   },
   {
     method: 'GET',
     path: '/portfolios/:portfolio_gid',
-    handler: (req, ctx) => oneResponse(req, ctx, nodes.portfolio(lookup(ctx.store.portfolios, 'portfolio', req.params.portfolio_gid))),
+    handler: (req, ctx) => oneResponse(req, ctx, node('portfolio', lookup(ctx.store.portfolios, 'portfolio', req.params.portfolio_gid))),
   },
   {
     method: 'GET',
@@ -173,7 +173,7 @@ export const catalogRoutes: Route[] = [
       const s = ctx.store;
       const portfolio = lookup(s.portfolios, 'portfolio', req.params.portfolio_gid);
       const items = portfolio.items.map((g) => s.projects.get(g) ?? s.portfolios.get(g)).filter((x): x is NonNullable<typeof x> => x !== undefined);
-      return listResponse(req, ctx, items, (item) => ('items' in item ? nodes.portfolio(item as Portfolio) : nodes.project(item)));
+      return listResponse(req, ctx, items, (item) => ('items' in item ? node('portfolio', item as Portfolio) : node('project', item)));
     },
   },
   {
@@ -195,7 +195,7 @@ export const catalogRoutes: Route[] = [
   {
     method: 'GET',
     path: '/portfolios/:portfolio_gid/custom_field_settings',
-    handler: (req, ctx) => listResponse(req, ctx, ctx.store.settingsOf(lookup(ctx.store.portfolios, 'portfolio', req.params.portfolio_gid).gid), nodes.customFieldSetting),
+    handler: (req, ctx) => listResponse(req, ctx, ctx.store.settingsOf(lookup(ctx.store.portfolios, 'portfolio', req.params.portfolio_gid).gid), nodeMaker('customFieldSetting')),
   },
   {
     method: 'POST',
@@ -204,7 +204,7 @@ export const catalogRoutes: Route[] = [
       const portfolio = lookup(ctx.store.portfolios, 'portfolio', req.params.portfolio_gid);
       const data = bodyData(req);
       const setting = addCustomFieldSetting(ctx.store, portfolio.gid, data.custom_field, data.is_important);
-      return oneResponse(req, ctx, nodes.customFieldSetting(setting));
+      return oneResponse(req, ctx, node('customFieldSetting', setting));
     },
   },
   {
@@ -220,7 +220,7 @@ export const catalogRoutes: Route[] = [
     path: '/portfolios/:portfolio_gid/portfolio_memberships',
     handler: (req, ctx) => {
       const portfolio = lookup(ctx.store.portfolios, 'portfolio', req.params.portfolio_gid);
-      return listResponse(req, ctx, ctx.store.projectMemberships(portfolio.gid), nodes.membership);
+      return listResponse(req, ctx, ctx.store.projectMemberships(portfolio.gid), nodeMaker('membership'));
     },
   },
   {
@@ -234,12 +234,12 @@ export const catalogRoutes: Route[] = [
         list = s.list(s.goalsByWorkspace.get(team.workspace), s.goals).filter((g) => g.team === team.gid);
       } else if (req.query.workspace !== undefined) list = s.list(s.goalsByWorkspace.get(requireWorkspace(ctx, req.query.workspace).gid), s.goals);
       else throw new ApiError(400, 'Must specify one of workspace, team, project, portfolio or task');
-      return listResponse(req, ctx, list, nodes.goal);
+      return listResponse(req, ctx, list, nodeMaker('goal'));
     },
   },
   {
     method: 'GET',
     path: '/goals/:goal_gid',
-    handler: (req, ctx) => oneResponse(req, ctx, nodes.goal(lookup(ctx.store.goals, 'goal', req.params.goal_gid))),
+    handler: (req, ctx) => oneResponse(req, ctx, node('goal', lookup(ctx.store.goals, 'goal', req.params.goal_gid))),
   },
 ];

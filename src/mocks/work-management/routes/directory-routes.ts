@@ -4,7 +4,7 @@
  */
 import { badRequest, missingInput } from '../api/api-error';
 import { ok, queryTime, type Route } from '../api/route-table';
-import { nodes, renderMany } from '../api/representations';
+import { node, nodeMaker, renderMany } from '../api/representations';
 import type { Team, User, WorkspaceMembership } from '../model';
 import { compareGids } from '../visibility-oracle';
 import { assertInWorkspace, callerInWorkspace, isServiceAccount, listResponse, lookup, oneResponse, requireWorkspace, resolveUser, visibleOnly } from './route-helpers';
@@ -18,7 +18,7 @@ export const directoryRoutes: Route[] = [
     path: '/workspaces',
     handler: (req, ctx) => {
       const all = [...ctx.store.workspaces.values()].filter((w) => callerInWorkspace(req, ctx, w.gid));
-      return listResponse(req, ctx, all, nodes.workspace);
+      return listResponse(req, ctx, all, nodeMaker('workspace'));
     },
   },
   {
@@ -27,7 +27,7 @@ export const directoryRoutes: Route[] = [
     handler: (req, ctx) => {
       const ws = requireWorkspace(ctx, req.params.workspace_gid);
       assertInWorkspace(req, ctx, ws.gid);
-      return oneResponse(req, ctx, nodes.workspace(ws));
+      return oneResponse(req, ctx, node('workspace', ws));
     },
   },
   {
@@ -38,7 +38,7 @@ export const directoryRoutes: Route[] = [
       assertInWorkspace(req, ctx, ws.gid);
       const users = ctx.store.list(ctx.store.workspaceMembershipsByWorkspace.get(ws.gid), ctx.store.workspaceMemberships).map((m) => ctx.store.users.get(m.user) as User);
       users.sort((a, b) => a.name.localeCompare(b.name) || compareGids(a.gid, b.gid));
-      return ok(renderMany(req, ctx, users.slice(0, USERS_CAP).map(nodes.user)));
+      return ok(renderMany(req, ctx, users.slice(0, USERS_CAP).map(nodeMaker('user'))));
     },
   },
   {
@@ -52,7 +52,7 @@ export const directoryRoutes: Route[] = [
         const user = resolveUser(req, ctx, req.query.user);
         list = list.filter((m) => m.user === user.gid);
       }
-      return listResponse(req, ctx, list, nodes.workspaceMembership);
+      return listResponse(req, ctx, list, nodeMaker('workspaceMembership'));
     },
   },
   {
@@ -61,7 +61,7 @@ export const directoryRoutes: Route[] = [
     handler: (req, ctx) => {
       const m = lookup(ctx.store.workspaceMemberships, 'workspace_membership', req.params.workspace_membership_gid);
       assertInWorkspace(req, ctx, m.workspace);
-      return oneResponse(req, ctx, nodes.workspaceMembership(m));
+      return oneResponse(req, ctx, node('workspaceMembership', m));
     },
   },
   {
@@ -74,7 +74,7 @@ export const directoryRoutes: Route[] = [
         const team = lookup(s.teams, 'team', req.query.team);
         assertInWorkspace(req, ctx, team.workspace);
         const users = s.list(s.teamMembershipsByTeam.get(team.gid), s.teamMemberships).map((m) => s.users.get(m.user) as User);
-        return listResponse(req, ctx, users.sort((a, b) => compareGids(a.gid, b.gid)), nodes.user);
+        return listResponse(req, ctx, users.sort((a, b) => compareGids(a.gid, b.gid)), nodeMaker('user'));
       }
       if (req.query.workspace !== undefined) {
         const ws = requireWorkspace(ctx, req.query.workspace);
@@ -91,13 +91,13 @@ export const directoryRoutes: Route[] = [
         users.push(s.users.get(m.user) as User);
       }
       // Sorted by user id, as the real endpoint is.
-      return listResponse(req, ctx, users.sort((a, b) => compareGids(a.gid, b.gid)), nodes.user);
+      return listResponse(req, ctx, users.sort((a, b) => compareGids(a.gid, b.gid)), nodeMaker('user'));
     },
   },
   {
     method: 'GET',
     path: '/users/:user_gid',
-    handler: (req, ctx) => oneResponse(req, ctx, nodes.user(resolveUser(req, ctx, req.params.user_gid))),
+    handler: (req, ctx) => oneResponse(req, ctx, node('user', resolveUser(req, ctx, req.params.user_gid))),
   },
   {
     method: 'GET',
@@ -106,7 +106,7 @@ export const directoryRoutes: Route[] = [
       const ws = requireWorkspace(ctx, req.params.workspace_gid);
       const user = resolveUser(req, ctx, req.params.user_gid);
       if (!user.isServiceAccount && !ctx.store.workspaceMembership(user.gid, ws.gid)) throw badRequest(`user: ${user.gid} is not in workspace ${ws.gid}`);
-      return oneResponse(req, ctx, nodes.user(user));
+      return oneResponse(req, ctx, node('user', user));
     },
   },
   {
@@ -115,7 +115,7 @@ export const directoryRoutes: Route[] = [
     handler: (req, ctx) => {
       const user = resolveUser(req, ctx, req.params.user_gid);
       const list = ctx.store.list(ctx.store.workspaceMembershipsByUser.get(user.gid), ctx.store.workspaceMemberships).filter((m) => callerInWorkspace(req, ctx, m.workspace));
-      return listResponse(req, ctx, list, nodes.workspaceMembership);
+      return listResponse(req, ctx, list, nodeMaker('workspaceMembership'));
     },
   },
   {
@@ -127,13 +127,13 @@ export const directoryRoutes: Route[] = [
       const ws = requireWorkspace(ctx, req.query.workspace);
       const list = ctx.store.userTaskListOf(user.gid, ws.gid);
       if (!list) throw badRequest(`user: ${user.gid} has no task list in workspace ${ws.gid}`);
-      return oneResponse(req, ctx, nodes.userTaskList(list));
+      return oneResponse(req, ctx, node('userTaskList', list));
     },
   },
   {
     method: 'GET',
     path: '/user_task_lists/:user_task_list_gid',
-    handler: (req, ctx) => oneResponse(req, ctx, nodes.userTaskList(lookup(ctx.store.userTaskLists, 'user_task_list', req.params.user_task_list_gid))),
+    handler: (req, ctx) => oneResponse(req, ctx, node('userTaskList', lookup(ctx.store.userTaskLists, 'user_task_list', req.params.user_task_list_gid))),
   },
   {
     method: 'GET',
@@ -145,7 +145,7 @@ export const directoryRoutes: Route[] = [
       let tasks = s.list(s.tasksByAssignee.get(`${list.owner}/${list.workspace}`), s.tasks);
       if (completedSince !== undefined) tasks = tasks.filter((t) => !t.completed || (t.completedAt ?? 0) >= completedSince);
       // The real endpoint hides private tasks the caller cannot see.
-      return listResponse(req, ctx, visibleOnly(req, ctx, 'task', tasks), nodes.task);
+      return listResponse(req, ctx, visibleOnly(req, ctx, 'task', tasks), nodeMaker('task'));
     },
   },
   {
@@ -157,7 +157,7 @@ export const directoryRoutes: Route[] = [
       if (!ws.isOrganization) throw badRequest('workspace: Teams exist only in organizations');
       let teams = ctx.store.list(ctx.store.teamsByWorkspace.get(ws.gid), ctx.store.teams);
       if (!isServiceAccount(req)) teams = teams.filter((t) => t.visibility !== 'secret' || isTeamMember(ctx.store.teamMemberships, ctx.store.teamMembershipsByTeam.get(t.gid), req.caller.user.gid));
-      return listResponse(req, ctx, teams, nodes.team);
+      return listResponse(req, ctx, teams, nodeMaker('team'));
     },
   },
   {
@@ -171,7 +171,7 @@ export const directoryRoutes: Route[] = [
         .list(ctx.store.teamMembershipsByUser.get(user.gid), ctx.store.teamMemberships)
         .map((m) => ctx.store.teams.get(m.team) as Team)
         .filter((t) => t.workspace === ws.gid);
-      return listResponse(req, ctx, teams, nodes.team);
+      return listResponse(req, ctx, teams, nodeMaker('team'));
     },
   },
   {
@@ -180,7 +180,7 @@ export const directoryRoutes: Route[] = [
     handler: (req, ctx) => {
       const team = lookup(ctx.store.teams, 'team', req.params.team_gid);
       assertInWorkspace(req, ctx, team.workspace);
-      return oneResponse(req, ctx, nodes.team(team));
+      return oneResponse(req, ctx, node('team', team));
     },
   },
   {
@@ -193,7 +193,7 @@ export const directoryRoutes: Route[] = [
       // Includes guests and limited-access members; alphabetical; capped; no next_page.
       const users = s.list(s.teamMembershipsByTeam.get(team.gid), s.teamMemberships).map((m) => s.users.get(m.user) as User);
       users.sort((a, b) => a.name.localeCompare(b.name) || compareGids(a.gid, b.gid));
-      return ok(renderMany(req, ctx, users.slice(0, USERS_CAP).map(nodes.user)));
+      return ok(renderMany(req, ctx, users.slice(0, USERS_CAP).map(nodeMaker('user'))));
     },
   },
   {
@@ -202,7 +202,7 @@ export const directoryRoutes: Route[] = [
     handler: (req, ctx) => {
       const team = lookup(ctx.store.teams, 'team', req.params.team_gid);
       assertInWorkspace(req, ctx, team.workspace);
-      return listResponse(req, ctx, ctx.store.list(ctx.store.teamMembershipsByTeam.get(team.gid), ctx.store.teamMemberships), nodes.teamMembership);
+      return listResponse(req, ctx, ctx.store.list(ctx.store.teamMembershipsByTeam.get(team.gid), ctx.store.teamMemberships), nodeMaker('teamMembership'));
     },
   },
   {
@@ -218,14 +218,14 @@ export const directoryRoutes: Route[] = [
           const user = resolveUser(req, ctx, req.query.user);
           list = list.filter((m) => m.user === user.gid);
         }
-        return listResponse(req, ctx, list, nodes.teamMembership);
+        return listResponse(req, ctx, list, nodeMaker('teamMembership'));
       }
       if (req.query.user !== undefined) {
         if (req.query.workspace === undefined) throw missingInput('workspace');
         const user = resolveUser(req, ctx, req.query.user);
         const ws = requireWorkspace(ctx, req.query.workspace);
         const list = s.list(s.teamMembershipsByUser.get(user.gid), s.teamMemberships).filter((m) => s.teams.get(m.team)?.workspace === ws.gid);
-        return listResponse(req, ctx, list, nodes.teamMembership);
+        return listResponse(req, ctx, list, nodeMaker('teamMembership'));
       }
       throw badRequest('Must specify either team, or user and workspace');
     },
@@ -233,7 +233,7 @@ export const directoryRoutes: Route[] = [
   {
     method: 'GET',
     path: '/team_memberships/:team_membership_gid',
-    handler: (req, ctx) => oneResponse(req, ctx, nodes.teamMembership(lookup(ctx.store.teamMemberships, 'team_membership', req.params.team_membership_gid))),
+    handler: (req, ctx) => oneResponse(req, ctx, node('teamMembership', lookup(ctx.store.teamMemberships, 'team_membership', req.params.team_membership_gid))),
   },
   {
     method: 'GET',
@@ -244,7 +244,7 @@ export const directoryRoutes: Route[] = [
       if (req.query.workspace === undefined) throw missingInput('workspace');
       const ws = requireWorkspace(ctx, req.query.workspace);
       const list = s.list(s.teamMembershipsByUser.get(user.gid), s.teamMemberships).filter((m) => s.teams.get(m.team)?.workspace === ws.gid);
-      return listResponse(req, ctx, list, nodes.teamMembership);
+      return listResponse(req, ctx, list, nodeMaker('teamMembership'));
     },
   },
 ];

@@ -1,6 +1,6 @@
 /** Jobs, graph and resource exports, organization exports (reference §8). */
 import { forbidden } from '../api/api-error';
-import { nodes } from '../api/representations';
+import { node } from '../api/representations';
 import { bodyData, type Route } from '../api/route-table';
 import type { MockContext } from '../mock-context';
 import { createdResponse, isServiceAccount, lookup, oneResponse, requireString } from './route-helpers';
@@ -18,7 +18,7 @@ export const jobRoutes: Route[] = [
       const job = lookup(ctx.jobs.jobs, 'job', req.params.job_gid);
       // Only the creator of a duplication can read its status.
       if ((job.subtype === 'duplicate_task' || job.subtype === 'duplicate_project') && job.createdBy !== req.caller.user.gid) throw forbidden('Only the creator of a duplication can read its job.');
-      return oneResponse(req, ctx, nodes.job(job));
+      return oneResponse(req, ctx, node('job', job));
     },
   },
   {
@@ -28,7 +28,7 @@ export const jobRoutes: Route[] = [
       const parent = requireString(bodyData(req), 'parent');
       const job = ctx.jobs.graphExport(parent, req.caller.user.gid);
       auditExport(ctx, job.workspace, 'graph_export_started', job.gid, { parent: ctx.store.ref(ctx.store.kindOf(parent) ?? 'project', parent) });
-      return createdResponse(req, ctx, nodes.job(job), `/jobs/${job.gid}`);
+      return createdResponse(req, ctx, node('job', job), `/jobs/${job.gid}`);
     },
   },
   {
@@ -38,7 +38,7 @@ export const jobRoutes: Route[] = [
       if (!isServiceAccount(req)) throw forbidden('Resource exports are available to service accounts only.');
       const job = ctx.jobs.resourceExport(bodyData(req), req.caller.user.gid);
       auditExport(ctx, job.workspace, 'resource_export_started', job.gid, {});
-      return createdResponse(req, ctx, nodes.job(job), `/jobs/${job.gid}`);
+      return createdResponse(req, ctx, node('job', job), `/jobs/${job.gid}`);
     },
   },
   {
@@ -48,12 +48,12 @@ export const jobRoutes: Route[] = [
       if (!isServiceAccount(req)) throw forbidden('Organization exports are available to service accounts only.');
       const e = ctx.jobs.organizationExport(requireString(bodyData(req), 'organization'), req.caller.user.gid);
       ctx.store.audit.append(ctx.store, { workspace: e.organization, eventType: 'organization_export_started', eventCategory: 'content_export', resource: { gid: e.gid, resource_type: 'organization_export' }, details: {} });
-      return createdResponse(req, ctx, nodes.organizationExport(e), `/organization_exports/${e.gid}`);
+      return createdResponse(req, ctx, node('organizationExport', e), `/organization_exports/${e.gid}`);
     },
   },
   {
     method: 'GET',
     path: '/organization_exports/:organization_export_gid',
-    handler: (req, ctx) => oneResponse(req, ctx, nodes.organizationExport(lookup(ctx.jobs.organizationExports, 'organization_export', req.params.organization_export_gid))),
+    handler: (req, ctx) => oneResponse(req, ctx, node('organizationExport', lookup(ctx.jobs.organizationExports, 'organization_export', req.params.organization_export_gid))),
   },
 ];

@@ -3,7 +3,7 @@
  * project statuses and project portfolio settings (reference §5.6–5.8).
  */
 import { badRequest, missingInput } from '../api/api-error';
-import { nodes } from '../api/representations';
+import { node, nodeMaker } from '../api/representations';
 import { bodyData, gidList, ok, queryBool, type ApiRequest, type Route } from '../api/route-table';
 import type { MockContext } from '../mock-context';
 import type { AccessLevel, Membership, Project } from '../model';
@@ -62,7 +62,7 @@ export const projectRoutes: Route[] = [
       } else {
         projects = [...s.projects.values()].filter((p) => callerInWorkspace(req, ctx, p.workspace));
       }
-      return listResponse(req, ctx, visibleOnly(req, ctx, 'project', filterArchived(req, projects)), nodes.project);
+      return listResponse(req, ctx, visibleOnly(req, ctx, 'project', filterArchived(req, projects)), nodeMaker('project'));
     },
   },
   {
@@ -72,7 +72,7 @@ export const projectRoutes: Route[] = [
       const ws = requireWorkspace(ctx, req.params.workspace_gid);
       assertInWorkspace(req, ctx, ws.gid);
       const projects = ctx.store.list(ctx.store.projectsByWorkspace.get(ws.gid), ctx.store.projects);
-      return listResponse(req, ctx, visibleOnly(req, ctx, 'project', filterArchived(req, projects)), nodes.project);
+      return listResponse(req, ctx, visibleOnly(req, ctx, 'project', filterArchived(req, projects)), nodeMaker('project'));
     },
   },
   {
@@ -82,7 +82,7 @@ export const projectRoutes: Route[] = [
       const team = lookup(ctx.store.teams, 'team', req.params.team_gid);
       assertInWorkspace(req, ctx, team.workspace);
       const projects = ctx.store.list(ctx.store.projectsByTeam.get(team.gid), ctx.store.projects);
-      return listResponse(req, ctx, visibleOnly(req, ctx, 'project', filterArchived(req, projects)), nodes.project);
+      return listResponse(req, ctx, visibleOnly(req, ctx, 'project', filterArchived(req, projects)), nodeMaker('project'));
     },
   },
   {
@@ -93,20 +93,20 @@ export const projectRoutes: Route[] = [
       assertVisible(req, ctx, 'task', task.gid);
       const projects = ctx.store.list(ctx.store.taskProjects(task), ctx.store.projects);
       // A collaborator outside a private project sees the task but not the project (§6).
-      return listResponse(req, ctx, visibleOnly(req, ctx, 'project', projects), nodes.project);
+      return listResponse(req, ctx, visibleOnly(req, ctx, 'project', projects), nodeMaker('project'));
     },
   },
   {
     method: 'GET',
     path: '/projects/:project_gid',
-    handler: (req, ctx) => oneResponse(req, ctx, nodes.project(visibleProject(req, ctx, req.params.project_gid))),
+    handler: (req, ctx) => oneResponse(req, ctx, node('project', visibleProject(req, ctx, req.params.project_gid))),
   },
   {
     method: 'POST',
     path: '/projects',
     handler: (req, ctx) => {
       const project = createProject(ctx.store, bodyData(req), req.caller.user.isServiceAccount ? null : req.caller.user.gid);
-      return createdResponse(req, ctx, nodes.project(project), `/projects/${project.gid}`);
+      return createdResponse(req, ctx, node('project', project), `/projects/${project.gid}`);
     },
   },
   {
@@ -114,7 +114,7 @@ export const projectRoutes: Route[] = [
     path: '/workspaces/:workspace_gid/projects',
     handler: (req, ctx) => {
       const project = createProject(ctx.store, { ...bodyData(req), workspace: req.params.workspace_gid }, req.caller.user.isServiceAccount ? null : req.caller.user.gid);
-      return createdResponse(req, ctx, nodes.project(project), `/projects/${project.gid}`);
+      return createdResponse(req, ctx, node('project', project), `/projects/${project.gid}`);
     },
   },
   {
@@ -123,7 +123,7 @@ export const projectRoutes: Route[] = [
     handler: (req, ctx) => {
       const team = lookup(ctx.store.teams, 'team', req.params.team_gid);
       const project = createProject(ctx.store, { ...bodyData(req), team: team.gid, workspace: team.workspace }, req.caller.user.isServiceAccount ? null : req.caller.user.gid);
-      return createdResponse(req, ctx, nodes.project(project), `/projects/${project.gid}`);
+      return createdResponse(req, ctx, node('project', project), `/projects/${project.gid}`);
     },
   },
   {
@@ -132,7 +132,7 @@ export const projectRoutes: Route[] = [
     handler: (req, ctx) => {
       const project = visibleProject(req, ctx, req.params.project_gid);
       updateProject(ctx.store, project, bodyData(req));
-      return oneResponse(req, ctx, nodes.project(project));
+      return oneResponse(req, ctx, node('project', project));
     },
   },
   {
@@ -165,7 +165,7 @@ export const projectRoutes: Route[] = [
         else if (action === 'removeMembers') removeProjectMembers(ctx.store, project, gids);
         else if (action === 'addFollowers') addProjectFollowers(ctx.store, project, gids);
         else removeProjectFollowers(ctx.store, project, gids);
-        return oneResponse(req, ctx, nodes.project(project));
+        return oneResponse(req, ctx, node('project', project));
       },
     }),
   ),
@@ -189,7 +189,7 @@ export const projectRoutes: Route[] = [
         list = s.list(s.membershipsByMember.get(member), s.memberships);
       } else throw missingInput('parent');
       if (req.query.resource_subtype !== undefined) list = list.filter((m) => `${m.parentType}_membership` === req.query.resource_subtype);
-      return listResponse(req, ctx, list, nodes.membership);
+      return listResponse(req, ctx, list, nodeMaker('membership'));
     },
   },
   {
@@ -198,7 +198,7 @@ export const projectRoutes: Route[] = [
     handler: (req, ctx) => {
       const m = lookup(ctx.store.memberships, 'membership', req.params.membership_gid);
       if (m.parentType === 'project') assertVisible(req, ctx, 'project', m.parent);
-      return oneResponse(req, ctx, nodes.membership(m));
+      return oneResponse(req, ctx, node('membership', m));
     },
   },
   {
@@ -211,7 +211,7 @@ export const projectRoutes: Route[] = [
       const project = visibleProject(req, ctx, parent, 'parent');
       addProjectMembers(ctx.store, project, [member], accessLevelOf(data.access_level));
       const m = ctx.store.findMembership(project.gid, member) as Membership;
-      return createdResponse(req, ctx, nodes.membership(m), `/memberships/${m.gid}`);
+      return createdResponse(req, ctx, node('membership', m), `/memberships/${m.gid}`);
     },
   },
   {
@@ -234,7 +234,7 @@ export const projectRoutes: Route[] = [
         const user = resolveUser(req, ctx, req.query.user);
         list = list.filter((m) => m.member === user.gid);
       }
-      return listResponse(req, ctx, list, nodes.legacyProjectMembership);
+      return listResponse(req, ctx, list, nodeMaker('legacyProjectMembership'));
     },
   },
   {
@@ -243,7 +243,7 @@ export const projectRoutes: Route[] = [
     handler: (req, ctx) => {
       const m = lookup(ctx.store.memberships, 'project_membership', req.params.project_membership_gid);
       if (m.parentType !== 'project') lookup(new Map(), 'project_membership', m.gid);
-      return oneResponse(req, ctx, nodes.legacyProjectMembership(m));
+      return oneResponse(req, ctx, node('legacyProjectMembership', m));
     },
   },
   {
@@ -251,7 +251,7 @@ export const projectRoutes: Route[] = [
     path: '/projects/:project_gid/sections',
     handler: (req, ctx) => {
       const project = visibleProject(req, ctx, req.params.project_gid);
-      return listResponse(req, ctx, ctx.store.list(ctx.store.sectionsByProject.get(project.gid), ctx.store.sections), nodes.section);
+      return listResponse(req, ctx, ctx.store.list(ctx.store.sectionsByProject.get(project.gid), ctx.store.sections), nodeMaker('section'));
     },
   },
   {
@@ -260,7 +260,7 @@ export const projectRoutes: Route[] = [
     handler: (req, ctx) => {
       const project = visibleProject(req, ctx, req.params.project_gid);
       const section = ctx.store.addSection({ project: project.gid, name: requireString(bodyData(req), 'name') });
-      return createdResponse(req, ctx, nodes.section(section), `/sections/${section.gid}`);
+      return createdResponse(req, ctx, node('section', section), `/sections/${section.gid}`);
     },
   },
   {
@@ -269,7 +269,7 @@ export const projectRoutes: Route[] = [
     handler: (req, ctx) => {
       const section = lookup(ctx.store.sections, 'section', req.params.section_gid);
       visibleProject(req, ctx, section.project);
-      return oneResponse(req, ctx, nodes.section(section));
+      return oneResponse(req, ctx, node('section', section));
     },
   },
   {
@@ -302,7 +302,7 @@ export const projectRoutes: Route[] = [
   {
     method: 'GET',
     path: '/projects/:project_gid/custom_field_settings',
-    handler: (req, ctx) => listResponse(req, ctx, ctx.store.settingsOf(settingsParent(req, ctx)), nodes.customFieldSetting),
+    handler: (req, ctx) => listResponse(req, ctx, ctx.store.settingsOf(settingsParent(req, ctx)), nodeMaker('customFieldSetting')),
   },
   {
     method: 'POST',
@@ -326,7 +326,7 @@ export const projectRoutes: Route[] = [
     path: '/projects/:project_gid/project_statuses',
     handler: (req, ctx) => {
       const project = visibleProject(req, ctx, req.params.project_gid);
-      return listResponse(req, ctx, ctx.store.list(ctx.store.projectStatusesByProject.get(project.gid), ctx.store.projectStatuses), nodes.projectStatus);
+      return listResponse(req, ctx, ctx.store.list(ctx.store.projectStatusesByProject.get(project.gid), ctx.store.projectStatuses), nodeMaker('projectStatus'));
     },
   },
   {
@@ -335,13 +335,13 @@ export const projectRoutes: Route[] = [
     handler: (req, ctx) => {
       const project = visibleProject(req, ctx, req.params.project_gid);
       const status = createProjectStatus(ctx.store, project, bodyData(req), isServiceAccount(req) ? null : req.caller.user.gid);
-      return createdResponse(req, ctx, nodes.projectStatus(status), `/project_statuses/${status.gid}`);
+      return createdResponse(req, ctx, node('projectStatus', status), `/project_statuses/${status.gid}`);
     },
   },
   {
     method: 'GET',
     path: '/project_statuses/:project_status_gid',
-    handler: (req, ctx) => oneResponse(req, ctx, nodes.projectStatus(lookup(ctx.store.projectStatuses, 'project_status', req.params.project_status_gid))),
+    handler: (req, ctx) => oneResponse(req, ctx, node('projectStatus', lookup(ctx.store.projectStatuses, 'project_status', req.params.project_status_gid))),
   },
   {
     method: 'DELETE',
@@ -356,7 +356,7 @@ export const projectRoutes: Route[] = [
     path: '/projects/:project_gid/project_portfolio_settings',
     handler: (req, ctx) => {
       const project = visibleProject(req, ctx, req.params.project_gid);
-      return listResponse(req, ctx, ctx.store.list(ctx.store.portfolioSettingsByProject.get(project.gid), ctx.store.projectPortfolioSettings), nodes.projectPortfolioSetting);
+      return listResponse(req, ctx, ctx.store.list(ctx.store.portfolioSettingsByProject.get(project.gid), ctx.store.projectPortfolioSettings), nodeMaker('projectPortfolioSetting'));
     },
   },
   {
@@ -365,7 +365,7 @@ export const projectRoutes: Route[] = [
     handler: (req, ctx) => {
       const project = visibleProject(req, ctx, req.params.project_gid);
       const job = ctx.jobs.duplicateProject(project, bodyData(req), req.caller.user.gid);
-      return createdResponse(req, ctx, nodes.job(job), `/jobs/${job.gid}`);
+      return createdResponse(req, ctx, node('job', job), `/jobs/${job.gid}`);
     },
   },
 ];
@@ -378,5 +378,5 @@ function accessLevelOf(raw: unknown): AccessLevel | undefined {
 
 function renderSetting(req: ApiRequest, ctx: MockContext, gid: string): unknown {
   const setting = ctx.store.customFieldSettings.get(gid);
-  return setting ? (oneResponse(req, ctx, nodes.customFieldSetting(setting)).body as { data: unknown }).data : null;
+  return setting ? (oneResponse(req, ctx, node('customFieldSetting', setting)).body as { data: unknown }).data : null;
 }

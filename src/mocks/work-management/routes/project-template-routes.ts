@@ -8,7 +8,7 @@
  *   POST /project_templates/{project_template_gid}/instantiateProject   (scope projects:write)
  */
 import { badRequest } from '../api/api-error';
-import { nodes } from '../api/representations';
+import { node, nodeMaker } from '../api/representations';
 import { bodyData, type ApiRequest, type Route } from '../api/route-table';
 import type { MockContext } from '../mock-context';
 import type { ProjectTemplate } from '../model';
@@ -35,12 +35,12 @@ export const projectTemplateRoutes: Route[] = [
       if (team !== undefined) {
         const t = lookup(ctx.store.teams, 'team', team);
         assertInWorkspace(req, ctx, t.workspace);
-        return listResponse(req, ctx, templatesOfTeam(ctx, t.gid), nodes.projectTemplate);
+        return listResponse(req, ctx, templatesOfTeam(ctx, t.gid), nodeMaker('projectTemplate'));
       }
       const ws = requireWorkspace(ctx, workspace);
       assertInWorkspace(req, ctx, ws.gid);
       const all = ctx.store.list(ctx.store.teamsByWorkspace.get(ws.gid), ctx.store.teams).flatMap((t) => templatesOfTeam(ctx, t.gid));
-      return listResponse(req, ctx, all, nodes.projectTemplate);
+      return listResponse(req, ctx, all, nodeMaker('projectTemplate'));
     },
   },
   {
@@ -49,13 +49,13 @@ export const projectTemplateRoutes: Route[] = [
     handler: (req, ctx) => {
       const t = lookup(ctx.store.teams, 'team', req.params.team_gid);
       assertInWorkspace(req, ctx, t.workspace);
-      return listResponse(req, ctx, templatesOfTeam(ctx, t.gid), nodes.projectTemplate);
+      return listResponse(req, ctx, templatesOfTeam(ctx, t.gid), nodeMaker('projectTemplate'));
     },
   },
   {
     method: 'GET',
     path: '/project_templates/:project_template_gid',
-    handler: (req, ctx) => oneResponse(req, ctx, nodes.projectTemplate(template(req, ctx))),
+    handler: (req, ctx) => oneResponse(req, ctx, node('projectTemplate', template(req, ctx))),
   },
   {
     method: 'POST',
@@ -63,7 +63,7 @@ export const projectTemplateRoutes: Route[] = [
     scope: 'projects:write',
     handler: (req, ctx) => {
       const job = instantiateProject(ctx.store, ctx.jobs, template(req, ctx), bodyData(req), req.caller.user.gid);
-      return createdResponse(req, ctx, nodes.job(job), `/jobs/${job.gid}`);
+      return createdResponse(req, ctx, node('job', job), `/jobs/${job.gid}`);
     },
   },
 ];

@@ -3,7 +3,7 @@
  */
 import { ApiError, missingInput } from '../api/api-error';
 import { bodyData, type Route } from '../api/route-table';
-import { nodes } from '../api/representations';
+import { node, nodeMaker } from '../api/representations';
 import { assertVisible, createdResponse, emptyResponse, listResponse, lookup, oneResponse, requireString } from './route-helpers';
 import { authorOf, visibleTask } from './task-routes';
 
@@ -13,7 +13,7 @@ export const storyRoutes: Route[] = [
     path: '/tasks/:task_gid/stories',
     handler: (req, ctx) => {
       const task = visibleTask(req, ctx, req.params.task_gid);
-      return listResponse(req, ctx, ctx.store.list(ctx.store.storiesByTask.get(task.gid), ctx.store.stories), nodes.story);
+      return listResponse(req, ctx, ctx.store.list(ctx.store.storiesByTask.get(task.gid), ctx.store.stories), nodeMaker('story'));
     },
   },
   {
@@ -25,7 +25,7 @@ export const storyRoutes: Route[] = [
       const text = typeof data.text === 'string' ? data.text : typeof data.html_text === 'string' ? data.html_text.replace(/<[^>]+>/g, '') : '';
       if (!text) throw missingInput('text');
       const story = ctx.store.addStory({ target: task.gid, type: 'comment', text, createdBy: authorOf(req), source: 'api', isPinned: data.is_pinned === true });
-      return createdResponse(req, ctx, nodes.story(story), `/stories/${story.gid}`);
+      return createdResponse(req, ctx, node('story', story), `/stories/${story.gid}`);
     },
   },
   {
@@ -34,7 +34,7 @@ export const storyRoutes: Route[] = [
     handler: (req, ctx) => {
       const story = lookup(ctx.store.stories, 'story', req.params.story_gid);
       assertVisible(req, ctx, 'story', story.gid);
-      return oneResponse(req, ctx, nodes.story(story));
+      return oneResponse(req, ctx, node('story', story));
     },
   },
   {
@@ -46,7 +46,7 @@ export const storyRoutes: Route[] = [
       if (story.type !== 'comment') throw new ApiError(403, 'Only comments can be edited.');
       const text = requireString(bodyData(req), 'text');
       ctx.store.editStory(story, text);
-      return oneResponse(req, ctx, nodes.story(story));
+      return oneResponse(req, ctx, node('story', story));
     },
   },
   {

@@ -3,7 +3,7 @@
  */
 import { missingInput } from '../api/api-error';
 import { type Route } from '../api/route-table';
-import { nodes } from '../api/representations';
+import { node, nodeMaker } from '../api/representations';
 import { listResponse, lookup, oneResponse, requireWorkspace } from './route-helpers';
 import { taskListing, visibleTask } from './task-routes';
 
@@ -13,7 +13,7 @@ export const tagRoutes: Route[] = [
     path: '/tasks/:task_gid/tags',
     handler: (req, ctx) => {
       const task = visibleTask(req, ctx, req.params.task_gid);
-      return listResponse(req, ctx, ctx.store.list(task.tags, ctx.store.tags), nodes.tag);
+      return listResponse(req, ctx, ctx.store.list(task.tags, ctx.store.tags), nodeMaker('tag'));
     },
   },
   {
@@ -22,7 +22,7 @@ export const tagRoutes: Route[] = [
     handler: (req, ctx) => {
       if (req.query.workspace === undefined) throw missingInput('workspace');
       const ws = requireWorkspace(ctx, req.query.workspace);
-      return listResponse(req, ctx, ctx.store.list(ctx.store.tagsByWorkspace.get(ws.gid), ctx.store.tags), nodes.tag);
+      return listResponse(req, ctx, ctx.store.list(ctx.store.tagsByWorkspace.get(ws.gid), ctx.store.tags), nodeMaker('tag'));
     },
   },
   {
@@ -30,13 +30,13 @@ export const tagRoutes: Route[] = [
     path: '/workspaces/:workspace_gid/tags',
     handler: (req, ctx) => {
       const ws = requireWorkspace(ctx, req.params.workspace_gid);
-      return listResponse(req, ctx, ctx.store.list(ctx.store.tagsByWorkspace.get(ws.gid), ctx.store.tags), nodes.tag);
+      return listResponse(req, ctx, ctx.store.list(ctx.store.tagsByWorkspace.get(ws.gid), ctx.store.tags), nodeMaker('tag'));
     },
   },
   {
     method: 'GET',
     path: '/tags/:tag_gid',
-    handler: (req, ctx) => oneResponse(req, ctx, nodes.tag(lookup(ctx.store.tags, 'tag', req.params.tag_gid))),
+    handler: (req, ctx) => oneResponse(req, ctx, node('tag', lookup(ctx.store.tags, 'tag', req.params.tag_gid))),
   },
   {
     method: 'GET',

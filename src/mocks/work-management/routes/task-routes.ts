@@ -5,7 +5,7 @@
  */
 import { badRequest, cannotWrite, missingInput } from '../api/api-error';
 import { bodyData, gidList, ok, queryBool, queryTime, type ApiRequest, type ApiResponse, type Route } from '../api/route-table';
-import { nodes, renderMany } from '../api/representations';
+import { node, nodeMaker, renderMany } from '../api/representations';
 import type { MockContext } from '../mock-context';
 import type { Gid, Task } from '../model';
 import { applyCustomFieldChanges, planCustomFieldChanges, setTaskCustomFields } from '../rules/custom-fields';
@@ -35,7 +35,7 @@ export function taskListing(req: ApiRequest, ctx: MockContext, tasks: Task[]): A
   if (completedSince !== undefined) list = list.filter((t) => !t.completed || (t.completedAt ?? 0) >= completedSince);
   if (modifiedSince !== undefined) list = list.filter((t) => t.modifiedAt >= modifiedSince);
   if (byType) list = list.filter(byType);
-  return listResponse(req, ctx, visibleOnly(req, ctx, 'task', list), nodes.task);
+  return listResponse(req, ctx, visibleOnly(req, ctx, 'task', list), nodeMaker('task'));
 }
 
 export function visibleTask(req: ApiRequest, ctx: MockContext, gid: string | undefined, field = 'task'): Task {
@@ -235,7 +235,7 @@ function searchTasks(req: ApiRequest, ctx: MockContext): ApiResponse {
     best.splice(lo, 0, t);
     if (best.length > limit) best.pop();
   }
-  return ok(renderMany(req, ctx, best.map(nodes.task)));
+  return ok(renderMany(req, ctx, best.map(nodeMaker('task'))));
 }
 
 export const taskRoutes: Route[] = [
@@ -272,14 +272,14 @@ export const taskRoutes: Route[] = [
   {
     method: 'GET',
     path: '/tasks/:task_gid',
-    handler: (req, ctx) => oneResponse(req, ctx, nodes.task(visibleTask(req, ctx, req.params.task_gid))),
+    handler: (req, ctx) => oneResponse(req, ctx, node('task', visibleTask(req, ctx, req.params.task_gid))),
   },
   {
     method: 'POST',
     path: '/tasks',
     handler: (req, ctx) => {
       const task = createTask(req, ctx, bodyData(req));
-      return createdResponse(req, ctx, nodes.task(task), `/tasks/${task.gid}`);
+      return createdResponse(req, ctx, node('task', task), `/tasks/${task.gid}`);
     },
   },
   {
@@ -288,7 +288,7 @@ export const taskRoutes: Route[] = [
     handler: (req, ctx) => {
       const task = visibleTask(req, ctx, req.params.task_gid);
       updateTask(req, ctx, task, bodyData(req));
-      return oneResponse(req, ctx, nodes.task(task));
+      return oneResponse(req, ctx, node('task', task));
     },
   },
   {
@@ -313,7 +313,7 @@ export const taskRoutes: Route[] = [
     handler: (req, ctx) => {
       const parent = visibleTask(req, ctx, req.params.task_gid);
       const task = createTask(req, ctx, bodyData(req), parent.gid);
-      return createdResponse(req, ctx, nodes.task(task), `/tasks/${task.gid}`);
+      return createdResponse(req, ctx, node('task', task), `/tasks/${task.gid}`);
     },
   },
   {
@@ -349,7 +349,7 @@ export const taskRoutes: Route[] = [
       const gids = gidList(bodyData(req).followers, 'followers');
       if (gids.length === 0) throw missingInput('followers');
       ctx.store.addTaskFollowers(task, gids.map((g) => userIn(ctx, task.workspace, g, 'followers', req) as Gid));
-      return oneResponse(req, ctx, nodes.task(task));
+      return oneResponse(req, ctx, node('task', task));
     },
   },
   {
@@ -359,7 +359,7 @@ export const taskRoutes: Route[] = [
       const task = visibleTask(req, ctx, req.params.task_gid);
       const gids = gidList(bodyData(req).followers, 'followers').map((g) => (g === 'me' ? req.caller.user.gid : g));
       ctx.store.removeTaskFollowers(task, gids);
-      return oneResponse(req, ctx, nodes.task(task));
+      return oneResponse(req, ctx, node('task', task));
     },
   },
   {
@@ -377,7 +377,7 @@ export const taskRoutes: Route[] = [
     handler: (req, ctx) => {
       const task = visibleTask(req, ctx, req.params.task_gid);
       const job = ctx.jobs.duplicateTask(task, bodyData(req), req.caller.user.gid);
-      return createdResponse(req, ctx, nodes.job(job), `/jobs/${job.gid}`);
+      return createdResponse(req, ctx, node('job', job), `/jobs/${job.gid}`);
     },
   },
   { method: 'GET', path: '/workspaces/:workspace_gid/tasks/search', handler: searchTasks },
