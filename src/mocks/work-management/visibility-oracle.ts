@@ -55,124 +55,22 @@ export interface VisibilityOracle {
 }
 
 export function createVisibilityOracle(store: WorkManagementStore, options: OracleOptions = {}): VisibilityOracle {
-  const addReason = (reasons: Reasons, user: Gid, reason: string): void => {
-    const list = reasons.get(user);
-    if (list) {
-      if (!list.includes(reason)) list.push(reason);
-    } else reasons.set(user, [reason]);
-  };
-
-  const isActiveIn = (user: Gid, workspace: Gid): boolean => store.workspaceMembership(user, workspace)?.isActive === true;
-
-  /** Members of a team that the team grants access through (limited-access members excluded). */
-  const teamMembers = (team: Gid): Gid[] =>
-    store
-      .list(store.teamMembershipsByTeam.get(team), store.teamMemberships)
-      .filter((m) => !m.isLimitedAccess)
-      .map((m) => m.user);
-
-  const projectAudience = (project: Project, cache?: Map<Gid, Reasons>): Reasons => {
-    const cached = cache?.get(project.gid);
-    if (cached) return cached;
-    const reasons: Reasons = new Map();
-    for (const m of store.list(store.membershipsByParent.get(project.gid), store.memberships)) {
-      if (m.memberType === 'user') addReason(reasons, m.member, `member of project ${project.gid}`);
-      else for (const u of teamMembers(m.member)) addReason(reasons, u, `member of team ${m.member}, a member of project ${project.gid}`);
-    }
-    if (project.privacySetting !== 'private' && project.team) {
-      // "Team only" and "shared with organization" both include the project's team (guests in it too).
-      for (const u of teamMembers(project.team)) addReason(reasons, u, `member of team ${project.team} of ${project.privacySetting} project ${project.gid}`);
-    }
-    if (project.privacySetting === 'public_to_workspace') {
-      for (const wm of store.list(store.workspaceMembershipsByWorkspace.get(project.workspace), store.workspaceMemberships)) {
-        if (!wm.isGuest) addReason(reasons, wm.user, `non-guest member of workspace ${project.workspace}; project ${project.gid} is public_to_workspace`);
-      }
-    }
-    for (const s of store.list(store.portfolioSettingsByProject.get(project.gid), store.projectPortfolioSettings)) {
-      if (!s.isAccessControlInherited) continue;
-      for (const m of store.list(store.membershipsByParent.get(s.portfolio), store.memberships)) {
-        if (m.memberType === 'user') addReason(reasons, m.member, `member of portfolio ${s.portfolio} that project ${project.gid} inherits access from`);
-        else for (const u of teamMembers(m.member)) addReason(reasons, u, `member of team ${m.member} in portfolio ${s.portfolio} that project ${project.gid} inherits access from`);
-      }
-    }
-    for (const user of [...reasons.keys()]) if (!isActiveIn(user, project.workspace)) reasons.delete(user);
-    cache?.set(project.gid, reasons);
-    return reasons;
-  };
-
-  const taskAudience = (task: Task, cache?: Map<Gid, Reasons>, depth = 0): Reasons => {
-    const reasons: Reasons = new Map();
-    for (const m of task.memberships) {
-      const project = store.projects.get(m.project);
-      if (!project) continue;
-      for (const [user, why] of projectAudience(project, cache)) for (const r of why) addReason(reasons, user, r);
-    }
-    for (const f of task.followers) addReason(reasons, f, `follower of task ${task.gid}`);
-    if (task.assignee) addReason(reasons, task.assignee, `assignee of task ${task.gid}`);
-    if (options.subtasksInheritParent && task.parent && depth < 50) {
-      const parent = store.tasks.get(task.parent);
-      if (parent) for (const [user, why] of taskAudience(parent, cache, depth + 1)) for (const r of why) addReason(reasons, user, `via parent task ${parent.gid}: ${r}`);
-    }
-    for (const user of [...reasons.keys()]) if (!isActiveIn(user, task.workspace)) reasons.delete(user);
-    return reasons;
-  };
-
-  const explainWith = (type: OracleObjectType, gid: Gid, cache?: Map<Gid, Reasons>): Reasons | undefined => {
-    switch (type) {
-      case 'task': {
-        const task = store.tasks.get(gid);
-        return task ? taskAudience(task, cache) : undefined;
-      }
-      case 'story': {
-        const story = store.stories.get(gid);
-        const task = story ? store.tasks.get(story.target) : undefined;
-        return task ? taskAudience(task, cache) : undefined;
-      }
-      case 'attachment': {
-        const a = store.attachments.get(gid);
-        if (!a) return undefined;
-        if (a.parentType === 'project') {
-          const project = store.projects.get(a.parent);
-          return project ? new Map(projectAudience(project, cache)) : undefined;
-        }
-        const task = store.tasks.get(a.parent);
-        return task ? taskAudience(task, cache) : undefined;
-      }
-      case 'project': {
-        const project = store.projects.get(gid);
-        return project ? new Map(projectAudience(project, cache)) : undefined;
-      }
-    }
-  };
-
+  const rules: AudienceRules = { store, options };
   const sorted = (reasons: Reasons): Gid[] => [...reasons.keys()].sort(compareGids);
-
-  const gids = (type: OracleObjectType): Gid[] => {
-    switch (type) {
-      case 'task':
-        return [...store.tasks.keys()];
-      case 'story':
-        return [...store.stories.keys()];
-      case 'attachment':
-        return [...store.attachments.keys()];
-      case 'project':
-        return [...store.projects.keys()];
-    }
-  };
-
+  const gids = (type: OracleObjectType): Gid[] => objectGids(store, type);
   return {
     visibleTo: (type, gid) => {
-      const reasons = explainWith(type, gid);
+      const reasons = audienceOf(rules, type, gid);
       return reasons ? sorted(reasons) : undefined;
     },
-    canSee: (user, type, gid) => explainWith(type, gid)?.has(user) ?? false,
-    explain: (type, gid) => explainWith(type, gid),
+    canSee: (user, type, gid) => audienceOf(rules, type, gid)?.has(user) ?? false,
+    explain: (type, gid) => audienceOf(rules, type, gid),
     gids,
     many: (type, list) => {
       const cache = new Map<Gid, Reasons>();
       const out: ObjectVisibility[] = [];
       for (const gid of list) {
-        const reasons = explainWith(type, gid, cache);
+        const reasons = audienceOf(rules, type, gid, cache);
         if (reasons) out.push({ type, gid, visibleTo: sorted(reasons) });
       }
       return out;
@@ -181,7 +79,7 @@ export function createVisibilityOracle(store: WorkManagementStore, options: Orac
       // Project audiences are shared by many tasks: compute each once per walk.
       const cache = new Map<Gid, Reasons>();
       for (const gid of gids(type)) {
-        const reasons = explainWith(type, gid, cache);
+        const reasons = audienceOf(rules, type, gid, cache);
         if (reasons) yield { type, gid, visibleTo: sorted(reasons) };
       }
     },
@@ -192,6 +90,124 @@ export function createVisibilityOracle(store: WorkManagementStore, options: Orac
         .map((m) => m.user)
         .sort(compareGids),
   };
+}
+
+/** What the audience rules read: the mock's model, and whether subtasks inherit their parent's audience. */
+interface AudienceRules {
+  store: WorkManagementStore;
+  options: OracleOptions;
+}
+
+/** Who sees an object and why (rules 4 and 5): undefined when it does not exist. `cache` keeps project audiences. */
+function audienceOf(rules: AudienceRules, type: OracleObjectType, gid: Gid, cache?: Map<Gid, Reasons>): Reasons | undefined {
+  const { store } = rules;
+  switch (type) {
+    case 'task': {
+      const task = store.tasks.get(gid);
+      return task ? taskAudience(rules, task, cache) : undefined;
+    }
+    case 'story': {
+      const story = store.stories.get(gid);
+      const task = story ? store.tasks.get(story.target) : undefined;
+      return task ? taskAudience(rules, task, cache) : undefined;
+    }
+    case 'attachment': {
+      const a = store.attachments.get(gid);
+      if (!a) return undefined;
+      if (a.parentType === 'project') {
+        const project = store.projects.get(a.parent);
+        return project ? new Map(projectAudience(store, project, cache)) : undefined;
+      }
+      const task = store.tasks.get(a.parent);
+      return task ? taskAudience(rules, task, cache) : undefined;
+    }
+    case 'project': {
+      const project = store.projects.get(gid);
+      return project ? new Map(projectAudience(store, project, cache)) : undefined;
+    }
+  }
+}
+
+/** Rule 3: the task's projects' audiences, its followers and assignee (and its parent's, when subtasks inherit). */
+function taskAudience(rules: AudienceRules, task: Task, cache?: Map<Gid, Reasons>, depth = 0): Reasons {
+  const { store, options } = rules;
+  const reasons: Reasons = new Map();
+  for (const m of task.memberships) {
+    const project = store.projects.get(m.project);
+    if (!project) continue;
+    for (const [user, why] of projectAudience(store, project, cache)) for (const r of why) addReason(reasons, user, r);
+  }
+  for (const f of task.followers) addReason(reasons, f, `follower of task ${task.gid}`);
+  if (task.assignee) addReason(reasons, task.assignee, `assignee of task ${task.gid}`);
+  if (options.subtasksInheritParent && task.parent && depth < 50) {
+    const parent = store.tasks.get(task.parent);
+    if (parent) for (const [user, why] of taskAudience(rules, parent, cache, depth + 1)) for (const r of why) addReason(reasons, user, `via parent task ${parent.gid}: ${r}`);
+  }
+  for (const user of [...reasons.keys()]) if (!isActiveIn(store, user, task.workspace)) reasons.delete(user);
+  return reasons;
+}
+
+/** Rule 2, A(P): members, member teams, the project's team, the workspace (public projects), inheriting portfolios. */
+function projectAudience(store: WorkManagementStore, project: Project, cache?: Map<Gid, Reasons>): Reasons {
+  const cached = cache?.get(project.gid);
+  if (cached) return cached;
+  const reasons: Reasons = new Map();
+  for (const m of store.list(store.membershipsByParent.get(project.gid), store.memberships)) {
+    if (m.memberType === 'user') addReason(reasons, m.member, `member of project ${project.gid}`);
+    else for (const u of teamMembers(store, m.member)) addReason(reasons, u, `member of team ${m.member}, a member of project ${project.gid}`);
+  }
+  if (project.privacySetting !== 'private' && project.team) {
+    // "Team only" and "shared with organization" both include the project's team (guests in it too).
+    for (const u of teamMembers(store, project.team)) addReason(reasons, u, `member of team ${project.team} of ${project.privacySetting} project ${project.gid}`);
+  }
+  if (project.privacySetting === 'public_to_workspace') {
+    for (const wm of store.list(store.workspaceMembershipsByWorkspace.get(project.workspace), store.workspaceMemberships)) {
+      if (!wm.isGuest) addReason(reasons, wm.user, `non-guest member of workspace ${project.workspace}; project ${project.gid} is public_to_workspace`);
+    }
+  }
+  for (const s of store.list(store.portfolioSettingsByProject.get(project.gid), store.projectPortfolioSettings)) {
+    if (!s.isAccessControlInherited) continue;
+    for (const m of store.list(store.membershipsByParent.get(s.portfolio), store.memberships)) {
+      if (m.memberType === 'user') addReason(reasons, m.member, `member of portfolio ${s.portfolio} that project ${project.gid} inherits access from`);
+      else for (const u of teamMembers(store, m.member)) addReason(reasons, u, `member of team ${m.member} in portfolio ${s.portfolio} that project ${project.gid} inherits access from`);
+    }
+  }
+  for (const user of [...reasons.keys()]) if (!isActiveIn(store, user, project.workspace)) reasons.delete(user);
+  cache?.set(project.gid, reasons);
+  return reasons;
+}
+
+/** Members of a team that the team grants access through (limited-access members excluded). */
+function teamMembers(store: WorkManagementStore, team: Gid): Gid[] {
+  return store
+    .list(store.teamMembershipsByTeam.get(team), store.teamMemberships)
+    .filter((m) => !m.isLimitedAccess)
+    .map((m) => m.user);
+}
+
+/** Rule 1: only active members of the object's workspace see anything. */
+function isActiveIn(store: WorkManagementStore, user: Gid, workspace: Gid): boolean {
+  return store.workspaceMembership(user, workspace)?.isActive === true;
+}
+
+function addReason(reasons: Reasons, user: Gid, reason: string): void {
+  const list = reasons.get(user);
+  if (list) {
+    if (!list.includes(reason)) list.push(reason);
+  } else reasons.set(user, [reason]);
+}
+
+function objectGids(store: WorkManagementStore, type: OracleObjectType): Gid[] {
+  switch (type) {
+    case 'task':
+      return [...store.tasks.keys()];
+    case 'story':
+      return [...store.stories.keys()];
+    case 'attachment':
+      return [...store.attachments.keys()];
+    case 'project':
+      return [...store.projects.keys()];
+  }
 }
 
 /** Gids are decimal strings: order them numerically. */
