@@ -11,8 +11,6 @@ const MAX_FUNCTION_LINES = 80;
 const PENDING: readonly string[] = [
   'file adapters/work-management/work-management-adapter.ts',
   'function mocks/work-management/routes/admin-routes.ts adminRouter',
-  'function mocks/work-management/generator-tasks.ts tasks',
-  'function mocks/work-management/visibility-oracle.ts createVisibilityOracle',
   'function adapters/work-management/work-management-adapter.ts changes',
   'function adapters/filesystem/filesystem-tree.ts walkFolder',
   'function adapters/filesystem/filesystem-adapter.ts syncTree',
