@@ -136,28 +136,71 @@ export async function* walkTree(options: WalkOptions): AsyncGenerator<TreeEntry>
 async function* walkFolder(o: WalkOptions, folder: FolderAt, inherited: FolderRule, ancestry: ReadonlySet<string>): AsyncGenerator<TreeEntry> {
   throwIfAborted(o.signal);
   const folderAbs = folder.rel === '' ? o.root : path.join(o.root, folder.rel);
+  const entries = await listFolder(o, folder, folderAbs);
+  if (!entries) return;
+
+  const { rule: ownRule, sidecars } = await readFolderRule(o, folder, entries);
+  yield { kind: 'folder', path: folder.nativePath, sidecars };
+  const { files, fileNames, subfolders } = sortEntries(o, folder, entries, ancestry);
+  const rule = effectiveRule(ownRule, inherited, fileNames);
+  for (const f of files) yield treeFile(o, folder, folderAbs, f, rule);
+
+  const below = inheritedRule(rule);
+  for (const sub of subfolders) {
+    yield* walkFolder(
+      o,
+      { rel: joinRelative(folder.rel, sub.raw), nativePath: joinRelative(folder.nativePath, sub.name), name: sub.name, real: sub.real },
+      below,
+      new Set([...ancestry, sub.real]),
+    );
+  }
+}
+
+interface ListedName {
+  /** The name as on disk. */
+  raw: string;
+  /** NFC. */
+  name: string;
+}
+
+/**
+ * The folder's names in code-unit order of their NFC form (then of the raw name), or undefined
+ * when it cannot be listed. The root itself was checked when the run started; a subfolder that
+ * cannot be listed is left out (its files are treated as gone) rather than stopping every later run.
+ */
+async function listFolder(o: WalkOptions, folder: FolderAt, folderAbs: string): Promise<ListedName[] | undefined> {
   let names: string[];
   try {
     names = await fs.readdir(folderAbs);
   } catch (err) {
-    // The root itself was checked when the run started; a subfolder that cannot be listed is
-    // left out (its files are treated as gone) rather than stopping every later run.
     o.logger.warn({ folder: folderAbs, err }, 'cannot list a folder; leaving it out');
     o.report.add({ relativePath: folder.rel, reason: 'unreadable' });
-    return;
+    return undefined;
   }
-  const entries = names
-    .map((raw) => ({ raw, name: raw.normalize('NFC') }))
-    .sort((a, b) => compareCodeUnits(a.name, b.name) || compareCodeUnits(a.raw, b.raw));
+  return names.map((raw) => ({ raw, name: raw.normalize('NFC') })).sort((a, b) => compareCodeUnits(a.name, b.name) || compareCodeUnits(a.raw, b.raw));
+}
 
-  const { rule: ownRule, sidecars } = await readFolderRule(o, folder, entries);
-  yield { kind: 'folder', path: folder.nativePath, sidecars };
-  let rule: FolderRule = ownRule ?? inherited;
+interface WalkedFile extends ListedName {
+  stats: Stats;
+  mimeType: SupportedMimeType;
+  contentKind: FileKind;
+}
 
+/** A folder's entries sorted out: files of a supported type, the names of every regular file (for sidecar overrides), subfolders to walk. */
+interface FolderEntries {
+  files: WalkedFile[];
+  fileNames: Set<string>;
+  subfolders: Array<ListedName & { real: string }>;
+}
+
+/**
+ * Leaves out sidecars, the directory file (at the root), reserved names, links that cannot be
+ * followed, names that clash after normalisation (the first is kept), link cycles, special files
+ * and unsupported types, each reported; sorts the rest into files and subfolders.
+ */
+function sortEntries(o: WalkOptions, folder: FolderAt, entries: readonly ListedName[], ancestry: ReadonlySet<string>): FolderEntries {
   const seenNames = new Set<string>();
-  const fileNames = new Set<string>();
-  const files: Array<{ raw: string; name: string; stats: Stats; mimeType: SupportedMimeType; contentKind: FileKind }> = [];
-  const subfolders: Array<{ raw: string; name: string; real: string }> = [];
+  const out: FolderEntries = { files: [], fileNames: new Set(), subfolders: [] };
   for (const { raw, name } of entries) {
     throwIfAborted(o.signal);
     const rel = joinRelative(folder.rel, raw);
@@ -180,53 +223,51 @@ async function* walkFolder(o: WalkOptions, folder: FolderAt, inherited: FolderRu
     seenNames.add(name);
     if (resolved.stats.isDirectory()) {
       if (ancestry.has(resolved.real)) o.report.add({ relativePath: rel, reason: 'symbolic link cycle' });
-      else subfolders.push({ raw, name, real: resolved.real });
+      else out.subfolders.push({ raw, name, real: resolved.real });
     } else if (!resolved.stats.isFile()) {
       o.report.add({ relativePath: rel, reason: 'not a regular file or folder' });
     } else {
-      fileNames.add(name);
+      out.fileNames.add(name);
       const type = fileTypeOf(name);
       if (!type) o.report.add({ relativePath: rel, reason: 'unsupported type', extension: extensionOf(name) });
-      else files.push({ raw, name, stats: resolved.stats, mimeType: type.mimeType, contentKind: type.kind });
+      else out.files.push({ raw, name, stats: resolved.stats, mimeType: type.mimeType, contentKind: type.kind });
     }
   }
+  return out;
+}
 
+/**
+ * The rule for the folder's files: its own (when it has a sidecar) else the inherited one. Own
+ * overrides that name a file not in the folder break the rule (never a wider one).
+ */
+function effectiveRule(ownRule: FolderRule | undefined, inherited: FolderRule, fileNames: ReadonlySet<string>): FolderRule {
   if (ownRule?.kind === 'rule' && ownRule.sidecar !== undefined) {
     try {
       checkOverrides(ownRule.sidecarRule, ownRule.sidecar, fileNames);
     } catch (err) {
-      rule = { kind: 'broken', sidecar: ownRule.sidecar, error: err as AccessRuleError };
+      return { kind: 'broken', sidecar: ownRule.sidecar, error: err as AccessRuleError };
     }
   }
+  return ownRule ?? inherited;
+}
 
-  for (const f of files) {
-    const relativePath = joinRelative(folder.rel, f.raw);
-    yield {
-      kind: 'file',
-      nativeId: toNativeId(relativePath),
-      relativePath,
-      absolutePath: path.join(folderAbs, f.raw),
-      fileName: f.name,
-      folder: { path: folder.nativePath, name: folder.name },
-      mimeType: f.mimeType,
-      contentKind: f.contentKind,
-      size: f.stats.size,
-      mtimeMs: f.stats.mtimeMs,
-      version: fileVersion(f.stats),
-      identity: { dev: f.stats.dev, ino: f.stats.ino },
-      access: resolveFileAccess(rule, f.name, o.directory),
-    };
-  }
-
-  const below = inheritedRule(rule);
-  for (const sub of subfolders) {
-    yield* walkFolder(
-      o,
-      { rel: joinRelative(folder.rel, sub.raw), nativePath: joinRelative(folder.nativePath, sub.name), name: sub.name, real: sub.real },
-      below,
-      new Set([...ancestry, sub.real]),
-    );
-  }
+function treeFile(o: WalkOptions, folder: FolderAt, folderAbs: string, f: WalkedFile, rule: FolderRule): TreeFile {
+  const relativePath = joinRelative(folder.rel, f.raw);
+  return {
+    kind: 'file',
+    nativeId: toNativeId(relativePath),
+    relativePath,
+    absolutePath: path.join(folderAbs, f.raw),
+    fileName: f.name,
+    folder: { path: folder.nativePath, name: folder.name },
+    mimeType: f.mimeType,
+    contentKind: f.contentKind,
+    size: f.stats.size,
+    mtimeMs: f.stats.mtimeMs,
+    version: fileVersion(f.stats),
+    identity: { dev: f.stats.dev, ino: f.stats.ino },
+    access: resolveFileAccess(rule, f.name, o.directory),
+  };
 }
 
 /**
