@@ -12,8 +12,6 @@ const PENDING: readonly string[] = [
   'file adapters/work-management/work-management-adapter.ts',
   'function mocks/work-management/routes/admin-routes.ts adminRouter',
   'function adapters/work-management/work-management-adapter.ts changes',
-  'function adapters/filesystem/filesystem-tree.ts walkFolder',
-  'function adapters/filesystem/filesystem-adapter.ts syncTree',
   'function conformance/report-html.ts renderHtmlReport',
   'function harness/run-harness.ts runHarness',
   'function conformance/gateway-client.ts once',

@@ -4,11 +4,10 @@ import path from 'node:path';
 import type { AdapterContext, FileRecord, IncrementalAdapter, SyncEvent } from '../adapter';
 import { throwIfAborted } from '../../lib/abort-error';
 import { readAhead } from '../../lib/read-ahead';
-import { CheckpointExpiredError, SourceError } from '../source-error';
+import { SourceError } from '../source-error';
 import { resolveFilesystemConfig, type FilesystemConfig, type FilesystemConfigInput } from './filesystem-config';
 import {
   baseTitle,
-  compareCodeUnits,
   DIRECTORY_NAMES,
   DirectoryFileError,
   externalUrlOf,
@@ -22,6 +21,7 @@ import {
 import { filesystemWorkerEvents } from './filesystem-worker-events';
 import { openWalkedFile, readWalkedFile, WalkedBinaryContent } from './filesystem-reads';
 import { SkipReport, walkTree, type TreeFile } from './filesystem-tree';
+import { filesToRead, goneFiles, newTreeScan, scanBaseline } from './filesystem-scan';
 import { filesystemCheckpointSchema, type FilesystemCheckpoint } from './filesystem-checkpoint';
 
 export { filesystemCheckpointSchema, type FilesystemCheckpoint } from './filesystem-checkpoint';
@@ -36,13 +36,6 @@ const RACY_WINDOW_MS = 2_000;
 const READ_AHEAD = 16;
 /** HTML and Markdown are served inline from the database row: anything larger is refused. */
 export const MAX_INLINE_BYTES = 16 * 1024 * 1024;
-
-/**
- * An incremental run that would delete more than this share of the files (of a tree with at
- * least `minFiles`) looks like an unmounted or emptied share, not like edits: it hands over to a
- * full run, where the engine's mass-deletion guard decides.
- */
-const INCREMENTAL_DELETE_GUARD = { share: 0.5, minFiles: 10 } as const;
 
 interface RunStart {
   realRoot: string;
@@ -169,6 +162,11 @@ export class FilesystemAdapter implements IncrementalAdapter<FilesystemCheckpoin
     return only;
   }
 
+  /**
+   * Walks the tree, reads the files a full run needs (every one) or an incremental run needs
+   * (see `needsSync`) a few at a time, yields their events in walk order, then (incremental)
+   * deletes for files gone, then the checkpoint.
+   */
   private async *syncTree(
     ctx: AdapterContext,
     run: RunStart,
@@ -176,27 +174,9 @@ export class FilesystemAdapter implements IncrementalAdapter<FilesystemCheckpoin
   ): AsyncGenerator<SyncEvent> {
     const scannedAt = ctx.now().toISOString();
     const racyFrom = Date.now() - RACY_WINDOW_MS;
-    const since = incremental?.checkpoint;
-    const files = new Map<string, string>();
-    const sidecars = new Map<string, string>();
-    const failed: string[] = [];
-    const failedBefore = new Set(since?.failed ?? []);
-    const sidecarsBefore = groupByFolder(since?.sidecars ?? {});
-    /** Folders whose rule may differ from last time: own sidecars changed, or (without one) an ancestor's did. */
-    const ruleChanged = new Map<string, boolean>();
+    const baseline = incremental && scanBaseline(incremental.checkpoint, incremental.changedPrincipals);
+    const scan = newTreeScan();
     const report = new SkipReport();
-
-    const needsSync = (file: TreeFile): boolean => {
-      if (!since) return true;
-      const before = Object.hasOwn(since.files, file.nativeId) ? since.files[file.nativeId] : undefined;
-      return (
-        before !== file.version ||
-        failedBefore.has(file.nativeId) ||
-        ruleChanged.get(file.folder.path) === true ||
-        file.access.principals.some((p) => incremental.changedPrincipals.has(p))
-      );
-    };
-
     const tree = walkTree({
       root: this.config.root,
       realRoot: run.realRoot,
@@ -206,45 +186,19 @@ export class FilesystemAdapter implements IncrementalAdapter<FilesystemCheckpoin
       report,
       excludeRealPath: run.directoryRealPath,
     });
-    /** Folders update the rule state as the walk reaches them; files that need reading pass on. */
-    const self = this;
-    async function* filesToRead(): AsyncGenerator<TreeFile> {
-      for await (const entry of tree) {
-        throwIfAborted(ctx.signal);
-        if (entry.kind === 'folder') {
-          for (const [key, hash] of entry.sidecars) sidecars.set(key, hash);
-          const parent = entry.path === '' ? undefined : path.posix.dirname(entry.path) === '.' ? '' : path.posix.dirname(entry.path);
-          const own = !sameEntries(entry.sidecars, sidecarsBefore.get(entry.path));
-          // A folder with a sidecar of its own does not inherit: a change above it cannot reach it.
-          const inherited = entry.sidecars.size === 0 && parent !== undefined && ruleChanged.get(parent) === true;
-          ruleChanged.set(entry.path, own || inherited);
-          continue;
-        }
-        files.set(entry.nativeId, entry.mtimeMs >= racyFrom ? `racy:${entry.version}` : entry.version);
-        if (needsSync(entry)) yield entry;
-      }
-    }
     // Reads overlap (file I/O waits, it does not compute); events still come out in walk order.
-    for await (const { entry, event } of readAhead(filesToRead(), READ_AHEAD, async (entry) => ({ entry, event: await self.fileEvent(ctx, run, entry) }))) {
+    const read = readAhead(filesToRead(tree, scan, baseline, racyFrom, ctx.signal), READ_AHEAD, async (entry) => ({ entry, event: await this.fileEvent(ctx, run, entry) }));
+    for await (const { entry, event } of read) {
       throwIfAborted(ctx.signal);
-      if (event.type === 'failure') failed.push(entry.nativeId);
+      if (event.type === 'failure') scan.failed.push(entry.nativeId);
       yield event;
     }
 
     const summary = report.summary();
     ctx.logger.info(summary, summary.skipped > 0 ? 'filesystem: skipped files of unsupported types' : 'filesystem: tree scanned');
 
-    if (since) {
-      const gone = Object.keys(since.files)
-        .filter((id) => !files.has(id))
-        .sort(compareCodeUnits);
-      const before = Object.keys(since.files).length;
-      if (before >= INCREMENTAL_DELETE_GUARD.minFiles && gone.length / before > INCREMENTAL_DELETE_GUARD.share) {
-        throw new CheckpointExpiredError(
-          `${gone.length} of ${before} files disappeared from ${this.config.root} since the last run; a full sync decides (behind its mass-deletion guard)`,
-        );
-      }
-      for (const nativeId of gone) {
+    if (baseline) {
+      for (const nativeId of goneFiles(baseline, scan, this.config.root)) {
         throwIfAborted(ctx.signal);
         yield { type: 'delete', kind: 'file', nativeId };
       }
@@ -252,9 +206,9 @@ export class FilesystemAdapter implements IncrementalAdapter<FilesystemCheckpoin
 
     const checkpoint: FilesystemCheckpoint = {
       scannedAt,
-      files: Object.fromEntries(files),
-      sidecars: Object.fromEntries(sidecars),
-      failed,
+      files: Object.fromEntries(scan.files),
+      sidecars: Object.fromEntries(scan.sidecars),
+      failed: scan.failed,
       directory: {
         sha256: run.directorySha256,
         users: run.directory.users.map((u) => u.nativeId),
@@ -310,25 +264,6 @@ function* directoryEvents(ctx: AdapterContext, directory: Directory): Generator<
     throwIfAborted(ctx.signal);
     yield { type: 'group', group };
   }
-}
-
-function groupByFolder(sidecars: Record<string, string>): Map<string, Map<string, string>> {
-  const out = new Map<string, Map<string, string>>();
-  for (const [key, hash] of Object.entries(sidecars)) {
-    const dir = path.posix.dirname(key);
-    const folder = dir === '.' ? '' : dir;
-    const map = out.get(folder) ?? new Map<string, string>();
-    map.set(key, hash);
-    out.set(folder, map);
-  }
-  return out;
-}
-
-function sameEntries(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string> | undefined): boolean {
-  const other = b ?? new Map<string, string>();
-  if (a.size !== other.size) return false;
-  for (const [k, v] of a) if (other.get(k) !== v) return false;
-  return true;
 }
 
 /** Builds the adapter from settings (validated; throws an Error naming the setting). No I/O until a run starts. */
