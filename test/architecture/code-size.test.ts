@@ -10,7 +10,6 @@ const MAX_FUNCTION_LINES = 80;
  */
 const PENDING: readonly string[] = [
   'file adapters/work-management/work-management-adapter.ts',
-  'function mocks/work-management/routes/admin-routes.ts adminRouter',
   'function adapters/work-management/work-management-adapter.ts changes',
   'function conformance/report-html.ts renderHtmlReport',
   'function harness/run-harness.ts runHarness',

@@ -32,15 +32,33 @@
  *   GET    /_admin/events?after=<seq>                 the raw event log (with scopes)
  *   GET    /_admin/notifications                      who was notified of status updates
  */
-import express, { type Request, type Response } from 'express';
+import express, { type Request } from 'express';
 import { ApiError, badRequest, errorBody, missingInput, notFound } from '../api/api-error';
 import type { Hostility } from '../hostility';
 import type { MockContext } from '../mock-context';
-import type { AccessLevel, AttachmentKind, Gid, PrivacySetting, Task } from '../model';
+import type { AccessLevel, AttachmentKind, Gid, PrivacySetting } from '../model';
 import { parsePlan } from '../rules/plan-tiers';
 import { ACCESS_LEVELS, PRIVACY_SETTINGS, removeProjectMembers } from '../rules/projects';
 
-type Handler = (req: Request, res: Response) => unknown;
+/** What the admin handlers work on: the mock and the server's hooks for tokens and the clock. */
+interface AdminEnv {
+  ctx: MockContext;
+  hooks: AdminHooks;
+}
+
+export interface AdminHooks {
+  tokenFor(user: Gid): string;
+  advanceClock(ms: number): void;
+}
+
+/** An admin handler: its result is the response's `data` (`{}` when it returns nothing). */
+type AdminHandler = (req: Request, env: AdminEnv) => unknown;
+
+interface AdminRoute {
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+  path: string;
+  handler: AdminHandler;
+}
 
 function body(req: Request): Record<string, unknown> {
   const b = req.body as unknown;
@@ -68,32 +86,21 @@ function gids(v: unknown): string[] {
   return String(v).split(',').map((s) => s.trim()).filter(Boolean);
 }
 
-export function adminRouter(ctx: MockContext, hooks: { tokenFor(user: Gid): string; advanceClock(ms: number): void }): express.Router {
-  const s = ctx.store;
-  const router = express.Router();
-  const route = (method: 'get' | 'post' | 'put' | 'patch' | 'delete', path: string, handler: Handler): void => {
-    router[method](path, (req, res) => {
-      try {
-        const out = handler(req, res);
-        if (!res.headersSent) res.json({ data: out ?? {} });
-      } catch (err) {
-        const status = err instanceof ApiError ? err.status : 500;
-        res.status(status).json(errorBody(err instanceof Error ? err.message : String(err)));
-      }
-    });
-  };
-  const task = (gid: string | undefined): Task => {
-    const t = s.tasks.get(gid ?? '');
-    if (!t) throw notFound('task', gid ?? '');
-    return t;
-  };
-  const project = (gid: string | undefined) => {
-    const p = s.projects.get(gid ?? '');
-    if (!p) throw notFound('project', gid ?? '');
-    return p;
-  };
+/** The record of `gid` in `map`, or 404. */
+function found<T>(map: ReadonlyMap<Gid, T>, type: string, gid: string | undefined): T {
+  const item = map.get(gid ?? '');
+  if (item === undefined) throw notFound(type, gid ?? '');
+  return item;
+}
 
-  route('get', '/state', () => ({
+/** The record named by the path's `:gid`, or 404. */
+function byParam<T>(req: Request, map: ReadonlyMap<Gid, T>, type: string): T {
+  return found(map, type, param(req, 'gid'));
+}
+
+function state(_req: Request, { ctx }: AdminEnv): unknown {
+  const s = ctx.store;
+  return {
     workspaces: [...s.workspaces.values()].map((w) => ({ gid: w.gid, name: w.name, is_organization: w.isOrganization, tier: w.tier, add_ons: w.addOns })),
     service_account: ctx.serviceAccount,
     counts: {
@@ -111,206 +118,234 @@ export function adminRouter(ctx: MockContext, hooks: { tokenFor(user: Gid): stri
     event_head: s.events.head(),
     now: new Date(s.now()).toISOString(),
     hostility: ctx.hostility(),
-  }));
-  route('patch', '/hostility', (req) => ctx.setHostility(body(req) as Partial<Hostility>));
-  route('post', '/clock', (req) => {
-    const ms = Number(body(req).advance_ms);
-    if (!Number.isFinite(ms) || ms < 0) throw badRequest('advance_ms: a non-negative number of milliseconds');
-    hooks.advanceClock(ms);
-    return { now: new Date(s.now()).toISOString() };
-  });
-  route('post', '/tokens', (req) => {
-    const d = body(req);
-    const user = str(d, 'user');
-    if (!s.users.has(user)) throw notFound('user', user);
-    const kind = d.kind ?? 'personal_access_token';
-    if (kind === 'personal_access_token') return { user, token: hooks.tokenFor(user), kind };
-    if (kind !== 'oauth') throw badRequest('kind: personal_access_token or oauth');
-    if (d.scopes !== undefined && !Array.isArray(d.scopes)) throw badRequest('scopes: a list of scopes');
-    const ttlMs = d.expires_in === undefined ? undefined : Number(d.expires_in) * 1000;
-    const { token, grant } = ctx.tokens.issueOAuthToken(user, { scopes: Array.isArray(d.scopes) ? d.scopes.map(String) : undefined, ttlMs });
-    return { user, token, kind, token_type: 'bearer', scopes: grant.scopes, expires_in: Math.round(((grant.expiresAt ?? 0) - s.now()) / 1000) };
-  });
-  route('post', '/sync-tokens/expire', () => {
-    s.events.epoch++;
-    return { epoch: s.events.epoch };
-  });
-  route('post', '/rate-limits/reset', () => {
-    ctx.limiter.reset();
-    return {};
-  });
+  };
+}
 
-  route('post', '/tasks', (req) => {
-    const d = body(req);
-    const projects = gids(d.projects).map((g) => project(g));
-    const parent = typeof d.parent === 'string' ? task(d.parent) : undefined;
-    const workspace = (typeof d.workspace === 'string' ? d.workspace : undefined) ?? parent?.workspace ?? projects[0]?.workspace;
-    if (!workspace || !s.workspaces.has(workspace)) throw missingInput('workspace');
-    const section = typeof d.section === 'string' ? d.section : null;
-    const t = s.addTask({
-      workspace,
-      name: typeof d.name === 'string' ? d.name : 'New task',
-      notes: typeof d.notes === 'string' ? d.notes : null,
-      memberships: projects.map((p) => ({ project: p.gid, section: section && s.sections.get(section)?.project === p.gid ? section : null })),
-      parent: parent?.gid ?? null,
-      assignee: typeof d.assignee === 'string' ? d.assignee : null,
-      followers: gids(d.followers),
-      createdBy: typeof d.created_by === 'string' ? d.created_by : null,
-    });
-    return { gid: t.gid };
+function advanceClock(req: Request, { ctx, hooks }: AdminEnv): unknown {
+  const ms = Number(body(req).advance_ms);
+  if (!Number.isFinite(ms) || ms < 0) throw badRequest('advance_ms: a non-negative number of milliseconds');
+  hooks.advanceClock(ms);
+  return { now: new Date(ctx.store.now()).toISOString() };
+}
+
+function issueToken(req: Request, { ctx, hooks }: AdminEnv): unknown {
+  const s = ctx.store;
+  const d = body(req);
+  const user = str(d, 'user');
+  if (!s.users.has(user)) throw notFound('user', user);
+  const kind = d.kind ?? 'personal_access_token';
+  if (kind === 'personal_access_token') return { user, token: hooks.tokenFor(user), kind };
+  if (kind !== 'oauth') throw badRequest('kind: personal_access_token or oauth');
+  if (d.scopes !== undefined && !Array.isArray(d.scopes)) throw badRequest('scopes: a list of scopes');
+  const ttlMs = d.expires_in === undefined ? undefined : Number(d.expires_in) * 1000;
+  const { token, grant } = ctx.tokens.issueOAuthToken(user, { scopes: Array.isArray(d.scopes) ? d.scopes.map(String) : undefined, ttlMs });
+  return { user, token, kind, token_type: 'bearer', scopes: grant.scopes, expires_in: Math.round(((grant.expiresAt ?? 0) - s.now()) / 1000) };
+}
+
+function addTask(req: Request, { ctx }: AdminEnv): unknown {
+  const s = ctx.store;
+  const d = body(req);
+  const projects = gids(d.projects).map((g) => found(s.projects, 'project', g));
+  const parent = typeof d.parent === 'string' ? found(s.tasks, 'task', d.parent) : undefined;
+  const workspace = (typeof d.workspace === 'string' ? d.workspace : undefined) ?? parent?.workspace ?? projects[0]?.workspace;
+  if (!workspace || !s.workspaces.has(workspace)) throw missingInput('workspace');
+  const section = typeof d.section === 'string' ? d.section : null;
+  const t = s.addTask({
+    workspace,
+    name: typeof d.name === 'string' ? d.name : 'New task',
+    notes: typeof d.notes === 'string' ? d.notes : null,
+    memberships: projects.map((p) => ({ project: p.gid, section: section && s.sections.get(section)?.project === p.gid ? section : null })),
+    parent: parent?.gid ?? null,
+    assignee: typeof d.assignee === 'string' ? d.assignee : null,
+    followers: gids(d.followers),
+    createdBy: typeof d.created_by === 'string' ? d.created_by : null,
   });
-  route('put', '/tasks/:gid', (req) => {
-    const t = task(param(req, 'gid'));
-    const d = body(req);
-    if (typeof d.name === 'string') {
-      t.name = d.name;
-      s.touchTask(t, { field: 'name', action: 'changed', new_value: d.name });
+  return { gid: t.gid };
+}
+
+function updateTask(req: Request, { ctx }: AdminEnv): unknown {
+  const s = ctx.store;
+  const t = byParam(req, s.tasks, 'task');
+  const d = body(req);
+  if (typeof d.name === 'string') {
+    t.name = d.name;
+    s.touchTask(t, { field: 'name', action: 'changed', new_value: d.name });
+  }
+  if (typeof d.notes === 'string') {
+    t.notes = d.notes;
+    s.touchTask(t, { field: 'notes', action: 'changed', new_value: d.notes });
+  }
+  if (typeof d.completed === 'boolean') {
+    t.completed = d.completed;
+    t.completedAt = d.completed ? s.now() : null;
+    s.touchTask(t, { field: 'completed', action: 'changed', new_value: d.completed });
+  }
+  if (d.assignee !== undefined) s.setTaskAssignee(t, typeof d.assignee === 'string' ? d.assignee : null);
+  return { gid: t.gid };
+}
+
+function moveTask(req: Request, { ctx }: AdminEnv): unknown {
+  const s = ctx.store;
+  const t = byParam(req, s.tasks, 'task');
+  const d = body(req);
+  const to = found(s.projects, 'project', str(d, 'to'));
+  if (to.workspace !== t.workspace) throw badRequest('to: the project is in another workspace');
+  const from = typeof d.from === 'string' ? [found(s.projects, 'project', d.from).gid] : t.memberships.map((m) => m.project).filter((g) => g !== to.gid);
+  s.addTaskToProject(t, to.gid, typeof d.section === 'string' ? d.section : null);
+  for (const g of from) if (g !== to.gid) s.removeTaskFromProject(t, g);
+  return { gid: t.gid, projects: t.memberships.map((m) => m.project) };
+}
+
+function changeFollowers(req: Request, { ctx }: AdminEnv): unknown {
+  const t = byParam(req, ctx.store.tasks, 'task');
+  const d = body(req);
+  ctx.store.addTaskFollowers(t, gids(d.add));
+  ctx.store.removeTaskFollowers(t, gids(d.remove));
+  return { gid: t.gid, followers: t.followers };
+}
+
+function deleteTasks(req: Request, { ctx }: AdminEnv): unknown {
+  const deleted: string[] = [];
+  for (const g of gids(body(req).gids)) {
+    const t = ctx.store.tasks.get(g);
+    if (t) {
+      ctx.store.deleteTask(t);
+      deleted.push(g);
     }
-    if (typeof d.notes === 'string') {
-      t.notes = d.notes;
-      s.touchTask(t, { field: 'notes', action: 'changed', new_value: d.notes });
-    }
-    if (typeof d.completed === 'boolean') {
-      t.completed = d.completed;
-      t.completedAt = d.completed ? s.now() : null;
-      s.touchTask(t, { field: 'completed', action: 'changed', new_value: d.completed });
-    }
-    if (d.assignee !== undefined) s.setTaskAssignee(t, typeof d.assignee === 'string' ? d.assignee : null);
-    return { gid: t.gid };
-  });
-  route('post', '/tasks/:gid/move', (req) => {
-    const t = task(param(req, 'gid'));
-    const d = body(req);
-    const to = project(str(d, 'to'));
-    if (to.workspace !== t.workspace) throw badRequest('to: the project is in another workspace');
-    const from = typeof d.from === 'string' ? [project(d.from).gid] : t.memberships.map((m) => m.project).filter((g) => g !== to.gid);
-    s.addTaskToProject(t, to.gid, typeof d.section === 'string' ? d.section : null);
-    for (const g of from) if (g !== to.gid) s.removeTaskFromProject(t, g);
-    return { gid: t.gid, projects: t.memberships.map((m) => m.project) };
-  });
-  route('post', '/tasks/:gid/followers', (req) => {
-    const t = task(param(req, 'gid'));
-    const d = body(req);
-    s.addTaskFollowers(t, gids(d.add));
-    s.removeTaskFollowers(t, gids(d.remove));
-    return { gid: t.gid, followers: t.followers };
-  });
-  route('delete', '/tasks/:gid', (req) => {
-    s.deleteTask(task(param(req, 'gid')));
-    return {};
-  });
-  route('post', '/tasks/delete', (req) => {
-    const list = gids(body(req).gids);
-    const deleted: string[] = [];
-    for (const g of list) {
-      const t = s.tasks.get(g);
-      if (t) {
-        s.deleteTask(t);
-        deleted.push(g);
+  }
+  return { deleted };
+}
+
+function addComment(req: Request, { ctx }: AdminEnv): unknown {
+  const t = byParam(req, ctx.store.tasks, 'task');
+  const d = body(req);
+  const story = ctx.store.addStory({ target: t.gid, type: 'comment', text: str(d, 'text'), createdBy: typeof d.author === 'string' ? d.author : null, source: 'api' });
+  return { gid: story.gid };
+}
+
+function editComment(req: Request, { ctx }: AdminEnv): unknown {
+  const story = byParam(req, ctx.store.stories, 'story');
+  if (story.type !== 'comment') throw badRequest('only comments can be edited');
+  ctx.store.editStory(story, str(body(req), 'text'));
+  return { gid: story.gid };
+}
+
+function addAttachment(req: Request, { ctx }: AdminEnv): unknown {
+  const t = byParam(req, ctx.store.tasks, 'task');
+  const d = body(req);
+  const kind = str(d, 'kind') as AttachmentKind;
+  if (!['pdf', 'docx', 'pptx', 'txt'].includes(kind)) throw badRequest('kind: pdf, docx, pptx or txt');
+  const a = ctx.store.addAttachment({ parent: t.gid, name: typeof d.name === 'string' ? d.name : `file.${kind}`, kind, host: 'asana' });
+  return { gid: a.gid };
+}
+
+function addMember(req: Request, { ctx }: AdminEnv): unknown {
+  const s = ctx.store;
+  const p = byParam(req, s.projects, 'project');
+  const d = body(req);
+  const member = str(d, 'member');
+  const kind = s.kindOf(member);
+  if (kind !== 'user' && kind !== 'team') throw notFound('member', member);
+  const level = (typeof d.access_level === 'string' ? d.access_level : 'editor') as AccessLevel;
+  if (!ACCESS_LEVELS.includes(level)) throw badRequest('access_level');
+  return { gid: s.addMembership({ parent: p.gid, member, accessLevel: level }).gid };
+}
+
+function updateProject(req: Request, { ctx }: AdminEnv): unknown {
+  const s = ctx.store;
+  const p = byParam(req, s.projects, 'project');
+  const d = body(req);
+  if (d.privacy_setting !== undefined) {
+    const v = d.privacy_setting as PrivacySetting;
+    if (!PRIVACY_SETTINGS.includes(v)) throw badRequest('privacy_setting');
+    s.changeProject(p, 'privacy_setting', () => (p.privacySetting = v), v);
+  }
+  if (typeof d.archived === 'boolean') s.changeProject(p, 'archived', () => (p.archived = d.archived as boolean), d.archived);
+  if (typeof d.name === 'string') s.changeProject(p, 'name', () => (p.name = d.name as string), d.name);
+  return { gid: p.gid };
+}
+
+function setPlan(req: Request, { ctx }: AdminEnv): unknown {
+  const ws = byParam(req, ctx.store.workspaces, 'workspace');
+  const plan = parsePlan(body(req));
+  if (plan.tier) ws.tier = plan.tier;
+  if (plan.addOns) ws.addOns = plan.addOns;
+  return { gid: ws.gid, tier: ws.tier, add_ons: ws.addOns };
+}
+
+function setMembershipActive(req: Request, { ctx }: AdminEnv): unknown {
+  const m = byParam(req, ctx.store.workspaceMemberships, 'workspace_membership');
+  const active = body(req).is_active;
+  if (typeof active !== 'boolean') throw missingInput('is_active');
+  ctx.store.setWorkspaceMembershipActive(m, active);
+  return { gid: m.gid, is_active: m.isActive };
+}
+
+function deactivateUser(req: Request, { ctx }: AdminEnv): unknown {
+  const s = ctx.store;
+  const user = param(req, 'gid');
+  if (!s.users.has(user)) throw notFound('user', user);
+  const workspace = body(req).workspace;
+  const changed: string[] = [];
+  for (const m of s.list(s.workspaceMembershipsByUser.get(user), s.workspaceMemberships)) {
+    if (typeof workspace === 'string' && m.workspace !== workspace) continue;
+    s.setWorkspaceMembershipActive(m, false);
+    changed.push(m.gid);
+  }
+  return { workspace_memberships: changed };
+}
+
+function addTeamMembership(req: Request, { ctx }: AdminEnv): unknown {
+  const s = ctx.store;
+  const d = body(req);
+  const team = str(d, 'team');
+  const user = str(d, 'user');
+  if (!s.teams.has(team)) throw notFound('team', team);
+  if (!s.users.has(user)) throw notFound('user', user);
+  return { gid: s.addTeamMembership({ team, user, isLimitedAccess: d.is_limited_access === true, isGuest: d.is_guest === true }).gid };
+}
+
+const ADMIN_ROUTES: readonly AdminRoute[] = [
+  { method: 'get', path: '/state', handler: state },
+  { method: 'patch', path: '/hostility', handler: (req, { ctx }) => ctx.setHostility(body(req) as Partial<Hostility>) },
+  { method: 'post', path: '/clock', handler: advanceClock },
+  { method: 'post', path: '/tokens', handler: issueToken },
+  { method: 'post', path: '/sync-tokens/expire', handler: (_req, { ctx }) => ({ epoch: ++ctx.store.events.epoch }) },
+  { method: 'post', path: '/rate-limits/reset', handler: (_req, { ctx }) => ctx.limiter.reset() },
+  { method: 'post', path: '/tasks', handler: addTask },
+  { method: 'put', path: '/tasks/:gid', handler: updateTask },
+  { method: 'post', path: '/tasks/:gid/move', handler: moveTask },
+  { method: 'post', path: '/tasks/:gid/followers', handler: changeFollowers },
+  { method: 'delete', path: '/tasks/:gid', handler: (req, { ctx }) => ctx.store.deleteTask(byParam(req, ctx.store.tasks, 'task')) },
+  { method: 'post', path: '/tasks/delete', handler: deleteTasks },
+  { method: 'post', path: '/tasks/:gid/comments', handler: addComment },
+  { method: 'put', path: '/stories/:gid', handler: editComment },
+  { method: 'post', path: '/tasks/:gid/attachments', handler: addAttachment },
+  { method: 'delete', path: '/attachments/:gid', handler: (req, { ctx }) => ctx.store.deleteAttachment(byParam(req, ctx.store.attachments, 'attachment')) },
+  { method: 'post', path: '/projects/:gid/members', handler: addMember },
+  { method: 'delete', path: '/projects/:gid/members/:member', handler: (req, { ctx }) => removeProjectMembers(ctx.store, byParam(req, ctx.store.projects, 'project'), [param(req, 'member')]) },
+  { method: 'put', path: '/projects/:gid', handler: updateProject },
+  { method: 'put', path: '/workspaces/:gid/plan', handler: setPlan },
+  { method: 'put', path: '/workspace_memberships/:gid', handler: setMembershipActive },
+  { method: 'post', path: '/users/:gid/deactivate', handler: deactivateUser },
+  { method: 'post', path: '/team_memberships', handler: addTeamMembership },
+  { method: 'delete', path: '/team_memberships/:gid', handler: (req, { ctx }) => ctx.store.removeTeamMembership(byParam(req, ctx.store.teamMemberships, 'team_membership')) },
+  { method: 'get', path: '/events', handler: (req, { ctx }) => ctx.store.events.all().filter((e) => e.seq > (Number(req.query.after ?? 0) || 0)) },
+  { method: 'get', path: '/notifications', handler: (_req, { ctx }) => ctx.store.notifications },
+];
+
+export function adminRouter(ctx: MockContext, hooks: AdminHooks): express.Router {
+  const router = express.Router();
+  const env: AdminEnv = { ctx, hooks };
+  for (const { method, path, handler } of ADMIN_ROUTES) {
+    router[method](path, (req, res) => {
+      try {
+        res.json({ data: handler(req, env) ?? {} });
+      } catch (err) {
+        const status = err instanceof ApiError ? err.status : 500;
+        res.status(status).json(errorBody(err instanceof Error ? err.message : String(err)));
       }
-    }
-    return { deleted };
-  });
-  route('post', '/tasks/:gid/comments', (req) => {
-    const t = task(param(req, 'gid'));
-    const d = body(req);
-    const story = s.addStory({ target: t.gid, type: 'comment', text: str(d, 'text'), createdBy: typeof d.author === 'string' ? d.author : null, source: 'api' });
-    return { gid: story.gid };
-  });
-  route('put', '/stories/:gid', (req) => {
-    const story = s.stories.get(param(req, 'gid'));
-    if (!story) throw notFound('story', param(req, 'gid'));
-    if (story.type !== 'comment') throw badRequest('only comments can be edited');
-    s.editStory(story, str(body(req), 'text'));
-    return { gid: story.gid };
-  });
-  route('post', '/tasks/:gid/attachments', (req) => {
-    const t = task(param(req, 'gid'));
-    const d = body(req);
-    const kind = str(d, 'kind') as AttachmentKind;
-    if (!['pdf', 'docx', 'pptx', 'txt'].includes(kind)) throw badRequest('kind: pdf, docx, pptx or txt');
-    const a = s.addAttachment({ parent: t.gid, name: typeof d.name === 'string' ? d.name : `file.${kind}`, kind, host: 'asana' });
-    return { gid: a.gid };
-  });
-  route('delete', '/attachments/:gid', (req) => {
-    const a = s.attachments.get(param(req, 'gid'));
-    if (!a) throw notFound('attachment', param(req, 'gid'));
-    s.deleteAttachment(a);
-    return {};
-  });
-  route('post', '/projects/:gid/members', (req) => {
-    const p = project(param(req, 'gid'));
-    const d = body(req);
-    const member = str(d, 'member');
-    const kind = s.kindOf(member);
-    if (kind !== 'user' && kind !== 'team') throw notFound('member', member);
-    const level = (typeof d.access_level === 'string' ? d.access_level : 'editor') as AccessLevel;
-    if (!ACCESS_LEVELS.includes(level)) throw badRequest('access_level');
-    return { gid: s.addMembership({ parent: p.gid, member, accessLevel: level }).gid };
-  });
-  route('delete', '/projects/:gid/members/:member', (req) => {
-    const p = project(param(req, 'gid'));
-    removeProjectMembers(s, p, [param(req, 'member')]);
-    return {};
-  });
-  route('put', '/projects/:gid', (req) => {
-    const p = project(param(req, 'gid'));
-    const d = body(req);
-    if (d.privacy_setting !== undefined) {
-      const v = d.privacy_setting as PrivacySetting;
-      if (!PRIVACY_SETTINGS.includes(v)) throw badRequest('privacy_setting');
-      s.changeProject(p, 'privacy_setting', () => (p.privacySetting = v), v);
-    }
-    if (typeof d.archived === 'boolean') s.changeProject(p, 'archived', () => (p.archived = d.archived as boolean), d.archived);
-    if (typeof d.name === 'string') s.changeProject(p, 'name', () => (p.name = d.name as string), d.name);
-    return { gid: p.gid };
-  });
-  route('put', '/workspaces/:gid/plan', (req) => {
-    const ws = s.workspaces.get(param(req, 'gid'));
-    if (!ws) throw notFound('workspace', param(req, 'gid'));
-    const plan = parsePlan(body(req));
-    if (plan.tier) ws.tier = plan.tier;
-    if (plan.addOns) ws.addOns = plan.addOns;
-    return { gid: ws.gid, tier: ws.tier, add_ons: ws.addOns };
-  });
-  route('put', '/workspace_memberships/:gid', (req) => {
-    const m = s.workspaceMemberships.get(param(req, 'gid'));
-    if (!m) throw notFound('workspace_membership', param(req, 'gid'));
-    const active = body(req).is_active;
-    if (typeof active !== 'boolean') throw missingInput('is_active');
-    s.setWorkspaceMembershipActive(m, active);
-    return { gid: m.gid, is_active: m.isActive };
-  });
-  route('post', '/users/:gid/deactivate', (req) => {
-    const user = param(req, 'gid');
-    if (!s.users.has(user)) throw notFound('user', user);
-    const workspace = body(req).workspace;
-    const changed: string[] = [];
-    for (const m of s.list(s.workspaceMembershipsByUser.get(user), s.workspaceMemberships)) {
-      if (typeof workspace === 'string' && m.workspace !== workspace) continue;
-      s.setWorkspaceMembershipActive(m, false);
-      changed.push(m.gid);
-    }
-    return { workspace_memberships: changed };
-  });
-  route('post', '/team_memberships', (req) => {
-    const d = body(req);
-    const team = str(d, 'team');
-    const user = str(d, 'user');
-    if (!s.teams.has(team)) throw notFound('team', team);
-    if (!s.users.has(user)) throw notFound('user', user);
-    return { gid: s.addTeamMembership({ team, user, isLimitedAccess: d.is_limited_access === true, isGuest: d.is_guest === true }).gid };
-  });
-  route('delete', '/team_memberships/:gid', (req) => {
-    const m = s.teamMemberships.get(param(req, 'gid'));
-    if (!m) throw notFound('team_membership', param(req, 'gid'));
-    s.removeTeamMembership(m);
-    return {};
-  });
-  route('get', '/events', (req) => {
-    const after = Number(req.query.after ?? 0) || 0;
-    return s.events.all().filter((e) => e.seq > after);
-  });
-  route('get', '/notifications', () => s.notifications);
+    });
+  }
   return router;
 }
