@@ -8,6 +8,7 @@ import { SkipTokenCodec } from '../odata/skip-token';
 import type { Db } from '../staging/create-db';
 import { FilesRepository } from '../staging/files-repository';
 import { IdentitiesRepository } from '../staging/identities-repository';
+import { contractDispatcher } from './contract-dispatcher';
 import { createApiBackend } from './create-api-backend';
 import { GatewayMetrics } from './gateway-metrics';
 import type { HandlerDeps } from './handler-context';
@@ -21,6 +22,7 @@ import { requireHost } from './middleware/require-host';
 import { resolveRawIdPath } from './middleware/resolve-raw-id-path';
 import { securityHeaders } from './middleware/security-headers';
 import { oauthTokenRoute } from './oauth-token-route';
+import { operationHandlers } from './operation-handlers';
 import { RateLimiter } from './rate-limiter';
 import { RateLimitCounters } from './rate-limits/rate-limit-counters';
 import { MEMORY_STORE, type RateLimitStore } from './rate-limits/rate-limit-store';
@@ -101,7 +103,7 @@ export function parseTrustProxy(value: string): boolean | number | string[] {
  * Builds the gateway app (no listening, no I/O beyond reading the contract): helmet on every
  * response (HSTS only over HTTPS), a request id and log line per request, load shedding, raw ids
  * in paths resolved to their encoded form, the contract at /openapi.json, OAuth's token endpoint when clients are configured, /metrics when a
- * token protects it, and every other route through openapi-backend.
+ * token protects it, and every other route through the contract (`contractDispatcher`).
  */
 export async function createApp(deps: AppDeps): Promise<{ app: Express; api: OpenAPIBackend; metrics: GatewayMetrics }> {
   if (deps.apiKeys.length === 0) throw new Error('createApp needs at least one API key');
@@ -123,7 +125,8 @@ export async function createApp(deps: AppDeps): Promise<{ app: Express; api: Ope
   const counters = new RateLimitCounters(deps.rateLimitStore ?? MEMORY_STORE, deps.logger, metrics.registry);
   const rateLimiter = config.rateLimitRequests > 0 ? new RateLimiter(config.rateLimitRequests, config.rateLimitWindowSeconds, counters) : undefined;
   const contractJson = JSON.stringify(loadContract());
-  const api = await createApiBackend(loadContract(), handlerDeps, {
+  const api = await createApiBackend(loadContract());
+  const routeThroughContract = contractDispatcher(api, operationHandlers(handlerDeps), {
     authenticate: createBearerAuth(new ApiKeyVerifier(deps.apiKeys), tokens),
     ...(rateLimiter ? { rateLimiter } : {}),
   });
@@ -160,13 +163,9 @@ export async function createApp(deps: AppDeps): Promise<{ app: Express; api: Ope
     });
   }
   if (tokens) app.use(oauthTokenRoute(clients, tokens, { ratePerMinute: config.oauthTokenRateLimit, concurrency: config.oauthTokenConcurrency, counters }));
-  app.use(function routeThroughContract(req, res, next) {
-    // HEAD is GET without a body (RFC 9110 §9.3.2): routed and validated as GET; Node drops the
-    // body of a HEAD answer and keeps its headers, Content-Length included.
-    api
-      .handleRequest({ method: req.method === 'HEAD' ? 'GET' : req.method, path: req.path, query: req.query as Record<string, string>, headers: req.headers as Record<string, string> }, req, res)
-      .catch(next);
-  });
+  // HEAD is routed and validated as GET; Node drops the body of a HEAD answer and keeps its
+  // headers, Content-Length included.
+  app.use(routeThroughContract);
   app.use(errorHandler);
   return { app, api, metrics };
 }
