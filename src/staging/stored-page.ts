@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { isPostgres, sqliteReadWorker, type Db } from './create-db';
 import { compareCodePoints } from './code-point-order';
 import type { PageRequest } from './page-query';
+import { pgPooledQuery, statementName } from './pg-pooled-query';
 import { seekPage } from './query-page';
 
 /** A page whose items the database assembled from their stored, pre-serialised JSON. */
@@ -26,7 +27,10 @@ interface AggregateRow {
 }
 
 interface CompiledShape {
+  /** knex's text (`?` placeholders) on SQLite, the native text (`$1`, …) on Postgres. */
   sql: string;
+  /** Postgres: the prepared statement's name. */
+  name: string;
   width: number;
 }
 
@@ -72,25 +76,27 @@ export class StoredPageReader<F extends string> {
     let compiled = this.compiled.get(shape);
     if (!compiled) {
       const { query, width } = this.build(page);
-      const native = query.toSQL();
-      if (JSON.stringify(native.bindings) !== JSON.stringify(bindings)) {
-        throw new Error(`StoredPageReader: knex bound ${JSON.stringify(native.bindings)} where ${JSON.stringify(bindings)} was expected; bindingsOf no longer matches seekPage`);
+      const built = query.toSQL();
+      if (JSON.stringify(built.bindings) !== JSON.stringify(bindings)) {
+        throw new Error(`StoredPageReader: knex bound ${JSON.stringify(built.bindings)} where ${JSON.stringify(bindings)} was expected; bindingsOf no longer matches seekPage`);
       }
-      compiled = { sql: native.sql, width };
+      const sql = isPostgres(this.db) ? built.toNative().sql : built.sql;
+      compiled = { sql, name: statementName(sql), width };
       this.compiled.set(shape, compiled);
     }
-    return this.decode(await this.run(compiled.sql, bindings), page, compiled.width);
+    return this.decode(await this.run(compiled, bindings), page, compiled.width);
   }
 
   /**
-   * Runs compiled SQL. Postgres goes through knex. On SQLite it runs in the database's read worker
+   * Runs compiled SQL. Postgres runs it as a prepared statement on a connection from knex's pool
+   * (`pgPooledQuery`). On SQLite it runs in the database's read worker
    * (off the event loop), or, without one (`:memory:`) or once it failed, straight on the pooled
    * connection, whose statement cache keeps it compiled: knex's runner around one synchronous call
    * costs about as much as the call. knex's `query` event is emitted either way, so query logging
    * and plan capture see it.
    */
-  private async run(sql: string, bindings: ReadonlyArray<string | number>): Promise<AggregateRow[]> {
-    if (isPostgres(this.db)) return ((await this.db.raw(sql, [...bindings])) as { rows: AggregateRow[] }).rows;
+  private async run({ sql, name }: CompiledShape, bindings: ReadonlyArray<string | number>): Promise<AggregateRow[]> {
+    if (isPostgres(this.db)) return pgPooledQuery<AggregateRow>(this.db, name, sql, bindings);
     this.db.emit('query', { sql, bindings, method: 'select' });
     const worker = sqliteReadWorker(this.db);
     if (worker?.usable) {
