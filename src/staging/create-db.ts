@@ -2,6 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import knex, { type Knex } from 'knex';
+import { PgReadWorker } from './pg-read-worker';
+import type { ReadWorker } from './read-worker';
 import { SqliteReadWorker } from './sqlite-read-worker';
 import { cacheStatements } from './statement-cache';
 
@@ -23,11 +25,30 @@ export interface DbOptions {
  */
 export const SQLITE_MMAP_BYTES = 1024 * 1024 * 1024;
 
-const readWorkers = new WeakMap<Db, SqliteReadWorker>();
+const readWorkers = new WeakMap<Db, ReadWorker>();
+
+/** The worker that runs this database's heavy reads off the event loop (none for SQLite's `:memory:`). */
+export function readWorker(db: Db): ReadWorker | undefined {
+  return readWorkers.get(db);
+}
 
 /** The worker that runs this SQLite database's heavy reads off the event loop (none for Postgres or `:memory:`). */
 export function sqliteReadWorker(db: Db): SqliteReadWorker | undefined {
-  return readWorkers.get(db);
+  const worker = readWorkers.get(db);
+  return worker instanceof SqliteReadWorker ? worker : undefined;
+}
+
+/** Gives `db` a read worker, closed before the database when `db.destroy()` runs. */
+function attachReadWorker(db: Db, worker: ReadWorker): Db {
+  readWorkers.set(db, worker);
+  // `db.destroy()` hands over to the client's `destroy`: the worker closes first.
+  const client = db.client as { destroy(...args: unknown[]): Promise<unknown> };
+  const destroy = client.destroy.bind(client);
+  client.destroy = async (...args: unknown[]) => {
+    await worker.close();
+    return destroy(...args);
+  };
+  return db;
 }
 
 export function isPostgres(db: Db): boolean {
@@ -37,12 +58,14 @@ export function isPostgres(db: Db): boolean {
 /** Creates a knex instance; connects lazily, so creating one does no I/O beyond making the SQLite folder. */
 export function createDb(options: DbOptions): Db {
   if (options.databaseUrl) {
-    return knex({
+    const searchPath = options.searchPath ? [options.searchPath] : [];
+    const db = knex({
       client: 'pg',
       connection: options.databaseUrl,
-      searchPath: options.searchPath ? [options.searchPath] : undefined,
+      searchPath: searchPath.length > 0 ? searchPath : undefined,
       pool: { min: 0, max: 10 },
     });
+    return attachReadWorker(db, new PgReadWorker(options.databaseUrl, searchPath));
   }
   if (options.sqlitePath !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(options.sqlitePath)), { recursive: true });
   const db = knex({
@@ -62,16 +85,5 @@ export function createDb(options: DbOptions): Db {
       },
     },
   });
-  if (options.sqlitePath !== ':memory:') {
-    const worker = new SqliteReadWorker(path.resolve(options.sqlitePath), SQLITE_MMAP_BYTES);
-    readWorkers.set(db, worker);
-    // `db.destroy()` hands over to the client's `destroy`: the worker closes first.
-    const client = db.client as { destroy(...args: unknown[]): Promise<unknown> };
-    const destroy = client.destroy.bind(client);
-    client.destroy = async (...args: unknown[]) => {
-      await worker.close();
-      return destroy(...args);
-    };
-  }
-  return db;
+  return options.sqlitePath === ':memory:' ? db : attachReadWorker(db, new SqliteReadWorker(path.resolve(options.sqlitePath), SQLITE_MMAP_BYTES));
 }

@@ -27,11 +27,11 @@ export function statementName(sql: string): string {
  * Runs native Postgres SQL (`$1`, `$2`, …) with `bindings` on one of knex's pooled connections,
  * as a named prepared statement (`name` from `statementName`): Postgres parses and plans it once
  * per connection, and the server thread skips knex's builder and runner (about 40 µs of a list
- * page's CPU). knex's `query` event is emitted as knex would, so query logging and plan capture see
- * it. The connection's search path is the one knex set on it when it opened.
+ * page's CPU). knex's `query` event is not emitted: the caller emits it (`{ sql, bindings, method }`)
+ * for query logging and plan capture. The connection's search path is the one knex set on it when it
+ * opened.
  */
-export async function pgPooledQuery<Row>(db: Db, name: string, sql: string, bindings: readonly unknown[]): Promise<Row[]> {
-  db.emit('query', { sql, bindings, method: 'select' });
+export async function pgPooledRows<Row>(db: Db, name: string, sql: string, bindings: readonly unknown[]): Promise<Row[]> {
   const client = db.client as unknown as PooledClient;
   const connection = await client.acquireConnection();
   try {

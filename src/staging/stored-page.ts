@@ -1,9 +1,9 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Knex } from 'knex';
-import { isPostgres, sqliteReadWorker, type Db } from './create-db';
+import { isPostgres, readWorker, type Db } from './create-db';
 import { compareCodePoints } from './code-point-order';
 import type { PageRequest } from './page-query';
-import { pgPooledQuery, statementName } from './pg-pooled-query';
+import { pgPooledRows, statementName } from './pg-pooled-query';
 import { seekPage } from './query-page';
 
 /** A page whose items the database assembled from their stored, pre-serialised JSON. */
@@ -16,7 +16,7 @@ export interface StoredPage {
 }
 
 interface AggregateRow {
-  /** SQLite: bytes (a blob); Postgres: text, decoded by the driver (a bytea would come as hex, twice the size, parsed in JS). */
+  /** Bytes (SQLite: a blob; Postgres: text, sent as UTF-8 bytes by the read worker), or text from the main thread's Postgres pool (a bytea would come as hex, twice the size, parsed in JS). */
   items: Buffer | string | null;
   /** The byte length of each row's JSON, in page order, comma-separated. */
   lengths: string | null;
@@ -88,26 +88,27 @@ export class StoredPageReader<F extends string> {
   }
 
   /**
-   * Runs compiled SQL. Postgres runs it as a prepared statement on a connection from knex's pool
-   * (`pgPooledQuery`). On SQLite it runs in the database's read worker
-   * (off the event loop), or, without one (`:memory:`) or once it failed, straight on the pooled
-   * connection, whose statement cache keeps it compiled: knex's runner around one synchronous call
-   * costs about as much as the call. knex's `query` event is emitted either way, so query logging
-   * and plan capture see it.
+   * Runs compiled SQL in the database's read worker (off the event loop: the server thread only
+   * receives the row, the page's JSON as bytes), or, without one (SQLite's `:memory:`) or once it
+   * failed, here: on Postgres as a prepared statement on a connection from knex's pool
+   * (`pgPooledRows`), on SQLite straight on the pooled connection, whose statement cache keeps it
+   * compiled (knex's runner around one synchronous call costs about as much as the call). knex's
+   * `query` event is emitted either way, so query logging and plan capture see it.
    */
   private async run({ sql, name }: CompiledShape, bindings: ReadonlyArray<string | number>): Promise<AggregateRow[]> {
-    if (isPostgres(this.db)) return pgPooledQuery<AggregateRow>(this.db, name, sql, bindings);
+    const pg = isPostgres(this.db);
     this.db.emit('query', { sql, bindings, method: 'select' });
-    const worker = sqliteReadWorker(this.db);
+    const worker = readWorker(this.db);
     if (worker?.usable) {
       try {
-        return (await worker.all(sql, bindings)) as unknown as AggregateRow[];
+        return (await worker.run({ sql, bindings, name: pg ? name : undefined, bytes: ['items'] })) as unknown as AggregateRow[];
       } catch (error) {
         // A failing query fails the request as it would on the main connection; a worker that
         // died is not used again and the query runs here instead.
         if (worker.usable) throw error;
       }
     }
+    if (pg) return pgPooledRows<AggregateRow>(this.db, name, sql, bindings);
     const client = this.db.client as { acquireConnection(): Promise<BetterSqlite3.Database>; releaseConnection(conn: BetterSqlite3.Database): Promise<void> };
     const conn = await client.acquireConnection();
     try {
