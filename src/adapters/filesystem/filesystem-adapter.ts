@@ -5,6 +5,7 @@ import type { AdapterContext, FileRecord, IncrementalAdapter, SyncEvent } from '
 import { throwIfAborted } from '../../lib/abort-error';
 import { readAhead } from '../../lib/read-ahead';
 import { SourceError } from '../source-error';
+import { directoryEvents } from '../directory-events';
 import { resolveFilesystemConfig, type FilesystemConfig, type FilesystemConfigInput } from './filesystem-config';
 import {
   baseTitle,
@@ -69,7 +70,7 @@ export class FilesystemAdapter implements IncrementalAdapter<FilesystemCheckpoin
       return;
     }
     const run = await this.start(ctx);
-    yield* directoryEvents(ctx, run.directory);
+    yield* directoryEvents(ctx.signal, run.directory);
     yield* this.syncTree(ctx, run, undefined);
   }
 
@@ -87,7 +88,7 @@ export class FilesystemAdapter implements IncrementalAdapter<FilesystemCheckpoin
     const run = await this.start(ctx);
     const changedPrincipals = new Set<string>();
     if (run.directorySha256 !== since.directory.sha256) {
-      yield* directoryEvents(ctx, run.directory);
+      yield* directoryEvents(ctx.signal, run.directory);
       for (const id of since.directory.users.filter((u) => !run.directory.userIds.has(u))) {
         throwIfAborted(ctx.signal);
         changedPrincipals.add(`USER:${id}`);
@@ -251,18 +252,6 @@ export class FilesystemAdapter implements IncrementalAdapter<FilesystemCheckpoin
       throwIfAborted(ctx.signal);
       return failure(err as Error);
     }
-  }
-}
-
-/** Users, then groups; the directory is in memory, so the signal is checked before each one. */
-function* directoryEvents(ctx: AdapterContext, directory: Directory): Generator<SyncEvent> {
-  for (const user of directory.users) {
-    throwIfAborted(ctx.signal);
-    yield { type: 'user', user };
-  }
-  for (const group of directory.groups) {
-    throwIfAborted(ctx.signal);
-    yield { type: 'group', group };
   }
 }
 

@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { ADAPTER_NAME } from '../adapter';
+import { invalidSettingsError, settingsFromEnv } from '../settings-from-env';
 
 /** The filesystem adapter's settings, as the environment spells them (shown by `--help` and the README). */
 export const FILESYSTEM_SETTINGS = [
@@ -63,13 +64,7 @@ const ENV_OF: Readonly<Record<keyof FilesystemConfigInput, string>> = {
 /** Validates and normalises settings; throws an Error naming the offending setting. */
 export function resolveFilesystemConfig(input: FilesystemConfigInput, names: Readonly<Record<string, string>> = {}): FilesystemConfig {
   const parsed = filesystemConfigSchema.safeParse(input);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => {
-      const key = String(issue.path[0] ?? 'root');
-      return `${names[key] ?? key}: ${issue.message}`;
-    });
-    throw new Error(`Invalid filesystem adapter settings: ${problems.join('; ')}`);
-  }
+  if (!parsed.success) throw invalidSettingsError('filesystem', parsed.error, names, 'root');
   const { root, directoryFile, baseUrl: base, sourceName: name, workerThread } = parsed.data;
   const absoluteRoot = path.resolve(root);
   return {
@@ -83,20 +78,6 @@ export function resolveFilesystemConfig(input: FilesystemConfigInput, names: Rea
 
 /** Reads the settings from environment variables (empty strings count as unset). */
 export function filesystemConfigFromEnv(env: Record<string, string | undefined>): FilesystemConfig {
-  const read = (name: string): string | undefined => {
-    const value = env[name]?.trim();
-    return value ? value : undefined;
-  };
-  const input = {
-    root: read(ENV_OF.root) ?? '',
-    directoryFile: read(ENV_OF.directoryFile),
-    baseUrl: read(ENV_OF.baseUrl),
-    sourceName: read(ENV_OF.sourceName),
-    workerThread: read(ENV_OF.workerThread),
-  };
-  return resolveFilesystemConfig(
-    Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as FilesystemConfigInput,
-    ENV_OF,
-  );
+  return resolveFilesystemConfig({ root: '', ...settingsFromEnv(env, ENV_OF) } as FilesystemConfigInput, ENV_OF);
 }
 

@@ -1,6 +1,7 @@
 import type { AccessReconcilingAdapter, Adapter, AdapterContext, LiveFile, SettleEvent, SettleRequest, SyncEvent } from '../adapter';
 import { isAbortError, throwIfAborted } from '../../lib/abort-error';
 import { CheckpointExpiredError, SourceError, SourceUnavailableError } from '../source-error';
+import { directoryEvents } from '../directory-events';
 import { sqlCheckpointSchema, type SqlCheckpoint } from './sql-checkpoint';
 import type { SqlAdapterConfig } from './sql-config';
 import { openDatabase } from './sql-connection';
@@ -116,7 +117,7 @@ export class SqlAdapter implements AccessReconcilingAdapter<SqlCheckpoint> {
     this.directory = dir;
     const keyset = this.keyset();
     const position = prior ? prior.position : keyset ? ((await reader.lastPosition(keyset.source, keyset.order, keyset.id)) ?? null) : null;
-    yield* directoryEvents(ctx, dir);
+    yield* directoryAndProblemEvents(ctx, dir);
     let after = prior?.progress?.after ?? null;
     if (prior) ctx.logger.info({ source: this.name, after }, 'sql: resuming a full sync');
     yield this.checkpoint(position, dir, { after });
@@ -138,7 +139,7 @@ export class SqlAdapter implements AccessReconcilingAdapter<SqlCheckpoint> {
   private async *incrementalRun(ctx: AdapterContext, reader: SqlReader, keyset: Keyset, since: SqlCheckpoint): AsyncGenerator<SyncEvent> {
     const dir = await readDirectory(reader, this.mapping);
     this.directory = dir;
-    yield* directoryEvents(ctx, dir);
+    yield* directoryAndProblemEvents(ctx, dir);
     const unreadable = new Set(dir.problems.map((p) => p.nativeId));
     for (const nativeId of since.users) if (!dir.userIds.has(nativeId) && !unreadable.has(nativeId)) yield { type: 'delete', kind: 'user', nativeId };
     for (const nativeId of since.groups) if (!dir.groupIds.has(nativeId)) yield { type: 'delete', kind: 'group', nativeId };
@@ -260,15 +261,9 @@ export class SqlAdapter implements AccessReconcilingAdapter<SqlCheckpoint> {
   }
 }
 
-function* directoryEvents(ctx: AdapterContext, dir: Directory): Generator<SyncEvent> {
-  for (const user of dir.users) {
-    throwIfAborted(ctx.signal);
-    yield { type: 'user', user };
-  }
-  for (const group of dir.groups) {
-    throwIfAborted(ctx.signal);
-    yield { type: 'group', group };
-  }
+/** The directory's users and groups, then what could not be read of it. */
+function* directoryAndProblemEvents(ctx: AdapterContext, dir: Directory): Generator<SyncEvent> {
+  yield* directoryEvents(ctx.signal, dir);
   for (const p of dir.problems) yield { type: 'failure', kind: p.kind, ...(p.nativeId !== undefined ? { nativeId: p.nativeId } : {}), error: p.error };
 }
 

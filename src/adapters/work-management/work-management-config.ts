@@ -2,6 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { projectRoot } from '../../lib/project-root';
 import { ADAPTER_NAME } from '../adapter';
+import { invalidSettingsError, settingsFromEnv } from '../settings-from-env';
 
 /** The work-management adapter's settings, as the environment spells them (shown by `--help` and the README). */
 export const WORK_MANAGEMENT_SETTINGS = [
@@ -73,13 +74,7 @@ export function defaultTaskTemplate(): string {
 /** Validates and normalises settings; throws an Error naming the offending setting (never its value). */
 export function resolveWorkManagementConfig(input: WorkManagementConfigInput, names: Readonly<Record<string, string>> = {}): WorkManagementConfig {
   const parsed = workManagementConfigSchema.safeParse(input);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => {
-      const key = String(issue.path[0] ?? 'baseUrl');
-      return `${names[key] ?? key}: ${issue.message}`;
-    });
-    throw new Error(`Invalid work-management adapter settings: ${problems.join('; ')}`);
-  }
+  if (!parsed.success) throw invalidSettingsError('work-management', parsed.error, names, 'baseUrl');
   const d = parsed.data;
   return {
     baseUrl: d.baseUrl.replace(/\/+$/, ''),
@@ -94,18 +89,5 @@ export function resolveWorkManagementConfig(input: WorkManagementConfigInput, na
 
 /** Reads the settings from environment variables (empty strings count as unset). */
 export function workManagementConfigFromEnv(env: Record<string, string | undefined>): WorkManagementConfig {
-  const read = (name: string): string | undefined => {
-    const value = env[name]?.trim();
-    return value ? value : undefined;
-  };
-  const input = {
-    baseUrl: read(ENV_OF.baseUrl) ?? '',
-    token: read(ENV_OF.token) ?? '',
-    workspace: read(ENV_OF.workspace),
-    sourceName: read(ENV_OF.sourceName),
-    concurrency: read(ENV_OF.concurrency),
-    template: read(ENV_OF.template),
-    eventStreams: read(ENV_OF.eventStreams),
-  };
-  return resolveWorkManagementConfig(Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as WorkManagementConfigInput, ENV_OF);
+  return resolveWorkManagementConfig({ baseUrl: '', token: '', ...settingsFromEnv(env, ENV_OF) } as WorkManagementConfigInput, ENV_OF);
 }
