@@ -1,4 +1,4 @@
-import { paginateOffsetToken } from '../adapters/http/paginate';
+import { paginateItems } from '../adapters/http/paginate';
 import type { RetryPolicy } from '../adapters/http/retry-policy';
 import { SourceHttpClient, type HttpMethod } from '../adapters/http/source-http-client';
 import { normalizeEmail } from '../lib/normalize-email';
@@ -51,9 +51,9 @@ export class MockClient {
   async list<T>(path: string): Promise<T[]> {
     const out: T[] = [];
     const sep = path.includes('?') ? '&' : '?';
-    const pages = paginateOffsetToken<T>(async (offset) => {
+    const pages = paginateItems<T>(async (offset) => {
       const page = await this.request<{ data: T[]; next_page: { offset: string } | null }>('GET', `/api/1.0${path}${sep}limit=100${offset ? `&offset=${encodeURIComponent(offset)}` : ''}`);
-      return { items: page.data, nextOffset: page.next_page?.offset ?? null };
+      return { items: page.data, next: page.next_page?.offset ?? null };
     });
     for await (const item of pages) out.push(item);
     return out;

@@ -1,4 +1,4 @@
-import { paginateCursor } from '../adapters/http/paginate';
+import { paginateItems } from '../adapters/http/paginate';
 import { SourceError } from '../adapters/source-error';
 import type { Logger } from '../logging/create-logger';
 import type { ConversationMessage, FeedbackRating } from './conversation-message';
@@ -75,12 +75,12 @@ export class ConversationsClient {
   /** A conversation's messages, newest first, fetched one page at a time as they are consumed. */
   messages(conversationId: string): AsyncGenerator<ConversationMessage, void, undefined> {
     const path = `conversations/${seg(conversationId)}/messages`;
-    const walk = paginateCursor<ConversationMessage>(async (cursor) => {
+    const walk = paginateItems<ConversationMessage>(async (cursor) => {
       const answer = await this.send('GET', path, { query: { cursor, limit: this.pageSize } });
       const body = parse(answer);
       if (!isObj(body) || !Array.isArray(body.messages)) throw new PlatformResponseError(`The Conversations API answered without a messages array at ${answer.url}`, { status: answer.status, url: answer.url });
       const next = isObj(body.metadata) && typeof body.metadata.next_cursor === 'string' ? body.metadata.next_cursor : null;
-      return { items: body.messages as ConversationMessage[], nextCursor: next };
+      return { items: body.messages as ConversationMessage[], next };
     });
     return rethrowing(walk);
   }

@@ -82,32 +82,14 @@ export async function* paginatePages<T>(
 }
 
 /**
- * Items of a listing paged by an opaque offset token and `next_page` (the work-management API
- * style: pass `next_page.offset` back as `offset`; `next_page` is null on the last page).
+ * Items of a listing, whatever its next-page token is called: the work-management API's
+ * `next_page.offset`, a `next_cursor`. The fetcher returns it as `next`.
  */
-export function paginateOffsetToken<T>(
-  fetchPage: (offset: string | undefined) => Promise<{ items: readonly T[]; nextOffset?: string | null }>,
+export function paginateItems<T>(
+  fetchPage: (token: string | undefined) => Promise<PageResult<T>>,
   options: PaginateOptions = {},
 ): AsyncGenerator<T, void, undefined> {
-  return itemsOf(
-    paginatePages(async (offset) => {
-      const page = await fetchPage(offset);
-      return { items: page.items, next: page.nextOffset };
-    }, options),
-  );
-}
-
-/** Items of a listing paged by a cursor (`next_cursor` style). Same walk as `paginateOffsetToken`. */
-export function paginateCursor<T>(
-  fetchPage: (cursor: string | undefined) => Promise<{ items: readonly T[]; nextCursor?: string | null }>,
-  options: PaginateOptions = {},
-): AsyncGenerator<T, void, undefined> {
-  return itemsOf(
-    paginatePages(async (cursor) => {
-      const page = await fetchPage(cursor);
-      return { items: page.items, next: page.nextCursor };
-    }, options),
-  );
+  return itemsOf(paginatePages(fetchPage, options));
 }
 
 async function* itemsOf<T>(pages: AsyncGenerator<Page<T>, void, undefined>): AsyncGenerator<T, void, undefined> {

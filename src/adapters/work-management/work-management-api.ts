@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { Logger } from '../../logging/create-logger';
 import { abortError, throwIfAborted } from '../../lib/abort-error';
-import { paginateOffsetToken } from '../http/paginate';
+import { paginateItems } from '../http/paginate';
 import { redactUrl } from '../http/redact-url';
 import type { RetryPolicy } from '../http/retry-policy';
 import { isRetryableStatus } from '../http/retry-policy';
@@ -117,10 +117,10 @@ export class WorkManagementApi {
 
   /** Every item of a listing, page by page (`limit=100`, `next_page.offset`). */
   list<T>(path: string, query: Query, fields: string): AsyncGenerator<T, void, undefined> {
-    return paginateOffsetToken<T>(
+    return paginateItems<T>(
       async (offset) => {
         const page = await this.get<WmPage<T>>(path, { ...query, limit: PAGE_LIMIT, offset, opt_fields: fields });
-        return { items: Array.isArray(page?.data) ? page.data : [], nextOffset: page?.next_page?.offset ?? null };
+        return { items: Array.isArray(page?.data) ? page.data : [], next: page?.next_page?.offset ?? null };
       },
       { signal: this.options.signal },
     );

@@ -1,4 +1,4 @@
-import { paginateCursor, paginateOffsetToken, paginatePages } from '../../../src/adapters/http/paginate';
+import { paginateItems, paginatePages } from '../../../src/adapters/http/paginate';
 import { SourceRequestError } from '../../../src/adapters/source-error';
 
 /**
@@ -64,18 +64,8 @@ describe('paginatePages', () => {
   });
 });
 
-describe.each([
-  ['paginateOffsetToken', (f: (t: string | undefined) => Promise<{ items: readonly number[]; next?: string | null }>, o?: Parameters<typeof paginateOffsetToken>[1]) =>
-    paginateOffsetToken(async (offset) => {
-      const page = await f(offset);
-      return { items: page.items, nextOffset: page.next };
-    }, o)],
-  ['paginateCursor', (f: (t: string | undefined) => Promise<{ items: readonly number[]; next?: string | null }>, o?: Parameters<typeof paginateCursor>[1]) =>
-    paginateCursor(async (cursor) => {
-      const page = await f(cursor);
-      return { items: page.items, nextCursor: page.next };
-    }, o)],
-])('%s', (_name, walk) => {
+describe('paginateItems', () => {
+  const walk = paginateItems<number>;
   it('yields every item in order, following the tokens', async () => {
     const { fetchPage, calls } = listing([[1, 2], [3], [4, 5, 6]]);
     expect(await collect(walk(fetchPage))).toEqual([1, 2, 3, 4, 5, 6]);

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import pino from 'pino';
 import { abortableSleep } from '../../../src/adapters/http/abortable-sleep';
-import { paginateOffsetToken } from '../../../src/adapters/http/paginate';
+import { paginateItems } from '../../../src/adapters/http/paginate';
 import { SourceHttpClient, type SourceHttpClientOptions } from '../../../src/adapters/http/source-http-client';
 import {
   SourceAuthError,
@@ -338,7 +338,7 @@ describe('SourceHttpClient.stream', () => {
   });
 });
 
-describe('SourceHttpClient with paginateOffsetToken', () => {
+describe('SourceHttpClient with paginateItems', () => {
   it('walks the work-management API’s offset + next_page listing', async () => {
     const page = (gids: string[], offset: string | null) =>
       json({ data: gids.map((gid) => ({ gid })), next_page: offset === null ? null : { offset, path: `/tasks?offset=${offset}`, uri: `${source.origin}/api/1.0/tasks?offset=${offset}` } });
@@ -346,9 +346,9 @@ describe('SourceHttpClient with paginateOffsetToken', () => {
     const http = client();
     type Envelope = { data: { gid: string }[]; next_page: { offset: string } | null };
     const gids: string[] = [];
-    for await (const task of paginateOffsetToken(async (offset) => {
+    for await (const task of paginateItems(async (offset) => {
       const envelope = await http.json<Envelope>('GET', '/tasks', { query: { project: '7', limit: 2, offset } });
-      return { items: envelope.data, nextOffset: envelope.next_page?.offset };
+      return { items: envelope.data, next: envelope.next_page?.offset };
     })) gids.push(task.gid);
     expect(gids).toEqual(['1', '2', '3']);
     expect(source.requests.map((r) => r.url)).toEqual([
