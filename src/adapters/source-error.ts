@@ -5,60 +5,58 @@
  */
 export type SourceErrorAction = 'abort' | 'retry' | 'skip-item' | 'full-resync';
 
+type SourceErrorDetails = { status?: number; url?: string; cause?: unknown };
+
 export class SourceError extends Error {
   /** What the engine does when it meets this error. */
   readonly action: SourceErrorAction = 'abort';
   constructor(
     message: string,
-    readonly details: { status?: number; url?: string; cause?: unknown } = {},
+    readonly details: SourceErrorDetails = {},
   ) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
     this.name = new.target.name;
   }
 }
 
+/** The base of the SourceErrors the engine meets with `action` rather than aborting. */
+function handledBy(action: SourceErrorAction) {
+  return class extends SourceError {
+    override readonly action = action;
+  };
+}
+
 /** Credentials missing, wrong or expired: nothing can be synced until they are fixed. */
 export class SourceAuthError extends SourceError {}
 
 /** Authenticated but not allowed to read this item: skip it, record a failure. */
-export class SourcePermissionError extends SourceError {
-  override readonly action = 'skip-item';
-}
+export class SourcePermissionError extends handledBy('skip-item') {}
 
 /** The item vanished between listing and reading: skip it. */
-export class SourceNotFoundError extends SourceError {
-  override readonly action = 'skip-item';
-}
+export class SourceNotFoundError extends handledBy('skip-item') {}
 
 /** Too many requests: retry after `retryAfterMs` (when the source said). */
-export class SourceRateLimitError extends SourceError {
-  override readonly action = 'retry';
+export class SourceRateLimitError extends handledBy('retry') {
   constructor(
     message: string,
     readonly retryAfterMs: number | undefined,
-    details: { status?: number; url?: string; cause?: unknown } = {},
+    details: SourceErrorDetails = {},
   ) {
     super(message, details);
   }
 }
 
 /** 5xx, timeouts and network failures: worth retrying. */
-export class SourceUnavailableError extends SourceError {
-  override readonly action = 'retry';
-}
+export class SourceUnavailableError extends handledBy('retry') {}
 
 /** The request was malformed or the source refused its content (4xx other than the above). */
-export class SourceRequestError extends SourceError {
-  override readonly action = 'skip-item';
-}
+export class SourceRequestError extends handledBy('skip-item') {}
 
 /**
  * The stored incremental checkpoint is no longer accepted (an expired sync token, a cursor the
  * source forgot): the engine logs it and runs a full sync instead.
  */
-export class CheckpointExpiredError extends SourceError {
-  override readonly action = 'full-resync';
-}
+export class CheckpointExpiredError extends handledBy('full-resync') {}
 
 export function isSourceError(error: unknown): error is SourceError {
   return error instanceof SourceError;
