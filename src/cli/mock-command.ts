@@ -1,19 +1,8 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { drainableServer } from '../lib/drain-server';
 import { registerMockPlatformCommand } from './mock-platform-command';
 import { parseRatio } from './parse-ratio';
 import type { Runtime } from './runtime';
-
-/** How long requests in flight get to finish when the mock is stopped. */
-const MOCK_SHUTDOWN_GRACE_MS = 5_000;
-
-function integer(name: string, min: number) {
-  return (text: string): number => {
-    const n = Number(text);
-    if (!/^\d+$/.test(text.trim()) || n < min) throw new InvalidArgumentError(`${name} takes a whole number ≥ ${min}`);
-    return n;
-  };
-}
+import { serveMock, wholeNumber, withListenOptions } from './serve-mock';
 
 /** `100` or `20-200` (milliseconds). */
 function latency(text: string): { min: number; max: number } {
@@ -54,26 +43,25 @@ interface MockFlags {
  */
 export function registerMockCommand(program: Command, runtime: Runtime): void {
   const mock = program.command('mock').description('Run a mock of an outside system for development and end-to-end tests.');
-  mock
+  const command = mock
     .command('work-management')
     .description(
       'Serve a generated organization as the work-management API under /api/1.0 (plus /_oracle and /_admin for tests). ' +
         'The same --seed and --size always give the same organization; the bearer token is printed at start.',
-    )
-    .option('--port <port>', 'port to listen on (0 picks a free one)', integer('--port', 0), 4010)
-    .option('--host <host>', 'address to bind', '127.0.0.1')
+    );
+  withListenOptions(command, 4010)
     .option('--seed <seed>', 'generator seed', '1')
     .option('--size <size>', 'tiny | small | medium | large | xlarge, or a number of tasks', size, 'small')
     .option('--token <token>', 'bearer token of the service account (default: derived from the seed)')
-    .option('--rate-limit <perMinute>', 'requests per token per minute before 429 (0: off)', integer('--rate-limit', 0), 1500)
-    .option('--concurrent-reads <n>', 'GETs in flight per token before 429 (0: off)', integer('--concurrent-reads', 0), 50)
-    .option('--concurrent-writes <n>', 'writes in flight per token before 429 (0: off)', integer('--concurrent-writes', 0), 15)
+    .option('--rate-limit <perMinute>', 'requests per token per minute before 429 (0: off)', wholeNumber('--rate-limit', 0), 1500)
+    .option('--concurrent-reads <n>', 'GETs in flight per token before 429 (0: off)', wholeNumber('--concurrent-reads', 0), 50)
+    .option('--concurrent-writes <n>', 'writes in flight per token before 429 (0: off)', wholeNumber('--concurrent-writes', 0), 15)
     .option('--latency <ms>', 'added latency per request: 100 or 20-200 (default: none)', latency)
     .option('--fault-rate <ratio>', 'share of requests answered 500/503 (0 to 1)', parseRatio, 0)
-    .option('--download-ttl <seconds>', 'lifetime of attachment download_urls', integer('--download-ttl', 1), 120)
-    .option('--sync-token-ttl <seconds>', 'lifetime of events sync tokens', integer('--sync-token-ttl', 1), 86_400)
+    .option('--download-ttl <seconds>', 'lifetime of attachment download_urls', wholeNumber('--download-ttl', 1), 120)
+    .option('--sync-token-ttl <seconds>', 'lifetime of events sync tokens', wholeNumber('--sync-token-ttl', 1), 86_400)
     .option('--event-loss-rate <ratio>', 'share of events never delivered on /events (0 to 1)', parseRatio, 0)
-    .option('--job-duration <ms>', 'time a job (duplication, export) takes to succeed', integer('--job-duration', 0), 2000)
+    .option('--job-duration <ms>', 'time a job (duplication, export) takes to succeed', wholeNumber('--job-duration', 0), 2000)
     .action(async (flags: MockFlags) => {
       // Loaded on use: the rest of the CLI never pays for the mock.
       const { createWorkManagementMock, API_PREFIX } = await import('../mocks/work-management/create-mock-server');
@@ -94,11 +82,8 @@ export function registerMockCommand(program: Command, runtime: Runtime): void {
           eventLossRate: flags.eventLossRate,
         },
       });
-      const server = await runtime.listen(wm.app, { port: flags.port, host: flags.host, headersTimeoutMs: 60_000, requestTimeoutMs: 300_000, keepAliveTimeoutMs: 5_000 });
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : flags.port;
+      const base = await serveMock(runtime, wm.app, flags);
       const s = wm.model;
-      const base = `http://${flags.host.includes(':') ? `[${flags.host}]` : flags.host}:${port}`;
       runtime.print(`Work-management mock listening on ${base}${API_PREFIX}`);
       runtime.print(`Bearer token: ${wm.token}`);
       runtime.print(
@@ -106,8 +91,6 @@ export function registerMockCommand(program: Command, runtime: Runtime): void {
           `${s.projects.size} projects, ${s.tasks.size} tasks, ${s.stories.size} stories, ${s.attachments.size} attachments`,
       );
       runtime.print(`Oracle: ${base}/_oracle/visibility?type=task&gid=<gid> and ${base}/_oracle/visibility/all?type=task; admin: ${base}/_admin/state`);
-      const drainable = drainableServer(server);
-      runtime.onShutdown(() => drainable.drain(MOCK_SHUTDOWN_GRACE_MS), MOCK_SHUTDOWN_GRACE_MS);
     });
   registerMockPlatformCommand(mock, runtime);
 }

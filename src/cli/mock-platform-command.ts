@@ -1,21 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { drainableServer } from '../lib/drain-server';
+import { parseRatio } from './parse-ratio';
 import type { Runtime } from './runtime';
-
-const SHUTDOWN_GRACE_MS = 5_000;
-
-function whole(name: string, min: number) {
-  return (text: string): number => {
-    if (!/^\d+$/.test(text.trim()) || Number(text) < min) throw new InvalidArgumentError(`${name} takes a whole number ≥ ${min}`);
-    return Number(text);
-  };
-}
-
-function share(text: string): number {
-  const n = Number(text);
-  if (text.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError('takes a number from 0 to 1');
-  return n;
-}
+import { serveMock, wholeNumber, withListenOptions } from './serve-mock';
 
 const list = (text: string, previous: string[] = []): string[] => [...previous, ...text.split(',').map((s) => s.trim()).filter(Boolean)];
 
@@ -57,26 +43,25 @@ function gatewayOf(flags: PlatformFlags) {
  * generated corpus. Prints its base URLs and every credential.
  */
 export function registerMockPlatformCommand(mock: Command, runtime: Runtime): void {
-  mock
+  const command = mock
     .command('platform')
     .description(
       'Simulate the assistant platform: ingest a gateway (or a generated corpus), answer questions with citations of files the asker may see, ' +
         'and serve the Conversations, Data and Message APIs by their lifecycle stage. Admin paths under /_admin (POST /_admin/ask, POST /_admin/ingest).',
-    )
-    .option('--port <port>', 'port to listen on (0 picks a free one)', whole('--port', 0), 4020)
-    .option('--host <host>', 'address to bind', '127.0.0.1')
+    );
+  withListenOptions(command, 4020)
     .option('--gateway-url <url>', 'base URL of the gateway to ingest (without it: a generated corpus)')
     .option('--gateway-key <key>', 'API key the connector sends as Bearer')
     .option('--gateway-token-url <url>', 'OAuth client-credentials token endpoint of the gateway (instead of a key)')
     .option('--gateway-client-id <id>', 'OAuth client id')
     .option('--gateway-client-secret <secret>', 'OAuth client secret')
-    .option('--ingest-every <seconds>', 'ingest again on this schedule (default: only at start and on POST /_admin/ingest)', whole('--ingest-every', 1))
+    .option('--ingest-every <seconds>', 'ingest again on this schedule (default: only at start and on POST /_admin/ingest)', wholeNumber('--ingest-every', 1))
     .option('--assistant-name <name>', 'the Assistant-Name the Conversations API requires')
     .option('--admin-key <key>', 'bearer key of /_admin (default: generated)')
     .option('--data-api-key <key>', 'Data API key (default: generated)')
     .option('--message-api-key <key>', 'message API key (default: generated)')
-    .option('--rate-limit <perMinute>', 'requests per caller per minute on every API before 429 (0: off)', whole('--rate-limit', 0))
-    .option('--fault-rate <ratio>', 'share of API requests answered 500/503 (0 to 1)', share, 0)
+    .option('--rate-limit <perMinute>', 'requests per caller per minute on every API before 429 (0: off)', wholeNumber('--rate-limit', 0))
+    .option('--fault-rate <ratio>', 'share of API requests answered 500/503 (0 to 1)', parseRatio, 0)
     .option('--pilot <versions>', 'experimental versions the tenant pilots, comma-separated', list, [])
     .option('--remove <ids>', 'lifecycle rows to serve as removed (410), comma-separated, e.g. message.send@v1beta1', list, [])
     .action(async (flags: PlatformFlags) => {
@@ -89,10 +74,7 @@ export function registerMockPlatformCommand(mock: Command, runtime: Runtime): vo
         hostility: { faultRate: flags.faultRate, ...(flags.rateLimit !== undefined ? { rateLimitPerMinute: flags.rateLimit } : {}) },
         settings: { lifecycle: Object.fromEntries(flags.remove.map((id) => [id, 'removed' as const])), ...(flags.pilot.length ? { pilotVersions: flags.pilot } : {}) },
       });
-      const server = await runtime.listen(sim.app, { port: flags.port, host: flags.host, headersTimeoutMs: 60_000, requestTimeoutMs: 300_000, keepAliveTimeoutMs: 5_000 });
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : flags.port;
-      const base = `http://${flags.host.includes(':') ? `[${flags.host}]` : flags.host}:${port}`;
+      const base = await serveMock(runtime, sim.app, flags, () => sim.close());
       const c = sim.credentials;
       runtime.print(`Platform simulator listening on ${base}`);
       runtime.print(`Conversations API: ${base}/rest/v1 (deprecated: ${base}/assistant/v1), Assistant-Name: ${c.assistantName}`);
@@ -104,10 +86,5 @@ export function registerMockPlatformCommand(mock: Command, runtime: Runtime): vo
         const report = await sim.ingest();
         runtime.print(report.status === 'succeeded' ? `Ingested ${gateway.baseUrl}: ${report.files} files, ${report.users} users, ${report.groups} groups (${report.failures.length} failures)` : `Ingest of ${gateway.baseUrl} failed: ${report.error ?? ''}`);
       } else runtime.print('No --gateway-url: serving the generated corpus (users ada, ben, cai, dee @example.test; eve is inactive)');
-      const drainable = drainableServer(server);
-      runtime.onShutdown(async () => {
-        sim.close();
-        await drainable.drain(SHUTDOWN_GRACE_MS);
-      }, SHUTDOWN_GRACE_MS);
     });
 }
