@@ -10,7 +10,8 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { buildDocument, type DocumentSection } from '../mocks/work-management/documents';
+import { buildDocument } from '../mocks/work-management/documents/build-document';
+import type { DocumentSection } from '../mocks/work-management/documents/document-content';
 import type { AttachmentKind } from '../mocks/work-management/model';
 import { DEMO_CORPUS_DIR } from './demo-corpus-dir';
 
@@ -194,7 +195,7 @@ export const DEMO_DOCUMENTS: readonly DemoDocument[] = [
 ];
 
 /** The bytes of one demo document, by its file extension. */
-export function buildDemoDocument(doc: DemoDocument): Buffer {
+export async function buildDemoDocument(doc: DemoDocument): Promise<Buffer> {
   const kind = KINDS.find((k) => path.extname(doc.relativePath) === `.${k}`);
   if (!kind) throw new Error(`no builder for ${doc.relativePath}`);
   return buildDocument(kind, { title: doc.title, author: AUTHOR, date: DATE, sections: doc.sections });
@@ -204,7 +205,7 @@ export async function writeDemoDocuments(root: string = DEMO_CORPUS_DIR): Promis
   const written: Array<{ file: string; size: number }> = [];
   for (const doc of DEMO_DOCUMENTS) {
     const file = path.join(root, doc.relativePath);
-    const bytes = buildDemoDocument(doc);
+    const bytes = await buildDemoDocument(doc);
     await fs.mkdir(path.dirname(file), { recursive: true });
     await fs.writeFile(file, bytes);
     written.push({ file, size: bytes.length });

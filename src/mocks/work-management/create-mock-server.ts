@@ -14,7 +14,8 @@ import { errorResponse, execute } from './api/dispatch';
 import { parseOptFields } from './api/opt-fields';
 import { PageTokens } from './api/pagination';
 import { RouteTable, type ApiResponse, type HttpMethod } from './api/route-table';
-import { DocumentCache, MIME_TYPES } from './documents';
+import { MIME_TYPES } from './documents/build-document';
+import { DocumentCache } from './documents/document-cache';
 import { generateOrganization, type GeneratedOrganization, type SizeSpec } from './generator';
 import { DEFAULT_HOSTILITY, FaultInjector, RateLimiter, applyHostility, type Hostility } from './hostility';
 import type { MockContext } from './mock-context';
@@ -242,7 +243,7 @@ async function serveApi(req: Request, res: Response, ctx: MockContext): Promise<
 }
 
 /** Pre-signed downloads: no Authorization (do not forward it), short-lived, S3-style errors. */
-function serveDownload(req: Request, res: Response, ctx: MockContext): void {
+async function serveDownload(req: Request, res: Response, ctx: MockContext): Promise<void> {
   const kind = req.params.kind === 'attachments' ? 'attachments' : req.params.kind === 'exports' ? 'exports' : undefined;
   const gid = String(req.params.gid);
   const xml = (status: number, code: 'AccessDenied' | 'SignatureDoesNotMatch' | 'NoSuchKey', message: string): void => {
@@ -255,7 +256,7 @@ function serveDownload(req: Request, res: Response, ctx: MockContext): void {
   if (kind === 'attachments') {
     const a = ctx.store.attachments.get(gid);
     if (!a || !a.kind) return xml(404, 'NoSuchKey', 'The specified key does not exist.');
-    const bytes = ctx.documents.bytes(a);
+    const bytes = await ctx.documents.bytes(a);
     res.status(200).setHeader('content-type', MIME_TYPES[a.kind]);
     res.setHeader('content-length', String(bytes.length));
     res.setHeader('content-disposition', `attachment; filename="${a.name.replace(/[^\x20-\x7e]|"/g, '_')}"`);

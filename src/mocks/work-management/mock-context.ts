@@ -1,7 +1,7 @@
 /** Everything a route handler may use, built once per mock by create-mock-server. */
 import type { PageTokens } from './api/pagination';
 import type { ApiRequest, ApiResponse, RouteSpec } from './api/api-request';
-import type { DocumentCache } from './documents';
+import type { DocumentCache } from './documents/document-cache';
 import type { FaultInjector, Hostility, RateLimiter } from './hostility';
 import type { Gid, WorkManagementStore } from './model';
 import type { TokenRegistry } from './rules/access-tokens';

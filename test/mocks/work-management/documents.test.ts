@@ -1,6 +1,12 @@
 import JSZip from 'jszip';
 import { PDFDocument } from 'pdf-lib';
-import { buildDocx, buildPdf, buildPptx, buildTxt, type DocumentContent } from '../../../src/mocks/work-management/documents';
+import { extractText, MIME } from '../../../src/mocks/platform/ingest/extract-text';
+import { buildDocument } from '../../../src/mocks/work-management/documents/build-document';
+import { buildDocx } from '../../../src/mocks/work-management/documents/build-docx';
+import { buildPdf } from '../../../src/mocks/work-management/documents/build-pdf';
+import { buildPptx } from '../../../src/mocks/work-management/documents/build-pptx';
+import { buildTxt } from '../../../src/mocks/work-management/documents/build-txt';
+import type { DocumentContent } from '../../../src/mocks/work-management/documents/document-content';
 import { startMock, type RunningMock } from './mock-harness';
 
 const content: DocumentContent = {
@@ -28,31 +34,45 @@ function wellFormed(xml: string): boolean {
 }
 
 describe('generated documents are valid and reproducible', () => {
-  it('PDF: parses, has pages, metadata and the text', async () => {
-    const bytes = buildPdf(content);
+  it('PDF: parses, has pages, metadata with pinned dates, and the same bytes every time', async () => {
+    const bytes = await buildPdf(content);
     expect(bytes.subarray(0, 5).toString()).toBe('%PDF-');
-    expect(bytes.subarray(-6).toString()).toBe('%%EOF\n');
+    expect(bytes.toString('latin1').trimEnd().endsWith('%%EOF')).toBe(true);
     const pdf = await PDFDocument.load(bytes, { updateMetadata: false });
     expect(pdf.getPageCount()).toBeGreaterThan(1);
     expect(pdf.getTitle()).toBe(content.title);
     expect(pdf.getAuthor()).toBe('Inês Tavares');
-    expect(bytes.toString('latin1')).toContain('(Quarterly plan \\(draft\\) \\\\ v2) Tj');
-    expect(buildPdf(content).equals(bytes)).toBe(true);
+    expect(pdf.getCreationDate()?.toISOString()).toBe('2025-02-03T10:00:00.000Z');
+    expect(pdf.getModificationDate()?.toISOString()).toBe('2025-02-03T10:00:00.000Z');
+    expect(pdf.getProducer()).toBe('work-management mock');
+    expect((await buildPdf(content)).equals(bytes)).toBe(true);
+  });
+
+  it('PDF: text outside the standard fonts\' encoding becomes ?, and a word wider than a line is cut to fit the page', async () => {
+    const odd: DocumentContent = { ...content, title: 'Plan Ω 😀 “quoted” — €5', sections: [{ heading: 'Long', paragraphs: [`short ${'x'.repeat(120)} tail`] }] };
+    const text = await extractText(MIME.pdf, await buildPdf(odd));
+    expect(text).toContain('Plan ? ? “quoted” — €5');
+    // All 120 characters are there, over two lines (two runs of x), none clipped at the page edge.
+    expect(text).toMatch(/Long\s+short\s+x+\s+x+\s+tail/);
+    expect(text.replace(/\s+/g, '')).toContain(`short${'x'.repeat(120)}tail`);
   });
 
   it('DOCX: a zip with the OpenXML parts, well-formed, with the text', async () => {
-    const bytes = buildDocx(content);
+    const bytes = await buildDocx(content);
     const zip = await JSZip.loadAsync(bytes);
     expect(Object.keys(zip.files).sort()).toEqual(['[Content_Types].xml', '_rels/.rels', 'docProps/core.xml', 'word/document.xml']);
     const doc = await zip.file('word/document.xml')?.async('string');
     expect(doc && wellFormed(doc)).toBe(true);
     expect(doc).toContain('Section 1 &lt;&amp;&gt;');
     expect(await zip.file('docProps/core.xml')?.async('string')).toContain('<dc:creator>Inês Tavares</dc:creator>');
-    expect(buildDocx(content).equals(bytes)).toBe(true);
+    expect((await buildDocx(content)).equals(bytes)).toBe(true);
+    const dates = new Set<string>();
+    zip.forEach((_name, entry) => dates.add(entry.date.toISOString()));
+    expect([...dates]).toEqual(['2025-02-03T10:00:00.000Z']);
   });
 
   it('PPTX: a zip with presentation, master, layout, theme and one slide per section plus a title slide', async () => {
-    const bytes = buildPptx(content);
+    const bytes = await buildPptx(content);
     const zip = await JSZip.loadAsync(bytes);
     const names = Object.keys(zip.files);
     for (const part of ['[Content_Types].xml', '_rels/.rels', 'ppt/presentation.xml', 'ppt/_rels/presentation.xml.rels', 'ppt/slideMasters/slideMaster1.xml', 'ppt/slideLayouts/slideLayout1.xml', 'ppt/theme/theme1.xml']) {
@@ -66,7 +86,7 @@ describe('generated documents are valid and reproducible', () => {
     const types = (await zip.file('[Content_Types].xml')?.async('string')) ?? '';
     for (const slide of slides) expect(types).toContain(`PartName="/${slide}"`);
     expect(await zip.file('ppt/slides/slide2.xml')?.async('string')).toContain('<a:t>Section 1 &lt;&amp;&gt;</a:t>');
-    expect(buildPptx(content).equals(bytes)).toBe(true);
+    expect((await buildPptx(content)).equals(bytes)).toBe(true);
   });
 
   it('TXT: UTF-8 with the title, headings and wrapped paragraphs', () => {
@@ -74,6 +94,11 @@ describe('generated documents are valid and reproducible', () => {
     expect(text.startsWith(`${content.title}\n${'='.repeat(content.title.length)}`)).toBe(true);
     expect(text.split('\n').every((l) => l.length <= 78 || !l.includes(' '))).toBe(true);
     expect(text).toContain('Inês Tavares');
+  });
+
+  it.each(['pdf', 'docx', 'pptx', 'txt'] as const)('%s: the platform\'s text extraction reads back the title, every heading and every paragraph', async (kind) => {
+    const text = (await extractText(MIME[kind], await buildDocument(kind, content))).replace(/\s+/g, ' ');
+    for (const expected of [content.title, ...content.sections.flatMap((s) => [s.heading, ...s.paragraphs])]) expect([kind, text.includes(expected)]).toEqual([kind, true]);
   });
 });
 

@@ -5,6 +5,7 @@
 import { ApiError, errorBody, phraseFor } from './api-error';
 import type { ApiRequest, ApiResponse } from './api-request';
 import { runAsCaller } from '../rules/audit-log';
+import { settleBody } from './settle-body';
 import type { MockContext } from '../mock-context';
 
 export async function execute(req: Omit<ApiRequest, 'params'>, ctx: MockContext): Promise<ApiResponse> {
@@ -15,7 +16,10 @@ export async function execute(req: Omit<ApiRequest, 'params'>, ctx: MockContext)
     ctx.tokens.assertScope(req.caller.token, route);
     // The audit log names the caller, and how it authenticated, as the actor of what it changes.
     const caller = { user: req.caller.user.gid, tokenKind: ctx.tokens.grantOf(req.caller.token)?.kind ?? 'personal_access_token' };
-    return await runAsCaller(caller, () => route.handler({ ...req, params }, ctx));
+    const response = await runAsCaller(caller, () => route.handler({ ...req, params }, ctx));
+    // Attachment sizes not known yet are promises (their documents are being built): await them.
+    await settleBody(response.body);
+    return response;
   } catch (err) {
     return errorResponse(err);
   }
