@@ -130,4 +130,22 @@ describe('attachment downloads over HTTP', () => {
       await again.close();
     }
   });
+
+  it('lists sizes of documents never built before inside batch actions too, each the length of its download', async () => {
+    const fresh = await startMock({ seed: 'docs-batch', size: 'tiny' });
+    try {
+      const files = [...fresh.mock.model.attachments.values()].filter((a) => a.kind && a.size === null).slice(0, 6);
+      expect(files.length).toBeGreaterThan(2);
+      const actions = files.map((a) => ({ relative_path: `/attachments/${a.gid}`, method: 'get', options: { fields: ['size', 'download_url'] } }));
+      const res = await fresh.api('/batch', { body: { data: { actions } } });
+      expect(res.status).toBe(200);
+      for (const result of res.body.data as Array<{ status_code: number; body: { data: { size: unknown; download_url: string } } }>) {
+        expect(result.status_code).toBe(200);
+        const bytes = Buffer.from(await (await fetch(result.body.data.download_url)).arrayBuffer());
+        expect(result.body.data.size).toBe(bytes.length);
+      }
+    } finally {
+      await fresh.close();
+    }
+  });
 });
