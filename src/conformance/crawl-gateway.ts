@@ -173,22 +173,27 @@ async function crawlFiles(state: CrawlState): Promise<void> {
   options.logger?.info({ files: files.size, pages: filesListing.pages }, 'conformance: files crawled');
 }
 
-/** Every group, then each one's direct members. */
-async function crawlGroups(state: CrawlState): Promise<void> {
-  const { client, pool, groups } = state;
-  const groupsListing = await listAll(client, {
-    collection: 'groups',
-    kind: 'groups',
-    firstUrl: client.url('/v1/groups'),
+/** `/v1/groups` or `/v1/users` to the end: each item with a string id kept once, as `toRecord` makes it. */
+async function listIdentities<T>(state: CrawlState, collection: 'groups' | 'users', into: Map<string, T>, toRecord: (item: Record<string, unknown>, id: string, url: string) => T): Promise<void> {
+  const listing = await listAll(state.client, {
+    collection,
+    kind: collection,
+    firstUrl: state.client.url(`/v1/${collection}`),
     keyOf: idKey,
     onItems: (items, url) => {
       for (const item of items) {
-        if (!isObj(item) || typeof item.id !== 'string' || groups.has(item.id)) continue;
-        groups.set(item.id, { id: item.id, url, name: item.name });
+        if (!isObj(item) || typeof item.id !== 'string' || into.has(item.id)) continue;
+        into.set(item.id, toRecord(item, item.id, url));
       }
     },
   });
-  state.listings.push(groupsListing);
+  state.listings.push(listing);
+}
+
+/** Every group, then each one's direct members. */
+async function crawlGroups(state: CrawlState): Promise<void> {
+  const { client, pool, groups } = state;
+  await listIdentities(state, 'groups', groups, (item, id, url) => ({ id, url, name: item.name }));
   await Promise.all(
     [...groups.values()].map((g) =>
       pool.run(async () => {
@@ -201,21 +206,8 @@ async function crawlGroups(state: CrawlState): Promise<void> {
 
 /** Every user. */
 async function crawlUsers(state: CrawlState): Promise<void> {
-  const { client, users } = state;
-  const usersListing = await listAll(client, {
-    collection: 'users',
-    kind: 'users',
-    firstUrl: client.url('/v1/users'),
-    keyOf: idKey,
-    onItems: (items, url) => {
-      for (const item of items) {
-        if (!isObj(item) || typeof item.id !== 'string' || users.has(item.id)) continue;
-        users.set(item.id, { id: item.id, url, email: item.primary_email_addr, fullName: item.full_name, state: item.state });
-      }
-    },
-  });
-  state.listings.push(usersListing);
-  state.options.logger?.info({ users: users.size }, 'conformance: users crawled');
+  await listIdentities(state, 'users', state.users, (item, id, url) => ({ id, url, email: item.primary_email_addr, fullName: item.full_name, state: item.state }));
+  state.options.logger?.info({ users: state.users.size }, 'conformance: users crawled');
 }
 
 /**
