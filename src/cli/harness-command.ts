@@ -1,20 +1,15 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import type { AccessBreak } from '../harness/assistant/break-access';
 import { runAssistantScenario } from '../harness/assistant/run-assistant-scenario';
+import type { HarnessMockOptions } from '../harness/harness-mock';
 import { runMultiSourceHarness } from '../harness/multi-source/run-multi-source-harness';
 import { runHarness } from '../harness/run-harness';
 import { createLogger, type Logger } from '../logging/create-logger';
 import { parseRatio } from './parse-ratio';
 import type { Runtime } from './runtime';
 
-interface HarnessFlags {
-  seed: string;
-  tasks: number;
-  mockUrl?: string;
-  mockToken?: string;
-  hostile?: boolean;
-  faultRate?: number;
-  eventLossRate?: number;
+/** The command's options as commander parses them (the mock's settings keep their option names). */
+interface HarnessFlags extends Pick<HarnessMockOptions, 'seed' | 'tasks' | 'mockUrl' | 'mockToken' | 'hostile' | 'faultRate' | 'eventLossRate'> {
   reconcile: boolean;
   rawIds: boolean;
   databaseUrl?: string;
