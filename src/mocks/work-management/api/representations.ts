@@ -17,7 +17,7 @@ import { attachmentSpec, storySpec, tagSpec, taskMembershipSpec, taskSpec } from
 import { customFieldSettingSpec, customFieldSpec, customFieldValueSpec, customTypeSpec, enumOptionSpec } from './represent-custom-fields';
 import { exportFileSpec, goalSpec, jobSpec, organizationExportSpec, portfolioSpec, projectPortfolioSettingSpec, projectTemplateSpec } from './represent-portfolios';
 
-export { node, nodeMaker, nodeOf, type Node, type NodeType, type RenderContext } from './render-node';
+export { node, nodeMaker, nodeOf, type Node, type NodeType, type NodeTypes, type RenderContext } from './render-node';
 
 export const SPECS: SpecRegistry = {
   workspace: workspaceSpec,

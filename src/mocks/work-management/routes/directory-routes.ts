@@ -3,252 +3,156 @@
  * directory the adapter crawls for principals (reference §5.1–5.5).
  */
 import { badRequest, missingInput } from '../api/api-error';
-import { ok, queryTime, type Route } from '../api/route-table';
-import { node, nodeMaker, renderMany } from '../api/representations';
-import type { Team, User, WorkspaceMembership } from '../model';
+import { nodeMaker, renderMany } from '../api/representations';
+import { ok, queryTime, type ApiRequest, type Route } from '../api/route-table';
+import type { MockContext } from '../mock-context';
+import type { Gid, Task, Team, TeamMembership, User, UserTaskList, Workspace, WorkspaceMembership, WorkManagementStore } from '../model';
 import { compareGids } from '../visibility-oracle';
-import { assertInWorkspace, callerInWorkspace, isServiceAccount, listResponse, lookup, oneResponse, requireWorkspace, resolveUser, visibleOnly } from './route-helpers';
+import { assertInWorkspace, callerInWorkspace, isServiceAccount, lookup, memberWorkspace, requireWorkspace, resolveUser, visibleOnly } from './route-helpers';
+import { byGid, getOne, inWorkspace, listOf, memberWorkspaceParam, under } from './route-factories';
 
 /** `/workspaces/{gid}/users` and `/teams/{gid}/users`: alphabetical, at most 2,000, no next_page. */
 const USERS_CAP = 2000;
 
-export const directoryRoutes: Route[] = [
-  {
-    method: 'GET',
-    path: '/workspaces',
-    handler: (req, ctx) => {
-      const all = [...ctx.store.workspaces.values()].filter((w) => callerInWorkspace(req, ctx, w.gid));
-      return listResponse(req, ctx, all, nodeMaker('workspace'));
-    },
-  },
-  {
-    method: 'GET',
-    path: '/workspaces/:workspace_gid',
-    handler: (req, ctx) => {
-      const ws = requireWorkspace(ctx, req.params.workspace_gid);
-      assertInWorkspace(req, ctx, ws.gid);
-      return oneResponse(req, ctx, node('workspace', ws));
-    },
-  },
-  {
-    method: 'GET',
-    path: '/workspaces/:workspace_gid/users',
-    handler: (req, ctx) => {
-      const ws = requireWorkspace(ctx, req.params.workspace_gid);
-      assertInWorkspace(req, ctx, ws.gid);
-      const users = ctx.store.list(ctx.store.workspaceMembershipsByWorkspace.get(ws.gid), ctx.store.workspaceMemberships).map((m) => ctx.store.users.get(m.user) as User);
-      users.sort((a, b) => a.name.localeCompare(b.name) || compareGids(a.gid, b.gid));
-      return ok(renderMany(req, ctx, users.slice(0, USERS_CAP).map(nodeMaker('user'))));
-    },
-  },
-  {
-    method: 'GET',
-    path: '/workspaces/:workspace_gid/workspace_memberships',
-    handler: (req, ctx) => {
-      const ws = requireWorkspace(ctx, req.params.workspace_gid);
-      assertInWorkspace(req, ctx, ws.gid);
-      let list = ctx.store.list(ctx.store.workspaceMembershipsByWorkspace.get(ws.gid), ctx.store.workspaceMemberships);
-      if (req.query.user !== undefined) {
-        const user = resolveUser(req, ctx, req.query.user);
-        list = list.filter((m) => m.user === user.gid);
-      }
-      return listResponse(req, ctx, list, nodeMaker('workspaceMembership'));
-    },
-  },
-  {
-    method: 'GET',
-    path: '/workspace_memberships/:workspace_membership_gid',
-    handler: (req, ctx) => {
-      const m = lookup(ctx.store.workspaceMemberships, 'workspace_membership', req.params.workspace_membership_gid);
-      assertInWorkspace(req, ctx, m.workspace);
-      return oneResponse(req, ctx, node('workspaceMembership', m));
-    },
-  },
-  {
-    method: 'GET',
-    path: '/users',
-    handler: (req, ctx) => {
-      const s = ctx.store;
-      let memberships: WorkspaceMembership[];
-      if (req.query.team !== undefined) {
-        const team = lookup(s.teams, 'team', req.query.team);
-        assertInWorkspace(req, ctx, team.workspace);
-        const users = s.list(s.teamMembershipsByTeam.get(team.gid), s.teamMemberships).map((m) => s.users.get(m.user) as User);
-        return listResponse(req, ctx, users.sort((a, b) => compareGids(a.gid, b.gid)), nodeMaker('user'));
-      }
-      if (req.query.workspace !== undefined) {
-        const ws = requireWorkspace(ctx, req.query.workspace);
-        assertInWorkspace(req, ctx, ws.gid);
-        memberships = s.list(s.workspaceMembershipsByWorkspace.get(ws.gid), s.workspaceMemberships);
-      } else {
-        memberships = [...s.workspaceMemberships.values()].filter((m) => callerInWorkspace(req, ctx, m.workspace));
-      }
-      const seen = new Set<string>();
-      const users: User[] = [];
-      for (const m of memberships) {
-        if (seen.has(m.user)) continue;
-        seen.add(m.user);
-        users.push(s.users.get(m.user) as User);
-      }
-      // Sorted by user id, as the real endpoint is.
-      return listResponse(req, ctx, users.sort((a, b) => compareGids(a.gid, b.gid)), nodeMaker('user'));
-    },
-  },
-  {
-    method: 'GET',
-    path: '/users/:user_gid',
-    handler: (req, ctx) => oneResponse(req, ctx, node('user', resolveUser(req, ctx, req.params.user_gid))),
-  },
-  {
-    method: 'GET',
-    path: '/workspaces/:workspace_gid/users/:user_gid',
-    handler: (req, ctx) => {
-      const ws = requireWorkspace(ctx, req.params.workspace_gid);
-      const user = resolveUser(req, ctx, req.params.user_gid);
-      if (!user.isServiceAccount && !ctx.store.workspaceMembership(user.gid, ws.gid)) throw badRequest(`user: ${user.gid} is not in workspace ${ws.gid}`);
-      return oneResponse(req, ctx, node('user', user));
-    },
-  },
-  {
-    method: 'GET',
-    path: '/users/:user_gid/workspace_memberships',
-    handler: (req, ctx) => {
-      const user = resolveUser(req, ctx, req.params.user_gid);
-      const list = ctx.store.list(ctx.store.workspaceMembershipsByUser.get(user.gid), ctx.store.workspaceMemberships).filter((m) => callerInWorkspace(req, ctx, m.workspace));
-      return listResponse(req, ctx, list, nodeMaker('workspaceMembership'));
-    },
-  },
-  {
-    method: 'GET',
-    path: '/users/:user_gid/user_task_list',
-    handler: (req, ctx) => {
-      const user = resolveUser(req, ctx, req.params.user_gid);
-      if (req.query.workspace === undefined) throw missingInput('workspace');
-      const ws = requireWorkspace(ctx, req.query.workspace);
-      const list = ctx.store.userTaskListOf(user.gid, ws.gid);
-      if (!list) throw badRequest(`user: ${user.gid} has no task list in workspace ${ws.gid}`);
-      return oneResponse(req, ctx, node('userTaskList', list));
-    },
-  },
-  {
-    method: 'GET',
-    path: '/user_task_lists/:user_task_list_gid',
-    handler: (req, ctx) => oneResponse(req, ctx, node('userTaskList', lookup(ctx.store.userTaskLists, 'user_task_list', req.params.user_task_list_gid))),
-  },
-  {
-    method: 'GET',
-    path: '/user_task_lists/:user_task_list_gid/tasks',
-    handler: (req, ctx) => {
-      const s = ctx.store;
-      const list = lookup(s.userTaskLists, 'user_task_list', req.params.user_task_list_gid);
-      const completedSince = queryTime(req, 'completed_since');
-      let tasks = s.list(s.tasksByAssignee.get(`${list.owner}/${list.workspace}`), s.tasks);
-      if (completedSince !== undefined) tasks = tasks.filter((t) => !t.completed || (t.completedAt ?? 0) >= completedSince);
-      // The real endpoint hides private tasks the caller cannot see.
-      return listResponse(req, ctx, visibleOnly(req, ctx, 'task', tasks), nodeMaker('task'));
-    },
-  },
-  {
-    method: 'GET',
-    path: '/workspaces/:workspace_gid/teams',
-    handler: (req, ctx) => {
-      const ws = requireWorkspace(ctx, req.params.workspace_gid);
-      assertInWorkspace(req, ctx, ws.gid);
-      if (!ws.isOrganization) throw badRequest('workspace: Teams exist only in organizations');
-      let teams = ctx.store.list(ctx.store.teamsByWorkspace.get(ws.gid), ctx.store.teams);
-      if (!isServiceAccount(req)) teams = teams.filter((t) => t.visibility !== 'secret' || isTeamMember(ctx.store.teamMemberships, ctx.store.teamMembershipsByTeam.get(t.gid), req.caller.user.gid));
-      return listResponse(req, ctx, teams, nodeMaker('team'));
-    },
-  },
-  {
-    method: 'GET',
-    path: '/users/:user_gid/teams',
-    handler: (req, ctx) => {
-      const user = resolveUser(req, ctx, req.params.user_gid);
-      if (req.query.organization === undefined) throw missingInput('organization');
-      const ws = requireWorkspace(ctx, req.query.organization, 'organization');
-      const teams = ctx.store
-        .list(ctx.store.teamMembershipsByUser.get(user.gid), ctx.store.teamMemberships)
-        .map((m) => ctx.store.teams.get(m.team) as Team)
-        .filter((t) => t.workspace === ws.gid);
-      return listResponse(req, ctx, teams, nodeMaker('team'));
-    },
-  },
-  {
-    method: 'GET',
-    path: '/teams/:team_gid',
-    handler: (req, ctx) => {
-      const team = lookup(ctx.store.teams, 'team', req.params.team_gid);
-      assertInWorkspace(req, ctx, team.workspace);
-      return oneResponse(req, ctx, node('team', team));
-    },
-  },
-  {
-    method: 'GET',
-    path: '/teams/:team_gid/users',
-    handler: (req, ctx) => {
-      const s = ctx.store;
-      const team = lookup(s.teams, 'team', req.params.team_gid);
-      assertInWorkspace(req, ctx, team.workspace);
-      // Includes guests and limited-access members; alphabetical; capped; no next_page.
-      const users = s.list(s.teamMembershipsByTeam.get(team.gid), s.teamMemberships).map((m) => s.users.get(m.user) as User);
-      users.sort((a, b) => a.name.localeCompare(b.name) || compareGids(a.gid, b.gid));
-      return ok(renderMany(req, ctx, users.slice(0, USERS_CAP).map(nodeMaker('user'))));
-    },
-  },
-  {
-    method: 'GET',
-    path: '/teams/:team_gid/team_memberships',
-    handler: (req, ctx) => {
-      const team = lookup(ctx.store.teams, 'team', req.params.team_gid);
-      assertInWorkspace(req, ctx, team.workspace);
-      return listResponse(req, ctx, ctx.store.list(ctx.store.teamMembershipsByTeam.get(team.gid), ctx.store.teamMemberships), nodeMaker('teamMembership'));
-    },
-  },
-  {
-    method: 'GET',
-    path: '/team_memberships',
-    handler: (req, ctx) => {
-      const s = ctx.store;
-      if (req.query.team !== undefined) {
-        const team = lookup(s.teams, 'team', req.query.team);
-        assertInWorkspace(req, ctx, team.workspace);
-        let list = s.list(s.teamMembershipsByTeam.get(team.gid), s.teamMemberships);
-        if (req.query.user !== undefined) {
-          const user = resolveUser(req, ctx, req.query.user);
-          list = list.filter((m) => m.user === user.gid);
-        }
-        return listResponse(req, ctx, list, nodeMaker('teamMembership'));
-      }
-      if (req.query.user !== undefined) {
-        if (req.query.workspace === undefined) throw missingInput('workspace');
-        const user = resolveUser(req, ctx, req.query.user);
-        const ws = requireWorkspace(ctx, req.query.workspace);
-        const list = s.list(s.teamMembershipsByUser.get(user.gid), s.teamMemberships).filter((m) => s.teams.get(m.team)?.workspace === ws.gid);
-        return listResponse(req, ctx, list, nodeMaker('teamMembership'));
-      }
-      throw badRequest('Must specify either team, or user and workspace');
-    },
-  },
-  {
-    method: 'GET',
-    path: '/team_memberships/:team_membership_gid',
-    handler: (req, ctx) => oneResponse(req, ctx, node('teamMembership', lookup(ctx.store.teamMemberships, 'team_membership', req.params.team_membership_gid))),
-  },
-  {
-    method: 'GET',
-    path: '/users/:user_gid/team_memberships',
-    handler: (req, ctx) => {
-      const s = ctx.store;
-      const user = resolveUser(req, ctx, req.params.user_gid);
-      if (req.query.workspace === undefined) throw missingInput('workspace');
-      const ws = requireWorkspace(ctx, req.query.workspace);
-      const list = s.list(s.teamMembershipsByUser.get(user.gid), s.teamMemberships).filter((m) => s.teams.get(m.team)?.workspace === ws.gid);
-      return listResponse(req, ctx, list, nodeMaker('teamMembership'));
-    },
-  },
-];
+const teamParam = inWorkspace(byGid('team', (s) => s.teams));
+const userParam = (req: ApiRequest, ctx: MockContext): User => resolveUser(req, ctx, req.params.user_gid);
+const userTaskListParam = byGid('user_task_list', (s) => s.userTaskLists);
 
-function isTeamMember(all: Map<string, { user: string }>, ids: string[] | undefined, user: string): boolean {
-  return (ids ?? []).some((id) => all.get(id)?.user === user);
+const membershipsOfWorkspace = (s: WorkManagementStore, ws: Gid): WorkspaceMembership[] => s.list(s.workspaceMembershipsByWorkspace.get(ws), s.workspaceMemberships);
+const teamMembershipsOfTeam = (s: WorkManagementStore, team: Gid): TeamMembership[] => s.list(s.teamMembershipsByTeam.get(team), s.teamMemberships);
+const usersOf = (s: WorkManagementStore, memberships: ReadonlyArray<{ user: Gid }>): User[] => memberships.map((m) => s.users.get(m.user) as User);
+const byUserGid = (users: User[]): User[] => users.sort((a, b) => compareGids(a.gid, b.gid));
+
+/** Only the memberships of `?user=` when given. */
+function ofQueryUser<T extends { user: Gid }>(req: ApiRequest, ctx: MockContext, list: T[]): T[] {
+  if (req.query.user === undefined) return list;
+  const user = resolveUser(req, ctx, req.query.user);
+  return list.filter((m) => m.user === user.gid);
 }
+
+/** `?workspace=` is required: a user's team memberships there. */
+function teamMembershipsOfUser(req: ApiRequest, ctx: MockContext, user: User): TeamMembership[] {
+  const s = ctx.store;
+  if (req.query.workspace === undefined) throw missingInput('workspace');
+  const ws = requireWorkspace(ctx, req.query.workspace);
+  return s.list(s.teamMembershipsByUser.get(user.gid), s.teamMemberships).filter((m) => s.teams.get(m.team)?.workspace === ws.gid);
+}
+
+/** Member lists that the real service caps and sorts by name, without pagination. */
+function alphabeticalUsers<P>(path: string, parent: (req: ApiRequest, ctx: MockContext) => P, members: (s: WorkManagementStore, parent: P) => User[]): Route {
+  return {
+    method: 'GET',
+    path,
+    handler: (req, ctx) => {
+      const users = members(ctx.store, parent(req, ctx));
+      users.sort((a, b) => a.name.localeCompare(b.name) || compareGids(a.gid, b.gid));
+      return ok(renderMany(req, ctx, users.slice(0, USERS_CAP).map(nodeMaker('user'))));
+    },
+  };
+}
+
+function usersOfQuery(req: ApiRequest, ctx: MockContext): User[] {
+  const s = ctx.store;
+  if (req.query.team !== undefined) {
+    const team = lookup(s.teams, 'team', req.query.team);
+    assertInWorkspace(req, ctx, team.workspace);
+    return byUserGid(usersOf(s, teamMembershipsOfTeam(s, team.gid)));
+  }
+  const memberships =
+    req.query.workspace !== undefined
+      ? membershipsOfWorkspace(s, memberWorkspace(req, ctx, req.query.workspace).gid)
+      : [...s.workspaceMemberships.values()].filter((m) => callerInWorkspace(req, ctx, m.workspace));
+  const seen = new Set<string>();
+  const users: User[] = [];
+  for (const m of memberships) {
+    if (seen.has(m.user)) continue;
+    seen.add(m.user);
+    users.push(s.users.get(m.user) as User);
+  }
+  // Sorted by user id, as the real endpoint is.
+  return byUserGid(users);
+}
+
+function userInWorkspace(req: ApiRequest, ctx: MockContext): User {
+  const ws = requireWorkspace(ctx, req.params.workspace_gid);
+  const user = userParam(req, ctx);
+  if (!user.isServiceAccount && !ctx.store.workspaceMembership(user.gid, ws.gid)) throw badRequest(`user: ${user.gid} is not in workspace ${ws.gid}`);
+  return user;
+}
+
+/** `?workspace=` is required: the user's own task list there. */
+function userTaskListOfUser(req: ApiRequest, ctx: MockContext): UserTaskList {
+  const user = userParam(req, ctx);
+  if (req.query.workspace === undefined) throw missingInput('workspace');
+  const ws = requireWorkspace(ctx, req.query.workspace);
+  const list = ctx.store.userTaskListOf(user.gid, ws.gid);
+  if (!list) throw badRequest(`user: ${user.gid} has no task list in workspace ${ws.gid}`);
+  return list;
+}
+
+/** The real endpoint hides private tasks the caller cannot see. */
+function tasksOfUserTaskList(req: ApiRequest, ctx: MockContext): readonly Task[] {
+  const s = ctx.store;
+  const list = userTaskListParam(req, ctx);
+  const completedSince = queryTime(req, 'completed_since');
+  let tasks = s.list(s.tasksByAssignee.get(`${list.owner}/${list.workspace}`), s.tasks);
+  if (completedSince !== undefined) tasks = tasks.filter((t) => !t.completed || (t.completedAt ?? 0) >= completedSince);
+  return visibleOnly(req, ctx, 'task', tasks);
+}
+
+/** Secret teams only for their members (all for the service account). */
+function teamsOfWorkspace(req: ApiRequest, ctx: MockContext, ws: Workspace): Team[] {
+  if (!ws.isOrganization) throw badRequest('workspace: Teams exist only in organizations');
+  const s = ctx.store;
+  const teams = s.list(s.teamsByWorkspace.get(ws.gid), s.teams);
+  if (isServiceAccount(req)) return teams;
+  const me = req.caller.user.gid;
+  return teams.filter((t) => t.visibility !== 'secret' || teamMembershipsOfTeam(s, t.gid).some((m) => m.user === me));
+}
+
+/** `?organization=` is required: the teams of a user there. */
+function teamsOfUser(req: ApiRequest, ctx: MockContext): Team[] {
+  const s = ctx.store;
+  const user = userParam(req, ctx);
+  if (req.query.organization === undefined) throw missingInput('organization');
+  const ws = requireWorkspace(ctx, req.query.organization, 'organization');
+  return s.list(s.teamMembershipsByUser.get(user.gid), s.teamMemberships).map((m) => s.teams.get(m.team) as Team).filter((t) => t.workspace === ws.gid);
+}
+
+/** `?team=` (and optionally `?user=`), or `?user=` with `?workspace=`. */
+function teamMembershipsOfQuery(req: ApiRequest, ctx: MockContext): TeamMembership[] {
+  if (req.query.team !== undefined) {
+    const team = lookup(ctx.store.teams, 'team', req.query.team);
+    assertInWorkspace(req, ctx, team.workspace);
+    return ofQueryUser(req, ctx, teamMembershipsOfTeam(ctx.store, team.gid));
+  }
+  if (req.query.user !== undefined) {
+    if (req.query.workspace === undefined) throw missingInput('workspace');
+    return teamMembershipsOfUser(req, ctx, resolveUser(req, ctx, req.query.user));
+  }
+  throw badRequest('Must specify either team, or user and workspace');
+}
+
+export const directoryRoutes: Route[] = [
+  listOf('/workspaces', 'workspace', (req, ctx) => [...ctx.store.workspaces.values()].filter((w) => callerInWorkspace(req, ctx, w.gid))),
+  getOne('/workspaces/:workspace_gid', 'workspace', memberWorkspaceParam),
+  alphabeticalUsers('/workspaces/:workspace_gid/users', memberWorkspaceParam, (s, ws) => usersOf(s, membershipsOfWorkspace(s, ws.gid))),
+  listOf('/workspaces/:workspace_gid/workspace_memberships', 'workspaceMembership', under(memberWorkspaceParam, (s, ws, req, ctx) => ofQueryUser(req, ctx, membershipsOfWorkspace(s, ws.gid)))),
+  getOne('/workspace_memberships/:workspace_membership_gid', 'workspaceMembership', inWorkspace(byGid('workspace_membership', (s) => s.workspaceMemberships))),
+  listOf('/users', 'user', usersOfQuery),
+  getOne('/users/:user_gid', 'user', userParam),
+  getOne('/workspaces/:workspace_gid/users/:user_gid', 'user', userInWorkspace),
+  listOf('/users/:user_gid/workspace_memberships', 'workspaceMembership', under(userParam, (s, user, req, ctx) => s.list(s.workspaceMembershipsByUser.get(user.gid), s.workspaceMemberships).filter((m) => callerInWorkspace(req, ctx, m.workspace)))),
+  getOne('/users/:user_gid/user_task_list', 'userTaskList', userTaskListOfUser),
+  getOne('/user_task_lists/:user_task_list_gid', 'userTaskList', userTaskListParam),
+  listOf('/user_task_lists/:user_task_list_gid/tasks', 'task', tasksOfUserTaskList),
+  listOf('/workspaces/:workspace_gid/teams', 'team', under(memberWorkspaceParam, (_s, ws, req, ctx) => teamsOfWorkspace(req, ctx, ws))),
+  listOf('/users/:user_gid/teams', 'team', teamsOfUser),
+  getOne('/teams/:team_gid', 'team', teamParam),
+  // Includes guests and limited-access members.
+  alphabeticalUsers('/teams/:team_gid/users', teamParam, (s, team) => usersOf(s, teamMembershipsOfTeam(s, team.gid))),
+  listOf('/teams/:team_gid/team_memberships', 'teamMembership', under(teamParam, (s, team) => teamMembershipsOfTeam(s, team.gid))),
+  listOf('/team_memberships', 'teamMembership', teamMembershipsOfQuery),
+  getOne('/team_memberships/:team_membership_gid', 'teamMembership', byGid('team_membership', (s) => s.teamMemberships)),
+  listOf('/users/:user_gid/team_memberships', 'teamMembership', under(userParam, (_s, user, req, ctx) => teamMembershipsOfUser(req, ctx, user))),
+];

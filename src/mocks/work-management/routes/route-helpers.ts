@@ -37,6 +37,13 @@ export function requireWorkspace(ctx: MockContext, gid: string | undefined, fiel
   return lookup(ctx.store.workspaces, field, gid);
 }
 
+/** The workspace `gid`, 403 unless the caller is in it. */
+export function memberWorkspace(req: ApiRequest, ctx: MockContext, gid: string | undefined): Workspace {
+  const ws = requireWorkspace(ctx, gid);
+  assertInWorkspace(req, ctx, ws.gid);
+  return ws;
+}
+
 export function isServiceAccount(req: ApiRequest): boolean {
   return req.caller.user.isServiceAccount;
 }

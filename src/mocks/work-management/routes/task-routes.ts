@@ -5,49 +5,15 @@
  */
 import { badRequest, cannotWrite, missingInput } from '../api/api-error';
 import { bodyData, gidList, ok, queryBool, queryTime, type ApiRequest, type ApiResponse, type Route } from '../api/route-table';
-import { node, nodeMaker, renderMany } from '../api/representations';
+import { nodeMaker, renderMany } from '../api/representations';
 import type { MockContext } from '../mock-context';
 import type { Gid, Task } from '../model';
 import { applyCustomFieldChanges, planCustomFieldChanges, setTaskCustomFields } from '../rules/custom-fields';
 import { customTypeFilter } from '../rules/custom-types';
 import { compareGids } from '../visibility-oracle';
-import {
-  assertInWorkspace,
-  assertVisible,
-  createdResponse,
-  emptyResponse,
-  isServiceAccount,
-  listResponse,
-  lookup,
-  oneResponse,
-  requireString,
-  requireWorkspace,
-  resolveUser,
-  visibleOnly,
-} from './route-helpers';
-
-/** Filters shared by every task listing, then visibility, then one page. */
-export function taskListing(req: ApiRequest, ctx: MockContext, tasks: Task[]): ApiResponse {
-  const completedSince = queryTime(req, 'completed_since');
-  const modifiedSince = queryTime(req, 'modified_since');
-  const byType = customTypeFilter(ctx.store, req.query.custom_type);
-  let list = tasks;
-  if (completedSince !== undefined) list = list.filter((t) => !t.completed || (t.completedAt ?? 0) >= completedSince);
-  if (modifiedSince !== undefined) list = list.filter((t) => t.modifiedAt >= modifiedSince);
-  if (byType) list = list.filter(byType);
-  return listResponse(req, ctx, visibleOnly(req, ctx, 'task', list), nodeMaker('task'));
-}
-
-export function visibleTask(req: ApiRequest, ctx: MockContext, gid: string | undefined, field = 'task'): Task {
-  const task = lookup(ctx.store.tasks, field, gid);
-  assertVisible(req, ctx, 'task', task.gid);
-  return task;
-}
-
-/** The author recorded for a write: the caller, or nobody for the service account. */
-export function authorOf(req: ApiRequest): Gid | null {
-  return isServiceAccount(req) ? null : req.caller.user.gid;
-}
+import { assertInWorkspace, assertVisible, isServiceAccount, lookup, requireString, requireWorkspace, resolveUser } from './route-helpers';
+import { act, changed, created, getOne } from './route-factories';
+import { authorOf, taskList, taskParam, visibleTask } from './task-finders';
 
 function userIn(ctx: MockContext, workspace: Gid, raw: unknown, field: string, req: ApiRequest): Gid | null {
   if (raw === null) return null;
@@ -238,147 +204,74 @@ function searchTasks(req: ApiRequest, ctx: MockContext): ApiResponse {
   return ok(renderMany(req, ctx, best.map(nodeMaker('task'))));
 }
 
+/** `?project=`, `?section=`, `?tag=`, `?user_task_list=` or `?assignee=` with `?workspace=`: exactly one. */
+function tasksOfQuery(req: ApiRequest, ctx: MockContext): Task[] {
+  const s = ctx.store;
+  const q = req.query;
+  const given = ['project', 'tag', 'section', 'user_task_list'].filter((k) => q[k] !== undefined).length + (q.assignee !== undefined ? 1 : 0);
+  if (given !== 1 || (q.assignee !== undefined && q.workspace === undefined)) {
+    throw badRequest('Must specify exactly one of project, tag, section, user task list, or assignee + workspace');
+  }
+  if (q.project !== undefined) {
+    const project = lookup(s.projects, 'project', q.project);
+    assertVisible(req, ctx, 'project', project.gid);
+    return s.list(s.tasksByProject.get(project.gid), s.tasks);
+  }
+  if (q.section !== undefined) {
+    const section = lookup(s.sections, 'section', q.section);
+    assertVisible(req, ctx, 'project', section.project);
+    return s.list(s.tasksBySection.get(section.gid), s.tasks);
+  }
+  if (q.tag !== undefined) return s.list(s.tasksByTag.get(lookup(s.tags, 'tag', q.tag).gid), s.tasks);
+  if (q.user_task_list !== undefined) {
+    const list = lookup(s.userTaskLists, 'user_task_list', q.user_task_list);
+    return s.list(s.tasksByAssignee.get(`${list.owner}/${list.workspace}`), s.tasks);
+  }
+  const user = resolveUser(req, ctx, q.assignee, 'assignee');
+  const ws = requireWorkspace(ctx, q.workspace);
+  return s.list(s.tasksByAssignee.get(`${user.gid}/${ws.gid}`), s.tasks);
+}
+
+function addProject(req: ApiRequest, ctx: MockContext): void {
+  const s = ctx.store;
+  const task = taskParam(req, ctx);
+  const data = bodyData(req);
+  const project = lookup(s.projects, 'project', requireString(data, 'project'));
+  if (project.workspace !== task.workspace) throw badRequest('project: The project is not in the task\'s workspace');
+  const section = typeof data.section === 'string' ? lookup(s.sections, 'section', data.section) : undefined;
+  if (section && section.project !== project.gid) throw badRequest('section: The section is not in that project');
+  s.addTaskToProject(task, project.gid, section?.gid ?? null);
+}
+
+function addFollowers(task: Task, req: ApiRequest, ctx: MockContext): void {
+  const gids = gidList(bodyData(req).followers, 'followers');
+  if (gids.length === 0) throw missingInput('followers');
+  ctx.store.addTaskFollowers(task, gids.map((g) => userIn(ctx, task.workspace, g, 'followers', req) as Gid));
+}
+
+function removeFollowers(task: Task, req: ApiRequest, ctx: MockContext): void {
+  ctx.store.removeTaskFollowers(task, gidList(bodyData(req).followers, 'followers').map((g) => (g === 'me' ? req.caller.user.gid : g)));
+}
+
 export const taskRoutes: Route[] = [
-  {
-    method: 'GET',
-    path: '/tasks',
-    handler: (req, ctx) => {
-      const s = ctx.store;
-      const q = req.query;
-      const given = ['project', 'tag', 'section', 'user_task_list'].filter((k) => q[k] !== undefined).length + (q.assignee !== undefined ? 1 : 0);
-      if (given !== 1 || (q.assignee !== undefined && q.workspace === undefined)) {
-        throw badRequest('Must specify exactly one of project, tag, section, user task list, or assignee + workspace');
-      }
-      if (q.project !== undefined) {
-        const project = lookup(s.projects, 'project', q.project);
-        assertVisible(req, ctx, 'project', project.gid);
-        return taskListing(req, ctx, s.list(s.tasksByProject.get(project.gid), s.tasks));
-      }
-      if (q.section !== undefined) {
-        const section = lookup(s.sections, 'section', q.section);
-        assertVisible(req, ctx, 'project', section.project);
-        return taskListing(req, ctx, s.list(s.tasksBySection.get(section.gid), s.tasks));
-      }
-      if (q.tag !== undefined) return taskListing(req, ctx, s.list(s.tasksByTag.get(lookup(s.tags, 'tag', q.tag).gid), s.tasks));
-      if (q.user_task_list !== undefined) {
-        const list = lookup(s.userTaskLists, 'user_task_list', q.user_task_list);
-        return taskListing(req, ctx, s.list(s.tasksByAssignee.get(`${list.owner}/${list.workspace}`), s.tasks));
-      }
-      const user = resolveUser(req, ctx, q.assignee, 'assignee');
-      const ws = requireWorkspace(ctx, q.workspace);
-      return taskListing(req, ctx, s.list(s.tasksByAssignee.get(`${user.gid}/${ws.gid}`), s.tasks));
-    },
-  },
-  {
-    method: 'GET',
-    path: '/tasks/:task_gid',
-    handler: (req, ctx) => oneResponse(req, ctx, node('task', visibleTask(req, ctx, req.params.task_gid))),
-  },
-  {
-    method: 'POST',
-    path: '/tasks',
-    handler: (req, ctx) => {
-      const task = createTask(req, ctx, bodyData(req));
-      return createdResponse(req, ctx, node('task', task), `/tasks/${task.gid}`);
-    },
-  },
-  {
-    method: 'PUT',
-    path: '/tasks/:task_gid',
-    handler: (req, ctx) => {
-      const task = visibleTask(req, ctx, req.params.task_gid);
-      updateTask(req, ctx, task, bodyData(req));
-      return oneResponse(req, ctx, node('task', task));
-    },
-  },
-  {
-    method: 'DELETE',
-    path: '/tasks/:task_gid',
-    handler: (req, ctx) => {
-      ctx.store.deleteTask(visibleTask(req, ctx, req.params.task_gid));
-      return emptyResponse();
-    },
-  },
-  {
-    method: 'GET',
-    path: '/tasks/:task_gid/subtasks',
-    handler: (req, ctx) => {
-      const task = visibleTask(req, ctx, req.params.task_gid);
-      return taskListing(req, ctx, ctx.store.list(ctx.store.subtasksByTask.get(task.gid), ctx.store.tasks));
-    },
-  },
-  {
-    method: 'POST',
-    path: '/tasks/:task_gid/subtasks',
-    handler: (req, ctx) => {
-      const parent = visibleTask(req, ctx, req.params.task_gid);
-      const task = createTask(req, ctx, bodyData(req), parent.gid);
-      return createdResponse(req, ctx, node('task', task), `/tasks/${task.gid}`);
-    },
-  },
-  {
-    method: 'POST',
-    path: '/tasks/:task_gid/addProject',
-    handler: (req, ctx) => {
-      const s = ctx.store;
-      const task = visibleTask(req, ctx, req.params.task_gid);
-      const data = bodyData(req);
-      const project = lookup(s.projects, 'project', requireString(data, 'project'));
-      if (project.workspace !== task.workspace) throw badRequest('project: The project is not in the task\'s workspace');
-      const section = typeof data.section === 'string' ? lookup(s.sections, 'section', data.section) : undefined;
-      if (section && section.project !== project.gid) throw badRequest('section: The section is not in that project');
-      s.addTaskToProject(task, project.gid, section?.gid ?? null);
-      return emptyResponse();
-    },
-  },
-  {
-    method: 'POST',
-    path: '/tasks/:task_gid/removeProject',
-    handler: (req, ctx) => {
-      const task = visibleTask(req, ctx, req.params.task_gid);
-      const project = lookup(ctx.store.projects, 'project', requireString(bodyData(req), 'project'));
-      ctx.store.removeTaskFromProject(task, project.gid);
-      return emptyResponse();
-    },
-  },
-  {
-    method: 'POST',
-    path: '/tasks/:task_gid/addFollowers',
-    handler: (req, ctx) => {
-      const task = visibleTask(req, ctx, req.params.task_gid);
-      const gids = gidList(bodyData(req).followers, 'followers');
-      if (gids.length === 0) throw missingInput('followers');
-      ctx.store.addTaskFollowers(task, gids.map((g) => userIn(ctx, task.workspace, g, 'followers', req) as Gid));
-      return oneResponse(req, ctx, node('task', task));
-    },
-  },
-  {
-    method: 'POST',
-    path: '/tasks/:task_gid/removeFollowers',
-    handler: (req, ctx) => {
-      const task = visibleTask(req, ctx, req.params.task_gid);
-      const gids = gidList(bodyData(req).followers, 'followers').map((g) => (g === 'me' ? req.caller.user.gid : g));
-      ctx.store.removeTaskFollowers(task, gids);
-      return oneResponse(req, ctx, node('task', task));
-    },
-  },
-  {
-    method: 'POST',
-    path: '/tasks/:task_gid/addTag',
-    handler: (req, ctx) => {
-      const task = visibleTask(req, ctx, req.params.task_gid);
-      ctx.store.addTaskTag(task, lookup(ctx.store.tags, 'tag', requireString(bodyData(req), 'tag')).gid);
-      return emptyResponse();
-    },
-  },
-  {
-    method: 'POST',
-    path: '/tasks/:task_gid/duplicate',
-    handler: (req, ctx) => {
-      const task = visibleTask(req, ctx, req.params.task_gid);
-      const job = ctx.jobs.duplicateTask(task, bodyData(req), req.caller.user.gid);
-      return createdResponse(req, ctx, node('job', job), `/jobs/${job.gid}`);
-    },
-  },
+  taskList('/tasks', tasksOfQuery),
+  getOne('/tasks/:task_gid', 'task', taskParam),
+  created('/tasks', 'task', 'tasks', (req, ctx) => createTask(req, ctx, bodyData(req))),
+  changed('PUT', '/tasks/:task_gid', 'task', taskParam, (task, req, ctx) => updateTask(req, ctx, task, bodyData(req))),
+  act('DELETE', '/tasks/:task_gid', (req, ctx) => ctx.store.deleteTask(taskParam(req, ctx))),
+  taskList('/tasks/:task_gid/subtasks', (req, ctx) => ctx.store.list(ctx.store.subtasksByTask.get(taskParam(req, ctx).gid), ctx.store.tasks)),
+  created('/tasks/:task_gid/subtasks', 'task', 'tasks', (req, ctx) => createTask(req, ctx, bodyData(req), taskParam(req, ctx).gid)),
+  act('POST', '/tasks/:task_gid/addProject', addProject),
+  act('POST', '/tasks/:task_gid/removeProject', (req, ctx) => {
+    const task = taskParam(req, ctx);
+    ctx.store.removeTaskFromProject(task, lookup(ctx.store.projects, 'project', requireString(bodyData(req), 'project')).gid);
+  }),
+  changed('POST', '/tasks/:task_gid/addFollowers', 'task', taskParam, addFollowers),
+  changed('POST', '/tasks/:task_gid/removeFollowers', 'task', taskParam, removeFollowers),
+  act('POST', '/tasks/:task_gid/addTag', (req, ctx) => {
+    const task = taskParam(req, ctx);
+    ctx.store.addTaskTag(task, lookup(ctx.store.tags, 'tag', requireString(bodyData(req), 'tag')).gid);
+  }),
+  created('/tasks/:task_gid/duplicate', 'job', 'jobs', (req, ctx) => ctx.jobs.duplicateTask(taskParam(req, ctx), bodyData(req), req.caller.user.gid)),
   { method: 'GET', path: '/workspaces/:workspace_gid/tasks/search', handler: searchTasks },
 ];
