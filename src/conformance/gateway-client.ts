@@ -85,6 +85,61 @@ function isJsonType(headers: IncomingHttpHeaders): boolean {
   return /^application\/(?:[\w.+-]*\+)?json\b/i.test(String(headers['content-type'] ?? ''));
 }
 
+/** A response as read, before the client adds its URL, byte count and latency. */
+type Answer = Omit<GatewayResponse, 'latencyMs' | 'bytes' | 'url'>;
+
+/** A kept body: its first characters, and its JSON when it is (or, a 2xx, should be) JSON. */
+function keptBody(text: string, overflow: boolean, parse: boolean): Pick<Answer, 'snippet' | 'json' | 'jsonError'> {
+  const out: Pick<Answer, 'snippet' | 'json' | 'jsonError'> = { snippet: text.slice(0, 2000) };
+  if (overflow) out.jsonError = `body larger than ${MAX_JSON_BYTES} bytes`;
+  else if (parse) {
+    try {
+      out.json = JSON.parse(text) as unknown;
+    } catch (error) {
+      out.jsonError = `not JSON: ${(error as Error).message}`;
+    }
+  }
+  return out;
+}
+
+/**
+ * Reads one response to its end: a 2xx non-JSON body asked for as `hash` streams through SHA-256
+ * and SHA-1 and is dropped; any other is kept (up to MAX_JSON_BYTES) and parsed when JSON. A body
+ * that breaks off or a connection closed early ends with `error`.
+ */
+function receive(res: http.IncomingMessage, mode: RequestOptions['mode'], count: (bytes: number) => void, finish: (answer: Answer) => void): void {
+  const status = res.statusCode ?? 0;
+  const json = isJsonType(res.headers);
+  const hash = mode === 'hash' && status >= 200 && status < 300 && !json;
+  const sha256 = hash ? crypto.createHash('sha256') : undefined;
+  const sha1 = hash ? crypto.createHash('sha1') : undefined;
+  const chunks: Buffer[] = [];
+  let kept = 0;
+  let overflow = false;
+  res.on('data', (chunk: Buffer) => {
+    count(chunk.length);
+    if (hash) {
+      sha256?.update(chunk);
+      sha1?.update(chunk);
+    } else if (kept + chunk.length <= MAX_JSON_BYTES) {
+      chunks.push(chunk);
+      kept += chunk.length;
+    } else overflow = true;
+  });
+  res.on('error', (error) => finish({ status, headers: res.headers, error: `the body broke off: ${error.message}` }));
+  res.on('close', () => {
+    if (!res.complete) finish({ status, headers: res.headers, error: 'the connection closed before the body ended' });
+  });
+  res.on('end', () => {
+    const out: Answer = { status, headers: res.headers };
+    if (sha256 && sha1) {
+      out.sha256 = sha256.digest('hex');
+      out.sha1 = sha1.digest('hex');
+    } else Object.assign(out, keptBody(Buffer.concat(chunks).toString('utf8'), overflow, json || (mode !== 'hash' && status >= 200 && status < 300)));
+    finish(out);
+  });
+}
+
 /**
  * Speaks HTTP to one gateway, and only HTTP: a keep-alive agent, at most `concurrency` requests in
  * flight, pacing from Retry-After and X-RateLimit-*, every exchange recorded (latency, bytes,
@@ -151,22 +206,28 @@ export class GatewayClient {
     return this.options.authForm === 'bearer' ? `Bearer ${this.options.key}` : this.options.key;
   }
 
-  private once(url: string, options: RequestOptions): Promise<GatewayResponse> {
-    const { recorder } = this.options;
-    const target = splitUrl(url);
+  private requestHeaders(options: RequestOptions): Record<string, string> {
     const headers: Record<string, string> = {
       'User-Agent': this.options.userAgent ?? 'content-gateway-conformance/1',
       Accept: options.mode === 'hash' ? '*/*' : 'application/json',
     };
     const authorization = this.authorization(options.auth);
     if (authorization !== undefined) headers.Authorization = authorization;
+    return headers;
+  }
+
+  /** One GET, recorded; never rejects (no answer is status 0 with `error`). */
+  private once(url: string, options: RequestOptions): Promise<GatewayResponse> {
+    const { recorder } = this.options;
+    const target = splitUrl(url);
+    const headers = this.requestHeaders(options);
     const startedAt = performance.now();
     recorder.started(startedAt);
 
     return new Promise<GatewayResponse>((resolve) => {
       let settled = false;
       let bytes = 0;
-      const finish = (res: Omit<GatewayResponse, 'latencyMs' | 'bytes' | 'url'>) => {
+      const finish = (res: Answer) => {
         if (settled) return;
         settled = true;
         const endedAt = performance.now();
@@ -188,49 +249,7 @@ export class GatewayClient {
             headers,
             agent: target.protocol === 'https:' ? this.httpsAgent : this.httpAgent,
           },
-          (res) => {
-            const status = res.statusCode ?? 0;
-            const json = isJsonType(res.headers);
-            const hash = options.mode === 'hash' && status >= 200 && status < 300 && !json;
-            const sha256 = hash ? crypto.createHash('sha256') : undefined;
-            const sha1 = hash ? crypto.createHash('sha1') : undefined;
-            const chunks: Buffer[] = [];
-            let kept = 0;
-            let overflow = false;
-            res.on('data', (chunk: Buffer) => {
-              bytes += chunk.length;
-              if (hash) {
-                sha256?.update(chunk);
-                sha1?.update(chunk);
-              } else if (kept + chunk.length <= MAX_JSON_BYTES) {
-                chunks.push(chunk);
-                kept += chunk.length;
-              } else overflow = true;
-            });
-            res.on('error', (error) => finish({ status, headers: res.headers, error: `the body broke off: ${error.message}` }));
-            res.on('close', () => {
-              if (!res.complete) finish({ status, headers: res.headers, error: 'the connection closed before the body ended' });
-            });
-            res.on('end', () => {
-              const out: Omit<GatewayResponse, 'latencyMs' | 'bytes' | 'url'> = { status, headers: res.headers };
-              if (sha256 && sha1) {
-                out.sha256 = sha256.digest('hex');
-                out.sha1 = sha1.digest('hex');
-              } else {
-                const text = Buffer.concat(chunks).toString('utf8');
-                out.snippet = text.slice(0, 2000);
-                if (overflow) out.jsonError = `body larger than ${MAX_JSON_BYTES} bytes`;
-                else if (json || (options.mode !== 'hash' && status >= 200 && status < 300)) {
-                  try {
-                    out.json = JSON.parse(text) as unknown;
-                  } catch (error) {
-                    out.jsonError = `not JSON: ${(error as Error).message}`;
-                  }
-                }
-              }
-              finish(out);
-            });
-          },
+          (res) => receive(res, options.mode, (n) => (bytes += n), finish),
         );
       } catch (error) {
         finish({ status: 0, headers: {}, error: (error as Error).message });
