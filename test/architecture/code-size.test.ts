@@ -8,10 +8,7 @@ const MAX_FUNCTION_LINES = 80;
  * Over the limits still, each to be split (and then deleted from here; the test fails while a
  * listed one is back within the limits). Nothing may be added.
  */
-const PENDING: readonly string[] = [
-  'file adapters/work-management/work-management-adapter.ts',
-  'function adapters/work-management/work-management-adapter.ts changes',
-];
+const PENDING: readonly string[] = [];
 
 function nameOf(node: ts.SignatureDeclaration, source: ts.SourceFile): string {
   if (node.name) return node.name.getText(source);

@@ -1,0 +1,68 @@
+import { fileDeletes, type RunFindings } from '../../../src/adapters/work-management/work-management-deletes';
+import { descendantsOf } from '../../../src/adapters/work-management/work-management-run-checkpoint';
+
+/** The files an incremental run deletes, decided from the last checkpoint's attachments and what the run found. */
+
+const before = { t1: ['a1', 'a2'], t2: ['a3'], t3: ['a4', 'a5'], p1: ['a6'] };
+const found = (over: Partial<RunFindings>): RunFindings => ({ goneTasks: [], goneAttachments: [], read: new Map(), ...over });
+
+describe('fileDeletes', () => {
+  it('deletes nothing and keeps every attachment when nothing is gone or read again', () => {
+    const { deletes, attachments } = fileDeletes(before, found({}));
+    expect(deletes).toEqual([]);
+    expect(Object.fromEntries(attachments)).toEqual(before);
+  });
+
+  it('deletes a task gone with its attachments, and forgets them', () => {
+    const { deletes, attachments } = fileDeletes(before, found({ goneTasks: ['t1', 't9'] }));
+    expect(deletes).toEqual(['attachment:a1', 'attachment:a2', 'task:t1', 'task:t9']);
+    expect([...attachments.keys()]).toEqual(['t2', 't3', 'p1']);
+  });
+
+  it('deletes the attachments a task or project read again no longer has, and takes its new list', () => {
+    const read = new Map([
+      ['t1', ['a2', 'a7']],
+      ['t2', []],
+      ['p1', ['a6']],
+      ['t8', ['a8']],
+    ]);
+    const { deletes, attachments } = fileDeletes(before, found({ read }));
+    expect(deletes).toEqual(['attachment:a1', 'attachment:a3']);
+    expect(Object.fromEntries(attachments)).toEqual({ t1: ['a2', 'a7'], t3: ['a4', 'a5'], p1: ['a6'], t8: ['a8'] });
+  });
+
+  it('deletes an attachment an event says is deleted when its task was not read again, dropping the task when none is left', () => {
+    const { deletes, attachments } = fileDeletes(before, found({ goneAttachments: ['a4', 'a3'] }));
+    expect(deletes).toEqual(['attachment:a3', 'attachment:a4']);
+    expect(Object.fromEntries(attachments)).toEqual({ t1: ['a1', 'a2'], t3: ['a5'], p1: ['a6'] });
+  });
+
+  it('keeps an attachment an event says is deleted when its task read again still has it', () => {
+    const { deletes } = fileDeletes(before, found({ goneAttachments: ['a1'], read: new Map([['t1', ['a1', 'a2']]]) }));
+    expect(deletes).toEqual([]);
+  });
+
+  it('ignores a deleted attachment that was never synced (a link, an unsupported type)', () => {
+    const { deletes, attachments } = fileDeletes(before, found({ goneAttachments: ['link1'] }));
+    expect(deletes).toEqual([]);
+    expect(Object.fromEntries(attachments)).toEqual(before);
+  });
+
+  it('leaves the checkpoint it started from as it was', () => {
+    const copy = structuredClone(before);
+    fileDeletes(before, found({ goneTasks: ['t1'], goneAttachments: ['a4'], read: new Map([['t2', []]]) }));
+    expect(before).toEqual(copy);
+  });
+});
+
+describe('descendantsOf', () => {
+  const crawler = (children: Record<string, string[]>) => ({
+    children: new Map(Object.entries(children)),
+    descendants: (gid: string): string[] => (children[gid] ?? []).flatMap((c) => [c, ...crawler(children).descendants(c)]),
+  });
+
+  it('takes the subtasks read in this run along with those known before, and keeps the old list of a task not read', () => {
+    const out = descendantsOf(['20', '3', '4'], crawler({ '3': ['31'], '31': ['311'] }), { '3': ['30'], '20': ['21', '200'] });
+    expect(out).toEqual({ '3': ['30', '31', '311'], '20': ['21', '200'] });
+  });
+});
