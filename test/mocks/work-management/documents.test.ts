@@ -49,9 +49,10 @@ describe('generated documents are valid and reproducible', () => {
   });
 
   it('PDF: text outside the standard fonts\' encoding becomes ?, and a word wider than a line is cut to fit the page', async () => {
-    const odd: DocumentContent = { ...content, title: 'Plan Ω 😀 “quoted” — €5', sections: [{ heading: 'Long', paragraphs: [`short ${'x'.repeat(120)} tail`] }] };
+    const odd: DocumentContent = { ...content, title: 'Plan Ω 😀 “quoted” — €5', sections: [{ heading: 'Long', paragraphs: [`short ${'x'.repeat(120)} tail\tafter\na tab`] }] };
     const text = await extractText(MIME.pdf, await buildPdf(odd));
     expect(text).toContain('Plan ? ? “quoted” — €5');
+    expect(text).toMatch(/tail\s+after\s+a\s+tab/); // whitespace separates words; it is not drawn as ?
     // All 120 characters are there, over two lines (two runs of x), none clipped at the page edge.
     expect(text).toMatch(/Long\s+short\s+x+\s+x+\s+tail/);
     expect(text.replace(/\s+/g, '')).toContain(`short${'x'.repeat(120)}tail`);

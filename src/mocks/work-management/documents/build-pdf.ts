@@ -64,8 +64,9 @@ function layout(content: DocumentContent, regular: PDFFont, bold: PDFFont): Line
 function wrapped(text: string, font: PDFFont, size: number, gap: number): Line[] {
   const width = (t: string): number => font.widthOfTextAtSize(t, size);
   const fits = (t: string): boolean => width(t) <= TEXT_WIDTH;
-  const words = encodable(font, text)
+  const words = text
     .split(/\s+/)
+    .map((word) => encodable(font, word))
     .flatMap((word) => (fits(word) ? [word] : pieces(word, fits)));
   return wrapWords(words.join(' '), TEXT_WIDTH, width).map((t, i) => ({ text: t, font, size, gap: i === 0 ? gap : 0 }));
 }
