@@ -16,6 +16,7 @@ import { loadContract } from './load-contract';
 import { admission } from './middleware/admission';
 import { allowedHosts } from './middleware/allowed-hosts';
 import { errorHandler } from './middleware/error-handler';
+import { frontDoor } from './middleware/front-door';
 import { refuseMalformedQuery } from './middleware/refuse-malformed-query';
 import { requestLogger } from './middleware/request-logger';
 import { requireHost } from './middleware/require-host';
@@ -139,15 +140,15 @@ export async function createApp(deps: AppDeps): Promise<{ app: Express; api: Ope
   app.set('etag', false);
   // Every secret the process holds in plain text, so none of them can reach a log line.
   const redactor = new SecretRedactor([...deps.apiKeys, deps.skipTokenSecret, config.oauthSigningKey, config.metricsToken, ...config.oauthClients, ...clients.map((c) => c.secretHash)]);
-  app.use(requestLogger(app, deps.logger, redactor));
-  app.use(metrics.middleware());
-  app.use(securityHeaders());
-  app.use(requireHost());
-  // PUBLIC_BASE_URL's host is allowed too: it is the name a proxy in front forwards.
-  if (config.allowedHosts.length > 0) app.use(allowedHosts([...config.allowedHosts, ...(config.publicBaseUrl ? [new URL(config.publicBaseUrl).hostname] : [])]));
-  app.use(admission(config));
-  app.use(refuseMalformedQuery());
-  app.use(resolveRawIdPath());
+  app.use(
+    frontDoor({
+      observers: [requestLogger(app, deps.logger, redactor), metrics.requestObserver(), securityHeaders()],
+      // PUBLIC_BASE_URL's host is allowed too: it is the name a proxy in front forwards.
+      guards: [requireHost(), ...(config.allowedHosts.length > 0 ? [allowedHosts([...config.allowedHosts, ...(config.publicBaseUrl ? [new URL(config.publicBaseUrl).hostname] : [])])] : [])],
+      admit: admission(config),
+      admittedGuards: [refuseMalformedQuery(), resolveRawIdPath()],
+    }),
+  );
   app.get('/openapi.json', function serveContract(_req, res) {
     res.type('application/json').send(contractJson);
   });

@@ -16,6 +16,6 @@ export interface HandlerDeps {
   blobs: BlobStore;
   skipTokens: SkipTokenCodec;
   logger: Logger;
-  /** What handlers count themselves (the rest is counted per request by the metrics middleware). */
+  /** What handlers count themselves (the rest is counted per request by `requestObserver`). */
   metrics: Pick<GatewayMetrics, 'contentUnavailable'>;
 }

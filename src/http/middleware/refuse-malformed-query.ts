@@ -1,4 +1,4 @@
-import type { NextFunction, Request, Response } from 'express';
+import type { Request } from 'express';
 import { GatewayError } from '../../errors/gateway-error';
 import { isValidPercentEncoding } from '../id-path-readings';
 
@@ -9,17 +9,11 @@ import { isValidPercentEncoding } from '../id-path-readings';
  * Unlike a path, a query never holds a raw id: clients that paste ids build it with an encoder.
  */
 export function refuseMalformedQuery() {
-  return function refuseMalformedQueryMiddleware(req: Request, _res: Response, next: NextFunction): void {
+  return function malformedQuery(req: Request): GatewayError | undefined {
     const at = req.url.indexOf('?');
     if (at >= 0 && !isValidPercentEncoding(req.url.slice(at + 1))) {
-      next(
-        new GatewayError(
-          'INPUT_VALIDATION_FAILED',
-          'The query string is not valid percent-encoding: every % must start an escape of UTF-8 (send a % itself as %25).',
-        ),
-      );
-      return;
+      return new GatewayError('INPUT_VALIDATION_FAILED', 'The query string is not valid percent-encoding: every % must start an escape of UTF-8 (send a % itself as %25).');
     }
-    next();
+    return undefined;
   };
 }

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { Express, NextFunction, Request, Response } from 'express';
+import type { Express, Request, Response } from 'express';
 import type { Logger } from '../../logging/create-logger';
 import type { SecretRedactor } from '../security/secret-redactor';
 
@@ -39,7 +39,7 @@ export function requestLogger(app: Express, logger: Logger, redactor: SecretReda
       return child;
     },
   });
-  return function requestLoggerMiddleware(req: Request, res: Response, next: NextFunction): void {
+  return function startRequestLog(req: Request, res: Response): void {
     const given = req.headers['x-request-id'];
     const id = typeof given === 'string' && REQUEST_ID.test(given) && !redactor.holdsSecret(given) ? given : crypto.randomUUID();
     req.id = id;
@@ -59,6 +59,5 @@ export function requestLogger(app: Express, logger: Logger, redactor: SecretReda
         'request completed',
       );
     });
-    next();
   };
 }

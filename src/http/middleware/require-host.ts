@@ -1,4 +1,4 @@
-import type { NextFunction, Request, Response } from 'express';
+import type { Request } from 'express';
 import { GatewayError } from '../../errors/gateway-error';
 
 /**
@@ -7,11 +7,10 @@ import { GatewayError } from '../../errors/gateway-error';
  * that the refusal comes from here, in the envelope, with the security headers and a request id.
  */
 export function requireHost() {
-  return function requireHostMiddleware(req: Request, _res: Response, next: NextFunction): void {
+  return function missingHost(req: Request): GatewayError | undefined {
     if (req.headers.host === undefined && !(req.httpVersionMajor === 1 && req.httpVersionMinor === 0)) {
-      next(new GatewayError('INPUT_VALIDATION_FAILED', 'An HTTP/1.1 request must carry a Host header.', { headers: { Connection: 'close' } }));
-      return;
+      return new GatewayError('INPUT_VALIDATION_FAILED', 'An HTTP/1.1 request must carry a Host header.', { headers: { Connection: 'close' } });
     }
-    next();
+    return undefined;
   };
 }

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { NextFunction, Request, Response } from 'express';
+import type { Request, Response } from 'express';
 import helmet from 'helmet';
 
 type Middleware = (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void;
@@ -67,9 +67,8 @@ export function securityHeaderFields(secure: boolean): ReadonlyArray<readonly [s
  */
 export function securityHeaders() {
   const { always, overHttps } = helmetEdits();
-  return function securityHeadersMiddleware(req: Request, res: Response, next: NextFunction): void {
+  return function setSecurityHeaders(req: Request, res: Response): void {
     apply(res, always);
     if (req.secure) apply(res, overHttps);
-    next();
   };
 }
