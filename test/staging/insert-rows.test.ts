@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { insertRows, ROWS_PER_STATEMENT } from '../../src/staging/insert-rows';
+import { insertRows, JSON_ROWS_PER_STATEMENT, ROWS_PER_STATEMENT } from '../../src/staging/insert-rows';
 import { createTestDatabase, databaseKinds, type TestDatabase } from '../helpers/test-databases';
 
 interface Member {
@@ -60,6 +60,27 @@ describe.each(databaseKinds)('insertRows on %s', (kind) => {
       }),
       { numRuns: 12 },
     );
+  });
+
+  it('stores more rows than one Postgres statement carries, and merges a key given twice in one call as two upserts would (the last wins)', async () => {
+    const rows = Array.from({ length: JSON_ROWS_PER_STATEMENT + 3 }, (_, i) => user(i));
+    const twice = [user(7, { email: 'first@example.com' }), user(8), user(7, { email: 'last@example.com', content_hash: null })];
+    await t.db.transaction(async (trx) => {
+      await insertRows(trx, 'users', rows, ['id'], 'merge');
+      await insertRows(trx, 'users', twice, ['id'], 'merge');
+    });
+    const expected = rows.map((r) => (r.id === 's:u7' ? user(7, { email: 'last@example.com', content_hash: null }) : r));
+    expect(await usersInDb()).toEqual(expected.sort((a, b) => (a.id < b.id ? -1 : 1)));
+  });
+
+  // SQLite keeps a lone surrogate's bytes as better-sqlite3 writes them; no JSON is involved there.
+  (kind === 'postgres' ? it : it.skip)('stores a lone surrogate as the driver always did (U+FFFD), and refuses a NUL, on Postgres', async () => {
+    await insertRows(t.db, 'users', [user(1, { full_name: 'half \ud83d pair', metadata: '{"a":"\\u0000"}' })], ['id'], 'merge');
+    const [stored] = await usersInDb();
+    // The driver encodes its text parameters as UTF-8, a lone surrogate as U+FFFD; the JSON path must not refuse it instead.
+    expect(stored).toEqual(user(1, { full_name: 'half \ufffd pair', metadata: '{"a":"\\u0000"}' }));
+    const nul = insertRows(t.db, 'users', [user(2, { full_name: 'a\u0000b' })], ['id'], 'merge');
+    await expect(nul).rejects.toMatchObject({ message: expect.stringMatching(/0x00/) });
   });
 
   it('merge replaces every column of a row already stored but its key; ignore keeps the stored row', async () => {
