@@ -3,6 +3,7 @@ import type { Db } from './create-db';
 import { fileWireJson } from '../wire/file-resource';
 import { chunks } from '../lib/chunks';
 import { insertRows } from './insert-rows';
+import { withoutSecondaryIndexes } from './secondary-indexes';
 import type { FileRow, GroupRow, PrincipalType, UserRow } from './row-types';
 
 export type FileInput = Omit<FileRow, 'seen_run' | 'deleted_at' | 'permissions_modified_at' | 'content_hash'> &
@@ -20,18 +21,57 @@ const IDENTITY_DEFAULTS = { seen_run: null };
 /** Ids per `where … in` statement. */
 const IDS_PER_STATEMENT = 200;
 
-/** `row` over `defaults`, with anything left undefined stored as NULL, so every row has the same columns. */
+/**
+ * `row` over `defaults`, with anything left undefined stored as NULL, so every row has the same
+ * columns. `Object.assign`, not a spread: V8 turned writing the NULLs into a spread literal's copy
+ * into ~140 µs a file row (14 s of a 100,000-file load), against ~5 µs this way.
+ */
 function complete(defaults: object, row: object): Record<string, unknown> {
-  const out = { ...defaults, ...row } as Record<string, unknown>;
+  const out = Object.assign({}, defaults, row) as Record<string, unknown>;
   for (const key of Object.keys(out)) if (out[key] === undefined) out[key] = null;
   return out;
+}
+
+/** A file and its access list, as the writer stages them. */
+export interface StagedFile {
+  file: FileInput;
+  permissions: readonly Principal[];
+}
+
+/** The strings of a JSON array bound as the one parameter, as a subquery (a batch's ids in one statement, whatever their number). */
+const jsonTextList = (trx: Knex.Transaction): string => (trx.client.config.client === 'pg' ? 'select json_array_elements_text(?::json)' : 'select value from json_each(?)');
+
+/** `files` with their list JSON, each one's access list replaced (the rows of `putFiles`). */
+async function writeFiles(trx: Knex.Transaction, files: readonly StagedFile[]): Promise<void> {
+  await insertRows(trx, 'files', files.map((f) => complete(FILE_DEFAULTS, { ...f.file, wire_json: fileWireJson(f.file) })), ['id'], 'merge');
+  const ids = files.map((f) => f.file.id);
+  await trx('file_permissions').whereRaw(`file_id in (${jsonTextList(trx)})`, [JSON.stringify(ids)]).delete();
+  const permissions = files.flatMap(({ file, permissions: list }) =>
+    list.map((p) => ({ file_id: file.id, principal_type: p.type, principal_id: p.id, action: 'VIEW', served_id: p.id })),
+  );
+  await insertRows(trx, 'file_permissions', permissions, ['file_id', 'principal_type', 'principal_id'], 'ignore');
+}
+
+/** SQLite page cache (KiB) of a bulk load's connection: random-order keys touch every page of the key indexes. */
+const LOAD_CACHE_KIB = 512 * 1024;
+
+/** Runs `work` with SQLite's page cache raised to `LOAD_CACHE_KIB` on the transaction's connection, restored after. */
+async function withLoadCache<T>(trx: Knex.Transaction, work: () => Promise<T>): Promise<T> {
+  if (trx.client.config.client !== 'better-sqlite3') return work();
+  const [before] = (await trx.raw('pragma cache_size')) as Array<{ cache_size: number }>;
+  await trx.raw(`pragma cache_size = -${LOAD_CACHE_KIB}`);
+  try {
+    return await work();
+  } finally {
+    await trx.raw(`pragma cache_size = ${Number(before?.cache_size ?? -2000)}`);
+  }
 }
 
 /**
  * Writes staging rows directly, served as given (no person resolution: a user is its own person,
  * an access entry or member serves its own id), in one transaction per call, so a reader sees
- * either none or all of a batch: for tests and benchmarks that need staged content without a source to sync (the
- * sync engine writes through `SyncStore`; the HTTP layer only reads).
+ * either none or all of a batch: for tests and benchmarks that need staged content without a source to sync, and
+ * for bulk loads (`loadFiles`) of a large volume (the sync engine writes through `SyncStore`; the HTTP layer only reads).
  */
 export class StagingWriter {
   constructor(private readonly db: Db) {}
@@ -41,16 +81,30 @@ export class StagingWriter {
   }
 
   /** Upserts files and replaces each one's access list. */
-  async putFiles(files: ReadonlyArray<{ file: FileInput; permissions: readonly Principal[] }>): Promise<void> {
-    await this.transaction(async (trx) => {
-      await insertRows(trx, 'files', files.map((f) => complete(FILE_DEFAULTS, { ...f.file, wire_json: fileWireJson(f.file) })), ['id'], 'merge');
-      const ids = files.map((f) => f.file.id);
-      for (const part of chunks(ids, IDS_PER_STATEMENT)) await trx('file_permissions').whereIn('file_id', part).delete();
-      const permissions = files.flatMap(({ file, permissions: list }) =>
-        list.map((p) => ({ file_id: file.id, principal_type: p.type, principal_id: p.id, action: 'VIEW', served_id: p.id })),
-      );
-      await insertRows(trx, 'file_permissions', permissions, ['file_id', 'principal_type', 'principal_id'], 'ignore');
-    });
+  async putFiles(files: readonly StagedFile[]): Promise<void> {
+    await this.transaction((trx) => writeFiles(trx, files));
+  }
+
+  /**
+   * Stages a large volume of files, batch after batch, in one transaction: nothing of it is seen
+   * until all of it is, and nothing stays when a batch fails. Each batch is written as `putFiles`
+   * writes it; loading into an empty `files` table (a first load) drops its secondary indexes and
+   * builds them once at the end (see `withoutSecondaryIndexes`), and SQLite gets a larger page
+   * cache for the load. Returns how many files it wrote.
+   */
+  async loadFiles(batches: AsyncIterable<readonly StagedFile[]> | Iterable<readonly StagedFile[]>): Promise<number> {
+    return this.transaction((trx) =>
+      withLoadCache(trx, () =>
+        withoutSecondaryIndexes(trx, ['files', 'file_permissions'], async () => {
+          let count = 0;
+          for await (const batch of batches) {
+            await writeFiles(trx, batch);
+            count += batch.length;
+          }
+          return count;
+        }),
+      ),
+    );
   }
 
   /** Upserts users served as given: each is an account and the person it stands for, under one id. */
