@@ -13,9 +13,12 @@ const isPg = (trx: Knex.Transaction): boolean => trx.client.config.client === 'p
 
 async function secondaryIndexes(trx: Knex.Transaction, table: string): Promise<SecondaryIndex[]> {
   if (isPg(trx)) {
+    // From pg_index, not the pg_indexes view: its definitions would be read for other schemas'
+    // indexes too, which a concurrent transaction may be dropping.
     const result = (await trx.raw(
-      `select indexname as name, indexdef as "create" from pg_indexes where schemaname = current_schema() and tablename = ?
-         and indexdef not like 'CREATE UNIQUE %' and indexname not in (select conname from pg_constraint where connamespace = current_schema()::regnamespace)`,
+      `select c.relname as name, pg_get_indexdef(i.indexrelid) as "create" from pg_index i
+         join pg_class c on c.oid = i.indexrelid join pg_class t on t.oid = i.indrelid
+        where t.relname = ? and t.relnamespace = current_schema()::regnamespace and not i.indisunique and not i.indisprimary`,
       [table],
     )) as { rows: SecondaryIndex[] };
     return result.rows;
