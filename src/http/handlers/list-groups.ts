@@ -1,9 +1,9 @@
 import type { Request, Response } from 'express';
 import type { Context } from 'openapi-backend';
 import { groupsCollection } from '../collections';
-import { parseJsonObject } from '../../lib/parse-json-object';
 import type { HandlerDeps } from '../handler-context';
 import { serveCollection } from '../serve-collection';
+import { toGroupResource } from '../../wire/identity-resources';
 
 export function listGroups(deps: HandlerDeps) {
   return function handleListGroups(c: Context, req: Request, res: Response) {
@@ -13,16 +13,7 @@ export function listGroups(deps: HandlerDeps) {
       required: ['id'],
       scope: 'groups',
       load: (page) => deps.identities.listGroups(page),
-      toWire: (row) => {
-        const metadata = parseJsonObject(row.metadata);
-        return {
-          id: row.id,
-          ...(row.name ? { name: row.name } : {}),
-          ...(row.created_at ? { created_datetime: row.created_at } : {}),
-          last_modified_datetime: row.modified_at,
-          ...(metadata ? { metadata } : {}),
-        };
-      },
+      toWire: toGroupResource,
     });
   };
 }
