@@ -1,4 +1,5 @@
 import { chunks } from '../lib/chunks';
+import { pickDefined } from '../lib/pick-defined';
 import type { Logger } from '../logging/create-logger';
 import { DeprecatedEndpointError, PlatformConfigError, PlatformRequestError, PlatformResponseError } from './platform-error';
 import { PlatformHttp, type PlatformClientTransport } from './platform-http';
@@ -53,10 +54,7 @@ export class MessageApiClient {
       logger: options.logger,
       headers: () => ({ authorization: `Bearer ${options.apiKey}` }),
       ...(perMinute > 0 ? { requestsPerMinute: perMinute } : {}),
-      ...(options.fetch ? { fetch: options.fetch } : {}),
-      ...(options.sleep ? { sleep: options.sleep } : {}),
-      ...(options.random ? { random: options.random } : {}),
-      ...(options.retryPolicy ? { retryPolicy: options.retryPolicy } : {}),
+      ...pickDefined(options, ['fetch', 'sleep', 'random', 'retryPolicy']),
     });
   }
 

@@ -4,6 +4,7 @@ import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../adapters/http/retry-p
 import { SourceHttpClient, type HttpMethod, type QueryValue } from '../adapters/http/source-http-client';
 import { SourceError } from '../adapters/source-error';
 import type { Logger } from '../logging/create-logger';
+import { pickDefined } from '../lib/pick-defined';
 import { platformErrorFromResponse, type PlatformApi } from './platform-error-from-response';
 import { PlatformError, PlatformRequestError, PlatformUnavailableError } from './platform-error';
 
@@ -81,11 +82,8 @@ export class PlatformHttp {
       fetch: paced,
       retryPolicy: options.retryPolicy ?? PLATFORM_RETRY_POLICY,
       userAgent: 'content-gateway platform client',
-      ...(options.headers ? { headers: options.headers } : {}),
-      ...(options.sleep ? { sleep: options.sleep } : {}),
-      ...(options.random ? { random: options.random } : {}),
+      ...pickDefined(options, ['headers', 'sleep', 'random', 'signal']),
       ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
-      ...(options.signal ? { signal: options.signal } : {}),
     });
   }
 
