@@ -5,7 +5,7 @@ import type { BlobStore } from '../blobs/blob-store';
 import { DbBlobStore } from '../blobs/db-blob-store';
 import { FsBlobStore } from '../blobs/fs-blob-store';
 import type { Config } from '../config/config-schema';
-import type { Logger } from '../logging/create-logger';
+import { createLogger, type Logger } from '../logging/create-logger';
 import { createDb, type Db } from '../staging/create-db';
 import { migrateLatest } from '../staging/run-migrations';
 
@@ -30,6 +30,16 @@ export async function openStaging(config: Config, logger: Logger, options: { mig
     throw error;
   }
   return { db, blobs: openBlobs(config, db), close: () => db.destroy() };
+}
+
+/** Opens the configured staging (migrating it), runs `work` on it and closes it, whatever happens. */
+export async function withStaging<T>(config: Config, work: (staging: Staging) => Promise<T>): Promise<T> {
+  const staging = await openStaging(config, createLogger({ level: config.logLevel }));
+  try {
+    return await work(staging);
+  } finally {
+    await staging.close();
+  }
 }
 
 function openBlobs(config: Config, db: Db): BlobStore {

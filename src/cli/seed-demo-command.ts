@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config/load-config';
 import { seedDemo } from '../demo/seed-demo';
-import { createLogger } from '../logging/create-logger';
-import { openStaging } from './open-staging';
+import { withStaging } from './open-staging';
 import type { Runtime } from './runtime';
 
 export function registerSeedDemoCommand(program: Command, runtime: Runtime): void {
@@ -10,13 +9,7 @@ export function registerSeedDemoCommand(program: Command, runtime: Runtime): voi
     .command('seed-demo')
     .description('Load (or refresh) the bundled demo corpus into the configured staging database, SQLite or Postgres.')
     .action(async () => {
-      const config = loadConfig(runtime.env);
-      const staging = await openStaging(config, createLogger({ level: config.logLevel }));
-      try {
-        const summary = await seedDemo(staging.db, staging.blobs);
-        runtime.print(`Demo corpus staged: ${summary.files} files, ${summary.users} users, ${summary.groups} groups.`);
-      } finally {
-        await staging.close();
-      }
+      const summary = await withStaging(loadConfig(runtime.env), (staging) => seedDemo(staging.db, staging.blobs));
+      runtime.print(`Demo corpus staged: ${summary.files} files, ${summary.users} users, ${summary.groups} groups.`);
     });
 }

@@ -1,7 +1,6 @@
 import type { Config } from '../config/config-schema';
-import { createLogger } from '../logging/create-logger';
 import { SyncRunningError } from '../sync/collect-blob-garbage';
-import { openStaging, type Staging } from './open-staging';
+import { withStaging, type Staging } from './open-staging';
 import type { Runtime } from './runtime';
 
 /**
@@ -9,14 +8,11 @@ import type { Runtime } from './runtime';
  * sync holding the lock is reported with exit code 1 instead of a stack trace.
  */
 export async function withBlobMaintenance(config: Config, runtime: Runtime, work: (staging: Staging) => Promise<void>): Promise<void> {
-  const staging = await openStaging(config, createLogger({ level: config.logLevel }));
   try {
-    await work(staging);
+    await withStaging(config, work);
   } catch (error) {
     if (!(error instanceof SyncRunningError)) throw error;
     runtime.print(error.message);
     runtime.setExitCode(1);
-  } finally {
-    await staging.close();
   }
 }
