@@ -71,25 +71,25 @@ export function conditionTruth(c: Condition, user: PolicySubject, doc: PolicySub
       const t = conditionTruth(c.part, user, doc);
       return t === 'unknown' ? t : !t;
     }
-    case 'and': {
-      let result: Truth = true;
-      for (const part of c.parts) {
-        const t = conditionTruth(part, user, doc);
-        if (t === false) return false;
-        if (t === 'unknown') result = 'unknown';
-      }
-      return result;
-    }
-    case 'or': {
-      let result: Truth = false;
-      for (const part of c.parts) {
-        const t = conditionTruth(part, user, doc);
-        if (t === true) return true;
-        if (t === 'unknown') result = 'unknown';
-      }
-      return result;
-    }
+    case 'and':
+      return junctionTruth(c.parts, user, doc, false);
+    case 'or':
+      return junctionTruth(c.parts, user, doc, true);
   }
+}
+
+/**
+ * Three-valued `and` (`decisive` false) or `or` (`decisive` true): one decisive part settles it;
+ * else any unknown part makes it unknown; else it is the other value.
+ */
+function junctionTruth(parts: readonly Condition[], user: PolicySubject, doc: PolicySubject, decisive: boolean): Truth {
+  let result: Truth = !decisive;
+  for (const part of parts) {
+    const t = conditionTruth(part, user, doc);
+    if (t === decisive) return decisive;
+    if (t === 'unknown') result = 'unknown';
+  }
+  return result;
 }
 
 /** The rule's role condition: no roles listed, or the user holds one of them (absent roles: unknown). */
