@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
-import addFormats from 'ajv-formats';
-import { OpenAPIBackend, SetMatchType, type Document, type Operation } from 'openapi-backend';
+import { SetMatchType, type Document, type OpenAPIBackend, type Operation } from 'openapi-backend';
 import YAML from 'yaml';
+import { initOpenApiBackend } from '../lib/init-openapi-backend';
 import { contractPathFor, type Profile } from './conformance-profile';
 import type { ContractViolation } from './crawl-record';
 
@@ -77,17 +77,7 @@ export class ContractValidation {
   /** Validation for `profile`, against its contract (or another document, for a fork's own). */
   static async create(profile: Profile, contractPath: string = contractPathFor(profile)): Promise<ContractValidation> {
     const definition = YAML.parse(fs.readFileSync(contractPath, 'utf8')) as Document;
-    const api = new OpenAPIBackend({
-      definition,
-      strict: true,
-      quick: false,
-      customizeAjv: (ajv) => {
-        addFormats(ajv);
-        return ajv;
-      },
-    });
-    await api.init();
-    return new ContractValidation(api, profile);
+    return new ContractValidation(await initOpenApiBackend(definition), profile);
   }
 
   check(r: ObservedExchange): ContractViolation[] {

@@ -1,5 +1,5 @@
-import addFormats from 'ajv-formats';
-import { OpenAPIBackend, type Document } from 'openapi-backend';
+import type { Document, OpenAPIBackend } from 'openapi-backend';
+import { initOpenApiBackend } from '../lib/init-openapi-backend';
 
 /**
  * The contract loaded by openapi-backend: the document checked (strict mode: a broken document
@@ -8,17 +8,5 @@ import { OpenAPIBackend, type Document } from 'openapi-backend';
  * them by a table built from its operations and calls those validators directly.
  */
 export async function createApiBackend(definition: Document): Promise<OpenAPIBackend> {
-  const api = new OpenAPIBackend({
-    definition,
-    strict: true,
-    quick: false,
-    validate: true,
-    ignoreTrailingSlashes: true,
-    customizeAjv: (ajv) => {
-      addFormats(ajv);
-      return ajv;
-    },
-  });
-  await api.init();
-  return api;
+  return initOpenApiBackend(definition, { validate: true, ignoreTrailingSlashes: true });
 }
