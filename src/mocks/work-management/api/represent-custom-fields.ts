@@ -1,7 +1,8 @@
 /** Wire representations of custom fields, their values, enum options and settings, and custom types. */
-import type { CustomField, CustomFieldSetting, CustomType, EnumOption } from '../model';
+import type { CustomField, CustomFieldSetting, CustomType, EnumOption, Gid } from '../model';
 import { displayValue, type TaskFieldEntry } from '../rules/custom-fields';
-import { nodeOf, node, nodeMaker, refs, userRef, type NodeSpec } from './render-node';
+import { fixed, namedSpec, prop, refAt, resourceSpec, userAt } from './field-specs';
+import { node, nodeMaker, nodeOf, refs, type NodeSpec, type RenderContext } from './render-node';
 
 const VALUE_PROPERTY: Record<CustomField['type'], string> = {
   text: 'text_value',
@@ -12,6 +13,10 @@ const VALUE_PROPERTY: Record<CustomField['type'], string> = {
   people: 'people_value',
   reference: 'reference_value',
 };
+
+function enumOptionsOf(rc: RenderContext, gids: readonly Gid[]): unknown {
+  return refs(gids, (g) => rc.ctx.store.enumOptions.get(g), nodeMaker('enumOption'));
+}
 
 function fieldMetadata(f: CustomField): string[] {
   return [
@@ -32,7 +37,7 @@ export const customFieldValueSpec: NodeSpec<TaskFieldEntry> = {
     name: (e) => e.field.name,
     type: (e) => e.field.type,
     resource_subtype: (e) => e.field.type,
-    enum_options: (e, rc) => refs(e.field.enumOptions, (g) => rc.ctx.store.enumOptions.get(g), nodeMaker('enumOption')),
+    enum_options: (e, rc) => enumOptionsOf(rc, e.field.enumOptions),
     precision: (e) => e.field.precision,
     input_restrictions: (e) => e.field.inputRestrictions,
     enabled: (e) => e.enabled,
@@ -44,62 +49,46 @@ export const customFieldValueSpec: NodeSpec<TaskFieldEntry> = {
       const o = e.value?.type === 'enum' ? rc.ctx.store.enumOptions.get(e.value.option) : undefined;
       return o ? node('enumOption', o) : null;
     },
-    multi_enum_values: (e, rc) => (e.field.type !== 'multi_enum' ? undefined : e.value?.type === 'multi_enum' ? refs(e.value.options, (g) => rc.ctx.store.enumOptions.get(g), nodeMaker('enumOption')) : []),
+    multi_enum_values: (e, rc) => (e.field.type !== 'multi_enum' ? undefined : e.value?.type === 'multi_enum' ? enumOptionsOf(rc, e.value.options) : []),
     date_value: (e) => (e.field.type !== 'date' ? undefined : e.value?.type === 'date' ? { date: e.value.date, date_time: e.value.dateTime } : null),
     people_value: (e, rc) => (e.field.type !== 'people' ? undefined : e.value?.type === 'people' ? refs(e.value.users, (g) => rc.ctx.store.users.get(g), nodeMaker('user')) : []),
     reference_value: (e, rc) => (e.field.type !== 'reference' ? undefined : e.value?.type === 'reference' ? e.value.refs.map((g) => nodeOf(rc, g)).filter(Boolean) : []),
   },
 };
 
-export const enumOptionSpec: NodeSpec<EnumOption> = {
-  compact: ['gid', 'resource_type', 'name', 'enabled', 'color'],
-  full: ['gid', 'resource_type', 'name', 'enabled', 'color'],
-  fields: {
-    gid: (o) => o.gid,
-    resource_type: () => 'enum_option',
-    name: (o) => o.name,
-    enabled: (o) => o.enabled,
-    color: (o) => o.color,
-  },
-};
+export const enumOptionSpec: NodeSpec<EnumOption> = resourceSpec<EnumOption>('enum_option', {
+  compact: ['name', 'enabled', 'color'],
+  fields: { name: prop('name'), enabled: prop('enabled'), color: prop('color') },
+});
 
 export const customFieldSpec: NodeSpec<CustomField> = {
   compact: (f) => fieldMetadata(f),
   full: (f) => [...fieldMetadata(f), 'precision', 'created_by', 'privacy_setting', 'is_global_to_workspace', 'has_notifications_enabled', 'format', 'is_formula_field'],
   fields: {
-    gid: (f) => f.gid,
+    gid: prop('gid'),
     resource_type: () => 'custom_field',
-    name: (f) => f.name,
-    type: (f) => f.type,
-    resource_subtype: (f) => f.type,
-    enum_options: (f, rc) => (f.type === 'enum' || f.type === 'multi_enum' ? refs(f.enumOptions, (g) => rc.ctx.store.enumOptions.get(g), nodeMaker('enumOption')) : undefined),
+    name: prop('name'),
+    type: prop('type'),
+    resource_subtype: prop('type'),
+    enum_options: (f, rc) => (f.type === 'enum' || f.type === 'multi_enum' ? enumOptionsOf(rc, f.enumOptions) : undefined),
     precision: (f) => (f.type === 'number' ? f.precision : undefined),
     input_restrictions: (f) => (f.type === 'reference' ? f.inputRestrictions : undefined),
-    description: (f) => f.description,
-    created_by: (f, rc) => userRef(rc, f.createdBy),
-    privacy_setting: (f) => f.privacySetting,
-    is_global_to_workspace: () => true,
-    has_notifications_enabled: () => true,
+    description: prop('description'),
+    created_by: userAt('createdBy'),
+    privacy_setting: prop('privacySetting'),
     format: (f) => (f.type === 'number' ? 'custom' : 'none'),
-    is_formula_field: () => false,
+    ...fixed({ is_global_to_workspace: true, has_notifications_enabled: true, is_formula_field: false }),
   },
 };
 
-export const customFieldSettingSpec: NodeSpec<CustomFieldSetting> = {
-  compact: ['gid', 'resource_type', 'custom_field', 'is_important', 'parent', 'project'],
-  full: ['gid', 'resource_type', 'custom_field', 'is_important', 'parent', 'project'],
+export const customFieldSettingSpec: NodeSpec<CustomFieldSetting> = resourceSpec<CustomFieldSetting>('custom_field_setting', {
+  compact: ['custom_field', 'is_important', 'parent', 'project'],
   fields: {
-    gid: (s) => s.gid,
-    resource_type: () => 'custom_field_setting',
-    custom_field: (s, rc) => nodeOf(rc, s.field),
-    is_important: (s) => s.isImportant,
-    parent: (s, rc) => nodeOf(rc, s.parent),
+    custom_field: refAt('field'),
+    is_important: prop('isImportant'),
+    parent: refAt('parent'),
     project: (s, rc) => (s.parentType === 'project' ? nodeOf(rc, s.parent) : undefined),
   },
-};
+});
 
-export const customTypeSpec: NodeSpec<CustomType> = {
-  compact: ['gid', 'resource_type', 'name'],
-  full: ['gid', 'resource_type', 'name', 'status_options'],
-  fields: { gid: (c) => c.gid, resource_type: () => 'custom_type', name: (c) => c.name, status_options: () => [] },
-};
+export const customTypeSpec: NodeSpec<CustomType> = namedSpec<CustomType>('custom_type', ['status_options'], { ...fixed({ status_options: [] }) });

@@ -1,29 +1,14 @@
 /** Wire representations of workspaces, users, workspace memberships, user task lists, teams and team memberships. */
 import type { Team, TeamMembership, User, UserTaskList, Workspace, WorkspaceMembership } from '../model';
-import { hash, htmlBody, iso, nodeOf, node, nodeMaker, refs, userRef, type NodeSpec } from './render-node';
+import { fixed, isoAt, namedSpec, prop, refAt, resourceSpec, userAt } from './field-specs';
+import { hash, htmlBody, node, nodeMaker, refs, type NodeSpec } from './render-node';
 
-export const workspaceSpec: NodeSpec<Workspace> = {
-  compact: ['gid', 'resource_type', 'name'],
-  full: ['gid', 'resource_type', 'name', 'email_domains', 'is_organization'],
-  fields: {
-    gid: (w) => w.gid,
-    resource_type: () => 'workspace',
-    name: (w) => w.name,
-    email_domains: (w) => w.emailDomains,
-    is_organization: (w) => w.isOrganization,
-  },
-};
+export const workspaceSpec: NodeSpec<Workspace> = namedSpec<Workspace>('workspace', ['email_domains', 'is_organization'], { email_domains: prop('emailDomains'), is_organization: prop('isOrganization') });
 
 const PHOTO_SIZES = ['21x21', '27x27', '36x36', '60x60', '128x128', '1024x1024'];
 
-export const userSpec: NodeSpec<User> = {
-  compact: ['gid', 'resource_type', 'name'],
-  full: ['gid', 'resource_type', 'name', 'email', 'photo', 'workspaces'],
-  fields: {
-    gid: (u) => u.gid,
-    resource_type: () => 'user',
-    name: (u) => u.name,
-    email: (u) => u.email,
+export const userSpec: NodeSpec<User> = namedSpec<User>('user', ['email', 'photo', 'workspaces'], {
+    email: prop('email'),
     photo: (u, rc) =>
       hash(u.gid) % 3 === 0
         ? null
@@ -33,67 +18,41 @@ export const userSpec: NodeSpec<User> = {
       const ws = u.isServiceAccount ? [...s.workspaces.keys()] : s.list(s.workspaceMembershipsByUser.get(u.gid), s.workspaceMemberships).map((m) => m.workspace);
       return refs(ws, (g) => s.workspaces.get(g), nodeMaker('workspace'));
     },
-  },
-};
+  });
 
-export const workspaceMembershipSpec: NodeSpec<WorkspaceMembership> = {
-  compact: ['gid', 'resource_type', 'user', 'workspace'],
-  full: ['gid', 'resource_type', 'user', 'workspace', 'user_task_list', 'is_active', 'is_admin', 'is_guest', 'is_view_only', 'created_at', 'vacation_dates'],
+export const workspaceMembershipSpec: NodeSpec<WorkspaceMembership> = resourceSpec<WorkspaceMembership>('workspace_membership', {
+  compact: ['user', 'workspace'],
+  more: ['user_task_list', 'is_active', 'is_admin', 'is_guest', 'is_view_only', 'created_at', 'vacation_dates'],
   fields: {
-    gid: (m) => m.gid,
-    resource_type: () => 'workspace_membership',
-    user: (m, rc) => userRef(rc, m.user),
-    workspace: (m, rc) => nodeOf(rc, m.workspace),
+    user: userAt('user'),
+    workspace: refAt('workspace'),
     user_task_list: (m, rc) => {
       const l = rc.ctx.store.userTaskLists.get(m.userTaskList);
       return l ? node('userTaskList', l) : null;
     },
-    is_active: (m) => m.isActive,
-    is_admin: (m) => m.isAdmin,
-    is_guest: (m) => m.isGuest,
-    is_view_only: () => false,
-    created_at: (m) => iso(m.createdAt),
-    vacation_dates: () => null,
+    is_active: prop('isActive'),
+    is_admin: prop('isAdmin'),
+    is_guest: prop('isGuest'),
+    created_at: isoAt('createdAt'),
+    ...fixed({ is_view_only: false, vacation_dates: null }),
   },
-};
+});
 
-export const userTaskListSpec: NodeSpec<UserTaskList> = {
-  compact: ['gid', 'resource_type', 'name'],
-  full: ['gid', 'resource_type', 'name', 'owner', 'workspace'],
-  fields: {
-    gid: (l) => l.gid,
-    resource_type: () => 'user_task_list',
-    name: () => 'My Tasks',
-    owner: (l, rc) => userRef(rc, l.owner),
-    workspace: (l, rc) => nodeOf(rc, l.workspace),
-  },
-};
+export const userTaskListSpec: NodeSpec<UserTaskList> = resourceSpec<UserTaskList>('user_task_list', {
+  compact: ['name'],
+  more: ['owner', 'workspace'],
+  fields: { owner: userAt('owner'), workspace: refAt('workspace'), ...fixed({ name: 'My Tasks' }) },
+});
 
-export const teamSpec: NodeSpec<Team> = {
-  compact: ['gid', 'resource_type', 'name'],
-  full: ['gid', 'resource_type', 'name', 'organization', 'permalink_url', 'visibility'],
-  fields: {
-    gid: (t) => t.gid,
-    resource_type: () => 'team',
-    name: (t) => t.name,
-    organization: (t, rc) => nodeOf(rc, t.workspace),
+export const teamSpec: NodeSpec<Team> = namedSpec<Team>('team', ['organization', 'permalink_url', 'visibility'], {
+    organization: refAt('workspace'),
     permalink_url: (t, rc) => `${rc.ctx.webBaseUrl}/0/${t.workspace}/team/${t.gid}`,
-    visibility: (t) => t.visibility,
-    description: (t) => t.description,
+    visibility: prop('visibility'),
+    description: prop('description'),
     html_description: (t) => htmlBody(t.description),
-  },
-};
+  });
 
-export const teamMembershipSpec: NodeSpec<TeamMembership> = {
-  compact: ['gid', 'resource_type', 'user', 'team', 'is_guest', 'is_limited_access', 'is_admin'],
-  full: ['gid', 'resource_type', 'user', 'team', 'is_guest', 'is_limited_access', 'is_admin'],
-  fields: {
-    gid: (m) => m.gid,
-    resource_type: () => 'team_membership',
-    user: (m, rc) => userRef(rc, m.user),
-    team: (m, rc) => nodeOf(rc, m.team),
-    is_guest: (m) => m.isGuest,
-    is_limited_access: (m) => m.isLimitedAccess,
-    is_admin: (m) => m.isAdmin,
-  },
-};
+export const teamMembershipSpec: NodeSpec<TeamMembership> = resourceSpec<TeamMembership>('team_membership', {
+  compact: ['user', 'team', 'is_guest', 'is_limited_access', 'is_admin'],
+  fields: { user: userAt('user'), team: refAt('team'), is_guest: prop('isGuest'), is_limited_access: prop('isLimitedAccess'), is_admin: prop('isAdmin') },
+});
