@@ -6,6 +6,7 @@
  * deletes because it remembers the last gid served, not only an index.
  */
 import crypto from 'node:crypto';
+import { SignedTokens } from '../signed-tokens';
 import { badRequest } from './api-error';
 import type { ApiRequest } from './api-request';
 
@@ -22,12 +23,7 @@ export interface NextPage {
 
 const QUERY_IGNORED = new Set(['offset', 'limit', 'opt_fields', 'opt_pretty', 'opt_expand']);
 
-export class PageTokens {
-  constructor(
-    private readonly secret: string,
-    private readonly now: () => number,
-    private readonly ttlMs: () => number,
-  ) {}
+export class PageTokens extends SignedTokens {
 
   issue(queryKey: string, index: number, lastGid: string): string {
     const iat = Math.floor(this.now() / 1000);
@@ -42,7 +38,7 @@ export class PageTokens {
     if (parts.length !== 3) throw badRequest(INVALID_OFFSET);
     const [header, payload, sig] = parts as [string, string, string];
     const expected = this.sign(`${header}.${payload}`);
-    if (sig.length !== expected.length || !crypto.timingSafeEqual(Buffer.from(sig), Buffer.from(expected))) throw badRequest(INVALID_OFFSET);
+    if (!this.signatureMatches(sig, expected)) throw badRequest(INVALID_OFFSET);
     let claims: { border_rank?: unknown; q?: unknown; ms?: unknown };
     try {
       claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as typeof claims;
@@ -58,7 +54,7 @@ export class PageTokens {
   }
 
   private sign(input: string): string {
-    return crypto.createHmac('sha256', this.secret).update(input).digest('base64url');
+    return this.hmac(input);
   }
 }
 

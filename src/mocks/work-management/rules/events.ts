@@ -9,7 +9,7 @@
  * - events bubble up: a project stream includes its tasks', subtasks' and their stories' events;
  * - delivery is at most once: with `eventLossRate` set, that share of events never shows up.
  */
-import crypto from 'node:crypto';
+import { SignedTokens } from '../signed-tokens';
 import { Random } from '../random';
 
 export type EventAction = 'changed' | 'added' | 'removed' | 'deleted' | 'undeleted';
@@ -130,12 +130,7 @@ export interface SyncPosition {
 }
 
 /** Opaque, signed sync tokens: `{resource, position, issued at, epoch}`. */
-export class SyncTokens {
-  constructor(
-    private readonly secret: string,
-    private readonly now: () => number,
-    private readonly ttlMs: () => number,
-  ) {}
+export class SyncTokens extends SignedTokens {
 
   issue(resource: string, position: number, epoch: number): string {
     const payload = Buffer.from(JSON.stringify({ r: resource, p: position, t: this.now(), e: epoch })).toString('base64url');
@@ -148,7 +143,7 @@ export class SyncTokens {
     const payload = token.slice(0, -32);
     const sig = token.slice(-32);
     const expected = this.sign(payload).slice(0, 32);
-    if (sig.length !== expected.length || !crypto.timingSafeEqual(Buffer.from(sig), Buffer.from(expected))) return undefined;
+    if (!this.signatureMatches(sig, expected)) return undefined;
     try {
       const parsed = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { r?: unknown; p?: unknown; t?: unknown; e?: unknown };
       if (parsed.r !== resource || typeof parsed.p !== 'number' || typeof parsed.t !== 'number' || parsed.e !== epoch) return undefined;
@@ -160,7 +155,7 @@ export class SyncTokens {
   }
 
   private sign(payload: string): string {
-    return crypto.createHmac('sha256', this.secret).update(`sync:${payload}`).digest('base64url');
+    return this.hmac(`sync:${payload}`);
   }
 }
 
