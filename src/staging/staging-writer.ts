@@ -22,12 +22,12 @@ const IDENTITY_DEFAULTS = { seen_run: null };
 const IDS_PER_STATEMENT = 200;
 
 /**
- * `row` over `defaults`, with anything left undefined stored as NULL, so every row has the same
+ * `row` (its parts, in order) over `defaults`, with anything left undefined stored as NULL, so every row has the same
  * columns. `Object.assign`, not a spread: V8 turned writing the NULLs into a spread literal's copy
  * into ~140 µs a file row (14 s of a 100,000-file load), against ~5 µs this way.
  */
-function complete(defaults: object, row: object): Record<string, unknown> {
-  const out = Object.assign({}, defaults, row) as Record<string, unknown>;
+function complete(defaults: object, ...row: readonly object[]): Record<string, unknown> {
+  const out = Object.assign({}, defaults, ...row) as Record<string, unknown>;
   for (const key of Object.keys(out)) if (out[key] === undefined) out[key] = null;
   return out;
 }
@@ -43,7 +43,7 @@ const jsonTextList = (trx: Knex.Transaction): string => (trx.client.config.clien
 
 /** `files` with their list JSON, each one's access list replaced (the rows of `putFiles`). */
 async function writeFiles(trx: Knex.Transaction, files: readonly StagedFile[]): Promise<void> {
-  await insertRows(trx, 'files', files.map((f) => complete(FILE_DEFAULTS, { ...f.file, wire_json: fileWireJson(f.file) })), ['id'], 'merge');
+  await insertRows(trx, 'files', files.map((f) => complete(FILE_DEFAULTS, f.file, { wire_json: fileWireJson(f.file) })), ['id'], 'merge');
   const ids = files.map((f) => f.file.id);
   await trx('file_permissions').whereRaw(`file_id in (${jsonTextList(trx)})`, [JSON.stringify(ids)]).delete();
   const permissions = files.flatMap(({ file, permissions: list }) =>
@@ -110,7 +110,7 @@ export class StagingWriter {
   /** Upserts users served as given: each is an account and the person it stands for, under one id. */
   async putUsers(users: readonly UserInput[]): Promise<void> {
     await this.transaction(async (trx) => {
-      await insertRows(trx, 'users', users.map((u) => complete(IDENTITY_DEFAULTS, { ...u, person_id: u.id })), ['id'], 'merge');
+      await insertRows(trx, 'users', users.map((u) => complete(IDENTITY_DEFAULTS, u, { person_id: u.id })), ['id'], 'merge');
       const people = users.map((u) => ({ id: u.id, email: u.email, full_name: u.full_name ?? null, state: u.state, modified_at: u.modified_at, metadata: u.metadata ?? null, content_hash: null }));
       await insertRows(trx, 'people', people, ['id'], 'merge');
     });
