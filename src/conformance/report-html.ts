@@ -1,14 +1,10 @@
 import Mustache from 'mustache';
+import { escapeHtml } from '../lib/escape-html';
 import type { ConformanceReport } from './conformance-report';
 import type { LatencySummary } from './crawl-record';
 import { formatBytes, formatCount, formatDuration } from './format-numbers';
 import { REPORT_PAGE_SCRIPT } from './report-page-script';
 import { REPORT_PAGE_CSS, REPORT_PAGE_TEMPLATE } from './report-page-template';
-
-/** Escapes text for HTML element content and quoted attribute values. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
-}
 
 /** JSON safe inside a <script> element: nothing in it can close the element or start markup. */
 export function scriptSafeJson(value: unknown): string {

@@ -5,6 +5,7 @@ import { accessInputFromCrawl, EffectiveAccess } from '../conformance/effective-
 import type { ConformanceReport } from '../conformance/conformance-report';
 import { runConformance } from '../conformance/run-conformance';
 import { writeReports } from '../conformance/write-reports';
+import { escapeHtml } from '../lib/escape-html';
 import { normalizeEmail } from '../lib/normalize-email';
 import type { SyncSummary } from '../sync/run-sync';
 import { compareAccess, type AccessComparison } from './compare-access';
@@ -120,10 +121,15 @@ async function changeTheOrganization(scene: HarnessScene): Promise<ChangeOutcome
   return { changes, events, editAnnounced };
 }
 
+/** Whether a task page shows a comment's text, escaped as the task template escapes it (`'` too). */
+export function commentServed(body: string, text: string): boolean {
+  return body.includes(escapeHtml(text));
+}
+
 /** The edited comment is in the served task body (`strict`), or may still wait for a full run. */
 async function commentCheck(scene: HarnessScene, changes: ChangeRound, strict: boolean): Promise<HarnessRound['checks'][number]> {
   const body = (await scene.gateway.readFile(`task:${changes.editedComment.task}`))?.body ?? '';
-  const served = body.includes(escapeHtml(changes.editedComment.text));
+  const served = commentServed(body, changes.editedComment.text);
   // A comment edit moves no clock: when its event is lost, only a full run brings it (the bound for content).
   const ok = served || !strict;
   return { name: 'edited comment served in the task body', ok, detail: `task ${changes.editedComment.task}${served ? '' : ' — its event was lost: the page waits for the next full run'}` };
@@ -180,8 +186,4 @@ function describeSync(sync: SyncSummary): string {
   const r = sync.reconciliation;
   const reconciled = r ? `; reconciled against ${r.listed} listed files (${r.unlisted} more asked about), changes no event announced: ${r.unannounced} (access lists ${r.accessRewritten}, deletions ${r.deleted}, files read again ${r.refreshed})` : '';
   return `${sync.mode} ${sync.status} — added ${c.added}, changed ${c.changed}, unchanged ${c.unchanged}, deleted ${c.deleted}, failed ${c.failed} in ${(sync.durationMs / 1000).toFixed(1)} s${reconciled}`;
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }

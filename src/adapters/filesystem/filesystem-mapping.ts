@@ -17,6 +17,7 @@ import MarkdownIt from 'markdown-it';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { EVERYONE, type AccessEntry, type GroupRecord, type Principal, type SupportedMimeType, type UserRecord } from '../adapter';
+import { escapeHtml } from '../../lib/escape-html';
 import { SourceError } from '../source-error';
 
 /** A sidecar (or the rule it gives a file) cannot be used: the files it governs fail, the run goes on. */
@@ -117,12 +118,6 @@ export function baseTitle(fileName: string): string {
 
 // Raw HTML in Markdown is escaped (`html: false`): a .md file must never inject markup or script.
 const markdown = new MarkdownIt({ html: false, linkify: true });
-
-const HTML_ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c] ?? c);
-}
 
 /** Renders Markdown into a complete HTML document titled by its first heading, else `fallbackTitle`. */
 export function renderMarkdown(source: string, fallbackTitle: string): string {

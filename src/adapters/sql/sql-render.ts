@@ -1,13 +1,7 @@
 import Mustache from 'mustache';
 import type { DocumentsMapping } from './sql-mapping-schema';
+import { escapeHtml } from '../../lib/escape-html';
 import { pick, rowView, text, type Row } from './sql-values';
-
-const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-/** Enough for text and double-quoted attributes; Mustache's default would also escape `/`. */
-export function escapeHtml(value: unknown): string {
-  return String(value).replace(/[&<>"']/g, (c) => HTML_ESCAPES[c] ?? c);
-}
 
 /** Plain text as HTML paragraphs (blank lines separate them; single newlines become `<br>`). */
 export function textToHtml(value: string): string {

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Mustache from 'mustache';
+import { escapeHtml } from '../../lib/escape-html';
 import type { Readable } from 'node:stream';
 import type { AccessEntry, FileRecord, GroupRecord, Principal, SupportedMimeType, UserRecord } from '../adapter';
 import type { WmAttachment, WmMembership, WmProject, WmStory, WmTask, WmTeam, WmTeamMembership, WmUser, WmWorkspaceMembership } from './work-management-records';
@@ -224,16 +225,6 @@ export function renderTaskHtml(page: TaskPage, templateFile: string): string {
     attachments: page.attachments,
   };
   return Mustache.render(template(templateFile), view, {}, { escape: escapeHtml });
-}
-
-const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-/**
- * Enough for text and for double-quoted attributes (the template quotes every one). Mustache's
- * default would also turn `/` into `&#x2F;`, which is valid but makes every link unreadable.
- */
-function escapeHtml(value: unknown): string {
-  return String(value).replace(/[&<>"']/g, (c) => HTML_ESCAPES[c] ?? c);
 }
 
 /**

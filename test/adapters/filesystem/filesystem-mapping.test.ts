@@ -1,12 +1,12 @@
 import fc from 'fast-check';
 import { EVERYONE } from '../../../src/adapters/adapter';
+import { escapeHtml } from '../../../src/lib/escape-html';
 import {
   AccessRuleError,
   baseTitle,
   checkOverrides,
   checkRelativePath,
   DirectoryFileError,
-  escapeHtml,
   externalUrlOf,
   extensionOf,
   fileTypeOf,
