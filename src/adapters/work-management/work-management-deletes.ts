@@ -16,7 +16,8 @@ export interface RunFindings {
  * (`before`: the last checkpoint's). A task gone takes its page and its attachments along; an
  * attachment is deleted when its task or project was read again without it, or when an event says
  * it was deleted and this run did not read it again (one never synced, a link or an unsupported
- * type, is no file to delete).
+ * type, is no file to delete). One its task or project read again still lists stays, and stays
+ * known in the checkpoint, so that deleting its task later deletes it too.
  */
 export function fileDeletes(before: Readonly<Record<string, string[]>>, found: RunFindings): { deletes: string[]; attachments: Map<string, string[]> } {
   const attachments = new Map(Object.entries(before));
@@ -36,13 +37,19 @@ export function fileDeletes(before: Readonly<Record<string, string[]>>, found: R
   for (const id of found.goneAttachments) {
     const parent = owner.get(id);
     if (parent === undefined) continue; // never synced (a link, or an unsupported type)
+    if (stillListed(found.read, parent, id)) continue; // kept, and known: deleted along with its task later
     const current = attachments.get(parent);
     if (current?.includes(id)) {
       const rest = current.filter((x) => x !== id);
       if (rest.length > 0) attachments.set(parent, rest);
       else attachments.delete(parent);
     }
-    if (!found.read.get(parent)?.includes(id)) deletes.add(fileId.attachment(id));
+    deletes.add(fileId.attachment(id));
   }
   return { deletes: [...deletes].sort(), attachments };
+}
+
+/** Whether the task or project `parent`, read again in this run, still lists attachment `id`. */
+function stillListed(read: RunFindings['read'], parent: string, id: string): boolean {
+  return read.get(parent)?.includes(id) ?? false;
 }

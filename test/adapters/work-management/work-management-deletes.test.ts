@@ -37,9 +37,12 @@ describe('fileDeletes', () => {
     expect(Object.fromEntries(attachments)).toEqual({ t1: ['a1', 'a2'], t3: ['a5'], p1: ['a6'] });
   });
 
-  it('keeps an attachment an event says is deleted when its task read again still has it', () => {
-    const { deletes } = fileDeletes(before, found({ goneAttachments: ['a1'], read: new Map([['t1', ['a1', 'a2']]]) }));
-    expect(deletes).toEqual([]);
+  it('keeps an attachment an event says is deleted when its task read again still has it, and keeps knowing it', () => {
+    const { deletes, attachments } = fileDeletes(before, found({ goneAttachments: ['a1', 'a4'], read: new Map([['t1', ['a1', 'a2']], ['t3', ['a4']]]) }));
+    expect(deletes).toEqual(['attachment:a5']);
+    expect(Object.fromEntries(attachments)).toEqual({ t1: ['a1', 'a2'], t2: ['a3'], t3: ['a4'], p1: ['a6'] });
+    // Known, so a later run that finds the task gone deletes the attachment along with it.
+    expect(fileDeletes(Object.fromEntries(attachments), found({ goneTasks: ['t1'] })).deletes).toEqual(['attachment:a1', 'attachment:a2', 'task:t1']);
   });
 
   it('ignores a deleted attachment that was never synced (a link, an unsupported type)', () => {
