@@ -2,7 +2,6 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import knex from 'knex';
 import pino from 'pino';
 import type { BlobStore } from '../src/blobs/blob-store';
 import { DbBlobStore } from '../src/blobs/db-blob-store';
@@ -10,6 +9,7 @@ import { FsBlobStore } from '../src/blobs/fs-blob-store';
 import { createApp, type AppConfig } from '../src/http/create-app';
 import { listenOnLoopback } from '../src/lib/listen-on-loopback';
 import { createDb, type Db } from '../src/staging/create-db';
+import { createPrivateSchema } from '../src/staging/create-private-schema';
 import { migrateLatest } from '../src/staging/run-migrations';
 
 export const BENCH_API_KEY = 'bench-key-0123456789abcdef0123456789';
@@ -33,18 +33,6 @@ export function benchPostgresUrl(env: NodeJS.ProcessEnv = process.env): string |
   return env.BENCH_DATABASE_URL || env.TEST_DATABASE_URL || undefined;
 }
 
-/** A new schema of its own on `url` (other benches and test runs share the server), and how to drop it. */
-async function createBenchSchema(url: string): Promise<{ schema: string; drop(db: Db): Promise<void> }> {
-  const schema = `bench_${crypto.randomBytes(6).toString('hex')}`;
-  const admin = knex({ client: 'pg', connection: url, pool: { min: 0, max: 1 } });
-  try {
-    await admin.raw('create schema ??', [schema]);
-  } finally {
-    await admin.destroy();
-  }
-  return { schema, drop: async (db) => void (await db.raw('drop schema if exists ?? cascade', [schema])) };
-}
-
 export interface BenchGatewayOptions {
   /** Bench data folder (SQLite database and blobs), kept on close; default a new temp folder, removed on close. */
   dir?: string;
@@ -63,7 +51,7 @@ export interface BenchGatewayOptions {
 export async function startBenchGateway(options: BenchGatewayOptions = {}): Promise<BenchGateway> {
   const dir = options.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'gw-bench-'));
   const { sqlitePath, blobDir } = benchPaths(dir);
-  const pg = options.postgresUrl ? await createBenchSchema(options.postgresUrl) : undefined;
+  const pg = options.postgresUrl ? await createPrivateSchema(options.postgresUrl, 'bench') : undefined;
   const db = pg ? createDb({ databaseUrl: options.postgresUrl, sqlitePath: ':memory:', searchPath: pg.schema }) : createDb({ sqlitePath });
   await migrateLatest(db);
   const blobs = options.blobStore === 'database' ? new DbBlobStore(db) : new FsBlobStore(blobDir);

@@ -1,7 +1,6 @@
-import crypto from 'node:crypto';
 import path from 'node:path';
-import knex from 'knex';
 import { createDb, type Db } from '../staging/create-db';
+import { createPrivateSchema } from '../staging/create-private-schema';
 import { migrateLatest } from '../staging/run-migrations';
 
 export interface HarnessStaging {
@@ -23,16 +22,10 @@ export async function openHarnessStaging(workDir: string, databaseUrl?: string):
     await migrateLatest(db);
     return { db, label: 'sqlite', close: () => db.destroy() };
   }
-  const schema = `harness_${crypto.randomBytes(6).toString('hex')}`;
-  const admin = knex({ client: 'pg', connection: databaseUrl, pool: { min: 0, max: 1 } });
-  try {
-    await admin.raw('create schema ??', [schema]);
-  } finally {
-    await admin.destroy();
-  }
+  const { schema, drop } = await createPrivateSchema(databaseUrl, 'harness');
   const db = createDb({ databaseUrl, sqlitePath: ':memory:', searchPath: schema });
   const close = async (): Promise<void> => {
-    await db.raw('drop schema if exists ?? cascade', [schema]);
+    await drop(db);
     await db.destroy();
   };
   try {
