@@ -10,6 +10,7 @@
 import fs from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { forceGc } from './force-gc';
+import { serveToParent, type ServedToParent } from './serve-to-parent';
 import { startBareServer } from './start-bare-server';
 import { startBenchGateway } from './start-bench-gateway';
 
@@ -45,7 +46,7 @@ function rssAnon(): number | undefined {
   }
 }
 
-async function main(config: DownloadServerConfig): Promise<void> {
+async function main(config: DownloadServerConfig): Promise<ServedToParent<DownloadServerReport>> {
   let url: string;
   let close: () => Promise<void>;
   if (config.mode !== 'baseline') {
@@ -78,20 +79,12 @@ async function main(config: DownloadServerConfig): Promise<void> {
     samples += 1;
   }, config.sampleMs);
 
-  process.on('message', (message: { type?: string }) => {
-    if (message.type !== 'stop') return;
+  const report = (): DownloadServerReport => {
     clearInterval(sampler);
     sample();
-    const report: DownloadServerReport = { rssBefore, rssPeak, samples, gc, ...(anonBefore !== undefined && anonPeak !== undefined ? { anonBefore, anonPeak } : {}) };
-    process.send?.({ type: 'report', report });
-  });
-  process.on('disconnect', () => {
-    void close().finally(() => process.exit(0));
-  });
-  process.send?.({ type: 'ready', url });
+    return { rssBefore, rssPeak, samples, gc, ...(anonBefore !== undefined && anonPeak !== undefined ? { anonBefore, anonPeak } : {}) };
+  };
+  return { url, close, report };
 }
 
-main(JSON.parse(process.argv[2] ?? '{}') as DownloadServerConfig).catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+serveToParent(main);

@@ -7,6 +7,7 @@
  */
 import { forceGc } from './force-gc';
 import { processMemory, type ProcessMemory } from './process-memory';
+import { serveToParent, type ServedToParent } from './serve-to-parent';
 import { startBareServer } from './start-bare-server';
 import { startBenchGateway } from './start-bench-gateway';
 
@@ -30,7 +31,7 @@ export interface MemoryServerReport {
 
 const BODY = Buffer.from(JSON.stringify({ '@odata.context': 'http://127.0.0.1/v1/$metadata#Content', value: [] }));
 
-async function main(config: MemoryServerConfig): Promise<void> {
+async function main(config: MemoryServerConfig): Promise<ServedToParent<MemoryServerReport>> {
   let url: string;
   let close: () => Promise<void>;
   if (config.mode === 'gateway') {
@@ -51,20 +52,12 @@ async function main(config: MemoryServerConfig): Promise<void> {
     const now = read();
     if (now.anon > peak.anon) peak = now;
   }, config.sampleMs);
-  process.on('message', (message: { type?: string }) => {
-    if (message.type !== 'stop') return;
+  const report = (): MemoryServerReport => {
     clearInterval(sampler);
     const gc = forceGc();
-    const report: MemoryServerReport = { idle, peak, after: read(), heapUsedAfter: process.memoryUsage().heapUsed, gc };
-    process.send?.({ type: 'report', report });
-  });
-  process.on('disconnect', () => {
-    void close().finally(() => process.exit(0));
-  });
-  process.send?.({ type: 'ready', url });
+    return { idle, peak, after: read(), heapUsedAfter: process.memoryUsage().heapUsed, gc };
+  };
+  return { url, close, report };
 }
 
-main(JSON.parse(process.argv[2] ?? '{}') as MemoryServerConfig).catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+serveToParent(main);
