@@ -3,27 +3,19 @@
  * until the deadline over first pages and nextLink crawls. Not imported by anything; `httpLoad`
  * starts it with its options as `workerData` and receives one `HttpLoadResult` message.
  */
-import http from 'node:http';
+import type http from 'node:http';
 import { parentPort, workerData } from 'node:worker_threads';
 import { httpGet } from './http-get';
 import type { HttpLoadOptions, HttpLoadResult } from './http-load';
 import { seededRandom } from './seeded-random';
-
-function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] as number;
-}
+import { percentile, runTimedClients, type Window } from './timed-clients';
 
 async function run(o: HttpLoadOptions): Promise<HttpLoadResult> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: o.concurrency });
-  const begin = performance.now();
-  const measureFrom = begin + o.warmupMs;
-  const end = measureFrom + o.durationMs;
   const latencies: number[] = [];
   let errors = 0;
   let bytes = 0;
 
-  async function client(index: number): Promise<void> {
+  async function client(index: number, agent: http.Agent, { measureFrom, end }: Window): Promise<void> {
     const random = seededRandom(o.seed * 1000 + index);
     const pick = (list: readonly string[]): string => list[Math.floor(random() * list.length)] as string;
     let next: string | undefined;
@@ -73,8 +65,7 @@ async function run(o: HttpLoadOptions): Promise<HttpLoadResult> {
     }
   }
 
-  await Promise.all(Array.from({ length: o.concurrency }, (_, i) => client(i)));
-  agent.destroy();
+  await runTimedClients(o, client);
   latencies.sort((a, b) => a - b);
   return {
     requests: latencies.length,

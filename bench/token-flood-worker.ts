@@ -7,6 +7,7 @@
  */
 import http from 'node:http';
 import { parentPort, workerData } from 'node:worker_threads';
+import { percentile, runTimedClients, type Window } from './timed-clients';
 import type { TokenFloodJob, TokenFloodReport } from './token-flood';
 
 function request(url: string, agent: http.Agent, options: { method: string; headers: Record<string, string>; body?: string }): Promise<{ status: number; bytes: number }> {
@@ -24,15 +25,11 @@ function request(url: string, agent: http.Agent, options: { method: string; head
 }
 
 async function run(job: TokenFloodJob): Promise<TokenFloodReport> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: job.concurrency });
-  const begin = performance.now();
-  const measureFrom = begin + job.warmupMs;
-  const end = measureFrom + job.durationMs;
   const latencies: number[] = [];
   const statuses: Record<string, number> = {};
   let errors = 0;
 
-  async function client(index: number): Promise<void> {
+  async function client(index: number, agent: http.Agent, { measureFrom, end }: Window): Promise<void> {
     for (let i = 0; ; i += 1) {
       const t0 = performance.now();
       if (t0 >= end) return;
@@ -59,11 +56,9 @@ async function run(job: TokenFloodJob): Promise<TokenFloodReport> {
     }
   }
 
-  await Promise.all(Array.from({ length: job.concurrency }, (_, i) => client(i)));
-  agent.destroy();
+  await runTimedClients(job, client);
   latencies.sort((a, b) => a - b);
-  const at = (p: number): number => (latencies.length ? (latencies[Math.min(latencies.length - 1, Math.floor((latencies.length * p) / 100))] as number) : Number.NaN);
-  return { requests: latencies.length, errors, statuses, latencyMs: { p50: at(50), p90: at(90), p99: at(99) } };
+  return { requests: latencies.length, errors, statuses, latencyMs: { p50: percentile(latencies, 50), p90: percentile(latencies, 90), p99: percentile(latencies, 99) } };
 }
 
 run(workerData as TokenFloodJob).then(
