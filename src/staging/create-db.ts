@@ -4,6 +4,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import knex, { type Knex } from 'knex';
 import { PgReadWorker } from './pg-read-worker';
 import type { ReadWorker } from './read-worker';
+import { SqliteReadHandle } from './sqlite-read-handle';
 import { SqliteReadWorker } from './sqlite-read-worker';
 import { cacheStatements } from './statement-cache';
 
@@ -26,6 +27,12 @@ export interface DbOptions {
 export const SQLITE_MMAP_BYTES = 1024 * 1024 * 1024;
 
 const readWorkers = new WeakMap<Db, ReadWorker>();
+const readHandles = new WeakMap<Db, SqliteReadHandle>();
+
+/** The server thread's own connection for this SQLite file's point reads (none for Postgres or `:memory:`). */
+export function sqliteReadHandle(db: Db): SqliteReadHandle | undefined {
+  return readHandles.get(db);
+}
 
 /** The worker that runs this database's heavy reads off the event loop (none for SQLite's `:memory:`). */
 export function readWorker(db: Db): ReadWorker | undefined {
@@ -38,13 +45,15 @@ export function sqliteReadWorker(db: Db): SqliteReadWorker | undefined {
   return worker instanceof SqliteReadWorker ? worker : undefined;
 }
 
-/** Gives `db` a read worker, closed before the database when `db.destroy()` runs. */
-function attachReadWorker(db: Db, worker: ReadWorker): Db {
+/** Gives `db` a read worker (and SQLite's read handle), closed before the database when `db.destroy()` runs. */
+function attachReadWorker(db: Db, worker: ReadWorker, handle?: SqliteReadHandle): Db {
+  if (handle) readHandles.set(db, handle);
   readWorkers.set(db, worker);
   // `db.destroy()` hands over to the client's `destroy`: the worker closes first.
   const client = db.client as { destroy(...args: unknown[]): Promise<unknown> };
   const destroy = client.destroy.bind(client);
   client.destroy = async (...args: unknown[]) => {
+    handle?.close();
     await worker.close();
     return destroy(...args);
   };
@@ -85,5 +94,7 @@ export function createDb(options: DbOptions): Db {
       },
     },
   });
-  return options.sqlitePath === ':memory:' ? db : attachReadWorker(db, new SqliteReadWorker(path.resolve(options.sqlitePath), SQLITE_MMAP_BYTES));
+  if (options.sqlitePath === ':memory:') return db;
+  const file = path.resolve(options.sqlitePath);
+  return attachReadWorker(db, new SqliteReadWorker(file, SQLITE_MMAP_BYTES), new SqliteReadHandle(file, SQLITE_MMAP_BYTES));
 }

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { chunks } from '../lib/chunks';
-import type { Db } from './create-db';
+import { sqliteReadHandle, type Db } from './create-db';
 import { FILE_RESOURCE_COLUMNS } from '../wire/file-resource';
 import type { Page, PageRequest } from './page-query';
 import { queryPage } from './query-page';
@@ -72,7 +72,9 @@ export class FilesRepository {
   /**
    * A file's served columns (what its resource shows, body included), by one statement whose text
    * is built once: a single-file GET then costs no query building, and reads neither the stored
-   * list JSON nor the sync's bookkeeping.
+   * list JSON nor the sync's bookkeeping. On an SQLite file the statement runs on the server
+   * thread's own read connection (`SqliteReadHandle`), compiled once, without knex's runner and
+   * pool; knex's `query` event is emitted either way, so query logging and plan capture see it.
    */
   async getFile(id: string): Promise<ServedFile | undefined> {
     // The id is the first binding; the rest (the limit of 1) stay as compiled.
@@ -81,6 +83,11 @@ export class FilesRepository {
       return [compiled.sql, compiled.bindings.slice(1)] as const;
     })();
     const [sql, rest] = this.getFileSql;
+    const statement = sqliteReadHandle(this.db)?.statement(sql);
+    if (statement) {
+      this.db.emit('query', { sql, bindings: [id, ...rest], method: 'first' });
+      return statement.get(id, ...rest) as ServedFile | undefined;
+    }
     const result = (await this.db.raw(sql, [id, ...rest])) as ServedFile[] | { rows: ServedFile[] };
     return (Array.isArray(result) ? result : result.rows)[0];
   }

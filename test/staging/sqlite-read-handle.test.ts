@@ -1,0 +1,45 @@
+import { createTestDatabase, type TestDatabase } from '../helpers/test-databases';
+import { htmlFile } from '../helpers/staging-fixtures';
+import { FilesRepository } from '../../src/staging/files-repository';
+import { StagingWriter } from '../../src/staging/staging-writer';
+
+describe('single-file reads on the SQLite read handle', () => {
+  let t: TestDatabase;
+  beforeEach(async () => {
+    t = await createTestDatabase('sqlite');
+    await new StagingWriter(t.db).putFiles([{ file: htmlFile('f1', { name: 'before.html' }), permissions: [] }]);
+  });
+  afterEach(async () => {
+    await t.destroy();
+  });
+
+  it('reads what is committed while a write transaction holds the main connection, and sees it once committed', async () => {
+    const files = new FilesRepository(t.db);
+    const trx = await t.db.transaction();
+    try {
+      await trx('files').where({ id: 'f1' }).update({ name: 'after.html' });
+      // The main connection (knex's pool of one) is held by the transaction: a read through it would wait.
+      expect((await files.getFile('f1'))?.name).toBe('before.html');
+      await trx.commit();
+    } catch (error) {
+      await trx.rollback();
+      throw error;
+    }
+    expect((await files.getFile('f1'))?.name).toBe('after.html');
+    expect(await files.getFile('missing')).toBeUndefined();
+  });
+
+  it('emits knex\'s query event for the read', async () => {
+    const seen: string[] = [];
+    const listener = (q: { sql: string }): void => {
+      seen.push(q.sql);
+    };
+    t.db.on('query', listener);
+    try {
+      await new FilesRepository(t.db).getFile('f1');
+    } finally {
+      t.db.off('query', listener);
+    }
+    expect(seen).toEqual([expect.stringMatching(/from `files` where `id` = \?/)]);
+  });
+});
