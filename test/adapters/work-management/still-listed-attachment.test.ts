@@ -14,7 +14,7 @@ import { stagedAccess, stagedFiles } from './staged-access';
  * then restored with the restore's event lost: the mock has no attachment trash, so the deletion
  * event is recorded alone), then its task deleted. The incremental run after the task's deletion
  * reports success: the attachment must be deleted with its task, with access reconciliation and
- * without it (`reconcile: false`, the CLI's --no-reconcile).
+ * without it (`reconcile: false`, the harness's --no-reconcile).
  */
 const logger = pino({ level: 'silent' });
 const SUPPORTED = /\.(pdf|docx|pptx|txt)$/i;
