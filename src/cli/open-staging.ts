@@ -17,10 +17,16 @@ export interface Staging {
 
 /**
  * Opens the configured database (running pending migrations, unless `migrate` is false: a serving
- * worker whose primary migrated before it started) and the configured blob store.
+ * worker whose primary migrated before it started) and the configured blob store. `maxConnections`:
+ * this process's share of `DATABASE_MAX_CONNECTIONS` (a serving worker's), else all of it.
  */
-export async function openStaging(config: Config, logger: Logger, options: { migrate?: boolean } = {}): Promise<Staging> {
-  const db = createDb({ databaseUrl: config.databaseUrl, sqlitePath: config.sqlitePath, ...(config.databaseSchema ? { searchPath: config.databaseSchema } : {}) });
+export async function openStaging(config: Config, logger: Logger, options: { migrate?: boolean; maxConnections?: number } = {}): Promise<Staging> {
+  const db = createDb({
+    databaseUrl: config.databaseUrl,
+    sqlitePath: config.sqlitePath,
+    maxConnections: options.maxConnections ?? config.databaseMaxConnections,
+    ...(config.databaseSchema ? { searchPath: config.databaseSchema } : {}),
+  });
   if (options.migrate === false) return { db, blobs: openBlobs(config, db), close: () => db.destroy() };
   try {
     const applied = await migrateLatest(db);

@@ -3,6 +3,7 @@ import type { Config } from '../config/config-schema';
 import { seedDemo } from '../demo/seed-demo';
 import type { Logger } from '../logging/create-logger';
 import { GatewaySettingsRepository } from '../staging/gateway-settings-repository';
+import { shareOf } from '../lib/web-concurrency';
 import { isStagingEmpty } from '../staging/is-staging-empty';
 import { openStaging, resolveApiKeys, type Staging } from './open-staging';
 
@@ -19,10 +20,12 @@ export interface PreparedStaging {
  * empty embedded database, settle the API keys (a development key is generated once) and the
  * `$skiptoken` secret (created once in the database). With `WEB_CONCURRENCY` > 1 only the
  * primary does this, once, before any worker starts: the workers (`worker: true`) find it all
- * done and only read it, so no two processes migrate, seed or create a secret at once.
+ * done and only read it, so no two processes migrate, seed or create a secret at once. Each of
+ * `workers` processes opens its share of `DATABASE_MAX_CONNECTIONS`.
  */
-export async function prepareToServe(config: Config, logger: Logger, options: { worker: boolean }): Promise<PreparedStaging> {
-  const staging = await openStaging(config, logger, { migrate: !options.worker });
+export async function prepareToServe(config: Config, logger: Logger, options: { worker: boolean; workers: number }): Promise<PreparedStaging> {
+  const maxConnections = Math.max(2, shareOf(config.databaseMaxConnections, options.workers));
+  const staging = await openStaging(config, logger, { migrate: !options.worker, maxConnections });
   try {
     const embedded = !config.databaseUrl;
     if (!options.worker && config.demoContent === 'auto' && embedded && config.nodeEnv !== 'production' && (await isStagingEmpty(staging.db))) {

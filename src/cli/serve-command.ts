@@ -25,7 +25,7 @@ function announce(runtime: Runtime, config: Config, port: number, prepared: Prep
 
 /** The primary of a multi-worker gateway: prepares staging once, then supervises the workers. */
 async function superviseWorkers(runtime: Runtime, cluster: Cluster, config: Config, logger: Logger, workers: number): Promise<void> {
-  const prepared = await prepareToServe(config, logger, { worker: false });
+  const prepared = await prepareToServe(config, logger, { worker: false, workers: 1 });
   // The primary serves nothing: the workers open staging themselves.
   await prepared.staging.close();
   if (!config.redisUrl) keepClusterCounts();
@@ -51,11 +51,11 @@ export function registerServeCommand(program: Command, runtime: Runtime): void {
       if (cluster?.isWorker) {
         // Every log line of a worker says which one it is.
         const workerLogger = logger.child({ worker: cluster.worker?.id });
-        await serveApp(runtime, config, workerLogger, await prepareToServe(config, workerLogger, { worker: true }), workers);
+        await serveApp(runtime, config, workerLogger, await prepareToServe(config, workerLogger, { worker: true, workers }), workers);
         return;
       }
       if (cluster && workers > 1) return superviseWorkers(runtime, cluster, config, logger, workers);
-      const prepared = await prepareToServe(config, logger, { worker: false });
+      const prepared = await prepareToServe(config, logger, { worker: false, workers: 1 });
       announce(runtime, config, await serveApp(runtime, config, logger, prepared, 1), prepared, 1);
     });
 }

@@ -66,6 +66,13 @@ export const settings = {
     schema: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/, { message: 'expected a Postgres schema name' }).optional(),
     description: 'Postgres schema for the staging tables (unset: the connection default, normally `public`).',
   }),
+  databaseMaxConnections: setting({
+    env: 'DATABASE_MAX_CONNECTIONS',
+    schema: z.coerce.number().int().min(2),
+    default: '20',
+    description:
+      'Postgres connections `serve` opens at most on this host, divided between its `WEB_CONCURRENCY` workers (each at least 2): in each process half run queries and half read list pages in its worker thread. Keep replicas × this under the server\'s `max_connections` (100 by default) with room for syncs and maintenance. Other commands open up to this many each.',
+  }),
   sqlitePath: setting({
     env: 'SQLITE_PATH',
     schema: z.string().min(1),

@@ -16,7 +16,20 @@ export interface DbOptions {
   sqlitePath: string;
   /** Postgres schema to use (tests isolate themselves in a schema of their own). */
   searchPath?: string;
+  /** Postgres connections this process opens at most (default 20, at least 2): see `postgresPools`. */
+  maxConnections?: number;
 }
+
+/**
+ * How a process's Postgres connections are split: the larger half for knex's pool (queries,
+ * transactions), the rest for the read worker's pool (list pages); at least one each.
+ */
+export function postgresPools(maxConnections: number): { knex: number; worker: number } {
+  const total = Math.max(2, Math.floor(maxConnections));
+  return { knex: Math.ceil(total / 2), worker: Math.floor(total / 2) };
+}
+
+const DEFAULT_MAX_CONNECTIONS = 20;
 
 /**
  * How much of the SQLite file reads may map into memory instead of copying through SQLite's own
@@ -68,13 +81,14 @@ export function isPostgres(db: Db): boolean {
 export function createDb(options: DbOptions): Db {
   if (options.databaseUrl) {
     const searchPath = options.searchPath ? [options.searchPath] : [];
+    const pools = postgresPools(options.maxConnections ?? DEFAULT_MAX_CONNECTIONS);
     const db = knex({
       client: 'pg',
       connection: options.databaseUrl,
       searchPath: searchPath.length > 0 ? searchPath : undefined,
-      pool: { min: 0, max: 10 },
+      pool: { min: 0, max: pools.knex },
     });
-    return attachReadWorker(db, new PgReadWorker(options.databaseUrl, searchPath));
+    return attachReadWorker(db, new PgReadWorker(options.databaseUrl, searchPath, pools.worker));
   }
   if (options.sqlitePath !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(options.sqlitePath)), { recursive: true });
   const db = knex({

@@ -57,23 +57,17 @@ parentPort.on('message', ({ id, sql, bindings, name, bytes, close }) => {
 `;
 
 /**
- * Connections the worker's pool opens at most: as many as knex's pool. With 5, pages waited for a
- * connection under 20 clients (list throughput 400-1,636 against 854-2,100 req/s with 10, three
- * interleaved pairs on the loaded 2-core machine).
- */
-const WORKER_CONNECTIONS = 10;
-
-/**
  * Runs read queries on Postgres in a worker thread: the driver's work (writing the statement,
  * reading and parsing the answer's protocol messages, decoding its text) happens off the event
  * loop, and the server thread receives the rows, with a list page's assembled JSON as bytes, as it
- * does from `SqliteReadWorker`. The worker has a pool of its own (at most `WORKER_CONNECTIONS`
- * connections, beside knex's), on the same server, database and search path; every statement
+ * does from `SqliteReadWorker`. The worker has a pool of its own (at most `connections`, beside
+ * knex's: `postgresPools` splits a process's budget; with 5 of 10, pages waited for a connection
+ * under 20 clients, 400-1,636 against 854-2,100 req/s with 10 of 20 on the loaded 2-core machine), on the same server, database and search path; every statement
  * reads what was committed when it started, as on knex's connections. If the worker fails,
  * callers get an error and it is not used again.
  */
 export class PgReadWorker extends ReadWorker {
-  constructor(url: string, searchPath: readonly string[]) {
-    super('Postgres read worker', WORKER_SOURCE, { url, searchPath: [...searchPath], connections: WORKER_CONNECTIONS, driver: require.resolve('pg') });
+  constructor(url: string, searchPath: readonly string[], connections: number) {
+    super('Postgres read worker', WORKER_SOURCE, { url, searchPath: [...searchPath], connections, driver: require.resolve('pg') });
   }
 }

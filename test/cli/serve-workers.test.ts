@@ -139,12 +139,17 @@ describeWithPostgres('serve with WEB_CONCURRENCY=2 on Postgres (Redis too when T
     await dropKeys(prefix);
   });
 
+  // Every connection the gateway opens names itself, so the test can count them on the server.
+  const applicationName = `gw_${schema}`;
+  const gatewayUrl = `${pgUrl as string}${(pgUrl as string).includes('?') ? '&' : '?'}application_name=${applicationName}`;
+
   it('migrates the empty schema once, and a crawl whose pages land on either worker returns every file exactly once', async () => {
     gw = serve({
       WEB_CONCURRENCY: '2',
       PORT: '0',
       HOST: '127.0.0.1',
-      DATABASE_URL: pgUrl as string,
+      DATABASE_URL: gatewayUrl,
+      DATABASE_MAX_CONNECTIONS: '6',
       DATABASE_SCHEMA: schema,
       GATEWAY_API_KEY: KEY_FREE,
       ...(testRedisUrl ? { REDIS_URL: testRedisUrl, REDIS_KEY_PREFIX: prefix } : {}),
@@ -173,5 +178,26 @@ describeWithPostgres('serve with WEB_CONCURRENCY=2 on Postgres (Redis too when T
     const workers = new Set<unknown>();
     for (let i = 0; i < remaining.length; i += 1) workers.add(await workerOf(gw, `page-${i}`));
     expect(workers).toEqual(new Set([1, 2]));
+  });
+
+  it('keeps to DATABASE_MAX_CONNECTIONS across its workers under a burst of parallel requests', async () => {
+    const port = LISTENING.exec(gw?.stdout() ?? '')?.[1];
+    const base = `http://127.0.0.1:${port}`;
+    const paths = Array.from({ length: 60 }, (_, i) => (i % 3 === 0 ? `/v1/files/test%3Apg-${String(i).padStart(3, '0')}` : `/v1/files?$top=${10 + i}`));
+    const opened: number[] = [];
+    const admin = knex({ client: 'pg', connection: pgUrl, pool: { min: 0, max: 1 } });
+    try {
+      for (let round = 0; round < 3; round += 1) {
+        const answers = await Promise.all(paths.map((p) => freshGet(`${base}${p}`, { Authorization: KEY_FREE })));
+        expect(answers.every((a) => a.status === 200)).toBe(true);
+        const rows = (await admin.raw('select count(*)::int as n from pg_stat_activity where application_name = ?', [applicationName])) as { rows: Array<{ n: number }> };
+        opened.push(rows.rows[0]?.n ?? 0);
+      }
+    } finally {
+      await admin.destroy();
+    }
+    // Each worker's share is 3: 2 for queries, 1 for its list-page thread.
+    expect(Math.max(...opened)).toBeLessThanOrEqual(6);
+    expect(Math.min(...opened)).toBeGreaterThanOrEqual(2);
   });
 });
