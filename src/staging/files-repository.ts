@@ -41,7 +41,7 @@ export type ServedFile = Pick<FileRow, (typeof FILE_RESOURCE_COLUMNS)[number] | 
 
 export class FilesRepository {
   private readonly storedPages: StoredPageReader<FileField>;
-  private getFileSql?: readonly [string, readonly Knex.Value[]];
+  private readonly rowSql = new Map<'served' | 'meta', readonly [string, readonly Knex.Value[]]>();
 
   constructor(private readonly db: Db) {
     this.storedPages = new StoredPageReader<FileField>(db, 'files', FILE_COLUMNS, 'id', 'wire_json');
@@ -77,24 +77,30 @@ export class FilesRepository {
    * pool; knex's `query` event is emitted either way, so query logging and plan capture see it.
    */
   async getFile(id: string): Promise<ServedFile | undefined> {
-    // The id is the first binding; the rest (the limit of 1) stay as compiled.
-    this.getFileSql ??= (() => {
-      const compiled = this.db('files').where({ id: '' }).first([...FILE_RESOURCE_COLUMNS, 'body_html']).toSQL();
-      return [compiled.sql, compiled.bindings.slice(1)] as const;
-    })();
-    const [sql, rest] = this.getFileSql;
+    return this.rowById<ServedFile>('served', [...FILE_RESOURCE_COLUMNS, 'body_html'], id);
+  }
+
+  /** A file's row without its HTML body (for permissions and downloads, which never serve it); read as `getFile` reads. */
+  async getFileMeta(id: string): Promise<FileRow | undefined> {
+    return this.rowById<FileRow>('meta', [...LIST_COLUMNS], id);
+  }
+
+  /** One file's `columns` by a statement built once per shape (the id is its first binding, the limit of 1 stays as compiled). */
+  private async rowById<Row>(shape: 'served' | 'meta', columns: string[], id: string): Promise<Row | undefined> {
+    let compiled = this.rowSql.get(shape);
+    if (!compiled) {
+      const built = this.db('files').where({ id: '' }).first(columns).toSQL();
+      compiled = [built.sql, built.bindings.slice(1)];
+      this.rowSql.set(shape, compiled);
+    }
+    const [sql, rest] = compiled;
     const statement = sqliteReadHandle(this.db)?.statement(sql);
     if (statement) {
       this.db.emit('query', { sql, bindings: [id, ...rest], method: 'first' });
-      return statement.get(id, ...rest) as ServedFile | undefined;
+      return statement.get(id, ...rest) as Row | undefined;
     }
-    const result = (await this.db.raw(sql, [id, ...rest])) as ServedFile[] | { rows: ServedFile[] };
+    const result = (await this.db.raw(sql, [id, ...rest])) as Row[] | { rows: Row[] };
     return (Array.isArray(result) ? result : result.rows)[0];
-  }
-
-  /** A file's row without its HTML body (for permissions and downloads, which never serve it). */
-  async getFileMeta(id: string): Promise<FileRow | undefined> {
-    return (await this.db('files').where({ id }).first([...LIST_COLUMNS])) as FileRow | undefined;
   }
 
   /** Active binary files with ids after `afterId`, in id order, `limit` at a time. */

@@ -20,13 +20,16 @@ describe('single-file reads on the SQLite read handle', () => {
       await trx('files').where({ id: 'f1' }).update({ name: 'after.html' });
       // The main connection (knex's pool of one) is held by the transaction: a read through it would wait.
       expect((await files.getFile('f1'))?.name).toBe('before.html');
+      expect((await files.getFileMeta('f1'))?.name).toBe('before.html');
       await trx.commit();
     } catch (error) {
       await trx.rollback();
       throw error;
     }
     expect((await files.getFile('f1'))?.name).toBe('after.html');
+    expect((await files.getFileMeta('f1'))?.name).toBe('after.html');
     expect(await files.getFile('missing')).toBeUndefined();
+    expect(await files.getFileMeta('missing')).toBeUndefined();
   });
 
   it('emits knex\'s query event for the read', async () => {
