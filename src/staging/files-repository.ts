@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { chunks } from '../lib/chunks';
-import { sqliteReadHandle, type Db } from './create-db';
+import { isPostgres, sqliteReadHandle, type Db } from './create-db';
+import { pgPooledRows, statementName } from './pg-pooled-query';
 import { FILE_RESOURCE_COLUMNS } from '../wire/file-resource';
 import type { Page, PageRequest } from './page-query';
 import { queryPage } from './query-page';
@@ -41,7 +42,7 @@ export type ServedFile = Pick<FileRow, (typeof FILE_RESOURCE_COLUMNS)[number] | 
 
 export class FilesRepository {
   private readonly storedPages: StoredPageReader<FileField>;
-  private readonly rowSql = new Map<'served' | 'meta', readonly [string, readonly Knex.Value[]]>();
+  private readonly rowSql = new Map<'served' | 'meta', { sql: string; native: string; name: string; rest: readonly Knex.Value[] }>();
 
   constructor(private readonly db: Db) {
     this.storedPages = new StoredPageReader<FileField>(db, 'files', FILE_COLUMNS, 'id', 'wire_json');
@@ -85,22 +86,29 @@ export class FilesRepository {
     return this.rowById<FileRow>('meta', [...LIST_COLUMNS], id);
   }
 
-  /** One file's `columns` by a statement built once per shape (the id is its first binding, the limit of 1 stays as compiled). */
+  /**
+   * One file's `columns` by a statement built once per shape (the id is its first binding, the
+   * limit of 1 stays as compiled): on an SQLite file on `SqliteReadHandle`, on Postgres as a named
+   * prepared statement on a pooled connection (`pgPooledRows`), else through `knex.raw`.
+   */
   private async rowById<Row>(shape: 'served' | 'meta', columns: string[], id: string): Promise<Row | undefined> {
     let compiled = this.rowSql.get(shape);
     if (!compiled) {
       const built = this.db('files').where({ id: '' }).first(columns).toSQL();
-      compiled = [built.sql, built.bindings.slice(1)];
+      const native = built.toNative().sql;
+      compiled = { sql: built.sql, native, name: statementName(native), rest: built.bindings.slice(1) };
       this.rowSql.set(shape, compiled);
     }
-    const [sql, rest] = compiled;
-    const statement = sqliteReadHandle(this.db)?.statement(sql);
-    if (statement) {
-      this.db.emit('query', { sql, bindings: [id, ...rest], method: 'first' });
-      return statement.get(id, ...rest) as Row | undefined;
+    const { sql, native, name, rest } = compiled;
+    const bindings = [id, ...rest];
+    if (isPostgres(this.db)) {
+      this.db.emit('query', { sql: native, bindings, method: 'first' });
+      return (await pgPooledRows<Row>(this.db, name, native, bindings))[0];
     }
-    const result = (await this.db.raw(sql, [id, ...rest])) as Row[] | { rows: Row[] };
-    return (Array.isArray(result) ? result : result.rows)[0];
+    const statement = sqliteReadHandle(this.db)?.statement(sql);
+    if (!statement) return ((await this.db.raw(sql, bindings)) as Row[])[0];
+    this.db.emit('query', { sql, bindings, method: 'first' });
+    return statement.get(...bindings) as Row | undefined;
   }
 
   /** Active binary files with ids after `afterId`, in id order, `limit` at a time. */
