@@ -24,7 +24,7 @@ describe('the probe families', () => {
       new Set(['/v1/files', '/v1/files/file%201', '/v1/files/bin%2F2/download', '/v1/files/file%201/permissions', '/v1/files/permissions/metadata', '/v1/users', '/v1/groups', '/v1/groups/g1/members']),
     );
     expect(auth.filter((p) => p.download).map((p) => p.path)).toEqual(Array(3).fill('/v1/files/bin%2F2/download'));
-    expect(auth.filter((p) => p.auth !== 'none').every((p) => typeof p.auth === 'object' && p.auth.header.includes('conformance-wrong-key-r4nd0m'))).toBe(true);
+    expect(auth.filter((p) => p.auth !== 'none').map((p) => typeof p.auth === 'object' && p.auth.header.includes('conformance-wrong-key-r4nd0m'))).toEqual(Array(8 * 2).fill(true));
   });
 
   it('sends the Authorization form the crawl did not use', () => {
@@ -35,8 +35,8 @@ describe('the probe families', () => {
   it('judges a malformed $top by the profile, following only the files pages', () => {
     const strict = ofCheck(aim({ profile: 'strict' }), 'robustness.malformed-top');
     const platform = ofCheck(aim({ profile: 'platform' }), 'robustness.malformed-top');
-    expect(strict.every((p) => p.expect === '4xx')).toBe(true);
-    expect(platform.every((p) => p.expect === '2xx-or-4xx')).toBe(true);
+    expect(strict.map((p) => p.expect)).toEqual(Array(8).fill('4xx'));
+    expect(platform.map((p) => p.expect)).toEqual(Array(8).fill('2xx-or-4xx'));
     expect(strict.filter((p) => p.follow).map((p) => p.path)).toEqual(['/v1/files?$top=abc', '/v1/files?$top=-1', '/v1/files?$top=0', '/v1/files?$top=1.5']);
   });
 
@@ -44,7 +44,7 @@ describe('the probe families', () => {
     const link = 'http://gw/v1/files?$top=5&$skiptoken=eyJvIjo1fQ.c2lnbmF0dXJl';
     const served = ofCheck(aim({ nextLinks: ['http://gw/v1/files?$skip=5', link] }), 'robustness.tampered-skiptoken');
     expect(served.filter((p) => p.url !== undefined)).toHaveLength(2);
-    expect(served.every((p) => p.expect === '4xx')).toBe(true);
+    expect(served.map((p) => p.expect)).toEqual(Array(3).fill('4xx'));
     const none = ofCheck(aim({ nextLinks: ['http://gw/v1/files?$skip=5'] }), 'robustness.tampered-skiptoken');
     expect(none).toEqual([expect.objectContaining({ path: '/v1/files?$skiptoken=not-a-real-token', expect: '2xx-or-4xx' })]);
   });
