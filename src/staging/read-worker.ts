@@ -39,10 +39,6 @@ export class ReadWorker {
     return !this.failed;
   }
 
-  all(sql: string, bindings: ReadonlyArray<unknown>): Promise<Array<Record<string, unknown>>> {
-    return this.run({ sql, bindings });
-  }
-
   run(request: ReadRequest): Promise<Array<Record<string, unknown>>> {
     if (this.failed) return Promise.reject(new Error(`the ${this.label} is not available`));
     const worker = this.start();

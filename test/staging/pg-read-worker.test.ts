@@ -42,9 +42,9 @@ describeWithPostgres('PgReadWorker', () => {
   });
 
   it('reports SQL errors as errors, and stays usable', async () => {
-    await expect(worker().all('select nope from t', [])).rejects.toThrow(/column "nope" does not exist/);
+    await expect(worker().run({ sql: 'select nope from t', bindings: [] })).rejects.toThrow(/column "nope" does not exist/);
     expect(worker().usable).toBe(true);
-    expect(await worker().all('select count(*)::int as n from t', [])).toEqual([{ n: 2 }]);
+    expect(await worker().run({ sql: 'select count(*)::int as n from t', bindings: [] })).toEqual([{ n: 2 }]);
   });
 
   it('runs many queries at once, each answered with its own rows', async () => {
@@ -55,14 +55,14 @@ describeWithPostgres('PgReadWorker', () => {
   it('is closed when its database is destroyed', async () => {
     const other = await createTestDatabase('postgres');
     const closing = readWorker(other.db) as ReadWorker;
-    expect(await closing.all('select 1 as one', [])).toEqual([{ one: 1 }]);
+    expect(await closing.run({ sql: 'select 1 as one', bindings: [] })).toEqual([{ one: 1 }]);
     await other.destroy();
     expect(closing.usable).toBe(false);
-    await expect(closing.all('select 1', [])).rejects.toThrow(/not available/);
+    await expect(closing.run({ sql: 'select 1', bindings: [] })).rejects.toThrow(/not available/);
   });
 
   it('once closed, leaves pages to the main thread, on knex pool connections', async () => {
-    await worker().all('select 1 as one', []);
+    await worker().run({ sql: 'select 1 as one', bindings: [] });
     await worker().close();
     const reader = new StoredPageReader(db, 't', { id: 'id' }, 'id', 'json');
     const page = await reader.read({ orderBy: { field: 'id', direction: 'asc' }, filters: [], top: 1, skip: 0 });
