@@ -5,8 +5,8 @@ import path from 'node:path';
 import { hashClientSecret } from '../src/http/security/client-secrets';
 import type { BenchContext } from './bench-context';
 import { getJson, httpGet } from './http-get';
-import type { HttpLoadOptions } from './http-load';
 import { measureLoad, type LoadRun } from './measure-load';
+import { listLoad } from './list-throughput';
 import { loadNote } from './load-note';
 import { measurement, type BenchmarkResult } from './report';
 import { AUTH_HEADERS, startBenchGateway, type BenchGateway } from './start-bench-gateway';
@@ -106,19 +106,7 @@ export async function authOverhead(ctx: BenchContext, options: Partial<AuthOverh
       secured: [...(await crawlStarts(secured.url, oauthHeaders, '', agent)), ...(await crawlStarts(secured.url, oauthHeaders, BY_MODIFIED, agent))],
       plain: [...(await crawlStarts(plain.url, apiKeyHeaders, '', agent)), ...(await crawlStarts(plain.url, apiKeyHeaders, BY_MODIFIED, agent))],
     };
-    const load = (baseUrl: string, headers: Record<string, string>, crawl: string[], seed: number): Promise<LoadRun> =>
-      measureLoad({
-        baseUrl,
-        headers,
-        firstPaths: [`/v1/files?$top=${TOP}`, `/v1/files?$top=${TOP}&$orderby=${BY_MODIFIED}`],
-        crawlStarts: crawl,
-        firstPageShare: 0.25,
-        crawlPages: 5,
-        concurrency: o.concurrency,
-        warmupMs: o.warmupMs,
-        durationMs: o.durationMs,
-        seed,
-      });
+    const load = (baseUrl: string, headers: Record<string, string>, crawl: string[], seed: number): Promise<LoadRun> => measureLoad(listLoad(baseUrl, crawl, o, seed, headers));
 
     const notes: string[] = [
       'authentication cannot be switched off (every /v1 route requires a credential), so the baseline is the cheapest production set-up: one API key, rate limiting off (RATE_LIMIT_REQUESTS=0)',

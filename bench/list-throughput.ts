@@ -28,11 +28,20 @@ export async function listCrawlStarts(ctx: BenchContext): Promise<string[]> {
   return [...byId, ...byModified].map((token) => `/v1/files?$top=${TOP}&$skiptoken=${token}`);
 }
 
-/** The list load: first pages in both orderings (a quarter of the sequences), else 5-page nextLink crawls from `crawlStarts`. */
-export function listLoad(baseUrl: string, crawlStarts: string[], o: Pick<ListThroughputOptions, 'concurrency' | 'warmupMs' | 'durationMs'>, seed: number): HttpLoadOptions {
+/**
+ * The list load: first pages in both orderings (a quarter of the sequences), else 5-page nextLink
+ * crawls from `crawlStarts`, with the bench gateway's API key unless `headers` says otherwise.
+ */
+export function listLoad(
+  baseUrl: string,
+  crawlStarts: string[],
+  o: Pick<ListThroughputOptions, 'concurrency' | 'warmupMs' | 'durationMs'>,
+  seed: number,
+  headers: Record<string, string> = AUTH_HEADERS as Record<string, string>,
+): HttpLoadOptions {
   return {
     baseUrl,
-    headers: AUTH_HEADERS as Record<string, string>,
+    headers,
     firstPaths: [`/v1/files?$top=${TOP}`, `/v1/files?$top=${TOP}&$orderby=${BY_MODIFIED}`],
     crawlStarts,
     firstPageShare: 0.25,
