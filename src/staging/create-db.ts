@@ -52,12 +52,6 @@ export function readWorker(db: Db): ReadWorker | undefined {
   return readWorkers.get(db);
 }
 
-/** The worker that runs this SQLite database's heavy reads off the event loop (none for Postgres or `:memory:`). */
-export function sqliteReadWorker(db: Db): SqliteReadWorker | undefined {
-  const worker = readWorkers.get(db);
-  return worker instanceof SqliteReadWorker ? worker : undefined;
-}
-
 /** Gives `db` a read worker (and SQLite's read handle), closed before the database when `db.destroy()` runs. */
 function attachReadWorker(db: Db, worker: ReadWorker, handle?: SqliteReadHandle): Db {
   if (handle) readHandles.set(db, handle);

@@ -1,9 +1,16 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createDb, sqliteReadWorker, type Db } from '../../src/staging/create-db';
+import { createDb, readWorker, type Db } from '../../src/staging/create-db';
 import { SqliteReadWorker } from '../../src/staging/sqlite-read-worker';
 import { StoredPageReader } from '../../src/staging/stored-page';
+
+/** The SQLite file's read worker (it must be one). */
+function sqliteReadWorker(db: Db): SqliteReadWorker {
+  const worker = readWorker(db);
+  expect(worker).toBeInstanceOf(SqliteReadWorker);
+  return worker as SqliteReadWorker;
+}
 
 describe('SqliteReadWorker', () => {
   let dir: string;
@@ -39,7 +46,7 @@ describe('SqliteReadWorker', () => {
   });
 
   it('refuses statements that write, and reports SQL errors as errors (the worker stays usable)', async () => {
-    const worker = sqliteReadWorker(db) as SqliteReadWorker;
+    const worker = sqliteReadWorker(db);
     await expect(worker.run({ sql: "insert into t (id, json) values ('x', '{}')", bindings: [] })).rejects.toThrow(/read statements only/);
     await expect(worker.run({ sql: 'select nope from t', bindings: [] })).rejects.toThrow(/no such column/);
     expect(worker.usable).toBe(true);
@@ -48,7 +55,7 @@ describe('SqliteReadWorker', () => {
   });
 
   it('runs many queries at once, each answered with its own rows', async () => {
-    const worker = sqliteReadWorker(db) as SqliteReadWorker;
+    const worker = sqliteReadWorker(db);
     const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => worker.run({ sql: 'select ? as i, count(*) as n from t', bindings: [i] })));
     expect(answers.map((rows) => rows[0]?.i)).toEqual(Array.from({ length: 200 }, (_, i) => i));
   });
@@ -63,7 +70,7 @@ describe('SqliteReadWorker', () => {
 
   it('is closed when its database is destroyed', async () => {
     const other = createDb({ sqlitePath: path.join(dir, 'db.sqlite') });
-    const worker = sqliteReadWorker(other) as SqliteReadWorker;
+    const worker = sqliteReadWorker(other);
     expect(await worker.run({ sql: 'select count(*) as n from t', bindings: [] })).toEqual([{ n: 2 }]);
     await other.destroy();
     expect(worker.usable).toBe(false);
@@ -71,7 +78,7 @@ describe('SqliteReadWorker', () => {
   });
 
   it('once closed, leaves pages to the main connection', async () => {
-    const worker = sqliteReadWorker(db) as SqliteReadWorker;
+    const worker = sqliteReadWorker(db);
     await worker.run({ sql: 'select 1 as one', bindings: [] });
     await worker.close();
     expect(worker.usable).toBe(false);
