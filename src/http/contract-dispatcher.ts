@@ -28,7 +28,7 @@ interface CompiledOperation {
 type Parameter = { in: string; name: string; explode?: boolean; content?: unknown; schema?: { type?: unknown } };
 
 /** Ajv's errors as one sentence naming the parameters (`$top must be integer`). */
-export function describeValidationErrors(errors: readonly ErrorObject[]): string {
+function describeValidationErrors(errors: readonly ErrorObject[]): string {
   const parts = errors.map((e) => {
     const where = e.instancePath.replace(/^\/(query|params|headers|path)\//, '').replace(/\//g, '.');
     return `${where || 'request'} ${e.message ?? 'is invalid'}`;
