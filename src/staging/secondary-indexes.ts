@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { isPostgres } from './create-db';
 
 /**
  * A secondary index (not one behind a primary key or a unique constraint, nor a unique index: those
@@ -9,10 +10,8 @@ interface SecondaryIndex {
   create: string;
 }
 
-const isPg = (trx: Knex.Transaction): boolean => trx.client.config.client === 'pg';
-
 async function secondaryIndexes(trx: Knex.Transaction, table: string): Promise<SecondaryIndex[]> {
-  if (isPg(trx)) {
+  if (isPostgres(trx)) {
     // From pg_index, not the pg_indexes view: its definitions would be read for other schemas'
     // indexes too, which a concurrent transaction may be dropping.
     const result = (await trx.raw(
@@ -44,7 +43,7 @@ export async function withoutSecondaryIndexes<T>(trx: Knex.Transaction, tables: 
   for (const table of tables) {
     if (!(await isEmpty(trx, table))) continue;
     // Re-checked under the lock: a writer may have committed rows between the two reads.
-    if (isPg(trx)) await trx.raw(`lock table ?? in access exclusive mode`, [table]);
+    if (isPostgres(trx)) await trx.raw(`lock table ?? in access exclusive mode`, [table]);
     if (!(await isEmpty(trx, table))) continue;
     for (const index of await secondaryIndexes(trx, table)) {
       await trx.raw(`drop index ??`, [index.name]);
@@ -53,7 +52,7 @@ export async function withoutSecondaryIndexes<T>(trx: Knex.Transaction, tables: 
   }
   const result = await work();
   // Room to sort in memory while the indexes are built (this transaction only).
-  if (dropped.length > 0 && isPg(trx)) await trx.raw(`set local maintenance_work_mem = '256MB'`);
+  if (dropped.length > 0 && isPostgres(trx)) await trx.raw(`set local maintenance_work_mem = '256MB'`);
   for (const index of dropped) await trx.raw(index.create);
   return result;
 }
