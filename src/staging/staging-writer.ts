@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Db } from './create-db';
+import { isPostgres, type Db } from './create-db';
 import { fileWireJson } from '../wire/file-resource';
 import { chunks } from '../lib/chunks';
 import { insertRows } from './insert-rows';
@@ -39,7 +39,7 @@ export interface StagedFile {
 }
 
 /** The strings of a JSON array bound as the one parameter, as a subquery (a batch's ids in one statement, whatever their number). */
-const jsonTextList = (trx: Knex.Transaction): string => (trx.client.config.client === 'pg' ? 'select json_array_elements_text(?::json)' : 'select value from json_each(?)');
+const jsonTextList = (trx: Knex.Transaction): string => (isPostgres(trx) ? 'select json_array_elements_text(?::json)' : 'select value from json_each(?)');
 
 /** `files` with their list JSON, each one's access list replaced (the rows of `putFiles`). */
 async function writeFiles(trx: Knex.Transaction, files: readonly StagedFile[]): Promise<void> {
