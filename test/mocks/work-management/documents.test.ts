@@ -140,7 +140,9 @@ describe('attachment downloads over HTTP', () => {
       const actions = files.map((a) => ({ relative_path: `/attachments/${a.gid}`, method: 'get', options: { fields: ['size', 'download_url'] } }));
       const res = await fresh.api('/batch', { body: { data: { actions } } });
       expect(res.status).toBe(200);
-      for (const result of res.body.data as Array<{ status_code: number; body: { data: { size: unknown; download_url: string } } }>) {
+      const results = res.body.data as Array<{ status_code: number; body: { data: { size: unknown; download_url: string } } }>;
+      expect(results).toHaveLength(files.length);
+      for (const result of results) {
         expect(result.status_code).toBe(200);
         const bytes = Buffer.from(await (await fetch(result.body.data.download_url)).arrayBuffer());
         expect(result.body.data.size).toBe(bytes.length);
