@@ -1,6 +1,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Knex } from 'knex';
 import { chunks } from '../lib/chunks';
+import { withPooledConnection } from './with-pooled-connection';
 
 /** Rows per Postgres `VALUES` statement: 200 rows of the widest table bind about 5,400 values, far under its limit. */
 export const ROWS_PER_STATEMENT = 200;
@@ -39,11 +40,6 @@ function sqliteValue(value: unknown): unknown {
   if (typeof value === 'boolean') return Number(value);
   if (value instanceof Date) return value.valueOf();
   return value;
-}
-
-interface SqliteClient {
-  acquireConnection(): Promise<BetterSqlite3.Database>;
-  releaseConnection(connection: BetterSqlite3.Database): Promise<void>;
 }
 
 /** A row's values in column order, or an error naming the table when it does not fit the columns. */
@@ -131,9 +127,7 @@ export async function insertRows(db: Knex | Knex.Transaction, table: string, row
   const values = rows.map((row) => valuesOf(table, columns, row));
   if (db.client.config.client !== 'better-sqlite3') return insertPostgres(db, table, columns, rows.map((row, i) => ({ row, values: values[i] as unknown[] })), conflict, onConflict);
   const sql = statementText(table, columns, 1, conflict, onConflict);
-  const client = db.client as SqliteClient;
-  const connection = await client.acquireConnection();
-  try {
+  await withPooledConnection(db, (connection: BetterSqlite3.Database) => {
     const statement = connection.prepare(sql);
     for (const row of values) {
       if ('isCompleted' in db && db.isCompleted()) throw new Error(`Transaction query already complete: ${sql.slice(0, 60)}`);
@@ -141,7 +135,5 @@ export async function insertRows(db: Knex | Knex.Transaction, table: string, row
       db.emit('query', { sql, bindings: row, method: 'insert' });
       statement.run(row);
     }
-  } finally {
-    await client.releaseConnection(connection);
-  }
+  });
 }

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import type { Db } from './create-db';
+import { withPooledConnection } from './with-pooled-connection';
 
 interface PgQueryConfig {
   name: string;
@@ -10,12 +11,6 @@ interface PgQueryConfig {
 /** The part of a `pg` client a pooled query uses. */
 interface PgConnection {
   query(config: PgQueryConfig): Promise<{ rows: unknown[] }>;
-}
-
-/** knex's client, as far as lending its pooled connections goes. */
-interface PooledClient {
-  acquireConnection(): Promise<PgConnection>;
-  releaseConnection(connection: PgConnection): Promise<void>;
 }
 
 /** A statement's name on a connection, from its text: the same text is the same prepared statement. */
@@ -32,11 +27,5 @@ export function statementName(sql: string): string {
  * opened.
  */
 export async function pgPooledRows<Row>(db: Db, name: string, sql: string, bindings: readonly unknown[]): Promise<Row[]> {
-  const client = db.client as unknown as PooledClient;
-  const connection = await client.acquireConnection();
-  try {
-    return (await connection.query({ name, text: sql, values: [...bindings] })).rows as Row[];
-  } finally {
-    await client.releaseConnection(connection);
-  }
+  return withPooledConnection(db, async (connection: PgConnection) => (await connection.query({ name, text: sql, values: [...bindings] })).rows as Row[]);
 }

@@ -4,6 +4,7 @@ import { isPostgres, readWorker, type Db } from './create-db';
 import { compareCodePoints } from './code-point-order';
 import type { PageRequest } from './page-query';
 import { pgPooledRows, statementName } from './pg-pooled-query';
+import { withPooledConnection } from './with-pooled-connection';
 import { seekPage } from './query-page';
 
 /** A page whose items the database assembled from their stored, pre-serialised JSON. */
@@ -109,13 +110,7 @@ export class StoredPageReader<F extends string> {
       }
     }
     if (pg) return pgPooledRows<AggregateRow>(this.db, name, sql, bindings);
-    const client = this.db.client as { acquireConnection(): Promise<BetterSqlite3.Database>; releaseConnection(conn: BetterSqlite3.Database): Promise<void> };
-    const conn = await client.acquireConnection();
-    try {
-      return conn.prepare(sql).all(...bindings) as AggregateRow[];
-    } finally {
-      await client.releaseConnection(conn);
-    }
+    return withPooledConnection(this.db, (conn: BetterSqlite3.Database) => conn.prepare(sql).all(...bindings) as AggregateRow[]);
   }
 
   private shapeOf(page: PageRequest<F>): string {
