@@ -1,6 +1,8 @@
 import { createTestDatabase, databaseKinds, type TestDatabase } from '../helpers/test-databases';
 import { htmlFile } from '../helpers/staging-fixtures';
+import { sqliteReadHandle } from '../../src/staging/create-db';
 import { FilesRepository } from '../../src/staging/files-repository';
+import { SqliteReadHandle } from '../../src/staging/sqlite-read-handle';
 import { StagingWriter } from '../../src/staging/staging-writer';
 
 describe('single-file reads on the SQLite read handle', () => {
@@ -30,6 +32,15 @@ describe('single-file reads on the SQLite read handle', () => {
     expect((await files.getFileMeta('f1'))?.name).toBe('after.html');
     expect(await files.getFile('missing')).toBeUndefined();
     expect(await files.getFileMeta('missing')).toBeUndefined();
+  });
+
+  it('runs read statements only, and none once closed', () => {
+    const handle = sqliteReadHandle(t.db) as SqliteReadHandle;
+    expect(handle).toBeInstanceOf(SqliteReadHandle);
+    expect(() => handle.statement("delete from files where id = 'f1'")).toThrow(/read statements only/);
+    expect(handle.statement('select count(*) as n from files')?.get()).toEqual({ n: 1 });
+    handle.close();
+    expect(handle.statement('select id from files')).toBeUndefined();
   });
 });
 
