@@ -28,6 +28,9 @@ const PERMISSION_COLUMNS: Readonly<Record<PermissionField, string>> = {
  */
 const LIST_COLUMNS = [...FILE_RESOURCE_COLUMNS, 'sha256', 'blob_key', 'permissions_modified_at'] as const;
 
+/** The columns of the two single-row reads: a single-file GET's (`served`), and the row without its body (`meta`). */
+const ROW_COLUMNS = { served: [...FILE_RESOURCE_COLUMNS, 'body_html'], meta: LIST_COLUMNS } as const;
+
 /** Where an active binary file's content is stored, and what it must be (what `verify-blobs` checks). */
 export interface StoredContent {
   id: string;
@@ -42,7 +45,7 @@ export type ServedFile = Pick<FileRow, (typeof FILE_RESOURCE_COLUMNS)[number] | 
 
 export class FilesRepository {
   private readonly storedPages: StoredPageReader<FileField>;
-  private readonly rowSql = new Map<'served' | 'meta', { sql: string; native: string; name: string; rest: readonly Knex.Value[] }>();
+  private readonly rowSql = new Map<keyof typeof ROW_COLUMNS, { sql: string; native: string; name: string; rest: readonly Knex.Value[] }>();
 
   constructor(private readonly db: Db) {
     this.storedPages = new StoredPageReader<FileField>(db, 'files', FILE_COLUMNS, 'id', 'wire_json');
@@ -78,23 +81,23 @@ export class FilesRepository {
    * pool; knex's `query` event is emitted either way, so query logging and plan capture see it.
    */
   async getFile(id: string): Promise<ServedFile | undefined> {
-    return this.rowById<ServedFile>('served', [...FILE_RESOURCE_COLUMNS, 'body_html'], id);
+    return this.rowById<ServedFile>('served', id);
   }
 
   /** A file's row without its HTML body (for permissions and downloads, which never serve it); read as `getFile` reads. */
   async getFileMeta(id: string): Promise<FileRow | undefined> {
-    return this.rowById<FileRow>('meta', [...LIST_COLUMNS], id);
+    return this.rowById<FileRow>('meta', id);
   }
 
   /**
-   * One file's `columns` by a statement built once per shape (the id is its first binding, the
-   * limit of 1 stays as compiled): on an SQLite file on `SqliteReadHandle`, on Postgres as a named
-   * prepared statement on a pooled connection (`pgPooledRows`), else through `knex.raw`.
+   * One file's `ROW_COLUMNS[shape]` by a statement built once per shape (the id is its first
+   * binding, the limit of 1 stays as compiled): on an SQLite file on `SqliteReadHandle`, on Postgres
+   * as a named prepared statement on a pooled connection (`pgPooledRows`), else through `knex.raw`.
    */
-  private async rowById<Row>(shape: 'served' | 'meta', columns: string[], id: string): Promise<Row | undefined> {
+  private async rowById<Row>(shape: keyof typeof ROW_COLUMNS, id: string): Promise<Row | undefined> {
     let compiled = this.rowSql.get(shape);
     if (!compiled) {
-      const built = this.db('files').where({ id: '' }).first(columns).toSQL();
+      const built = this.db('files').where({ id: '' }).first([...ROW_COLUMNS[shape]]).toSQL();
       const native = built.toNative().sql;
       compiled = { sql: built.sql, native, name: statementName(native), rest: built.bindings.slice(1) };
       this.rowSql.set(shape, compiled);
