@@ -9,7 +9,7 @@ interface Pending {
 export interface ReadRequest {
   sql: string;
   bindings: ReadonlyArray<unknown>;
-  /** Postgres: the prepared statement's name on the worker's connections. */
+  /** The prepared statement's name on the worker's connections (Postgres; the SQLite worker keys its statements by text). */
   name?: string;
   /** Columns whose text values the worker sends as UTF-8 bytes (moved, not copied, between threads). */
   bytes?: readonly string[];

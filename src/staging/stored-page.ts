@@ -97,19 +97,18 @@ export class StoredPageReader<F extends string> {
    * `query` event is emitted either way, so query logging and plan capture see it.
    */
   private async run({ sql, name }: CompiledShape, bindings: ReadonlyArray<string | number>): Promise<AggregateRow[]> {
-    const pg = isPostgres(this.db);
     this.db.emit('query', { sql, bindings, method: 'select' });
     const worker = readWorker(this.db);
     if (worker?.usable) {
       try {
-        return (await worker.run({ sql, bindings, name: pg ? name : undefined, bytes: ['items'] })) as unknown as AggregateRow[];
+        return (await worker.run({ sql, bindings, name, bytes: ['items'] })) as unknown as AggregateRow[];
       } catch (error) {
         // A failing query fails the request as it would on the main connection; a worker that
         // died is not used again and the query runs here instead.
         if (worker.usable) throw error;
       }
     }
-    if (pg) return pgPooledRows<AggregateRow>(this.db, name, sql, bindings);
+    if (isPostgres(this.db)) return pgPooledRows<AggregateRow>(this.db, name, sql, bindings);
     return withPooledConnection(this.db, (conn: BetterSqlite3.Database) => conn.prepare(sql).all(...bindings) as AggregateRow[]);
   }
 
