@@ -105,8 +105,11 @@ export async function deactivateGuest(mock: MockClient, workspace: string, visib
 }
 
 /**
- * Adds to a private project an active member of the workspace (not a guest) who sees none of
- * its first task's audience, as happens when someone joins a project: access that must appear.
+ * Adds to a private project an active member of the workspace (not a guest) who cannot see at
+ * least two of its tasks, as happens when someone joins a project: access that must appear. Of
+ * the first such project (by gid), the member who cannot see the most of its tasks (then the
+ * lowest gid). Judged task by task: on a large organization the union of a private project's task
+ * audiences reaches everyone (a task multi-homed in a public project, followers, assignees).
  * Returns the project and the user.
  */
 export async function addProjectMember(mock: MockClient, workspace: string, visibility: ReadonlyMap<string, readonly string[]>, print: (line: string) => void): Promise<{ project: string; user: string }> {
@@ -114,13 +117,12 @@ export async function addProjectMember(mock: MockClient, workspace: string, visi
   const projects = (await mock.list<Project>(`/projects?workspace=${workspace}&archived=false&opt_fields=name,privacy_setting`)).filter((p) => p.privacy_setting === 'private').sort((a, b) => a.gid.localeCompare(b.gid));
   for (const project of projects) {
     const tasks = (await mock.list<{ gid: string }>(`/projects/${project.gid}/tasks?opt_fields=name`)).map((t) => t.gid).filter((t) => visibility.has(t));
-    if (tasks.length < 2) continue;
-    const audience = new Set(tasks.flatMap((t) => visibility.get(t) ?? []));
-    const user = members.find((m) => !audience.has(m.user));
-    if (!user) continue;
-    await mock.request('POST', `/_admin/projects/${project.gid}/members`, { member: user.user });
-    print(`change round: added user ${user.user} to private project ${project.gid} (${tasks.length} tasks)`);
-    return { project: project.gid, user: user.user };
+    const unseen = members.map((m) => ({ user: m.user, tasks: tasks.filter((t) => !(visibility.get(t) ?? []).includes(m.user)).length }));
+    const best = unseen.filter((u) => u.tasks >= 2).sort((a, b) => b.tasks - a.tasks || a.user.localeCompare(b.user))[0];
+    if (!best) continue;
+    await mock.request('POST', `/_admin/projects/${project.gid}/members`, { member: best.user });
+    print(`change round: added user ${best.user} to private project ${project.gid} (${best.tasks} of its ${tasks.length} tasks new to them)`);
+    return { project: project.gid, user: best.user };
   }
-  throw new Error('no private project with two tasks and a workspace member outside its audience');
+  throw new Error('no private project has two tasks an active workspace member cannot see');
 }
