@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,6 +14,8 @@ import { usageScenario, type UsageScenario } from './usage-scenario';
  * in headless Chromium and checked for what a person sees.
  */
 jest.setTimeout(180_000);
+
+const SCRIPT = '/usr/bin/script';
 
 let s: UsageScenario;
 let dir: string;
@@ -48,10 +51,35 @@ describe('content-gateway usage', () => {
     const top = [...s.expected().values()].sort((a, b) => b.cited - a.cited || b.surfaced - a.surfaced || (a.id < b.id ? -1 : 1))[0]!;
     const row = r.stdout.split('\n').find((l) => l.includes(top.id))!;
     expect(row.trim().split(/\s+/).slice(-5)).toEqual([top.id === s.tombstoned ? 'deleted' : top.id === s.purged ? 'missing' : 'active', String(top.surfaced), String(top.cited), String(top.helpful), String(top.unhelpful)]);
+    // The file figures add up: the two cited files gone from the gateway count among the files, not the active ones.
+    const [, files, active, surfaced, cited, never] = (/^ {2}(\d+) files \((\d+) active\): (\d+) surfaced, (\d+) cited; (\d+) active never surfaced$/m.exec(r.stdout) ?? []).map(Number);
+    const used = [...s.expected().values()];
+    expect({ files, active, surfaced, cited }).toEqual({ files: active! + 2, active, surfaced: used.length, cited: used.filter((u) => u.cited > 0).length });
+    expect(active! - never!).toBe(used.filter((u) => u.id !== s.purged && u.id !== s.tombstoned).length);
     expect(r.stdout).toMatch(/Most cited files \(5 of \d+\):/);
     expect(r.stdout).toMatch(/Stale citations: 2 cited file\(s\)/);
     expect(r.stdout).toMatch(/Platform requests: \d+ \(/);
     expect(r.stderr).toBe(''); // no progress bar off a terminal, no log noise
+  });
+
+  (fs.existsSync(SCRIPT) ? it : it.skip)('on a terminal: a progress bar on stderr while it counts, every phase to its end, then the table', async () => {
+    // util-linux's `script` runs the CLI on a pseudo-terminal, as a person at a shell would; its output is what they see.
+    // Paced at one request a second, so every phase lasts long enough for the bar (redrawn every 100 ms) to show it.
+    const argv = [process.execPath, '--require', require.resolve('tsx/cjs'), path.join(__dirname, '../../src/main.ts'), ...args, '--requests-per-minute', '60'];
+    const shell = argv.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+    const r = await new Promise<{ code: number | null; out: string }>((resolve) => {
+      const child = spawn(SCRIPT, ['-q', '-e', '-c', shell, '/dev/null'], { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', TERM: 'xterm', ...env } });
+      let out = '';
+      child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+      child.on('close', (code) => resolve({ code, out }));
+    });
+    expect(r.code).toBe(0);
+    const screen = r.out.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
+    for (const phase of ['counting', 'feedback', 'stale']) expect([phase, new RegExp(` ${phase} \\[[=-]+\\] \\d+/\\d+ files`).test(screen)]).toEqual([phase, true]);
+    const counted = [...screen.matchAll(/ counting \[=+\] (\d+)\/(\d+) files/g)].map((m) => [Number(m[1]), Number(m[2])]);
+    expect(counted.length).toBeGreaterThan(0);
+    expect(counted.at(-1)![0]).toBe(counted.at(-1)![1]);
+    expect(screen.indexOf(' stale [')).toBeLessThan(screen.indexOf('Most cited files'));
   });
 
   it('keys only from the environment: without them it says which variable to set; --help documents them', async () => {
@@ -89,6 +117,11 @@ describe('content-gateway usage', () => {
         expect([id, row?.slice(2)]).toEqual([id, [e.surfaced, e.cited, e.helpful, e.unhelpful].map(String)]);
       }
       expect(await page.isVisible('#files-table')).toBe(true);
+      // The first card names every file of the report and how many are active, so "surfaced" never exceeds it.
+      const cards = await page.$$eval('.card', (cs) => cs.map((c) => ((c as { textContent: string | null }).textContent ?? '').trim()));
+      const active = rows.filter((r) => r[1] === 'active').length;
+      expect(cards[0]).toBe(`${rows.length}files (${active} active)`);
+      expect(cards[1]).toBe(`${expected.size}surfaced`);
       expect(await page.textContent('#stale')).toContain('Stale citations (2)');
       const hrefs = await page.$$eval('a[href^="#"]', (as) => as.map((a) => a.getAttribute('href') ?? ''));
       expect(hrefs.length).toBeGreaterThan(5);

@@ -64,7 +64,7 @@ export function renderUsageHtml(report: UsageReport, chartJs: string = chartJsSo
 <p class="muted">Gateway <code>${esc(report.gatewayUrl)}</code> · Data API <code>${esc(report.dataApiUrl)}</code>${report.scope ? ` · <code>${esc(report.scope)}</code>` : ''} · ${esc(report.generatedAt)}</p></header>
 <main>
 <section class="cards" aria-label="Totals">
-${card('active files', n(t.activeFiles), '#files')}${card('surfaced', n(t.surfacedFiles), '#files')}${card('cited', n(t.citedFiles), '#files')}${card('never surfaced', n(report.neverSurfaced.length), '#never-surfaced')}${card('stale citations', n(report.staleCitations.length), '#stale')}${card('helpful / unhelpful', `${n(t.helpful)} / ${n(t.unhelpful)}`, '#feedback')}${card('platform requests', n(report.requests.platform), '#cost')}
+${card(`files (${n(t.activeFiles)} active)`, n(t.files), '#files')}${card('surfaced', n(t.surfacedFiles), '#files')}${card('cited', n(t.citedFiles), '#files')}${card('never surfaced', n(report.neverSurfaced.length), '#never-surfaced')}${card('stale citations', n(report.staleCitations.length), '#stale')}${card('helpful / unhelpful', `${n(t.helpful)} / ${n(t.unhelpful)}`, '#feedback')}${card('platform requests', n(report.requests.platform), '#cost')}
 </section>
 <h2>Most cited files</h2>
 <div class="charts"><div class="chart"><canvas id="chart-cited" aria-label="Most cited files"></canvas></div><div class="chart"><canvas id="chart-use" aria-label="Files by use"></canvas></div></div>

@@ -18,7 +18,8 @@ export function renderUsageTerminal(report: UsageReport, options: { top?: number
   const width = Math.min(60, Math.max(20, ...used.slice(0, top).map((f) => f.id.length)));
   const lines = [
     `Usage of ${safe(report.gatewayUrl)} by the assistant (Data API ${safe(report.dataApiUrl)}${report.scope ? `, ${safe(report.scope)}` : ''})`,
-    `  ${n(t.activeFiles)} active files: ${n(t.surfacedFiles)} surfaced, ${n(t.citedFiles)} cited, ${n(report.neverSurfaced.length)} never surfaced`,
+    // The surfaced and cited figures count every file of the report, stale ones too: say so, or they read as more than the active files.
+    `  ${n(t.files)} files (${n(t.activeFiles)} active): ${n(t.surfacedFiles)} surfaced, ${n(t.citedFiles)} cited; ${n(report.neverSurfaced.length)} active never surfaced`,
     `  ${n(t.surfaced)} times surfaced, ${n(t.cited)} cited; feedback on citing answers: ${n(t.helpful)} helpful, ${n(t.unhelpful)} unhelpful (${n(t.ratings)} ratings in all)`,
     '',
     used.length ? `Most cited files (${Math.min(top, used.length)} of ${n(used.length)}):` : 'No answer surfaced any file of this gateway yet.',
