@@ -127,7 +127,10 @@ export class ConversationsClient {
       this.tokens.invalidate();
       answer = await this.http.send(method, path, options);
     }
-    if (answer.headers.has('x-service-root-uuid')) this.warnDeprecated(`answers carry the deprecated x-service-root-uuid header: this base (${this.basePath}) is deprecated; use ${CONVERSATIONS_BASE}`);
+    if (answer.headers.has('x-service-root-uuid')) {
+      const where = this.basePath === CONVERSATIONS_BASE ? `although the client calls ${CONVERSATIONS_BASE}: something in between (a proxy, an API gateway) sends its requests on to the deprecated ${DEPRECATED_CONVERSATIONS_BASE}; point it at ${CONVERSATIONS_BASE}` : `this base (${this.basePath}) is deprecated; use ${CONVERSATIONS_BASE}`;
+      this.warnDeprecated(`answers carry the deprecated x-service-root-uuid header ${where}`);
+    }
     return answer;
   }
 }

@@ -110,5 +110,8 @@ describe('Conversations client: the deprecated /assistant/v1 base', () => {
     await c.listMessages(conversationId);
     expect(log.warnings()).toHaveLength(1);
     expect(log.warnings()[0]).toMatch(/x-service-root-uuid/);
+    // It calls /rest/v1 already: the warning points at what is in between, not at the base it uses.
+    expect(log.warnings()[0]).toMatch(/calls \/rest\/v1.*deprecated \/assistant\/v1/);
+    expect(log.warnings()[0]).not.toMatch(/\/rest\/v1\) is deprecated/);
   });
 });
