@@ -22,6 +22,16 @@ describe('README', () => {
     for (const link of links) expect([link, fs.existsSync(path.join(__dirname, '../..', link))]).toEqual([link, true]);
   });
 
+  it('tells an operator how to check, after connecting the platform, that content is ingested and used, with the lifecycle stage of each endpoint', () => {
+    expect(readme).toMatch(/^npm run cli -- usage --gateway-url \S+ --region \w+/m);
+    for (const stage of ['(stable)', '(legacy;', 'deprecated']) expect([stage, readme.includes(stage)]).toEqual([stage, true]);
+    for (const endpoint of ['plugin-resources/$count', '/rest/v1/messages/send', '/rest/v1beta1', '/assistant/v1']) expect([endpoint, readme.includes(endpoint)]).toEqual([endpoint, true]);
+    const [, guide, anchor] = /\]\((docs\/operating-with-the-platform\.md)#([\w-]+)\)/.exec(readme) ?? [];
+    expect(guide).toBeDefined();
+    const headings = read(guide as string).split('\n').filter((l) => l.startsWith('#')).map((l) => l.replace(/^#+\s*/, '').toLowerCase().replace(/[^\w\s-]/g, '').replace(/\s+/g, '-'));
+    expect(headings).toContain(anchor);
+  });
+
   it('shows the API key to the conformance harness through the environment, never as --key through npm', () => {
     for (const file of ['README.md', 'docs/conformance.md', 'docs/platform-compatibility.md', 'src/conformance/README.md']) {
       expect([file, /npm run conformance[^\n]*--key/.test(read(file))]).toEqual([file, false]);
