@@ -48,7 +48,7 @@ Examples:
 Regions: ${DATA_API_REGION_NAMES.join(', ')}.
 Counting is cheap on the platform: file ids go in batches to the Data API's count endpoint, one
 count settles a whole batch of unused files, busy batches are listed or split, whichever is fewer
-requests; requests are paced (--requests-per-minute) and a 429 waits its Retry-After. The report
+requests; requests are paced (--requests-per-minute) and a 429 waits its Retry-After (60 s without one). The report
 says how many platform requests it made. Only GET requests are sent; nothing changes anywhere.`;
 
 function dataAuth(flags: UsageFlags, env: Runtime['env'], base: string): PlatformAuthConfig {
@@ -100,7 +100,7 @@ export function registerUsageCommand(program: Command, runtime: Runtime): void {
     .option('--json', 'print the report as JSON on stdout')
     .option('--html <file>', 'also write a self-contained HTML page with charts')
     .option('--top <n>', 'files in the terminal table', whole('--top', 1), 20)
-    .option('--requests-per-minute <n>', 'pace Data API requests (the platform publishes no limit; a 429 still waits its Retry-After)', whole('--requests-per-minute', 1), 300)
+    .option('--requests-per-minute <n>', 'pace Data API requests (the platform publishes no limit; a 429 still waits its Retry-After, or 60 s)', whole('--requests-per-minute', 1), 300)
     .option('--per-file', 'count naively, two counts per file (for comparison: many more platform requests)')
     .addHelpText('after', EXAMPLES)
     .action(async (flags: UsageFlags) => {

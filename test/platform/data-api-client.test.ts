@@ -129,6 +129,25 @@ describe('Data API client: hostility', () => {
     expect(client.requestCount).toBe(8 + clock.waits.length);
   });
 
+  it('a 429 without Retry-After (the Data API documents none) waits a minute, as the official pipeline does, and every count still arrives', async () => {
+    p.sim.setHostility({ rateLimitPerMinute: { data: 3 } });
+    const clock = simulatedSleep(p);
+    // A proxy in front of the platform that drops the header: the answer is a bare 429.
+    const bare: typeof fetch = async (input, init) => {
+      const res = await fetch(input, init);
+      if (res.status !== 429) return res;
+      const headers = new Headers(res.headers);
+      headers.delete('retry-after');
+      return new Response(await res.text(), { status: 429, headers });
+    };
+    const client = keyClient({ fetch: bare, sleep: clock.sleep, random: () => 0.5 });
+    const counts: number[] = [];
+    for (let i = 0; i < 8; i++) counts.push(await client.count());
+    expect(new Set(counts)).toEqual(new Set([p.sim.context.pluginResources.length]));
+    expect(clock.waits.length).toBeGreaterThanOrEqual(2);
+    expect(clock.waits).toEqual(clock.waits.map(() => 60_000));
+  });
+
   it('5xx back off and succeed; faults that never end are a typed unavailable error after the retries', async () => {
     const clean = await collect(keyClient().list('plugin-resources', { select: ['id'] }));
     p.sim.setHostility({ faultRate: 0.4, seed: 'client-test' });

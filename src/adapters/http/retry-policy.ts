@@ -18,6 +18,11 @@ export interface RetryPolicy {
    * reset cannot stall a sync; the request then fails again and surfaces a typed error.
    */
   maxRetryAfterMs: number;
+  /**
+   * How long a 429 without a usable `Retry-After` waits, for services whose guidance is a fixed
+   * wait (the platform's: 60 s). Absent: the exponential backoff, as for any other retry.
+   */
+  rateLimitWaitMs?: number;
 }
 
 export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({

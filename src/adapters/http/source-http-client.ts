@@ -218,7 +218,7 @@ export class SourceHttpClient {
       }
 
       await response?.body?.cancel().catch(() => undefined);
-      const retryAfterMs = outcome.kind === 'response' ? parseRetryAfter(outcome.retryAfter, this.now()) : undefined;
+      const retryAfterMs = outcome.kind === 'response' ? (parseRetryAfter(outcome.retryAfter, this.now()) ?? (outcome.status === 429 ? this.policy.rateLimitWaitMs : undefined)) : undefined;
       const delayMs = backoffMs(attempt, { retryAfterMs, random: this.random }, this.policy);
       this.logger.debug(
         {
