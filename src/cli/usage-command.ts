@@ -81,9 +81,10 @@ function clients(flags: UsageFlags, env: Runtime['env'], logger: Logger) {
   if (!gatewayUrl) throw new Error('Give the gateway with --gateway-url <base URL> (or USAGE_GATEWAY_URL).');
   const gatewayKey = env.GATEWAY_API_KEY;
   if (!gatewayKey) throw new Error('Give the gateway\'s API key in GATEWAY_API_KEY.');
-  const explicit = flags.dataApiUrl ?? (flags.region ? undefined : env.PLATFORM_DATA_API_URL);
-  const target = explicit !== undefined ? { baseUrl: explicit } : { region: flags.region ?? env.PLATFORM_REGION ?? 'us' };
-  const base = dataApiBaseUrl(target);
+  // Flags win over the environment; both flags at once are refused by dataApiBaseUrl (not both).
+  const fromFlags = flags.dataApiUrl !== undefined || flags.region !== undefined;
+  const fromEnv = env.PLATFORM_DATA_API_URL !== undefined ? { baseUrl: env.PLATFORM_DATA_API_URL } : { region: env.PLATFORM_REGION ?? 'us' };
+  const base = dataApiBaseUrl(fromFlags ? { ...(flags.dataApiUrl !== undefined ? { baseUrl: flags.dataApiUrl } : {}), ...(flags.region !== undefined ? { region: flags.region } : {}) } : fromEnv);
   const data = new DataApiClient({ baseUrl: base, auth: dataAuth(flags, env, base), logger, requestsPerMinute: flags.requestsPerMinute });
   return { gatewayUrl: gatewayUrl.replace(/\/v1\/?$/, ''), gateway: new GatewayFilesClient({ baseUrl: gatewayUrl, key: gatewayKey, logger }), data };
 }

@@ -88,6 +88,10 @@ describe('content-gateway usage', () => {
     expect(r.stderr + r.stdout).toMatch(/PLATFORM_DATA_API_KEY/);
     const bad = await runCli([...args.slice(0, 3), '--region', 'mars'], env);
     expect(bad.stderr + bad.stdout).toMatch(/Unknown Data API region "mars"; known regions: us, eu/);
+    // A region and an explicit base at once is ambiguous: refused, not one of them silently dropped.
+    const both = await runCli([...args, '--region', 'us', '--json'], env);
+    expect([both.code, both.stdout]).toEqual([1, '']);
+    expect(both.stderr).toMatch(/region or a base URL, not both/);
     const help = await runCli(['usage', '--help'], {});
     expect(help.stdout).toMatch(/GATEWAY_API_KEY/);
     expect(help.stdout).toMatch(/PLATFORM_DATA_CLIENT_ID/);
