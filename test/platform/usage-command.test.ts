@@ -45,6 +45,19 @@ describe('content-gateway usage', () => {
     expect(report.dataApiUrl).toBe(`${s.p.origin}/regions/eu/export/v1/records`);
   });
 
+  it('with OAuth client credentials instead of a Data API key (token from the Data API host): the same figures', async () => {
+    const oauth = { GATEWAY_API_KEY: TEST_KEYS[0], PLATFORM_DATA_CLIENT_ID: s.p.sim.credentials.clients.data.clientId, PLATFORM_DATA_CLIENT_SECRET: s.p.sim.credentials.clients.data.clientSecret };
+    const r = await runCli([...args, '--json'], oauth);
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    const report = JSON.parse(r.stdout) as UsageReport;
+    expect(new Map(report.files.filter((f) => f.surfaced > 0).map((f) => [f.id, { id: f.id, surfaced: f.surfaced, cited: f.cited, helpful: f.helpful, unhelpful: f.unhelpful }]))).toEqual(s.expected());
+    const wrongSecret = 'not-the-secret-9f8e7d6c';
+    const wrong = await runCli([...args, '--json'], { ...oauth, PLATFORM_DATA_CLIENT_SECRET: wrongSecret });
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toMatch(/token endpoint answered 401/);
+    expect(wrong.stderr + wrong.stdout).not.toContain(wrongSecret);
+  });
+
   it('the terminal table: totals, the most cited files first with their numbers, stale citations, the cost', async () => {
     const r = await runCli([...args, '--top', '5'], env);
     expect(r.code).toBe(0);
