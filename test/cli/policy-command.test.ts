@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { createFixtureSchema, fixtureMapping, seedFixture, writeMapping } from '../helpers/sql-fixture';
 import { createSqlSource, type SqlSource } from '../helpers/sql-source';
 import { personIdOf } from '../../src/staging/person-id';
@@ -92,5 +93,29 @@ describe('content-gateway policy', () => {
     const refused = await runCli(['sync', '--all', '--policy', policyFile], env);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('--policy applies to one named adapter');
+  });
+
+  it('refuses to sync a source whose policy does not load, naming the rule, and leaves staging as it was', async () => {
+    const bad = path.join(dir, 'refused.yaml');
+    fs.writeFileSync(bad, "version: 1\nrules:\n  - name: cleared\n    allow: user.clearance >= doc.level\n  - name: listed\n    allow: user.roles == 'editor'\n");
+    const staging = new Database(env.SQLITE_PATH as string, { readonly: true });
+    const state = () => staging.prepare("select (select count(*) from sync_runs) as runs, (select count(*) from groups where id like 'sql:policy-%') as policyGroups").get();
+    try {
+      const before = state();
+      expect(before).toMatchObject({ runs: 1 });
+      // A source synced without its policy would lose every grant the policy gives: it is not synced at all.
+      const ways: Array<[string[], Record<string, string>]> = [
+        [['sync', 'sql'], { ...env, ACCESS_POLICIES: `sql=${bad}` }],
+        [['sync', 'sql', '--policy', bad], env],
+      ];
+      for (const [args, withEnv] of ways) {
+        const out = await runCli(args, withEnv);
+        expect(out.code).toBe(1);
+        expect(out.stdout).toContain(`sql: access policy refused — ${bad}: rule 'listed' (line 6, column 12): user.roles is a list`);
+        expect(state()).toEqual(before);
+      }
+    } finally {
+      staging.close();
+    }
   });
 });
