@@ -5,6 +5,7 @@ import * as addListCoveringIndexes from './20261123000000_add_list_covering_inde
 import * as addDatabaseBlobStore from './20261123120000_add_database_blob_store';
 import * as addSyncRunUnannounced from './20261125000000_add_sync_run_unannounced';
 import * as servePeople from './20261125020000_serve_people';
+import * as addPostgresListCovering from './20261125100000_add_postgres_list_covering';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -23,4 +24,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261123120000_add_database_blob_store', addDatabaseBlobStore],
   ['20261125000000_add_sync_run_unannounced', addSyncRunUnannounced],
   ['20261125020000_serve_people', servePeople],
+  ['20261125100000_add_postgres_list_covering', addPostgresListCovering],
 ];

@@ -48,7 +48,8 @@ export class FilesRepository {
   private readonly rowSql = new Map<keyof typeof ROW_COLUMNS, { sql: string; native: string; name: string; rest: readonly Knex.Value[] }>();
 
   constructor(private readonly db: Db) {
-    this.storedPages = new StoredPageReader<FileField>(db, 'files', FILE_COLUMNS, 'id', 'wire_json');
+    // Postgres lists from the generated `list_json` copy its list indexes include (see the migration).
+    this.storedPages = new StoredPageReader<FileField>(db, 'files', FILE_COLUMNS, 'id', 'wire_json', isPostgres(db) ? 'list_json' : undefined);
   }
 
   /**

@@ -64,6 +64,7 @@ export class StoredPageReader<F extends string> {
     private readonly columns: Readonly<Record<F, string>>,
     private readonly key: F,
     private readonly jsonColumn: string,
+    private readonly coveredJson?: string,
   ) {}
 
   /**
@@ -126,7 +127,7 @@ export class StoredPageReader<F extends string> {
     const db = this.db;
     const inner = db(this.table);
     const orderColumns = seekPage(inner, page, this.columns, this.key, page.top + 1);
-    inner.select([...orderColumns, this.jsonColumn]);
+    inner.select([...orderColumns, this.itemJson()]);
     const pg = isPostgres(db);
     const items = pg ? `string_agg(??, ',')` : `cast(group_concat(??, ',') as blob)`;
     const lengths = pg ? `string_agg(octet_length(??)::text, ',')` : `group_concat(octet_length(??), ',')`;
@@ -137,6 +138,25 @@ export class StoredPageReader<F extends string> {
       )
       .from(inner.as('page'));
     return { query, width: orderColumns.length };
+  }
+
+  /**
+   * The item's JSON as the page reads it: `jsonColumn`, or, with a `coveredJson` copy (which the
+   * list indexes include, null where the JSON is too long for them), that copy, and the table's
+   * own column only where the copy is null, so a page of short items is an index-only scan.
+   */
+  private itemJson(): string | Knex.Raw {
+    if (!this.coveredJson) return this.jsonColumn;
+    const { table, key, jsonColumn } = this;
+    const keyColumn = this.columns[key];
+    return this.db.raw(`coalesce(??, (select ?? from ?? as "whole" where ?? = ??)) as ??`, [
+      this.coveredJson,
+      `whole.${jsonColumn}`,
+      table,
+      `whole.${keyColumn}`,
+      `${table}.${keyColumn}`,
+      jsonColumn,
+    ]);
   }
 
   private decode(rows: AggregateRow[], page: PageRequest<F>, width: number): StoredPage | undefined {

@@ -45,7 +45,7 @@ describe.each(databaseKinds)('staging schema on %s', (kind) => {
   });
 
   it.each([
-    ['by id', 'select id from files where id > ? order by id limit 101', ['f10'], /files_pkey|sqlite_autoindex_files|PRIMARY KEY/i],
+    ['by id', 'select id from files where id > ? order by id limit 101', ['f10'], /files_pkey|files_list_id|sqlite_autoindex_files|PRIMARY KEY/i],
     ['by time', 'select id from files where (modified_at, id) > (?, ?) order by modified_at, id limit 101', [at(10), 'f10'], /files_modified_id|files_list_modified/],
     ['active by id', "select id from files where status = 'active' and id > ? order by id limit 101", ['f10'], /files_status_id/],
   ])('seeks pages %s through an index (no scan, no sort)', async (_name, sql, bindings, index) => {
@@ -55,9 +55,12 @@ describe.each(databaseKinds)('staging schema on %s', (kind) => {
   });
 
   it.each([
-    ['by id', { field: 'id', direction: 'asc' }, ['f10'], /COVERING INDEX files_list_id/, /files_pkey/],
-    ['by time', { field: 'modified', direction: 'desc' }, [at(10), 'f10'], /COVERING INDEX files_list_modified/, /files_modified_id/],
-  ] as const)('assembles stored list pages %s from one index scan (covering on SQLite)', async (_name, orderBy, after, sqliteIndex, pgIndex) => {
+    ['by id', { field: 'id', direction: 'asc' }, ['f10'], /COVERING INDEX files_list_id/, /Index Only Scan using files_list_id/],
+    ['by time', { field: 'modified', direction: 'desc' }, [at(10), 'f10'], /COVERING INDEX files_list_modified/, /Index Only Scan Backward using files_list_modified/],
+  ] as const)('assembles stored list pages %s from one covering index scan', async (_name, orderBy, after, sqliteIndex, pgIndex) => {
+    // Postgres picks an index-only scan once the table's visibility map says it pays (as after a
+    // bulk load, which vacuums, or autovacuum); these 50 rows were written without one.
+    if (kind === 'postgres') await t.db.raw('vacuum analyze files');
     const seen: Array<{ sql: string; bindings: string[] }> = [];
     const listener = (q: { sql: string; bindings: string[] }): void => {
       seen.push(q);

@@ -42,18 +42,21 @@ describe.each(databaseKinds)('pages assembled from stored JSON, on %s', (kind) =
   });
   afterAll(() => t.destroy());
 
-  async function stage(rows: Array<[string, number, boolean]>, unstored: readonly string[]): Promise<void> {
+  /** Rows: id, time, deleted, and how many two-byte characters pad the name (long JSON gets no covered copy on Postgres). */
+  async function stage(rows: Array<[string, number, boolean, number?]>, unstored: readonly string[]): Promise<void> {
     await t.db('file_permissions').delete();
     await t.db('files').delete();
     const writer = new StagingWriter(t.db);
-    await writer.putFiles(rows.map(([id, time, deleted]) => ({ file: htmlFile(id, { modified_at: at(time), status: deleted ? 'deleted' : 'active' }), permissions: [] })));
+    const file = ([id, time, deleted, pad = 0]: [string, number, boolean, number?]) =>
+      htmlFile(id, { modified_at: at(time), status: deleted ? 'deleted' : 'active', ...(pad > 0 ? { name: `Article ${'é'.repeat(pad)}` } : {}) });
+    await writer.putFiles(rows.map((row) => ({ file: file(row), permissions: [] })));
     if (unstored.length) await t.db('files').whereIn('id', unstored).update({ wire_json: null });
   }
 
   it('serves, page after page, exactly the items and positions the row-by-row read does', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.uniqueArray(fc.tuple(idArb, fc.integer({ min: 0, max: 40 }), fc.boolean()), { maxLength: 30, selector: ([id]) => id }),
+        fc.uniqueArray(fc.tuple(idArb, fc.integer({ min: 0, max: 40 }), fc.boolean(), fc.constantFrom(0, 0, 0, 0, 1050, 1100, 1150, 3000)), { maxLength: 30, selector: ([id]) => id }),
         pageArb,
         async (rows, { pages, ...request }) => {
           await stage(rows, []);
@@ -83,6 +86,31 @@ describe.each(databaseKinds)('pages assembled from stored JSON, on %s', (kind) =
     expect(await files.listStoredFiles(page(2))).toBeUndefined();
     expect(await files.listStoredFiles(page(3))).toBeUndefined();
     expect(await files.listStoredFiles({ ...page(2), after: ['c'] })).toMatchObject({ count: 1 });
+  });
+
+  it('serves items whose JSON is too long for the list indexes from the table, in place (Postgres keeps no covered copy of them)', async () => {
+    await stage([['a', 1, false], ['b', 2, false, 3000], ['c', 3, false, 1049], ['d', 4, false, 1051], ['e', 5, false]], []);
+    const byId: PageRequest<FileField> = { top: 2, skip: 0, orderBy: { field: 'id', direction: 'asc' }, filters: [] };
+    const byTime: PageRequest<FileField> = { top: 3, skip: 0, orderBy: { field: 'modified', direction: 'desc' }, filters: [] };
+    for (const first of [byId, byTime]) {
+      let page: PageRequest<FileField> | undefined = first;
+      const seen: unknown[] = [];
+      while (page) {
+        const stored = await files.listStoredFiles(page);
+        expect(stored).toBeDefined();
+        seen.push(...(JSON.parse(`[${stored?.json.toString('utf8')}]`) as unknown[]));
+        page = stored?.next ? { ...page, after: stored.next } : undefined;
+      }
+      const rows = (await t.db('files').select('id', 'wire_json')) as Array<{ id: string; wire_json: string }>;
+      const expected = new Map(rows.map((r) => [r.id, JSON.parse(r.wire_json) as unknown]));
+      const order = first === byId ? ['a', 'b', 'c', 'd', 'e'] : ['e', 'd', 'c', 'b', 'a'];
+      expect(seen).toEqual(order.map((id) => expected.get(id)));
+    }
+    if (kind !== 'postgres') return;
+    const copies = (await t.db('files').orderBy('id').select('id', t.db.raw('list_json is not null as covered'), t.db.raw('octet_length(wire_json) + octet_length(id) as bytes'))) as Array<{ id: string; covered: boolean; bytes: number }>;
+    // Both sides of the 2,400-byte line are exercised: b is far over it, d just over, c just under.
+    expect(copies.map((c) => [c.id, c.covered])).toEqual([['a', true], ['b', false], ['c', true], ['d', false], ['e', true]]);
+    expect(copies.filter((c) => c.id === 'c' || c.id === 'd').map((c) => c.bytes)).toEqual([2397, 2401]);
   });
 
   it('answers an empty page with no items and no next position', async () => {
