@@ -6,6 +6,7 @@ import * as addDatabaseBlobStore from './20261123120000_add_database_blob_store'
 import * as addSyncRunUnannounced from './20261125000000_add_sync_run_unannounced';
 import * as servePeople from './20261125020000_serve_people';
 import * as addPostgresListCovering from './20261125100000_add_postgres_list_covering';
+import * as indexUserAccessOnly from './20261125110000_index_user_access_only';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -25,4 +26,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261125000000_add_sync_run_unannounced', addSyncRunUnannounced],
   ['20261125020000_serve_people', servePeople],
   ['20261125100000_add_postgres_list_covering', addPostgresListCovering],
+  ['20261125110000_index_user_access_only', indexUserAccessOnly],
 ];

@@ -75,11 +75,17 @@ interface Referrers {
 const FILE_ACCESS: Referrers = { table: 'file_permissions', owner: 'file_id', type: 'principal_type', ref: 'principal_id' };
 const GROUP_MEMBERS: Referrers = { table: 'group_members', owner: 'group_id', type: 'member_type', ref: 'member_id' };
 
+/**
+ * `type = 'USER'` as a literal, not a bound value: access entries are indexed for user entries
+ * only (a partial index), and neither database matches a bound value against an index's predicate.
+ */
+const userRefs = (trx: Knex, r: Referrers): Knex.QueryBuilder => trx(r.table).whereRaw(`?? = 'USER'`, [r.type]);
+
 /** Re-points the references to these accounts; returns the owners (files or groups) whose served rows changed. */
 async function repoint(trx: Knex, r: Referrers, accounts: ReadonlyMap<string, AccountState>): Promise<string[]> {
   const owners = new Set<string>();
   for (const part of chunks([...accounts.keys()], IDS_PER_STATEMENT)) {
-    const rows = (await trx(r.table).where(r.type, 'USER').whereIn(r.ref, part).select(`${r.owner} as owner`, `${r.ref} as ref`, 'served_id')) as Array<{
+    const rows = (await userRefs(trx, r).whereIn(r.ref, part).select(`${r.owner} as owner`, `${r.ref} as ref`, 'served_id')) as Array<{
       owner: string;
       ref: string;
       served_id: string | null;
@@ -91,7 +97,7 @@ async function repoint(trx: Knex, r: Referrers, accounts: ReadonlyMap<string, Ac
         owners.add(row.owner);
       }
     }
-    for (const ref of stale) await trx(r.table).where(r.type, 'USER').where(r.ref, ref).update({ served_id: servedIdOf({ type: 'USER', id: ref }, accounts) });
+    for (const ref of stale) await userRefs(trx, r).where(r.ref, ref).update({ served_id: servedIdOf({ type: 'USER', id: ref }, accounts) });
   }
   return [...owners];
 }
