@@ -40,8 +40,32 @@ export type Principal = { type: 'USER' | 'GROUP'; nativeId: string; source?: str
 export const EVERYONE = { type: 'EVERYONE' } as const;
 export type AccessEntry = Principal | typeof EVERYONE;
 
+/** Inline HTML at hand: the engine hashes it on every run. */
+export interface InlineHtml {
+  kind: 'html';
+  html: string;
+}
+
+/**
+ * Inline HTML read only when the engine needs it, like binary content: `load()` is called only when
+ * the file is new, its `version` differs from the stored one (or is unknown), or its row must be
+ * written again and staging cannot give its body back; otherwise the staged body is kept while
+ * access and metadata are still applied. The engine starts every load of a batch at once (in one
+ * tick), so an adapter can read a batch's bodies in one query.
+ */
+export interface LazyHtml {
+  kind: 'html';
+  load(): Promise<string>;
+  /**
+   * A cheap fingerprint of everything the HTML is made of (a modified time, a revision id, and
+   * the template's). When it equals the stored one, the body is not read. Omit it to always load.
+   */
+  version?: string;
+}
+
 export type FileContent =
-  | { kind: 'html'; html: string }
+  | InlineHtml
+  | LazyHtml
   | {
       kind: 'binary';
       /**

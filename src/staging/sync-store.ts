@@ -75,6 +75,12 @@ export class SyncStore {
     return out;
   }
 
+  /** The inline body staged for a file (null when it has none): kept bodies, when their row is written again. */
+  async stagedBody(id: string): Promise<string | null> {
+    const row = (await this.db('files').where({ id }).first('body_html')) as { body_html: string | null } | undefined;
+    return row?.body_html ?? null;
+  }
+
   async userStates(ids: readonly string[]): Promise<Map<string, UserState>> {
     const out = new Map<string, UserState>();
     for (const part of chunks(ids, 500)) {

@@ -77,52 +77,66 @@ export type FileDecision =
   | { kind: 'permissions'; permissions: PrincipalRef[]; hash: string; at: string }
   | { kind: 'added' | 'changed'; row: FileWrite; permissions: PrincipalRef[] };
 
-/** A file's content as staged: its hashes and size, and its inline body or its blob. */
+/**
+ * A file's content as staged: its hashes and size, and its inline body or its blob. `body` is
+ * undefined when the inline body staged for the file is kept unread (a lazy one's version matched).
+ */
 interface StoredContent {
   sha256: string;
   sha1: string;
   size: number;
   blobKey: string | null;
-  body: string | null;
+  body: string | null | undefined;
   version: string | null;
 }
 
-/**
- * Hashes inline content; stores binary content in the blob store, unless the source's version
- * says the stored bytes are still the file's and the blob store still has them.
- */
-async function storedContent(record: FileRecord, state: FileState | undefined, blobs: BlobStore): Promise<StoredContent> {
-  if (record.content.kind === 'html') {
-    const bytes = Buffer.from(record.content.html, 'utf8');
-    return {
-      sha256: crypto.hash('sha256', bytes, 'hex'),
-      sha1: crypto.hash('sha1', bytes, 'hex'),
-      size: bytes.length,
-      blobKey: null,
-      body: record.content.html,
-      version: null,
-    };
-  } else {
-    const version = record.content.version ?? null;
-    const reusable = version !== null && state?.status === 'active' && state.source_version === version && state.blob_key && state.sha256 && state.sha1;
-    // The stored bytes are reused only while the blob store still has them: a blob lost from it
-    // (a partial restore, a switch of BLOB_STORE) is read from the source again.
-    if (reusable && state.blob_key && state.sha256 && state.sha1 && (await blobs.stat(state.blob_key))) {
-      return { sha256: state.sha256, sha1: state.sha1, size: Number(state.size), blobKey: state.blob_key, body: null, version };
-    } else {
-      const stored = await blobs.put(await record.content.open());
-      return { sha256: stored.sha256, sha1: stored.sha1, size: stored.size, blobKey: stored.key, body: null, version };
-    }
-  }
+/** Reads a file's staged inline body again; null when staging has none for it. */
+export type StagedBodyReader = (id: string) => Promise<string | null>;
+
+function inlineContent(html: string, version: string | null): StoredContent {
+  const bytes = Buffer.from(html, 'utf8');
+  return { sha256: crypto.hash('sha256', bytes, 'hex'), sha1: crypto.hash('sha1', bytes, 'hex'), size: bytes.length, blobKey: null, body: html, version };
+}
+
+/** True when the source's version says the content staged for the file is still its content. */
+function sameVersion(version: string | null, state: FileState | undefined): state is FileState & { sha256: string; sha1: string } {
+  return version !== null && state?.status === 'active' && state.source_version === version && Boolean(state.sha256) && Boolean(state.sha1);
 }
 
 /**
- * Decides what a file record changes in staging. Binary content is read only when the source's
- * version differs from the stored one (or is unknown), or the blob store lost the stored bytes; it
- * is written to the blob store before the row that points at it. `modified_at` moves exactly when
- * the served representation changes.
+ * Hashes inline content; stores binary content in the blob store. Content whose source version
+ * equals the stored one is not read: a lazy inline body stays as staged, binary bytes stay in the
+ * blob store while it still has them.
  */
-export async function decideFile(source: string, record: FileRecord, state: FileState | undefined, blobs: BlobStore, at: string): Promise<FileDecision> {
+async function storedContent(record: FileRecord, state: FileState | undefined, blobs: BlobStore): Promise<StoredContent> {
+  const content = record.content;
+  if (content.kind === 'html') {
+    if ('html' in content) return inlineContent(content.html, null);
+    const version = content.version ?? null;
+    // Kept only under the current hash formula: the first one hashes the body itself.
+    if (sameVersion(version, state) && state.blob_key === null && state.content_hash?.startsWith(CONTENT_HASH_VERSION)) {
+      return { sha256: state.sha256, sha1: state.sha1, size: Number(state.size), blobKey: null, body: undefined, version };
+    }
+    return inlineContent(await content.load(), version);
+  }
+  const version = content.version ?? null;
+  // The stored bytes are reused only while the blob store still has them: a blob lost from it
+  // (a partial restore, a switch of BLOB_STORE) is read from the source again.
+  if (sameVersion(version, state) && state.blob_key && (await blobs.stat(state.blob_key))) {
+    return { sha256: state.sha256, sha1: state.sha1, size: Number(state.size), blobKey: state.blob_key, body: null, version };
+  }
+  const stored = await blobs.put(await content.open());
+  return { sha256: stored.sha256, sha1: stored.sha1, size: stored.size, blobKey: stored.key, body: null, version };
+}
+
+/**
+ * Decides what a file record changes in staging. Content is read only when the source's version
+ * differs from the stored one (or is unknown), or the blob store lost the stored bytes; binary
+ * content is written to the blob store before the row that points at it. A kept inline body is
+ * read back from staging (`stagedBody`) when the row must be written again for its metadata.
+ * `modified_at` moves exactly when the served representation changes.
+ */
+export async function decideFile(source: string, record: FileRecord, state: FileState | undefined, blobs: BlobStore, at: string, stagedBody?: StagedBodyReader): Promise<FileDecision> {
   const id = globalId(source, record.nativeId);
   const permissions = accessRefs(source, record.access);
   const permissionsHash = hashOf(permissions);
@@ -150,9 +164,15 @@ export async function decideFile(source: string, record: FileRecord, state: File
   const storedHash = state?.status === 'active' ? state.content_hash : null;
   const sameContent =
     storedHash !== null &&
-    (storedHash === contentHash || (!storedHash.startsWith(CONTENT_HASH_VERSION) && storedHash === firstContentHash(served, content.body, content.sha256)));
+    (storedHash === contentHash || (!storedHash.startsWith(CONTENT_HASH_VERSION) && storedHash === firstContentHash(served, content.body ?? null, content.sha256)));
 
   if (state && sameContent) return accessChange(permissions, permissionsHash, state, at);
+  if (content.body === undefined) {
+    const body = state ? await stagedBody?.(id) : undefined;
+    // Staging lost the body it stands for: read the content from the source after all.
+    if (body === undefined || body === null) return decideFile(source, record, state && { ...state, source_version: null }, blobs, at);
+    content.body = body;
+  }
   const modifiedAt = changeTime(at, state?.modified_at);
   // Every column spelled out in one literal: spreading `served` and adding the rest made V8 build
   // each row property by property, which cost more than all of the hashing above.

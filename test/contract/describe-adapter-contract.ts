@@ -6,7 +6,7 @@ import { ADAPTER_NAME, SUPPORTED_MIME_TYPES, isIncremental, reconcilesAccess, ty
 import { FsBlobStore } from '../../src/blobs/fs-blob-store';
 import { runSync, type SyncOptions, type SyncSummary } from '../../src/sync/run-sync';
 import { createTestDatabase, databaseKinds, type TestDatabase } from '../helpers/test-databases';
-import { contentBytes } from '../helpers/content-bytes';
+import { contentBytes, contentHtml } from '../helpers/content-bytes';
 
 /**
  * The ONE contract every adapter passes (DESIGN §6.8): the filesystem adapter, the scripted test
@@ -158,7 +158,7 @@ export function describeAdapterContract(name: string, makeFixture: () => Promise
         }
       });
 
-      it('yields well-formed records: named files with absolute URLs, supported MIME types, non-empty HTML or bytes that open; users with emails', async () => {
+      it('yields well-formed records: named files with absolute URLs, supported MIME types, non-empty HTML (at hand or loaded) or bytes that open; users with emails', async () => {
         const problems: string[] = [];
         for (const event of events) {
           if (event.type === 'user') {
@@ -172,7 +172,14 @@ export function describeAdapterContract(name: string, makeFixture: () => Promise
           if (!isAbsoluteUrl(file.externalUrl)) problems.push(`${at}: external URL ${JSON.stringify(file.externalUrl)} is not absolute`);
           if (!SUPPORTED_MIME_TYPES.includes(file.mimeType)) problems.push(`${at}: unsupported MIME type ${JSON.stringify(file.mimeType)}`);
           if (file.content.kind === 'html') {
-            if (file.content.html.trim() === '') problems.push(`${at}: empty HTML`);
+            let html = '';
+            try {
+              html = await withTimeout(contentHtml(file), 10_000, `${at}: load()`);
+            } catch (error) {
+              problems.push(`${at}: HTML did not load: ${(error as Error).message}`);
+              continue;
+            }
+            if (html.trim() === '') problems.push(`${at}: empty HTML`);
           } else {
             let size = 0;
             try {

@@ -9,3 +9,9 @@ export async function contentBytes(file: FileRecord): Promise<Buffer> {
   for await (const chunk of opened) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string));
   return Buffer.concat(chunks);
 }
+
+/** The HTML of an inline-HTML file, at hand or loaded (`load()`, as the engine would). */
+export async function contentHtml(file: FileRecord): Promise<string> {
+  if (file.content.kind !== 'html') throw new Error(`${file.nativeId} is not inline HTML`);
+  return 'html' in file.content ? file.content.html : file.content.load();
+}

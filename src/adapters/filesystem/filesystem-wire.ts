@@ -1,4 +1,4 @@
-import type { FileRecord, SyncEvent } from '../adapter';
+import type { FileRecord, InlineHtml, SyncEvent } from '../adapter';
 import * as sourceErrors from '../source-error';
 import type { FilesystemCheckpoint } from './filesystem-checkpoint';
 import type { FilesystemConfig } from './filesystem-config';
@@ -21,7 +21,7 @@ export interface WireError {
 }
 
 type WireFile = Omit<FileRecord, 'content'> & {
-  content: Extract<FileRecord['content'], { kind: 'html' }> | { kind: 'binary'; realRoot: string; walked: WalkedFile; version: string };
+  content: InlineHtml | { kind: 'binary'; realRoot: string; walked: WalkedFile; version: string };
 };
 
 export type WireEvent =

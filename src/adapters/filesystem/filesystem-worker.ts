@@ -64,7 +64,7 @@ if (port) {
     for await (const event of events) {
       if (chunk.length === 0) firstAt = Date.now();
       chunk.push(toWireEvent(event));
-      if (event.type === 'file' && event.file.content.kind === 'html') chars += event.file.content.html.length;
+      if (event.type === 'file' && 'html' in event.file.content) chars += event.file.content.html.length;
       if (chunk.length >= CHUNK_EVENTS || chars >= CHUNK_CHARS || Date.now() - firstAt >= CHUNK_MS) await flush();
     }
     await flush();

@@ -1,14 +1,17 @@
-import type { AccessReconcilingAdapter, Adapter, AdapterContext, LiveFile, SettleEvent, SettleRequest, SyncEvent } from '../adapter';
+import type { Knex } from 'knex';
+import type { AccessReconcilingAdapter, Adapter, AdapterContext, AttributeValue, LazyHtml, LiveFile, SettleEvent, SettleRequest, SyncEvent } from '../adapter';
 import { isAbortError, throwIfAborted } from '../../lib/abort-error';
 import { CheckpointExpiredError, SourceError, SourceUnavailableError } from '../source-error';
 import { directoryEvents } from '../directory-events';
 import { sqlCheckpointSchema, type SqlCheckpoint } from './sql-checkpoint';
 import type { SqlAdapterConfig } from './sql-config';
-import { openDatabase } from './sql-connection';
+import { openDatabase, type SqlConnection } from './sql-connection';
 import { readDirectory } from './sql-directory';
 import type { RowSource } from './sql-mapping-schema';
 import { POSITION_COLUMN, scalarOf, SqlReader } from './sql-reader';
-import { accessByDocument, attributesByOwner, documentRecord, SqlRowError, type Directory } from './sql-records';
+import { SqlContentLoader, type DocumentKey } from './sql-content-loader';
+import { contentFingerprint, contentVersion, listedColumns } from './sql-lazy-content';
+import { accessByDocument, attributesByOwner, documentPage, documentRecord, SqlRowError, type Directory } from './sql-records';
 import { idText, pick, rowAttributes, type Row } from './sql-values';
 import { collapseChanges, compareScalars, startBound, type Bound, type Position, type Scalar } from './sql-watermark';
 
@@ -36,9 +39,14 @@ export class SqlAdapter implements AccessReconcilingAdapter<SqlCheckpoint> {
   readonly checkpointSchema = sqlCheckpointSchema;
   /** The directory of the last run: the listing and settling after `changes()` use it. */
   private directory: Directory | undefined;
+  /** The columns documents are listed with, their content read lazily; undefined: read with the row. */
+  private readonly listed: string[] | undefined;
+  private readonly fingerprint: string;
 
   constructor(readonly config: SqlAdapterConfig) {
     this.name = config.sourceName;
+    this.listed = listedColumns(config.mapping.mapping.documents);
+    this.fingerprint = contentFingerprint(config.mapping.mapping.documents, config.mapping.template);
   }
 
   private get mapping() {
@@ -55,7 +63,7 @@ export class SqlAdapter implements AccessReconcilingAdapter<SqlCheckpoint> {
   }
 
   async *full(ctx: AdapterContext, resume?: unknown): AsyncIterable<SyncEvent> {
-    yield* this.session(ctx, (reader) => this.fullRun(ctx, reader, resume));
+    yield* this.session(ctx, (reader, contents) => this.fullRun(ctx, reader, contents, resume));
   }
 
   async *changes(ctx: AdapterContext, since: SqlCheckpoint): AsyncIterable<SyncEvent> {
@@ -63,7 +71,7 @@ export class SqlAdapter implements AccessReconcilingAdapter<SqlCheckpoint> {
     if (since.mapping !== this.config.mapping.fingerprint) throw new CheckpointExpiredError('the mapping file changed since the last run; a full run renders every document again');
     const keyset = this.keyset();
     if (!keyset || since.mode !== this.config.mapping.incremental.mode) throw new CheckpointExpiredError(`the checkpoint is of incremental mode ${since.mode}, the mapping says ${this.config.mapping.incremental.mode}`);
-    yield* this.session(ctx, (reader) => this.incrementalRun(ctx, reader, keyset, since));
+    yield* this.session(ctx, (reader, contents) => this.incrementalRun(ctx, reader, contents, keyset, since));
   }
 
   async *liveFiles(ctx: AdapterContext): AsyncIterable<LiveFile> {
@@ -71,24 +79,37 @@ export class SqlAdapter implements AccessReconcilingAdapter<SqlCheckpoint> {
   }
 
   async *settle(ctx: AdapterContext, request: SettleRequest): AsyncIterable<SettleEvent> {
-    yield* this.session(ctx, (reader) => this.settleRun(ctx, reader, request));
+    yield* this.session(ctx, (reader, contents) => this.settleRun(ctx, reader, contents, request));
   }
 
-  /** Opens the database for one call and closes it after; database errors become SourceErrors (the URL's password masked). */
-  private async *session<T>(ctx: AdapterContext, body: (reader: SqlReader) => AsyncIterable<T>): AsyncGenerator<T> {
+  /**
+   * Opens the database for one call and closes it after (once the content loads under way on it
+   * are done); database errors become SourceErrors (the URL's password masked).
+   */
+  private async *session<T>(ctx: AdapterContext, body: (reader: SqlReader, contents: SqlContentLoader) => AsyncIterable<T>): AsyncGenerator<T> {
+    const { connection } = this.config;
+    const reader = this.openReader(ctx);
+    const wrap = (error: unknown) => (ctx.signal.aborted ? error : sourceErrorOf(error, connection));
+    const lease = () => {
+      const leased = this.openReader(ctx);
+      return { reader: leased, release: () => leased.db.destroy() };
+    };
+    const contents = new SqlContentLoader(reader, this.mapping.documents, lease, wrap);
+    try {
+      yield* body(reader, contents);
+    } catch (error) {
+      throw wrap(error);
+    } finally {
+      await contents.close();
+      await reader.db.destroy();
+    }
+  }
+
+  private openReader(ctx: AdapterContext): SqlReader {
     const { connection } = this.config;
     const db = openDatabase(connection);
-    try {
-      yield* body(new SqlReader(db, connection.dialect));
-    } catch (error) {
-      if (isAbortError(error) || error instanceof SourceError) throw error;
-      if (ctx.signal.aborted) throw error;
-      const code = (error as NodeJS.ErrnoException).code;
-      const message = `${connection.redacted}: ${(error as Error).message}`;
-      throw code !== undefined && NETWORK_CODES.has(code) ? new SourceUnavailableError(message, { cause: error }) : new SourceError(message, { cause: error });
-    } finally {
-      await db.destroy();
-    }
+    logQueries(db, ctx, this.name);
+    return new SqlReader(db, connection.dialect);
   }
 
   private checkpoint(position: Position | null, dir: Directory, progress?: { after: Scalar | null }): SyncEvent {
@@ -110,7 +131,7 @@ export class SqlAdapter implements AccessReconcilingAdapter<SqlCheckpoint> {
    * changes during the crawl is read again by the next run; a resumed run keeps the interrupted
    * one's position and continues after its last page.
    */
-  private async *fullRun(ctx: AdapterContext, reader: SqlReader, resume: unknown): AsyncGenerator<SyncEvent> {
+  private async *fullRun(ctx: AdapterContext, reader: SqlReader, contents: SqlContentLoader, resume: unknown): AsyncGenerator<SyncEvent> {
     const parsed = resume === undefined ? undefined : sqlCheckpointSchema.safeParse(resume);
     const prior = parsed?.success && parsed.data.progress && parsed.data.mapping === this.config.mapping.fingerprint ? parsed.data : undefined;
     const dir = await readDirectory(reader, this.mapping);
@@ -124,8 +145,8 @@ export class SqlAdapter implements AccessReconcilingAdapter<SqlCheckpoint> {
     const docs = this.mapping.documents;
     for (;;) {
       throwIfAborted(ctx.signal);
-      const rows = await reader.pageById(docs, docs.id, after, this.config.pageSize);
-      yield* this.documentEvents(ctx, reader, rows, dir);
+      const rows = await reader.pageById(docs, docs.id, after, this.config.pageSize, this.listed);
+      yield* this.documentEvents(ctx, reader, contents, rows, dir);
       const last = rows[rows.length - 1];
       if (last === undefined) break;
       after = scalarOf(pick(last, docs.id));
@@ -136,7 +157,7 @@ export class SqlAdapter implements AccessReconcilingAdapter<SqlCheckpoint> {
   }
 
   /** The directory again (deletes for users and groups gone), then the rows past the checkpoint's position, then the new checkpoint. */
-  private async *incrementalRun(ctx: AdapterContext, reader: SqlReader, keyset: Keyset, since: SqlCheckpoint): AsyncGenerator<SyncEvent> {
+  private async *incrementalRun(ctx: AdapterContext, reader: SqlReader, contents: SqlContentLoader, keyset: Keyset, since: SqlCheckpoint): AsyncGenerator<SyncEvent> {
     const dir = await readDirectory(reader, this.mapping);
     this.directory = dir;
     yield* directoryAndProblemEvents(ctx, dir);
@@ -153,9 +174,11 @@ export class SqlAdapter implements AccessReconcilingAdapter<SqlCheckpoint> {
     let bound: Bound | undefined = startBound(since.position, keyset.overlap);
     while (end) {
       throwIfAborted(ctx.signal);
-      const rows = await reader.ordered({ source: keyset.source, order: keyset.order, id: keyset.id, after: bound, upTo: end, limit: this.config.pageSize });
-      if (this.config.mapping.incremental.mode === 'changes') yield* this.changeRowEvents(ctx, reader, rows, dir);
-      else yield* this.documentEvents(ctx, reader, rows, dir);
+      const changes = this.config.mapping.incremental.mode === 'changes';
+      const columns = changes ? undefined : this.listed;
+      const rows = await reader.ordered({ source: keyset.source, order: keyset.order, id: keyset.id, after: bound, upTo: end, limit: this.config.pageSize, ...(columns ? { columns } : {}) });
+      if (changes) yield* this.changeRowEvents(ctx, reader, contents, rows, dir);
+      else yield* this.documentEvents(ctx, reader, contents, rows, dir);
       const last = rows[rows.length - 1];
       if (last === undefined) break;
       position = { value: scalarOf(last[POSITION_COLUMN]), id: scalarOf(pick(last, keyset.id)) };
@@ -167,7 +190,7 @@ export class SqlAdapter implements AccessReconcilingAdapter<SqlCheckpoint> {
   }
 
   /** A page of the change table: per document its last change; deletes as deletes, the rest read by id (a row gone since is a delete too). */
-  private async *changeRowEvents(ctx: AdapterContext, reader: SqlReader, rows: readonly Row[], dir: Directory): AsyncGenerator<SyncEvent> {
+  private async *changeRowEvents(ctx: AdapterContext, reader: SqlReader, contents: SqlContentLoader, rows: readonly Row[], dir: Directory): AsyncGenerator<SyncEvent> {
     const inc = this.config.mapping.incremental;
     if (inc.mode !== 'changes') return;
     const deleteOps = new Set(inc.deleteOps.map((op) => op.toLowerCase()));
@@ -176,22 +199,25 @@ export class SqlAdapter implements AccessReconcilingAdapter<SqlCheckpoint> {
       return id === undefined ? [] : [{ id, deleted: deleteOps.has(String(pick(row, inc.op) ?? '').trim().toLowerCase()) }];
     });
     const { upserts, deletes } = collapseChanges(changes);
-    yield* this.byIdEvents(ctx, reader, upserts, dir);
+    yield* this.byIdEvents(ctx, reader, contents, upserts, dir);
     for (const nativeId of deletes) yield { type: 'delete', kind: 'file', nativeId };
   }
 
   /** The documents with these ids as files; those no longer in the table as deletes. */
-  private async *byIdEvents(ctx: AdapterContext, reader: SqlReader, ids: readonly string[], dir: Directory): AsyncGenerator<SyncEvent> {
+  private async *byIdEvents(ctx: AdapterContext, reader: SqlReader, contents: SqlContentLoader, ids: readonly string[], dir: Directory): AsyncGenerator<SyncEvent> {
     if (ids.length === 0) return;
     const docs = this.mapping.documents;
-    const rows = await reader.byIds(docs, docs.id, ids);
+    const rows = await reader.byIds(docs, docs.id, ids, this.listed);
     const found = new Set(rows.map((r) => idText(pick(r, docs.id))));
-    yield* this.documentEvents(ctx, reader, rows, dir);
+    yield* this.documentEvents(ctx, reader, contents, rows, dir);
     for (const nativeId of ids) if (!found.has(nativeId)) yield { type: 'delete', kind: 'file', nativeId };
   }
 
-  /** Document rows as files, with their access rows read in one query; a row that cannot be mapped is a failure. */
-  private async *documentEvents(ctx: AdapterContext, reader: SqlReader, rows: readonly Row[], dir: Directory): AsyncGenerator<SyncEvent> {
+  /**
+   * Document rows as files, with their access rows read in one query; a row that cannot be mapped
+   * is a failure. Rows listed without their content columns get pages loaded lazily.
+   */
+  private async *documentEvents(ctx: AdapterContext, reader: SqlReader, contents: SqlContentLoader, rows: readonly Row[], dir: Directory): AsyncGenerator<SyncEvent> {
     if (rows.length === 0) return;
     const docs = this.mapping.documents;
     const access = await this.accessOf(reader, rows, dir);
@@ -204,12 +230,26 @@ export class SqlAdapter implements AccessReconcilingAdapter<SqlCheckpoint> {
       try {
         const entries = access?.get(nativeId ?? '') ?? [];
         if (entries instanceof SqlRowError) throw entries;
-        yield { type: 'file', file: documentRecord(row, docs, template, entries, extra?.get(nativeId ?? '')) };
+        const attributes = extra?.get(nativeId ?? '');
+        const lazy = this.listed ? this.lazyPage(row, contents, attributes) : undefined;
+        yield { type: 'file', file: documentRecord(row, docs, template, entries, attributes, lazy) };
       } catch (error) {
         if (!(error instanceof SqlRowError)) throw error;
         yield { type: 'failure', kind: 'file', ...(nativeId !== undefined ? { nativeId } : {}), error };
       }
     }
+  }
+
+  /** The page of a row listed without its content columns: versioned by the row, read whole (in a batch) when loaded. */
+  private lazyPage(row: Row, contents: SqlContentLoader, extra: Readonly<Record<string, AttributeValue>> | undefined): (nativeId: string) => LazyHtml {
+    const docs = this.mapping.documents;
+    const version = contentVersion(row, docs, this.fingerprint, extra);
+    const key = pick(row, docs.id) as DocumentKey;
+    return (nativeId) => ({
+      kind: 'html',
+      ...(version !== undefined ? { version } : {}),
+      load: async () => documentPage(await contents.row(key, nativeId), docs, this.config.mapping.template, extra),
+    });
   }
 
   private async accessOf(reader: SqlReader, rows: readonly Row[], dir: Directory): Promise<ReturnType<typeof accessByDocument> | undefined> {
@@ -255,10 +295,23 @@ export class SqlAdapter implements AccessReconcilingAdapter<SqlCheckpoint> {
   }
 
   /** Staged documents the listing did not show are read by id (gone: delete); listed ones staging lacks are read whole. Content does not depend on access. */
-  private async *settleRun(ctx: AdapterContext, reader: SqlReader, request: SettleRequest): AsyncGenerator<SettleEvent> {
+  private async *settleRun(ctx: AdapterContext, reader: SqlReader, contents: SqlContentLoader, request: SettleRequest): AsyncGenerator<SettleEvent> {
     const dir = this.directory ?? (await readDirectory(reader, this.mapping));
-    yield* this.byIdEvents(ctx, reader, [...new Set([...request.unlisted, ...request.missing])], dir);
+    yield* this.byIdEvents(ctx, reader, contents, [...new Set([...request.unlisted, ...request.missing])], dir);
   }
+}
+
+/** A database error as a SourceError naming the database (its password masked); unavailable for network errors. Aborts and SourceErrors pass. */
+function sourceErrorOf(error: unknown, connection: SqlConnection): unknown {
+  if (isAbortError(error) || error instanceof SourceError) return error;
+  const code = (error as NodeJS.ErrnoException).code;
+  const message = `${connection.redacted}: ${(error as Error).message}`;
+  return code !== undefined && NETWORK_CODES.has(code) ? new SourceUnavailableError(message, { cause: error }) : new SourceError(message, { cause: error });
+}
+
+/** Every statement run on the source, at debug level: its SQL text only, never the values bound to it. */
+export function logQueries(db: Knex, ctx: AdapterContext, source: string): void {
+  db.on('query', (query: { sql: string }) => ctx.logger.debug({ source, sql: query.sql }, 'sql: query'));
 }
 
 /** The directory's users and groups, then what could not be read of it. */

@@ -15,6 +15,8 @@ export interface OrderedRead {
   after: Bound | undefined;
   upTo?: Position | undefined;
   limit: number;
+  /** What to select besides the position (default every column). */
+  columns?: readonly string[];
 }
 
 /** The most whereIn values one statement binds (SQLite allows 32766 parameters in all). */
@@ -49,10 +51,10 @@ export class SqlReader {
     return (await q) as Row[];
   }
 
-  /** The rows whose id is one of `ids`. */
-  async byIds(source: RowSource, id: string, ids: readonly Scalar[]): Promise<Row[]> {
+  /** The rows whose id is one of `ids` (`columns` of them, default every one). */
+  async byIds(source: RowSource, id: string, ids: readonly Scalar[], columns: readonly string[] = ['*']): Promise<Row[]> {
     const out: Row[] = [];
-    for (let i = 0; i < ids.length; i += IN_CHUNK) out.push(...((await this.from(source).select('*').whereIn(id, ids.slice(i, i + IN_CHUNK))) as Row[]));
+    for (let i = 0; i < ids.length; i += IN_CHUNK) out.push(...((await this.from(source).select(...columns).whereIn(id, ids.slice(i, i + IN_CHUNK))) as Row[]));
     return out;
   }
 
@@ -68,7 +70,7 @@ export class SqlReader {
    */
   async ordered(read: OrderedRead): Promise<Row[]> {
     const { order, id, after, upTo } = read;
-    const q = this.from(read.source).select('*', this.positionOf(order)).whereNotNull(order).whereNotNull(id);
+    const q = this.from(read.source).select(...(read.columns ?? ['*']), this.positionOf(order)).whereNotNull(order).whereNotNull(id);
     if (after) {
       if ('inclusive' in after) q.where(order, '>=', after.value);
       else q.where((w) => w.where(order, '>', after.value).orWhere((e) => e.where(order, '=', after.value).andWhere(id, '>', after.id)));

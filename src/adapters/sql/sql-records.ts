@@ -1,4 +1,4 @@
-import { EVERYONE, type AccessEntry, type AttributeValue, type FileRecord, type GroupRecord, type Principal, type UserRecord } from '../adapter';
+import { EVERYONE, type AccessEntry, type AttributeValue, type FileRecord, type GroupRecord, type LazyHtml, type Principal, type UserRecord } from '../adapter';
 import type { AttributeRowsMapping, DocumentsMapping, GroupsMapping, SqlMapping, UsersMapping } from './sql-mapping-schema';
 import { documentView, renderDocument, renderUrl } from './sql-render';
 import { attributeValue, flag, idText, pick, rowAttributes, setOwn, text, type Row } from './sql-values';
@@ -70,13 +70,34 @@ export function attributesByOwner(rows: readonly Row[], mapping: AttributeRowsMa
   return out;
 }
 
-/** A document row as a file: its page rendered, its policy inputs (`extra`: from attribute rows; columns win), and `access` as given. Throws SqlRowError. */
-export function documentRecord(row: Row, mapping: DocumentsMapping, template: string, access: readonly AccessEntry[], extra: Readonly<Record<string, AttributeValue>> = {}): FileRecord {
+/** A document row's id, title, policy inputs (`extra`: from attribute rows; columns win) and what its templates see. */
+function documentParts(row: Row, mapping: DocumentsMapping, extra: Readonly<Record<string, AttributeValue>>) {
   const id = idText(pick(row, mapping.id));
   if (id === undefined) throw new SqlRowError(`a document row has no ${mapping.id}`);
   const title = optionalText(row, mapping.title)?.trim() ?? `Untitled ${id}`;
   const attributes = { ...extra, ...rowAttributes(row, mapping.attributes) };
-  const view = documentView(row, mapping, id, title, attributes);
+  return { id, title, attributes, view: documentView(row, mapping, id, title, attributes) };
+}
+
+/** A document's page, rendered from its whole row (content columns and all). Throws SqlRowError. */
+export function documentPage(row: Row, mapping: DocumentsMapping, template: string, extra: Readonly<Record<string, AttributeValue>> = {}): string {
+  return renderDocument(template, documentParts(row, mapping, extra).view);
+}
+
+/**
+ * A document row as a file: its page rendered (or, given `lazy`, the content it makes for the
+ * file: the row was listed without its content columns), its policy inputs (`extra`: from
+ * attribute rows; columns win), and `access` as given. Throws SqlRowError.
+ */
+export function documentRecord(
+  row: Row,
+  mapping: DocumentsMapping,
+  template: string,
+  access: readonly AccessEntry[],
+  extra: Readonly<Record<string, AttributeValue>> = {},
+  lazy?: (nativeId: string) => LazyHtml,
+): FileRecord {
+  const { id, title, attributes, view } = documentParts(row, mapping, extra);
   const url = mapping.url !== undefined ? optionalText(row, mapping.url) : renderUrl(mapping.urlTemplate ?? '', view);
   const customAttributes: Record<string, string> = {};
   for (const [name, column] of Object.entries(mapping.customAttributes)) {
@@ -91,7 +112,7 @@ export function documentRecord(row: Row, mapping: DocumentsMapping, template: st
     name: title,
     externalUrl: absoluteUrl(url, id),
     mimeType: 'text/html',
-    content: { kind: 'html', html: renderDocument(template, view) },
+    content: lazy ? lazy(id) : { kind: 'html', html: renderDocument(template, view) },
     access,
     ...(createdAt ? { createdAt } : {}),
     ...(createdBy ? { createdBy } : {}),

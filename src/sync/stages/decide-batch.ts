@@ -13,7 +13,7 @@ import { storeBlobs, type FileOutcome } from './store-blobs';
 export async function decideBatch(ctx: Pick<RunContext, 'source' | 'store' | 'blobs' | 'signal'>, tally: RunTally, events: Parameters<typeof sortEvents>[1], stamp: string): Promise<SyncBatch> {
   const sorted = sortEvents(ctx.source, events, tally);
   const states = await ctx.store.fileStates([...sorted.files.keys()]);
-  await takeFileOutcomes(storeBlobs(ctx.source, sorted.files, states, ctx.blobs, stamp), sorted.batch, tally, ctx.signal);
+  await takeFileOutcomes(storeBlobs(ctx.source, sorted.files, states, ctx.blobs, stamp, (id) => ctx.store.stagedBody(id)), sorted.batch, tally, ctx.signal);
   await decideIdentities(ctx, sorted, tally, stamp);
   return sorted.batch;
 }

@@ -2,7 +2,7 @@ import type { FileRecord } from '../../adapters/adapter';
 import type { BlobStore } from '../../blobs/blob-store';
 import { ConcurrencyPool } from '../../lib/concurrency-pool';
 import type { FileState } from '../../staging/sync-store';
-import { decideFile, type FileDecision } from '../record-rows';
+import { decideFile, type FileDecision, type StagedBodyReader } from '../record-rows';
 import { RunCancelled } from '../run-context';
 
 /**
@@ -21,8 +21,9 @@ export interface FileOutcome {
 
 /**
  * Stage 3, store blobs: decides every file of a batch at once. Inline content is decided on the
- * spot, while binary content streams into the blob store, `BLOB_WRITES` files at a time, before
- * any row points at it. Outcomes come out in the batch's order, so what consumes them behaves as
+ * spot (every lazy body the batch needs is asked for in the same tick, so an adapter can read them
+ * in one query), while binary content streams into the blob store, `BLOB_WRITES` files at a time,
+ * before any row points at it. Outcomes come out in the batch's order, so what consumes them behaves as
  * if the files were decided in turn; once it stops (cancelled, or over the error budget), files
  * not yet started are read and stored no more.
  */
@@ -32,6 +33,7 @@ export async function* storeBlobs(
   states: ReadonlyMap<string, FileState>,
   blobs: BlobStore,
   stamp: string,
+  stagedBody?: StagedBodyReader,
 ): AsyncGenerator<FileOutcome> {
   const blobWrites = new ConcurrencyPool(BLOB_WRITES);
   let abandoned = false;
@@ -39,7 +41,7 @@ export async function* storeBlobs(
     try {
       const decide = async () => {
         if (abandoned) throw new RunCancelled();
-        return decideFile(source, record, states.get(id), blobs, stamp);
+        return decideFile(source, record, states.get(id), blobs, stamp, stagedBody);
       };
       return { id, decision: await (record.content.kind === 'binary' ? blobWrites.run(decide) : decide()) };
     } catch (error) {

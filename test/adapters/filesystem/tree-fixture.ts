@@ -76,7 +76,7 @@ export function fileOf(events: readonly SyncEvent[], nativeId: string): FileReco
 }
 
 export function htmlOf(file: FileRecord): string {
-  if (file.content.kind !== 'html') throw new Error(`${file.nativeId} is not inline HTML`);
+  if (!('html' in file.content)) throw new Error(`${file.nativeId} is not inline HTML at hand`);
   return file.content.html;
 }
 

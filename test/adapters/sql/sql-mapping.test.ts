@@ -36,7 +36,7 @@ describe('document rows', () => {
       customAttributes: { kind: 'policy' },
       attributes: { kind: 'policy', space: 'board', department: 'finance', level: 3, tags: ['alpha', 'beta', 'gamma'] },
     });
-    const html = file.content.kind === 'html' ? file.content.html : '';
+    const html = 'html' in file.content ? file.content.html : '';
     expect(html).toContain('<title>Q3 &lt;plan&gt; &amp; &quot;budget&quot;</title>');
     expect(html).toContain('<p>Hello</p>');
     expect(documentRecord({ ...row }, docs, template, [])).toEqual(documentRecord(row, docs, template, [])); // same row, same bytes
