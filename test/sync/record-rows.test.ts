@@ -120,4 +120,50 @@ describe('decideFile', () => {
     // An unprefixed hash that is neither formula's (corrupt, or from another tool) means changed.
     expect(await decideFile('fs', html, { ...stored, content_hash: 'f'.repeat(64) }, noBlobs, AT)).toMatchObject({ kind: 'changed' });
   });
+  describe('lazy inline HTML', () => {
+    const PAGE = '<html><head><title>Plan</title></head><body><p>ünïcode ✓</p></body></html>';
+    /** A lazy version of `html` that counts its loads. */
+    const lazy = (version: string | undefined, page = PAGE) => {
+      const loads = { n: 0 };
+      const record: FileRecord = { ...html, content: { kind: 'html', ...(version !== undefined ? { version } : {}), load: async () => (loads.n++, page) } };
+      return { record, loads };
+    };
+
+    it('is loaded when new, and hashed and stored exactly as the same HTML at hand, its version with it', async () => {
+      const { record, loads } = lazy('r1');
+      const decision = await decideFile('fs', record, undefined, noBlobs, AT);
+      const inline = await decideFile('fs', html, undefined, noBlobs, AT);
+      if (decision.kind !== 'added' || inline.kind !== 'added') throw new Error('expected added');
+      expect(loads.n).toBe(1);
+      expect(decision.row).toEqual({ ...inline.row, source_version: 'r1' });
+    });
+
+    it('is not loaded while its version is the staged one: access still changes; a new version, or none, loads it', async () => {
+      const added = await decideFile('fs', lazy('r1').record, undefined, noBlobs, AT);
+      if (added.kind !== 'added') throw new Error('expected added');
+      const stored: FileState = added.row;
+      const same = lazy('r1', 'never read');
+      expect(await decideFile('fs', same.record, stored, noBlobs, AT)).toEqual({ kind: 'unchanged' });
+      expect(await decideFile('fs', { ...same.record, access: [] }, stored, noBlobs, AT)).toMatchObject({ kind: 'permissions', permissions: [] });
+      expect(same.loads.n).toBe(0);
+      const edited = lazy('r2', '<p>edited</p>');
+      expect(await decideFile('fs', edited.record, stored, noBlobs, AT)).toMatchObject({ kind: 'changed', row: { body_html: '<p>edited</p>', source_version: 'r2' } });
+      const unversioned = lazy(undefined);
+      expect(await decideFile('fs', unversioned.record, stored, noBlobs, AT)).toEqual({ kind: 'unchanged' });
+      expect([edited.loads.n, unversioned.loads.n]).toEqual([1, 1]);
+    });
+
+    it('keeps the staged body when only metadata changed, reading it from staging, not the source; loads it when staging has none', async () => {
+      const added = await decideFile('fs', lazy('r1').record, undefined, noBlobs, AT);
+      if (added.kind !== 'added') throw new Error('expected added');
+      const renamed = lazy('r1', 'never read');
+      const staged: string[] = [];
+      const decision = await decideFile('fs', { ...renamed.record, name: 'Renamed' }, added.row, noBlobs, AT, async (id) => (staged.push(id), PAGE));
+      expect(decision).toMatchObject({ kind: 'changed', row: { name: 'Renamed', body_html: PAGE, sha256: added.row.sha256, source_version: 'r1' } });
+      expect([renamed.loads.n, staged]).toEqual([0, ['fs:docs/plan.html']]);
+      const lost = lazy('r1');
+      expect(await decideFile('fs', { ...lost.record, name: 'Renamed' }, added.row, noBlobs, AT, async () => null)).toMatchObject({ kind: 'changed', row: { body_html: PAGE } });
+      expect(lost.loads.n).toBe(1);
+    });
+  });
 });

@@ -93,4 +93,23 @@ describe('storeBlobs (stage 3)', () => {
       ['src:ok2', 'added', undefined],
     ]);
   });
+  it(`asks for every lazy page of a batch before any is answered (more than ${BLOB_WRITES}), so an adapter can read them in one query`, async () => {
+    const count = BLOB_WRITES * 2 + 1;
+    let asked = 0;
+    const askedWhenAnswered: number[] = [];
+    const files = new Map<string, FileRecord>();
+    for (let i = 0; i < count; i++) {
+      const load = async () => {
+        asked++;
+        await new Promise((resolve) => setImmediate(resolve));
+        askedWhenAnswered.push(asked);
+        return `<p>page ${i}</p>`;
+      };
+      files.set(`src:p${i}`, { nativeId: `p${i}`, name: `p${i}`, externalUrl: 'https://x.example', mimeType: 'text/html', content: { kind: 'html', version: 'v1', load }, access: [] });
+    }
+    const got = [];
+    for await (const o of storeBlobs('src', files, new Map(), blobs, stamp)) got.push(o.decision?.kind === 'added' ? o.decision.row.body_html : o.error?.message);
+    expect(Math.min(...askedWhenAnswered)).toBe(count);
+    expect(got).toEqual(Array.from({ length: count }, (_, i) => `<p>page ${i}</p>`));
+  });
 });
