@@ -33,6 +33,9 @@ const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOST
  * the run began; deletions come from the change table's delete rows, and in either mode from
  * access reconciliation: `liveFiles` lists every document id with its access, so a document
  * gone from the table is tombstoned and an access list changed without a change is rewritten.
+ * With a modified-time column, documents are read without their content columns and each page
+ * lazily (`LazyHtml`): read by id, a batch in one query, only when the engine finds its version
+ * moved, so a full run (a changed access policy) reads no body that did not change.
  */
 export class SqlAdapter implements AccessReconcilingAdapter<SqlCheckpoint> {
   readonly name: string;
