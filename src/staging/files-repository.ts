@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import { chunks } from '../lib/chunks';
-import { isPostgres, sqliteReadHandle, type Db } from './create-db';
-import { pgPooledRows, statementName } from './pg-pooled-query';
+import { isPostgres, type Db } from './create-db';
+import { compileStatement, runCompiled, type CompiledStatement } from './compiled-statement';
+import { PreparedPageQuery } from './prepared-page-query';
 import { FILE_RESOURCE_COLUMNS } from '../wire/file-resource';
 import type { Page, PageRequest } from './page-query';
 import { queryPage } from './query-page';
@@ -45,11 +46,18 @@ export type ServedFile = Pick<FileRow, (typeof FILE_RESOURCE_COLUMNS)[number] | 
 
 export class FilesRepository {
   private readonly storedPages: StoredPageReader<FileField>;
-  private readonly rowSql = new Map<keyof typeof ROW_COLUMNS, { sql: string; native: string; name: string; rest: readonly Knex.Value[] }>();
+  private readonly rowSql = new Map<keyof typeof ROW_COLUMNS, { statement: CompiledStatement; rest: readonly Knex.Value[] }>();
+  private readonly permissionPages: PreparedPageQuery<{ principal_type: PermissionRow['principal_type']; served_id: string }, PermissionField>;
 
   constructor(private readonly db: Db) {
     // Postgres lists from the generated `list_json` copy its list indexes include (see the migration).
     this.storedPages = new StoredPageReader<FileField>(db, 'files', FILE_COLUMNS, 'id', 'wire_json', isPostgres(db) ? 'list_json' : undefined);
+    this.permissionPages = new PreparedPageQuery<{ principal_type: PermissionRow['principal_type']; served_id: string }, PermissionField>(
+      db,
+      ([fileId]) => db('file_permissions').distinct('principal_type', 'served_id').where({ file_id: fileId }).whereNotNull('served_id'),
+      PERMISSION_COLUMNS,
+      'id',
+    );
   }
 
   /**
@@ -99,21 +107,12 @@ export class FilesRepository {
     let compiled = this.rowSql.get(shape);
     if (!compiled) {
       const built = this.db('files').where({ id: '' }).first([...ROW_COLUMNS[shape]]).toSQL();
-      const native = built.toNative().sql;
-      compiled = { sql: built.sql, native, name: statementName(native), rest: built.bindings.slice(1) };
+      compiled = { statement: compileStatement(built), rest: built.bindings.slice(1) };
       this.rowSql.set(shape, compiled);
     }
-    const { sql, native, name, rest } = compiled;
-    const bindings = [id, ...rest];
-    if (isPostgres(this.db)) {
-      this.db.emit('query', { sql: native, bindings, method: 'first' });
-      return (await pgPooledRows<Row>(this.db, name, native, bindings))[0];
-    }
-    const statement = sqliteReadHandle(this.db)?.statement(sql);
-    if (!statement) return ((await this.db.raw(sql, bindings)) as Row[])[0];
-    this.db.emit('query', { sql, bindings, method: 'first' });
-    return statement.get(...bindings) as Row | undefined;
+    return (await runCompiled<Row>(this.db, compiled.statement, [id, ...compiled.rest], 'first'))[0];
   }
+
 
   /** Active binary files with ids after `afterId`, in id order, `limit` at a time. */
   async binaryFilesAfter(afterId: string, limit: number): Promise<StoredContent[]> {
@@ -138,11 +137,14 @@ export class FilesRepository {
     return changed;
   }
 
-  /** A file's access entries, paged by (type, id) so USER and GROUP entries interleave deterministically. */
-  /** Two accounts of one person on a list are one entry (`distinct`); an inactive account's entry serves nothing. */
+  /**
+   * A file's access entries, paged by (type, id) so USER and GROUP entries interleave
+   * deterministically, by a statement built once per page shape (`PreparedPageQuery`): a crawl
+   * reads one such page per file. Two accounts of one person on a list are one entry
+   * (`distinct`); an inactive account's entry serves nothing.
+   */
   async listPermissions(fileId: string, page: PageRequest<PermissionField>): Promise<Page<PermissionRow>> {
-    const query = this.db('file_permissions').distinct('principal_type', 'served_id').where({ file_id: fileId }).whereNotNull('served_id');
-    const result = await queryPage<Pick<PermissionRow, 'principal_type'> & { served_id: string }, PermissionField>(query, page, PERMISSION_COLUMNS, 'id');
+    const result = await this.permissionPages.read([fileId], page);
     return { ...result, items: result.items.map((r) => ({ file_id: fileId, principal_type: r.principal_type, principal_id: r.served_id, action: 'VIEW' as const })) };
   }
 }

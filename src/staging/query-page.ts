@@ -40,9 +40,13 @@ export async function queryPage<Row, F extends string = string>(
   key: F,
 ): Promise<Page<Row>> {
   const orderColumns = seekPage(query, page, columns, key, page.top + 1);
-  const rows = (await query) as Array<Row & Record<string, unknown>>;
-  const more = rows.length > page.top;
-  const items = more ? rows.slice(0, page.top) : rows;
+  return pageFromRows((await query) as Array<Row & Record<string, unknown>>, page.top, orderColumns);
+}
+
+/** A page from the `top + 1` rows read for it: the extra row only says that more follow. */
+export function pageFromRows<Row extends Record<string, unknown>>(rows: Row[], top: number, orderColumns: readonly string[]): Page<Row> {
+  const more = rows.length > top;
+  const items = more ? rows.slice(0, top) : rows;
   const last = items[items.length - 1];
   if (!more || !last) return { items };
   return { items, next: orderColumns.map((c) => String(last[c.split('.').pop() as string])) };

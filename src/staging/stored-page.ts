@@ -6,6 +6,7 @@ import type { PageRequest } from './page-query';
 import { pgPooledRows, statementName } from './pg-pooled-query';
 import { withPooledConnection } from './with-pooled-connection';
 import { seekPage } from './query-page';
+import { pageBindings, pageShape } from './prepared-page-query';
 
 /** A page whose items the database assembled from their stored, pre-serialised JSON. */
 export interface StoredPage {
@@ -53,7 +54,7 @@ function compareRows(columns: ReadonlyArray<readonly string[]>, a: number, b: nu
  * The SQL depends only on the page's shape (ordering, filter fields and operators, whether it
  * seeks or skips), so knex builds it once per shape; later pages of that shape bind their values
  * to the cached text. The first build of a shape checks that knex bound the values in the order
- * `bindingsOf` lists them, and fails loudly if not (the property tests cover every shape).
+ * `pageBindings` lists them, and fails loudly if not (the property tests cover every shape).
  */
 export class StoredPageReader<F extends string> {
   private readonly compiled = new Map<string, CompiledShape>();
@@ -73,14 +74,14 @@ export class StoredPageReader<F extends string> {
    * values are checked rather than trusted); the caller then reads the page row by row.
    */
   async read(page: PageRequest<F>): Promise<StoredPage | undefined> {
-    const bindings = this.bindingsOf(page);
-    const shape = this.shapeOf(page);
+    const bindings = pageBindings(page);
+    const shape = pageShape(page);
     let compiled = this.compiled.get(shape);
     if (!compiled) {
       const { query, width } = this.build(page);
       const built = query.toSQL();
       if (JSON.stringify(built.bindings) !== JSON.stringify(bindings)) {
-        throw new Error(`StoredPageReader: knex bound ${JSON.stringify(built.bindings)} where ${JSON.stringify(bindings)} was expected; bindingsOf no longer matches seekPage`);
+        throw new Error(`StoredPageReader: knex bound ${JSON.stringify(built.bindings)} where ${JSON.stringify(bindings)} was expected; pageBindings no longer matches seekPage`);
       }
       const sql = isPostgres(this.db) ? built.toNative().sql : built.sql;
       compiled = { sql, name: statementName(sql), width };
@@ -111,16 +112,6 @@ export class StoredPageReader<F extends string> {
     }
     if (isPostgres(this.db)) return pgPooledRows<AggregateRow>(this.db, name, sql, bindings);
     return withPooledConnection(this.db, (conn: BetterSqlite3.Database) => conn.prepare(sql).all(...bindings) as AggregateRow[]);
-  }
-
-  private shapeOf(page: PageRequest<F>): string {
-    const filters = page.filters.map((f) => `${f.field} ${f.op}`).join(',');
-    return `${page.orderBy.field} ${page.orderBy.direction}|${filters}|${page.after ? 'seek' : ''}|${page.skip > 0 ? 'skip' : ''}`;
-  }
-
-  /** The values `seekPage` binds, in its order: filters, seek position, limit, offset. */
-  private bindingsOf(page: PageRequest<F>): Array<string | number> {
-    return [...page.filters.map((f) => f.value), ...(page.after ?? []), page.top + 1, ...(page.skip > 0 ? [page.skip] : [])];
   }
 
   private build(page: PageRequest<F>): { query: Knex.QueryBuilder; width: number } {
