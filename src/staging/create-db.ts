@@ -32,6 +32,14 @@ export function postgresPools(maxConnections: number): { knex: number; worker: n
 const DEFAULT_MAX_CONNECTIONS = 20;
 
 /**
+ * Settings of every Postgres session the gateway opens. JIT compilation off: it is decided when a
+ * statement is planned, by estimated cost, and a prepared list page's generic plan is estimated
+ * for a tenth of the table (its limit is a parameter), so on a large table every page would
+ * compile its expressions to machine code, milliseconds each, for a read of a hundred rows.
+ */
+export const PG_SESSION_OPTIONS = '-c jit=off';
+
+/**
  * How much of the SQLite file reads may map into memory instead of copying through SQLite's own
  * page cache (1 GiB). Mapped pages live in the OS page cache, shared and reclaimable, so this is
  * an address-space ceiling rather than memory the process keeps; it makes a list page's row
@@ -78,11 +86,11 @@ export function createDb(options: DbOptions): Db {
     const pools = postgresPools(options.maxConnections ?? DEFAULT_MAX_CONNECTIONS);
     const db = knex({
       client: 'pg',
-      connection: options.databaseUrl,
+      connection: { connectionString: options.databaseUrl, options: PG_SESSION_OPTIONS },
       searchPath: searchPath.length > 0 ? searchPath : undefined,
       pool: { min: 0, max: pools.knex },
     });
-    return attachReadWorker(db, new PgReadWorker(options.databaseUrl, searchPath, pools.worker));
+    return attachReadWorker(db, new PgReadWorker(options.databaseUrl, searchPath, pools.worker, PG_SESSION_OPTIONS));
   }
   if (options.sqlitePath !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(options.sqlitePath)), { recursive: true });
   const db = knex({

@@ -9,7 +9,7 @@ import { ReadWorker } from './read-worker';
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { Pool } = require(workerData.driver);
-const pool = new Pool({ connectionString: workerData.url, max: workerData.connections, idleTimeoutMillis: 10000 });
+const pool = new Pool({ connectionString: workerData.url, options: workerData.options, max: workerData.connections, idleTimeoutMillis: 10000 });
 // A connection that fails while idle is dropped by the pool; its error must not end the worker.
 pool.on('error', () => undefined);
 const setPath = workerData.searchPath.length === 0 ? undefined
@@ -67,7 +67,8 @@ parentPort.on('message', ({ id, sql, bindings, name, bytes, close }) => {
  * callers get an error and it is not used again.
  */
 export class PgReadWorker extends ReadWorker {
-  constructor(url: string, searchPath: readonly string[], connections: number) {
-    super('Postgres read worker', WORKER_SOURCE, { url, searchPath: [...searchPath], connections, driver: require.resolve('pg') });
+  /** `options`: the sessions' settings, as the server's command-line options (`-c name=value`). */
+  constructor(url: string, searchPath: readonly string[], connections: number, options: string) {
+    super('Postgres read worker', WORKER_SOURCE, { url, searchPath: [...searchPath], connections, options, driver: require.resolve('pg') });
   }
 }

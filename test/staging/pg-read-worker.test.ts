@@ -30,6 +30,13 @@ describeWithPostgres('PgReadWorker', () => {
     return found as ReadWorker;
   }
 
+  it('opens its sessions, and knex opens the main ones, with JIT compilation off', async () => {
+    const [viaWorker] = await worker().run({ sql: 'show jit', bindings: [] });
+    expect(viaWorker).toEqual({ jit: 'off' });
+    const viaKnex = (await db.raw('show jit')) as { rows: Array<{ jit: string }> };
+    expect(viaKnex.rows).toEqual([{ jit: 'off' }]);
+  });
+
   it('runs reads off the main thread in the database schema, and sees what the main connection committed', async () => {
     const sql = "select string_agg(json, ',') as items, count(*) as n from (select json from t where id > $1 order by id) as page";
     const [first] = await worker().run({ sql, bindings: [''], name: 'pg_read_worker_test', bytes: ['items'] });
