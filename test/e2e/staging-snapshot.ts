@@ -30,7 +30,8 @@ export async function stagingSnapshot(db: Db, source: string, options: { timesta
   for (const f of files) {
     const wire = typeof f.wire_json === 'string' ? (JSON.parse(f.wire_json) as Record<string, unknown>) : null;
     if (wire && !options.timestamps) delete wire.last_modified_datetime;
-    snapshot.files.set(String(f.id), canonical({ ...f, wire_json: wire }, ['seen_run', ...(options.timestamps ? [] : FILE_TIMES)]));
+    // `list_json` (Postgres) is generated from `wire_json`: compared through it.
+    snapshot.files.set(String(f.id), canonical({ ...f, wire_json: wire }, ['seen_run', 'list_json', ...(options.timestamps ? [] : FILE_TIMES)]));
   }
   for (const p of (await db('file_permissions').where('file_id', 'like', like).select('*')) as Array<Record<string, unknown>>) {
     snapshot.permissions.set(`${String(p.file_id)} ${String(p.principal_type)} ${String(p.principal_id)}`, canonical(p, []));
