@@ -150,6 +150,10 @@ describeWithPostgres('serve with WEB_CONCURRENCY=2 on Postgres (Redis too when T
       HOST: '127.0.0.1',
       DATABASE_URL: gatewayUrl,
       DATABASE_MAX_CONNECTIONS: '6',
+      // The burst below (60 requests at once) is about the connection budget: with the default cap
+      // of 64 split between the workers (32 each), a slow machine could leave more than 32 in
+      // flight on one worker and shed them with 503s. The cap has tests of its own (admission-load).
+      MAX_CONCURRENT_REQUESTS: '0',
       DATABASE_SCHEMA: schema,
       GATEWAY_API_KEY: KEY_FREE,
       ...(testRedisUrl ? { REDIS_URL: testRedisUrl, REDIS_KEY_PREFIX: prefix } : {}),
