@@ -18,6 +18,15 @@ const PER_CONNECTION = 100;
 /** Requests a pipelining connection keeps on the wire at once. */
 const DEPTH = 3;
 
+function bodyOf(res: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (chunk: Buffer) => chunks.push(chunk));
+    res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    res.on('error', reject);
+  });
+}
+
 function statusCounts(statuses: number[]): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const s of statuses) counts[s] = (counts[s] ?? 0) + 1;
@@ -100,7 +109,13 @@ describe('the concurrency cap under truly concurrent load', () => {
       const answers = await Promise.all(Array.from({ length: CAP + 3 }, () => slowDownload(agent)));
       const shed = answers.filter((r) => r.statusCode === 503);
       expect(answers.map((r) => r.statusCode).sort()).toEqual([...Array<number>(CAP).fill(200), 503, 503, 503]);
-      for (const r of shed) expect(r.headers['retry-after']).toBe('1');
+      for (const r of shed) {
+        expect(r.headers['retry-after']).toBe('1');
+        // The envelope says why and what to do, not the generic text of a failure.
+        expect(JSON.parse(await bodyOf(r))).toEqual({
+          error: { code: 'SERVICE_UNAVAILABLE', message: `The gateway is at its limit of ${CAP} concurrent requests; retry shortly.` },
+        });
+      }
       for (const r of answers) r.destroy();
       // Every slot comes back once the downloads are cut.
       await new Promise((r) => setTimeout(r, 100));

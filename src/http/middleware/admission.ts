@@ -17,6 +17,8 @@ const WAITING_PER_SLOT = 4;
 function overloaded(limit: number): GatewayError {
   return new GatewayError('SERVICE_UNAVAILABLE', `The gateway is at its limit of ${limit} concurrent requests; retry shortly.`, {
     headers: { 'Retry-After': '1' },
+    // Names only the gateway's own limit and what to do: the caller should read it.
+    expose: true,
   });
 }
 
