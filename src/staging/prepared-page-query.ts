@@ -31,12 +31,16 @@ export function compilePage<F extends string>(
   key: F,
 ): { statement: CompiledStatement; orderColumns: string[] } {
   const orderColumns = seekPage(query, page, columns, key, page.top + 1);
+  return { statement: compileChecked(query, [...values, ...pageBindings(page)]), orderColumns };
+}
+
+/** `query`'s statement, once knex is seen to bind exactly `expected`, in that order (else it throws). */
+export function compileChecked(query: Knex.QueryBuilder, expected: readonly Knex.Value[]): CompiledStatement {
   const built = query.toSQL();
-  const expected = [...values, ...pageBindings(page)];
   if (JSON.stringify(built.bindings) !== JSON.stringify(expected)) {
-    throw new Error(`compilePage: knex bound ${JSON.stringify(built.bindings)} where ${JSON.stringify(expected)} was expected; pageBindings no longer matches seekPage`);
+    throw new Error(`knex bound ${JSON.stringify(built.bindings)} where ${JSON.stringify(expected)} was expected; pageBindings no longer matches seekPage`);
   }
-  return { statement: compileStatement(built), orderColumns };
+  return compileStatement(built);
 }
 
 /**

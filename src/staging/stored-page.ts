@@ -1,12 +1,10 @@
-import type BetterSqlite3 from 'better-sqlite3';
 import type { Knex } from 'knex';
 import { isPostgres, readWorker, type Db } from './create-db';
 import { compareCodePoints } from './code-point-order';
 import type { PageRequest } from './page-query';
-import { pgPooledRows, statementName } from './pg-pooled-query';
-import { withPooledConnection } from './with-pooled-connection';
 import { seekPage } from './query-page';
-import { pageBindings, pageShape } from './prepared-page-query';
+import { compileChecked, pageBindings, pageShape } from './prepared-page-query';
+import { runCompiled, type CompiledStatement } from './compiled-statement';
 
 /** A page whose items the database assembled from their stored, pre-serialised JSON. */
 export interface StoredPage {
@@ -29,10 +27,7 @@ interface AggregateRow {
 }
 
 interface CompiledShape {
-  /** knex's text (`?` placeholders) on SQLite, the native text (`$1`, …) on Postgres. */
-  sql: string;
-  /** Postgres: the prepared statement's name. */
-  name: string;
+  statement: CompiledStatement;
   width: number;
 }
 
@@ -79,39 +74,32 @@ export class StoredPageReader<F extends string> {
     let compiled = this.compiled.get(shape);
     if (!compiled) {
       const { query, width } = this.build(page);
-      const built = query.toSQL();
-      if (JSON.stringify(built.bindings) !== JSON.stringify(bindings)) {
-        throw new Error(`StoredPageReader: knex bound ${JSON.stringify(built.bindings)} where ${JSON.stringify(bindings)} was expected; pageBindings no longer matches seekPage`);
-      }
-      const sql = isPostgres(this.db) ? built.toNative().sql : built.sql;
-      compiled = { sql, name: statementName(sql), width };
+      compiled = { statement: compileChecked(query, bindings), width };
       this.compiled.set(shape, compiled);
     }
-    return this.decode(await this.run(compiled, bindings), page, compiled.width);
+    return this.decode(await this.run(compiled.statement, bindings), page, compiled.width);
   }
 
   /**
    * Runs compiled SQL in the database's read worker (off the event loop: the server thread only
    * receives the row, the page's JSON as bytes), or, without one (SQLite's `:memory:`) or once it
-   * failed, here: on Postgres as a prepared statement on a connection from knex's pool
-   * (`pgPooledRows`), on SQLite straight on the pooled connection, whose statement cache keeps it
-   * compiled (knex's runner around one synchronous call costs about as much as the call). knex's
+   * failed, here, as any compiled statement runs on the server thread (`runCompiled`). knex's
    * `query` event is emitted either way, so query logging and plan capture see it.
    */
-  private async run({ sql, name }: CompiledShape, bindings: ReadonlyArray<string | number>): Promise<AggregateRow[]> {
-    this.db.emit('query', { sql, bindings, method: 'select' });
+  private async run(statement: CompiledStatement, bindings: ReadonlyArray<string | number>): Promise<AggregateRow[]> {
     const worker = readWorker(this.db);
     if (worker?.usable) {
+      const sql = isPostgres(this.db) ? statement.native : statement.sql;
+      this.db.emit('query', { sql, bindings, method: 'select' });
       try {
-        return (await worker.run({ sql, bindings, name, bytes: ['items'] })) as unknown as AggregateRow[];
+        return (await worker.run({ sql, bindings, name: statement.name, bytes: ['items'] })) as unknown as AggregateRow[];
       } catch (error) {
         // A failing query fails the request as it would on the main connection; a worker that
         // died is not used again and the query runs here instead.
         if (worker.usable) throw error;
       }
     }
-    if (isPostgres(this.db)) return pgPooledRows<AggregateRow>(this.db, name, sql, bindings);
-    return withPooledConnection(this.db, (conn: BetterSqlite3.Database) => conn.prepare(sql).all(...bindings) as AggregateRow[]);
+    return runCompiled<AggregateRow>(this.db, statement, bindings, 'select');
   }
 
   private build(page: PageRequest<F>): { query: Knex.QueryBuilder; width: number } {
