@@ -75,11 +75,8 @@ interface Referrers {
 const FILE_ACCESS: Referrers = { table: 'file_permissions', owner: 'file_id', type: 'principal_type', ref: 'principal_id' };
 const GROUP_MEMBERS: Referrers = { table: 'group_members', owner: 'group_id', type: 'member_type', ref: 'member_id' };
 
-/**
- * `type = 'USER'` as a literal, not a bound value: access entries are indexed for user entries
- * only (a partial index), and neither database matches a bound value against an index's predicate.
- */
-const userRefs = (trx: Knex, r: Referrers): Knex.QueryBuilder => trx(r.table).whereRaw(`?? = 'USER'`, [r.type]);
+/** The references that name user accounts (the only ones the partial index over access entries holds). */
+const userRefs = (trx: Knex, r: Referrers): Knex.QueryBuilder => trx(r.table).where(r.type, 'USER');
 
 /** Re-points the references to these accounts; returns the owners (files or groups) whose served rows changed. */
 async function repoint(trx: Knex, r: Referrers, accounts: ReadonlyMap<string, AccountState>): Promise<string[]> {
