@@ -2,6 +2,7 @@ import os from 'node:os';
 import type { BenchContext } from './bench-context';
 import { describe, listCrawlStarts, listLoad, type ListThroughputOptions } from './list-throughput';
 import { loadNote } from './load-note';
+import { benchPostgresConnections } from './start-bench-gateway';
 import { measureLoad, type LoadRun } from './measure-load';
 import { measurement, type BenchmarkResult } from './report';
 
@@ -22,7 +23,7 @@ export async function listThroughputPostgres(sqlite: BenchContext, postgres: Ben
   const [lite, pg] = [await sqlite.stagedGateway(), await postgres.stagedGateway()];
   const [liteStarts, pgStarts] = [await listCrawlStarts(sqlite), await listCrawlStarts(postgres)];
   const notes: string[] = [
-    `the same ${pg.staged.count.toLocaleString('en-US')} files in each: staged in ${(lite.staged.ms / 1000).toFixed(1)} s on SQLite, ${(pg.staged.ms / 1000).toFixed(1)} s on Postgres (its own schema; pool of 10, and 10 more in the read worker)`,
+    `the same ${pg.staged.count.toLocaleString('en-US')} files in each: staged in ${(lite.staged.ms / 1000).toFixed(1)} s on SQLite, ${(pg.staged.ms / 1000).toFixed(1)} s on Postgres (its own schema; a pool of ${benchPostgresConnections()} connections, twice this host's cores)`,
     `${o.concurrency} keep-alive clients in a worker thread, ${o.warmupMs} ms warm-up + ${o.durationMs} ms measured, ${o.rounds} interleaved rounds each, best round counts; 25 % first pages, else 5-page crawls`,
   ];
   let best: { sqlite?: LoadRun; postgres?: LoadRun } = {};

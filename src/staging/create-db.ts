@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import knex, { type Knex } from 'knex';
-import { PgReadWorker } from './pg-read-worker';
 import type { ReadWorker } from './read-worker';
 import { SqliteReadHandle } from './sqlite-read-handle';
 import { SqliteReadWorker } from './sqlite-read-worker';
@@ -16,17 +15,8 @@ export interface DbOptions {
   sqlitePath: string;
   /** Postgres schema to use (tests isolate themselves in a schema of their own). */
   searchPath?: string;
-  /** Postgres connections this process opens at most (default 20, at least 2): see `postgresPools`. */
+  /** Postgres connections this process opens at most (default 20): the size of knex's pool. */
   maxConnections?: number;
-}
-
-/**
- * How a process's Postgres connections are split: the larger half for knex's pool (queries,
- * transactions), the rest for the read worker's pool (list pages); at least one each.
- */
-export function postgresPools(maxConnections: number): { knex: number; worker: number } {
-  const total = Math.max(2, Math.floor(maxConnections));
-  return { knex: Math.ceil(total / 2), worker: Math.floor(total / 2) };
 }
 
 const DEFAULT_MAX_CONNECTIONS = 20;
@@ -55,20 +45,20 @@ export function sqliteReadHandle(db: Db): SqliteReadHandle | undefined {
   return readHandles.get(db);
 }
 
-/** The worker that runs this database's heavy reads off the event loop (none for SQLite's `:memory:`). */
+/** The worker that runs this SQLite file's list pages off the event loop (none for Postgres or `:memory:`). */
 export function readWorker(db: Db): ReadWorker | undefined {
   return readWorkers.get(db);
 }
 
-/** Gives `db` a read worker (and SQLite's read handle), closed before the database when `db.destroy()` runs. */
-function attachReadWorker(db: Db, worker: ReadWorker, handle?: SqliteReadHandle): Db {
-  if (handle) readHandles.set(db, handle);
+/** Gives `db` a read worker and a read handle, closed before the database when `db.destroy()` runs. */
+function attachReadWorker(db: Db, worker: ReadWorker, handle: SqliteReadHandle): Db {
+  readHandles.set(db, handle);
   readWorkers.set(db, worker);
   // `db.destroy()` hands over to the client's `destroy`: the worker closes first.
   const client = db.client as { destroy(...args: unknown[]): Promise<unknown> };
   const destroy = client.destroy.bind(client);
   client.destroy = async (...args: unknown[]) => {
-    handle?.close();
+    handle.close();
     await worker.close();
     return destroy(...args);
   };
@@ -83,14 +73,12 @@ export function isPostgres(db: Db): boolean {
 export function createDb(options: DbOptions): Db {
   if (options.databaseUrl) {
     const searchPath = options.searchPath ? [options.searchPath] : [];
-    const pools = postgresPools(options.maxConnections ?? DEFAULT_MAX_CONNECTIONS);
-    const db = knex({
+    return knex({
       client: 'pg',
       connection: { connectionString: options.databaseUrl, options: PG_SESSION_OPTIONS },
       searchPath: searchPath.length > 0 ? searchPath : undefined,
-      pool: { min: 0, max: pools.knex },
+      pool: { min: 0, max: Math.max(1, Math.floor(options.maxConnections ?? DEFAULT_MAX_CONNECTIONS)) },
     });
-    return attachReadWorker(db, new PgReadWorker(options.databaseUrl, searchPath, pools.worker, PG_SESSION_OPTIONS));
   }
   if (options.sqlitePath !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(options.sqlitePath)), { recursive: true });
   const db = knex({
