@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import type { CollectionSpec } from '../odata/collection-spec';
 import { parseQueryOptions, type QueryOptions } from '../odata/parse-query-options';
 import type { Page, PageRequest } from '../staging/page-query';
-import type { StoredPage } from '../staging/stored-page';
+import type { StoredPage } from '../staging/packed-page';
 import { baseUrl, odataContext } from './base-url';
 import type { HandlerDeps } from './handler-context';
 

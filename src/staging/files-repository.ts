@@ -7,7 +7,8 @@ import { FILE_RESOURCE_COLUMNS } from '../wire/file-resource';
 import type { Page, PageRequest } from './page-query';
 import { queryPage } from './query-page';
 import type { FileRow, PermissionRow } from './row-types';
-import { StoredPageReader, type StoredPage } from './stored-page';
+import type { StoredPage } from './packed-page';
+import { StoredPageReader } from './stored-page';
 
 export type FileField = 'id' | 'status' | 'modified';
 /**
@@ -75,7 +76,7 @@ export class FilesRepository {
   }
 
   /**
-   * A page of files as their stored list JSON, assembled by the database (see `StoredPageReader`);
+   * A page of files as their stored list JSON, joined into one byte string (see `StoredPageReader`);
    * undefined when some row on it has none, and `listFiles` must build it.
    */
   listStoredFiles(page: PageRequest<FileField>): Promise<StoredPage | undefined> {

@@ -5,14 +5,10 @@ interface Pending {
   reject(error: Error): void;
 }
 
-/** A read statement for a worker: its text, bindings, and (Postgres) its prepared statement's name. */
+/** A read statement for a worker: its text and bindings (the worker keeps it compiled by its text). */
 export interface ReadRequest {
   sql: string;
   bindings: ReadonlyArray<unknown>;
-  /** The prepared statement's name on the worker's connections (Postgres; the SQLite worker keys its statements by text). */
-  name?: string;
-  /** Columns whose text values the worker sends as UTF-8 bytes (moved, not copied, between threads). */
-  bytes?: readonly string[];
 }
 
 /**
@@ -51,7 +47,7 @@ export class ReadWorker {
     });
   }
 
-  /** Stops the worker: it gets `{ close: true }` and a second to let go of its connections, then is terminated. */
+  /** Stops the worker: it gets `{ close: true }` and a second to close its connection, then is terminated. */
   async close(): Promise<void> {
     this.failed = true;
     const worker = this.worker;

@@ -1,20 +1,11 @@
 import type { Knex } from 'knex';
 import { isPostgres, readWorker, type Db } from './create-db';
-import { compareCodePoints } from './code-point-order';
 import type { PageRequest } from './page-query';
 import { seekPage } from './query-page';
 import { compileChecked, pageBindings, pageShape } from './prepared-page-query';
 import { runCompiled, type CompiledStatement } from './compiled-statement';
-import { packPageRows, type PackedPage } from './packed-page';
+import { packPageRows, pageFromPacked, type PackedPage, type StoredPage } from './packed-page';
 
-/** A page whose items the database assembled from their stored, pre-serialised JSON. */
-export interface StoredPage {
-  /** The items' JSON joined by commas, as UTF-8 bytes (what goes between `[` and `]`). */
-  json: Buffer;
-  count: number;
-  /** Keyset position after the last item, when more rows follow. */
-  next?: string[];
-}
 
 /** SQLite's answer: the page aggregated into one row. */
 interface AggregateRow {
@@ -37,14 +28,6 @@ interface CompiledShape {
 /** The column a Postgres page row holds its item's JSON in. */
 const ITEM = 'page_item';
 
-/** Sign of the comparison of rows `a` and `b` by their keyset columns, in code point order as the database sorts. */
-function compareRows(columns: ReadonlyArray<readonly string[]>, a: number, b: number): number {
-  for (const values of columns) {
-    const c = compareCodePoints(values[a] as string, values[b] as string);
-    if (c !== 0) return c;
-  }
-  return 0;
-}
 
 /**
  * Reads keyset pages of `table` from the rows' stored JSON (`jsonColumn`), as one byte string with
@@ -90,7 +73,7 @@ export class StoredPageReader<F extends string> {
       this.compiled.set(shape, compiled);
     }
     const packed = isPostgres(this.db) ? await this.readRows(compiled, bindings) : await this.readAggregate(compiled, bindings);
-    return decode(packed, page);
+    return pageFromPacked(packed, page);
   }
 
   /** Postgres: the page's rows, read on a pooled connection and packed here. */
@@ -170,30 +153,4 @@ function unpackAggregate(row: AggregateRow | undefined, width: number): PackedPa
     keys.push(values.map(String));
   }
   return { items: row.items, lengths: row.lengths.split(',').map(Number), keys, n, stored: Number(row.stored) };
-}
-
-/**
- * The page a `PackedPage` holds, once it is seen to be whole (every row has its JSON, the lengths
- * add up to the bytes) and in page order; undefined otherwise.
- */
-function decode<F extends string>(packed: PackedPage | undefined, page: PageRequest<F>): StoredPage | undefined {
-  if (!packed) return undefined;
-  const { items, lengths, keys, n } = packed;
-  if (n === 0) return { json: Buffer.alloc(0), count: 0 };
-  if (page.top < 1) return undefined;
-  if (packed.stored !== n || lengths.length !== n || keys.some((values) => values.length !== n)) return undefined;
-
-  const sign = page.orderBy.direction === 'asc' ? 1 : -1;
-  let bytes = n - 1;
-  for (let i = 0; i < n; i += 1) {
-    bytes += lengths[i] as number;
-    if (i > 0 && sign * compareRows(keys, i - 1, i) >= 0) return undefined;
-  }
-  if (bytes !== items.length) return undefined;
-
-  if (n <= page.top) return { json: items, count: n };
-  // The extra row only says that more follow: cut it (and its comma) off the end.
-  const extra = lengths[n - 1] as number;
-  const last = page.top - 1;
-  return { json: items.subarray(0, items.length - extra - 1), count: page.top, next: keys.map((values) => values[last] as string) };
 }

@@ -1,4 +1,6 @@
-import { readWorker, sqliteReadHandle, type Db } from '../../src/staging/create-db';
+import crypto from 'node:crypto';
+import knex from 'knex';
+import { createDb, readWorker, sqliteReadHandle, type Db } from '../../src/staging/create-db';
 import { StoredPageReader } from '../../src/staging/stored-page';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-databases';
 
@@ -58,5 +60,26 @@ describeWithPostgres('Postgres sessions', () => {
     expect(await reader.read({ orderBy: { field: 'id', direction: 'asc' }, filters: [], top: 1, skip: 0 })).toBeUndefined();
     expect(await reader.read({ orderBy: { field: 'id', direction: 'asc' }, filters: [], top: 1, skip: 0, after: ['a'] })).toBeUndefined();
     expect(await reader.read({ orderBy: { field: 'id', direction: 'asc' }, filters: [], top: 1, skip: 0, after: ['b'] })).toEqual({ json: Buffer.from('{"n":3}'), count: 1 });
+  });
+
+  it('open at most `maxConnections` at once, however many queries wait', async () => {
+    const url = process.env.TEST_DATABASE_URL as string;
+    const small = createDb({ databaseUrl: url, sqlitePath: ':memory:', maxConnections: 3 });
+    const admin = knex({ client: 'pg', connection: url, pool: { min: 0, max: 1 } });
+    const tag = `pool_${crypto.randomBytes(6).toString('hex')}`;
+    const seen: number[] = [];
+    try {
+      const queries = Promise.all(Array.from({ length: 8 }, () => small.raw(`select pg_sleep(0.15) as ${tag}`)));
+      for (let i = 0; i < 8; i += 1) {
+        const { rows } = (await admin.raw('select count(*)::int as n from pg_stat_activity where query like ?', [`%as ${tag}`])) as { rows: Array<{ n: number }> };
+        seen.push(rows[0]?.n ?? 0);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      await queries;
+    } finally {
+      await small.destroy();
+      await admin.destroy();
+    }
+    expect(Math.max(...seen)).toBe(3);
   });
 });
