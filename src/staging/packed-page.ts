@@ -36,8 +36,9 @@ export function packPageRows(rows: ReadonlyArray<readonly unknown[]>, width: num
   rows.forEach((row, i) => {
     for (let c = 0; c < width; c += 1) (keys[c] as string[])[i] = String(row[c]);
     const json = row[width];
-    parts[i] = typeof json === 'string' ? json : '';
-    lengths[i] = typeof json === 'string' ? Buffer.byteLength(json, 'utf8') : 0;
+    const text = typeof json === 'string' ? json : '';
+    parts[i] = text;
+    lengths[i] = Buffer.byteLength(text, 'utf8');
     if (typeof json === 'string') stored += 1;
   });
   return { items: Buffer.from(parts.join(','), 'utf8'), lengths, keys, n: rows.length, stored };

@@ -28,7 +28,6 @@ interface CompiledShape {
 /** The column a Postgres page row holds its item's JSON in. */
 const ITEM = 'page_item';
 
-
 /**
  * Reads keyset pages of `table` from the rows' stored JSON (`jsonColumn`), as one byte string with
  * the rows' ordering values and JSON lengths beside it (`PackedPage`): the server thread then writes
