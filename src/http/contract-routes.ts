@@ -21,11 +21,14 @@ function templatePattern(template: string): RegExp {
   return new RegExp(`^${literals.map((l) => l.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('([^/]+)')}$`);
 }
 
-/** The request's path as the router normalises it (trimmed, one leading slash, no query string). */
+/**
+ * The request's path as the router normalises it: trimmed, one leading slash, no query string,
+ * and trimmed again (`normalizePath`), so `/v1/files/ ?$top=1` is `/v1/files/`.
+ */
 export function requestPath(path: string): string {
   let p = path.trim();
   if (!p.startsWith('/')) p = `/${p}`;
-  return p.split('?')[0] ?? p;
+  return (p.split('?')[0] ?? p).trim();
 }
 
 /**

@@ -57,6 +57,8 @@ describe('the contract route table', () => {
     expect(routes.match('get', '/v1/files//download')).toBe('not-found');
     // The literal path wins over the template it also matches.
     expect(summary(routes.match('get', '/v1/files/permissions/metadata'))).toEqual({ id: 'getPermissionsMetadata', params: {} });
+    // Blanks before the query string go, as the router trims the path again once the query is cut.
+    expect(summary(routes.match('get', requestPath('/v1/files/ ?$top=1')))).toEqual({ id: 'listFiles', params: {} });
   });
 
   it("answers what openapi-backend's router answers for any method and path", () => {
