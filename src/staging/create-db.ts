@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import knex, { type Knex } from 'knex';
+import { PgPagePool } from './pg-page-pool';
 import type { ReadWorker } from './read-worker';
 import { SqliteReadHandle } from './sqlite-read-handle';
 import { SqliteReadWorker } from './sqlite-read-worker';
@@ -15,7 +16,10 @@ export interface DbOptions {
   sqlitePath: string;
   /** Postgres schema to use (tests isolate themselves in a schema of their own). */
   searchPath?: string;
-  /** Postgres connections this process opens at most (default 20): the size of knex's pool. */
+  /**
+   * Postgres connections this process opens at most (default 20), split between the list-page pool
+   * (half, rounded up) and knex's pool (the rest, at least one).
+   */
   maxConnections?: number;
 }
 
@@ -39,6 +43,7 @@ export const SQLITE_MMAP_BYTES = 1024 * 1024 * 1024;
 
 const readWorkers = new WeakMap<Db, ReadWorker>();
 const readHandles = new WeakMap<Db, SqliteReadHandle>();
+const pagePools = new WeakMap<Db, PgPagePool>();
 
 /** The server thread's own connection for this SQLite file's point reads (none for Postgres or `:memory:`). */
 export function sqliteReadHandle(db: Db): SqliteReadHandle | undefined {
@@ -50,19 +55,46 @@ export function readWorker(db: Db): ReadWorker | undefined {
   return readWorkers.get(db);
 }
 
+/** The Postgres pool this database's list pages are read on (none for SQLite). */
+export function pgPagePool(db: Db): PgPagePool | undefined {
+  return pagePools.get(db);
+}
+
+/** Runs `close` before knex's own teardown whenever `db.destroy()` runs. */
+function closeBeforeDestroy(db: Db, close: () => Promise<void>): Db {
+  // `db.destroy()` hands over to the client's `destroy`.
+  const client = db.client as { destroy(...args: unknown[]): Promise<unknown> };
+  const destroy = client.destroy.bind(client);
+  client.destroy = async (...args: unknown[]) => {
+    await close();
+    return destroy(...args);
+  };
+  return db;
+}
+
 /** Gives `db` a read worker and a read handle, closed before the database when `db.destroy()` runs. */
 function attachReadWorker(db: Db, worker: ReadWorker, handle: SqliteReadHandle): Db {
   readHandles.set(db, handle);
   readWorkers.set(db, worker);
-  // `db.destroy()` hands over to the client's `destroy`: the worker closes first.
-  const client = db.client as { destroy(...args: unknown[]): Promise<unknown> };
-  const destroy = client.destroy.bind(client);
-  client.destroy = async (...args: unknown[]) => {
+  return closeBeforeDestroy(db, async () => {
     handle.close();
     await worker.close();
-    return destroy(...args);
-  };
-  return db;
+  });
+}
+
+/** knex on Postgres, with the list-page pool beside it; the two share `maxConnections`. */
+function createPostgresDb(databaseUrl: string, options: DbOptions): Db {
+  const max = Math.max(1, Math.floor(options.maxConnections ?? DEFAULT_MAX_CONNECTIONS));
+  const pages = Math.ceil(max / 2);
+  const db = knex({
+    client: 'pg',
+    connection: { connectionString: databaseUrl, options: PG_SESSION_OPTIONS },
+    searchPath: options.searchPath ? [options.searchPath] : undefined,
+    pool: { min: 0, max: Math.max(1, max - pages) },
+  });
+  const pool = new PgPagePool({ databaseUrl, searchPath: options.searchPath, max: pages });
+  pagePools.set(db, pool);
+  return closeBeforeDestroy(db, () => pool.close());
 }
 
 export function isPostgres(db: Db): boolean {
@@ -71,15 +103,7 @@ export function isPostgres(db: Db): boolean {
 
 /** Creates a knex instance; connects lazily, so creating one does no I/O beyond making the SQLite folder. */
 export function createDb(options: DbOptions): Db {
-  if (options.databaseUrl) {
-    const searchPath = options.searchPath ? [options.searchPath] : [];
-    return knex({
-      client: 'pg',
-      connection: { connectionString: options.databaseUrl, options: PG_SESSION_OPTIONS },
-      searchPath: searchPath.length > 0 ? searchPath : undefined,
-      pool: { min: 0, max: Math.max(1, Math.floor(options.maxConnections ?? DEFAULT_MAX_CONNECTIONS)) },
-    });
-  }
+  if (options.databaseUrl) return createPostgresDb(options.databaseUrl, options);
   if (options.sqlitePath !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(options.sqlitePath)), { recursive: true });
   const db = knex({
     client: 'better-sqlite3',

@@ -11,7 +11,7 @@ export interface StoredPage {
 }
 
 /**
- * A page's rows as the server thread receives them: the items' stored JSON joined by commas into
+ * A page's rows as SQLite's aggregate hands them over: the items' stored JSON joined by commas into
  * one byte string, and beside it each row's JSON length and ordering values, in page order.
  */
 export interface PackedPage {
@@ -27,23 +27,6 @@ export interface PackedPage {
   stored: number;
 }
 
-/** Packs page rows, each `[ordering values (width of them)…, JSON or null]`, into a `PackedPage`. */
-export function packPageRows(rows: ReadonlyArray<readonly unknown[]>, width: number): PackedPage {
-  const keys: string[][] = Array.from({ length: width }, () => new Array<string>(rows.length));
-  const lengths = new Array<number>(rows.length);
-  const parts = new Array<string>(rows.length);
-  let stored = 0;
-  rows.forEach((row, i) => {
-    for (let c = 0; c < width; c += 1) (keys[c] as string[])[i] = String(row[c]);
-    const json = row[width];
-    const text = typeof json === 'string' ? json : '';
-    parts[i] = text;
-    lengths[i] = Buffer.byteLength(text, 'utf8');
-    if (typeof json === 'string') stored += 1;
-  });
-  return { items: Buffer.from(parts.join(','), 'utf8'), lengths, keys, n: rows.length, stored };
-}
-
 /** Sign of the comparison of rows `a` and `b` by their keyset columns, in code point order as the database sorts. */
 function compareRows(columns: ReadonlyArray<readonly string[]>, a: number, b: number): number {
   for (const values of columns) {
@@ -54,8 +37,9 @@ function compareRows(columns: ReadonlyArray<readonly string[]>, a: number, b: nu
 }
 
 /**
- * The page a `PackedPage` holds, once it is seen to be whole (every row has its JSON, the lengths
- * add up to the bytes) and in page order; undefined otherwise.
+ * The page a `PackedPage` of up to `top + 1` rows holds, once it is seen to be whole (every row has
+ * its JSON, the lengths add up to the bytes) and in page order, the extra row, which only says that
+ * more follow, cut off; undefined otherwise.
  */
 export function pageFromPacked<F extends string>(packed: PackedPage | undefined, page: PageRequest<F>): StoredPage | undefined {
   if (!packed) return undefined;

@@ -1,11 +1,12 @@
 import type { Knex } from 'knex';
-import { isPostgres, readWorker, type Db } from './create-db';
+import { isPostgres, pgPagePool, readWorker, type Db } from './create-db';
 import type { PageRequest } from './page-query';
 import { seekPage } from './query-page';
 import { compileChecked, pageBindings, pageShape } from './prepared-page-query';
 import { runCompiled, type CompiledStatement } from './compiled-statement';
-import { packPageRows, pageFromPacked, type PackedPage, type StoredPage } from './packed-page';
-
+import { pageFromPacked, type PackedPage, type StoredPage } from './packed-page';
+import type { RawRow } from './pg-page-pool';
+import { pageFromRawRows } from './raw-page';
 
 /** SQLite's answer: the page aggregated into one row. */
 interface AggregateRow {
@@ -58,8 +59,8 @@ export class StoredPageReader<F extends string> {
   ) {}
 
   /**
-   * One page, or undefined when a row on it (or the row after it) has no stored JSON, or when the
-   * rows did not come in page order (SQLite's aggregate is not promised to keep it, so the
+   * One page, or undefined when a row on it (on SQLite, or the row after it) has no stored JSON, or
+   * when the rows did not come in page order (SQLite's aggregate is not promised to keep it, so the
    * ordering values are checked rather than trusted); the caller then reads the page row by row.
    */
   async read(page: PageRequest<F>): Promise<StoredPage | undefined> {
@@ -71,14 +72,25 @@ export class StoredPageReader<F extends string> {
       compiled = { statement: compileChecked(query, bindings), orderColumns };
       this.compiled.set(shape, compiled);
     }
-    const packed = isPostgres(this.db) ? await this.readRows(compiled, bindings) : await this.readAggregate(compiled, bindings);
-    return pageFromPacked(packed, page);
+    if (isPostgres(this.db)) return this.readRows(compiled, bindings, page);
+    return pageFromPacked(await this.readAggregate(compiled, bindings), page);
   }
 
-  /** Postgres: the page's rows, read on a pooled connection and packed here. */
-  private async readRows({ statement, orderColumns }: CompiledShape, bindings: Array<string | number>): Promise<PackedPage> {
-    const rows = await runCompiled<Record<string, unknown>>(this.db, statement, bindings, 'select');
-    return packPageRows(rows.map((row) => [...orderColumns.map((c) => row[c]), row[ITEM]]), orderColumns.length);
+  /**
+   * Postgres: the page's rows as raw bytes from the list-page pool (`PgPagePool`), or, on a knex
+   * without one (a transaction), through `runCompiled` and encoded to the same bytes.
+   */
+  private async readRows({ statement, orderColumns }: CompiledShape, bindings: Array<string | number>, page: PageRequest<F>): Promise<StoredPage | undefined> {
+    const pool = pgPagePool(this.db);
+    let rows: RawRow[];
+    if (pool) {
+      this.db.emit('query', { sql: statement.native, bindings, method: 'select' });
+      rows = await pool.rawRows(statement.native, bindings);
+    } else {
+      const bytes = (value: unknown): Buffer | null => (value === null || value === undefined ? null : Buffer.from(String(value), 'utf8'));
+      rows = (await runCompiled<Record<string, unknown>>(this.db, statement, bindings, 'select')).map((row) => [...orderColumns.map((c) => row[c]), row[ITEM]].map(bytes));
+    }
+    return pageFromRawRows(rows, orderColumns.length, page.top);
   }
 
   /** SQLite: the page as one aggregate row, from the read worker (off the event loop) or, without one (`:memory:`), here. */

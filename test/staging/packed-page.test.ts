@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { compareCodePoints } from '../../src/staging/code-point-order';
-import { packPageRows, pageFromPacked, type PackedPage } from '../../src/staging/packed-page';
+import { pageFromPacked, type PackedPage } from '../../src/staging/packed-page';
 import type { PageRequest } from '../../src/staging/page-query';
 
 type Field = 'id' | 'modified';
@@ -12,7 +12,15 @@ const rowsArb = fc
   .uniqueArray(fc.string({ unit: fc.constantFrom('a', 'Z', '0', ',', 'é', '中', '\u{1F600}'), minLength: 1, maxLength: 6 }), { maxLength: 15 })
   .map((ids) => [...ids].sort(compareCodePoints).map((id) => [id, JSON.stringify({ id, name: `${id}—☕` })] as const));
 
-describe('packed pages', () => {
+/** What SQLite's page aggregate holds for these rows, each `[ordering values (width of them)…, JSON or null]`. */
+function packPageRows(rows: ReadonlyArray<readonly unknown[]>, width: number): PackedPage {
+  const keys = Array.from({ length: width }, (_, c) => rows.map((row) => String(row[c])));
+  const texts = rows.map((row) => (typeof row[width] === 'string' ? (row[width] as string) : ''));
+  const stored = rows.filter((row) => typeof row[width] === 'string').length;
+  return { items: Buffer.from(texts.join(','), 'utf8'), lengths: texts.map((t) => Buffer.byteLength(t)), keys, n: rows.length, stored };
+}
+
+describe('packed pages (SQLite\'s page aggregate)', () => {
   it('serve exactly the first `top` rows, and the last one\'s position when more follow', () => {
     fc.assert(
       fc.property(rowsArb, fc.integer({ min: 1, max: 12 }), (rows, top) => {

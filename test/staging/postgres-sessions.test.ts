@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import knex from 'knex';
-import { createDb, readWorker, sqliteReadHandle, type Db } from '../../src/staging/create-db';
+import { createDb, pgPagePool, readWorker, sqliteReadHandle, type Db } from '../../src/staging/create-db';
 import { StoredPageReader } from '../../src/staging/stored-page';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-databases';
 
@@ -30,7 +30,7 @@ describeWithPostgres('Postgres sessions', () => {
     expect(viaKnex.rows).toEqual([{ jit: 'off' }]);
   });
 
-  it("serve list pages on knex's pool, in the database schema: no read worker, no SQLite read handle", async () => {
+  it('serve list pages in the database schema as plain rows: no read worker, no SQLite read handle, no aggregate', async () => {
     expect(readWorker(db)).toBeUndefined();
     expect(sqliteReadHandle(db)).toBeUndefined();
     const seen: string[] = [];
@@ -56,23 +56,44 @@ describeWithPostgres('Postgres sessions', () => {
   it('leave a page with a row that has no JSON to the row-by-row read', async () => {
     await db('t').where({ id: 'b' }).update({ json: null });
     const reader = new StoredPageReader(db, 't', { id: 'id' }, 'id', 'json');
-    // The row after the page (b) has none: declined; so is a page holding it.
-    expect(await reader.read({ orderBy: { field: 'id', direction: 'asc' }, filters: [], top: 1, skip: 0 })).toBeUndefined();
+    // The row after the page (b) has none: it is only read to know that more follow, so the page stands.
+    expect(await reader.read({ orderBy: { field: 'id', direction: 'asc' }, filters: [], top: 1, skip: 0 })).toEqual({ json: Buffer.from('{"n":1}'), count: 1, next: ['a'] });
+    // A page holding it is declined.
     expect(await reader.read({ orderBy: { field: 'id', direction: 'asc' }, filters: [], top: 1, skip: 0, after: ['a'] })).toBeUndefined();
     expect(await reader.read({ orderBy: { field: 'id', direction: 'asc' }, filters: [], top: 1, skip: 0, after: ['b'] })).toEqual({ json: Buffer.from('{"n":3}'), count: 1 });
   });
 
-  it('open at most `maxConnections` at once, however many queries wait', async () => {
+  it("read a transaction's list pages on its own connection, seeing what it has written", async () => {
+    const trx = await db.transaction();
+    let page: unknown;
+    try {
+      await trx('t').insert({ id: 'bb', json: '{"n":"bb"}' });
+      page = await new StoredPageReader(trx, 't', { id: 'id' }, 'id', 'json').read({ orderBy: { field: 'id', direction: 'asc' }, filters: [], top: 2, skip: 0, after: ['a'] });
+    } finally {
+      await trx.rollback();
+    }
+    expect(page).toEqual({ json: Buffer.from('{"n":"é☕"},{"n":"bb"}'), count: 2, next: ['bb'] });
+    expect(await db('t').where({ id: 'bb' })).toEqual([]);
+  });
+
+  it('open at most `maxConnections` at once between the two pools, however many queries wait', async () => {
     const url = process.env.TEST_DATABASE_URL as string;
-    const small = createDb({ databaseUrl: url, sqlitePath: ':memory:', maxConnections: 3 });
+    const small = createDb({ databaseUrl: url, sqlitePath: ':memory:', maxConnections: 5 });
     const admin = knex({ client: 'pg', connection: url, pool: { min: 0, max: 1 } });
     const tag = `pool_${crypto.randomBytes(6).toString('hex')}`;
-    const seen: number[] = [];
+    const seen: Array<{ knex: number; pages: number }> = [];
     try {
-      const queries = Promise.all(Array.from({ length: 8 }, () => small.raw(`select pg_sleep(0.15) as ${tag}`)));
+      const pages = pgPagePool(small);
+      const queries = Promise.all([
+        ...Array.from({ length: 8 }, () => small.raw(`select pg_sleep(0.15) as ${tag}`)),
+        ...Array.from({ length: 8 }, () => pages?.rawRows(`select pg_sleep(0.15) as ${tag}`, [])),
+      ]);
       for (let i = 0; i < 8; i += 1) {
-        const { rows } = (await admin.raw('select count(*)::int as n from pg_stat_activity where query like ?', [`%as ${tag}`])) as { rows: Array<{ n: number }> };
-        seen.push(rows[0]?.n ?? 0);
+        const { rows } = (await admin.raw(
+          "select count(*) filter (where application_name = 'content-gateway pages')::int as pages, count(*)::int as n from pg_stat_activity where query like ?",
+          [`%as ${tag}`],
+        )) as { rows: Array<{ n: number; pages: number }> };
+        seen.push({ knex: (rows[0]?.n ?? 0) - (rows[0]?.pages ?? 0), pages: rows[0]?.pages ?? 0 });
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       await queries;
@@ -80,6 +101,37 @@ describeWithPostgres('Postgres sessions', () => {
       await small.destroy();
       await admin.destroy();
     }
-    expect(Math.max(...seen)).toBe(3);
+    // Half (rounded up) for list pages, the rest for knex.
+    expect(Math.max(...seen.map((s) => s.pages))).toBe(3);
+    expect(Math.max(...seen.map((s) => s.knex))).toBe(2);
+  });
+
+  it('read list pages on the list-page pool, in the schema with JIT off, and close it with knex', async () => {
+    // Two connections: one for list pages, one for knex.
+    const own = createDb({ databaseUrl: process.env.TEST_DATABASE_URL as string, sqlitePath: ':memory:', searchPath: t.env.DATABASE_SCHEMA, maxConnections: 2 });
+    const admin = knex({ client: 'pg', connection: process.env.TEST_DATABASE_URL as string, pool: { min: 0, max: 1 } });
+    try {
+      const pages = pgPagePool(own);
+      const [row] = (await pages?.rawRows("select current_setting('jit'), (select count(*) from t)", [])) ?? [];
+      expect(row?.map(String)).toEqual(['off', '3']);
+      const [pid] = (await pages?.rawRows('select pg_backend_pid()', [])) ?? [];
+      const activity = async (): Promise<Array<{ query: string }>> =>
+        ((await admin.raw('select query from pg_stat_activity where pid = ?', [Number(String(pid?.[0]))])) as { rows: Array<{ query: string }> }).rows;
+      const seen: string[] = [];
+      own.on('query', (q: { sql: string }) => seen.push(q.sql));
+      const page = await new StoredPageReader(own, 't', { id: 'id' }, 'id', 'json').read({ orderBy: { field: 'id', direction: 'asc' }, filters: [], top: 2, skip: 0 });
+      expect(page?.count).toBe(2);
+      expect(seen).toHaveLength(1);
+      // The page's statement was the last one on the list-page pool's one connection.
+      expect(await activity()).toEqual([{ query: seen[0] }]);
+      await own.destroy();
+      // The backend may take a moment to go once its socket closes.
+      for (let i = 0; i < 20 && (await activity()).length > 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 25));
+      expect(await activity()).toEqual([]);
+      await expect(pages?.rawRows('select 1', [])).rejects.toThrow();
+    } finally {
+      await own.destroy();
+      await admin.destroy();
+    }
   });
 });

@@ -79,11 +79,13 @@ describe.each(databaseKinds)('pages assembled from stored JSON, on %s', (kind) =
     );
   });
 
-  it('declines (so the row-by-row read answers) when a row on the page, or the one after it, has no stored JSON', async () => {
+  it('declines (so the row-by-row read answers) when a row on the page (on SQLite, or the one after it) has no stored JSON', async () => {
     await stage([['a', 1, false], ['b', 2, false], ['c', 3, false], ['d', 4, false]], ['c']);
     const page = (top: number): PageRequest<FileField> => ({ top, skip: 0, orderBy: { field: 'id', direction: 'asc' }, filters: [] });
     expect(await files.listStoredFiles(page(1))).toMatchObject({ count: 1, next: ['a'] });
-    expect(await files.listStoredFiles(page(2))).toBeUndefined();
+    // Postgres reads the row after the page only to know that more follow; SQLite's aggregate needs its JSON too.
+    if (kind === 'postgres') expect(await files.listStoredFiles(page(2))).toMatchObject({ count: 2, next: ['b'] });
+    else expect(await files.listStoredFiles(page(2))).toBeUndefined();
     expect(await files.listStoredFiles(page(3))).toBeUndefined();
     expect(await files.listStoredFiles({ ...page(2), after: ['c'] })).toMatchObject({ count: 1 });
   });
