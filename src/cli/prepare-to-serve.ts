@@ -24,7 +24,8 @@ export interface PreparedStaging {
  * `workers` processes opens its share of `DATABASE_MAX_CONNECTIONS`.
  */
 export async function prepareToServe(config: Config, logger: Logger, options: { worker: boolean; workers: number }): Promise<PreparedStaging> {
-  const maxConnections = shareOf(config.databaseMaxConnections, options.workers);
+  // At least two each: one for list pages, one for the rest (`createDb`).
+  const maxConnections = Math.max(2, shareOf(config.databaseMaxConnections, options.workers));
   const staging = await openStaging(config, logger, { migrate: !options.worker, maxConnections });
   try {
     const embedded = !config.databaseUrl;

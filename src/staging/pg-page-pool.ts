@@ -32,7 +32,10 @@ export class PgPagePool {
 
   constructor(options: PgPagePoolOptions) {
     const target = parse(options.databaseUrl);
-    const connection: Record<string, string> = { jit: 'off', application_name: 'content-gateway pages' };
+    // The URL's `application_name`, when it names one, as knex's sessions have it (operators count
+    // a gateway's connections by it).
+    const applicationName = typeof target.application_name === 'string' ? target.application_name : 'content-gateway pages';
+    const connection: Record<string, string> = { jit: 'off', application_name: applicationName };
     if (options.searchPath) connection.search_path = quoteIdentifier(options.searchPath);
     this.sql = postgres({
       host: target.host ?? undefined,
@@ -42,6 +45,8 @@ export class PgPagePool {
       database: target.database ?? undefined,
       ssl: (target.ssl ?? false) as postgres.Options<Record<string, never>>['ssl'],
       max: Math.max(1, Math.floor(options.max)),
+      // Idle connections close after 30 s, as knex's pool closes its own.
+      idle_timeout: 30,
       connection,
       // Nothing here reads arrays of custom types: no catalogue query when a connection opens.
       fetch_types: false,

@@ -200,7 +200,7 @@ describeWithPostgres('serve with WEB_CONCURRENCY=2 on Postgres (Redis too when T
     } finally {
       await admin.destroy();
     }
-    // Each worker's share is 3, the size of its one pool.
+    // Each worker's share is 3: 2 for list pages (which carry the URL's application_name too), 1 for knex.
     expect(Math.max(...opened)).toBeLessThanOrEqual(6);
     expect(Math.min(...opened)).toBeGreaterThanOrEqual(2);
   });
