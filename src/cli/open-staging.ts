@@ -18,13 +18,15 @@ export interface Staging {
 /**
  * Opens the configured database (running pending migrations, unless `migrate` is false: a serving
  * worker whose primary migrated before it started) and the configured blob store. `maxConnections`:
- * this process's share of `DATABASE_MAX_CONNECTIONS` (a serving worker's), else all of it.
+ * this process's share of `DATABASE_MAX_CONNECTIONS` (a serving worker's), else all of it. `serving`:
+ * on Postgres, list pages get a pool of their own (half the connections); other commands keep them all for knex.
  */
-export async function openStaging(config: Config, logger: Logger, options: { migrate?: boolean; maxConnections?: number } = {}): Promise<Staging> {
+export async function openStaging(config: Config, logger: Logger, options: { migrate?: boolean; maxConnections?: number; serving?: boolean } = {}): Promise<Staging> {
   const db = createDb({
     databaseUrl: config.databaseUrl,
     sqlitePath: config.sqlitePath,
     maxConnections: options.maxConnections ?? config.databaseMaxConnections,
+    listPagePool: options.serving === true,
     ...(config.databaseSchema ? { searchPath: config.databaseSchema } : {}),
   });
   if (options.migrate === false) return { db, blobs: openBlobs(config, db), close: () => db.destroy() };

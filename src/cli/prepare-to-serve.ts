@@ -24,9 +24,13 @@ export interface PreparedStaging {
  * `workers` processes opens its share of `DATABASE_MAX_CONNECTIONS`.
  */
 export async function prepareToServe(config: Config, logger: Logger, options: { worker: boolean; workers: number }): Promise<PreparedStaging> {
-  // At least two each: one for list pages, one for the rest (`createDb`).
-  const maxConnections = Math.max(2, shareOf(config.databaseMaxConnections, options.workers));
-  const staging = await openStaging(config, logger, { migrate: !options.worker, maxConnections });
+  // At least two each: one for list pages, one for the rest (`createDb`), even beyond the setting.
+  const share = shareOf(config.databaseMaxConnections, options.workers);
+  const maxConnections = Math.max(2, share);
+  if (config.databaseUrl && share < 2 && !options.worker) {
+    logger.warn({ databaseMaxConnections: config.databaseMaxConnections, workers: options.workers }, 'DATABASE_MAX_CONNECTIONS is under 2 a worker: each worker opens 2 Postgres connections');
+  }
+  const staging = await openStaging(config, logger, { migrate: !options.worker, maxConnections, serving: true });
   try {
     const embedded = !config.databaseUrl;
     if (!options.worker && config.demoContent === 'auto' && embedded && config.nodeEnv !== 'production' && (await isStagingEmpty(staging.db))) {

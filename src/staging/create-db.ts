@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import knex, { type Knex } from 'knex';
+import { parse } from 'pg-connection-string';
 import { PgPagePool } from './pg-page-pool';
 import type { ReadWorker } from './read-worker';
 import { SqliteReadHandle } from './sqlite-read-handle';
@@ -21,6 +22,8 @@ export interface DbOptions {
    * (half, rounded up) and knex's pool (the rest, at least one).
    */
   maxConnections?: number;
+  /** Postgres: read list pages on a pool of their own (`PgPagePool`; default true). Commands that serve no pages leave it out and give knex all the connections. */
+  listPagePool?: boolean;
 }
 
 const DEFAULT_MAX_CONNECTIONS = 20;
@@ -82,17 +85,21 @@ function attachReadWorker(db: Db, worker: ReadWorker, handle: SqliteReadHandle):
   });
 }
 
-/** knex on Postgres, with the list-page pool beside it; the two share `maxConnections`. */
+/** knex on Postgres, with the list-page pool beside it (unless `listPagePool` is false); the two share `maxConnections`. */
 function createPostgresDb(databaseUrl: string, options: DbOptions): Db {
   const max = Math.max(1, Math.floor(options.maxConnections ?? DEFAULT_MAX_CONNECTIONS));
   const pages = Math.ceil(max / 2);
+  // The URL's own settings, as node-postgres reads them, its `options` kept beside the gateway's.
+  const target = parse(databaseUrl);
+  const connection = { ...target, options: [target.options, PG_SESSION_OPTIONS].filter(Boolean).join(' ') };
   const db = knex({
     client: 'pg',
-    connection: { connectionString: databaseUrl, options: PG_SESSION_OPTIONS },
+    connection: connection as Knex.PgConnectionConfig,
     searchPath: options.searchPath ? [options.searchPath] : undefined,
-    pool: { min: 0, max: Math.max(1, max - pages) },
+    pool: { min: 0, max: options.listPagePool === false ? max : Math.max(1, max - pages) },
   });
-  const pool = new PgPagePool({ databaseUrl, searchPath: options.searchPath, max: pages });
+  if (options.listPagePool === false) return db;
+  const pool = new PgPagePool({ connection, searchPath: options.searchPath, max: pages });
   pagePools.set(db, pool);
   return closeBeforeDestroy(db, () => pool.close());
 }
@@ -101,7 +108,10 @@ export function isPostgres(db: Db): boolean {
   return db.client.config.client === 'pg';
 }
 
-/** Creates a knex instance; connects lazily, so creating one does no I/O beyond making the SQLite folder. */
+/**
+ * Creates a knex instance; connects lazily, so creating one does no I/O beyond making the SQLite
+ * folder (and reading the TLS files a Postgres URL names).
+ */
 export function createDb(options: DbOptions): Db {
   if (options.databaseUrl) return createPostgresDb(options.databaseUrl, options);
   if (options.sqlitePath !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(options.sqlitePath)), { recursive: true });

@@ -1,21 +1,71 @@
-import { parse } from 'pg-connection-string';
 import postgres from 'postgres';
 
 /** A row as the page pool returns it: each column's bytes as Postgres sent them (text format), or null. */
 export type RawRow = ReadonlyArray<Buffer | null>;
 
 export interface PgPagePoolOptions {
-  /** The gateway's `DATABASE_URL`, read by node-postgres's own parser so both pools reach the same server. */
-  databaseUrl: string;
+  /** The settings knex's sessions connect with (`DATABASE_URL` parsed, its `options` holding the gateway's own too). */
+  connection: Record<string, unknown>;
   /** The schema the sessions read (knex's `searchPath`). */
   searchPath?: string | undefined;
   /** Connections it opens at most. */
   max: number;
 }
 
-/** A schema name as an identifier for `search_path` (quoted, its quotes doubled). */
-function quoteIdentifier(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
+/** What node-postgres resolves a connection string to, with the environment (`PG*`) and its defaults. */
+interface PgConnectionParameters {
+  user?: string;
+  database?: string;
+  port: number;
+  host?: string;
+  password?: string | null;
+  ssl?: unknown;
+  isDomainSocket: boolean;
+  options?: string;
+  application_name?: string;
+  fallback_application_name?: string;
+  statement_timeout?: number | false;
+  lock_timeout?: number | false;
+  idle_in_transaction_session_timeout?: number | false;
+}
+
+// node-postgres's own resolver and its `.pgpass` reader, so both pools reach the same server as the same user.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const ConnectionParameters = require('pg/lib/connection-parameters') as new (config: Record<string, unknown>) => PgConnectionParameters;
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const pgpass = require('pgpass') as (parameters: PgConnectionParameters, found: (password?: string) => void) => void;
+
+/** A schema name for `search_path`, quoted (its quotes doubled) only where Postgres would quote it, so the setting reads as knex's `SET` leaves it. */
+function identifier(name: string): string {
+  return /^[a-z_][a-z0-9_$]*$/.test(name) ? name : `"${name.replace(/"/g, '""')}"`;
+}
+
+/**
+ * The startup parameters node-postgres sends for these settings (`getStartupConf`), plus the
+ * schema as one more `-c` in `options`: everything travels as `options`, `application_name` and
+ * the timeouts, as knex's sessions send it, so a pooler that accepts one accepts the other.
+ */
+function startupParameters(p: PgConnectionParameters, searchPath: string | undefined): Record<string, string> {
+  const schema = searchPath ? `-c search_path=${identifier(searchPath)}` : '';
+  const options = [p.options, schema].filter(Boolean).join(' ');
+  const parameters: Record<string, string> = {};
+  if (options) parameters.options = options;
+  parameters.application_name = p.application_name || p.fallback_application_name || 'content-gateway pages';
+  for (const key of ['statement_timeout', 'lock_timeout', 'idle_in_transaction_session_timeout'] as const) {
+    const value = p[key];
+    if (value) parameters[key] = String(value);
+  }
+  return parameters;
+}
+
+/**
+ * Where to connect, in postgres.js's terms: a socket directory as the socket's path; a host and
+ * port as one-element lists, which postgres.js takes as they are (its types say a string) where it
+ * would split a string at its colons and so break an IPv6 literal.
+ */
+function target(p: PgConnectionParameters): { path: string } | { host: string; port: number } {
+  if (p.isDomainSocket) return { path: `${p.host ?? ''}/.s.PGSQL.${p.port}` };
+  return { host: [p.host ?? 'localhost'] as unknown as string, port: [p.port] as unknown as number };
 }
 
 /**
@@ -23,31 +73,27 @@ function quoteIdentifier(name: string): string {
  * concurrent pages it pipelines statements on its connections (several in one write, answered in
  * order), prepares each text once per connection, and hands the rows back as the bytes Postgres
  * sent (`raw()`), so a page's stored JSON goes to the socket without being decoded to strings and
- * encoded again. Against node-postgres on the same page query (20 concurrent loops, 4 connections),
- * it cost 167-181 µs of CPU a page instead of 241-314 and ran 4,700-5,000 pages a second instead
- * of 3,000-3,800 (bench/README.md). Its sessions are set up like knex's: JIT off, the same schema.
+ * encoded again: the server thread spends about a tenth less CPU on a page (bench/README.md). The
+ * connection settings are node-postgres's own resolution of the same URL and environment (host or
+ * socket, user, password or `.pgpass`, database, TLS, session options, timeouts), so its sessions
+ * match knex's: same server, same schema, JIT off.
  */
 export class PgPagePool {
   private readonly sql: postgres.Sql;
 
   constructor(options: PgPagePoolOptions) {
-    const target = parse(options.databaseUrl);
-    // The URL's `application_name`, when it names one, as knex's sessions have it (operators count
-    // a gateway's connections by it).
-    const applicationName = typeof target.application_name === 'string' ? target.application_name : 'content-gateway pages';
-    const connection: Record<string, string> = { jit: 'off', application_name: applicationName };
-    if (options.searchPath) connection.search_path = quoteIdentifier(options.searchPath);
+    const p = new ConnectionParameters(options.connection);
+    const password = p.password;
     this.sql = postgres({
-      host: target.host ?? undefined,
-      port: target.port ? Number(target.port) : undefined,
-      user: target.user,
-      pass: target.password,
-      database: target.database ?? undefined,
-      ssl: (target.ssl ?? false) as postgres.Options<Record<string, never>>['ssl'],
+      ...target(p),
+      user: p.user,
+      pass: typeof password === 'string' ? password : () => new Promise<string>((resolve) => pgpass(p, (found) => resolve(found ?? ''))),
+      database: p.database,
+      ssl: (p.ssl ?? false) as postgres.Options<Record<string, never>>['ssl'],
       max: Math.max(1, Math.floor(options.max)),
       // Idle connections close after 30 s, as knex's pool closes its own.
       idle_timeout: 30,
-      connection,
+      connection: startupParameters(p, options.searchPath),
       // Nothing here reads arrays of custom types: no catalogue query when a connection opens.
       fetch_types: false,
       onnotice: () => undefined,

@@ -30,16 +30,18 @@ interface CompiledShape {
 const ITEM = 'page_item';
 
 /**
- * Reads keyset pages of `table` from the rows' stored JSON (`jsonColumn`), as one byte string with
- * the rows' ordering values and JSON lengths beside it (`PackedPage`): the server thread then writes
- * a page of a hundred items as one buffer, instead of a hundred objects and strings built, joined
- * and encoded again for the socket.
+ * Reads keyset pages of `table` from the rows' stored JSON (`jsonColumn`) as one byte string (a
+ * `StoredPage`): the server thread then writes a page of a hundred items as one buffer, instead of
+ * a hundred objects and strings built, joined and encoded again for the socket.
  *
- * SQLite aggregates the page into that one row itself, in its read worker (off the event loop).
- * Postgres sends the page's rows and they are packed here: a Postgres backend builds a 43 KB
- * aggregate at a tenth of the rate it sends the same rows (under pgbench, 10 clients on the 2-core
- * machine: 971 against 9,279 pages a second), and a worker thread of its own for the driver cost
- * more CPU in all (its messages, its garbage) than it took off the event loop (bench/README.md).
+ * SQLite aggregates the page into one row itself, in its read worker (off the event loop), with
+ * the rows' ordering values and JSON lengths beside the bytes (`PackedPage`, checked before use).
+ * Postgres sends the page's rows, on the list-page pool (`PgPagePool`) as the bytes it holds, and
+ * they are joined here (`pageFromRawRows`): a Postgres backend builds a 43 KB aggregate at a tenth
+ * of the rate it sends the same rows (under pgbench, 10 clients on the 2-core machine: 971 against
+ * 9,279 pages a second), and a worker thread of its own for the driver cost more CPU in all (its
+ * messages, its garbage) than it took off the event loop (bench/README.md). The ordering columns
+ * are text (`collate "C"`), so the position Postgres sends as bytes reads as node-postgres's value.
  *
  * The SQL depends only on the page's shape (ordering, filter fields and operators, whether it
  * seeks or skips), so knex builds it once per shape; later pages of that shape bind their values

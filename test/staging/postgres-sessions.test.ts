@@ -76,6 +76,22 @@ describeWithPostgres('Postgres sessions', () => {
     expect(await db('t').where({ id: 'bb' })).toEqual([]);
   });
 
+  it("open the list-page pool's sessions as knex's: the URL's options and name, the schema, JIT off", async () => {
+    const url = new URL(process.env.TEST_DATABASE_URL as string);
+    url.searchParams.set('options', '-c statement_timeout=4321 -c lock_timeout=1234');
+    url.searchParams.set('application_name', 'parity_check');
+    const own = createDb({ databaseUrl: url.toString(), sqlitePath: ':memory:', searchPath: t.env.DATABASE_SCHEMA, maxConnections: 2 });
+    const settings = "select current_setting('search_path') as a, current_setting('statement_timeout') as b, current_setting('lock_timeout') as c, current_setting('jit') as d, current_setting('application_name') as e, (select count(*) from t) as f";
+    try {
+      const viaKnex = ((await own.raw(settings)) as { rows: Array<Record<string, unknown>> }).rows.map((r) => Object.values(r).map(String));
+      const viaPages = ((await pgPagePool(own)?.rawRows(settings, [])) ?? []).map((r) => r.map(String));
+      expect(viaKnex).toEqual([[expect.stringContaining(t.env.DATABASE_SCHEMA as string), '4321ms', '1234ms', 'off', 'parity_check', '3']]);
+      expect(viaPages).toEqual(viaKnex);
+    } finally {
+      await own.destroy();
+    }
+  });
+
   it('open at most `maxConnections` at once between the two pools, however many queries wait', async () => {
     const url = process.env.TEST_DATABASE_URL as string;
     const small = createDb({ databaseUrl: url, sqlitePath: ':memory:', maxConnections: 5 });
