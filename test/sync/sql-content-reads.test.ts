@@ -60,9 +60,10 @@ describe.each(sourceKinds)('document bodies read from a SQL source (%s)', (kind)
   });
 
   /** One sync under `policy`; returns its summary and the body-reading statements it ran. */
-  async function sync(policy: Policy) {
+  async function sync(policy: Policy, contentReads?: 'when-changed' | 'every-run') {
     const mapping = fixtureMapping('modified');
-    const { access: _explicit, ...documents } = mapping.documents;
+    const { access: _explicit, ...listed } = mapping.documents;
+    const documents = contentReads ? { ...listed, contentReads } : listed;
     const adapter = createSqlAdapter({ connection: parseDatabaseUrl(source.url), mapping: resolveSqlMapping({ ...mapping, documents }), sourceName: 'sql', pageSize: PAGE });
     const log = captureLogger('debug');
     const summary = await runSync(withAccessPolicy(adapter, policy, { db: gw.database.db }), { db: gw.database.db, blobs: gw.blobs, logger: log.logger }, { batchSize: BATCH });
@@ -141,5 +142,29 @@ describe.each(sourceKinds)('document bodies read from a SQL source (%s)', (kind)
     expect((await served(7)).body).toContain('<p>Rewritten with the policy.</p>');
     expect(await served(9)).toEqual(untouched);
     expect((await accessAgainst(POLICY_A)).wrong).toEqual([]);
+  });
+
+  it('keeps a page whose body changed without its modified time, unless the mapping reads content every run', async () => {
+    const silently = async (body: string): Promise<void> => {
+      await source.db('documents').where({ id: 10 }).update({ body });
+    };
+    const before = await served(10);
+    await silently('<p>Changed behind the modified time.</p>');
+    // By version (the default), a full run lists the row, sees its version unchanged, reads no body.
+    const byVersion = await sync(POLICY_B);
+    expect(byVersion.summary).toMatchObject({ status: 'succeeded', mode: 'full' });
+    expect(byVersion.bodyReads).toEqual([]);
+    expect(await served(10)).toEqual(before);
+
+    // Every run: the next full run reads every row with its body, the changed page among them.
+    const first = await sync(POLICY_A, 'every-run');
+    expect(first.summary).toMatchObject({ status: 'succeeded', mode: 'full' });
+    expect((await served(10)).body).toContain('Changed behind the modified time.');
+    await silently('<p>Changed again, the time still where it was.</p>');
+    const again = await sync(POLICY_B, 'every-run');
+    expect(again.summary).toMatchObject({ status: 'succeeded', mode: 'full' });
+    expect(again.bodyReads.length).toBeGreaterThan(0);
+    expect((await served(10)).body).toContain('Changed again, the time still where it was.');
+    expect((await accessAgainst(POLICY_B)).wrong).toEqual([]);
   });
 });

@@ -26,11 +26,12 @@ function templateNames(template: string): string[] {
  * The columns documents are listed with when their content is read lazily: everything a file's
  * record needs (id, title, URL or the columns its template names, times, authors, attributes,
  * custom attributes), and none of the content columns. Undefined when content is read with the
- * row instead: the mapping has no modified-time column to version it by, the body column is one
- * of those the record needs, or the URL template renders the body.
+ * row instead: the mapping has no modified-time column to version it by or asks for
+ * `contentReads: every-run`, the body column is one of those the record needs, or the URL
+ * template renders the body.
  */
 export function listedColumns(mapping: DocumentsMapping): string[] | undefined {
-  if (mapping.modified === undefined) return undefined;
+  if (mapping.modified === undefined || mapping.contentReads === 'every-run') return undefined;
   const urlNames = mapping.urlTemplate === undefined ? [] : templateNames(mapping.urlTemplate);
   if (urlNames.includes('body')) return undefined;
   const urlColumns = urlNames.filter((name) => !VIEW_KEYS.has(name));

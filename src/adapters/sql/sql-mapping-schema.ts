@@ -98,6 +98,12 @@ const documents = z
     urlTemplate: z.string().min(1).optional(),
     /** When the row last changed: incremental runs by modified time read rows past it. */
     modified: column.optional(),
+    /**
+     * With `modified`: `when-changed` (the default) lists documents without their content and reads a
+     * page only when its row's listed values (the modified time among them) change; `every-run` reads
+     * every listed row's content, for sources whose bodies change without their modified time moving.
+     */
+    contentReads: z.enum(['when-changed', 'every-run'], { message: 'expected when-changed or every-run' }).default('when-changed'),
     createdAt: column.optional(),
     createdBy: column.optional(),
     modifiedBy: column.optional(),

@@ -109,6 +109,7 @@ describe('sql mapping file', () => {
     const docs = base.documents;
     expect(problems({ ...base, documents: { ...docs, table: 'documents; drop table people' } })).toMatch(/documents\.table: expected a table name/);
     expect(problems({ ...base, documents: { ...docs, id: 'id"); --' } })).toMatch(/documents\.id: expected a column name/);
+    expect(problems({ ...base, documents: { ...docs, contentReads: 'sometimes' } })).toMatch(/documents\.contentReads: expected when-changed or every-run/);
     expect(problems({ ...base, documents: { ...docs, query: 'select * from documents' } })).toMatch(/documents\.table: give exactly one of table or query/);
     const { table: _t, ...noTable } = docs;
     expect(problems({ ...base, documents: { ...noTable, query: 'select * from a; delete from b' } })).toMatch(/documents\.query: expected one SQL statement \(no ";" inside\)/);
