@@ -1,6 +1,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Knex } from 'knex';
 import { chunks } from '../lib/chunks';
+import { isPostgres } from './create-db';
 import { withPooledConnection } from './with-pooled-connection';
 
 /** Rows per Postgres `VALUES` statement: 200 rows of the widest table bind about 5,400 values, far under its limit. */
@@ -125,7 +126,7 @@ export async function insertRows(db: Knex | Knex.Transaction, table: string, row
   if (first === undefined) return;
   const columns = Object.keys(first);
   const values = rows.map((row) => valuesOf(table, columns, row));
-  if (db.client.config.client !== 'better-sqlite3') return insertPostgres(db, table, columns, rows.map((row, i) => ({ row, values: values[i] as unknown[] })), conflict, onConflict);
+  if (isPostgres(db)) return insertPostgres(db, table, columns, rows.map((row, i) => ({ row, values: values[i] as unknown[] })), conflict, onConflict);
   const sql = statementText(table, columns, 1, conflict, onConflict);
   await withPooledConnection(db, (connection: BetterSqlite3.Database) => {
     const statement = connection.prepare(sql);
