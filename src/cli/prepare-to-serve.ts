@@ -3,7 +3,7 @@ import type { Config } from '../config/config-schema';
 import { seedDemo } from '../demo/seed-demo';
 import type { Logger } from '../logging/create-logger';
 import { GatewaySettingsRepository } from '../staging/gateway-settings-repository';
-import { shareOf } from '../lib/web-concurrency';
+import { serveConnections } from '../lib/web-concurrency';
 import { isStagingEmpty } from '../staging/is-staging-empty';
 import { openStaging, resolveApiKeys, type Staging } from './open-staging';
 
@@ -24,10 +24,8 @@ export interface PreparedStaging {
  * `workers` processes opens its share of `DATABASE_MAX_CONNECTIONS`.
  */
 export async function prepareToServe(config: Config, logger: Logger, options: { worker: boolean; workers: number }): Promise<PreparedStaging> {
-  // At least two each: one for list pages, one for the rest (`createDb`), even beyond the setting.
-  const share = shareOf(config.databaseMaxConnections, options.workers);
-  const maxConnections = Math.max(2, share);
-  if (config.databaseUrl && share < 2 && !options.worker) {
+  const maxConnections = serveConnections(config.databaseMaxConnections, options.workers);
+  if (config.databaseUrl && maxConnections * options.workers > config.databaseMaxConnections && !options.worker) {
     logger.warn({ databaseMaxConnections: config.databaseMaxConnections, workers: options.workers }, 'DATABASE_MAX_CONNECTIONS is under 2 a worker: each worker opens 2 Postgres connections');
   }
   const staging = await openStaging(config, logger, { migrate: !options.worker, maxConnections, serving: true });

@@ -1,8 +1,4 @@
-import { isDatabaseUnavailable } from './database-unavailable';
 import { errorCodes, type ErrorCode } from './error-codes';
-
-/** Seconds a client is asked to wait when the database cannot be reached. */
-const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 /** An error the gateway answers with; its status comes from the registry, never from the thrower. */
 export class GatewayError extends Error {
@@ -30,10 +26,7 @@ export function isGatewayError(error: unknown): error is GatewayError {
   return error instanceof GatewayError;
 }
 
-/**
- * Anything thrown becomes a GatewayError: known ones pass through, a database that cannot be
- * reached is a 503 with `Retry-After`, the rest are internal errors.
- */
+/** Anything thrown becomes a GatewayError: known ones pass through, the rest are internal errors. */
 export function normalizeError(error: unknown): GatewayError {
   if (isGatewayError(error)) return error;
   // body-parser style errors carry a 4xx `status` and `expose: true` (oversized or malformed input).
@@ -43,13 +36,6 @@ export function normalizeError(error: unknown): GatewayError {
       const code = (Object.keys(errorCodes) as ErrorCode[]).find((c) => errorCodes[c].status === status) ?? 'INPUT_VALIDATION_FAILED';
       return new GatewayError(code, (error as { message?: string }).message ?? 'Invalid request.', { cause: error });
     }
-  }
-  if (isDatabaseUnavailable(error)) {
-    return new GatewayError('SERVICE_UNAVAILABLE', 'The gateway cannot reach its database just now; retry after `Retry-After` seconds.', {
-      cause: error,
-      headers: { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) },
-      expose: true,
-    });
   }
   return new GatewayError('INTERNAL_SERVER_ERROR', 'The gateway could not complete the request.', { cause: error });
 }

@@ -16,3 +16,12 @@ export function shareOf(limit: number, workers: number): number {
   if (limit <= 0 || workers <= 1) return limit;
   return Math.max(1, Math.floor(limit / workers));
 }
+
+/**
+ * Postgres connections one of `workers` serving processes opens, of `DATABASE_MAX_CONNECTIONS`
+ * (`budget`): its share, but at least 2 (one for its list-page pool, one for knex's), so the
+ * workers exceed the budget only where it is under 2 a worker.
+ */
+export function serveConnections(budget: number, workers: number): number {
+  return Math.max(2, shareOf(budget, workers));
+}

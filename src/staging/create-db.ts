@@ -63,6 +63,11 @@ export function pgPagePool(db: Db): PgPagePool | undefined {
   return pagePools.get(db);
 }
 
+/** Answers once the database answers a query on each of its pools (knex's and, on Postgres, the list pages'); rejects otherwise. */
+export async function pingDb(db: Db): Promise<void> {
+  await Promise.all([db.raw('select 1'), pgPagePool(db)?.rawRows('select 1', [])]);
+}
+
 /** Runs `close` before knex's own teardown whenever `db.destroy()` runs. */
 function closeBeforeDestroy(db: Db, close: () => Promise<void>): Db {
   // `db.destroy()` hands over to the client's `destroy`.

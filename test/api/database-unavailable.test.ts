@@ -6,9 +6,9 @@ import path from 'node:path';
 import pino from 'pino';
 import request from 'supertest';
 import { FsBlobStore } from '../../src/blobs/fs-blob-store';
-import { isDatabaseUnavailable } from '../../src/errors/database-unavailable';
-import { normalizeError } from '../../src/errors/gateway-error';
 import { createApp } from '../../src/http/create-app';
+import { responseError } from '../../src/http/middleware/error-handler';
+import { isDatabaseUnavailable } from '../../src/lib/database-unavailable';
 import { listenOnLoopback } from '../../src/lib/listen-on-loopback';
 import { createDb, type Db } from '../../src/staging/create-db';
 import { AUTH, TEST_KEYS } from '../helpers/test-gateway';
@@ -66,7 +66,7 @@ describe('a gateway whose Postgres cannot be reached', () => {
 
 describe('which errors say the database cannot be reached', () => {
   it('takes lost or refused connections, servers not taking work and pool timeouts; not a wrong statement', () => {
-    for (const code of ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'CONNECTION_CLOSED', 'CONNECT_TIMEOUT', '08006', '08001', '57P01', '57P03', '53300', 'SQLITE_BUSY']) {
+    for (const code of ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'PROTOCOL_CONNECTION_LOST', 'CONNECTION_CLOSED', 'CONNECT_TIMEOUT', '08006', '08001', '57P01', '57P03', '53300', 'SQLITE_BUSY']) {
       expect([code, isDatabaseUnavailable(Object.assign(new Error('x'), { code }))]).toEqual([code, true]);
     }
     expect(isDatabaseUnavailable(Object.assign(new Error('Knex: Timeout acquiring a connection.'), { name: 'KnexTimeoutError' }))).toBe(true);
@@ -74,7 +74,7 @@ describe('which errors say the database cannot be reached', () => {
       expect([code, isDatabaseUnavailable(Object.assign(new Error('x'), { code }))]).toEqual([code, false]);
     }
     expect(isDatabaseUnavailable('ECONNREFUSED')).toBe(false);
-    expect(normalizeError(Object.assign(new Error('relation "files" does not exist'), { code: '42P01' })).status).toBe(500);
-    expect(normalizeError(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })).status).toBe(503);
+    expect(responseError(Object.assign(new Error('relation "files" does not exist'), { code: '42P01' })).status).toBe(500);
+    expect(responseError(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })).status).toBe(503);
   });
 });

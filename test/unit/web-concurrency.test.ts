@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { resolveWebConcurrency, shareOf } from '../../src/lib/web-concurrency';
+import { resolveWebConcurrency, serveConnections, shareOf } from '../../src/lib/web-concurrency';
 
 describe('WEB_CONCURRENCY', () => {
   it('auto is one worker per CPU in production and a single process otherwise; a number is taken as it is', () => {
@@ -24,5 +24,19 @@ describe('WEB_CONCURRENCY', () => {
     expect(shareOf(64, 2)).toBe(32);
     expect(shareOf(0, 4)).toBe(0); // no limit stays no limit
     expect(shareOf(64, 1)).toBe(64);
+  });
+
+  it('gives each serving worker at least 2 Postgres connections, within the budget wherever it allows 2 a worker', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 2, max: 1_000 }), fc.integer({ min: 1, max: 64 }), (budget, workers) => {
+        const each = serveConnections(budget, workers);
+        expect(each).toBeGreaterThanOrEqual(2);
+        if (budget >= 2 * workers) expect(each * workers).toBeLessThanOrEqual(budget);
+        else expect(each).toBe(2);
+      }),
+    );
+    expect(serveConnections(20, 1)).toBe(20);
+    expect(serveConnections(6, 2)).toBe(3);
+    expect(serveConnections(4, 16)).toBe(2);
   });
 });

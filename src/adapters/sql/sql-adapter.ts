@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { AccessReconcilingAdapter, Adapter, AdapterContext, AttributeValue, LazyHtml, LiveFile, SettleEvent, SettleRequest, SyncEvent } from '../adapter';
 import { isAbortError, throwIfAborted } from '../../lib/abort-error';
+import { isDatabaseUnavailable } from '../../lib/database-unavailable';
 import { CheckpointExpiredError, SourceError, SourceUnavailableError } from '../source-error';
 import { directoryEvents } from '../directory-events';
 import { sqlCheckpointSchema, type SqlCheckpoint } from './sql-checkpoint';
@@ -22,8 +23,6 @@ interface Keyset {
   id: string;
   overlap: number | undefined;
 }
-
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE', 'PROTOCOL_CONNECTION_LOST']);
 
 /**
  * Reads documents, users, role assignments and groups from a relational database, as a mapping
@@ -307,9 +306,8 @@ export class SqlAdapter implements AccessReconcilingAdapter<SqlCheckpoint> {
 /** A database error as a SourceError naming the database (its password masked); unavailable for network errors. Aborts and SourceErrors pass. */
 function sourceErrorOf(error: unknown, connection: SqlConnection): unknown {
   if (isAbortError(error) || error instanceof SourceError) return error;
-  const code = (error as NodeJS.ErrnoException).code;
   const message = `${connection.redacted}: ${(error as Error).message}`;
-  return code !== undefined && NETWORK_CODES.has(code) ? new SourceUnavailableError(message, { cause: error }) : new SourceError(message, { cause: error });
+  return isDatabaseUnavailable(error) ? new SourceUnavailableError(message, { cause: error }) : new SourceError(message, { cause: error });
 }
 
 /** Every statement run on the source, at debug level: its SQL text only, never the values bound to it. */

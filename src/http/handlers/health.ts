@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import type { Context } from 'openapi-backend';
-import { pgPagePool } from '../../staging/create-db';
+import { pingDb } from '../../staging/create-db';
 import type { HandlerDeps } from '../handler-context';
 
 export function getHealth() {
@@ -9,11 +9,11 @@ export function getHealth() {
   };
 }
 
-/** Ready when the staging database answers a query, on each of its Postgres pools (knex's and the list pages'). */
+/** Ready when the staging database answers a query on each of its pools (`pingDb`). */
 export function getReadiness(deps: HandlerDeps) {
   return async function handleGetReadiness(_c: Context, _req: Request, res: Response) {
     try {
-      await Promise.all([deps.db.raw('select 1'), pgPagePool(deps.db)?.rawRows('select 1', [])]);
+      await pingDb(deps.db);
       res.json({ status: 'ok', database: 'ok' });
     } catch (error) {
       deps.logger.warn({ err: error }, 'readiness check: database unavailable');
