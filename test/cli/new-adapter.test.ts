@@ -113,6 +113,8 @@ describe('new-adapter: names and rendering (pure)', () => {
   });
 });
 
+// A name of its own, not the guide's `acme-wiki`: a forker who followed the guide has that adapter
+// in the project already, and the copy below would hold it too.
 describe('content-gateway new-adapter (in a copy of the project)', () => {
   let project: string;
   let created: Ran;
@@ -121,7 +123,7 @@ describe('content-gateway new-adapter (in a copy of the project)', () => {
   beforeAll(async () => {
     project = copyProject();
     registryBefore = fs.readFileSync(path.join(project, 'src/adapters/adapter-registry.ts'), 'utf8');
-    created = await newAdapter('acme-wiki', '--root', project);
+    created = await newAdapter('acme-scaffold-check', '--root', project);
   });
   afterAll(() => {
     if (project) fs.rmSync(project, { recursive: true, force: true });
@@ -129,30 +131,30 @@ describe('content-gateway new-adapter (in a copy of the project)', () => {
 
   it('renders the adapter and its contract test, registers the factory at the markers, and prints next steps', () => {
     expect(created).toMatchObject({ code: 0, stderr: '' });
-    expect(listFiles(path.join(project, 'src/adapters/acme-wiki'))).toEqual([
+    expect(listFiles(path.join(project, 'src/adapters/acme-scaffold-check'))).toEqual([
       'README.md',
-      'acme-wiki-adapter.ts',
-      'acme-wiki-client.ts',
-      'acme-wiki-config.ts',
-      'acme-wiki-example-source.ts',
-      'acme-wiki-mapping.ts',
+      'acme-scaffold-check-adapter.ts',
+      'acme-scaffold-check-client.ts',
+      'acme-scaffold-check-config.ts',
+      'acme-scaffold-check-example-source.ts',
+      'acme-scaffold-check-mapping.ts',
       'index.ts',
     ]);
-    expect(fs.existsSync(path.join(project, 'test/contract/acme-wiki.contract.test.ts'))).toBe(true);
+    expect(fs.existsSync(path.join(project, 'test/contract/acme-scaffold-check.contract.test.ts'))).toBe(true);
     const registry = fs.readFileSync(path.join(project, 'src/adapters/adapter-registry.ts'), 'utf8');
-    expect(registry).toBe(registerAdapter(registryBefore, adapterNames('acme-wiki')).text);
-    expect(registry).toMatch(/^import \{ acmeWikiAdapterFactory \} from '\.\/acme-wiki';$/m);
-    expect(registry).toMatch(/^ {2}acmeWikiAdapterFactory,\n {2}\/\/ <new-adapter:entries>$/m);
-    expect(created.stdout).toContain('src/adapters/acme-wiki/acme-wiki-adapter.ts');
-    expect(created.stdout).toContain('Registered acmeWikiAdapterFactory in src/adapters/adapter-registry.ts');
-    expect(created.stdout).toMatch(/Next steps:[\s\S]*npx jest test\/contract\/acme-wiki\.contract\.test\.ts[\s\S]*ACME_WIKI_BASE_URL/);
+    expect(registry).toBe(registerAdapter(registryBefore, adapterNames('acme-scaffold-check')).text);
+    expect(registry).toMatch(/^import \{ acmeScaffoldCheckAdapterFactory \} from '\.\/acme-scaffold-check';$/m);
+    expect(registry).toMatch(/^ {2}acmeScaffoldCheckAdapterFactory,\n {2}\/\/ <new-adapter:entries>$/m);
+    expect(created.stdout).toContain('src/adapters/acme-scaffold-check/acme-scaffold-check-adapter.ts');
+    expect(created.stdout).toContain('Registered acmeScaffoldCheckAdapterFactory in src/adapters/adapter-registry.ts');
+    expect(created.stdout).toMatch(/Next steps:[\s\S]*npx jest test\/contract\/acme-scaffold-check\.contract\.test\.ts[\s\S]*ACME_SCAFFOLD_CHECK_BASE_URL/);
   });
 
   it('refuses an existing adapter folder and an invalid name, with a clear message, changing nothing', async () => {
     const before = { files: listFiles(project), registry: fs.readFileSync(path.join(project, 'src/adapters/adapter-registry.ts'), 'utf8') };
-    const again = await newAdapter('acme-wiki', '--root', project);
+    const again = await newAdapter('acme-scaffold-check', '--root', project);
     expect(again.code).toBe(1);
-    expect(again.stderr).toMatch(/^error: src\/adapters\/acme-wiki\/ already exists in .*: pick another name, or remove that folder first\.\n$/);
+    expect(again.stderr).toMatch(/^error: src\/adapters\/acme-scaffold-check\/ already exists in .*: pick another name, or remove that folder first\.\n$/);
     const invalid = await newAdapter('Acme_Wiki', '--root', project);
     expect(invalid.code).toBe(1);
     expect(invalid.stderr).toMatch(/^error: "Acme_Wiki" is not a valid adapter name: use 1 to 32 lower-case letters, digits and dashes/);
@@ -180,16 +182,16 @@ describe('content-gateway new-adapter (in a copy of the project)', () => {
     // The project's own compiler options, over what the scaffold wrote or edited and everything
     // that imports (rather than all of src/, so work in progress elsewhere cannot fail this test).
     const check = path.join(project, 'tsconfig.new-adapter-check.json');
-    const files = ['src/adapters/acme-wiki/index.ts', 'src/adapters/adapter-registry.ts', 'test/contract/acme-wiki.contract.test.ts'];
+    const files = ['src/adapters/acme-scaffold-check/index.ts', 'src/adapters/adapter-registry.ts', 'test/contract/acme-scaffold-check.contract.test.ts'];
     fs.writeFileSync(check, JSON.stringify({ extends: './tsconfig.json', include: [], files }));
     const [tsc, jest] = await Promise.all([
       run(path.join(BIN, 'tsc'), ['--noEmit', '-p', check], project),
-      run(path.join(BIN, 'jest'), ['--config', path.join(project, 'jest.config.js'), 'test/contract/acme-wiki.contract.test.ts'], project),
+      run(path.join(BIN, 'jest'), ['--config', path.join(project, 'jest.config.js'), 'test/contract/acme-scaffold-check.contract.test.ts'], project),
     ]);
     expect({ code: tsc.code, output: tsc.stdout + tsc.stderr }).toEqual({ code: 0, output: '' });
     expect({ code: jest.code, output: jest.code === 0 ? '' : jest.stderr }).toEqual({ code: 0, output: '' });
     expect(jest.stderr).toMatch(/Tests: {7}(\d+) passed, \1 total/);
-    expect(jest.stderr).toContain('adapter contract: acme-wiki');
+    expect(jest.stderr).toContain('adapter contract: acme-scaffold-check');
     if (process.env.TEST_DATABASE_URL) expect(jest.stderr).toContain('through the sync engine on postgres');
   }, 120_000);
 
@@ -204,11 +206,11 @@ describe('content-gateway new-adapter (in a copy of the project)', () => {
       openContent(item: { id: string }): Promise<Readable>;
     };
     type AdapterModule = {
-      createAcmeWikiAdapter(config: unknown, options?: { example?: ExampleSource }): IncrementalAdapter<{ syncToken: string }>;
-      loadAcmeWikiConfig(env: Record<string, string | undefined>): unknown;
+      createAcmeScaffoldCheckAdapter(config: unknown, options?: { example?: ExampleSource }): IncrementalAdapter<{ syncToken: string }>;
+      loadAcmeScaffoldCheckConfig(env: Record<string, string | undefined>): unknown;
     };
     type ExampleModule = {
-      AcmeWikiExampleSource: new () => ExampleSource;
+      AcmeScaffoldCheckExampleSource: new () => ExampleSource;
       EXAMPLE_USERS: unknown[];
       EXAMPLE_GROUPS: unknown[];
     };
@@ -270,21 +272,21 @@ describe('content-gateway new-adapter (in a copy of the project)', () => {
     }
 
     beforeAll(async () => {
-      const dir = path.join(project, 'src/adapters/acme-wiki');
+      const dir = path.join(project, 'src/adapters/acme-scaffold-check');
       // ts-jest transforms any .ts path: the rendered modules load from the copy, as rendered.
       const mod = require(path.join(dir, 'index.ts')) as AdapterModule;
-      const data = require(path.join(dir, 'acme-wiki-example-source.ts')) as ExampleModule;
-      example = new data.AcmeWikiExampleSource();
+      const data = require(path.join(dir, 'acme-scaffold-check-example-source.ts')) as ExampleModule;
+      example = new data.AcmeScaffoldCheckExampleSource();
       requests = [];
       server = http.createServer(fakeApi(data));
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`;
       adapters = {
-        rest: mod.createAcmeWikiAdapter(mod.loadAcmeWikiConfig({ ACME_WIKI_BASE_URL: baseUrl, ACME_WIKI_TOKEN: TOKEN, ACME_WIKI_PAGE_SIZE: '2' })),
-        builtIn: mod.createAcmeWikiAdapter(mod.loadAcmeWikiConfig({}), { example }),
+        rest: mod.createAcmeScaffoldCheckAdapter(mod.loadAcmeScaffoldCheckConfig({ ACME_SCAFFOLD_CHECK_BASE_URL: baseUrl, ACME_SCAFFOLD_CHECK_TOKEN: TOKEN, ACME_SCAFFOLD_CHECK_PAGE_SIZE: '2' })),
+        builtIn: mod.createAcmeScaffoldCheckAdapter(mod.loadAcmeScaffoldCheckConfig({}), { example }),
       };
-      expect(() => mod.loadAcmeWikiConfig({ ACME_WIKI_BASE_URL: baseUrl })).toThrow(/ACME_WIKI_TOKEN: is required when ACME_WIKI_BASE_URL is set/);
-      expect(() => mod.loadAcmeWikiConfig({ ACME_WIKI_BASE_URL: 'ftp://x', ACME_WIKI_TOKEN: 'secret-value' })).toThrow(/^Invalid acme-wiki adapter settings: ACME_WIKI_BASE_URL: /);
+      expect(() => mod.loadAcmeScaffoldCheckConfig({ ACME_SCAFFOLD_CHECK_BASE_URL: baseUrl })).toThrow(/ACME_SCAFFOLD_CHECK_TOKEN: is required when ACME_SCAFFOLD_CHECK_BASE_URL is set/);
+      expect(() => mod.loadAcmeScaffoldCheckConfig({ ACME_SCAFFOLD_CHECK_BASE_URL: 'ftp://x', ACME_SCAFFOLD_CHECK_TOKEN: 'secret-value' })).toThrow(/^Invalid acme-scaffold-check adapter settings: ACME_SCAFFOLD_CHECK_BASE_URL: /);
     });
     afterAll(async () => {
       if (server) await new Promise((resolve) => server.close(resolve));
