@@ -57,7 +57,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** How long `client` stayed open (ms), or `Infinity` if it is still open after `ms`. */
 function closedWithin(client: Client, ms: number): Promise<number> {
-  return Promise.race([client.ended, sleep(ms).then(() => Number.POSITIVE_INFINITY)]);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<number>((resolve) => (timer = setTimeout(() => resolve(Number.POSITIVE_INFINITY), ms)));
+  return Promise.race([client.ended, late]).finally(() => clearTimeout(timer));
 }
 
 const request = (port: number, target: string, headers = '') => `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${KEY}\r\n${headers}\r\n`;
