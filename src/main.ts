@@ -5,6 +5,7 @@ import https from 'node:https';
 import { buildProgram } from './cli/program';
 import type { Runtime } from './cli/runtime';
 import { ConfigError } from './config/load-config';
+import { CONNECTIONS_CHECKING_INTERVAL_MS, limitConnections } from './lib/limit-connections';
 import { serverOptionsOf } from './lib/server-options-of';
 
 /** The only module with process-level effects: environment, listening, signals and exit codes. */
@@ -17,13 +18,10 @@ const runtime: Runtime = {
   print: (line) => process.stdout.write(`${line}\n`),
   listen: (handler, options) =>
     new Promise((resolve, reject) => {
-      const server = options.tls
-        ? https.createServer({ ...serverOptionsOf(handler), cert: options.tls.cert, key: options.tls.key }, handler)
-        : http.createServer(serverOptionsOf(handler), handler);
-      // Slow clients cannot hold sockets open: headers, whole requests and idle keep-alives are bounded.
-      server.headersTimeout = options.headersTimeoutMs;
-      server.requestTimeout = options.requestTimeoutMs;
-      server.keepAliveTimeout = options.keepAliveTimeoutMs;
+      const serverOptions = { ...serverOptionsOf(handler), connectionsCheckingInterval: CONNECTIONS_CHECKING_INTERVAL_MS };
+      const server = options.tls ? https.createServer({ ...serverOptions, cert: options.tls.cert, key: options.tls.key }, handler) : http.createServer(serverOptions, handler);
+      // Slow, silent and stalled clients cannot hold sockets open, nor open them without bound.
+      limitConnections(server, options);
       options.prepare?.(server);
       server.once('error', reject);
       server.listen(options.port, options.host, () => resolve(server));

@@ -1,14 +1,12 @@
 import type { Cluster } from 'node:cluster';
 import type { RequestListener, Server } from 'node:http';
+import type { ConnectionLimits } from '../lib/limit-connections';
 
-export interface ListenOptions {
+export interface ListenOptions extends ConnectionLimits {
   port: number;
   host: string;
   /** PEM certificate and key: serve HTTPS instead of HTTP. */
   tls?: { cert: Buffer; key: Buffer };
-  headersTimeoutMs: number;
-  requestTimeoutMs: number;
-  keepAliveTimeoutMs: number;
   /** Called with the server before it listens (to add listeners no connection may miss). */
   prepare?: (server: Server) => void;
 }

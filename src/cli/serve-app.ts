@@ -12,6 +12,7 @@ import type { Logger } from '../logging/create-logger';
 import { metricsFromPrimary } from './cluster-metrics';
 import type { PreparedStaging } from './prepare-to-serve';
 import type { Runtime } from './runtime';
+import { warnOfDroppedConnections } from './warn-of-dropped-connections';
 
 /** How long start-up waits for Redis before serving anyway (counting locally until it answers). */
 const REDIS_START_WAIT_MS = 3_000;
@@ -28,7 +29,8 @@ async function rateLimitStore(config: Config, logger: Logger, workers: number): 
  * Serves the gateway in this process (the only one, or one of `workers`): builds the app, listens
  * (a worker's `listen` goes through the cluster primary, which shares one port between them),
  * and on SIGTERM drains it. Limits that hold for the whole host are divided between the
- * workers: `MAX_CONCURRENT_REQUESTS` and, when `auto`, the secret checks of `/oauth2/token`;
+ * workers: `MAX_CONCURRENT_REQUESTS` (a client's share is of the worker's part), `MAX_CONNECTIONS`
+ * and, when `auto`, the secret checks of `/oauth2/token`;
  * rate limits are counted in one place (the primary or Redis) instead. Resolves with the port.
  */
 export async function serveApp(runtime: Runtime, config: Config, logger: Logger, prepared: PreparedStaging, workers: number): Promise<number> {
@@ -53,6 +55,8 @@ export async function serveApp(runtime: Runtime, config: Config, logger: Logger,
     ...(cluster ? { metricsText: (own: GatewayMetrics) => (fromPrimary ? fromPrimary(own) : own.registry.metrics()) } : {}),
   });
   if (cluster) fromPrimary = metricsFromPrimary(cluster, metrics.registry);
+  // Each worker accepts its own connections (the primary hands them out in turn).
+  const maxConnections = shareOf(config.maxConnections, workers);
   const tls = config.tlsCertFile && config.tlsKeyFile ? { cert: fs.readFileSync(config.tlsCertFile), key: fs.readFileSync(config.tlsKeyFile) } : undefined;
   const server = await runtime.listen(app, {
     port: config.port,
@@ -61,11 +65,16 @@ export async function serveApp(runtime: Runtime, config: Config, logger: Logger,
     headersTimeoutMs: config.headersTimeoutMs,
     requestTimeoutMs: config.requestTimeoutMs,
     keepAliveTimeoutMs: config.keepAliveTimeoutMs,
-    prepare: (server) => answerClientErrors(server, logger),
+    stallTimeoutMs: config.stallTimeoutMs,
+    maxConnections,
+    prepare: (server) => {
+      answerClientErrors(server, logger);
+      warnOfDroppedConnections(server, logger, maxConnections);
+    },
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  logger.info({ port, host: config.host, database: config.databaseUrl ? 'postgres' : config.sqlitePath, maxConcurrentRequests: appConfig.maxConcurrentRequests }, 'gateway listening');
+  logger.info({ port, host: config.host, database: config.databaseUrl ? 'postgres' : config.sqlitePath, maxConcurrentRequests: appConfig.maxConcurrentRequests, maxConnections }, 'gateway listening');
 
   const drainable = drainableServer(server);
   runtime.onShutdown(async () => {

@@ -39,7 +39,8 @@ describe('the concurrency cap under keep-alive load', () => {
   const paths = ['/v1/files?$top=2', '/v1/files/test%3Adeck/download', '/v1/files/test%3Aa', '/v1/files/test%3Adeck/permissions', '/v1/users'];
 
   beforeAll(async () => {
-    gw = await startTestGateway('sqlite', { maxConcurrentRequests: 64, rateLimitRequests: 0 });
+    // One client (127.0.0.1) on purpose: the cap's own accounting, without a client's share.
+    gw = await startTestGateway('sqlite', { maxConcurrentRequests: 64, clientConcurrencyShare: 1, rateLimitRequests: 0 });
     const blob = await gw.blobs.put(crypto.randomBytes(48 * 1024));
     deckSha256 = blob.sha256;
     await gw.writer.putFiles([
@@ -94,7 +95,7 @@ describe('the concurrency cap under truly concurrent load', () => {
   const download = '/v1/files/test%3Abig/download';
 
   beforeAll(async () => {
-    gw = await startTestGateway('sqlite', { maxConcurrentRequests: CAP, rateLimitRequests: 0 });
+    gw = await startTestGateway('sqlite', { maxConcurrentRequests: CAP, clientConcurrencyShare: 1, rateLimitRequests: 0 });
     const blob = await gw.blobs.put(crypto.randomBytes(8 * 1024 * 1024));
     await gw.writer.putFiles([{ file: htmlFile('test:big', { mime_type: 'application/pdf', body_html: null, blob_key: blob.key, sha256: blob.sha256, sha1: blob.sha1, size: blob.size }), permissions: [] }]);
   });
@@ -142,6 +143,57 @@ describe('the concurrency cap under truly concurrent load', () => {
       for (const r of after) await readRest(r);
     } finally {
       agent.destroy();
+    }
+  });
+});
+
+describe("a client's share of the cap (CLIENT_CONCURRENCY_SHARE)", () => {
+  let gw: TestGateway;
+  const CAP = 4;
+  const download = '/v1/files/test%3Abig/download';
+
+  beforeAll(async () => {
+    gw = await startTestGateway('sqlite', { maxConcurrentRequests: CAP, clientConcurrencyShare: 0.75, rateLimitRequests: 0 });
+    const blob = await gw.blobs.put(crypto.randomBytes(8 * 1024 * 1024));
+    await gw.writer.putFiles([{ file: htmlFile('test:big', { mime_type: 'application/pdf', body_html: null, blob_key: blob.key, sha256: blob.sha256, sha1: blob.sha1, size: blob.size }), permissions: [] }]);
+  });
+  afterAll(() => gw.close());
+
+  /** A download from `localAddress` whose body is not read. */
+  const slowDownload = (localAddress: string, headers: Record<string, string> = {}, url = gw.url) =>
+    new Promise<http.IncomingMessage>((resolve, reject) => http.get(`${url}${download}`, { agent: false, localAddress, headers: { ...AUTH, ...headers } }, resolve).on('error', reject));
+
+  it('lets one address hold 3 of 4 slots, and leaves the fourth to another address', async () => {
+    const first = await Promise.all(Array.from({ length: CAP }, () => slowDownload('127.0.0.1')));
+    try {
+      expect(first.map((r) => r.statusCode).sort()).toEqual([200, 200, 200, 503]);
+      const refused = first.find((r) => r.statusCode === 503) as http.IncomingMessage;
+      expect(refused.headers['retry-after']).toBe('1');
+      expect(JSON.parse(await bodyOf(refused))).toEqual({
+        error: { code: 'SERVICE_UNAVAILABLE', message: `This client has 3 requests in progress, its share of the gateway's ${CAP}; retry shortly.` },
+      });
+      const other = await slowDownload('127.0.0.2');
+      expect(other.statusCode).toBe(200);
+      other.destroy();
+    } finally {
+      for (const r of first) r.destroy();
+    }
+  });
+
+  it('tells clients behind a trusted proxy apart by their forwarded address (TRUST_PROXY)', async () => {
+    const behind = await startTestGateway('sqlite', { maxConcurrentRequests: CAP, clientConcurrencyShare: 0.75, rateLimitRequests: 0, trustProxy: '127.0.0.1' });
+    const blob = await behind.blobs.put(crypto.randomBytes(8 * 1024 * 1024));
+    await behind.writer.putFiles([{ file: htmlFile('test:big', { mime_type: 'application/pdf', body_html: null, blob_key: blob.key, sha256: blob.sha256, sha1: blob.sha1, size: blob.size }), permissions: [] }]);
+    const answers: http.IncomingMessage[] = [];
+    try {
+      for (let i = 0; i < CAP; i++) answers.push(await slowDownload('127.0.0.1', { 'X-Forwarded-For': '203.0.113.7' }, behind.url));
+      expect(answers.map((r) => r.statusCode)).toEqual([200, 200, 200, 503]);
+      const other = await slowDownload('127.0.0.1', { 'X-Forwarded-For': '203.0.113.8' }, behind.url);
+      answers.push(other);
+      expect(other.statusCode).toBe(200);
+    } finally {
+      for (const r of answers) r.destroy();
+      await behind.close();
     }
   });
 });

@@ -96,7 +96,8 @@ describe('rate limiting', () => {
 
 describe('load shedding and request limits', () => {
   it('sheds requests beyond the concurrency cap with 503 and Retry-After instead of queueing', async () => {
-    const gw = await startTestGateway('sqlite', { maxConcurrentRequests: 2 });
+    // One client holding the whole cap: no share (CLIENT_CONCURRENCY_SHARE, tested in admission-load).
+    const gw = await startTestGateway('sqlite', { maxConcurrentRequests: 2, clientConcurrencyShare: 1 });
     try {
       const bytes = crypto.randomBytes(8 * 1024 * 1024);
       const blob = await gw.blobs.put(bytes);
