@@ -53,6 +53,7 @@ export type AppConfig = Pick<
   | 'maxConcurrentRequests'
   | 'metricsToken'
   | 'maxUrlLength'
+  | 'readinessTimeoutMs'
 >;
 
 /** Defaults for the production settings (the config schema's own), so tests and benches name only what they change. */
@@ -73,6 +74,7 @@ export const APP_DEFAULTS = settingDefaults([
   'maxConcurrentRequests',
   'metricsToken',
   'maxUrlLength',
+  'readinessTimeoutMs',
 ]) satisfies Omit<AppConfig, 'publicBaseUrl'>;
 
 export interface AppDeps {
