@@ -206,10 +206,11 @@ export function createDb(options: DbOptions): Db {
     useNullAsDefault: true,
     pool: {
       afterCreate(conn: BetterSqlite3.Database, done: (err: Error | null, conn: unknown) => void) {
-        // WAL lets the gateway read while a sync writes; the busy timeout waits out a writer's lock.
+        // The busy timeout waits out another connection's lock, first of all for the switch to WAL
+        // (better-sqlite3 opens with 5 s); WAL lets the gateway read while a sync writes.
+        conn.pragma(`busy_timeout = ${busyMs}`);
         conn.pragma('journal_mode = WAL');
         conn.pragma('synchronous = NORMAL');
-        conn.pragma(`busy_timeout = ${busyMs}`);
         conn.pragma('foreign_keys = ON');
         if (options.sqlitePath !== ':memory:') conn.pragma(`mmap_size = ${SQLITE_MMAP_BYTES}`);
         cacheStatements(conn);

@@ -51,8 +51,7 @@ export class SqliteReadHandle {
 
   private open(): BetterSqlite3.Database | undefined {
     if (this.connection || this.closed || !fs.existsSync(this.file)) return this.connection;
-    const connection = new Database(this.file, { fileMustExist: true });
-    connection.pragma(`busy_timeout = ${this.settings.busyTimeoutMs}`);
+    const connection = new Database(this.file, { fileMustExist: true, timeout: this.settings.busyTimeoutMs });
     connection.pragma(`mmap_size = ${this.settings.mmapBytes}`);
     this.connection = connection;
     return connection;

@@ -12,8 +12,7 @@ const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 let db;
 try {
-  db = new Database(workerData.file, { fileMustExist: true });
-  db.pragma('busy_timeout = ' + workerData.busyTimeoutMs);
+  db = new Database(workerData.file, { fileMustExist: true, timeout: workerData.busyTimeoutMs });
   db.pragma('mmap_size = ' + workerData.mmapBytes);
 } catch (error) {
   parentPort.postMessage({ fatal: String(error && error.message || error) });
