@@ -1,6 +1,6 @@
 import type { EventEmitter } from 'node:events';
 import { markConnectionLost } from '../lib/database-unavailable';
-import type { Db } from './create-db';
+import type { Knex } from 'knex';
 
 /** A node-postgres client as knex's pool holds it: an event emitter, with the id knex gives each connection (and names in its query events). */
 type PooledPgClient = EventEmitter & { __knexUid?: string };
@@ -40,7 +40,7 @@ export class PgConnectionWatch {
     done(null, connection);
   };
 
-  watch(db: Db): void {
+  watch(db: Knex): void {
     const pool = (db.client as { pool?: PoolEvents }).pool;
     pool?.on('createFail', (_eventId, error) => {
       if (!hasSqlState(error)) markConnectionLost(error);
