@@ -36,7 +36,11 @@ async function failureOf(db: Db, way: Way, sql: string): Promise<unknown> {
     () => 'no error',
     (error: unknown) => error,
   );
-  return Promise.race([outcome, sleep(20_000).then(() => 'no answer')]);
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<string>((resolve) => {
+    timer = setTimeout(() => resolve('no answer'), 20_000);
+  });
+  return Promise.race([outcome, deadline]).finally(() => clearTimeout(timer));
 }
 
 interface Scenario {
