@@ -20,16 +20,29 @@ export interface Staging {
  * worker whose primary migrated before it started) and the configured blob store. `maxConnections`:
  * this process's share of `DATABASE_MAX_CONNECTIONS` (a serving worker's), else all of it. `serving`:
  * on Postgres, list pages get a pool of their own (half the connections); other commands keep them all for knex.
+ * Connections open within `DATABASE_CONNECT_TIMEOUT_MS` in every command; serving statements are
+ * bound by `DATABASE_STATEMENT_TIMEOUT_MS`, and migrations, which may rightly take longer, then run
+ * on a database of their own without that bound, closed before serving starts.
  */
 export async function openStaging(config: Config, logger: Logger, options: { migrate?: boolean; maxConnections?: number; serving?: boolean } = {}): Promise<Staging> {
-  const db = createDb({
+  const serving = options.serving === true;
+  const base = {
     databaseUrl: config.databaseUrl,
     sqlitePath: config.sqlitePath,
     maxConnections: options.maxConnections ?? config.databaseMaxConnections,
-    listPagePool: options.serving === true,
     ...(config.databaseSchema ? { searchPath: config.databaseSchema } : {}),
-  });
-  if (options.migrate === false) return { db, blobs: openBlobs(config, db), close: () => db.destroy() };
+  };
+  const bounded = serving && config.databaseStatementTimeoutMs > 0;
+  const timeouts = { connectMs: config.databaseConnectTimeoutMs, statementMs: bounded ? config.databaseStatementTimeoutMs : 0 };
+  const migrateApart = bounded && options.migrate !== false && (Boolean(config.databaseUrl) || config.sqlitePath !== ':memory:');
+  if (migrateApart) await migrateOn(createDb({ ...base, listPagePool: false, timeouts: { connectMs: timeouts.connectMs, statementMs: 0 } }), logger);
+  const db = createDb({ ...base, listPagePool: serving, timeouts });
+  if (options.migrate !== false && !migrateApart) await migrateOn(db, logger, { keepOpen: true });
+  return { db, blobs: openBlobs(config, db), close: () => db.destroy() };
+}
+
+/** Runs pending migrations on `db`, then closes it (unless `keepOpen`, when it is closed only on failure). */
+async function migrateOn(db: Db, logger: Logger, options: { keepOpen?: boolean } = {}): Promise<void> {
   try {
     const applied = await migrateLatest(db);
     if (applied.length) logger.info({ migrations: applied }, 'applied staging migrations');
@@ -37,7 +50,7 @@ export async function openStaging(config: Config, logger: Logger, options: { mig
     await db.destroy();
     throw error;
   }
-  return { db, blobs: openBlobs(config, db), close: () => db.destroy() };
+  if (!options.keepOpen) await db.destroy();
 }
 
 /** Opens the configured staging (migrating it), runs `work` on it and closes it, whatever happens. */

@@ -79,6 +79,27 @@ export const settings = {
     default: './data/gateway.sqlite',
     description: 'File of the embedded SQLite database (used when `DATABASE_URL` is unset).',
   }),
+  databaseConnectTimeoutMs: setting({
+    env: 'DATABASE_CONNECT_TIMEOUT_MS',
+    schema: positiveInt,
+    default: '5000',
+    description:
+      'Postgres: how long opening a connection may take (TCP, TLS, start-up, authentication), in every command. Past it the attempt fails, and a request that needed the connection answers 503 `SERVICE_UNAVAILABLE` with `Retry-After`.',
+  }),
+  databaseStatementTimeoutMs: setting({
+    env: 'DATABASE_STATEMENT_TIMEOUT_MS',
+    schema: z.coerce.number().int().min(0),
+    default: '10000',
+    description:
+      "How long a statement of `serve` may take (`0`: no limit). Postgres: the serving sessions' `statement_timeout` (the server cancels the statement); a server that has not answered a second later (stopped, or the network lost) is not waited for, and the connection is dropped; a request waits at most this plus a second, plus `DATABASE_CONNECT_TIMEOUT_MS`, for a free connection. SQLite: how long a serving read waits for a lock (at most 5 s). Either way the request answers 503 `SERVICE_UNAVAILABLE` with `Retry-After`. Syncs, migrations and other commands are not bound by it: their bulk statements may rightly take longer.",
+  }),
+  readinessTimeoutMs: setting({
+    env: 'READINESS_TIMEOUT_MS',
+    schema: positiveInt,
+    default: '2000',
+    description:
+      '`/readyz` answers 503 (with `Retry-After`) when the database has not answered its check within this time; keep it under the probe\'s own timeout (Caddy\'s `health_timeout`, Kubernetes\' `timeoutSeconds`), so the probe reads an answer rather than a timeout.',
+  }),
   blobStore: setting({
     env: 'BLOB_STORE',
     schema: z.enum(['directory', 'database'], { message: 'expected directory or database' }),

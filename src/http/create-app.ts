@@ -55,6 +55,7 @@ export type AppConfig = Pick<
   | 'responseTimeoutMs'
   | 'metricsToken'
   | 'maxUrlLength'
+  | 'readinessTimeoutMs'
 >;
 
 /** Defaults for the production settings (the config schema's own), so tests and benches name only what they change. */
@@ -77,6 +78,7 @@ export const APP_DEFAULTS = settingDefaults([
   'responseTimeoutMs',
   'metricsToken',
   'maxUrlLength',
+  'readinessTimeoutMs',
 ]) satisfies Omit<AppConfig, 'publicBaseUrl'>;
 
 export interface AppDeps {

@@ -9,7 +9,7 @@ import type { GatewayMetrics } from './gateway-metrics';
 
 /** Everything a request handler may use; built once per app by `createApp`. */
 export interface HandlerDeps {
-  config: Pick<Config, 'publicBaseUrl' | 'pageSizeDefault' | 'pageSizeMax' | 'includeHtmlBodyInList'>;
+  config: Pick<Config, 'publicBaseUrl' | 'pageSizeDefault' | 'pageSizeMax' | 'includeHtmlBodyInList' | 'readinessTimeoutMs'>;
   db: Db;
   files: FilesRepository;
   identities: IdentitiesRepository;

@@ -1,4 +1,6 @@
 import postgres from 'postgres';
+import { DatabaseTimeoutError } from '../lib/database-unavailable';
+import { withDeadline } from '../lib/with-deadline';
 
 /** A row as the page pool returns it: each column's bytes as Postgres sent them (text format), or null. */
 export type RawRow = ReadonlyArray<Buffer | null>;
@@ -10,6 +12,10 @@ export interface PgPagePoolOptions {
   searchPath?: string | undefined;
   /** Connections it opens at most. */
   max: number;
+  /** ms opening a connection may take (0: postgres.js's default, 30 s). */
+  connectMs?: number;
+  /** ms it waits for a statement's answer (0: as long as it takes); past it the pool's connections are dropped. */
+  answerMs?: number;
 }
 
 /** What node-postgres resolves a connection string to, with the environment (`PG*`) and its defaults. */
@@ -79,34 +85,60 @@ function target(p: PgConnectionParameters): { path: string } | { host: string; p
  * match knex's: same server, same schema, JIT off.
  */
 export class PgPagePool {
-  private readonly sql: postgres.Sql;
+  private sql: postgres.Sql;
+  private readonly open: () => postgres.Sql;
+  private readonly answerMs: number;
 
   constructor(options: PgPagePoolOptions) {
     const p = new ConnectionParameters(options.connection);
     const password = p.password;
-    this.sql = postgres({
-      ...target(p),
-      user: p.user,
-      pass: typeof password === 'string' ? password : () => new Promise<string>((resolve) => pgpass(p, (found) => resolve(found ?? ''))),
-      database: p.database,
-      ssl: (p.ssl ?? false) as postgres.Options<Record<string, never>>['ssl'],
-      max: Math.max(1, Math.floor(options.max)),
-      // Idle connections close after 30 s, as knex's pool closes its own.
-      idle_timeout: 30,
-      connection: startupParameters(p, options.searchPath),
-      // Nothing here reads arrays of custom types: no catalogue query when a connection opens.
-      fetch_types: false,
-      onnotice: () => undefined,
-    });
+    this.answerMs = options.answerMs ?? 0;
+    this.open = () =>
+      postgres({
+        ...target(p),
+        user: p.user,
+        pass: typeof password === 'string' ? password : () => new Promise<string>((resolve) => pgpass(p, (found) => resolve(found ?? ''))),
+        database: p.database,
+        ssl: (p.ssl ?? false) as postgres.Options<Record<string, never>>['ssl'],
+        max: Math.max(1, Math.floor(options.max)),
+        // Idle connections close after 30 s, as knex's pool closes its own.
+        idle_timeout: 30,
+        // In seconds; postgres.js fails the attempt with CONNECT_TIMEOUT.
+        ...(options.connectMs ? { connect_timeout: options.connectMs / 1000 } : {}),
+        connection: startupParameters(p, options.searchPath),
+        // Nothing here reads arrays of custom types: no catalogue query when a connection opens.
+        fetch_types: false,
+        onnotice: () => undefined,
+      });
+    this.sql = this.open();
   }
 
-  /** Runs native SQL (`$1`, …) as a prepared statement; the rows' columns as raw bytes, in select order. */
+  /**
+   * Runs native SQL (`$1`, …) as a prepared statement; the rows' columns as raw bytes, in select order.
+   * Answered within `answerMs`, or fails with `DatabaseTimeoutError`: the server has not even
+   * cancelled it for its `statement_timeout`, so it is not answering, and every statement queued
+   * on the pool's connections waits behind one that may never end. postgres.js cannot drop one
+   * connection, so the whole pool is replaced (`replace`): its statements fail with
+   * CONNECTION_DESTROYED, and new ones open new connections.
+   */
   async rawRows(sql: string, bindings: readonly unknown[]): Promise<RawRow[]> {
-    return (await this.sql.unsafe(sql, [...bindings] as postgres.ParameterOrJSON<never>[], { prepare: true }).raw()) as unknown as RawRow[];
+    const pool = this.sql;
+    const rows = pool.unsafe(sql, [...bindings] as postgres.ParameterOrJSON<never>[], { prepare: true }).raw() as unknown as Promise<RawRow[]>;
+    return withDeadline(rows, this.answerMs, () => {
+      this.replace(pool);
+      return new DatabaseTimeoutError('a list page', this.answerMs);
+    });
   }
 
   /** Closes its connections, letting running statements finish (up to 5 s). */
   async close(): Promise<void> {
     await this.sql.end({ timeout: 5 });
+  }
+
+  /** A new pool in place of `stale` (unless one replaced it already), whose connections are destroyed now. */
+  private replace(stale: postgres.Sql): void {
+    if (this.sql !== stale) return;
+    this.sql = this.open();
+    void stale.end({ timeout: 0 });
   }
 }

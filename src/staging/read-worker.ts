@@ -1,4 +1,6 @@
 import { Worker } from 'node:worker_threads';
+import { DatabaseTimeoutError } from '../lib/database-unavailable';
+import { withDeadline } from '../lib/with-deadline';
 
 interface Pending {
   resolve(rows: Array<Record<string, unknown>>): void;
@@ -15,7 +17,7 @@ export interface ReadRequest {
  * A worker thread that runs a database's heavy read statements off the event loop, one request
  * and one answer message each. `source` is the worker's code, plain CommonJS run with `eval` (so the
  * same text works from the compiled build, under tsx and under ts-jest: a worker gets none of
- * their TypeScript loaders). It answers `{ id, rows }` or `{ id, error }`, or `{ fatal }` when it
+ * their TypeScript loaders). It answers `{ id, rows }` or `{ id, error, code }`, or `{ fatal }` when it
  * cannot work at all. If the worker fails, callers get an error and it is not used again.
  */
 export class ReadWorker {
@@ -35,16 +37,22 @@ export class ReadWorker {
     return !this.failed;
   }
 
-  run(request: ReadRequest): Promise<Array<Record<string, unknown>>> {
+  /**
+   * Runs `request` in the worker. With `timeoutMs`, the caller waits no longer than that (then
+   * `DatabaseTimeoutError`), and the worker skips the request if it reaches it later than that.
+   */
+  run(request: ReadRequest, timeoutMs = 0): Promise<Array<Record<string, unknown>>> {
     if (this.failed) return Promise.reject(new Error(`the ${this.label} is not available`));
     const worker = this.start();
     const id = this.nextId++;
     // Referenced while a query is out, so a caller awaiting it keeps the process alive.
     if (this.pending.size === 0) worker.ref();
-    return new Promise((resolve, reject) => {
+    const deadline = timeoutMs > 0 ? Date.now() + timeoutMs : undefined;
+    const answer = new Promise<Array<Record<string, unknown>>>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      worker.postMessage({ id, ...request });
+      worker.postMessage({ id, ...request, ...(deadline ? { deadline } : {}) });
     });
+    return withDeadline(answer, timeoutMs, () => new DatabaseTimeoutError(`a read in the ${this.label}`, timeoutMs));
   }
 
   /** Stops the worker: it gets `{ close: true }` and a second to close its connection, then is terminated. */
@@ -71,7 +79,7 @@ export class ReadWorker {
       this.worker = undefined;
       this.fail(new Error(`the ${this.label} failed: ${why}`));
     };
-    worker.on('message', (message: { id: number; rows?: Array<Record<string, unknown>>; error?: string; fatal?: string }) => {
+    worker.on('message', (message: { id: number; rows?: Array<Record<string, unknown>>; error?: string; code?: string; fatal?: string }) => {
       if (message.fatal !== undefined) {
         broken(message.fatal);
         return;
@@ -81,7 +89,7 @@ export class ReadWorker {
       this.pending.delete(message.id);
       // Idle, it never keeps the process alive; closing the database terminates it.
       if (this.pending.size === 0) worker.unref();
-      if (message.error !== undefined) waiting.reject(new Error(message.error));
+      if (message.error !== undefined) waiting.reject(Object.assign(new Error(message.error), message.code ? { code: message.code } : {}));
       else waiting.resolve((message.rows ?? []).map(withBuffers));
     });
     // Thrown errors cross threads without their class (a SqliteError keeps only its code).

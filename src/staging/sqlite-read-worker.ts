@@ -1,27 +1,34 @@
 import { ReadWorker } from './read-worker';
+import type { SqliteReadSettings } from './sqlite-read-handle';
 
 /**
  * The worker's code (see `ReadWorker`). It opens its
  * own connection to the database file, runs only read statements (kept compiled by SQL text), and
- * hands buffers back without copying when they own their memory.
+ * hands buffers back without copying when they own their memory. An error keeps its code (SQLite's
+ * `SQLITE_BUSY`: the file is locked), so it is classified as on the server thread.
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 let db;
 try {
-  db = new Database(workerData.file, { fileMustExist: true });
-  db.pragma('busy_timeout = 5000');
+  db = new Database(workerData.file, { fileMustExist: true, timeout: workerData.busyTimeoutMs });
   db.pragma('mmap_size = ' + workerData.mmapBytes);
 } catch (error) {
   parentPort.postMessage({ fatal: String(error && error.message || error) });
   process.exit(1);
 }
 const statements = new Map();
-parentPort.on('message', ({ id, sql, bindings, close }) => {
+parentPort.on('message', ({ id, sql, bindings, close, deadline }) => {
   if (close) {
     db.close();
     process.exit(0);
+  }
+  // Its caller stopped waiting (the statements before it waited out a lock): not run, so a queue
+  // of them does not keep the worker busy after the lock is gone.
+  if (deadline && Date.now() > deadline) {
+    parentPort.postMessage({ id, error: 'not run: its caller stopped waiting', code: 'DATABASE_TIMEOUT' });
+    return;
   }
   try {
     let statement = statements.get(sql);
@@ -40,7 +47,7 @@ parentPort.on('message', ({ id, sql, bindings, close }) => {
     }
     parentPort.postMessage({ id, rows }, transfer);
   } catch (error) {
-    parentPort.postMessage({ id, error: String(error && error.message || error) });
+    parentPort.postMessage({ id, error: String(error && error.message || error), code: error && typeof error.code === 'string' ? error.code : undefined });
   }
 });
 `;
@@ -53,7 +60,7 @@ parentPort.on('message', ({ id, sql, bindings, close }) => {
  * statement. If the worker fails, callers get an error and the worker is not used again.
  */
 export class SqliteReadWorker extends ReadWorker {
-  constructor(file: string, mmapBytes: number) {
-    super('SQLite read worker', WORKER_SOURCE, { file, mmapBytes, driver: require.resolve('better-sqlite3') });
+  constructor(file: string, settings: SqliteReadSettings) {
+    super('SQLite read worker', WORKER_SOURCE, { file, mmapBytes: settings.mmapBytes, busyTimeoutMs: settings.busyTimeoutMs, driver: require.resolve('better-sqlite3') });
   }
 }

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { isPostgres, pgPagePool, readWorker, type Db } from './create-db';
+import { answerBound, isPostgres, pgPagePool, readWorker, type Db } from './create-db';
 import type { PageRequest } from './page-query';
 import { seekPage } from './query-page';
 import { compileChecked, pageBindings, pageShape } from './prepared-page-query';
@@ -102,7 +102,7 @@ export class StoredPageReader<F extends string> {
     if (worker?.usable) {
       this.db.emit('query', { sql: statement.sql, bindings, method: 'select' });
       try {
-        rows = (await worker.run({ sql: statement.sql, bindings })) as unknown as AggregateRow[];
+        rows = (await worker.run({ sql: statement.sql, bindings }, answerBound(this.db))) as unknown as AggregateRow[];
       } catch (error) {
         // A failing query fails the request as it would on the main connection; a worker that
         // died is not used again and the query runs here instead.

@@ -3,12 +3,13 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import fc from 'fast-check';
 import pino from 'pino';
 import request from 'supertest';
 import { FsBlobStore } from '../../src/blobs/fs-blob-store';
 import { createApp } from '../../src/http/create-app';
 import { responseError } from '../../src/http/middleware/error-handler';
-import { isDatabaseUnavailable } from '../../src/lib/database-unavailable';
+import { DatabaseTimeoutError, isDatabaseUnavailable, markConnectionLost } from '../../src/lib/database-unavailable';
 import { listenOnLoopback } from '../../src/lib/listen-on-loopback';
 import { createDb, type Db } from '../../src/staging/create-db';
 import { AUTH, TEST_KEYS } from '../helpers/test-gateway';
@@ -76,5 +77,42 @@ describe('which errors say the database cannot be reached', () => {
     expect(isDatabaseUnavailable('ECONNREFUSED')).toBe(false);
     expect(responseError(Object.assign(new Error('relation "files" does not exist'), { code: '42P01' })).status).toBe(500);
     expect(responseError(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })).status).toBe(503);
+  });
+});
+
+describe('which errors a dying connection or a statement out of time raises (issue 27, 4)', () => {
+  /** Every code that says "the database cannot serve this now": both drivers, the OS, Postgres, SQLite, the gateway's own bound. */
+  const UNAVAILABLE = [
+    ...['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE'],
+    ...['CONNECT_TIMEOUT', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'PROTOCOL_CONNECTION_LOST'],
+    // shutting down, crashed, starting up, idle session closed, out of connections, idle in transaction, statement timeout, lock timeout
+    ...['57P01', '57P02', '57P03', '57P05', '53300', '25P03', '57014', '55P03'],
+    ...['SQLITE_BUSY', 'SQLITE_BUSY_RECOVERY', 'SQLITE_BUSY_SNAPSHOT', 'SQLITE_BUSY_TIMEOUT', 'DATABASE_TIMEOUT'],
+  ];
+
+  it.each(UNAVAILABLE)('%s: unavailable, answered 503 with Retry-After', (code) => {
+    const error = Object.assign(new Error('x'), { code });
+    expect(isDatabaseUnavailable(error)).toBe(true);
+    expect(responseError(error).headers).toEqual({ 'Retry-After': '5' });
+  });
+
+  it("takes the gateway's own bound, and any SQLSTATE of class 08 (connection exception)", () => {
+    expect(isDatabaseUnavailable(new DatabaseTimeoutError('a statement', 1300))).toBe(true);
+    fc.assert(fc.property(fc.stringMatching(/^08[0-9A-Z]{3}$/), (code) => isDatabaseUnavailable(Object.assign(new Error('x'), { code }))));
+  });
+
+  it('takes nothing else: another code (a wrong statement, a constraint, a bad password) is a 500', () => {
+    const known = new Set(UNAVAILABLE);
+    const other = fc.string({ minLength: 1, maxLength: 24 }).filter((code) => !known.has(code) && !/^08[0-9A-Z]{3}$/.test(code) && !code.startsWith('SQLITE_BUSY'));
+    fc.assert(fc.property(other, (code) => !isDatabaseUnavailable(Object.assign(new Error('Connection terminated unexpectedly'), { code }))));
+    for (const code of ['28P01', '3D000', '42P01', '23505', '57P04', '40001', 'SQLITE_CORRUPT']) expect([code, isDatabaseUnavailable(Object.assign(new Error('x'), { code }))]).toEqual([code, false]);
+  });
+
+  it('takes a code-less driver error only where the driver reported a lost connection with it (marked), never by its text', () => {
+    const lost = new Error('Connection terminated unexpectedly');
+    const sameText = new Error('Connection terminated unexpectedly');
+    markConnectionLost(lost);
+    expect([isDatabaseUnavailable(lost), isDatabaseUnavailable(sameText)]).toEqual([true, false]);
+    expect(responseError(lost).status).toBe(503);
   });
 });

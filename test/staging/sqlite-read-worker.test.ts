@@ -61,7 +61,7 @@ describe('SqliteReadWorker', () => {
   });
 
   it('is not used again once it failed (here: its database file is gone), and says so', async () => {
-    const broken = new SqliteReadWorker(path.join(dir, 'missing.sqlite'), 0);
+    const broken = new SqliteReadWorker(path.join(dir, 'missing.sqlite'), { mmapBytes: 0, busyTimeoutMs: 5000 });
     await expect(broken.run({ sql: 'select 1', bindings: [] })).rejects.toThrow(/read worker failed: .*(unable to open|does not exist|missing)/i);
     expect(broken.usable).toBe(false);
     await expect(broken.run({ sql: 'select 1', bindings: [] })).rejects.toThrow(/not available/);

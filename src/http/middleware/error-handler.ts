@@ -3,7 +3,7 @@ import { GatewayError, normalizeError } from '../../errors/gateway-error';
 import { isDatabaseUnavailable } from '../../lib/database-unavailable';
 
 /** Seconds a client is asked to wait when the database cannot be reached. */
-const DATABASE_RETRY_AFTER_SECONDS = 5;
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 /** The error a request answers with: a database that cannot be reached is a 503 with `Retry-After`, a retry may succeed. */
 export function responseError(err: unknown): GatewayError {
