@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { Readable } from 'node:stream';
 import pino from 'pino';
 import type { AccessEntry, FileRecord } from '../../src/adapters/adapter';
@@ -88,6 +89,18 @@ describe.each(databaseKinds)('ids of any length, synced and crawled through the 
       const listed = await crawl(gw, `/v1/files?$top=${top}${orderby ? `&$orderby=${encodeURIComponent(orderby)}` : ''}`, files);
       expect([orderby, top, listed.map((f) => f.name).sort()]).toEqual([orderby, top, Object.keys(NATIVE).sort()]);
     }
+  });
+
+  it('serves an id as <source>:<native id> up to 1,024 characters percent-encoded, and as <source>:~<SHA-256 of the native id> beyond', async () => {
+    const listed = await crawl(gw, '/v1/files', files);
+    const byName = new Map(listed.map((f) => [f.name, f.id]));
+    for (const [name, nativeId] of Object.entries(NATIVE)) {
+      const fits = encodeURIComponent(`src:${nativeId}`).length <= 1024;
+      expect([name, byName.get(name)]).toEqual([name, fits ? `src:${nativeId}` : `src:~${crypto.hash('sha256', nativeId, 'hex')}`]);
+    }
+    expect([...byName.values()].filter((id) => id.startsWith('src:~')).length).toBe(5);
+    const groups = (await crawl(gw, '/v1/groups', members)).map((g) => g.id).sort();
+    expect(groups).toEqual([`src:~${crypto.hash('sha256', LONG_GROUP, 'hex')}`, 'src:short'].sort());
   });
 
   it('reads every listed file, its download and its access list, with the id encoded or pasted in raw', async () => {
