@@ -7,6 +7,7 @@ import * as addSyncRunUnannounced from './20261125000000_add_sync_run_unannounce
 import * as servePeople from './20261125020000_serve_people';
 import * as addPostgresListCovering from './20261125100000_add_postgres_list_covering';
 import * as indexUserAccessOnly from './20261125110000_index_user_access_only';
+import * as boundServedIds from './20261127000000_bound_served_ids';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -27,4 +28,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261125020000_serve_people', servePeople],
   ['20261125100000_add_postgres_list_covering', addPostgresListCovering],
   ['20261125110000_index_user_access_only', indexUserAccessOnly],
+  ['20261127000000_bound_served_ids', boundServedIds],
 ];

@@ -329,9 +329,12 @@ export const settings = {
   }),
   maxUrlLength: setting({
     env: 'MAX_URL_LENGTH',
-    schema: z.coerce.number().int().min(256),
+    // The gateway's own longest link must pass: `/v1/files/{id}/permissions` with a 1,024-character
+    // id, `$top` and a 4,096-character `$skiptoken` is under 5,200 (test/unit/load-config.test.ts).
+    schema: z.coerce.number().int().min(6144),
     default: '8192',
-    description: "Longer request URLs (path and query) are refused with 414. (A request line and headers over 16 KB together are refused by Node's parser first, with 431.)",
+    description:
+      "Longer request URLs (path and query) are refused with 414. At least 6144, so that every link the gateway sends (an id of up to 1,024 characters, a `$skiptoken` of up to 4,096) passes. (A request line and headers over 16 KB together are refused by Node's parser first, with 431.)",
   }),
   tombstoneRetentionDays: setting({
     env: 'TOMBSTONE_RETENTION_DAYS',

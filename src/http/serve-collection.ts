@@ -51,7 +51,7 @@ export async function serveCollection<F extends string, Row>(
   query: QueryOptions,
   route: CollectionRoute<F, Row>,
 ): Promise<void> {
-  const { page, echo } = parseQueryOptions(
+  const { page, carried } = parseQueryOptions(
     query,
     route.spec,
     { defaultTop: deps.config.pageSizeDefault, maxTop: deps.config.pageSizeMax },
@@ -64,7 +64,9 @@ export async function serveCollection<F extends string, Row>(
   const next = stored ? stored.next : result?.next;
   let nextLink: string | undefined;
   if (next) {
-    const token = deps.skipTokens.encode({ v: 1, c: route.scope, o: echo.orderby, f: echo.filter, s: echo.select, k: next });
+    // The token carries the crawl's options; the link repeats none of them, so its length is
+    // bounded by the token's and the path's (a served id), whatever the first request sent.
+    const token = deps.skipTokens.encode(route.scope, carried, next);
     nextLink = `${base}${route.path ?? req.path}?$top=${page.top}&$skiptoken=${token}`;
   }
   const context = odataContext(base, route.set);

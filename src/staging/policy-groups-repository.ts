@@ -2,6 +2,7 @@ import { chunks } from '../lib/chunks';
 import type { Db } from './create-db';
 import { parseJsonObject } from '../lib/parse-json-object';
 import { personIdOf } from './person-id';
+import { globalId } from '../wire/global-id';
 
 /** A group an access policy synthesized (native id `policy-…`), as staged by an earlier run. */
 export interface StagedPolicyGroup {
@@ -87,7 +88,7 @@ export class PolicyGroupsRepository {
   }
 
   async group(source: string, nativeId: string): Promise<Record<string, unknown> | undefined> {
-    const row = (await this.db('groups').where({ id: `${source}:${nativeId}` }).first('metadata')) as { metadata: string | null } | undefined;
+    const row = (await this.db('groups').where({ id: globalId(source, nativeId) }).first('metadata')) as { metadata: string | null } | undefined;
     return row ? (parseJsonObject(row.metadata) ?? {}) : undefined;
   }
 }

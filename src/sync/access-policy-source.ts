@@ -18,6 +18,7 @@ import { restoreCompilation } from '../policies/restore-compilation';
 import type { Policy } from '../policies/policy-types';
 import type { Db } from '../staging/create-db';
 import { PolicyGroupsRepository } from '../staging/policy-groups-repository';
+import { globalId } from '../wire/global-id';
 
 /**
  * The compilation earlier runs staged (see restoreCompilation). Refuses (CheckpointExpiredError, so
@@ -76,7 +77,7 @@ function isReserved(nativeId: string): boolean {
  * listing read, or, when the listing read none, the group staged for the file.
  */
 function withPolicyGroup(file: LiveFile, compilation: PolicyCompilation, staged: ReadonlyMap<string, string>, source: string): LiveFile {
-  const group = file.attributes !== undefined ? compilation.addDocumentClass(file.attributes) : staged.get(`${source}:${file.nativeId}`);
+  const group = file.attributes !== undefined ? compilation.addDocumentClass(file.attributes) : staged.get(globalId(source, file.nativeId));
   return group ? { ...file, access: [...file.access, { type: 'GROUP', nativeId: group }] } : file;
 }
 

@@ -3,12 +3,11 @@ import type { AccessEntry, FileRecord, GroupRecord, Principal, UserRecord } from
 import type { BlobStore } from '../blobs/blob-store';
 import { changeTime } from '../lib/change-time';
 import { fileWireJson } from '../wire/file-resource';
+import { globalId } from '../wire/global-id';
 import type { FileState, FileWrite, GroupState, GroupWrite, PrincipalRef, UserState, UserWrite } from '../staging/sync-store';
 
-/** Global ids: `<source>:<native id>` for files and groups, and for users' source accounts. */
-export function globalId(source: string, nativeId: string): string {
-  return `${source}:${nativeId}`;
-}
+/** Global ids: `<source>:<native id>` for files and groups, and for users' source accounts (see wire/global-id). */
+export { globalId };
 
 /** One-shot hashing (`crypto.hash`): for a few hundred bytes, a Hash object costs more than the digest. */
 function hashOf(value: unknown): string {

@@ -1,6 +1,8 @@
 import { settings } from '../../src/config/config-schema';
 import { ConfigError, loadConfig } from '../../src/config/load-config';
 import { APP_DEFAULTS } from '../../src/http/create-app';
+import { MAX_SKIPTOKEN_LENGTH } from '../../src/odata/skip-token';
+import { MAX_ID_LENGTH } from '../../src/wire/global-id';
 
 describe('loadConfig', () => {
   it('gives every setting its default, with PORT 3000 and the embedded SQLite database', () => {
@@ -27,6 +29,13 @@ describe('loadConfig', () => {
   it('keeps blobs in a directory or in the database, and names the choices for anything else', () => {
     expect(loadConfig({ BLOB_STORE: 'database' }).blobStore).toBe('database');
     expect(() => loadConfig({ BLOB_STORE: 's3' })).toThrow(/BLOB_STORE="s3": expected directory or database/);
+  });
+
+  it("keeps MAX_URL_LENGTH at least as long as the gateway's own longest link", () => {
+    // `/v1/files/<id>/permissions?$top=<any safe integer>&$skiptoken=<token>`: the longest path, query and token it sends.
+    const longest = '/v1/files/'.length + MAX_ID_LENGTH + '/permissions'.length + '?$top='.length + String(Number.MAX_SAFE_INTEGER).length + '&$skiptoken='.length + MAX_SKIPTOKEN_LENGTH;
+    expect(loadConfig({ MAX_URL_LENGTH: '6144' }).maxUrlLength).toBeGreaterThanOrEqual(longest);
+    expect(() => loadConfig({ MAX_URL_LENGTH: '6143' })).toThrow(/MAX_URL_LENGTH/);
   });
 
   it('reads several comma-separated API keys for rotation', () => {
