@@ -31,16 +31,6 @@ export function readRateLimitHeaders(headers: IncomingHttpHeaders): RateLimitHea
   return undefined;
 }
 
-/** `Retry-After` as milliseconds: integer seconds or an HTTP date; undefined when absent or unreadable. */
-export function parseRetryAfter(value: string | undefined, nowMs: number): number | undefined {
-  if (value === undefined) return undefined;
-  const text = value.trim();
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
-  const date = Date.parse(text);
-  if (Number.isNaN(date) || !/[a-z]/i.test(text)) return undefined;
-  return Math.max(0, date - nowMs);
-}
-
 /**
  * Paces requests the way the platform does: on `Retry-After` every request waits until the
  * gateway said to come back; when `X-RateLimit-Remaining` drops below 30% of the limit, request

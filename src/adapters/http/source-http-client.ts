@@ -3,6 +3,7 @@ import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import type { Logger } from '../../logging/create-logger';
 import { SourceError, SourceRequestError, SourceUnavailableError } from '../source-error';
 import { abortError } from '../../lib/abort-error';
+import { parseRetryAfter } from '../../lib/parse-retry-after';
 import { abortableSleep } from './abortable-sleep';
 import { redactUrl } from './redact-url';
 import {
@@ -11,7 +12,6 @@ import {
   type RetryPolicy,
   backoffMs,
   isSafeToRepeat,
-  parseRetryAfter,
   shouldRetry,
 } from './retry-policy';
 import { bodySnippet, sourceErrorFromStatus } from './source-error-from-status';

@@ -3,7 +3,7 @@
  * or an OAuth 2.0 client-credentials token, retries of 429/503 after `Retry-After`, and the
  * `@odata.nextLink` chain followed verbatim to its end.
  */
-import { parseRetryAfter } from '../../../conformance/rate-limit-pacer';
+import { parseRetryAfter } from '../../../lib/parse-retry-after';
 import { idPath } from '../../../conformance/raw-id-path';
 
 export type GatewayAuth = { kind: 'api-key'; key: string } | { kind: 'oauth'; tokenUrl: string; clientId: string; clientSecret: string };
@@ -103,7 +103,7 @@ export class GatewayReader {
       if (res.status === 401 && this.options.auth.kind === 'oauth' && attempt === 0) this.token = undefined;
       else if (!retryable || attempt >= maxRetries) throw new GatewayError(url, res.status, `GET ${url} answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
       await res.arrayBuffer().catch(() => undefined);
-      const wait = Math.min(parseRetryAfter(res.headers.get('retry-after') ?? undefined, Date.now()) ?? 1000 * 2 ** attempt, this.options.maxRetryAfterMs ?? 60_000);
+      const wait = Math.min(parseRetryAfter(res.headers.get('retry-after'), new Date()) ?? 1000 * 2 ** attempt, this.options.maxRetryAfterMs ?? 60_000);
       this.stats.retries++;
       this.stats.waitedMs += wait;
       await (this.options.sleep ?? defaultSleep)(wait);
