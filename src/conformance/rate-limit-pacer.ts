@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** The three header families the platform reads, most specific first. */
 const FAMILIES = ['x-ratelimit', 'x-rate-limit', 'ratelimit'] as const;
@@ -53,7 +54,7 @@ export class RateLimitPacer {
   }
 
   private sleep(ms: number): Promise<void> {
-    return (this.options.sleep ?? ((t: number) => new Promise<void>((resolve) => setTimeout(resolve, t))))(ms);
+    return (this.options.sleep ?? sleep)(ms);
   }
 
   /** Waits until this request may start. */

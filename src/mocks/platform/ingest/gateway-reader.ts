@@ -3,6 +3,7 @@
  * or an OAuth 2.0 client-credentials token, retries of 429/503 after `Retry-After`, and the
  * `@odata.nextLink` chain followed verbatim to its end.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parseRetryAfter } from '../../../lib/parse-retry-after';
 import { idPath } from '../../../conformance/raw-id-path';
 
@@ -39,7 +40,6 @@ export class GatewayError extends Error {
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const defaultSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class GatewayReader {
   readonly baseUrl: string;
@@ -106,7 +106,7 @@ export class GatewayReader {
       const wait = Math.min(parseRetryAfter(res.headers.get('retry-after'), new Date()) ?? 1000 * 2 ** attempt, this.options.maxRetryAfterMs ?? 60_000);
       this.stats.retries++;
       this.stats.waitedMs += wait;
-      await (this.options.sleep ?? defaultSleep)(wait);
+      await (this.options.sleep ?? sleep)(wait);
     }
   }
 
