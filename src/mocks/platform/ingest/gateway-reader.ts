@@ -4,6 +4,7 @@
  * `@odata.nextLink` chain followed verbatim to its end.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { followNextLinks, NextLinkError } from '../../../lib/follow-next-links';
 import { parseRetryAfter } from '../../../lib/parse-retry-after';
 import { idPath } from '../../../conformance/raw-id-path';
 
@@ -79,17 +80,19 @@ export class GatewayReader {
 
   /** Every item of a collection, page after page; `holder` finds the items in a page's body. */
   async *items(firstUrl: string, holder: (body: Obj) => unknown = (b) => b.value): AsyncGenerator<unknown> {
-    const visited = new Set<string>();
-    let url: string | undefined = firstUrl;
-    while (url !== undefined) {
-      if (visited.has(url)) throw new GatewayError(url, 200, 'the @odata.nextLink chain loops');
-      visited.add(url);
-      const body = await this.json(url);
-      const items = holder(body);
-      if (!Array.isArray(items)) throw new GatewayError(url, 200, 'the page has no item array');
-      yield* items;
-      const next = body['@odata.nextLink'];
-      url = typeof next === 'string' && next !== '' ? new URL(next, url).href : undefined;
+    const pages = followNextLinks(async (link) => {
+      const url = link ?? firstUrl;
+      return { url, body: await this.json(url) };
+    });
+    try {
+      for await (const { url, body } of pages) {
+        const items = holder(body);
+        if (!Array.isArray(items)) throw new GatewayError(url, 200, 'the page has no item array');
+        yield* items;
+      }
+    } catch (error) {
+      if (error instanceof NextLinkError) throw new GatewayError(error.url, 200, error.problem === 'loop' ? 'the @odata.nextLink chain loops' : error.message);
+      throw error;
     }
   }
 
