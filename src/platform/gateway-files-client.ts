@@ -1,7 +1,7 @@
-import { redactUrl } from '../adapters/http/redact-url';
 import { SourceError } from '../adapters/source-error';
-import { followNextLinks, NextLinkError, type NextLinkProblem } from '../lib/follow-next-links';
+import { followNextLinks, NextLinkError } from '../lib/follow-next-links';
 import type { Logger } from '../logging/create-logger';
+import { nextLinkFailure } from './next-link-failure';
 import { PlatformResponseError } from './platform-error';
 import { PlatformHttp } from './platform-http';
 
@@ -27,12 +27,6 @@ type Obj = Record<string, unknown>;
 /** Pages read at most: a million files at 1,000 a page is a thousand; a chain past this never ends. */
 const MAX_PAGES = 100_000;
 
-const PROBLEMS: Record<NextLinkProblem, string> = {
-  loop: 'the @odata.nextLink chain loops',
-  'too-many-pages': `more than ${MAX_PAGES} pages`,
-  'not-a-string': '@odata.nextLink is not a string',
-  'not-a-url': '@odata.nextLink is not a URL',
-};
 
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -75,7 +69,7 @@ export class GatewayFilesClient {
       }
     } catch (error) {
       if (error instanceof SourceError) throw new PlatformResponseError(error.message.replace(/^Source/, 'Gateway'), { cause: error });
-      if (error instanceof NextLinkError) throw new PlatformResponseError(`Gateway pagination stopped: ${PROBLEMS[error.problem]}`, { url: redactUrl(error.url), cause: error });
+      if (error instanceof NextLinkError) throw nextLinkFailure('Gateway', error);
       throw error;
     }
     return files;
