@@ -1,6 +1,5 @@
+import crypto from 'node:crypto';
 import type { Knex } from 'knex';
-import { refreshPeople } from '../src/staging/people';
-import { personIdOf } from '../src/staging/person-id';
 
 /**
  * One person, one served user (see src/staging/people.ts). `users` keeps each source's accounts
@@ -63,7 +62,73 @@ async function migrateRows(knex: Knex): Promise<void> {
     const active = knex.raw(`(select u.person_id from users u where u.id = ${table}.${ref} and u.state = 'Active')`);
     await knex(table).where(type, 'USER').whereIn(ref, knex('users').select('id')).update({ served_id: active });
   }
-  await refreshPeople(knex, [...persons], new Date().toISOString());
+  await insertPeople(knex, [...persons].sort(), new Date().toISOString());
+}
+
+/*
+ * What follows is a frozen copy of what the gateway did when this migration shipped (the person id
+ * of src/staging/person-id.ts with lib/normalize-email.ts, and the person rows of
+ * src/staging/people.ts, `refreshPeople` over an empty `people` table): a migration must do
+ * tomorrow what it did the day it ran, whatever those modules become. Do not edit it to follow them.
+ */
+
+const DOTLESS_I = '\u0131';
+
+function caseFold(text: string): string {
+  let folded = text;
+  for (let round = 0; round < 3; round++) {
+    const next = Array.from(folded, (c) => (c === DOTLESS_I ? c : c.toUpperCase().toLowerCase())).join('');
+    if (next === folded) break;
+    folded = next;
+  }
+  return folded;
+}
+
+/** `person-` and 32 hex digits of the SHA-256 of the normalised email (or of the account id, without one). */
+function personIdOf(accountId: string, email: string): string {
+  const key = caseFold(email.trim().normalize('NFKC')).normalize('NFKC').trim();
+  const basis = key === '' ? `account\u0000${accountId}` : `email\u0000${key}`;
+  return `person-${crypto.hash('sha256', basis, 'hex').slice(0, 32)}`;
+}
+
+interface AccountRow {
+  id: string;
+  person_id: string;
+  email: string;
+  full_name: string | null;
+  state: 'Active' | 'Inactive';
+  metadata: string | null;
+}
+
+/** A person's row from its accounts: the first account (active first, then by id) speaks for it. */
+function personFrom(id: string, accounts: readonly AccountRow[], at: string): Record<string, string | null> {
+  const ordered = [...accounts].sort((a, b) => (a.state === b.state ? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : a.state === 'Active' ? -1 : 1));
+  const primary = ordered[0] as AccountRow;
+  const served = {
+    email: primary.email.trim().normalize('NFKC'),
+    full_name: primary.full_name ?? ordered.find((a) => a.full_name !== null)?.full_name ?? null,
+    state: ordered.some((a) => a.state === 'Active') ? 'Active' : 'Inactive',
+    metadata: primary.metadata,
+  };
+  return { id, ...served, modified_at: at, content_hash: crypto.hash('sha256', JSON.stringify(served), 'hex') };
+}
+
+/** Persons per statement: 200 ids to read their accounts, 7 columns a row to write them. */
+const PERSONS_PER_STATEMENT = 200;
+
+/** One `people` row per person (the table is new, so every one is inserted, modified at `at`). */
+async function insertPeople(knex: Knex, personIds: readonly string[], at: string): Promise<void> {
+  for (let i = 0; i < personIds.length; i += PERSONS_PER_STATEMENT) {
+    const part = personIds.slice(i, i + PERSONS_PER_STATEMENT);
+    const accounts = (await knex('users').whereIn('person_id', part).select('id', 'person_id', 'email', 'full_name', 'state', 'metadata')) as AccountRow[];
+    const byPerson = new Map<string, AccountRow[]>();
+    for (const a of accounts) byPerson.set(a.person_id, [...(byPerson.get(a.person_id) ?? []), a]);
+    const rows = part.flatMap((id) => {
+      const own = byPerson.get(id);
+      return own ? [personFrom(id, own, at)] : [];
+    });
+    if (rows.length) await knex('people').insert(rows);
+  }
 }
 
 export async function down(knex: Knex): Promise<void> {

@@ -154,14 +154,13 @@ export interface Adapter {
 export interface IncrementalAdapter<C = unknown> extends Adapter {
   /** Validates stored checkpoints; an invalid one makes the engine run a full sync instead. */
   readonly checkpointSchema: z.ZodType<C>;
-  /** Changes since `since`, with explicit `delete` events. Throws CheckpointExpiredError when the source no longer accepts it. */
-  changes(ctx: AdapterContext, since: C): AsyncIterable<SyncEvent>;
   /**
-   * Optional: why the next run must be full although the checkpoint is valid (say, an access
-   * policy other than the one its staged groups were compiled under), or undefined. Asked when a
-   * run is planned, so the run is full from the start rather than an incremental one that fails.
+   * Changes since `since`, with explicit `delete` events. Throws `FullRunRequired` (with its reason)
+   * when a full run is needed instead: before the first event, so the run is full from the start,
+   * when that can be known up front (the checkpoint is of another configuration, an access policy
+   * changed); later when only the walk finds out (an expired sync token).
    */
-  fullRunNeeded?(): Promise<string | undefined>;
+  changes(ctx: AdapterContext, since: C): AsyncIterable<SyncEvent>;
 }
 
 /** A file as a cheap listing sees it: that it exists, and who may see it (no content). */

@@ -53,10 +53,18 @@ export class SourceUnavailableError extends handledBy('retry') {}
 export class SourceRequestError extends handledBy('skip-item') {}
 
 /**
- * The stored incremental checkpoint is no longer accepted (an expired sync token, a cursor the
- * source forgot): the engine logs it and runs a full sync instead.
+ * An incremental run cannot go on from its checkpoint, and a full run is required; the message is
+ * the reason, which the run summary gives (`fellBackToFull`). Thrown by `changes()`: an expired sync
+ * token or a cursor the source forgot, a checkpoint of another configuration (mapping, workspace),
+ * a change the feed cannot express (files gone, users reactivated), an access policy changed. Thrown
+ * before the first event, the run is planned full from the start (nothing recorded for the
+ * incremental one); thrown later, the incremental run is recorded as failed and a full run follows.
  */
-export class CheckpointExpiredError extends handledBy('full-resync') {}
+export class FullRunRequired extends handledBy('full-resync') {
+  get reason(): string {
+    return this.message;
+  }
+}
 
 export function isSourceError(error: unknown): error is SourceError {
   return error instanceof SourceError;

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { adapterFactories, findAdapterFactory } from '../adapters/adapter-registry';
@@ -5,6 +6,7 @@ import type { AdapterFactory } from '../adapters/adapter-factory';
 import { adapterSettingsHelp } from '../adapters/adapter-settings-table';
 import type { Config } from '../config/config-schema';
 import { loadConfig } from '../config/load-config';
+import { isAbortError } from '../lib/abort-error';
 import { createLogger, type Logger } from '../logging/create-logger';
 import { SyncRunsRepository } from '../staging/sync-runs-repository';
 import { loadPolicy } from '../policies/load-policy';
@@ -168,13 +170,11 @@ export function registerSyncCommand(program: Command, runtime: Runtime): void {
       }
       const staging = await openStaging(config, logger);
       const controller = new AbortController();
-      let wake: (() => void) | undefined;
       let finished: () => void = () => undefined;
       const done = new Promise<void>((resolve) => (finished = resolve));
       // On SIGTERM: cancel the running sync (it records itself as cancelled) and wait for it.
       runtime.onShutdown(async () => {
         controller.abort();
-        wake?.();
         await done;
       }, SYNC_CANCEL_BUDGET_MS);
       try {
@@ -188,12 +188,9 @@ export function registerSyncCommand(program: Command, runtime: Runtime): void {
           if (controller.signal.aborted) return;
           const wait = Math.max(0, roundStarted + interval - Date.now());
           logger.info({ nextInMs: wait }, 'next sync round scheduled');
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, wait);
-            wake = () => {
-              clearTimeout(timer);
-              resolve();
-            };
+          // Shutdown aborts the controller, which ends the wait at once.
+          await sleep(wait, undefined, { signal: controller.signal }).catch((error: unknown) => {
+            if (!isAbortError(error)) throw error;
           });
           if (controller.signal.aborted) return;
         }

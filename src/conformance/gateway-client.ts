@@ -5,7 +5,8 @@ import { ConcurrencyPool } from '../lib/concurrency-pool';
 import type { ContractValidation } from './contract-validation';
 import type { ExchangeKind } from './crawl-record';
 import type { CrawlRecorder } from './crawl-recorder';
-import { parseRetryAfter, readRateLimitHeaders, type RateLimitPacer } from './rate-limit-pacer';
+import { parseRetryAfter } from '../lib/parse-retry-after';
+import { readRateLimitHeaders, type RateLimitPacer } from './rate-limit-pacer';
 import { idPath } from './raw-id-path';
 
 /** `Bearer <key>` or the bare key: the platform's connector may send either. */
@@ -187,7 +188,7 @@ export class GatewayClient {
       });
       if (res.status !== 429 && res.status !== 503) return res;
       const retryAfter = String(res.headers['retry-after'] ?? '') || undefined;
-      const waitMs = parseRetryAfter(retryAfter, Date.now());
+      const waitMs = parseRetryAfter(retryAfter, new Date());
       if (waitMs === undefined) this.options.recorder.missingRetryAfter.push({ url, status: res.status });
       if (attempt >= maxRetries || (waitMs === undefined && res.status === 503)) return res;
       this.options.pacer.pause(waitMs ?? 1000 * 2 ** attempt);

@@ -1,4 +1,5 @@
 import type { ExchangeKind, ListingSummary, Principal } from './crawl-record';
+import { followNextLinks, NextLinkError, type ODataPage } from '../lib/follow-next-links';
 import type { GatewayClient } from './gateway-client';
 
 const MAX_NEXT_LINKS = 20_000;
@@ -25,70 +26,60 @@ export interface ListRequest {
 }
 
 /**
- * Follows a collection through its `@odata.nextLink`s to the end, as the platform does: the link
- * is followed verbatim (a relative one is resolved so the crawl can go on, and flagged later), a
- * missing, null or empty link ends the list, a link already visited stops it.
+ * Follows a collection through its `@odata.nextLink`s to the end, as the platform does (see
+ * lib/follow-next-links: verbatim, a relative link resolved so the crawl can go on and flagged
+ * later, a link already visited stops it), recording what it saw instead of throwing.
  */
 export async function listAll(client: GatewayClient, r: ListRequest): Promise<ListingSummary> {
   const summary: ListingSummary = { collection: r.collection, firstUrl: r.firstUrl, pages: 0, items: 0, maxPageItems: 0, nextLinks: [], duplicates: [] };
   if (r.requestedTop !== undefined) summary.requestedTop = r.requestedTop;
   const seen = new Set<string>();
-  const visited = new Set<string>();
-  let url: string | undefined = r.firstUrl;
-  while (url !== undefined) {
-    if (visited.has(url)) {
-      summary.loop = { url };
-      break;
-    }
-    if (summary.pages >= (r.maxPages ?? MAX_PAGES)) {
-      summary.failure = { url, status: 0, message: `more than ${r.maxPages ?? MAX_PAGES} pages; stopped` };
-      break;
-    }
-    visited.add(url);
-    const contractPath = url === r.firstUrl ? r.firstContractPath : undefined;
+  let url = r.firstUrl;
+  const fetchPage = async (link: string | undefined): Promise<ODataPage> => {
+    url = link ?? r.firstUrl;
+    const contractPath = link === undefined ? r.firstContractPath : undefined;
     const res = await client.get(url, { kind: r.kind, mode: 'json', ...(contractPath ? { contractPath } : {}) });
-    if (res.status !== 200) {
-      summary.failure = { url, status: res.status, message: res.error ?? `HTTP ${res.status}` };
-      break;
+    if (res.status !== 200) throw new PageFailure({ url, status: res.status, message: res.error ?? `HTTP ${res.status}` });
+    if (res.jsonError !== undefined || !isObj(res.json)) throw new PageFailure({ url, status: res.status, message: res.jsonError ?? 'the body is not a JSON object' });
+    return { url, body: res.json };
+  };
+  try {
+    for await (const { body } of followNextLinks(fetchPage, { maxPages: r.maxPages ?? MAX_PAGES })) {
+      const holder = r.permissions ? body.value : body;
+      const items = isObj(holder) ? (r.permissions ? holder.permissions : holder.value) : undefined;
+      if (!Array.isArray(items)) {
+        summary.failure = { url, status: 200, message: r.permissions ? 'value.permissions is not an array' : 'value is not an array' };
+        break;
+      }
+      summary.pages++;
+      summary.items += items.length;
+      summary.maxPageItems = Math.max(summary.maxPageItems, items.length);
+      for (const item of items) {
+        const key = r.keyOf(item);
+        if (key === undefined) continue;
+        if (seen.has(key)) {
+          if (summary.duplicates.length < MAX_DUPLICATES) summary.duplicates.push({ key, url });
+        } else seen.add(key);
+      }
+      await r.onItems(items, url);
+      const next = body['@odata.nextLink'];
+      if (typeof next === 'string' && next !== '' && summary.nextLinks.length < MAX_NEXT_LINKS) summary.nextLinks.push(next);
     }
-    if (res.jsonError !== undefined || !isObj(res.json)) {
-      summary.failure = { url, status: res.status, message: res.jsonError ?? 'the body is not a JSON object' };
-      break;
-    }
-    const body: Obj = res.json;
-    const holder = r.permissions ? body.value : body;
-    const items = isObj(holder) ? (r.permissions ? holder.permissions : holder.value) : undefined;
-    if (!Array.isArray(items)) {
-      summary.failure = { url, status: res.status, message: r.permissions ? 'value.permissions is not an array' : 'value is not an array' };
-      break;
-    }
-    summary.pages++;
-    summary.items += items.length;
-    summary.maxPageItems = Math.max(summary.maxPageItems, items.length);
-    for (const item of items) {
-      const key = r.keyOf(item);
-      if (key === undefined) continue;
-      if (seen.has(key)) {
-        if (summary.duplicates.length < MAX_DUPLICATES) summary.duplicates.push({ key, url });
-      } else seen.add(key);
-    }
-    await r.onItems(items, url);
-    const next = body['@odata.nextLink'];
-    if (next === undefined || next === null || next === '') break;
-    if (typeof next !== 'string') {
-      summary.failure = { url, status: res.status, message: `@odata.nextLink is not a string: ${JSON.stringify(next)}` };
-      break;
-    }
-    if (summary.nextLinks.length < MAX_NEXT_LINKS) summary.nextLinks.push(next);
-    try {
-      // Absolute links are followed verbatim; a relative one is resolved only so the crawl goes on.
-      url = /^https?:\/\//i.test(next) ? next : new URL(next, url).href;
-    } catch {
-      summary.failure = { url, status: res.status, message: `@odata.nextLink is not a URL: ${next}` };
-      break;
-    }
+  } catch (error) {
+    if (error instanceof PageFailure) summary.failure = error.failure;
+    else if (!(error instanceof NextLinkError)) throw error;
+    else if (error.problem === 'loop') summary.loop = { url: error.url };
+    else if (error.problem === 'too-many-pages') summary.failure = { url: error.url, status: 0, message: error.message };
+    else summary.failure = { url, status: 200, message: error.message };
   }
   return summary;
+}
+
+/** A page the crawl cannot read on (an error status, a body that is not a JSON object). */
+class PageFailure extends Error {
+  constructor(readonly failure: NonNullable<ListingSummary['failure']>) {
+    super(failure.message);
+  }
 }
 
 /** The keys duplicates are judged by: `id`, or `TYPE id` for members and access entries. */

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** The three header families the platform reads, most specific first. */
 const FAMILIES = ['x-ratelimit', 'x-rate-limit', 'ratelimit'] as const;
@@ -31,16 +32,6 @@ export function readRateLimitHeaders(headers: IncomingHttpHeaders): RateLimitHea
   return undefined;
 }
 
-/** `Retry-After` as milliseconds: integer seconds or an HTTP date; undefined when absent or unreadable. */
-export function parseRetryAfter(value: string | undefined, nowMs: number): number | undefined {
-  if (value === undefined) return undefined;
-  const text = value.trim();
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
-  const date = Date.parse(text);
-  if (Number.isNaN(date) || !/[a-z]/i.test(text)) return undefined;
-  return Math.max(0, date - nowMs);
-}
-
 /**
  * Paces requests the way the platform does: on `Retry-After` every request waits until the
  * gateway said to come back; when `X-RateLimit-Remaining` drops below 30% of the limit, request
@@ -63,7 +54,7 @@ export class RateLimitPacer {
   }
 
   private sleep(ms: number): Promise<void> {
-    return (this.options.sleep ?? ((t: number) => new Promise<void>((resolve) => setTimeout(resolve, t))))(ms);
+    return (this.options.sleep ?? sleep)(ms);
   }
 
   /** Waits until this request may start. */

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../logging/create-logger';
 import type { AccessExpectation } from './access-expectations';
 import type { Profile } from './conformance-profile';
@@ -56,7 +57,6 @@ function clientFor(options: Omit<ConformanceOptions, 'profile'>, recorder: Crawl
   });
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * Runs the whole conformance suite against one gateway, over HTTP only: a platform-like crawl, a

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { RateLimiterRes } from 'rate-limiter-flexible';
-import { BoundedConcurrency } from '../lib/bounded-concurrency';
+import { ConcurrencyPool } from '../lib/concurrency-pool';
 import type { RateLimitCounters } from './rate-limits/rate-limit-counters';
 import type { RequestCounter } from './rate-limits/shared-counter';
 import { verifyClientSecret, type OAuthClient } from './security/client-secrets';
@@ -120,7 +120,7 @@ export function oauthTokenRoute(clients: readonly OAuthClient[], tokens: AccessT
   const decoy = clients[0]?.secretHash ?? 'scrypt$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
   const perAddress = limits.ratePerMinute > 0 ? limits.counters.counter('token-address', limits.ratePerMinute, 60) : undefined;
   const perClient = limits.ratePerMinute > 0 ? limits.counters.counter('token-client', limits.ratePerMinute, 60) : undefined;
-  const secretChecks = new BoundedConcurrency(limits.concurrency === 'auto' ? autoSecretChecks() : limits.concurrency, QUEUE_LIMIT, QUEUE_WAIT_MS);
+  const secretChecks = new ConcurrencyPool(limits.concurrency === 'auto' ? autoSecretChecks() : limits.concurrency, { queueLimit: QUEUE_LIMIT, maxWaitMs: QUEUE_WAIT_MS });
   const parseBody = express.urlencoded({ extended: false, limit: BODY_LIMIT_BYTES, parameterLimit: 20, type: () => true });
 
   const router = express.Router();
@@ -155,7 +155,7 @@ export function oauthTokenRoute(clients: readonly OAuthClient[], tokens: AccessT
       const client = byId.get(credentials.id);
       const wait = await spend(perClient, client ? client.id : UNKNOWN_CLIENT);
       if (wait) return oauthError(res, 429, 'slow_down', `too many token requests for this client; retry after ${wait} s`, { 'Retry-After': wait });
-      const checked = await secretChecks.run(() => verifyClientSecret(credentials.secret, client?.secretHash ?? decoy));
+      const checked = await secretChecks.tryRun(() => verifyClientSecret(credentials.secret, client?.secretHash ?? decoy));
       if (!checked.ran) return oauthError(res, 503, 'temporarily_unavailable', 'too many token requests at once; retry shortly', { 'Retry-After': '1' });
       if (!client || !checked.value) return oauthError(res, 401, 'invalid_client', 'unknown client or wrong secret');
       if (body.grant_type === undefined) return oauthError(res, 400, 'invalid_request', 'grant_type is required');

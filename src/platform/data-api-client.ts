@@ -1,6 +1,7 @@
-import { paginatePages } from '../adapters/http/paginate';
 import { SourceError } from '../adapters/source-error';
+import { followNextLinks, NextLinkError } from '../lib/follow-next-links';
 import { dataApiBaseUrl } from './data-api-regions';
+import { nextLinkFailure } from './next-link-failure';
 import { authorizationOf, type PlatformAuthConfig } from './platform-auth-config';
 import { PlatformAuthError, PlatformResponseError } from './platform-error';
 import { PlatformHttp, type PlatformAnswer, type PlatformClientTransport, type SendOptions } from './platform-http';
@@ -35,6 +36,9 @@ export interface DataPage<T> {
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Pages one walk reads at most (the limit the shared source pagination had). */
+const MAX_PAGES = 100_000;
 
 /**
  * A client of the platform's Data API (reference §7.1; seed: Count plugin resources). Lists with
@@ -82,14 +86,21 @@ export class DataApiClient {
   /** Pages of an entity set, in the platform's order, following `@odata.nextLink` until it is absent. */
   async *pages<T = Obj>(entity: DataEntity, query: DataQuery = {}): AsyncGenerator<DataPage<T>, void, undefined> {
     const first = { $filter: query.filter, $select: query.select?.join(','), $orderby: query.orderby, $top: query.top };
-    const walk = paginatePages<T>(async (link) => {
-      const answer = link === undefined ? await this.send(entity, { query: first }) : await this.send(link);
-      return this.readPage<T>(answer);
-    });
+    const walk = followNextLinks(
+      async (link) => {
+        const answer = link === undefined ? await this.send(entity, { query: first }) : await this.send(link);
+        return { url: link ?? answer.url, body: this.readPage(answer) };
+      },
+      { maxPages: MAX_PAGES },
+    );
     try {
-      for await (const page of walk) yield { items: [...page.items], nextLink: page.next };
+      for await (const { body } of walk) {
+        const next = body['@odata.nextLink'];
+        yield { items: [...(body.value as T[])], nextLink: typeof next === 'string' && next !== '' ? next : undefined };
+      }
     } catch (error) {
       if (error instanceof SourceError) throw new PlatformResponseError(error.message.replace(/^Source/, 'Data API'), { cause: error });
+      if (error instanceof NextLinkError) throw nextLinkFailure('Data API', error);
       throw error;
     }
   }
@@ -99,7 +110,8 @@ export class DataApiClient {
     for await (const page of this.pages<T>(entity, query)) yield* page.items;
   }
 
-  private readPage<T>(answer: PlatformAnswer): { items: T[]; next: string | undefined } {
+  /** A page's body, checked to hold a `value` array. */
+  private readPage(answer: PlatformAnswer): Record<string, unknown> {
     let body: unknown;
     try {
       body = JSON.parse(answer.text);
@@ -107,8 +119,7 @@ export class DataApiClient {
       body = undefined;
     }
     if (!isObj(body) || !Array.isArray(body.value)) throw new PlatformResponseError(`The Data API answered without a value array at ${answer.url}`, { status: answer.status, url: answer.url });
-    const next = body['@odata.nextLink'];
-    return { items: body.value as T[], next: typeof next === 'string' && next !== '' ? next : undefined };
+    return body;
   }
 
   /** One request; a refused OAuth token is dropped and the request sent once more with a fresh one. */

@@ -1,6 +1,7 @@
-import { paginatePages } from '../adapters/http/paginate';
 import { SourceError } from '../adapters/source-error';
+import { followNextLinks, NextLinkError } from '../lib/follow-next-links';
 import type { Logger } from '../logging/create-logger';
+import { nextLinkFailure } from './next-link-failure';
 import { PlatformResponseError } from './platform-error';
 import { PlatformHttp } from './platform-http';
 
@@ -22,6 +23,11 @@ export interface GatewayFilesOptions {
 }
 
 type Obj = Record<string, unknown>;
+
+/** Pages read at most: a million files at 1,000 a page is a thousand; a chain past this never ends. */
+const MAX_PAGES = 100_000;
+
+
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
@@ -41,26 +47,29 @@ export class GatewayFilesClient {
 
   async listFiles(onPage?: (files: number) => void): Promise<GatewayFile[]> {
     const files: GatewayFile[] = [];
-    const walk = paginatePages<GatewayFile>(async (link) => {
-      const answer = link === undefined ? await this.http.send('GET', 'v1/files', { query: { $top: 1000 } }) : await this.http.send('GET', link);
-      let body: unknown;
-      try {
-        body = JSON.parse(answer.text);
-      } catch {
-        body = undefined;
-      }
-      if (!isObj(body) || !Array.isArray(body.value)) throw new PlatformResponseError(`The gateway answered without a value array at ${answer.url}`, { status: answer.status, url: answer.url });
-      const items = body.value.filter(isObj).filter((f) => typeof f.id === 'string').map((f): GatewayFile => ({ id: f.id as string, name: typeof f.name === 'string' ? f.name : (f.id as string), status: f.status === 'deleted' ? 'deleted' : 'active' }));
-      const next = body['@odata.nextLink'];
-      return { items, next: typeof next === 'string' ? next : undefined };
-    });
+    const walk = followNextLinks(
+      async (link) => {
+        const answer = link === undefined ? await this.http.send('GET', 'v1/files', { query: { $top: 1000 } }) : await this.http.send('GET', link);
+        let body: unknown;
+        try {
+          body = JSON.parse(answer.text);
+        } catch {
+          body = undefined;
+        }
+        if (!isObj(body) || !Array.isArray(body.value)) throw new PlatformResponseError(`The gateway answered without a value array at ${answer.url}`, { status: answer.status, url: answer.url });
+        return { url: link ?? answer.url, body };
+      },
+      { maxPages: MAX_PAGES },
+    );
     try {
-      for await (const page of walk) {
-        files.push(...page.items);
+      for await (const { body } of walk) {
+        const value = body.value as unknown[];
+        files.push(...value.filter(isObj).filter((f) => typeof f.id === 'string').map((f): GatewayFile => ({ id: f.id as string, name: typeof f.name === 'string' ? f.name : (f.id as string), status: f.status === 'deleted' ? 'deleted' : 'active' })));
         onPage?.(files.length);
       }
     } catch (error) {
       if (error instanceof SourceError) throw new PlatformResponseError(error.message.replace(/^Source/, 'Gateway'), { cause: error });
+      if (error instanceof NextLinkError) throw nextLinkFailure('Gateway', error);
       throw error;
     }
     return files;

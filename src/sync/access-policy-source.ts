@@ -12,7 +12,7 @@ import {
   type SettleRequest,
   type SyncEvent,
 } from '../adapters/adapter';
-import { CheckpointExpiredError } from '../adapters/source-error';
+import { FullRunRequired } from '../adapters/source-error';
 import { DOCUMENT_CLASS_PREFIX, PolicyCompilation, USER_CLASS_PREFIX } from '../policies/policy-compilation';
 import { restoreCompilation } from '../policies/restore-compilation';
 import type { Policy } from '../policies/policy-types';
@@ -21,12 +21,12 @@ import { PolicyGroupsRepository } from '../staging/policy-groups-repository';
 import { globalId } from '../wire/global-id';
 
 /**
- * The compilation earlier runs staged (see restoreCompilation). Refuses (CheckpointExpiredError, so
+ * The compilation earlier runs staged (see restoreCompilation). Refuses (FullRunRequired, so
  * the engine runs full instead) when nothing was compiled yet or under another policy.
  */
 async function seedFromStaging(policy: Policy, db: Db, source: string): Promise<Restored> {
   const restored = restoreCompilation(policy, await new PolicyGroupsRepository(db).load(source, POLICY_PREFIXES));
-  if (!restored) throw new CheckpointExpiredError(policyChanged(source));
+  if (!restored) throw new FullRunRequired(policyChanged(source));
   return restored;
 }
 
@@ -100,9 +100,10 @@ async function* liveWithPolicy(files: AsyncIterable<LiveFile>, compilation: Prom
  *
  * Incremental runs need every user's class, not just those that changed: they read them back from
  * the user-class groups staged by earlier runs (members and class), so no directory is re-read. A
- * policy other than the one staged groups were compiled under makes the engine plan a full run
- * instead (`fullRunNeeded`; all files re-yielded: unchanged content is not downloaded again, access
- * lists are rewritten); `changes` still refuses one, should it be called without planning. A resumed full run starts over, since users yielded before the interruption are needed.
+ * policy other than the one staged groups were compiled under makes `changes` throw
+ * `FullRunRequired` before its first event, so the engine runs full from the start (all files
+ * re-yielded: unchanged content is not downloaded again, access lists are rewritten). A resumed
+ * full run starts over, since users yielded before the interruption are needed.
  */
 export function withAccessPolicy(adapter: Adapter, policy: Policy, deps: { db: Db }): Adapter {
   const source = adapter.name;
@@ -115,21 +116,11 @@ export function withAccessPolicy(adapter: Adapter, policy: Policy, deps: { db: D
   }
   /** The compilation of the latest `changes()`: `settle`, called right after it, goes on with it. */
   let current: PolicyCompilation | undefined;
-  /** What `fullRunNeeded` restored while the run was planned: the incremental run that follows starts from it. */
-  let planned: Restored | undefined;
   if (isIncremental(adapter)) {
     const incremental = wrapped as IncrementalAdapter;
     Object.assign(incremental, { checkpointSchema: adapter.checkpointSchema });
-    incremental.fullRunNeeded = async function fullRunNeeded(): Promise<string | undefined> {
-      const inner = await adapter.fullRunNeeded?.();
-      if (inner !== undefined) return inner;
-      planned = restoreCompilation(policy, await new PolicyGroupsRepository(deps.db).load(source, POLICY_PREFIXES));
-      return planned ? undefined : policyChanged(source);
-    };
     incremental.changes = async function* changes(ctx: AdapterContext, since: unknown): AsyncIterable<SyncEvent> {
-      const restored = planned ?? (await seedFromStaging(policy, deps.db, source));
-      planned = undefined;
-      const { compilation, userGroups } = restored;
+      const { compilation, userGroups } = await seedFromStaging(policy, deps.db, source);
       current = compilation;
       yield* compileEvents(adapter.changes(ctx, since), compilation, userGroups);
     };

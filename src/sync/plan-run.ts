@@ -13,8 +13,8 @@ export interface RunPlan {
 
 /**
  * Chooses the mode and the starting checkpoint, falling back to a full run (logged) when the
- * checkpoint is missing or invalid, when `fullEveryMs` says a full run is due, or when the
- * adapter says one is needed (`fullRunNeeded`: an access policy changed).
+ * checkpoint is missing or invalid, or when `fullEveryMs` says a full run is due. (The adapter
+ * says it needs one by throwing `FullRunRequired` from `changes()`, see run-sync.ts.)
  */
 export async function planRun(adapter: Adapter, options: SyncOptions, repos: { checkpoints: CheckpointsRepository; runs: SyncRunsRepository }, logger: Logger, now: Date): Promise<RunPlan> {
   const { checkpoints } = repos;
@@ -30,11 +30,6 @@ export async function planRun(adapter: Adapter, options: SyncOptions, repos: { c
   if (!parsed.success) {
     logger.warn({ source: adapter.name }, 'stored checkpoint is invalid; running a full sync instead');
     return { mode: 'full', fallback: 'the stored checkpoint is invalid' };
-  }
-  const needed = await adapter.fullRunNeeded?.();
-  if (needed !== undefined) {
-    logger.info({ source: adapter.name, reason: needed }, 'running a full sync instead of an incremental one');
-    return { mode: 'full', fallback: needed };
   }
   return { mode: 'incremental', checkpoint: parsed.data };
 }

@@ -1,5 +1,5 @@
 import { isIncremental, reconcilesAccess, type AccessReconcilingAdapter, type Adapter, type AdapterContext, type SyncEvent } from '../adapters/adapter';
-import { CheckpointExpiredError } from '../adapters/source-error';
+import { FullRunRequired } from '../adapters/source-error';
 import { CheckpointsRepository } from '../staging/checkpoints-repository';
 import { SyncLock } from '../staging/sync-lock';
 import { SyncRunsRepository } from '../staging/sync-runs-repository';
@@ -43,42 +43,81 @@ export async function runSync(adapter: Adapter, deps: SyncDeps, partial: Partial
     try {
       return await executeRun(env, planned);
     } catch (error) {
-      if (!(error instanceof CheckpointExpiredError)) throw error;
-      logger.warn({ err: error }, 'the source no longer accepts the checkpoint; running a full sync instead');
+      if (!(error instanceof FullRunRequired)) throw error;
+      logger.warn({ reason: error.reason }, 'a full run is required; running a full sync instead of an incremental one');
       await repos.checkpoints.clear(source);
-      return await executeRun(env, { mode: 'full', fallback: `checkpoint expired: ${error.message}` });
+      return await executeRun(env, { mode: 'full', fallback: error.reason });
     }
   } finally {
     await lock.release();
   }
 }
 
-/** Opens a run, wires the caller's cancellation into it, runs its stages and closes it. */
+/**
+ * Opens a run, wires the caller's cancellation into it, runs its stages and closes it. An
+ * incremental run's first event is read before the run is opened: a `FullRunRequired` there
+ * goes to `runSync` with no run recorded, which then runs full from the start.
+ */
 async function executeRun(env: SyncEnvironment, plan: RunPlan): Promise<SyncSummary> {
   const { callerSignal, ...rest } = env;
-  const opened = await startRun(env, plan.mode, () => stampOf(env));
   const controller = new AbortController();
   const onAbort = () => controller.abort(callerSignal?.reason);
   if (callerSignal?.aborted) controller.abort(callerSignal.reason);
   else callerSignal?.addEventListener('abort', onAbort, { once: true });
-  const ctx: RunContext = { ...rest, mode: plan.mode, runId: opened.runId, signal: controller.signal };
-  const reconciler = plan.mode === 'incremental' && env.options.reconcile && reconcilesAccess(env.adapter) ? env.adapter : undefined;
-  const tally = new RunTally(env.options.errorBudget, reconciler ? new Set() : undefined);
-  const ending = { resumed: opened.resumed, ...(plan.fallback ? { fallback: plan.fallback } : {}) };
   try {
-    const end = await runStages(ctx, tally, { plan, resume: opened.resume, reconciler });
-    return await finishRun(ctx, tally, { ...ending, ...end });
-  } catch (error) {
-    // An incremental run whose checkpoint expired is recorded as failed; `runSync` runs a full one.
-    if (error instanceof CheckpointExpiredError && plan.mode === 'incremental') await finishRun(ctx, tally, { ...ending, status: 'failed', error: `checkpoint expired: ${error.message}` });
-    throw error;
+    const adapterCtx: AdapterContext = { logger: env.logger, signal: controller.signal, now: env.now };
+    const changes = plan.mode === 'incremental' && isIncremental(env.adapter) ? await firstEventRead(env.adapter.changes(adapterCtx, plan.checkpoint)) : undefined;
+    const opened = await startRun(env, plan.mode, () => stampOf(env));
+    const ctx: RunContext = { ...rest, mode: plan.mode, runId: opened.runId, signal: controller.signal };
+    const reconciler = plan.mode === 'incremental' && env.options.reconcile && reconcilesAccess(env.adapter) ? env.adapter : undefined;
+    const tally = new RunTally(env.options.errorBudget, reconciler ? new Set() : undefined);
+    const ending = { resumed: opened.resumed, ...(plan.fallback ? { fallback: plan.fallback } : {}) };
+    try {
+      const end = await runStages(ctx, tally, { plan, resume: opened.resume, reconciler, changes });
+      return await finishRun(ctx, tally, { ...ending, ...end });
+    } catch (error) {
+      // An incremental run that finds out part way that a full run is required is recorded as failed; `runSync` runs the full one.
+      if (error instanceof FullRunRequired && plan.mode === 'incremental') await finishRun(ctx, tally, { ...ending, status: 'failed', error: `a full run is required: ${error.reason}` });
+      throw error;
+    }
   } finally {
     callerSignal?.removeEventListener('abort', onAbort);
   }
 }
 
-/** The stages in order, and how the run ends; an expired checkpoint of an incremental run is thrown on. */
-async function runStages(ctx: RunContext, tally: RunTally, how: { plan: RunPlan; resume: unknown; reconciler: AccessReconcilingAdapter | undefined }): Promise<Omit<RunEnding, 'resumed' | 'fallback'>> {
+/**
+ * `events` with their first step already taken: a `FullRunRequired` before the first event is
+ * thrown here; any other error is kept for the run to meet (and record) where it always did.
+ */
+async function firstEventRead(events: AsyncIterable<SyncEvent>): Promise<AsyncIterable<SyncEvent>> {
+  const iterator = events[Symbol.asyncIterator]();
+  let first: IteratorResult<SyncEvent>;
+  try {
+    first = await iterator.next();
+  } catch (error) {
+    if (error instanceof FullRunRequired) throw error;
+    return failing(error);
+  }
+  return continued(first, iterator);
+}
+
+async function* failing(error: unknown): AsyncIterable<SyncEvent> {
+  throw error;
+}
+
+async function* continued(first: IteratorResult<SyncEvent>, iterator: AsyncIterator<SyncEvent>): AsyncIterable<SyncEvent> {
+  let done = first.done === true;
+  try {
+    for (let step = first; step.done !== true; step = await iterator.next()) yield step.value;
+    done = true;
+  } finally {
+    // Stopped early (a break, a failure of the run): the adapter's generator closes too.
+    if (!done) await iterator.return?.();
+  }
+}
+
+/** The stages in order, and how the run ends; a full run required part way through an incremental run is thrown on. */
+async function runStages(ctx: RunContext, tally: RunTally, how: { plan: RunPlan; resume: unknown; reconciler: AccessReconcilingAdapter | undefined; changes: AsyncIterable<SyncEvent> | undefined }): Promise<Omit<RunEnding, 'resumed' | 'fallback'>> {
   const adapterCtx: AdapterContext = { logger: ctx.logger, signal: ctx.signal, now: ctx.now };
   let lastCheckpoint: unknown;
   const consume = async (events: AsyncIterable<SyncEvent>): Promise<void> => {
@@ -90,7 +129,7 @@ async function runStages(ctx: RunContext, tally: RunTally, how: { plan: RunPlan;
   let reconciliation: ReconciliationStats | undefined;
   try {
     const { adapter } = ctx;
-    await consume(ctx.mode === 'full' ? adapter.full(adapterCtx, how.resume) : isIncremental(adapter) ? adapter.changes(adapterCtx, how.plan.checkpoint) : adapter.full(adapterCtx));
+    await consume(ctx.mode === 'full' ? adapter.full(adapterCtx, how.resume) : (how.changes ?? adapter.full(adapterCtx)));
     if (how.reconciler && tally.touched) {
       const outcome = await reconcileAccess({
         adapter: how.reconciler,
@@ -111,7 +150,7 @@ async function runStages(ctx: RunContext, tally: RunTally, how: { plan: RunPlan;
   } catch (error) {
     const withStats = reconciliation ? { reconciliation } : {};
     if (error instanceof RunCancelled || ctx.signal.aborted) return { status: 'cancelled', error: 'cancelled before the end: nothing was swept', ...withStats };
-    if (error instanceof CheckpointExpiredError && ctx.mode === 'incremental') throw error;
+    if (error instanceof FullRunRequired && ctx.mode === 'incremental') throw error;
     return { status: 'failed', error: (error as Error).message, ...withStats };
   }
   const refused = ctx.mode === 'full' ? await sweepUnseen(ctx, tally, lastCheckpoint) : undefined;

@@ -11,6 +11,16 @@ export function sourceFiles(dir = SRC): string[] {
     .flatMap((e) => (e.isDirectory() ? sourceFiles(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.relative(SRC, path.join(dir, e.name)).split(path.sep).join('/')] : []));
 }
 
+export const MIGRATIONS = path.join(__dirname, '../../migrations');
+
+/** Every migration file, relative to `src/` (`../migrations/<name>.ts`), so its imports resolve as any source file's. */
+export function migrationFiles(): string[] {
+  return fs
+    .readdirSync(MIGRATIONS)
+    .filter((name) => name.endsWith('.ts'))
+    .map((name) => path.relative(SRC, path.join(MIGRATIONS, name)).split(path.sep).join('/'));
+}
+
 export function parse(file: string): ts.SourceFile {
   return ts.createSourceFile(file, fs.readFileSync(path.join(SRC, file), 'utf8'), ts.ScriptTarget.Latest, true);
 }

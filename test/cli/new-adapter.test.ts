@@ -310,8 +310,8 @@ describe('content-gateway new-adapter (in a copy of the project)', () => {
       ]);
     });
 
-    it('turns 410 on the change feed into CheckpointExpiredError (the engine then runs a full sync)', async () => {
-      await expect(normalised(adapters.rest.changes(ctx, { syncToken: 'expired' }))).rejects.toMatchObject({ name: 'CheckpointExpiredError', action: 'full-resync' });
+    it('turns 410 on the change feed into FullRunRequired (the engine then runs a full sync)', async () => {
+      await expect(normalised(adapters.rest.changes(ctx, { syncToken: 'expired' }))).rejects.toMatchObject({ name: 'FullRunRequired', action: 'full-resync' });
     });
   });
 });

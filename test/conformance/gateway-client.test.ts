@@ -3,7 +3,7 @@ import http from 'node:http';
 import { CrawlRecorder } from '../../src/conformance/crawl-recorder';
 import { GatewayClient } from '../../src/conformance/gateway-client';
 import { listenOnLoopback } from '../../src/lib/listen-on-loopback';
-import { parseRetryAfter, RateLimitPacer } from '../../src/conformance/rate-limit-pacer';
+import { RateLimitPacer } from '../../src/conformance/rate-limit-pacer';
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
@@ -162,13 +162,5 @@ describe('RateLimitPacer', () => {
     await pacer.beforeRequest();
     await pacer.beforeRequest();
     expect(slept[slept.length - 1]).toBe(500);
-  });
-
-  it('reads Retry-After as seconds or an HTTP date', () => {
-    const now = Date.parse('2026-01-01T00:00:00Z');
-    expect(parseRetryAfter('3', now)).toBe(3000);
-    expect(parseRetryAfter('Thu, 01 Jan 2026 00:00:05 GMT', now)).toBe(5000);
-    expect(parseRetryAfter('soon', now)).toBeUndefined();
-    expect(parseRetryAfter(undefined, now)).toBeUndefined();
   });
 });

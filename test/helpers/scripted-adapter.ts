@@ -16,8 +16,9 @@ export class ScriptedSource implements IncrementalAdapter<{ position: number }> 
   opens = 0;
   /** Yield a checkpoint every this many items in full runs (0: only at the end). */
   checkpointEvery = 0;
-  /** Thrown by `changes` to simulate an expired sync token. */
+  /** Thrown by `changes` to simulate an expired sync token: before its first event, or after `expireAfter` events. */
   expire?: Error;
+  expireAfter = 0;
   /** Called before each yielded event (tests use it to fail or abort mid-run). */
   beforeYield?: (index: number) => void;
 
@@ -86,8 +87,13 @@ export class ScriptedSource implements IncrementalAdapter<{ position: number }> 
   }
 
   async *changes(_ctx: AdapterContext, since: { position: number }): AsyncIterable<SyncEvent> {
+    let given = 0;
+    for (const event of this.log.slice(since.position)) {
+      if (this.expire && given === this.expireAfter) throw this.expire;
+      yield event;
+      given += 1;
+    }
     if (this.expire) throw this.expire;
-    for (const event of this.log.slice(since.position)) yield event;
     yield { type: 'checkpoint', checkpoint: { position: this.log.length } };
   }
 }

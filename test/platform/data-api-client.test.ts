@@ -61,6 +61,13 @@ describe('Data API client: listing', () => {
     expect(client.requestCount).toBe(3);
   });
 
+  it('a nextLink chain that loops stops with a typed response error naming the link without its query', async () => {
+    const again = `${regionBase('eu')}/plugin-resources?$skiptoken=same`;
+    const fetch: typeof globalThis.fetch = async () => new Response(JSON.stringify({ value: [{ id: 'r' }], '@odata.nextLink': again }), { status: 200, headers: { 'content-type': 'application/json' } });
+    const pages = keyClient({ fetch }).pages('plugin-resources');
+    await expect(collect(pages)).rejects.toMatchObject({ name: 'PlatformResponseError', message: 'Data API pagination stopped: the @odata.nextLink chain loops', url: `${regionBase('eu')}/plugin-resources` });
+  });
+
   it('a bad filter is a typed request error carrying the platform\'s code; bad credentials an auth error (the Data API answers 403)', async () => {
     await expect(collect(keyClient().list('plugin-resources', { filter: 'nonsense eq eq' }))).rejects.toMatchObject({ name: 'PlatformRequestError', status: 400, code: 'BAD_REQUEST' });
     const wrong = new DataApiClient({ baseUrl: regionBase('us'), auth: { kind: 'api-key', key: 'wrong' }, logger });

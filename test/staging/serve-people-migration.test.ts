@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { FilesRepository } from '../../src/staging/files-repository';
 import { IdentitiesRepository } from '../../src/staging/identities-repository';
 import { personIdOf } from '../../src/staging/person-id';
@@ -58,6 +59,42 @@ describe.each(databaseKinds)('the one-person-one-user migration on %s', (kind) =
     expect(await access('fs:doc')).toEqual(['GROUP fs:eng', 'USER fs:ghost', `USER ${ana}`].sort((a, b) => (a < b ? -1 : 1)));
     const members = (await identities.listMembers('fs:eng', { ...PAGE, orderBy: { field: 'type', direction: 'asc' } })).items;
     expect(members.map((m) => `${m.member_type} ${m.member_id}`)).toEqual([`USER ${ana}`]);
+  });
+
+  it('writes each person row as the gateway did when it shipped (its own frozen copy of the person id and row)', async () => {
+    await migrateDownTo(t.db, MIGRATION);
+    await stageOldRows(t);
+    const user = (native: string, email: string, fullName: string | null, state: string, metadata: string | null) => ({ id: `wm:${native}`, source: 'wm', native_id: native, email, full_name: fullName, state, modified_at: T, metadata, seen_run: null, content_hash: 'x' });
+    // Full-width letters and a German sharp s fold onto plain ones; an account without an email is a person of its own.
+    await t.db('users').insert([user('2', ' ＣＥ@Example.com ', null, 'Inactive', '{"a":1}'), user('3', 'ce@example.com', 'Ce', 'Inactive', null), user('4', '', 'Nobody', 'Active', null), user('5', 'STRAẞE@example.com', 'St', 'Active', null)]);
+    const before = new Date().toISOString();
+    await migrateLatest(t.db);
+
+    const id = (basis: string) => `person-${crypto.hash('sha256', basis, 'hex').slice(0, 32)}`;
+    const hash = (served: object) => crypto.hash('sha256', JSON.stringify(served), 'hex');
+    const people = (await t.db('people').orderBy('id').select('*')) as Array<Record<string, string | null>>;
+    const at = people[0]!.modified_at!;
+    expect(at >= before && people.every((p) => p.modified_at === at)).toBe(true);
+    const served = (email: string, full_name: string | null, state: string, metadata: string | null) => ({ email, full_name, state, metadata });
+    const expected = [
+      [id('email\u0000ana@example.com'), served('ana@example.com', 'ana', 'Active', null)],
+      [id('email\u0000bo@example.com'), served('bo@example.com', 'bo', 'Inactive', null)],
+      // Both inactive: the first by id speaks (trimmed, NFKC, case kept), the name comes from the next that has one.
+      [id('email\u0000ce@example.com'), served('CE@Example.com', 'Ce', 'Inactive', '{"a":1}')],
+      [id('account\u0000wm:4'), served('', 'Nobody', 'Active', null)],
+      [id('email\u0000strasse@example.com'), served('STRAẞE@example.com', 'St', 'Active', null)],
+    ] as const;
+    expect(people).toEqual(expected.map(([pid, s]) => ({ id: pid, ...s, modified_at: at, content_hash: hash(s) })).sort((a, b) => (a.id < b.id ? -1 : 1)));
+    const accounts = (await t.db('users').orderBy('id').select('id', 'person_id')) as Array<{ id: string; person_id: string }>;
+    expect(Object.fromEntries(accounts.map((a) => [a.id, a.person_id]))).toEqual({
+      'fs:ana': expected[0][0],
+      'wm:1': expected[0][0],
+      'fs:bo': expected[1][0],
+      'wm:2': expected[2][0],
+      'wm:3': expected[2][0],
+      'wm:4': expected[3][0],
+      'wm:5': expected[4][0],
+    });
   });
 
   it('rolls back to the schema before it', async () => {

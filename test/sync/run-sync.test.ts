@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import { CheckpointExpiredError, SourceUnavailableError } from '../../src/adapters/source-error';
+import { FullRunRequired, SourceUnavailableError } from '../../src/adapters/source-error';
 import type { BlobStore } from '../../src/blobs/blob-store';
 import { DbBlobStore } from '../../src/blobs/db-blob-store';
 import { FsBlobStore } from '../../src/blobs/fs-blob-store';
@@ -245,10 +245,31 @@ describe.each(setups)('runSync on %s, blobs in the %s store', (kind, store) => {
     const invalid = await sync(source);
     expect(invalid).toMatchObject({ mode: 'full', status: 'succeeded', fellBackToFull: 'the stored checkpoint is invalid' });
 
-    source.expire = new CheckpointExpiredError('sync token expired (412)');
+    source.expire = new FullRunRequired('sync token expired (412)');
     const expired = await sync(source);
     expect(expired).toMatchObject({ mode: 'full', status: 'succeeded' });
     expect(expired.fellBackToFull).toMatch(/412/);
+  });
+
+  it('a full run required before the first change is planned full (no incremental run recorded); one found part way follows a failed incremental run; both summaries say why', async () => {
+    const source = org();
+    await sync(source);
+    const runs = async () => (await t.db('sync_runs').where({ source: 'src' }).orderBy('id').select('mode', 'status', 'error')) as Array<{ mode: string; status: string; error: string | null }>;
+    const before = (await runs()).length;
+    source.html('a', '<p>a</p>').html('b', '<p>b</p>');
+    source.expire = new FullRunRequired('the workspace changed');
+    expect(await sync(source)).toMatchObject({ mode: 'full', status: 'succeeded', fellBackToFull: 'the workspace changed' });
+    expect((await runs()).slice(before)).toEqual([{ mode: 'full', status: 'succeeded', error: null }]);
+
+    source.expire = undefined;
+    source.html('c', '<p>c</p>').html('d', '<p>d</p>');
+    source.expire = new FullRunRequired('sync token expired (412)');
+    source.expireAfter = 1;
+    expect(await sync(source)).toMatchObject({ mode: 'full', status: 'succeeded', fellBackToFull: 'sync token expired (412)' });
+    expect((await runs()).slice(before + 1)).toEqual([
+      { mode: 'incremental', status: 'failed', error: 'a full run is required: sync token expired (412)' },
+      { mode: 'full', status: 'succeeded', error: null },
+    ]);
   });
 
   it('allows one run per source at a time, and takes over a lock whose holder is gone', async () => {

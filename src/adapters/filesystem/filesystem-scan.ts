@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { throwIfAborted } from '../../lib/abort-error';
-import { CheckpointExpiredError } from '../source-error';
+import { FullRunRequired } from '../source-error';
 import type { FilesystemCheckpoint } from './filesystem-checkpoint';
 import { compareCodeUnits } from './filesystem-mapping';
 import type { TreeEntry, TreeFile, TreeFolder } from './filesystem-tree';
@@ -95,7 +95,7 @@ export function goneFiles(baseline: ScanBaseline, scan: TreeScan, root: string):
     .sort(compareCodeUnits);
   const before = Object.keys(baseline.files).length;
   if (before >= INCREMENTAL_DELETE_GUARD.minFiles && gone.length / before > INCREMENTAL_DELETE_GUARD.share) {
-    throw new CheckpointExpiredError(`${gone.length} of ${before} files disappeared from ${root} since the last run; a full sync decides (behind its mass-deletion guard)`);
+    throw new FullRunRequired(`${gone.length} of ${before} files disappeared from ${root} since the last run; a full sync decides (behind its mass-deletion guard)`);
   }
   return gone;
 }

@@ -44,7 +44,7 @@ const KNOWN_ERRORS: ReadonlyMap<string, new (message: string) => Error> = new Ma
   ['SourceNotFoundError', sourceErrors.SourceNotFoundError],
   ['SourceUnavailableError', sourceErrors.SourceUnavailableError],
   ['SourceRequestError', sourceErrors.SourceRequestError],
-  ['CheckpointExpiredError', sourceErrors.CheckpointExpiredError],
+  ['FullRunRequired', sourceErrors.FullRunRequired],
   ['AccessRuleError', AccessRuleError],
   ['DirectoryFileError', DirectoryFileError],
 ]);

@@ -1,9 +1,10 @@
 import { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import type { Logger } from '../../logging/create-logger';
 import { SourceError, SourceRequestError, SourceUnavailableError } from '../source-error';
 import { abortError } from '../../lib/abort-error';
-import { abortableSleep } from './abortable-sleep';
+import { parseRetryAfter } from '../../lib/parse-retry-after';
 import { redactUrl } from './redact-url';
 import {
   DEFAULT_RETRY_POLICY,
@@ -11,7 +12,6 @@ import {
   type RetryPolicy,
   backoffMs,
   isSafeToRepeat,
-  parseRetryAfter,
   shouldRetry,
 } from './retry-policy';
 import { bodySnippet, sourceErrorFromStatus } from './source-error-from-status';
@@ -108,7 +108,8 @@ export class SourceHttpClient {
     this.signal = options.signal;
     this.authHeaders = options.headers;
     this.policy = options.retryPolicy ?? DEFAULT_RETRY_POLICY;
-    this.sleep = options.sleep ?? abortableSleep;
+    // Rejects with an AbortError as soon as the signal fires, so a cancelled sync never sits out a long Retry-After.
+    this.sleep = options.sleep ?? ((ms, signal) => sleep(ms, undefined, { signal }));
     this.random = options.random ?? Math.random;
     this.now = options.now ?? (() => new Date());
     this.userAgent = options.userAgent;

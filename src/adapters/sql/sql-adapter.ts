@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { AccessReconcilingAdapter, Adapter, AdapterContext, AttributeValue, LazyHtml, LiveFile, SettleEvent, SettleRequest, SyncEvent } from '../adapter';
 import { isAbortError, throwIfAborted } from '../../lib/abort-error';
 import { isDatabaseUnavailable } from '../../lib/database-unavailable';
-import { CheckpointExpiredError, SourceError, SourceUnavailableError } from '../source-error';
+import { FullRunRequired, SourceError, SourceUnavailableError } from '../source-error';
 import { directoryEvents } from '../directory-events';
 import { sqlCheckpointSchema, type SqlCheckpoint } from './sql-checkpoint';
 import type { SqlAdapterConfig } from './sql-config';
@@ -69,10 +69,10 @@ export class SqlAdapter implements AccessReconcilingAdapter<SqlCheckpoint> {
   }
 
   async *changes(ctx: AdapterContext, since: SqlCheckpoint): AsyncIterable<SyncEvent> {
-    if (since.progress) throw new CheckpointExpiredError('the stored checkpoint belongs to an unfinished full run');
-    if (since.mapping !== this.config.mapping.fingerprint) throw new CheckpointExpiredError('the mapping file changed since the last run; a full run renders every document again');
+    if (since.progress) throw new FullRunRequired('the stored checkpoint belongs to an unfinished full run');
+    if (since.mapping !== this.config.mapping.fingerprint) throw new FullRunRequired('the mapping file changed since the last run; a full run renders every document again');
     const keyset = this.keyset();
-    if (!keyset || since.mode !== this.config.mapping.incremental.mode) throw new CheckpointExpiredError(`the checkpoint is of incremental mode ${since.mode}, the mapping says ${this.config.mapping.incremental.mode}`);
+    if (!keyset || since.mode !== this.config.mapping.incremental.mode) throw new FullRunRequired(`the checkpoint is of incremental mode ${since.mode}, the mapping says ${this.config.mapping.incremental.mode}`);
     yield* this.session(ctx, (reader, contents) => this.incrementalRun(ctx, reader, contents, keyset, since));
   }
 
@@ -170,7 +170,7 @@ export class SqlAdapter implements AccessReconcilingAdapter<SqlCheckpoint> {
     const end = await reader.lastPosition(keyset.source, keyset.order, keyset.id);
     if (end && since.position && since.mode === 'changes' && compareScalars(end.value, since.position.value) < 0) {
       // A change table whose last sequence is behind the checkpoint was emptied and restarted: its new rows would never be read.
-      throw new CheckpointExpiredError(`the change table's last sequence (${String(end.value)}) is behind the checkpoint's (${String(since.position.value)}): it was reset`);
+      throw new FullRunRequired(`the change table's last sequence (${String(end.value)}) is behind the checkpoint's (${String(since.position.value)}): it was reset`);
     }
     let position = since.position;
     let bound: Bound | undefined = startBound(since.position, keyset.overlap);

@@ -1,6 +1,6 @@
 import type { AccessReconcilingAdapter, AdapterContext, LiveFile, SettleEvent, SettleRequest, SyncEvent } from '../adapter';
 import { throwIfAborted } from '../../lib/abort-error';
-import { CheckpointExpiredError, SourceError } from '../source-error';
+import { FullRunRequired, SourceError } from '../source-error';
 import { WorkManagementApi, type ApiCounters, type HttpOverrides } from './work-management-api';
 import { changedTasks, identityChanges, refuseReactivated } from './work-management-changes';
 import { workManagementCheckpointSchema, type WorkManagementCheckpoint } from './work-management-checkpoint';
@@ -158,11 +158,11 @@ export class WorkManagementAdapter implements AccessReconcilingAdapter<WorkManag
    * and attachments gone, then a new checkpoint.
    */
   async *changes(ctx: AdapterContext, since: WorkManagementCheckpoint): AsyncIterable<SyncEvent> {
-    if (since.progress) throw new CheckpointExpiredError('The stored checkpoint belongs to an unfinished full run');
+    if (since.progress) throw new FullRunRequired('The stored checkpoint belongs to an unfinished full run');
     const run = this.startRun(ctx, 'incremental');
     const { api } = run;
     const workspace = await resolveWorkspace(api, this.config.workspace ?? since.workspace);
-    if (workspace.gid !== since.workspace) throw new CheckpointExpiredError(`The checkpoint is of workspace ${since.workspace}, not of ${workspace.gid}`);
+    if (workspace.gid !== since.workspace) throw new FullRunRequired(`The checkpoint is of workspace ${since.workspace}, not of ${workspace.gid}`);
     const watermark = this.watermarkNow();
 
     // 1. What happened since the last run, and fresh tokens to continue from.

@@ -1,6 +1,6 @@
 import type { SyncEvent } from '../adapter';
 import { throwIfAborted } from '../../lib/abort-error';
-import { CheckpointExpiredError } from '../source-error';
+import { FullRunRequired } from '../source-error';
 import type { WorkManagementCheckpoint } from './work-management-checkpoint';
 import { crawlProject, modifiedSince, projectAttachments } from './work-management-crawl';
 import { directoryEvents, directoryGroupIds, directoryUsers, type Directory } from './work-management-directory';
@@ -17,7 +17,7 @@ import { readTasks, type TaskContext, type TaskCrawler } from './work-management
 export function refuseReactivated(since: Pick<WorkManagementCheckpoint, 'inactive'>, dir: Pick<Directory, 'people'>): void {
   const reactivated = since.inactive.filter((u) => dir.people.active.has(u));
   if (reactivated.length > 0) {
-    throw new CheckpointExpiredError(`${reactivated.length} user(s) became active again (${reactivated.slice(0, 5).join(', ')}); a full sync restores their access`);
+    throw new FullRunRequired(`${reactivated.length} user(s) became active again (${reactivated.slice(0, 5).join(', ')}); a full sync restores their access`);
   }
 }
 

@@ -1,4 +1,4 @@
-import { CheckpointExpiredError, SourceError } from '../source-error';
+import { FullRunRequired, SourceError } from '../source-error';
 import type { WorkManagementApi } from './work-management-api';
 import type { WorkManagementCheckpoint } from './work-management-checkpoint';
 import type { WorkManagementConfig } from './work-management-config';
@@ -39,7 +39,7 @@ export async function bootstrapStreams(api: WorkManagementApi, resources: readon
 export async function readFeed(api: WorkManagementApi, workspace: WmWorkspace, since: WorkManagementCheckpoint): Promise<Feed> {
   if (since.streams.workspace) {
     const read = await readStream(api, `/workspaces/${workspace.gid}/events`, {}, since.streams.workspace);
-    if (read.kind !== 'ok') throw new CheckpointExpiredError(`The workspace events sync token is no longer accepted (${read.kind})`);
+    if (read.kind !== 'ok') throw new FullRunRequired(`The workspace events sync token is no longer accepted (${read.kind})`);
     return { events: read.events, streams: { workspace: read.token, projects: {}, tasks: {} }, goneTasks: [] };
   }
   const read = (tokens: Record<string, string>) => Promise.all(Object.entries(tokens).map(async ([gid, token]) => [gid, await readStream(api, '/events', { resource: gid }, token)] as const));
@@ -49,7 +49,7 @@ export async function readFeed(api: WorkManagementApi, workspace: WmWorkspace, s
   const goneTasks: string[] = [];
   for (const [kind, reads] of [['project', projectReads], ['task', taskReads]] as const) {
     for (const [gid, r] of reads) {
-      if (r.kind === 'expired') throw new CheckpointExpiredError(`The events sync token of ${kind} ${gid} is no longer accepted`);
+      if (r.kind === 'expired') throw new FullRunRequired(`The events sync token of ${kind} ${gid} is no longer accepted`);
       if (r.kind === 'gone') {
         if (kind === 'task') goneTasks.push(gid);
         continue;

@@ -8,6 +8,7 @@
  * It stands for the outside world and imports nothing from the gateway.
  */
 import crypto from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { ApiError, RATE_LIMIT_MESSAGE, errorBody, phraseFor } from './api/api-error';
 import { errorResponse, execute } from './api/dispatch';
@@ -194,7 +195,6 @@ function flatQuery(query: Request['query']): Record<string, string> {
   return out;
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function serveApi(req: Request, res: Response, ctx: MockContext): Promise<void> {
   const query = flatQuery(req.query);

@@ -1,4 +1,4 @@
-import { CheckpointExpiredError } from '../../../src/adapters/source-error';
+import { FullRunRequired } from '../../../src/adapters/source-error';
 import type { FilesystemCheckpoint } from '../../../src/adapters/filesystem/filesystem-checkpoint';
 import { filesToRead, goneFiles, needsSync, newTreeScan, noteFolder, scanBaseline, type TreeScan } from '../../../src/adapters/filesystem/filesystem-scan';
 import type { TreeEntry, TreeFile, TreeFolder } from '../../../src/adapters/filesystem/filesystem-tree';
@@ -123,7 +123,7 @@ describe('goneFiles', () => {
     const ten = scanBaseline(checkpoint({ files: files(10) }), new Set());
     const keep = (n: number): TreeScan => found(Object.keys(files(10)).slice(0, n));
     expect(goneFiles(ten, keep(5), '/corpus')).toHaveLength(5);
-    expect(() => goneFiles(ten, keep(4), '/corpus')).toThrow(CheckpointExpiredError);
+    expect(() => goneFiles(ten, keep(4), '/corpus')).toThrow(FullRunRequired);
     expect(() => goneFiles(ten, keep(4), '/corpus')).toThrow('6 of 10 files disappeared from /corpus');
     const nine = scanBaseline(checkpoint({ files: files(9) }), new Set());
     expect(goneFiles(nine, found([]), '/corpus')).toHaveLength(9);

@@ -5,7 +5,7 @@ import pino from 'pino';
 import type { AdapterContext, SyncEvent } from '../../../src/adapters/adapter';
 import { createFilesystemAdapter, filesystemCheckpointSchema, type FilesystemCheckpoint } from '../../../src/adapters/filesystem';
 import { AccessRuleError, DirectoryFileError } from '../../../src/adapters/filesystem/filesystem-mapping';
-import { CheckpointExpiredError, SourceError, SourceNotFoundError } from '../../../src/adapters/source-error';
+import { FullRunRequired, SourceError, SourceNotFoundError } from '../../../src/adapters/source-error';
 import { generateMixedTree } from '../../e2e/mixed-tree';
 import { bytesOf, makeDir, makeTree, removeTrees, writeFiles } from './tree-fixture';
 
@@ -96,7 +96,7 @@ describe('the filesystem adapter on a worker thread', () => {
     const root = makeTree({ '_access.yaml': 'public: true\n', ...Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`f${i}.txt`, 'x'])) });
     const { checkpoint } = await traceOf(true, root);
     for (let i = 0; i < 10; i += 1) fs.rmSync(path.join(root, `f${i}.txt`));
-    await expect(traceOf(true, root, checkpoint)).rejects.toThrow(CheckpointExpiredError);
+    await expect(traceOf(true, root, checkpoint)).rejects.toThrow(FullRunRequired);
   });
 
   it('rebuilds failure errors with their class and action, so the engine skips items and the error budget counts them', async () => {

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import pino from 'pino';
-import { abortableSleep } from '../../../src/adapters/http/abortable-sleep';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { paginateItems } from '../../../src/adapters/http/paginate';
 import { SourceHttpClient, type SourceHttpClientOptions } from '../../../src/adapters/http/source-http-client';
 import {
@@ -282,7 +282,7 @@ describe('SourceHttpClient cancellation', () => {
       sleep: (ms, signal) => {
         delays.push(ms);
         sleeping();
-        return abortableSleep(ms, signal);
+        return sleep(ms, undefined, { signal });
       },
     });
     const pending = http.json('GET', '/x');

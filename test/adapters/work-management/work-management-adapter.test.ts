@@ -7,7 +7,7 @@ import type { AdapterContext, FileRecord, SyncEvent } from '../../../src/adapter
 import { createWorkManagementAdapter, type WorkManagementCheckpoint } from '../../../src/adapters/work-management';
 import type { WorkManagementAdapterOptions } from '../../../src/adapters/work-management/work-management-adapter';
 import type { WorkManagementConfigInput } from '../../../src/adapters/work-management/work-management-config';
-import { CheckpointExpiredError } from '../../../src/adapters/source-error';
+import { FullRunRequired } from '../../../src/adapters/source-error';
 import { FsBlobStore } from '../../../src/blobs/fs-blob-store';
 import { runSync } from '../../../src/sync/run-sync';
 import { contentBytes } from '../../helpers/content-bytes';
@@ -209,12 +209,12 @@ describe('work-management adapter: full and incremental runs', () => {
     for (const [task, ids] of Object.entries(middle.attachments)) expect(end.attachments[task]).toEqual(ids);
   });
 
-  it('an expired sync token (412) expires the checkpoint: the engine runs a full sync instead', async () => {
+  it('an expired sync token (412) requires a full run: the engine runs one instead, and its summary says why', async () => {
     m = await startMock({ seed: 'expire', size: 'tiny' });
     const adapter = createWorkManagementAdapter({ baseUrl: m.base, token: m.mock.token });
     const final = last(checkpoints(await collect(adapter.full(ctx()))));
     await m.call('/_admin/sync-tokens/expire', { body: {} });
-    await expect(collect(adapter.changes(ctx(), final))).rejects.toBeInstanceOf(CheckpointExpiredError);
+    await expect(collect(adapter.changes(ctx(), final))).rejects.toBeInstanceOf(FullRunRequired);
 
     const t = await createTestDatabase('sqlite');
     const blobDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-wm-expire-'));
@@ -223,7 +223,7 @@ describe('work-management adapter: full and incremental runs', () => {
       expect((await runSync(adapter, deps, { mode: 'full' })).status).toBe('succeeded');
       await m.call('/_admin/sync-tokens/expire', { body: {} });
       const summary = await runSync(adapter, deps, { mode: 'auto' });
-      expect(summary).toMatchObject({ status: 'succeeded', mode: 'full', fellBackToFull: expect.stringMatching(/checkpoint expired/) });
+      expect(summary).toMatchObject({ status: 'succeeded', mode: 'full', fellBackToFull: expect.stringMatching(/sync token is no longer accepted/) });
       // And the run after that is incremental again, with fresh tokens.
       expect((await runSync(adapter, deps, { mode: 'auto' })).mode).toBe('incremental');
     } finally {

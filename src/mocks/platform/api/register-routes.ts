@@ -4,6 +4,7 @@
  * any step answer in the family's format; nothing escapes as an unhandled 500.
  */
 import crypto from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { PlatformContext } from '../platform-context';
 import { ApiError, sendError } from './api-error';
@@ -35,7 +36,6 @@ const HANDLERS: Record<Operation, Handler> = {
   issueToken,
 };
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Stage gate and headers (see the table's comment). */
 function applyLifecycle(req: Request, res: Response, ctx: PlatformContext, row: LifecycleRow): LifecycleRow {

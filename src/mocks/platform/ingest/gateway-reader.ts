@@ -3,7 +3,9 @@
  * or an OAuth 2.0 client-credentials token, retries of 429/503 after `Retry-After`, and the
  * `@odata.nextLink` chain followed verbatim to its end.
  */
-import { parseRetryAfter } from '../../../conformance/rate-limit-pacer';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { followNextLinks, NextLinkError } from '../../../lib/follow-next-links';
+import { parseRetryAfter } from '../../../lib/parse-retry-after';
 import { idPath } from '../../../conformance/raw-id-path';
 
 export type GatewayAuth = { kind: 'api-key'; key: string } | { kind: 'oauth'; tokenUrl: string; clientId: string; clientSecret: string };
@@ -39,7 +41,6 @@ export class GatewayError extends Error {
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const defaultSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class GatewayReader {
   readonly baseUrl: string;
@@ -79,17 +80,19 @@ export class GatewayReader {
 
   /** Every item of a collection, page after page; `holder` finds the items in a page's body. */
   async *items(firstUrl: string, holder: (body: Obj) => unknown = (b) => b.value): AsyncGenerator<unknown> {
-    const visited = new Set<string>();
-    let url: string | undefined = firstUrl;
-    while (url !== undefined) {
-      if (visited.has(url)) throw new GatewayError(url, 200, 'the @odata.nextLink chain loops');
-      visited.add(url);
-      const body = await this.json(url);
-      const items = holder(body);
-      if (!Array.isArray(items)) throw new GatewayError(url, 200, 'the page has no item array');
-      yield* items;
-      const next = body['@odata.nextLink'];
-      url = typeof next === 'string' && next !== '' ? new URL(next, url).href : undefined;
+    const pages = followNextLinks(async (link) => {
+      const url = link ?? firstUrl;
+      return { url, body: await this.json(url) };
+    });
+    try {
+      for await (const { url, body } of pages) {
+        const items = holder(body);
+        if (!Array.isArray(items)) throw new GatewayError(url, 200, 'the page has no item array');
+        yield* items;
+      }
+    } catch (error) {
+      if (error instanceof NextLinkError) throw new GatewayError(error.url, 200, error.problem === 'loop' ? 'the @odata.nextLink chain loops' : error.message);
+      throw error;
     }
   }
 
@@ -103,10 +106,10 @@ export class GatewayReader {
       if (res.status === 401 && this.options.auth.kind === 'oauth' && attempt === 0) this.token = undefined;
       else if (!retryable || attempt >= maxRetries) throw new GatewayError(url, res.status, `GET ${url} answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
       await res.arrayBuffer().catch(() => undefined);
-      const wait = Math.min(parseRetryAfter(res.headers.get('retry-after') ?? undefined, Date.now()) ?? 1000 * 2 ** attempt, this.options.maxRetryAfterMs ?? 60_000);
+      const wait = Math.min(parseRetryAfter(res.headers.get('retry-after'), new Date()) ?? 1000 * 2 ** attempt, this.options.maxRetryAfterMs ?? 60_000);
       this.stats.retries++;
       this.stats.waitedMs += wait;
-      await (this.options.sleep ?? defaultSleep)(wait);
+      await (this.options.sleep ?? sleep)(wait);
     }
   }
 
