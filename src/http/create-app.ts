@@ -23,7 +23,7 @@ import { requestLogger } from './middleware/request-logger';
 import { requireHost } from './middleware/require-host';
 import { resolveRawIdPath } from './middleware/resolve-raw-id-path';
 import { securityHeaders } from './middleware/security-headers';
-import { oauthTokenRoute } from './oauth-token-route';
+import { TOKEN_PATH, oauthTokenRoute } from './oauth-token-route';
 import { operationHandlers } from './operation-handlers';
 import { RateLimiter } from './rate-limiter';
 import { RateLimitCounters } from './rate-limits/rate-limit-counters';
@@ -180,7 +180,7 @@ export async function createApp(deps: AppDeps): Promise<{ app: Express; api: Ope
   }
   if (tokens) {
     const minSecretLength = config.nodeEnv === 'production' ? MIN_SECRET_LENGTH : 0;
-    app.use(oauthTokenRoute(clients, tokens, { ratePerMinute: config.oauthTokenRateLimit, concurrency: config.oauthTokenConcurrency, counters, ...(authFailures ? { failures: authFailures } : {}), minSecretLength }));
+    app.use(TOKEN_PATH, oauthTokenRoute(clients, tokens, { ratePerMinute: config.oauthTokenRateLimit, concurrency: config.oauthTokenConcurrency, counters, ...(authFailures ? { failures: authFailures } : {}), minSecretLength }));
   }
   // HEAD is routed and validated as GET; Node drops the body of a HEAD answer and keeps its
   // headers, Content-Length included.

@@ -33,6 +33,9 @@ export function autoSecretChecks(cpus: number = os.availableParallelism()): numb
   return Math.min(2, Math.max(1, cpus - 1));
 }
 
+/** Where `createApp` mounts the token route: other requests then skip its router entirely. */
+export const TOKEN_PATH = '/oauth2/token';
+
 const BODY_LIMIT_BYTES = 4096;
 /**
  * Requests that wait for a secret check beyond the running ones, and for how long at most. Held,
@@ -117,7 +120,8 @@ function bodyParserError(err: unknown, res: Response): void {
 }
 
 /**
- * `POST /oauth2/token`: the client-credentials grant (RFC 6749 §4.4). The platform tries HTTP
+ * `POST /oauth2/token` (the router answers at its root; `createApp` mounts it at `TOKEN_PATH`):
+ * the client-credentials grant (RFC 6749 §4.4). The platform tries HTTP
  * Basic and body credentials, so both work. Errors use RFC 6749's JSON form, not the gateway
  * envelope: OAuth clients parse these. Secrets are compared in constant time and never logged.
  *
@@ -144,7 +148,7 @@ export function oauthTokenRoute(clients: readonly OAuthClient[], tokens: AccessT
 
   const router = express.Router();
   router.post(
-    '/oauth2/token',
+    '/',
     // The address's budget first: a refused request costs no body parsing either.
     async function spendAddressBudget(req: Request, res: Response, next: NextFunction) {
       const wait = await spend(perAddress, callerAddress(req));
@@ -186,7 +190,7 @@ export function oauthTokenRoute(clients: readonly OAuthClient[], tokens: AccessT
       res.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' }).json({ access_token: accessToken, token_type: 'Bearer', expires_in: tokens.ttlSeconds });
     },
   );
-  router.all('/oauth2/token', function refuseOtherMethods(_req, res) {
+  router.all('/', function refuseOtherMethods(_req, res) {
     res.set('Allow', 'POST');
     oauthError(res, 405, 'invalid_request', 'use POST');
   });
