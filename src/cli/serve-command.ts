@@ -13,7 +13,7 @@ import type { Runtime } from './runtime';
 import { serveApp } from './serve-app';
 import { WorkerSupervisor } from './worker-supervisor';
 
-const DESCRIPTION = `Run the gateway: migrate the staging database, load the demo corpus into an empty embedded database, and serve /v1. With NODE_ENV=production it needs GATEWAY_API_KEY, and PUBLIC_BASE_URL or ALLOWED_HOSTS (links must not follow whatever Host a client sends).
+const DESCRIPTION = `Run the gateway: migrate the staging database, load the demo corpus into an empty embedded database, and serve /v1. With NODE_ENV=production it needs GATEWAY_API_KEY (every key at least 32 characters), and PUBLIC_BASE_URL or ALLOWED_HOSTS (links must not follow whatever Host a client sends).
 
 WEB_CONCURRENCY (default: one per CPU with NODE_ENV=production, else 1) serving worker processes share the port: a primary process migrates and prepares staging, then starts them, replaces one that dies, restarts them one at a time on SIGHUP (the next listens before the last drains), and on SIGTERM drains them all. See docs/scaling-out.md.`;
 

@@ -209,9 +209,9 @@ export const settings = {
   }),
   oauthAudience: setting({
     env: 'OAUTH_AUDIENCE',
-    schema: z.string().min(1),
-    default: 'content-gateway',
-    description: 'Audience (`aud`) and issuer (`iss`) of issued tokens; tokens for another audience are refused.',
+    schema: z.string().min(1).optional(),
+    description:
+      "Audience (`aud`) and issuer (`iss`) of issued tokens; tokens for another audience are refused. Unset: this deployment's own, so another deployment given the same `OAUTH_SIGNING_KEY` takes none of its tokens: `PUBLIC_BASE_URL` when set, else a name derived from the `$skiptoken` secret (which every replica on one database shares). Set the same value on deployments that must take each other's tokens.",
   }),
   oauthTokenRateLimit: setting({
     env: 'OAUTH_TOKEN_RATE_LIMIT',
@@ -232,13 +232,20 @@ export const settings = {
     schema: z.coerce.number().int().min(0),
     default: '300000',
     description:
-      "Requests each client (API key or OAuth client; failed logins: the caller's address) may make per window; beyond it, 429 with `Retry-After`. Every authenticated `/v1` answer, 401s included, carries truthful `X-RateLimit-Limit`/`-Remaining`/`-Reset`, which the platform reads to pace itself before it is refused. The default (5,000 a second over a minute) is above what one gateway process serves (about 3,000 a second on a small VM), so even a crawl at full speed keeps over 30 % of it and is never paced. `0` turns rate limiting and the headers off.",
+      "Requests each client (API key or OAuth client) may make per window (failed authentications have a budget of their own, `AUTH_FAILURE_LIMIT`); beyond it, 429 with `Retry-After`. Every authenticated `/v1` answer carries truthful `X-RateLimit-Limit`/`-Remaining`/`-Reset`, which the platform reads to pace itself before it is refused. The default (5,000 a second over a minute) is above what one gateway process serves (about 3,000 a second on a small VM), so even a crawl at full speed keeps over 30 % of it and is never paced. `0` turns rate limiting and the headers off.",
   }),
   rateLimitWindowSeconds: setting({
     env: 'RATE_LIMIT_WINDOW_SECONDS',
     schema: z.coerce.number().int().min(1),
     default: '60',
     description: 'Length of the rate-limit window (`X-RateLimit-Reset` counts down to its end).',
+  }),
+  authFailureLimit: setting({
+    env: 'AUTH_FAILURE_LIMIT',
+    schema: z.coerce.number().int().min(0),
+    default: '30',
+    description:
+      "Failed authentications each caller's address (as `TRUST_PROXY` makes it) may make per minute: `/v1` requests with a missing or wrong key or token, and `POST /oauth2/token` requests with a wrong client. Beyond it they are answered 429 (`RATE_LIMIT_EXCEEDED`, or `slow_down` at the token endpoint) with `Retry-After` instead of 401; the 401s and 429s carry this budget's `X-RateLimit-*`. Only failures spend it, so a client presenting a valid key or token is never slowed, whatever its address has failed. Counted where `RATE_LIMIT_REQUESTS` is (this gateway, or `REDIS_URL`). `0`: no limit.",
   }),
   maxConcurrentRequests: setting({
     env: 'MAX_CONCURRENT_REQUESTS',

@@ -4,6 +4,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
 import { GatewayError } from '../errors/gateway-error';
 import { ContractRoutes, requestPath } from './contract-routes';
 import type { RateLimiter } from './rate-limiter';
+import { callerAddress } from './rate-limits/caller-address';
 import type { AuthenticatedClient } from './security/bearer-auth';
 
 export interface ApiSecurity {
@@ -11,6 +12,8 @@ export interface ApiSecurity {
   authenticate: (req: Request, res: Response) => Promise<AuthenticatedClient | false>;
   /** Per-client request budget; absent when rate limiting is off. */
   rateLimiter?: RateLimiter;
+  /** Per-address budget of failed authentications, spent only by them; absent when off. */
+  failureLimiter?: RateLimiter;
 }
 
 /** Everything about an operation the dispatcher needs, worked out once at start-up. */
@@ -78,9 +81,10 @@ function validationErrors(op: CompiledOperation, params: Record<string, string>,
  * once, and the Ajv validators openapi-backend compiled for that operation at `init()` called
  * directly. The order and the answers are openapi-backend's `handleRequest`'s, which this
  * replaces: no route is 404 (405 with `Allow` when the path exists), then authentication, then
- * the route label for metrics and the rate budget (by client, or by address for failed logins),
- * then 401, then validation (400 naming the parameters), then the operation's handler with a
- * context shaped as openapi-backend's. HEAD is routed and validated as GET (RFC 9110 §9.3.2).
+ * the route label for metrics; a failed authentication then spends the address's failure budget
+ * (429 when spent) and is 401; else the client's rate budget, then validation (400 naming the
+ * parameters), then the operation's handler with a context shaped as openapi-backend's. HEAD is
+ * routed and validated as GET (RFC 9110 §9.3.2).
  */
 export function contractDispatcher(api: OpenAPIBackend, handlers: Record<string, Handler>, security: ApiSecurity) {
   const operations = api.router.getOperations();
@@ -118,11 +122,15 @@ export function contractDispatcher(api: OpenAPIBackend, handlers: Record<string,
     const op = compiled.get(match.operation) as CompiledOperation;
     const ok = op.requirements.length === 0 || (await authorized(op, req, res));
     res.locals.route = op.operation.operationId;
+    if (!ok) {
+      // Only here: a request that authenticates never touches the failure budget.
+      if (security.failureLimiter) await security.failureLimiter.consume(callerAddress(req), res);
+      throw new GatewayError('AUTHENTICATION_FAILED', 'Bearer token missing or invalid.');
+    }
     if (security.rateLimiter && op.requirements.length > 0) {
       const client = res.locals.client as AuthenticatedClient | undefined;
-      await security.rateLimiter.consume(client ? client.clientId : `address:${req.ip ?? 'unknown'}`, res);
+      await security.rateLimiter.consume(client ? client.clientId : `address:${callerAddress(req)}`, res);
     }
-    if (!ok) throw new GatewayError('AUTHENTICATION_FAILED', 'Bearer token missing or invalid.');
     const query = req.query as Record<string, unknown>;
     const errors = validationErrors(op, match.params, query, req);
     if (errors) throw new GatewayError('INPUT_VALIDATION_FAILED', describeValidationErrors(errors));

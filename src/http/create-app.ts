@@ -2,6 +2,7 @@ import express, { type Express } from 'express';
 import type { OpenAPIBackend } from 'openapi-backend';
 import type { BlobStore } from '../blobs/blob-store';
 import { settingDefaults, type Config } from '../config/config-schema';
+import { MIN_SECRET_LENGTH } from '../config/min-secret-length';
 import { GatewayError } from '../errors/gateway-error';
 import type { Logger } from '../logging/create-logger';
 import { SkipTokenCodec } from '../odata/skip-token';
@@ -22,7 +23,7 @@ import { requestLogger } from './middleware/request-logger';
 import { requireHost } from './middleware/require-host';
 import { resolveRawIdPath } from './middleware/resolve-raw-id-path';
 import { securityHeaders } from './middleware/security-headers';
-import { oauthTokenRoute } from './oauth-token-route';
+import { TOKEN_PATH, oauthTokenRoute } from './oauth-token-route';
 import { operationHandlers } from './operation-handlers';
 import { RateLimiter } from './rate-limiter';
 import { RateLimitCounters } from './rate-limits/rate-limit-counters';
@@ -33,6 +34,7 @@ import { ApiKeyVerifier } from './security/api-key-verifier';
 import { createBearerAuth } from './security/bearer-auth';
 import { parseOAuthClients } from './security/client-secrets';
 import { SecretRedactor } from './security/secret-redactor';
+import { tokenAudience } from './security/token-audience';
 
 export type AppConfig = Pick<
   Config,
@@ -50,6 +52,8 @@ export type AppConfig = Pick<
   | 'oauthTokenConcurrency'
   | 'rateLimitRequests'
   | 'rateLimitWindowSeconds'
+  | 'authFailureLimit'
+  | 'nodeEnv'
   | 'maxConcurrentRequests'
   | 'clientConcurrencyShare'
   | 'responseTimeoutMs'
@@ -73,6 +77,8 @@ export const APP_DEFAULTS = settingDefaults([
   'oauthTokenConcurrency',
   'rateLimitRequests',
   'rateLimitWindowSeconds',
+  'authFailureLimit',
+  'nodeEnv',
   'maxConcurrentRequests',
   'clientConcurrencyShare',
   'responseTimeoutMs',
@@ -97,6 +103,9 @@ export interface AppDeps {
    */
   metricsText?: (own: GatewayMetrics) => Promise<string>;
 }
+
+/** `AUTH_FAILURE_LIMIT` counts per minute. */
+const AUTH_FAILURE_WINDOW_SECONDS = 60;
 
 /** `TRUST_PROXY` as Express understands it: a boolean, a hop count, or a list of addresses. */
 export function parseTrustProxy(value: string): boolean | number | string[] {
@@ -128,14 +137,20 @@ export async function createApp(deps: AppDeps): Promise<{ app: Express; api: Ope
   };
   const clients = parseOAuthClients(config.oauthClients);
   if (clients.length > 0 && !config.oauthSigningKey) throw new Error('OAUTH_SIGNING_KEY is required when OAUTH_CLIENTS is set');
-  const tokens = clients.length > 0 && config.oauthSigningKey ? new AccessTokens(config.oauthSigningKey, config.oauthAudience, config.oauthTokenTtlSeconds, deps.now) : undefined;
+  const audience = tokenAudience(config.oauthAudience, config.publicBaseUrl, deps.skipTokenSecret);
+  const tokens = clients.length > 0 && config.oauthSigningKey ? new AccessTokens(config.oauthSigningKey, audience, config.oauthTokenTtlSeconds, clients, deps.now) : undefined;
   const counters = new RateLimitCounters(deps.rateLimitStore ?? MEMORY_STORE, deps.logger, metrics.registry);
-  const rateLimiter = config.rateLimitRequests > 0 ? new RateLimiter(config.rateLimitRequests, config.rateLimitWindowSeconds, counters) : undefined;
+  const rateLimiter =
+    config.rateLimitRequests > 0 ? new RateLimiter(config.rateLimitRequests, config.rateLimitWindowSeconds, counters.counter('requests', config.rateLimitRequests, config.rateLimitWindowSeconds)) : undefined;
+  // One count of failed authentications per address, spent by /v1 and the token endpoint alike.
+  const authFailures = config.authFailureLimit > 0 ? counters.counter('auth-failures', config.authFailureLimit, AUTH_FAILURE_WINDOW_SECONDS) : undefined;
+  const failureLimiter = authFailures ? new RateLimiter(config.authFailureLimit, AUTH_FAILURE_WINDOW_SECONDS, authFailures, 'failed authentications from this address') : undefined;
   const contractJson = JSON.stringify(loadContract());
   const api = await createApiBackend(loadContract());
   const routeThroughContract = contractDispatcher(api, operationHandlers(handlerDeps), {
     authenticate: createBearerAuth(new ApiKeyVerifier(deps.apiKeys), tokens),
     ...(rateLimiter ? { rateLimiter } : {}),
+    ...(failureLimiter ? { failureLimiter } : {}),
   });
   const metricsAuth = config.metricsToken ? new ApiKeyVerifier([config.metricsToken]) : undefined;
 
@@ -172,7 +187,10 @@ export async function createApp(deps: AppDeps): Promise<{ app: Express; api: Ope
       res.type(metrics.registry.contentType).send(deps.metricsText ? await deps.metricsText(metrics) : await metrics.registry.metrics());
     });
   }
-  if (tokens) app.use(oauthTokenRoute(clients, tokens, { ratePerMinute: config.oauthTokenRateLimit, concurrency: config.oauthTokenConcurrency, counters }));
+  if (tokens) {
+    const minSecretLength = config.nodeEnv === 'production' ? MIN_SECRET_LENGTH : 0;
+    app.use(TOKEN_PATH, oauthTokenRoute(clients, tokens, { ratePerMinute: config.oauthTokenRateLimit, concurrency: config.oauthTokenConcurrency, counters, ...(authFailures ? { failures: authFailures } : {}), minSecretLength }));
+  }
   // HEAD is routed and validated as GET; Node drops the body of a HEAD answer and keeps its
   // headers, Content-Length included.
   app.use(routeThroughContract);

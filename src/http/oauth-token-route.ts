@@ -2,6 +2,7 @@ import os from 'node:os';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { RateLimiterRes } from 'rate-limiter-flexible';
 import { ConcurrencyPool } from '../lib/concurrency-pool';
+import { callerAddress } from './rate-limits/caller-address';
 import type { RateLimitCounters } from './rate-limits/rate-limit-counters';
 import type { RequestCounter } from './rate-limits/shared-counter';
 import { verifyClientSecret, type OAuthClient } from './security/client-secrets';
@@ -17,6 +18,10 @@ export interface TokenEndpointLimits {
   concurrency: number | 'auto';
   /** Where the budgets are counted (this process, the cluster primary, or Redis). */
   counters: RateLimitCounters;
+  /** The per-address budget of failed authentications `/v1` spends too (`AUTH_FAILURE_LIMIT`); absent when off. */
+  failures?: RequestCounter;
+  /** Presented secrets shorter than this are refused before any check (production: `MIN_SECRET_LENGTH`; else 0). */
+  minSecretLength: number;
 }
 
 /**
@@ -27,6 +32,9 @@ export interface TokenEndpointLimits {
 export function autoSecretChecks(cpus: number = os.availableParallelism()): number {
   return Math.min(2, Math.max(1, cpus - 1));
 }
+
+/** Where `createApp` mounts the token route: other requests then skip its router entirely. */
+export const TOKEN_PATH = '/oauth2/token';
 
 const BODY_LIMIT_BYTES = 4096;
 /**
@@ -86,6 +94,16 @@ async function spend(limiter: RequestCounter | undefined, key: string): Promise<
   }
 }
 
+/**
+ * `invalid_client` (401), after spending the address's failure budget: once it is spent, 429
+ * `slow_down` with Retry-After instead. Only failed client authentication spends it.
+ */
+async function refuseClient(req: Request, res: Response, failures: RequestCounter | undefined, description: string): Promise<void> {
+  const wait = await spend(failures, callerAddress(req));
+  if (wait) return oauthError(res, 429, 'slow_down', `too many failed client authentications from this address; retry after ${wait} s`, { 'Retry-After': wait });
+  oauthError(res, 401, 'invalid_client', description);
+}
+
 /** body-parser's refusals (too large, too many parameters, unsupported encoding, aborted) as RFC 6749 errors, with their own status. */
 function bodyParserError(err: unknown, res: Response): void {
   const e = err as { status?: unknown; type?: unknown };
@@ -102,7 +120,8 @@ function bodyParserError(err: unknown, res: Response): void {
 }
 
 /**
- * `POST /oauth2/token`: the client-credentials grant (RFC 6749 §4.4). The platform tries HTTP
+ * `POST /oauth2/token` (the router answers at its root; `createApp` mounts it at `TOKEN_PATH`):
+ * the client-credentials grant (RFC 6749 §4.4). The platform tries HTTP
  * Basic and body credentials, so both work. Errors use RFC 6749's JSON form, not the gateway
  * envelope: OAuth clients parse these. Secrets are compared in constant time and never logged.
  *
@@ -113,6 +132,10 @@ function bodyParserError(err: unknown, res: Response): void {
  * `OAUTH_TOKEN_CONCURRENCY` checks run at once; up to 64 more wait up to a second for their
  * turn, and what finds no turn is answered 503 `temporarily_unavailable` + Retry-After. A body declared over 4 KiB is
  * refused with 413 before it is read.
+ *
+ * A failed client authentication (none, an unknown client, a wrong secret, or in production a
+ * secret under 32 characters, refused before any check) spends the address's failure budget that
+ * `/v1` spends too, and is answered 429 `slow_down` once it is spent.
  */
 export function oauthTokenRoute(clients: readonly OAuthClient[], tokens: AccessTokens, limits: TokenEndpointLimits): Router {
   const byId = new Map(clients.map((c) => [c.id, c]));
@@ -125,10 +148,10 @@ export function oauthTokenRoute(clients: readonly OAuthClient[], tokens: AccessT
 
   const router = express.Router();
   router.post(
-    '/oauth2/token',
+    '/',
     // The address's budget first: a refused request costs no body parsing either.
     async function spendAddressBudget(req: Request, res: Response, next: NextFunction) {
-      const wait = await spend(perAddress, req.ip ?? req.socket.remoteAddress ?? 'unknown');
+      const wait = await spend(perAddress, callerAddress(req));
       if (wait) return oauthError(res, 429, 'slow_down', `too many token requests from this address; retry after ${wait} s`, { 'Retry-After': wait });
       next();
     },
@@ -151,20 +174,23 @@ export function oauthTokenRoute(clients: readonly OAuthClient[], tokens: AccessT
       if (repeated.length > 0) return oauthError(res, 400, 'invalid_request', `parameter(s) sent more than once: ${repeated.join(', ')}`);
       const credentials = clientCredentials(req);
       if (credentials && 'problem' in credentials) return oauthError(res, 400, 'invalid_request', credentials.problem);
-      if (!credentials) return oauthError(res, 401, 'invalid_client', 'client authentication is required (HTTP Basic or client_id/client_secret)');
+      if (!credentials) return refuseClient(req, res, limits.failures, 'client authentication is required (HTTP Basic or client_id/client_secret)');
+      if (credentials.secret.length < limits.minSecretLength) {
+        return refuseClient(req, res, limits.failures, `client secrets must be at least ${limits.minSecretLength} characters in production (make a new one and its OAUTH_CLIENTS entry with \`hash-secret\`)`);
+      }
       const client = byId.get(credentials.id);
       const wait = await spend(perClient, client ? client.id : UNKNOWN_CLIENT);
       if (wait) return oauthError(res, 429, 'slow_down', `too many token requests for this client; retry after ${wait} s`, { 'Retry-After': wait });
       const checked = await secretChecks.tryRun(() => verifyClientSecret(credentials.secret, client?.secretHash ?? decoy));
       if (!checked.ran) return oauthError(res, 503, 'temporarily_unavailable', 'too many token requests at once; retry shortly', { 'Retry-After': '1' });
-      if (!client || !checked.value) return oauthError(res, 401, 'invalid_client', 'unknown client or wrong secret');
+      if (!client || !checked.value) return refuseClient(req, res, limits.failures, 'unknown client or wrong secret');
       if (body.grant_type === undefined) return oauthError(res, 400, 'invalid_request', 'grant_type is required');
       if (body.grant_type !== 'client_credentials') return oauthError(res, 400, 'unsupported_grant_type', 'only grant_type=client_credentials is supported');
       const accessToken = await tokens.issue(client.id);
       res.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' }).json({ access_token: accessToken, token_type: 'Bearer', expires_in: tokens.ttlSeconds });
     },
   );
-  router.all('/oauth2/token', function refuseOtherMethods(_req, res) {
+  router.all('/', function refuseOtherMethods(_req, res) {
     res.set('Allow', 'POST');
     oauthError(res, 405, 'invalid_request', 'use POST');
   });

@@ -6,7 +6,8 @@ import { AUTH, TEST_KEYS, startTestGateway, type TestGateway } from '../helpers/
 describe('authentication', () => {
   let gw: TestGateway;
   beforeAll(async () => {
-    gw = await startTestGateway('sqlite');
+    // Dozens of refused credentials on purpose: no failure budget (test/security/auth-failure-limit.test.ts tests it).
+    gw = await startTestGateway('sqlite', { authFailureLimit: 0 });
   });
   afterAll(() => gw.close());
 

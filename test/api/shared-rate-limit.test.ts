@@ -93,6 +93,25 @@ describeWithRedis('rate limits shared through Redis (REDIS_URL)', () => {
     expect(remaining.sort((x, y) => x - y)).toEqual(Array.from({ length: 25 }, (_, i) => i));
   });
 
+  it('holds one failed-authentication budget per address across two gateways, which valid keys never touch', async () => {
+    const limits = { authFailureLimit: 6 };
+    const a = await gatewayOn(await connectTestRedis(), limits);
+    const b = await gatewayOn(await connectTestRedis(), limits);
+    const wrong = { Authorization: 'Bearer wrong-key-0123456789abcdef0123456789' };
+    const statuses: number[] = [];
+    for (let i = 0; i < 9; i += 1) statuses.push((await (i % 2 === 0 ? a : b).get('/v1/files?$top=1', wrong)).status);
+    expect(statuses).toEqual([401, 401, 401, 401, 401, 401, 429, 429, 429]);
+    for (const gw of [a, b]) expect((await gw.get('/v1/files?$top=1', AUTH)).status).toBe(200);
+  });
+
+  it('counts failed authentications on its own when Redis cannot be reached (fails open, still limited)', async () => {
+    const gw = await gatewayOn(connectRedis(`redis://127.0.0.1:${await closedPort()}`), { authFailureLimit: 2 });
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i += 1) statuses.push((await gw.get('/v1/files?$top=1', { Authorization: 'Bearer wrong' })).status);
+    expect(statuses).toEqual([401, 401, 429, 429]);
+    expect((await gw.get('/v1/files?$top=1', AUTH)).status).toBe(200);
+  });
+
   it('fails open when Redis cannot be reached: each process counts on its own, with a metric and one log line without the password', async () => {
     const url = `redis://:hunter2-redis-password@127.0.0.1:${await closedPort()}`;
     const gw = await gatewayOn(connectRedis(url), { rateLimitRequests: 3, rateLimitWindowSeconds: 60 });

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -7,7 +8,27 @@ import { buildProgram } from '../../src/cli/program';
 import type { Runtime } from '../../src/cli/runtime';
 import { ConfigError } from '../../src/config/load-config';
 
-const KEY = 'production-key-0123456789abcdef';
+/** 32 characters: the shortest key production takes. */
+const KEY = 'production-key-0123456789abcdefg';
+
+const ROOT = path.join(__dirname, '../..');
+const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
+
+/** `content-gateway serve` as a real process (src/main.ts): its exit code and everything it printed. */
+function serveProcess(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(TSX, [path.join(ROOT, 'src/main.ts'), 'serve'], { env: { PATH: process.env.PATH ?? '', ...env }, cwd: ROOT });
+    let output = '';
+    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+    // A gateway that starts anyway is stopped once it says it listens: the test then fails on its exit code.
+    child.stdout.on('data', () => {
+      if (/listening/.test(output)) child.kill('SIGTERM');
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => resolve({ code, output }));
+  });
+}
 
 /** `serve` through the CLI program with a runtime that listens for real on a loopback port. */
 async function serve(env: Record<string, string>): Promise<{ url: string; stop: () => Promise<void> }> {
@@ -93,6 +114,28 @@ describe('serve in production (NODE_ENV=production) and the public host', () => 
       const res = await get(gw.url, 'evil.example');
       expect(res.status).toBe(200);
       expect(res.body).not.toContain('evil.example');
+    } finally {
+      await gw.stop();
+    }
+  });
+
+  it.each([
+    ['one short key', 'a'],
+    ['a short key beside a long one (rotation)', `${KEY},short-key-31-characters-0123456`],
+  ])('a real process refuses to start with %s (under 32 characters), naming the setting, never the key', async (_what, keys) => {
+    const { code, output } = await serveProcess({ ...env, GATEWAY_API_KEY: keys, PUBLIC_BASE_URL: 'https://gateway.example.com', LOG_LEVEL: 'info' });
+    expect(code).not.toBe(0);
+    expect(output).toMatch(/GATEWAY_API_KEY: .*at least 32 characters/);
+    expect(output).not.toMatch(/listening/);
+    for (const key of keys.split(',')) if (key.length < 32) expect(output).not.toContain(key.length > 1 ? key : `"${key}"`);
+    expect(fs.existsSync(path.join(dir, 'gw.sqlite'))).toBe(false);
+  });
+
+  it('starts with keys of 32 characters', async () => {
+    expect(KEY).toHaveLength(32);
+    const gw = await serve({ ...env, PUBLIC_BASE_URL: 'https://gateway.example.com' });
+    try {
+      expect((await get(gw.url, 'gateway.example.com')).status).toBe(200);
     } finally {
       await gw.stop();
     }

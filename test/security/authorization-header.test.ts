@@ -21,7 +21,8 @@ const ELSEWHERE = ['access_token', 'ACCESS_TOKEN', 'access%5Ftoken', 'token', 'a
 describe('credentials come from the Authorization header only', () => {
   let gw: TestGateway;
   beforeAll(async () => {
-    gw = await startTestGateway('sqlite');
+    // Dozens of refused credentials on purpose: no failure budget (test/security/auth-failure-limit.test.ts tests it).
+    gw = await startTestGateway('sqlite', { authFailureLimit: 0 });
   });
   afterAll(() => gw.close());
 

@@ -57,20 +57,22 @@ describe('rate limiting', () => {
     expect(Number(res.headers['x-ratelimit-remaining'])).toBe(99);
   });
 
-  it('limits failed logins by address too', async () => {
+  it('limits failed logins by address with a budget of their own (AUTH_FAILURE_LIMIT, 30 a minute), which no client\'s budget pays for', async () => {
     const results = await Promise.all(Array.from({ length: 120 }, () => gw.get('/v1/files', { Authorization: 'Bearer guess' })));
-    expect(results.filter((r) => r.status === 401).length).toBe(100);
-    expect(results.filter((r) => r.status === 429).length).toBe(20);
+    expect(results.filter((r) => r.status === 401).length).toBe(30);
+    expect(results.filter((r) => r.status === 429).length).toBe(90);
+    const rotated = await gw.get('/v1/files', { Authorization: `Bearer ${TEST_KEYS[1]}` });
+    expect([rotated.status, Number(rotated.headers['x-ratelimit-remaining'])]).toEqual([200, 98]);
   });
 
-  it('is on by default: truthful headers on every authenticated answer and on 401s, none where nothing is authenticated', async () => {
+  it('is on by default: truthful headers on every authenticated answer and on 401s (the failure budget\'s), none where nothing is authenticated', async () => {
     const byDefault = await startTestGateway('sqlite');
     try {
       const first = await byDefault.get('/v1/files', AUTH);
       const second = await byDefault.get('/v1/files/test%3Anope', AUTH);
       const refused = await byDefault.get('/v1/files', { Authorization: 'Bearer guess' });
-      for (const [res, remaining] of [[first, 299_999], [second, 299_998], [refused, 299_999]] as const) {
-        expect(Number(res.headers['x-ratelimit-limit'])).toBe(300_000);
+      for (const [res, limit, remaining] of [[first, 300_000, 299_999], [second, 300_000, 299_998], [refused, 30, 29]] as const) {
+        expect(Number(res.headers['x-ratelimit-limit'])).toBe(limit);
         expect(Number(res.headers['x-ratelimit-remaining'])).toBe(remaining);
         expect(Number(res.headers['x-ratelimit-reset'])).toBeGreaterThan(0);
         expect(Number(res.headers['x-ratelimit-reset'])).toBeLessThanOrEqual(60);

@@ -1,5 +1,6 @@
 import crypto, { type KeyObject } from 'node:crypto';
 import { SignJWT, jwtVerify } from 'jose';
+import type { OAuthClient } from './client-secrets';
 
 /** A token that passed verification: what is left to check on later requests is time. */
 interface Verified {
@@ -12,34 +13,49 @@ interface Verified {
 /** Verified tokens remembered; the platform presents the same token until it expires. */
 const VERIFIED_CACHE_SIZE = 1024;
 
+/** The private claim naming the configured secret a token was issued for (see `AccessTokens`). */
+const SECRET_VERSION = 'secret_version';
+
 /**
  * Short-lived access tokens for OAuth 2.0 client credentials: HS256 JWTs carrying the client id
  * (`sub`), audience and issuer. Verification pins the algorithm, so `alg: none` or a token signed
  * with another algorithm is refused, as are expired, tampered and other-audience tokens.
  *
+ * A token is good only while its client is configured with the secret it was issued for: `sub`
+ * must be one of `clients`, and the token's `secret_version` claim (an HMAC, under the signing key,
+ * of the client's id and stored hash: it tells nothing about the secret) must match that client's
+ * entry now. So removing a client from `OAUTH_CLIENTS`, or giving it a new secret, and restarting
+ * ends its tokens at once instead of when they expire.
+ *
  * A token that verified is remembered (by its exact text, at most `VERIFIED_CACHE_SIZE`), so the
  * same token on later requests costs a lookup instead of a signature check; its `exp` and `nbf`
  * are still checked against the clock every time, exactly as a fresh verification would. Nothing
- * else about a verified token can change while the signing key stays the same, and the key is
- * fixed for the life of the process.
+ * else about a verified token can change while the process runs: the signing key and the clients
+ * are fixed for its life.
  */
 export class AccessTokens {
   private readonly key: KeyObject;
   private readonly verified = new Map<string, Verified>();
+  /** Each configured client's current `secret_version`. */
+  private readonly versions: ReadonlyMap<string, string>;
 
   constructor(
     signingKey: string,
     private readonly audience: string,
     readonly ttlSeconds: number,
+    clients: readonly OAuthClient[],
     private readonly now: () => Date = () => new Date(),
   ) {
     // A key object, not bytes: jose would import raw bytes again on every verification.
     this.key = crypto.createSecretKey(Buffer.from(signingKey, 'utf8'));
+    this.versions = new Map(clients.map((c) => [c.id, crypto.createHmac('sha256', this.key).update(`${c.id}:${c.secretHash}`).digest('base64url').slice(0, 22)]));
   }
 
   async issue(clientId: string): Promise<string> {
+    const version = this.versions.get(clientId);
+    if (version === undefined) throw new Error(`no configured OAuth client '${clientId}'`);
     const iat = Math.floor(this.now().getTime() / 1000);
-    return new SignJWT({})
+    return new SignJWT({ [SECRET_VERSION]: version })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(clientId)
       .setAudience(this.audience)
@@ -70,8 +86,11 @@ export class AccessTokens {
         currentDate: now,
         requiredClaims: ['exp', 'sub'],
       });
-      clientId = payload.sub;
-      if (clientId !== undefined && payload.exp !== undefined) this.remember(token, { clientId, expires: payload.exp, notBefore: payload.nbf ?? Number.NEGATIVE_INFINITY });
+      // Issued to a client no longer configured, or for a secret it no longer has: revoked.
+      const expected = payload.sub === undefined ? undefined : this.versions.get(payload.sub);
+      if (expected === undefined || payload[SECRET_VERSION] !== expected) return undefined;
+      clientId = payload.sub as string;
+      if (payload.exp !== undefined) this.remember(token, { clientId, expires: payload.exp, notBefore: payload.nbf ?? Number.NEGATIVE_INFINITY });
     } catch {
       return undefined;
     }

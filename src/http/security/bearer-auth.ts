@@ -22,10 +22,14 @@ export function createBearerAuth(keys: ApiKeyVerifier, tokens?: AccessTokens) {
   return async (req: Request): Promise<AuthenticatedClient | false> => {
     const credential = credentialFromAuthorization(req.headers.authorization);
     if (credential === undefined) return false;
+    // A JWT-shaped credential is tried as a token first: a remembered token is one map lookup,
+    // where the API-key check hashes the whole (long) credential. Keys that happen to look like
+    // a JWT are still checked as keys when the token check fails.
+    if (tokens && looksLikeJwt(credential)) {
+      const clientId = await tokens.verify(credential);
+      if (clientId) return { clientId: `oauth:${clientId}` };
+    }
     const index = keys.verify(credential);
-    if (index !== undefined) return { clientId: `api-key:${index}` };
-    if (!tokens || !looksLikeJwt(credential)) return false;
-    const clientId = await tokens.verify(credential);
-    return clientId ? { clientId: `oauth:${clientId}` } : false;
+    return index !== undefined ? { clientId: `api-key:${index}` } : false;
   };
 }
