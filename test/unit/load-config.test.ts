@@ -61,6 +61,24 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ PAGE_SIZE_DEFAULT: '500', PAGE_SIZE_MAX: '100' })).toThrow(/must not exceed PAGE_SIZE_MAX/);
   });
 
+  it('in production, refuses API keys under 32 characters, naming them by position and never by value', () => {
+    const long = 'k'.repeat(32);
+    expect(loadConfig({ NODE_ENV: 'production', GATEWAY_API_KEY: long }).apiKeys).toEqual([long]);
+    expect(loadConfig({ GATEWAY_API_KEY: 'short-dev-key' }).apiKeys).toEqual(['short-dev-key']);
+    const refusal = (keys: string): string => {
+      try {
+        loadConfig({ NODE_ENV: 'production', GATEWAY_API_KEY: keys });
+      } catch (error) {
+        return (error as ConfigError).message;
+      }
+      return 'accepted';
+    };
+    expect(refusal('tiny-key-1')).toMatch(/GATEWAY_API_KEY: every key must be at least 32 characters when NODE_ENV=production; the key is shorter/);
+    const two = refusal(`${long},tiny-key-2,${'x'.repeat(31)}`);
+    expect(two).toMatch(/keys 2, 3 of 3 \(in the order given\) are shorter/);
+    for (const message of [refusal('tiny-key-1'), two]) expect(message).not.toMatch(/tiny-key|xxxx/);
+  });
+
   it('documents every setting with its environment variable and a description', () => {
     const envs = Object.values(settings).map((s) => s.env);
     expect(new Set(envs).size).toBe(envs.length);
