@@ -150,6 +150,9 @@ describe('probe verdicts', () => {
     ['a leaked file', { status: 200, leaked: true, otherwise: 'warn' }, 'fail'],
     ['no answer', { status: 0, envelope: false }, 'fail'],
     ['a 401 with the wrong code', { expect: '401', status: 401, code: 'NOT_FOUND' }, 'fail'],
+    ['a wrong key refused with 429 once failed authentication is throttled', { expect: '401', status: 429, code: 'RATE_LIMIT_EXCEEDED' }, undefined],
+    ['a wrong key answered 200', { expect: '401', status: 200, envelope: false }, 'fail'],
+    ['a wrong key answered 429 without the envelope', { expect: '401', status: 429, envelope: false }, 'fail'],
     ['a 400 to a malformed option that may be ignored', { expect: '2xx-or-4xx', status: 400, code: 'INPUT_VALIDATION_FAILED' }, undefined],
   ])('%s', (_what, patch, severity) => {
     expect(judgeProbe(probe(patch))?.severity).toBe(severity);

@@ -19,8 +19,12 @@ export function judgeProbe(p: ProbeResult): Finding | undefined {
   switch (p.expect) {
     case '401':
       if (p.status === 401 && p.code === 'AUTHENTICATION_FAILED') return undefined;
+      // A gateway that budgets failed authentication per address (ours: AUTH_FAILURE_LIMIT) refuses
+      // a run's wrong keys with 429 once the budget is spent, as when conformance runs twice a
+      // minute: still a refusal, and nothing served.
+      if (p.status === 429 && p.code === 'RATE_LIMIT_EXCEEDED') return undefined;
       if (p.status === 401) return fail(p.check, `${p.description}: 401 with code ${p.code ?? '(none)'}; expected AUTHENTICATION_FAILED.`, e);
-      return other(`expected 401 AUTHENTICATION_FAILED, got ${p.status}.`);
+      return other(`expected 401 AUTHENTICATION_FAILED (or 429 RATE_LIMIT_EXCEEDED once failures are throttled), got ${p.status}.`);
     case '4xx':
       if (p.status >= 400 && p.status < 500) return undefined;
       return other(`expected a 4xx error envelope, got ${p.status}${p.items !== undefined ? ` with ${p.items} items` : ''}.`);
