@@ -180,7 +180,10 @@ export class GatewayClient {
   }
 
   async get(url: string, options: RequestOptions): Promise<GatewayResponse> {
-    const maxRetries = options.retry === false ? 0 : (this.options.maxRetries ?? 5);
+    // A request without the crawl's own key (an auth probe) spends the address's failed-
+    // authentication budget, not the crawl's: its 429 is the answer under test, never retried.
+    const ownKey = (options.auth ?? 'default') === 'default';
+    const maxRetries = options.retry === false || !ownKey ? 0 : (this.options.maxRetries ?? 5);
     for (let attempt = 0; ; attempt++) {
       const res = await this.slots.run(async () => {
         await this.options.pacer.beforeRequest();
@@ -270,7 +273,9 @@ export class GatewayClient {
     }
     const limits = readRateLimitHeaders(res.headers);
     if (limits) recorder.rateLimit({ url: res.url, ...limits });
-    pacer.observe(limits);
+    // Only the crawl's own budget paces the crawl (an auth probe's headers are its address's
+    // failed-authentication budget).
+    if ((options.auth ?? 'default') === 'default') pacer.observe(limits);
     if (!validation) return;
     const rawPath = options.contractPath ?? target.path.split('?')[0] ?? '/';
     const path = this.basePath && rawPath.startsWith(this.basePath) ? rawPath.slice(this.basePath.length) || '/' : rawPath;
