@@ -39,6 +39,32 @@ describe('GatewayClient', () => {
     }
   });
 
+  it("neither retries an auth probe's 429 nor lets its budget pace the crawl (the address's failed-authentication budget, not the crawl's)", async () => {
+    let probes = 0;
+    const server = await serve((req, res) => {
+      if (req.headers.authorization === 'Bearer k') {
+        res.writeHead(200, { 'Content-Type': 'application/json', 'X-RateLimit-Limit': '1000', 'X-RateLimit-Remaining': '999' }).end('{}');
+        return;
+      }
+      probes++;
+      res.writeHead(429, { 'Retry-After': '60', 'X-RateLimit-Limit': '30', 'X-RateLimit-Remaining': '0', 'Content-Type': 'application/json' }).end('{"error":{"code":"RATE_LIMIT_EXCEEDED","message":"too many failed authentications"}}');
+    });
+    const c = client(server.url);
+    try {
+      const wrong = await c.client.get(`${server.url}/v1/files`, { kind: 'probe', mode: 'json', auth: { header: 'Bearer wrong' } });
+      const none = await c.client.get(`${server.url}/v1/files`, { kind: 'probe', mode: 'json', auth: 'none' });
+      expect([wrong.status, none.status, probes]).toEqual([429, 429, 2]);
+      expect(c.recorder.retries).toBe(0);
+      const crawl = await c.client.get(`${server.url}/v1/files`, { kind: 'probe', mode: 'json' });
+      expect(crawl.status).toBe(200);
+      expect(c.recorder.stats(c.pacer)).toMatchObject({ retries: 0 });
+      expect(c.pacer.waitedMs).toBe(0);
+    } finally {
+      c.client.close();
+      await server.close();
+    }
+  });
+
   it('honours Retry-After on a 429 (waits, then retries), and records a 429 that gives none', async () => {
     let calls = 0;
     const server = await serve((req, res) => {
