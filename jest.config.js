@@ -1,7 +1,12 @@
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/test'],
+  roots: ['<rootDir>/test', '<rootDir>/kit/test'],
+  // The kit imports the gateway only through the entry points package.json exports (tsconfig's paths).
+  moduleNameMapper: {
+    '^content-gateway$': '<rootDir>/src/index.ts',
+    '^content-gateway/(lib|logging|conformance|platform)$': '<rootDir>/src/$1/index.ts',
+  },
   testMatch: ['**/*.test.ts'],
   transform: {
     // Type errors are `npm run lint`'s job; tsconfig's isolatedModules makes ts-jest transpile

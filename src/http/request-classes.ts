@@ -19,7 +19,7 @@ function copyOwnProperties(target: object, ...sources: object[]): void {
  * Express re-parents every request and response Node has built with `Object.setPrototypeOf`
  * onto `app.request` / `app.response`. V8 then gives both objects slow (dictionary) maps, and
  * every later property access on them, in Node's own HTTP code too, misses its inline caches:
- * about 40 of the ~65 µs of CPU a bare Express answer costs here (`bench/profile-request.ts`).
+ * about 40 of the ~65 µs of CPU a bare Express answer costs here (`kit/bench/profile-request.ts`).
  * Built by these classes, whose prototypes carry Express's methods and getters (and `app`),
  * each object already has the prototype Express sets, and setting the same prototype again
  * changes nothing. Behaviour is Express's own; a server made without the classes (supertest)
