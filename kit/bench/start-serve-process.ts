@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 
-const ROOT = path.join(__dirname, '..');
+/** The repository root: the gateway runs as its own program (a process, not an import). */
+const ROOT = path.join(__dirname, '../..');
 
 export interface ServeProcess {
   url: string;

@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import express from 'express';
+import { DEMO_CORPUS_DIR } from 'content-gateway';
 import { listenOnLoopback } from 'content-gateway/lib';
 
 export interface FakeFile {
@@ -39,7 +40,7 @@ export interface FakeGateway {
   close(): Promise<void>;
 }
 
-const CORPUS = path.join(__dirname, '../../../src/demo/corpus');
+const CORPUS = DEMO_CORPUS_DIR;
 export const DEMO_BYTES = {
   pdf: () => fs.readFileSync(path.join(CORPUS, 'engineering/incident-response-runbook.pdf')),
   docx: () => fs.readFileSync(path.join(CORPUS, 'hr/salary-bands-2025.docx')),
