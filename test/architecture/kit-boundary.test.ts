@@ -107,4 +107,11 @@ describe('the product does not depend on the kit', () => {
     expect(kitOnly).toEqual(expect.arrayContaining(['pdf-lib', 'jszip', 'mammoth', 'minisearch']));
     expect(kitOnly.filter((name) => name in (product.dependencies ?? {}))).toEqual([]);
   });
+
+  it('the lock file installs none of them with `npm ci --omit=dev` (each is marked dev)', () => {
+    const lock = JSON.parse(fs.readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean }> };
+    const productImports = new Set(sourceFiles().flatMap((file) => importsOf(file)).filter((i) => !i.local).map((i) => packageOf(i.to)));
+    const kitOnly = Object.keys(kit.devDependencies ?? {}).filter((name) => !productImports.has(name) && !(name in (product.dependencies ?? {})));
+    expect(kitOnly.map((name) => ({ name, dev: lock.packages[`node_modules/${name}`]?.dev === true }))).toEqual(kitOnly.map((name) => ({ name, dev: true })));
+  });
 });
