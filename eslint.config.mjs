@@ -9,6 +9,17 @@ export default tseslint.config(
   eslint.configs.recommended,
   tseslint.configs.recommended,
   {
+    rules: {
+      // A leading underscore marks a binding kept on purpose (a handler's arity, a skipped element).
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    // Tests read the bodies the system under test answers; the assertions, not the types, check them.
+    files: ['test/**/*.ts', 'kit/test/**/*.ts'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+  {
     // Configuration files and preloads are CommonJS run by Node itself.
     files: ['**/*.js', '**/*.cjs'],
     languageOptions: { sourceType: 'commonjs', globals: globals.node },
