@@ -5,11 +5,12 @@ import type { HarnessMockOptions } from '../scenarios/harness-mock';
 import { runMultiSourceHarness } from '../scenarios/multi-source/run-multi-source-harness';
 import { runHarness } from '../scenarios/run-harness';
 import { createLogger, type Logger } from 'content-gateway/logging';
+import { refuseSecretOption } from './kit-secrets';
 import { parseRatio } from './parse-ratio';
 import type { KitRuntime } from './kit-runtime';
 
 /** The command's options as commander parses them (the mock's settings keep their option names). */
-interface HarnessFlags extends Pick<HarnessMockOptions, 'seed' | 'tasks' | 'mockUrl' | 'mockToken' | 'hostile' | 'faultRate' | 'eventLossRate'> {
+interface HarnessFlags extends Pick<HarnessMockOptions, 'seed' | 'tasks' | 'mockUrl' | 'hostile' | 'faultRate' | 'eventLossRate'> {
   reconcile: boolean;
   rawIds: boolean;
   databaseUrl?: string;
@@ -43,7 +44,7 @@ function sharedOptions(flags: HarnessFlags, logger: Logger, runtime: KitRuntime)
     print: runtime.print,
     reconcile: flags.reconcile,
     ...(flags.mockUrl ? { mockUrl: flags.mockUrl } : {}),
-    ...(flags.mockToken ? { mockToken: flags.mockToken } : {}),
+    ...(runtime.env.WM_MOCK_TOKEN ? { mockToken: runtime.env.WM_MOCK_TOKEN } : {}),
     ...(flags.hostile ? { hostile: true } : {}),
     ...(flags.faultRate !== undefined ? { faultRate: flags.faultRate } : {}),
     ...(flags.eventLossRate !== undefined ? { eventLossRate: flags.eventLossRate } : {}),
@@ -86,8 +87,9 @@ async function runMultiSource(flags: HarnessFlags, logger: Logger, runtime: KitR
 }
 
 export function registerHarnessCommand(program: Command, runtime: KitRuntime): void {
-  program
-    .command('harness')
+  const command = program.command('harness');
+  refuseSecretOption(command, '--mock-token', 'WM_MOCK_TOKEN');
+  command
     .description(
       'End-to-end scenario: a generated organization in the work-management mock, synced by its adapter into a fresh staging database, ' +
         'served by the gateway, crawled like the platform, and every (user, file) access compared with the mock’s visibility oracle — ' +
@@ -104,8 +106,7 @@ export function registerHarnessCommand(program: Command, runtime: KitRuntime): v
     )
     .option('--seed <seed>', 'organization generator seed', '7')
     .option('--tasks <n>', 'tasks in the generated organization', wholeNumber(50), 1200)
-    .option('--mock-url <url>', 'use a running `mock work-management` instead of starting one')
-    .option('--mock-token <token>', 'its bearer token (with --mock-url)')
+    .option('--mock-url <url>', 'use a running `mock work-management` instead of starting one (its token in WM_MOCK_TOKEN)')
     .option('--hostile', "keep the mock's (and, with --assistant, the platform simulator's) default rate limits on (slower, closer to the real services)")
     .option('--fault-rate <ratio>', 'share of the mock’s API requests answered 500/503 (0 to 1; with --mock-url set on the running mock)', parseRatio)
     .option('--event-loss-rate <ratio>', 'share of events the mock never delivers (0 to 1; with --mock-url set on the running mock)', parseRatio)

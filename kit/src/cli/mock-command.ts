@@ -1,4 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
+import { refuseSecretOption, writeCredentialsFile } from './kit-secrets';
 import { registerMockPlatformCommand } from './mock-platform-command';
 import { parseRatio } from './parse-ratio';
 import type { KitRuntime } from './kit-runtime';
@@ -25,7 +26,7 @@ interface MockFlags {
   host: string;
   seed: string;
   size: string | number;
-  token?: string;
+  credentialsFile: string;
   rateLimit: number;
   concurrentReads: number;
   concurrentWrites: number;
@@ -47,12 +48,13 @@ export function registerMockCommand(program: Command, runtime: KitRuntime): void
     .command('work-management')
     .description(
       'Serve a generated organization as the work-management API under /api/1.0 (plus /_oracle and /_admin for tests). ' +
-        'The same --seed and --size always give the same organization; the bearer token is printed at start.',
+        'The same --seed and --size always give the same organization. The service account\'s bearer token is WM_MOCK_TOKEN from the environment ' +
+        '(default: derived from the seed), written to --credentials-file, never printed.',
     );
   withListenOptions(command, 4010)
     .option('--seed <seed>', 'generator seed', '1')
     .option('--size <size>', 'tiny | small | medium | large | xlarge, or a number of tasks', size, 'small')
-    .option('--token <token>', 'bearer token of the service account (default: derived from the seed)')
+    .option('--credentials-file <file>', 'where the bearer token goes (JSON, mode 600)', 'data/mock-work-management-credentials.json')
     .option('--rate-limit <perMinute>', 'requests per token per minute before 429 (0: off)', wholeNumber('--rate-limit', 0), 1500)
     .option('--concurrent-reads <n>', 'GETs in flight per token before 429 (0: off)', wholeNumber('--concurrent-reads', 0), 50)
     .option('--concurrent-writes <n>', 'writes in flight per token before 429 (0: off)', wholeNumber('--concurrent-writes', 0), 15)
@@ -69,7 +71,7 @@ export function registerMockCommand(program: Command, runtime: KitRuntime): void
       const wm = createWorkManagementMock({
         seed: flags.seed,
         size: flags.size as never,
-        ...(flags.token ? { token: flags.token } : {}),
+        ...(runtime.env.WM_MOCK_TOKEN ? { token: runtime.env.WM_MOCK_TOKEN } : {}),
         hostility: {
           rateLimitPerMinute: flags.rateLimit,
           maxConcurrentReads: flags.concurrentReads,
@@ -85,12 +87,13 @@ export function registerMockCommand(program: Command, runtime: KitRuntime): void
       const base = await serveMock(runtime, wm.app, flags);
       const s = wm.model;
       runtime.print(`Work-management mock listening on ${base}${API_PREFIX}`);
-      runtime.print(`Bearer token: ${wm.token}`);
+      runtime.print(`Bearer token: ${writeCredentialsFile(flags.credentialsFile, { token: wm.token })} (readable by you only)`);
       runtime.print(
         `Organization (seed ${flags.seed}, size ${flags.size}, built in ${Date.now() - started} ms): ${s.workspaces.size} workspaces, ${s.users.size} users, ${s.teams.size} teams, ` +
           `${s.projects.size} projects, ${s.tasks.size} tasks, ${s.stories.size} stories, ${s.attachments.size} attachments`,
       );
       runtime.print(`Oracle: ${base}/_oracle/visibility?type=task&gid=<gid> and ${base}/_oracle/visibility/all?type=task; admin: ${base}/_admin/state`);
     });
+  refuseSecretOption(command, '--token', 'WM_MOCK_TOKEN');
   registerMockPlatformCommand(mock, runtime);
 }

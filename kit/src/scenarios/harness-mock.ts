@@ -34,7 +34,7 @@ export async function startHarnessMock(o: HarnessMockOptions): Promise<HarnessMo
   const faults = { ...(o.faultRate !== undefined ? { faultRate: o.faultRate } : {}), ...(o.eventLossRate !== undefined ? { eventLossRate: o.eventLossRate } : {}) };
   let mock: { url: string; token: string; close?: () => Promise<void> };
   if (o.mockUrl) {
-    if (!o.mockToken) throw new Error('--mock-token is required with --mock-url');
+    if (!o.mockToken) throw new Error('--mock-url needs the running mock\'s bearer token in WM_MOCK_TOKEN');
     mock = { url: o.mockUrl, token: o.mockToken };
     if (Object.keys(faults).length > 0) await new MockClient(mock.url, mock.token, { logger: o.logger }).request('PATCH', '/_admin/hostility', faults);
   } else {
