@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { authOverhead } from './auth-overhead';
 import { BenchContext } from './bench-context';
+import { commandStart } from './command-start';
 import { deepPage } from './deep-page';
 import { deepPageMillion } from './deep-page-million';
 import { downloadRss } from './download-rss';
@@ -42,6 +43,7 @@ function noPostgres(name: string): Promise<BenchmarkResult> {
 
 /** In run order. Add new benchmarks here. */
 const BENCHMARKS: ReadonlyArray<readonly [string, Benchmark]> = [
+  ['command-start', () => commandStart()],
   ['list-throughput', (ctx) => listThroughput(ctx)],
   ['list-throughput-postgres', (ctx, pg) => (pg ? listThroughputPostgres(ctx, pg) : noPostgres('list-throughput-postgres'))],
   ['deep-page', (ctx) => deepPage(ctx)],
