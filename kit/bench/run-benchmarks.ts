@@ -6,6 +6,7 @@
  * its own that is dropped after; without either they are skipped with a note. The sample
  * comparison needs gunicorn and Flask (Debian: python3-flask, gunicorn), and is skipped without.
  */
+import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { authOverhead } from './auth-overhead';
@@ -70,6 +71,16 @@ const BENCHMARKS: ReadonlyArray<readonly [string, Benchmark]> = [
   ['sync-throughput', () => syncThroughput()],
 ];
 
+/** The commit measured, and whether the measured code had uncommitted changes. */
+function currentCommit(): string {
+  const git = (args: string[]): string => execFileSync('git', args, { cwd: path.join(__dirname, '../..'), encoding: 'utf8' }).trim();
+  try {
+    return `${git(['rev-parse', '--short', 'HEAD'])}${git(['status', '--porcelain', '--', 'src', 'migrations', 'kit/bench']) ? ' with uncommitted changes' : ''}`;
+  } catch {
+    return 'unknown';
+  }
+}
+
 function selected(argv: readonly string[]): string[] {
   const names: string[] = [];
   for (let i = 0; i < argv.length; i += 1) {
@@ -116,6 +127,7 @@ async function main(): Promise<void> {
   const file = path.join(__dirname, 'results', 'latest.json');
   writeJson(file, results, {
     finishedAt: new Date().toISOString(),
+    commit: currentCommit(),
     totalMs,
     node: process.version,
     platform: `${os.platform()} ${os.arch()}`,

@@ -16,12 +16,14 @@ const END = '<!-- current-figures:end -->';
 
 interface RunFile {
   finishedAt: string;
+  /** Written by run-benchmarks.ts; older files lack it (then the checkout's commit is named). */
+  commit?: string;
   node: string;
   cpus: number;
   results: BenchmarkResult[];
 }
 
-const commit = (): string => {
+const checkoutCommit = (): string => {
   const sha = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
   const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src', 'kit/bench', 'migrations'], { cwd: ROOT, encoding: 'utf8' }).trim() !== '';
   return dirty ? `${sha} with uncommitted changes` : sha;
@@ -54,7 +56,7 @@ const readme = fs.readFileSync(README, 'utf8');
 const start = readme.indexOf(START);
 const end = readme.indexOf(END);
 if (start < 0 || end < start) throw new Error(`kit/bench/README.md lacks the markers ${START} … ${END}`);
-const when = `${run.finishedAt.slice(0, 10)}, ${commit()}, Node ${run.node}, ${run.cpus} CPUs`;
+const when = `${run.finishedAt.slice(0, 10)}, ${run.commit ?? checkoutCommit()}, Node ${run.node}, ${run.cpus} CPUs`;
 const text = block(run, previousRows(readme.slice(start, end)), when);
 fs.writeFileSync(README, `${readme.slice(0, start + START.length)}\n${text}\n${readme.slice(end)}`);
 process.stdout.write(`wrote ${run.results.length} benchmarks' figures into kit/bench/README.md\n`);
