@@ -4,7 +4,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { buildProgramFor } from './cli/program';
 import type { Runtime } from './cli/runtime';
-import { ConfigError } from './config/load-config';
+import { describeFailure } from './cli/describe-failure';
 import { CONNECTIONS_CHECKING_INTERVAL_MS, limitConnections } from './lib/limit-connections';
 import { serverOptionsOf } from './lib/server-options-of';
 
@@ -59,6 +59,6 @@ process.on('SIGINT', () => void shutdown('SIGINT'));
 buildProgramFor(runtime, process.argv)
   .then((program) => program.parseAsync(process.argv))
   .catch((error: unknown) => {
-    process.stderr.write(`${error instanceof ConfigError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(`${describeFailure(error, process.env)}\n`);
     process.exit(1);
   });

@@ -1,4 +1,7 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { Command } from 'commander';
+import { projectRoot } from '../lib/project-root';
 import type { Runtime } from './runtime';
 
 type Register = (program: Command, runtime: Runtime) => void;
@@ -22,9 +25,15 @@ export const COMMANDS: ReadonlyArray<{ name: string; summary: string; load: () =
   { name: 'usage', summary: "Is the content ingested and used: the gateway's files against the platform's Data API.", load: async () => (await import('./usage-command')).registerUsageCommand },
 ];
 
+/** The installed package's version (package.json above src/ or dist/). */
+function packageVersion(): string {
+  return (JSON.parse(fs.readFileSync(path.join(projectRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+}
+
 function baseProgram(): Command {
   return new Command('content-gateway')
     .description('Reference content gateway for the AI-assistant platform: serves staged content over the /v1 gateway contract.')
+    .version(packageVersion(), '-V, --version', 'print the version and exit')
     .showHelpAfterError();
 }
 

@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { buildProgram, buildProgramFor, COMMANDS } from '../../src/cli/program';
 import type { Runtime } from '../../src/cli/runtime';
 
@@ -31,5 +33,16 @@ describe('the command line', () => {
     const help = program.helpInformation();
     for (const command of COMMANDS) expect(help).toContain(command.name);
     expect(program.commands.every((c) => c.options.length === 0)).toBe(true);
+  });
+});
+
+describe('--version', () => {
+  it("prints package.json's version", async () => {
+    const { version } = JSON.parse(fs.readFileSync(path.join(__dirname, '../../package.json'), 'utf8')) as { version: string };
+    const program = (await buildProgramFor(runtime, ['node', 'content-gateway', '--version'])).exitOverride();
+    let printed = '';
+    program.configureOutput({ writeOut: (text) => (printed += text) });
+    expect(() => program.parse(['node', 'content-gateway', '--version'])).toThrow(version);
+    expect(printed.trim()).toBe(version);
   });
 });
