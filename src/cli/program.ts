@@ -16,6 +16,7 @@ export const COMMANDS: ReadonlyArray<{ name: string; summary: string; load: () =
   { name: 'migrate', summary: 'Bring the staging schema up to date (also done on every `serve` start-up).', load: async () => (await import('./migrate-command')).registerMigrateCommand },
   { name: 'seed-demo', summary: 'Load (or refresh) the bundled demo corpus into staging.', load: async () => (await import('./seed-demo-command')).registerSeedDemoCommand },
   { name: 'sync', summary: 'Sync a source (or --all) into staging: incremental when it can, else full.', load: async () => (await import('./sync-command')).registerSyncCommand },
+  { name: 'runs', summary: 'Show recent sync runs and what is still failing, with the reasons.', load: async () => (await import('./runs-command')).registerRunsCommand },
   { name: 'policy', summary: 'Access policies: check a policy file, explain a decision.', load: async () => (await import('./policy-command')).registerPolicyCommand },
   { name: 'gc-blobs', summary: 'Delete blobs no staged file references any more.', load: async () => (await import('./gc-blobs-command')).registerGcBlobsCommand },
   { name: 'verify-blobs', summary: 'Check that every staged binary is in the blob store, whole.', load: async () => (await import('./verify-blobs-command')).registerVerifyBlobsCommand },

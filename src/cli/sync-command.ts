@@ -14,6 +14,7 @@ import { withAccessPolicy } from '../sync/access-policy-source';
 import { runSync, type SyncOptions, type SyncProgress, type SyncSummary } from '../sync/run-sync';
 import { openStaging, type Staging } from './open-staging';
 import { parseInterval } from './parse-interval';
+import { failureLines } from './run-failures';
 import type { Runtime } from './runtime';
 
 /** How long a cancelled sync may take to record itself as cancelled before the process ends anyway. */
@@ -123,6 +124,7 @@ async function syncOnce(
       const summary = await runSync(adapter, { db: ctx.staging.db, blobs: ctx.staging.blobs, logger: ctx.logger, signal: ctx.signal }, { ...syncOptions(ctx.config, ctx.flags, ctx.fullEveryMs), onProgress: progress.onProgress });
       progress.stop();
       ctx.runtime.print(formatSummary(summary));
+      for (const line of failureLines(summary.source, summary.failures, summary.counts.failed)) ctx.runtime.print(line);
       if (summary.status !== 'succeeded') ok = false;
     } catch (error) {
       progress.stop();
