@@ -1,4 +1,12 @@
-import { isIncremental, reconcilesAccess, type AccessReconcilingAdapter, type Adapter, type AdapterContext, type IncrementalAdapter, type SyncEvent } from '../adapters/adapter';
+import {
+  isIncremental,
+  reconcilesAccess,
+  type AccessReconcilingAdapter,
+  type Adapter,
+  type AdapterContext,
+  type IncrementalAdapter,
+  type SyncEvent,
+} from '../adapters/adapter';
 import { FullRunRequired } from '../adapters/source-error';
 import { chunks } from '../lib/chunks';
 import { DOCUMENT_CLASS_PREFIX } from '../policies/policy-compilation';
@@ -47,7 +55,9 @@ export async function runSync(adapter: Adapter, deps: SyncDeps, partial: Partial
   const lock = new SyncLock(deps.db, source, options.lockLeaseMs, now);
   await lock.acquire();
   const policyGroups = new PolicyGroupsRepository(deps.db);
-  const env: SyncEnvironment = { adapter, source, options, ...repos, policyGroups, blobs: deps.blobs, lock, logger, now, started: Date.now(), callerSignal: deps.signal };
+  const env: SyncEnvironment = {
+    adapter, source, options, ...repos, policyGroups, blobs: deps.blobs, lock, logger, now, started: Date.now(), callerSignal: deps.signal,
+  };
   try {
     const planned = await planRun(adapter, options, repos, logger, now());
     try {
@@ -183,7 +193,7 @@ async function runStages(ctx: RunContext, tally: RunTally, how: StagePlan): Prom
   try {
     await consume(how.changes ?? fullEvents(ctx, adapterCtx, how.resume, policy));
     if (how.reconciler && tally.touched) {
-      const outcome = await reconcile(ctx, tally, { adapter: how.reconciler, adapterCtx, policy, policyGroups: how.policyGroups, touched: tally.touched }, consume);
+      const outcome = await reconcile(ctx, tally, { adapter: how.reconciler, adapterCtx, policy, grants: how.policyGroups, touched: tally.touched }, consume);
       reconciliation = outcome.stats;
       if (outcome.blocked) return { status: 'blocked', error: outcome.blocked, reconciliation };
     }
@@ -197,10 +207,23 @@ async function runStages(ctx: RunContext, tally: RunTally, how: StagePlan): Prom
   return refused ? { status: 'blocked', error: refused } : { status: 'succeeded', ...(reconciliation ? { reconciliation } : {}) };
 }
 
-/** A full run's events, through the policy stage when the source has one: its run starts over rather than resuming, since users yielded before the interruption are needed. */
+/**
+ * A full run's events, through the policy stage when the source has one: that run starts over
+ * rather than resuming, since the users yielded before the interruption are needed.
+ */
 function fullEvents(ctx: RunContext, adapterCtx: AdapterContext, resume: unknown, policy: PolicyStage | undefined): AsyncIterable<SyncEvent> {
   if (!policy) return ctx.mode === 'full' ? ctx.adapter.full(adapterCtx, resume) : ctx.adapter.full(adapterCtx);
   return policy.apply(ctx.adapter.full(adapterCtx));
+}
+
+/** What reconciliation works with: the adapter's listing and `settle`, the run's policy stage and where the grants it keeps are staged. */
+interface ReconcileRun {
+  adapter: AccessReconcilingAdapter;
+  adapterCtx: AdapterContext;
+  policy: PolicyStage | undefined;
+  grants: PolicyGroupsRepository;
+  /** Files this run's changes wrote, deleted or failed. */
+  touched: ReadonlySet<string>;
 }
 
 /**
@@ -210,12 +233,7 @@ function fullEvents(ctx: RunContext, adapterCtx: AdapterContext, resume: unknown
  * commits the answers it passes on like any events, counts what its access rewrites changed, and
  * tombstones the files it finds gone, unless the mass-deletion guard refuses.
  */
-async function reconcile(
-  ctx: RunContext,
-  tally: RunTally,
-  how: { adapter: AccessReconcilingAdapter; adapterCtx: AdapterContext; policy: PolicyStage | undefined; policyGroups: PolicyGroupsRepository; touched: ReadonlySet<string> },
-  consume: Consume,
-): Promise<{ stats: ReconciliationStats; blocked?: string }> {
+async function reconcile(ctx: RunContext, tally: RunTally, how: ReconcileRun, consume: Consume): Promise<{ stats: ReconciliationStats; blocked?: string }> {
   const { adapter, adapterCtx, policy } = how;
   const reconciliation = new AccessReconciliation({
     source: ctx.source,
@@ -231,11 +249,13 @@ async function reconcile(
       },
     },
   });
-  const grants = () => how.policyGroups.fileGroups(ctx.source, DOCUMENT_CLASS_PREFIX);
+  const grants = () => how.grants.fileGroups(ctx.source, DOCUMENT_CLASS_PREFIX);
+  /** Files the engine wrote, access rewrites aside: what a settle round refreshed. */
   const written = () => tally.counts.added + tally.counts.changed - reconciliation.findings.accessRewritten;
   const listing = adapter.liveFiles(adapterCtx);
+  let request = await reconciliation.compareListing(policy ? policy.listing(listing, await grants()) : listing);
   let refreshed = 0;
-  for (let request = await reconciliation.compareListing(policy ? policy.listing(listing, await grants()) : listing); request; request = reconciliation.nextRequest()) {
+  for (; request; request = reconciliation.nextRequest()) {
     const answers = adapter.settle(adapterCtx, request);
     const before = written();
     await consume(reconciliation.answers(policy ? policy.settled(answers, await grants()) : answers));

@@ -41,7 +41,10 @@ export class PolicyStage {
    */
   static restore(policy: Policy, source: string, staged: readonly CompiledGroup[]): PolicyStage {
     const restored = restoreCompilation(policy, staged);
-    if (!restored) throw new FullRunRequired(`the access policy of '${source}' changed since its groups were compiled (or none were): a full run recompiles them`);
+    if (!restored) {
+      const why = `the access policy of '${source}' changed since its groups were compiled (or none were)`;
+      throw new FullRunRequired(`${why}: a full run recompiles them`);
+    }
     return new PolicyStage(source, restored.compilation, restored.userGroups);
   }
 
@@ -65,10 +68,10 @@ export class PolicyStage {
         yield event;
       } else if (event.type === 'file') {
         yield { type: 'file', file: { ...event.file, access: compilation.documentAccess(event.file) } };
-      } else if ((event.type === 'group' || (event.type === 'delete' && event.kind === 'group')) && isReserved(event.type === 'group' ? event.group.nativeId : event.nativeId)) {
-        const nativeId = event.type === 'group' ? event.group.nativeId : event.nativeId;
-        yield { type: 'failure', kind: 'group', nativeId, error: new Error(`group id '${nativeId}' starts with ${USER_CLASS_PREFIX} or ${DOCUMENT_CLASS_PREFIX}, which the access policy's groups use: the source's group is skipped`) };
-      } else yield event;
+      } else {
+        const reserved = reservedGroupId(event);
+        yield reserved === undefined ? event : { type: 'failure', kind: 'group', nativeId: reserved, error: new Error(reservedMessage(reserved)) };
+      }
     }
     const groups = compilation.groups();
     const present = new Set(groups.map((g) => g.nativeId));
@@ -117,7 +120,13 @@ export class PolicyStage {
   }
 }
 
-/** Native group ids the policy's synthesized groups use: an adapter's own group may not take one. */
-function isReserved(nativeId: string): boolean {
-  return POLICY_GROUP_PREFIXES.some((prefix) => nativeId.startsWith(prefix));
+/** The id of a source's own group (or group delete) that takes a prefix the policy's groups use, which the stage refuses; else undefined. */
+function reservedGroupId(event: SyncEvent): string | undefined {
+  const nativeId = event.type === 'group' ? event.group.nativeId : event.type === 'delete' && event.kind === 'group' ? event.nativeId : undefined;
+  return nativeId !== undefined && POLICY_GROUP_PREFIXES.some((prefix) => nativeId.startsWith(prefix)) ? nativeId : undefined;
+}
+
+function reservedMessage(nativeId: string): string {
+  const prefixes = `${USER_CLASS_PREFIX} or ${DOCUMENT_CLASS_PREFIX}`;
+  return `group id '${nativeId}' starts with ${prefixes}, which the access policy's groups use: the source's group is skipped`;
 }
