@@ -29,7 +29,6 @@ export type { FileRow, GroupRow, MemberRow, PermissionRow, PrincipalType, UserRo
 export { migrateLatest } from './staging/run-migrations';
 export { StagingWriter } from './staging/staging-writer';
 export type { FileInput, StagedFile } from './staging/staging-writer';
-export { withAccessPolicy } from './sync/access-policy-source';
 export { runSync } from './sync/run-sync';
 export type { SyncDeps, SyncSummary } from './sync/run-sync';
 export { fileWireJson } from './wire/file-resource';

@@ -10,7 +10,7 @@ import { isAbortError } from '../lib/abort-error';
 import { createLogger, type Logger } from '../logging/create-logger';
 import { SyncRunsRepository } from '../staging/sync-runs-repository';
 import { loadPolicy } from '../policies/load-policy';
-import { withAccessPolicy } from '../sync/access-policy-source';
+import type { Policy } from '../policies/policy-types';
 import { runSync, type SyncOptions, type SyncProgress, type SyncSummary } from '../sync/run-sync';
 import { openStaging, type Staging } from './open-staging';
 import { parseInterval } from './parse-interval';
@@ -107,9 +107,10 @@ async function syncOnce(
     }
     // Read every round, so an edited policy takes effect at the next one.
     const policyFile = ctx.flags.policy ?? ctx.config.accessPolicies[adapter.name];
+    let policy: Policy | undefined;
     if (policyFile !== undefined) {
       try {
-        adapter = withAccessPolicy(adapter, await loadPolicy(policyFile), { db: ctx.staging.db });
+        policy = await loadPolicy(policyFile);
       } catch (error) {
         ctx.runtime.print(`${adapter.name}: access policy refused — ${(error as Error).message}`);
         ok = false;
@@ -121,7 +122,7 @@ async function syncOnce(
     const expected = prevCounts ? Object.values(prevCounts).reduce((a, b) => a + b, 0) : undefined;
     const progress = progressReporter(ctx.runtime, ctx.logger, expected);
     try {
-      const summary = await runSync(adapter, { db: ctx.staging.db, blobs: ctx.staging.blobs, logger: ctx.logger, signal: ctx.signal }, { ...syncOptions(ctx.config, ctx.flags, ctx.fullEveryMs), onProgress: progress.onProgress });
+      const summary = await runSync(adapter, { db: ctx.staging.db, blobs: ctx.staging.blobs, logger: ctx.logger, signal: ctx.signal }, { ...syncOptions(ctx.config, ctx.flags, ctx.fullEveryMs), ...(policy ? { policy } : {}), onProgress: progress.onProgress });
       progress.stop();
       ctx.runtime.print(formatSummary(summary));
       for (const line of failureLines(summary.source, summary.failures, summary.counts.failed)) ctx.runtime.print(line);
