@@ -7,7 +7,7 @@ import { adapterSettingsHelp } from '../adapters/adapter-settings-table';
 import type { Config } from '../config/config-schema';
 import { loadConfig } from '../config/load-config';
 import { isAbortError } from '../lib/abort-error';
-import { createLogger, type Logger } from '../logging/create-logger';
+import { createLogger, wantsPrettyLogs, type Logger } from '../logging/create-logger';
 import { SyncRunsRepository } from '../staging/sync-runs-repository';
 import { loadPolicy } from '../policies/load-policy';
 import type { Policy } from '../policies/policy-types';
@@ -156,7 +156,7 @@ export function registerSyncCommand(program: Command, runtime: Runtime): void {
       // Usage mistakes are reported like commander's own (`error: …`, exit 1), not as a stack trace.
       const usageError = (message: string): never => command.showHelpAfterError(false).error(`error: ${message}`, { exitCode: 1, code: 'content-gateway.sync' });
       const config = loadConfig(runtime.env);
-      const logger = createLogger({ level: config.logLevel });
+      const logger = createLogger({ level: config.logLevel, pretty: wantsPrettyLogs(config.logFormat, runtime.interactive) });
       const factories = flags.all ? adapterFactories : name ? [findAdapterFactory(name)].filter((f): f is AdapterFactory => f !== undefined) : [];
       if (flags.policy !== undefined && (flags.all || !name)) usageError('--policy applies to one named adapter; for several, set ACCESS_POLICIES=<adapter>=<file>,...');
       if (factories.length === 0) {
