@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
@@ -14,6 +16,7 @@ import type { Policy } from '../policies/policy-types';
 import { runSync, type SyncOptions, type SyncProgress, type SyncSummary } from '../sync/run-sync';
 import { openStaging, type Staging } from './open-staging';
 import { parseInterval } from './parse-interval';
+import { projectRoot } from '../lib/project-root';
 import { failureLines } from './run-failures';
 import type { Runtime } from './runtime';
 
@@ -136,6 +139,16 @@ async function syncOnce(
   return ok;
 }
 
+/**
+ * When the built program (dist/) does not know an adapter whose sources are in src/adapters (one
+ * `new-adapter` just wrote), the build is older than the sources: say so, rather than only "unknown".
+ */
+function staleBuildHint(name: string): string {
+  const runningBuilt = path.extname(__filename) === '.js';
+  const source = path.join(projectRoot(), 'src', 'adapters', name);
+  return runningBuilt && fs.existsSync(source) ? ` src/adapters/${name}/ exists, but this built program is older than it: run \`npm run build\` (or use \`npm run cli -- sync ${name}\`, which runs the sources).` : '';
+}
+
 export function registerSyncCommand(program: Command, runtime: Runtime): void {
   program
     .command('sync')
@@ -161,7 +174,7 @@ export function registerSyncCommand(program: Command, runtime: Runtime): void {
       if (flags.policy !== undefined && (flags.all || !name)) usageError('--policy applies to one named adapter; for several, set ACCESS_POLICIES=<adapter>=<file>,...');
       if (factories.length === 0) {
         const known = adapterFactories.map((f) => f.name).join(', ') || 'none';
-        usageError(name ? `Unknown adapter '${name}'. Registered adapters: ${known}.` : `Name an adapter or use --all. Registered adapters: ${known}.`);
+        usageError(name ? `Unknown adapter '${name}'. Registered adapters: ${known}.${staleBuildHint(name)}` : `Name an adapter or use --all. Registered adapters: ${known}.`);
       }
       let interval: number | undefined;
       let fullEveryMs: number | undefined;
