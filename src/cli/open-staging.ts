@@ -18,8 +18,7 @@ export interface Staging {
 /**
  * Opens the configured database (running pending migrations, unless `migrate` is false: a serving
  * worker whose primary migrated before it started) and the configured blob store. `maxConnections`:
- * this process's share of `DATABASE_MAX_CONNECTIONS` (a serving worker's), else all of it. `serving`:
- * on Postgres, list pages get a pool of their own (half the connections); other commands keep them all for knex.
+ * this process's share of `DATABASE_MAX_CONNECTIONS` (a serving worker's), else all of it.
  * Connections open within `DATABASE_CONNECT_TIMEOUT_MS` in every command; serving statements are
  * bound by `DATABASE_STATEMENT_TIMEOUT_MS`, and migrations, which may rightly take longer, then run
  * on a database of their own without that bound, closed before serving starts.
@@ -35,8 +34,8 @@ export async function openStaging(config: Config, logger: Logger, options: { mig
   const bounded = serving && config.databaseStatementTimeoutMs > 0;
   const timeouts = { connectMs: config.databaseConnectTimeoutMs, statementMs: bounded ? config.databaseStatementTimeoutMs : 0 };
   const migrateApart = bounded && options.migrate !== false && (Boolean(config.databaseUrl) || config.sqlitePath !== ':memory:');
-  if (migrateApart) await migrateOn(createDb({ ...base, listPagePool: false, timeouts: { connectMs: timeouts.connectMs, statementMs: 0 } }), logger);
-  const db = createDb({ ...base, listPagePool: serving, timeouts });
+  if (migrateApart) await migrateOn(createDb({ ...base, timeouts: { connectMs: timeouts.connectMs, statementMs: 0 } }), logger);
+  const db = createDb({ ...base, timeouts });
   if (options.migrate !== false && !migrateApart) await migrateOn(db, logger, { keepOpen: true });
   return { db, blobs: openBlobs(config, db), close: () => db.destroy() };
 }

@@ -77,7 +77,7 @@ export const settings = {
     schema: z.coerce.number().int().min(2),
     default: '20',
     description:
-      'Postgres connections `serve` opens at most on this host, divided between its `WEB_CONCURRENCY` workers (each at least 2), each process splitting its share between a pool for list pages (half, rounded up) and one for everything else; more than about twice the database host\'s cores serve no more pages (docs/scaling-out.md). Keep replicas × this under the server\'s `max_connections` (100 by default) with room for syncs and maintenance. Other commands open up to this many each.',
+      'Postgres connections `serve` opens at most on this host, divided between its `WEB_CONCURRENCY` workers (each at least 2), each process keeping its share in one pool (knex on node-postgres) that list pages and everything else run on; more than about twice the database host\'s cores serve no more pages (docs/scaling-out.md). Keep replicas × this under the server\'s `max_connections` (100 by default) with room for syncs and maintenance. Other commands open up to this many each.',
   }),
   sqlitePath: setting({
     env: 'SQLITE_PATH',

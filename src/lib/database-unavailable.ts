@@ -1,4 +1,4 @@
-/** Codes of a connection that could not be made or was lost: the operating system's, postgres.js's and mysql2's. */
+/** Codes of a connection that could not be made or was lost: the operating system's and mysql2's. */
 const CONNECTION_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -8,10 +8,6 @@ const CONNECTION_CODES = new Set([
   'ENOTFOUND',
   'EAI_AGAIN',
   'EPIPE',
-  'CONNECT_TIMEOUT',
-  'CONNECTION_CLOSED',
-  'CONNECTION_ENDED',
-  'CONNECTION_DESTROYED',
   'PROTOCOL_CONNECTION_LOST',
 ]);
 

@@ -19,8 +19,8 @@ export function shareOf(limit: number, workers: number): number {
 
 /**
  * Postgres connections one of `workers` serving processes opens, of `DATABASE_MAX_CONNECTIONS`
- * (`budget`): its share, but at least 2 (one for its list-page pool, one for knex's), so the
- * workers exceed the budget only where it is under 2 a worker.
+ * (`budget`): its share, but at least 2 (a list page's statement need not wait behind a sync's
+ * or a download's), so the workers exceed the budget only where it is under 2 a worker.
  */
 export function serveConnections(budget: number, workers: number): number {
   return Math.max(2, shareOf(budget, workers));

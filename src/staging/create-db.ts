@@ -3,7 +3,6 @@ import path from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import knex, { type Knex } from 'knex';
 import { parse } from 'pg-connection-string';
-import { PgPagePool } from './pg-page-pool';
 import type { ReadWorker } from './read-worker';
 import { SqliteReadHandle } from './sqlite-read-handle';
 import { SqliteReadWorker } from './sqlite-read-worker';
@@ -18,13 +17,8 @@ export interface DbOptions {
   sqlitePath: string;
   /** Postgres schema to use (tests isolate themselves in a schema of their own). */
   searchPath?: string;
-  /**
-   * Postgres connections this process opens at most (default 20), split between the list-page pool
-   * (half, rounded up) and knex's pool (the rest, at least one).
-   */
+  /** Postgres connections this process opens at most (default 20): knex's pool, which every statement, list pages included, runs on. */
   maxConnections?: number;
-  /** Postgres: read list pages on a pool of their own (`PgPagePool`; default true). Commands that serve no pages leave it out and give knex all the connections. */
-  listPagePool?: boolean;
   /** How long the database may take to answer (absent or 0: as long as it takes). */
   timeouts?: Partial<DatabaseTimeouts>;
 }
@@ -76,7 +70,6 @@ export const SQLITE_MMAP_BYTES = 1024 * 1024 * 1024;
 
 const readWorkers = new WeakMap<Db, ReadWorker>();
 const readHandles = new WeakMap<Db, SqliteReadHandle>();
-const pagePools = new WeakMap<Db, PgPagePool>();
 const answerBounds = new WeakMap<Db, number>();
 const connectionWatches = new WeakMap<Db, PgConnectionWatch>();
 
@@ -90,11 +83,6 @@ export function readWorker(db: Db): ReadWorker | undefined {
   return readWorkers.get(db);
 }
 
-/** The Postgres pool this database's list pages are read on (none for SQLite). */
-export function pgPagePool(db: Db): PgPagePool | undefined {
-  return pagePools.get(db);
-}
-
 /** ms the gateway waits for the answer to one statement on this database before it gives up on it (0: no bound). */
 export function answerBound(db: Db): number {
   return answerBounds.get(db) ?? 0;
@@ -105,9 +93,9 @@ export function pgConnectionWatch(db: Db): PgConnectionWatch | undefined {
   return connectionWatches.get(db);
 }
 
-/** Answers once the database answers a query on each of its pools (knex's and, on Postgres, the list pages'); rejects otherwise. */
+/** Answers once the database answers a query on knex's pool; rejects otherwise. */
 export async function pingDb(db: Db): Promise<void> {
-  await Promise.all([db.raw('select 1'), pgPagePool(db)?.rawRows('select 1', [])]);
+  await db.raw('select 1');
 }
 
 /**
@@ -143,15 +131,14 @@ function attachReadWorker(db: Db, worker: ReadWorker, handle: SqliteReadHandle):
   });
 }
 
-/** knex on Postgres, with the list-page pool beside it (unless `listPagePool` is false); the two share `maxConnections`. */
+/** knex on Postgres (node-postgres), at most `maxConnections` connections. */
 function createPostgresDb(databaseUrl: string, options: DbOptions): Db {
   const max = Math.max(1, Math.floor(options.maxConnections ?? DEFAULT_MAX_CONNECTIONS));
-  const pages = Math.ceil(max / 2);
   const connectMs = options.timeouts?.connectMs ?? 0;
   const statementMs = options.timeouts?.statementMs ?? 0;
   const answerMs = statementMs > 0 ? statementMs + ANSWER_GRACE_MS : 0;
   // The URL's own settings, as node-postgres reads them, its `options` kept beside the gateway's,
-  // and the bounds: node-postgres sends `statement_timeout` with the session's start-up (so does the page pool).
+  // and the bounds: node-postgres sends `statement_timeout` with the session's start-up.
   const target = parse(databaseUrl);
   const connection = {
     ...target,
@@ -168,7 +155,7 @@ function createPostgresDb(databaseUrl: string, options: DbOptions): Db {
     ...(answerMs > 0 ? { acquireConnectionTimeout: answerMs + connectMs } : {}),
     pool: {
       min: 0,
-      max: options.listPagePool === false ? max : Math.max(1, max - pages),
+      max,
       // Opening a connection includes knex's own set-up statements (version, search path), which node-postgres's bound does not cover.
       ...(connectMs > 0 ? { createTimeoutMillis: connectMs } : {}),
       afterCreate: watch.afterCreate,
@@ -180,10 +167,7 @@ function createPostgresDb(databaseUrl: string, options: DbOptions): Db {
     answerBounds.set(db, answerMs);
     boundEveryStatement(db, answerMs);
   }
-  if (options.listPagePool === false) return db;
-  const pool = new PgPagePool({ connection, searchPath: options.searchPath, max: pages, connectMs, answerMs });
-  pagePools.set(db, pool);
-  return closeBeforeDestroy(db, () => pool.close());
+  return db;
 }
 
 export function isPostgres(db: Db): boolean {

@@ -9,7 +9,15 @@ interface PgQueryConfig {
   name: string;
   text: string;
   values: unknown[];
+  rowMode?: 'array';
+  types?: { getTypeParser(oid: number, format: string): (value: string) => unknown };
 }
+
+/** A row as `pgPooledTextRows` returns it: each column's text as Postgres sent it, in select order, or null. */
+export type TextRow = ReadonlyArray<string | null>;
+
+/** What a `TextRow` statement's values go through: nothing, every type kept as the text Postgres sent. */
+const AS_SENT = { getTypeParser: () => (value: string): string => value };
 
 /** The part of a `pg` client a pooled query uses. */
 interface PgConnection extends EventEmitter {
@@ -34,9 +42,22 @@ export function statementName(sql: string): string {
  * a connection that died is marked as such (`markConnectionLost`).
  */
 export async function pgPooledRows<Row>(db: Db, name: string, sql: string, bindings: readonly unknown[]): Promise<Row[]> {
+  return runPooled<Row>(db, { name, text: sql, values: [...bindings] });
+}
+
+/**
+ * As `pgPooledRows`, each row an array of its columns' text as Postgres sent it (node-postgres's
+ * `rowMode: 'array'`, no type parsed): no object built per row, no JSON column parsed, so a list
+ * page's stored JSON is joined as it came.
+ */
+export async function pgPooledTextRows(db: Db, name: string, sql: string, bindings: readonly unknown[]): Promise<TextRow[]> {
+  return runPooled<TextRow>(db, { name, text: sql, values: [...bindings], rowMode: 'array', types: AS_SENT });
+}
+
+async function runPooled<Row>(db: Db, config: PgQueryConfig): Promise<Row[]> {
   const bound = answerBound(db);
   return withPooledConnection(db, async (connection: PgConnection) => {
-    const answer = connection.query({ name, text: sql, values: [...bindings] }).catch((error: unknown) => {
+    const answer = connection.query(config).catch((error: unknown) => {
       if (pgConnectionWatch(db)?.isDead(connection)) markConnectionLost(error);
       throw error;
     });

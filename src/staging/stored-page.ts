@@ -1,11 +1,11 @@
 import type { Knex } from 'knex';
-import { answerBound, isPostgres, pgPagePool, readWorker, type Db } from './create-db';
+import { answerBound, isPostgres, readWorker, type Db } from './create-db';
 import type { PageRequest } from './page-query';
 import { seekPage } from './query-page';
 import { compileChecked, pageBindings, pageShape } from './prepared-page-query';
 import { runCompiled, type CompiledStatement } from './compiled-statement';
 import { pageFromPacked, type PackedPage, type StoredPage } from './packed-page';
-import type { RawRow } from './pg-page-pool';
+import { pgPooledTextRows } from './pg-pooled-query';
 import { pageFromRawRows } from './raw-page';
 
 /** SQLite's answer: the page aggregated into one row. */
@@ -36,12 +36,13 @@ const ITEM = 'page_item';
  *
  * SQLite aggregates the page into one row itself, in its read worker (off the event loop), with
  * the rows' ordering values and JSON lengths beside the bytes (`PackedPage`, checked before use).
- * Postgres sends the page's rows, on the list-page pool (`PgPagePool`) as the bytes it holds, and
- * they are joined here (`pageFromRawRows`): a Postgres backend builds a 43 KB aggregate at a tenth
- * of the rate it sends the same rows (under pgbench, 10 clients on the 2-core machine: 971 against
- * 9,279 pages a second), and a worker thread of its own for the driver cost more CPU in all (its
- * messages, its garbage) than it took off the event loop (kit/bench/HISTORY.md). The ordering columns
- * are text (`collate "C"`), so the position Postgres sends as bytes reads as node-postgres's value.
+ * Postgres sends the page's rows, as a named prepared statement on one of knex's connections, each
+ * row an array of the text it sent (`pgPooledTextRows`), and they are joined here
+ * (`pageFromRawRows`): a Postgres backend builds a 43 KB aggregate at a tenth of the rate it sends
+ * the same rows (under pgbench, 10 clients on the 2-core machine: 971 against 9,279 pages a
+ * second), and a worker thread of its own for the driver cost more CPU in all (its messages, its
+ * garbage) than it took off the event loop (kit/bench/HISTORY.md). The ordering columns are text
+ * (`collate "C"`), so the position Postgres sends is the value knex's own reads would give.
  *
  * The SQL depends only on the page's shape (ordering, filter fields and operators, whether it
  * seeks or skips), so knex builds it once per shape; later pages of that shape bind their values
@@ -78,20 +79,10 @@ export class StoredPageReader<F extends string> {
     return pageFromPacked(await this.readAggregate(compiled, bindings), page);
   }
 
-  /**
-   * Postgres: the page's rows as raw bytes from the list-page pool (`PgPagePool`), or, on a knex
-   * without one (a transaction), through `runCompiled` and encoded to the same bytes.
-   */
+  /** Postgres: the page's rows as text, on one of knex's connections (the transaction's own, when `db` is one). */
   private async readRows({ statement, orderColumns }: CompiledShape, bindings: Array<string | number>, page: PageRequest<F>): Promise<StoredPage | undefined> {
-    const pool = pgPagePool(this.db);
-    let rows: RawRow[];
-    if (pool) {
-      this.db.emit('query', { sql: statement.native, bindings, method: 'select' });
-      rows = await pool.rawRows(statement.native, bindings);
-    } else {
-      const bytes = (value: unknown): Buffer | null => (value === null || value === undefined ? null : Buffer.from(String(value), 'utf8'));
-      rows = (await runCompiled<Record<string, unknown>>(this.db, statement, bindings, 'select')).map((row) => [...orderColumns.map((c) => row[c]), row[ITEM]].map(bytes));
-    }
+    this.db.emit('query', { sql: statement.native, bindings, method: 'select' });
+    const rows = await pgPooledTextRows(this.db, statement.name, statement.native, bindings);
     return pageFromRawRows(rows, orderColumns.length, page.top);
   }
 

@@ -201,7 +201,7 @@ describeWithPostgres('serve with WEB_CONCURRENCY=2 on Postgres (Redis too when T
     } finally {
       await admin.destroy();
     }
-    // Each worker's share is 3: 2 for list pages (which carry the URL's application_name too), 1 for knex.
+    // Each worker's share is 3, all of it knex's pool (list pages included; the URL's application_name on every session).
     expect(Math.max(...opened)).toBeLessThanOrEqual(6);
     expect(Math.min(...opened)).toBeGreaterThanOrEqual(2);
   });

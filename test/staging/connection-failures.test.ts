@@ -1,8 +1,8 @@
 import knex from 'knex';
 import { responseError } from '../../src/http/middleware/error-handler';
 import { isDatabaseUnavailable } from '../../src/lib/database-unavailable';
-import { createDb, pgPagePool, type Db } from '../../src/staging/create-db';
-import { pgPooledRows, statementName } from '../../src/staging/pg-pooled-query';
+import { createDb, type Db } from '../../src/staging/create-db';
+import { pgPooledRows, pgPooledTextRows, statementName } from '../../src/staging/pg-pooled-query';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy';
 
 /**
@@ -11,15 +11,15 @@ import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy';
  * table makes the failure happen for real, through a loopback proxy in front of the test server,
  * and takes the error as each of the staging database's three ways of running a statement meets
  * it: knex's builder and runner, a prepared statement on one of knex's connections
- * (`pgPooledRows`), and the list-page pool (postgres.js).
+ * (`pgPooledRows`), and a list page's, its rows as text (`pgPooledTextRows`).
  */
 jest.setTimeout(120_000);
 
 const pgUrl = process.env.TEST_DATABASE_URL;
 const describeWithPostgres = pgUrl ? describe : describe.skip;
 
-type Way = 'knex' | 'pooled statement' | 'page pool';
-const WAYS: Way[] = ['knex', 'pooled statement', 'page pool'];
+type Way = 'knex' | 'pooled statement' | 'list page';
+const WAYS: Way[] = ['knex', 'pooled statement', 'list page'];
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -28,9 +28,7 @@ async function failureOf(db: Db, way: Way, sql: string): Promise<unknown> {
   const run = (): Promise<unknown> => {
     if (way === 'knex') return db.raw(sql).then(() => undefined);
     if (way === 'pooled statement') return pgPooledRows(db, statementName(sql), sql, []);
-    const pool = pgPagePool(db);
-    if (!pool) throw new Error('no page pool');
-    return pool.rawRows(sql, []);
+    return pgPooledTextRows(db, statementName(sql), sql, []);
   };
   const outcome = run().then(
     () => 'no error',
@@ -47,8 +45,6 @@ interface Scenario {
   name: string;
   /** Bounds the database is opened with. */
   timeouts: { connectMs: number; statementMs: number };
-  /** Ways that may get over it without an error (postgres.js opens the connection again). */
-  recovers?: Way[];
   /** Makes the failure happen to `start()`'s statement; resolves with its error. */
   provoke(proxy: TcpProxy, start: (sql: string) => Promise<unknown>, warm: () => Promise<unknown>): Promise<unknown>;
 }
@@ -82,7 +78,6 @@ const SCENARIOS: Scenario[] = [
   {
     name: 'reset (RST) while the connection opens',
     timeouts: LONG,
-    recovers: ['page pool'],
     async provoke(proxy, start) {
       proxy.freeze();
       const failed = start('select 1');
@@ -95,7 +90,6 @@ const SCENARIOS: Scenario[] = [
   {
     name: 'closed (FIN) while the connection opens',
     timeouts: LONG,
-    recovers: ['page pool'],
     async provoke(proxy, start) {
       proxy.freeze();
       const failed = start('select 1');
@@ -185,7 +179,6 @@ describeWithPostgres('errors of a dying Postgres connection, made to happen, in 
         () => failureOf(db, way, 'select 1'),
       );
       const summary = error instanceof Error ? `${error.name} ${String((error as { code?: unknown }).code)} ${error.message}` : String(error);
-      if (error === 'no error' && scenario.recovers?.includes(way)) return;
       expect([summary, isDatabaseUnavailable(error)]).toEqual([summary, true]);
       expect(responseError(error).status).toBe(503);
     } finally {

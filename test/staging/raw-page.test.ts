@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { compareCodePoints } from '../../src/staging/code-point-order';
-import type { RawRow } from '../../src/staging/pg-page-pool';
+import type { TextRow } from '../../src/staging/pg-pooled-query';
 import { pageFromRawRows } from '../../src/staging/raw-page';
 
-const raw = (...values: Array<string | null>): RawRow => values.map((v) => (v === null ? null : Buffer.from(v, 'utf8')));
+const raw = (...values: Array<string | null>): TextRow => values;
 
-/** Distinct ids in page order, each with JSON of its own (non-ASCII included), as Postgres's raw rows. */
+/** Distinct ids in page order, each with JSON of its own (non-ASCII included), as Postgres's rows of text. */
 const rowsArb = fc
   .uniqueArray(fc.string({ unit: fc.constantFrom('a', 'Z', '0', ',', 'é', '中', '\u{1F600}'), minLength: 1, maxLength: 6 }), { maxLength: 15 })
   .map((ids) => [...ids].sort(compareCodePoints).map((id) => ({ id, json: JSON.stringify({ id, name: `${id}—☕` }) })));
