@@ -1,7 +1,16 @@
+const fs = require('node:fs');
+const path = require('node:path');
+
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/test'],
+  // The kit's own tests, when the kit is there (a fork may drop it, and a copy may leave it out).
+  roots: ['<rootDir>/test', ...(fs.existsSync(path.join(__dirname, 'kit/test')) ? ['<rootDir>/kit/test'] : [])],
+  // The kit imports the gateway only through the entry points package.json exports (tsconfig's paths).
+  moduleNameMapper: {
+    '^content-gateway$': '<rootDir>/src/index.ts',
+    '^content-gateway/(lib|logging|conformance|platform)$': '<rootDir>/src/$1/index.ts',
+  },
   testMatch: ['**/*.test.ts'],
   transform: {
     // Type errors are `npm run lint`'s job; tsconfig's isolatedModules makes ts-jest transpile

@@ -1,10 +1,8 @@
 import { Command } from 'commander';
 import { registerConformanceCommand } from './conformance-command';
 import { registerGcBlobsCommand } from './gc-blobs-command';
-import { registerHarnessCommand } from './harness-command';
 import { registerHashSecretCommand } from './hash-secret-command';
 import { registerMigrateCommand } from './migrate-command';
-import { registerMockCommand } from './mock-command';
 import { registerNewAdapterCommand } from './new-adapter-command';
 import { registerPolicyCommand } from './policy-command';
 import { registerSeedDemoCommand } from './seed-demo-command';
@@ -27,10 +25,8 @@ export function buildProgram(runtime: Runtime): Command {
   registerGcBlobsCommand(program, runtime);
   registerVerifyBlobsCommand(program, runtime);
   registerHashSecretCommand(program, runtime);
-  registerMockCommand(program, runtime);
   registerConformanceCommand(program, runtime);
   registerNewAdapterCommand(program, runtime);
-  registerHarnessCommand(program, runtime);
   registerUsageCommand(program, runtime);
   return program;
 }

@@ -353,7 +353,7 @@ export const settings = {
     env: 'SYNC_MAX_DELETE_SHARE',
     schema: z.coerce.number().min(0).max(1),
     default: '0.5',
-    description: "Mass-deletion guard: a full sync that would delete more than this share of a source's active files stops without deleting (override with `--allow-mass-delete`).",
+    description: "Mass-deletion guard: a full sync that would delete more than this share of a source's active files stops without deleting (override with `--allow-mass-delete`). It applies to sources of at least 10 active files: a smaller one may lose any share.",
   }),
   syncMaxFailures: setting({
     env: 'SYNC_MAX_FAILURES',

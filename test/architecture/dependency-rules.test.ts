@@ -4,15 +4,15 @@ import { importsOf, migrationFiles, sourceFiles, type Import } from './source-gr
  * The dependency rules of DESIGN.md §2, over the import graph of `src/` and `migrations/` as the
  * TypeScript parser reads it (imports, re-exports, `import()` and `require()`). A room is a
  * top-level folder of `src/`; the adapter contract (the files directly in `src/adapters/`), its
- * HTTP helpers, the registry that lists the adapters, each adapter and each mock are rooms of their
+ * HTTP helpers, the registry that lists the adapters, and each adapter are rooms of their
  * own. Migrations are one room; any other project file outside `src/` (tests, the kit) is `outside`.
+ * The kit's own rules are in kit-boundary.test.ts.
  */
 function roomOf(file: string): string {
   if (file.startsWith('../migrations/')) return 'migrations';
   if (file.startsWith('../')) return 'outside';
   const parts = file.split('/');
   if (parts.length === 1) return parts[0]!.replace(/\.ts$/, '');
-  if (parts[0] === 'mocks') return `mocks/${parts[1]}`;
   if (parts[0] === 'adapters') {
     if (parts.length === 2) return ['adapter-registry.ts', 'adapter-settings-table.ts'].includes(parts[1]!) ? 'adapters/registry' : 'adapters/contract';
     return parts[1] === 'http' ? 'adapters/http' : `adapter:${parts[1]}`;
@@ -23,11 +23,11 @@ function roomOf(file: string): string {
 const ANY = '*';
 /** What each room may import besides itself: rooms, or single files (`room/file.ts`). */
 const RULES: Record<string, readonly string[]> = {
-  // The composition roots.
+  // The composition roots, and the public entry (src/index.ts: what the package exports).
   main: [ANY],
   cli: [ANY],
   demo: [ANY],
-  harness: [ANY],
+  index: [ANY],
   http: ['staging', 'wire', 'blobs', 'odata', 'errors', 'config', 'lib', 'logging'],
   odata: ['staging', 'errors', 'lib'],
   sync: ['adapters/contract', 'staging', 'wire', 'blobs', 'policies', 'lib', 'logging'],
@@ -42,9 +42,6 @@ const RULES: Record<string, readonly string[]> = {
   'adapters/registry': ['adapters/contract', 'adapter:*', 'lib'],
   'adapter:*': ['adapters/contract', 'adapters/http', 'lib', 'logging'],
   scaffold: ['adapters/contract', 'lib'],
-  // The outside world: nothing of the gateway (the platform simulator may reuse the crawler).
-  'mocks/work-management': ['lib', 'logging'],
-  'mocks/platform': ['conformance', 'lib', 'logging'],
   // Over HTTP only: the source-HTTP client and its typed errors, no gateway internals.
   conformance: ['lib', 'logging'],
   platform: ['adapters/http', 'adapters/source-error.ts', 'lib', 'logging'],
@@ -94,7 +91,6 @@ describe('DESIGN.md §2 dependency rules', () => {
     expect(allowed({ from: 'adapters/filesystem/x.ts', to: 'adapters/sql/index.ts', local: true, typeOnly: false })).toBe(false);
     expect(allowed({ from: 'policies/x.ts', to: 'adapters/adapter.ts', local: true, typeOnly: false })).toBe(false);
     expect(allowed({ from: 'policies/x.ts', to: 'adapters/adapter.ts', local: true, typeOnly: true })).toBe(true);
-    expect(allowed({ from: 'mocks/work-management/x.ts', to: 'staging/row-types.ts', local: true, typeOnly: true })).toBe(false);
     expect(allowed({ from: 'lib/x.ts', to: 'errors/gateway-error.ts', local: true, typeOnly: false })).toBe(false);
     expect(allowed({ from: 'wire/x.ts', to: 'staging/row-types.ts', local: true, typeOnly: true })).toBe(false);
     expect(files).toContain('../migrations/20261125020000_serve_people.ts');

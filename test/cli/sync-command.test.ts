@@ -5,7 +5,7 @@ import { adapterFactories } from '../../src/adapters/adapter-registry';
 import { parseInterval } from '../../src/cli/parse-interval';
 import { createDb, type Db } from '../../src/staging/create-db';
 import { runCli, startCli, summaryOf } from '../e2e/cli-process';
-import { generateMixedTree, type MixedTree } from '../e2e/mixed-tree';
+import { generateMixedTree, type MixedTree } from '@content-gateway/kit/src/fixtures/mixed-tree';
 
 /**
  * `sync` through the front door: the real CLI as a child process (stdout a pipe, so not a

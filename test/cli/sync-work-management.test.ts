@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createDb } from '../../src/staging/create-db';
 import { runCli, summaryOf } from '../e2e/cli-process';
-import { startMock, type RunningMock } from '../mocks/work-management/mock-harness';
+import { startMock, type RunningMock } from '@content-gateway/kit/test/mocks/work-management/mock-harness';
 
 jest.setTimeout(90_000);
 

@@ -6,7 +6,7 @@ import { DbBlobStore } from '../../src/blobs/db-blob-store';
 import { FsBlobStore } from '../../src/blobs/fs-blob-store';
 import { createDb, type Db } from '../../src/staging/create-db';
 import { runCli, summaryOf } from '../e2e/cli-process';
-import { generateMixedTree } from '../e2e/mixed-tree';
+import { generateMixedTree } from '@content-gateway/kit/src/fixtures/mixed-tree';
 
 /**
  * Issue 14 (7): `verify-blobs` through the front door (the real CLI as a child process, a

@@ -1,6 +1,6 @@
 import { createWorkManagementAdapter } from '../../src/adapters/work-management';
-import type { Task } from '../../src/mocks/work-management/model';
-import { startMock } from '../mocks/work-management/mock-harness';
+import type { Task } from '@content-gateway/kit/src/mocks/work-management/model';
+import { startMock } from '@content-gateway/kit/test/mocks/work-management/mock-harness';
 import { describeAdapterContract } from './describe-adapter-contract';
 
 /**

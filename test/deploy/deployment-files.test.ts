@@ -208,15 +208,13 @@ function dockerignore(): string[] {
 describe('.dockerignore', () => {
   it('keeps local dependencies, builds, data and history out of the build context', () => {
     const ignored = dockerignore();
-    for (const entry of ['node_modules', 'dist', 'data', '.git', 'coverage', 'bench/results']) expect(ignored).toContain(entry);
+    for (const entry of ['node_modules', 'dist', 'data', '.git', 'coverage', 'kit/bench/results']) expect(ignored).toContain(entry);
   });
 });
 
 // ---- docker-compose.yml --------------------------------------------------------------------------
 
 const usesGatewayImage = (s: Service): boolean => s.build !== undefined || (s.image ?? '') === services.gateway?.image;
-
-const HARNESS_SERVICES = ['work-management-mock', 'harness'];
 
 describe('docker-compose.yml', () => {
   it('parses, with the gateway, Postgres and sync services, and no unresolved merge keys', () => {
@@ -294,17 +292,10 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it('puts the work-management mock and the harness in the `harness` profile, and only them', () => {
-    for (const name of HARNESS_SERVICES) {
-      expect(service(name).profiles).toEqual(['harness']);
-      expect(usesGatewayImage(service(name))).toBe(true);
-    }
-    expect(commandOf(service('work-management-mock'))).toEqual(['mock', 'work-management', '--host', '0.0.0.0', '--port', '4000', '--seed', '1', '--size', '1000']);
-    expect(commandOf(service('harness'))).toEqual(['harness']);
-    expect(Object.keys(dependsOn(service('harness')))).toContain('work-management-mock');
-    // Every other service runs always, or is part of the scaled shape (scaled-compose.test.ts).
+  it('runs the gateway image only: the verification kit (mocks, scenarios) is not part of it, and every optional service is in the scaled shape', () => {
+    expect(dockerignore()).toContain('kit');
     for (const [name, s] of Object.entries(services)) {
-      if (HARNESS_SERVICES.includes(name)) continue;
+      expect({ name, command: commandOf(s)[0] }).not.toEqual({ name, command: expect.stringMatching(/^(mock|harness)$/) });
       expect({ name, profiles: s.profiles ?? [] }).toEqual({ name, profiles: (s.profiles ?? []).length ? ['scaled'] : [] });
     }
   });
@@ -319,12 +310,9 @@ describe('docker-compose.yml', () => {
       interactive: false,
     };
     const program = buildProgram(runtime);
-    // `mock` and `harness` are being written; once registered they are checked like the others.
-    const inProgress = new Set(['mock', 'harness']);
     for (const [name, s] of Object.entries(services).filter(([, s]) => usesGatewayImage(s))) {
       const [commandName, ...args] = commandOf(s).length ? commandOf(s) : ['serve'];
       let command = program.commands.find((c) => c.name() === commandName);
-      if (!command && inProgress.has(commandName as string)) continue;
       expect({ name, command: commandName, registered: Boolean(command) }).toEqual({ name, command: commandName, registered: true });
       // Descend into subcommands (`mock work-management --port …`).
       let rest = args;

@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import { runAssistantScenario } from '../../src/harness/assistant/run-assistant-scenario';
-import { runCli } from './cli-process';
+import { runAssistantScenario } from '@content-gateway/kit/src/scenarios/assistant/run-assistant-scenario';
+import { runKitCli } from './cli-process';
 
 jest.setTimeout(240_000);
 
@@ -17,7 +17,7 @@ describe('content-gateway harness --assistant, with access broken on purpose', (
   it('reports leaked citations in the summary and the JSON report, and exits 1', async () => {
     const out = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-assistant-leaks-'));
     try {
-      const r = await runCli(['harness', '--assistant', '--seed', '4', '--tasks', '80', '--questions-per-user', '2', '--probe-limit', '40', '--break-access', 'wildcard', '--out', out], {});
+      const r = await runKitCli(['harness', '--assistant', '--seed', '4', '--tasks', '80', '--questions-per-user', '2', '--probe-limit', '40', '--break-access', 'wildcard', '--out', out], {});
       expect(r.stderr).toBe('');
       expect(r.code).toBe(1);
       expect(r.stdout).toMatch(/^FAIL no leaked citation/m);

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import { runAssistantScenario } from '../../src/harness/assistant/run-assistant-scenario';
+import { runAssistantScenario } from '@content-gateway/kit/src/scenarios/assistant/run-assistant-scenario';
 import { databaseKinds } from '../helpers/test-databases';
 
 /**

@@ -29,8 +29,8 @@ export interface CliProcess {
  * the launcher runs the program in a grandchild: a SIGKILL or SIGSTOP sent to the launcher would
  * never reach the process doing the work (or holding the sync lock).
  */
-export function startCli(args: string[], env: Record<string, string>): CliProcess {
-  const child = spawn(process.execPath, ['--require', require.resolve('tsx/cjs'), path.join(ROOT, 'src/main.ts'), ...args], {
+export function startCli(args: string[], env: Record<string, string>, program = 'src/main.ts'): CliProcess {
+  const child = spawn(process.execPath, ['--require', require.resolve('tsx/cjs'), path.join(ROOT, program), ...args], {
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env },
     cwd: ROOT,
   });
@@ -101,12 +101,15 @@ export function startCli(args: string[], env: Record<string, string>): CliProces
   };
 }
 
-/** Runs the CLI to completion. */
-export async function runCli(args: string[], env: Record<string, string>): Promise<CliExit & { stdout: string; stderr: string }> {
-  const p = startCli(args, env);
+/** Runs the CLI (or, with `program`, another entry such as the kit's) to completion. */
+export async function runCli(args: string[], env: Record<string, string>, program?: string): Promise<CliExit & { stdout: string; stderr: string }> {
+  const p = startCli(args, env, program);
   const exit = await p.exited;
   return { ...exit, stdout: p.stdout(), stderr: p.stderr() };
 }
+
+/** Runs the verification kit's CLI (`npm run kit -- …`) to completion. */
+export const runKitCli = (args: string[], env: Record<string, string>): ReturnType<typeof runCli> => runCli(args, env, 'kit/src/main.ts');
 
 /** The `<source>: <mode> sync <status>: files added …; users and groups added …` summary line of a sync, parsed. */
 export interface SyncSummaryLine {

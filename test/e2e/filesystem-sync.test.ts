@@ -7,7 +7,7 @@ import { parse as parseYaml } from 'yaml';
 import { createTestDatabase, databaseKinds, type TestDatabase } from '../helpers/test-databases';
 import { runCli, startCli, summaryOf, type CliProcess } from './cli-process';
 import { crawlFiles } from './crawl-files';
-import { generateMixedTree, servedAccess, type MixedTree } from './mixed-tree';
+import { generateMixedTree, servedAccess, type MixedTree } from '@content-gateway/kit/src/fixtures/mixed-tree';
 import { changedKeys, snapshotDiff, stagingSnapshot } from './staging-snapshot';
 
 /**

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import { runHarness } from '../../src/harness/run-harness';
+import { runHarness } from '@content-gateway/kit/src/scenarios/run-harness';
 import { databaseKinds } from '../helpers/test-databases';
 
 /**

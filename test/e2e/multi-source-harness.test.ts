@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import { runMultiSourceHarness, type MultiSourceOptions } from '../../src/harness/multi-source/run-multi-source-harness';
+import { runMultiSourceHarness, type MultiSourceOptions } from '@content-gateway/kit/src/scenarios/multi-source/run-multi-source-harness';
 import { databaseKinds } from '../helpers/test-databases';
 
 /**

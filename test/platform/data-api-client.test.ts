@@ -2,8 +2,8 @@ import { DataApiClient } from '../../src/platform/data-api-client';
 import { DATA_API_REGIONS, DATA_API_REGION_NAMES, dataApiBaseUrl } from '../../src/platform/data-api-regions';
 import { PlatformAuthError, PlatformConfigError, PlatformGoneError, PlatformRequestError, PlatformUnavailableError } from '../../src/platform/platform-error';
 import { captureLogger } from '../helpers/capture-logger';
-import { simulatorWithRecords } from '../mocks/platform/data-api-setup';
-import type { RunningSimulator } from '../mocks/platform/simulator-harness';
+import { simulatorWithRecords } from '@content-gateway/kit/test/mocks/platform/data-api-setup';
+import type { RunningSimulator } from '@content-gateway/kit/test/mocks/platform/simulator-harness';
 import { recordingFetch, simulatedSleep } from './platform-fixtures';
 
 let p: RunningSimulator;

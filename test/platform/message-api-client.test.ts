@@ -1,7 +1,7 @@
 import { DEPRECATED_MESSAGE_SEND_PATH, MESSAGE_SEND_PATH, MessageApiClient } from '../../src/platform/message-api-client';
 import { DeprecatedEndpointError, PlatformAuthError, PlatformGoneError } from '../../src/platform/platform-error';
 import { captureLogger } from '../helpers/capture-logger';
-import { startSimulator, type RunningSimulator } from '../mocks/platform/simulator-harness';
+import { startSimulator, type RunningSimulator } from '@content-gateway/kit/test/mocks/platform/simulator-harness';
 import { recordingFetch, simulatedSleep } from './platform-fixtures';
 
 let p: RunningSimulator;

@@ -1,4 +1,4 @@
-import type { RunningSimulator } from '../mocks/platform/simulator-harness';
+import type { RunningSimulator } from '@content-gateway/kit/test/mocks/platform/simulator-harness';
 
 /** Every request a client sent, in order (URL as sent, method), through a wrapped global fetch. */
 export function recordingFetch(): { fetch: typeof fetch; sent: Array<{ method: string; url: string; at: number }>; inFlightMax: () => number } {

@@ -11,7 +11,7 @@ import { SyncStore } from '../../src/staging/sync-store';
 import { captureLogger } from '../helpers/capture-logger';
 import type { DatabaseKind } from '../helpers/test-databases';
 import { startTestGateway, TEST_KEYS, type TestGateway } from '../helpers/test-gateway';
-import { finalMessage, startSimulator, type RunningSimulator } from '../mocks/platform/simulator-harness';
+import { finalMessage, startSimulator, type RunningSimulator } from '@content-gateway/kit/test/mocks/platform/simulator-harness';
 
 export const USERS = ['ana.souza@northwind.example', 'bo.lindqvist@northwind.example', 'chen.wei@northwind.example', 'dana.okafor@northwind.example'];
 const QUESTIONS = ['expense policy receipts', 'salary bands', 'parental leave', 'holiday calendar', 'incident response on-call', 'welcome café', 'code review'];

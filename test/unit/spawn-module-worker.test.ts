@@ -37,9 +37,9 @@ describe('spawnModuleWorker starts the worker module beside its caller, from the
     expect(m).toEqual({ doubled: 8, file: path.join(dir, 'echo-worker.ts') });
   });
 
-  it("the platform simulator's PDF worker has a source beside its caller, so the build emits it beside pdf-text.js", () => {
-    const ingest = path.join(__dirname, '../../src/mocks/platform/ingest');
-    expect(fs.readFileSync(path.join(ingest, 'pdf-text.ts'), 'utf8')).toContain("spawnModuleWorker(__filename, 'pdf-text-worker'");
-    expect(fs.existsSync(path.join(ingest, 'pdf-text-worker.ts'))).toBe(true);
+  it("the filesystem adapter's worker has a source beside its caller, so the build emits it beside filesystem-worker-events.js", () => {
+    const adapter = path.join(__dirname, '../../src/adapters/filesystem');
+    expect(fs.readFileSync(path.join(adapter, 'filesystem-worker-events.ts'), 'utf8')).toContain("spawnModuleWorker(__filename, 'filesystem-worker'");
+    expect(fs.existsSync(path.join(adapter, 'filesystem-worker.ts'))).toBe(true);
   });
 });

@@ -4,7 +4,7 @@ import JSZip from 'jszip';
 import { PDFDocument } from 'pdf-lib';
 import { EVERYONE, type FileRecord, type SyncEvent } from '../../../src/adapters/adapter';
 import { createFilesystemAdapter } from '../../../src/adapters/filesystem';
-import { buildDemoDocument, DEMO_DOCUMENTS } from '../../../src/demo/build-demo-documents';
+import { buildDemoDocument, DEMO_DOCUMENTS } from '@content-gateway/kit/src/demo/build-demo-documents';
 import { DEMO_CORPUS_DIR } from '../../../src/demo/demo-corpus-dir';
 import { DEMO_BASE_URL, DEMO_SOURCE } from '../../../src/demo/seed-demo';
 import { bytesOf, collect, context, failuresOf, fileOf, filesOf, htmlOf } from './tree-fixture';

@@ -6,7 +6,7 @@ import type { AdapterContext, SyncEvent } from '../../../src/adapters/adapter';
 import { createFilesystemAdapter, filesystemCheckpointSchema, type FilesystemCheckpoint } from '../../../src/adapters/filesystem';
 import { AccessRuleError, DirectoryFileError } from '../../../src/adapters/filesystem/filesystem-mapping';
 import { FullRunRequired, SourceError, SourceNotFoundError } from '../../../src/adapters/source-error';
-import { generateMixedTree } from '../../e2e/mixed-tree';
+import { generateMixedTree } from '@content-gateway/kit/src/fixtures/mixed-tree';
 import { bytesOf, makeDir, makeTree, removeTrees, writeFiles } from './tree-fixture';
 
 /**

@@ -5,9 +5,9 @@ import fc from 'fast-check';
 import pino from 'pino';
 import { createWorkManagementAdapter, type WorkManagementAdapter } from '../../../src/adapters/work-management';
 import { FsBlobStore } from '../../../src/blobs/fs-blob-store';
-import type { WorkManagementStore } from '../../../src/mocks/work-management/model';
+import type { WorkManagementStore } from '@content-gateway/kit/src/mocks/work-management/model';
 import { runSync } from '../../../src/sync/run-sync';
-import { startMock, type RunningMock } from '../../mocks/work-management/mock-harness';
+import { startMock, type RunningMock } from '@content-gateway/kit/test/mocks/work-management/mock-harness';
 import { createTestDatabase, type TestDatabase } from '../../helpers/test-databases';
 import { stagedAccess } from './staged-access';
 

@@ -4,9 +4,9 @@ import path from 'node:path';
 import pino from 'pino';
 import { createWorkManagementAdapter, type WorkManagementAdapter } from '../../../src/adapters/work-management';
 import { FsBlobStore } from '../../../src/blobs/fs-blob-store';
-import type { Task, WorkManagementStore } from '../../../src/mocks/work-management/model';
+import type { Task, WorkManagementStore } from '@content-gateway/kit/src/mocks/work-management/model';
 import { runSync, type SyncSummary } from '../../../src/sync/run-sync';
-import { startMock, type RunningMock } from '../../mocks/work-management/mock-harness';
+import { startMock, type RunningMock } from '@content-gateway/kit/test/mocks/work-management/mock-harness';
 import { createTestDatabase, databaseKinds, type TestDatabase } from '../../helpers/test-databases';
 import { stagedAccess, stagedFiles } from './staged-access';
 

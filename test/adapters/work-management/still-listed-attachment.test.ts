@@ -5,7 +5,7 @@ import pino from 'pino';
 import { createWorkManagementAdapter } from '../../../src/adapters/work-management';
 import { FsBlobStore } from '../../../src/blobs/fs-blob-store';
 import { runSync } from '../../../src/sync/run-sync';
-import { startMock, type RunningMock } from '../../mocks/work-management/mock-harness';
+import { startMock, type RunningMock } from '@content-gateway/kit/test/mocks/work-management/mock-harness';
 import { createTestDatabase, type TestDatabase } from '../../helpers/test-databases';
 import { stagedAccess, stagedFiles } from './staged-access';
 

@@ -11,7 +11,7 @@ import { FullRunRequired } from '../../../src/adapters/source-error';
 import { FsBlobStore } from '../../../src/blobs/fs-blob-store';
 import { runSync } from '../../../src/sync/run-sync';
 import { contentBytes } from '../../helpers/content-bytes';
-import { manualClock, startMock, type RunningMock } from '../../mocks/work-management/mock-harness';
+import { manualClock, startMock, type RunningMock } from '@content-gateway/kit/test/mocks/work-management/mock-harness';
 import { createTestDatabase } from '../../helpers/test-databases';
 
 const silent = pino({ level: 'silent' });

@@ -1,0 +1,2 @@
+export { createLogger } from './create-logger';
+export type { Logger } from './create-logger';
