@@ -79,7 +79,7 @@ function target(p: PgConnectionParameters): { path: string } | { host: string; p
  * concurrent pages it pipelines statements on its connections (several in one write, answered in
  * order), prepares each text once per connection, and hands the rows back as the bytes Postgres
  * sent (`raw()`), so a page's stored JSON goes to the socket without being decoded to strings and
- * encoded again: the server thread spends about a tenth less CPU on a page (kit/bench/README.md). The
+ * encoded again: the server thread spends about a tenth less CPU on a page (kit/bench/HISTORY.md). The
  * connection settings are node-postgres's own resolution of the same URL and environment (host or
  * socket, user, password or `.pgpass`, database, TLS, session options, timeouts), so its sessions
  * match knex's: same server, same schema, JIT off.
