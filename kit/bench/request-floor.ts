@@ -4,7 +4,7 @@ import type { BenchContext } from './bench-context';
 import { httpGet } from './http-get';
 import { loadNote } from './load-note';
 import { measureLoad, type LoadRun } from './measure-load';
-import { measurement, type BenchmarkResult, type Measurement } from './report';
+import type { BenchmarkResult } from './report';
 import { startBareServer, type BareServer } from './start-bare-server';
 import { AUTH_HEADERS } from './start-bench-gateway';
 
@@ -19,8 +19,6 @@ export interface RequestFloorOptions {
 const DEFAULTS: RequestFloorOptions = { concurrency: 20, warmupMs: 800, durationMs: 2500, rounds: 4 };
 /** A small constant answer behind the whole stack (routing, validation, auth, logging, metrics, headers): no database. */
 export const METADATA_PATH = '/v1/files/permissions/metadata';
-/** Per-request floor at most this many times the bare server's (issue 18). */
-const FLOOR_GOAL = 3;
 
 interface Target {
   label: string;
@@ -54,8 +52,10 @@ async function bareTwin(gatewayUrl: string, path: string): Promise<BareServer> {
  * whole middleware stack, contract routing and validation, auth, log line, metrics, security
  * headers) under 20 keep-alive clients in a worker thread, divided by that of a bare node:http
  * server answering the same bytes under the same clients. Single-file GETs (one indexed row)
- * are measured the same way and reported in the notes. CPU time rather than busy wall-clock time:
- * on a shared 2-core machine the latter counts the time other processes hold the core.
+ * are measured the same way. CPU time rather than busy wall-clock time: on a shared 2-core machine
+ * the latter counts the time other processes hold the core. Both are notes, information with no
+ * goal: issue 28 dropped the floor's (at most 3x the bare server's), which only shortcuts past
+ * the libraries could meet; the crawl-level goals stay.
  */
 export async function requestFloor(ctx: BenchContext, options: Partial<RequestFloorOptions> = {}): Promise<BenchmarkResult> {
   const o = { ...DEFAULTS, ...options };
@@ -70,7 +70,7 @@ export async function requestFloor(ctx: BenchContext, options: Partial<RequestFl
   const notes: string[] = [
     `${o.concurrency} keep-alive clients in a worker thread, ${o.warmupMs} ms warm-up + ${o.durationMs} ms measured, ${o.rounds} interleaved rounds of gateway and bare server; the cheapest round of each counts`,
   ];
-  const measurements: Measurement[] = [];
+  let cpuFigures = true;
   const run = (baseUrl: string, path: string, seed: number): Promise<LoadRun> =>
     measureLoad({ baseUrl, headers: { ...AUTH_HEADERS }, firstPaths: [path], crawlStarts: [], firstPageShare: 1, crawlPages: 1, concurrency: o.concurrency, warmupMs: o.warmupMs, durationMs: o.durationMs, seed });
   for (const target of targets) {
@@ -89,22 +89,11 @@ export async function requestFloor(ctx: BenchContext, options: Partial<RequestFl
     }
     if (!best.gateway || !best.bare) throw new Error('no rounds ran');
     notes.push(describe(`${target.label} ${target.path}, gateway`, best.gateway, o.durationMs), describe(`${target.label}, bare server`, best.bare, o.durationMs));
-    if (target.label === 'floor') {
-      measurements.push(
-        measurement({
-          benchmark: 'request-floor',
-          metric: `server CPU a request, GET ${METADATA_PATH} (whole stack, no database)`,
-          unit: 'µs',
-          value: best.gateway.serverCpuUs,
-          baseline: best.bare.serverCpuUs,
-          goal: { on: 'ratio', op: '<=', target: FLOOR_GOAL },
-        }),
-      );
-    } else {
-      notes.push(`single-file GET costs ${(best.gateway.serverCpuUs / best.bare.serverCpuUs).toFixed(2)}x the bare server's CPU (the floor plus one indexed row read and its serialisation)`);
-    }
+    if (!Number.isFinite(best.gateway.serverCpuUs)) cpuFigures = false;
+    const what = target.label === 'floor' ? 'the request floor' : 'a single-file GET (the floor plus one indexed row read and its serialisation)';
+    notes.push(`${what} costs ${(best.gateway.serverCpuUs / best.bare.serverCpuUs).toFixed(2)}x the bare server's CPU (no goal)`);
   }
-  if (measurements.some((m) => !Number.isFinite(m.value))) notes.push('WARNING: no per-thread CPU figures (needs Linux /proc): the ratio is meaningless here');
+  if (!cpuFigures) notes.push('WARNING: no per-thread CPU figures (needs Linux /proc): the ratios are meaningless here');
   notes.push(loadNote(load0));
-  return { name: 'request-floor', durationMs: performance.now() - started, measurements, notes };
+  return { name: 'request-floor', durationMs: performance.now() - started, measurements: [], notes };
 }

@@ -66,14 +66,20 @@ function refuse(socket: Duplex, error: GatewayError, logger: Logger, what: strin
 /**
  * Gives what an HTTP(S) server answers on its own the gateway's form. Node's parser refuses raw
  * UTF-8 in a path, an unknown method, oversized headers, conflicting framing and slow clients
- * with a bare status line (`clientError`), closes a `CONNECT` without a word, answers an unknown
- * `Expect` with a bare 417 and a missing `Host` with a bare 400. Here each of those is a
- * well-formed answer in the error envelope with the security headers (`refuse`); an unknown
- * `Expect` is served like any request (RFC 9110 lets a server ignore it), and a missing `Host` is
- * left to the app (`requireHost`), which refuses it the same way. Call before the server listens.
+ * with a bare status line (`clientError`), closes a `CONNECT` without a word, and answers an
+ * unknown `Expect` with a bare 417. Here each of those is a well-formed answer in the error
+ * envelope with the security headers (`refuse`); an unknown `Expect` is served like any request
+ * (RFC 9110 lets a server ignore it). (A missing `Host` is the app's: `createApp` asks for its
+ * server with `requireHostHeader: false`, and `requireHost` refuses it the same way.) Call before
+ * the server listens.
  */
 export function answerClientErrors(server: Server, logger: Logger): void {
   const refused = new WeakSet<Duplex>();
+  // Each connection's latest request's response: a pipelined request before a bad one is still
+  // being answered while the parser reports the bad one, and its answer (with any queued before
+  // it) goes first.
+  const latest = new WeakMap<Duplex, ServerResponse>();
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => latest.set(req.socket, res));
   server.on('clientError', (error: ParserError, socket: Duplex) => {
     // The parser may report again on the same connection as more bytes arrive; answer once.
     if (refused.has(socket)) return;
@@ -86,8 +92,7 @@ export function answerClientErrors(server: Server, logger: Logger): void {
       if (socket.writable) refuse(socket, refusal(error), logger, error.code ?? 'clientError');
       else socket.destroy();
     };
-    // A pipelined request before the bad one is still being answered: its answer goes first.
-    const inFlight = (socket as { _httpMessage?: ServerResponse | null })._httpMessage;
+    const inFlight = latest.get(socket);
     if (inFlight && !inFlight.writableFinished) inFlight.once('close', answer);
     else answer();
   });
@@ -95,5 +100,4 @@ export function answerClientErrors(server: Server, logger: Logger): void {
     refuse(socket, new GatewayError('METHOD_NOT_ALLOWED', 'CONNECT is not allowed; the gateway is no proxy and answers GET.', { headers: { Allow: 'GET' } }), logger, 'CONNECT');
   });
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => server.emit('request', req, res));
-  (server as Server & { requireHostHeader: boolean }).requireHostHeader = false;
 }

@@ -4,8 +4,8 @@ import { initOpenApiBackend } from '../lib/init-openapi-backend';
 /**
  * The contract loaded by openapi-backend: the document checked (strict mode: a broken document
  * fails at start-up), dereferenced, and the Ajv request validators of every operation compiled,
- * all in `init()`, awaited here. Requests are not answered through it: `contractDispatcher` routes
- * them by a table built from its operations and calls those validators directly.
+ * all in `init()`, awaited here. `contractDispatcher` registers the handlers and passes it each
+ * request.
  */
 export async function createApiBackend(definition: Document): Promise<OpenAPIBackend> {
   return initOpenApiBackend(definition, { validate: true, ignoreTrailingSlashes: true });

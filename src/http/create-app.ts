@@ -4,6 +4,7 @@ import type { BlobStore } from '../blobs/blob-store';
 import { settingDefaults, type Config } from '../config/config-schema';
 import { MIN_SECRET_LENGTH } from '../config/min-secret-length';
 import { GatewayError } from '../errors/gateway-error';
+import { setServerOptions } from '../lib/server-options-of';
 import type { Logger } from '../logging/create-logger';
 import { SkipTokenCodec } from '../odata/skip-token';
 import type { Db } from '../staging/create-db';
@@ -17,7 +18,6 @@ import { loadContract } from './load-contract';
 import { admission } from './middleware/admission';
 import { allowedHosts } from './middleware/allowed-hosts';
 import { errorHandler } from './middleware/error-handler';
-import { frontDoor } from './middleware/front-door';
 import { refuseMalformedQuery } from './middleware/refuse-malformed-query';
 import { requestLogger } from './middleware/request-logger';
 import { requireHost } from './middleware/require-host';
@@ -28,7 +28,6 @@ import { operationHandlers } from './operation-handlers';
 import { RateLimiter } from './rate-limiter';
 import { RateLimitCounters } from './rate-limits/rate-limit-counters';
 import { MEMORY_STORE, type RateLimitStore } from './rate-limits/rate-limit-store';
-import { useRequestClasses } from './request-classes';
 import { AccessTokens } from './security/access-tokens';
 import { ApiKeyVerifier } from './security/api-key-verifier';
 import { createBearerAuth } from './security/bearer-auth';
@@ -155,24 +154,24 @@ export async function createApp(deps: AppDeps): Promise<{ app: Express; api: Ope
   const metricsAuth = config.metricsToken ? new ApiKeyVerifier([config.metricsToken]) : undefined;
 
   const app = express();
-  useRequestClasses(app);
+  // A request without `Host` is `requireHost`'s to refuse, in the envelope: Node must not first.
+  setServerOptions(app, { requireHostHeader: false });
   app.disable('x-powered-by');
   const trustProxy = parseTrustProxy(config.trustProxy);
   app.set('trust proxy', trustProxy);
   app.set('etag', false);
   // Every secret the process holds in plain text, so none of them can reach a log line.
   const redactor = new SecretRedactor([...deps.apiKeys, deps.skipTokenSecret, config.oauthSigningKey, config.metricsToken, ...config.oauthClients, ...clients.map((c) => c.secretHash)]);
-  app.use(
-    frontDoor({
-      observers: [requestLogger(app, deps.logger, redactor), metrics.requestObserver(), securityHeaders()],
-      // PUBLIC_BASE_URL's host is allowed too: it is the name a proxy in front forwards.
-      guards: [requireHost(), ...(config.allowedHosts.length > 0 ? [allowedHosts([...config.allowedHosts, ...(config.publicBaseUrl ? [new URL(config.publicBaseUrl).hostname] : [])])] : [])],
-      // A client's address: the socket's, unless a proxy is trusted to name it (`req.ip`, which
-      // parses X-Forwarded-For on every call: about a microsecond, spent only when it can differ).
-      admit: admission(config, { clientOf: trustProxy === false ? (req) => req.socket.remoteAddress ?? '' : (req) => req.ip ?? '' }),
-      admittedGuards: [refuseMalformedQuery(), resolveRawIdPath()],
-    }),
-  );
+  app.use(requestLogger(deps.logger, redactor));
+  app.use(metrics.middleware());
+  app.use(securityHeaders());
+  app.use(requireHost());
+  // PUBLIC_BASE_URL's host is allowed too: it is the name a proxy in front forwards.
+  if (config.allowedHosts.length > 0) app.use(allowedHosts([...config.allowedHosts, ...(config.publicBaseUrl ? [new URL(config.publicBaseUrl).hostname] : [])]));
+  // A client's address: the socket's, unless a proxy is trusted to name it (`req.ip`).
+  app.use(admission(config, { clientOf: trustProxy === false ? (req) => req.socket.remoteAddress ?? '' : (req) => req.ip ?? '' }));
+  app.use(refuseMalformedQuery());
+  app.use(resolveRawIdPath());
   app.get('/openapi.json', function serveContract(_req, res) {
     res.type('application/json').send(contractJson);
   });
@@ -191,8 +190,6 @@ export async function createApp(deps: AppDeps): Promise<{ app: Express; api: Ope
     const minSecretLength = config.nodeEnv === 'production' ? MIN_SECRET_LENGTH : 0;
     app.use(TOKEN_PATH, oauthTokenRoute(clients, tokens, { ratePerMinute: config.oauthTokenRateLimit, concurrency: config.oauthTokenConcurrency, counters, ...(authFailures ? { failures: authFailures } : {}), minSecretLength }));
   }
-  // HEAD is routed and validated as GET; Node drops the body of a HEAD answer and keeps its
-  // headers, Content-Length included.
   app.use(routeThroughContract);
   app.use(errorHandler);
   return { app, api, metrics };

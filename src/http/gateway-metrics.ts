@@ -1,4 +1,4 @@
-import type { Request, Response } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Db } from '../staging/create-db';
 import { CONTENT_UNAVAILABLE_REASONS, type ContentUnavailableReason } from './content-unavailable-error';
@@ -48,9 +48,9 @@ export class GatewayMetrics {
   }
 
   /** Counts and times every request; the route label comes from `res.locals.route` (set after routing). */
-  requestObserver() {
+  middleware() {
     const { duration, inFlight, requests } = this;
-    return function countRequest(req: Request, res: Response): void {
+    return function countRequest(req: Request, res: Response, next: NextFunction): void {
       const end = duration.startTimer();
       inFlight.inc();
       res.once('close', () => {
@@ -59,6 +59,7 @@ export class GatewayMetrics {
         end({ route });
         requests.inc({ route, method: req.method, status: String(res.statusCode) });
       });
+      next();
     };
   }
 }

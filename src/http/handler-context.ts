@@ -16,6 +16,6 @@ export interface HandlerDeps {
   blobs: BlobStore;
   skipTokens: SkipTokenCodec;
   logger: Logger;
-  /** What handlers count themselves (the rest is counted per request by `requestObserver`). */
+  /** What handlers count themselves (the rest is counted per request by `GatewayMetrics.middleware`). */
   metrics: Pick<GatewayMetrics, 'contentUnavailable'>;
 }

@@ -1,20 +1,18 @@
 import type http from 'node:http';
 
-/** Where a request handler keeps the server options it wants (see `serverOptionsOf`). */
-const SERVER_OPTIONS = Symbol.for('content-gateway.serverOptions');
+/** The server options each request handler asked for (see `serverOptionsOf`). */
+const OPTIONS = new WeakMap<http.RequestListener, http.ServerOptions>();
 
-type Handler = http.RequestListener & { [SERVER_OPTIONS]?: http.ServerOptions };
-
-/** Attaches to `handler` the options a server made for it should be created with. */
+/** Records the options a server made for `handler` should be created with. */
 export function setServerOptions(handler: http.RequestListener, options: http.ServerOptions): void {
-  (handler as Handler)[SERVER_OPTIONS] = options;
+  OPTIONS.set(handler, options);
 }
 
 /**
- * The options `handler` asks its server to be created with (its own request and response
- * classes, see `src/http/request-classes.ts`), or none. A server made without them still works;
- * it only serves slower.
+ * The options `handler` asks its server to be created with (the gateway's: `requireHostHeader:
+ * false`, so that its own middleware answers a missing `Host` in its envelope), or none. A server
+ * made without them still works; it answers such requests Node's own way.
  */
 export function serverOptionsOf(handler: http.RequestListener): http.ServerOptions {
-  return (handler as Handler)[SERVER_OPTIONS] ?? {};
+  return OPTIONS.get(handler) ?? {};
 }

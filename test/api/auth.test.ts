@@ -58,7 +58,7 @@ describe('authentication', () => {
       expect(res.headers['x-powered-by']).toBeUndefined();
       expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
     }
-    // Exactly the headers helmet itself sets (the gateway replays what helmet set once at start-up).
+    // Exactly the headers helmet itself sets on a plain Express app.
     const plain = express();
     plain.use(helmet({ strictTransportSecurity: false }));
     plain.get('/', (_req, res) => {

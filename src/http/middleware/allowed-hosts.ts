@@ -1,4 +1,4 @@
-import type { Request } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 import { GatewayError } from '../../errors/gateway-error';
 
 /** Probes that name no host of their own: load balancers and orchestrators call them by address. */
@@ -16,9 +16,9 @@ const normalize = (host: string): string => host.toLowerCase().replace(/\.$/, ''
  */
 export function allowedHosts(hosts: readonly string[]) {
   const allowed = new Set(hosts.map(normalize));
-  return function foreignHost(req: Request): GatewayError | undefined {
+  return function foreignHost(req: Request, _res: Response, next: NextFunction): void {
     const host = req.hostname;
-    if ((host && allowed.has(normalize(host))) || PROBES.has(req.path)) return undefined;
-    return new GatewayError('INPUT_VALIDATION_FAILED', 'The request is for a host this gateway does not serve (see ALLOWED_HOSTS).');
+    if ((host && allowed.has(normalize(host))) || PROBES.has(req.path)) next();
+    else next(new GatewayError('INPUT_VALIDATION_FAILED', 'The request is for a host this gateway does not serve (see ALLOWED_HOSTS).'));
   };
 }

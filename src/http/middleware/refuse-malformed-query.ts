@@ -1,4 +1,4 @@
-import type { Request } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 import { GatewayError } from '../../errors/gateway-error';
 import { isValidPercentEncoding } from '../id-path-readings';
 
@@ -9,11 +9,12 @@ import { isValidPercentEncoding } from '../id-path-readings';
  * Unlike a path, a query never holds a raw id: clients that paste ids build it with an encoder.
  */
 export function refuseMalformedQuery() {
-  return function malformedQuery(req: Request): GatewayError | undefined {
+  return function malformedQuery(req: Request, _res: Response, next: NextFunction): void {
     const at = req.url.indexOf('?');
     if (at >= 0 && !isValidPercentEncoding(req.url.slice(at + 1))) {
-      return new GatewayError('INPUT_VALIDATION_FAILED', 'The query string is not valid percent-encoding: every % must start an escape of UTF-8 (send a % itself as %25).');
+      next(new GatewayError('INPUT_VALIDATION_FAILED', 'The query string is not valid percent-encoding: every % must start an escape of UTF-8 (send a % itself as %25).'));
+      return;
     }
-    return undefined;
+    next();
   };
 }

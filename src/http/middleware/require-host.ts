@@ -1,4 +1,4 @@
-import type { Request } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 import { GatewayError } from '../../errors/gateway-error';
 
 /**
@@ -7,10 +7,11 @@ import { GatewayError } from '../../errors/gateway-error';
  * that the refusal comes from here, in the envelope, with the security headers and a request id.
  */
 export function requireHost() {
-  return function missingHost(req: Request): GatewayError | undefined {
+  return function missingHost(req: Request, _res: Response, next: NextFunction): void {
     if (req.headers.host === undefined && !(req.httpVersionMajor === 1 && req.httpVersionMinor === 0)) {
-      return new GatewayError('INPUT_VALIDATION_FAILED', 'An HTTP/1.1 request must carry a Host header.', { headers: { Connection: 'close' } });
+      next(new GatewayError('INPUT_VALIDATION_FAILED', 'An HTTP/1.1 request must carry a Host header.', { headers: { Connection: 'close' } }));
+      return;
     }
-    return undefined;
+    next();
   };
 }

@@ -1,4 +1,4 @@
-import type { Request, Response } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 import { GatewayError } from '../../errors/gateway-error';
 import { encodedIdPath, idPathReadings, isRoutableAsIs, isValidPercentEncoding } from '../id-path-readings';
 
@@ -18,21 +18,25 @@ export function rawIdPathOf(res: Response): string | undefined {
  * percent-encoding is refused.
  */
 export function resolveRawIdPath() {
-  return function resolveRawIdPathGuard(req: Request, res: Response): GatewayError | undefined {
+  return function resolveRawIdPathMiddleware(req: Request, res: Response, next: NextFunction): void {
     const path = req.path;
     if (path.startsWith('/v1/files/') || path.startsWith('/v1/groups/')) {
       // In res.locals, Express's bag for this: a new property on the response itself would change
       // its shape, and every later access to it on the hot path would pay for that.
       res.locals.rawIdPath = path;
-      if (isRoutableAsIs(path)) return undefined;
+      if (isRoutableAsIs(path)) {
+        next();
+        return;
+      }
       const [preferred] = idPathReadings(path) ?? [];
       if (preferred) {
         const query = req.url.indexOf('?');
         req.url = `${encodedIdPath(preferred)}${query < 0 ? '' : req.url.slice(query)}`;
-        return undefined;
+        next();
+        return;
       }
     }
-    if (!isValidPercentEncoding(path)) return new GatewayError('INPUT_VALIDATION_FAILED', 'The request path is not valid percent-encoding.');
-    return undefined;
+    if (!isValidPercentEncoding(path)) next(new GatewayError('INPUT_VALIDATION_FAILED', 'The request path is not valid percent-encoding.'));
+    else next();
   };
 }

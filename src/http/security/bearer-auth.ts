@@ -16,7 +16,8 @@ export interface AuthenticatedClient {
  *
  * (This used to be passport-http-bearer's strategy, which also reads `access_token` from the query
  * and the body whenever the header is not exactly `Bearer <token>`: `Bearer<TAB>junk x` plus
- * `?access_token=<key>` was served. It cannot be told not to look there.)
+ * `?access_token=<key>` was served. It cannot be told not to look there; why it is not back behind
+ * a guard: docs/operations.md, "Credentials".)
  */
 export function createBearerAuth(keys: ApiKeyVerifier, tokens?: AccessTokens) {
   return async (req: Request): Promise<AuthenticatedClient | false> => {
