@@ -18,7 +18,7 @@ export interface FakeWiki {
   pages: Map<string, WikiPage>;
   users: Map<string, WikiUser>;
   groups: Map<string, WikiGroup>;
-  /** Requests answered, by path (without the query). */
+  /** Every request's path and query, as received. */
   requests: string[];
   /** Replaces a page's body and bumps its `updated_at`, as an edit in the wiki does. */
   editPage(id: string, bodyHtml: string): void;
@@ -74,7 +74,7 @@ export async function startFakeWiki(options: { maxPageSize?: number } = {}): Pro
   const requests: string[] = [];
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://fake');
-    requests.push(url.pathname);
+    requests.push(req.url ?? '');
     if (req.headers.authorization !== `Bearer ${token}`) return send(res, 401, { error: 'invalid or missing token' });
     const name = /^\/api\/v1\/(pages|users|groups)$/.exec(url.pathname)?.[1] as keyof typeof collections | undefined;
     if (req.method !== 'GET' || name === undefined) return send(res, 404, { error: 'no such route' });
