@@ -5,6 +5,7 @@ import type { AdapterFactory } from './adapter-factory';
  * marked lines; keep the markers.
  */
 // <new-adapter:imports>
+import { exampleWikiAdapterFactory } from './example-wiki';
 import { filesystemAdapterFactory } from './filesystem';
 import { sqlAdapterFactory } from './sql';
 import { workManagementAdapterFactory } from './work-management';
@@ -13,6 +14,7 @@ export const adapterFactories: readonly AdapterFactory[] = [
   filesystemAdapterFactory,
   workManagementAdapterFactory,
   sqlAdapterFactory,
+  exampleWikiAdapterFactory,
   // <new-adapter:entries>
 ];
 

@@ -35,9 +35,11 @@ export function registerNewAdapterCommand(program: Command, runtime: Runtime): v
       runtime.print('');
       runtime.print('Next steps:');
       runtime.print(`  1. npx jest test/contract/${names.name}.contract.test.ts   # the example dataset passes the contract suite`);
-      runtime.print(`  2. Read src/adapters/${names.name}/README.md; put your source's records and mapping in ${names.name}-mapping.ts`);
+      runtime.print(`  2. Read src/adapters/example-wiki/ (a whole adapter in five minutes), then src/adapters/${names.name}/README.md;`);
+      runtime.print(`     put your source's records and mapping in ${names.name}-mapping.ts`);
       runtime.print(`     and its API in ${names.name}-client.ts.`);
       runtime.print(`  3. Set ${names.CONSTANT_NAME}_BASE_URL and ${names.CONSTANT_NAME}_TOKEN in the environment, then: npm run cli -- sync ${names.name}`);
-      runtime.print(`  4. Point the contract test at a fake of your API and delete ${names.name}-example-source.ts.`);
+      runtime.print(`  4. Point the contract test at a fake of your API (as test/helpers/fake-wiki.ts is the wiki's)`);
+      runtime.print(`     and delete ${names.name}-example-source.ts.`);
     });
 }

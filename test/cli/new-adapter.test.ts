@@ -148,6 +148,8 @@ describe('content-gateway new-adapter (in a copy of the project)', () => {
     expect(created.stdout).toContain('src/adapters/acme-scaffold-check/acme-scaffold-check-adapter.ts');
     expect(created.stdout).toContain('Registered acmeScaffoldCheckAdapterFactory in src/adapters/adapter-registry.ts');
     expect(created.stdout).toMatch(/Next steps:[\s\S]*npx jest test\/contract\/acme-scaffold-check\.contract\.test\.ts[\s\S]*ACME_SCAFFOLD_CHECK_BASE_URL/);
+    // A forker is sent to the example adapter, which reads in five minutes, before the scaffold.
+    expect(created.stdout).toMatch(/Next steps:[\s\S]*Read src\/adapters\/example-wiki\/ [\s\S]*acme-scaffold-check\/README\.md/);
   });
 
   it('refuses an existing adapter folder and an invalid name, with a clear message, changing nothing', async () => {
