@@ -1,8 +1,11 @@
 /** The catalog store: custom fields, enum options and settings, custom types, tags, portfolios, goals, status updates and project templates. */
-import type { Gid, CustomFieldType, CustomField, EnumOption, CustomFieldSetting, CustomType, Tag, Portfolio, ProjectPortfolioSetting, Goal, StatusUpdate, ProjectStatus, ProjectTemplate } from './model-types';
+import type { Gid, Project, CustomFieldType, CustomField, EnumOption, CustomFieldSetting, CustomType, Tag, Portfolio, ProjectPortfolioSetting, Goal, StatusUpdate, ProjectStatus, ProjectTemplate } from './model-types';
 import type { EventRecorder } from './store-events';
 import { type StoreIndexes, pull, push } from './store-indexes';
 import type { ProjectStore } from './store-projects';
+
+/** What a new project template may leave out. */
+type TemplateDefaults = 'description' | 'owner' | 'public' | 'color';
 
 export class CatalogStore {
   /** `projects` records the project changes that settings make, and gives portfolios their owner's membership. */
@@ -41,7 +44,8 @@ export class CatalogStore {
   }
 
   addEnumOption(input: { field: Gid; name: string; enabled?: boolean; color?: string }): EnumOption {
-    const option: EnumOption = { gid: this.indexes.nextGid('enum_option'), field: input.field, name: input.name, enabled: input.enabled ?? true, color: input.color ?? 'blue' };
+    const gid = this.indexes.nextGid('enum_option');
+    const option: EnumOption = { gid, field: input.field, name: input.name, enabled: input.enabled ?? true, color: input.color ?? 'blue' };
     this.indexes.enumOptions.set(option.gid, option);
     this.indexes.customFields.get(input.field)?.enumOptions.push(option.gid);
     return option;
@@ -53,11 +57,12 @@ export class CatalogStore {
     const ix = this.indexes;
     const kind = ix.kindOf(input.parent);
     const parentType = kind === 'portfolio' ? 'portfolio' : kind === 'user_task_list' ? 'user_task_list' : 'project';
-    const setting: CustomFieldSetting = { gid: ix.nextGid('custom_field_setting'), field: input.field, parent: input.parent, parentType, isImportant: input.isImportant ?? true };
+    const gid = ix.nextGid('custom_field_setting');
+    const setting: CustomFieldSetting = { gid, field: input.field, parent: input.parent, parentType, isImportant: input.isImportant ?? true };
     ix.customFieldSettings.set(setting.gid, setting);
     push(ix.settingsByParent, setting.parent, setting.gid);
     const project = this.recorder.recording && parentType === 'project' ? ix.projects.get(setting.parent) : undefined;
-    if (project) this.projects.change(project, 'custom_field_settings', () => undefined, { action: 'added', custom_field: this.recorder.ref('custom_field', setting.field) });
+    if (project) this.recordSettingChange(project, 'added', setting);
     return setting;
   }
 
@@ -65,7 +70,12 @@ export class CatalogStore {
     this.indexes.customFieldSettings.delete(setting.gid);
     pull(this.indexes.settingsByParent, setting.parent, setting.gid);
     const project = this.indexes.projects.get(setting.parent);
-    if (project) this.projects.change(project, 'custom_field_settings', () => undefined, { action: 'removed', custom_field: this.recorder.ref('custom_field', setting.field) });
+    if (project) this.recordSettingChange(project, 'removed', setting);
+  }
+
+  /** A field added to or removed from a project is a change of the project. */
+  private recordSettingChange(project: Project, action: 'added' | 'removed', setting: CustomFieldSetting): void {
+    this.projects.change(project, 'custom_field_settings', () => undefined, { action, custom_field: this.recorder.ref('custom_field', setting.field) });
   }
 
   settingsOf(parent: Gid): CustomFieldSetting[] {
@@ -81,14 +91,22 @@ export class CatalogStore {
 
   addTag(input: { workspace: Gid; name: string; color?: string; createdAt?: number }): Tag {
     const ix = this.indexes;
-    const tag: Tag = { gid: ix.nextGid('tag'), workspace: input.workspace, name: input.name, color: input.color ?? 'dark-blue', createdAt: input.createdAt ?? ix.now() };
+    const gid = ix.nextGid('tag');
+    const tag: Tag = { gid, workspace: input.workspace, name: input.name, color: input.color ?? 'dark-blue', createdAt: input.createdAt ?? ix.now() };
     ix.tags.set(tag.gid, tag);
     push(ix.tagsByWorkspace, tag.workspace, tag.gid);
     ix.tasksByTag.set(tag.gid, []);
     return tag;
   }
 
-  addPortfolio(input: { workspace: Gid; name: string; owner: Gid; privacySetting?: Portfolio['privacySetting']; color?: string; createdAt?: number }): Portfolio {
+  addPortfolio(input: {
+    workspace: Gid;
+    name: string;
+    owner: Gid;
+    privacySetting?: Portfolio['privacySetting'];
+    color?: string;
+    createdAt?: number;
+  }): Portfolio {
     const p: Portfolio = {
       gid: this.indexes.nextGid('portfolio'),
       workspace: input.workspace,
@@ -137,36 +155,35 @@ export class CatalogStore {
     const s: StatusUpdate = { ...input, gid: ix.nextGid('status_update'), parentType: kind, createdAt: input.createdAt ?? ix.now() };
     ix.statusUpdates.set(s.gid, s);
     push(ix.statusUpdatesByParent, s.parent, s.gid);
-    this.recorder.record('added', this.recorder.ref('status_update', s.gid, s.title), this.recorder.ref(kind, s.parent), this.recorder.parentScopes(s.parent));
+    this.recorder.recordUnder('added', this.recorder.ref('status_update', s.gid, s.title), kind, s.parent);
     return s;
   }
 
   deleteStatusUpdate(s: StatusUpdate): void {
     this.indexes.statusUpdates.delete(s.gid);
     pull(this.indexes.statusUpdatesByParent, s.parent, s.gid);
-    this.recorder.record('deleted', this.recorder.ref('status_update', s.gid, s.title), this.recorder.ref(s.parentType, s.parent), this.recorder.parentScopes(s.parent));
+    this.recorder.recordUnder('deleted', this.recorder.ref('status_update', s.gid, s.title), s.parentType, s.parent);
   }
 
   addProjectStatus(input: Omit<ProjectStatus, 'gid' | 'createdAt'> & { createdAt?: number }): ProjectStatus {
     const s: ProjectStatus = { ...input, gid: this.indexes.nextGid('project_status'), createdAt: input.createdAt ?? this.indexes.now() };
     this.indexes.projectStatuses.set(s.gid, s);
     push(this.indexes.projectStatusesByProject, s.project, s.gid);
-    this.recorder.record('added', this.recorder.ref('project_status', s.gid, s.title), this.recorder.ref('project', s.project), this.recorder.parentScopes(s.project));
+    this.recorder.recordUnder('added', this.recorder.ref('project_status', s.gid, s.title), 'project', s.project);
     return s;
   }
 
   deleteProjectStatus(s: ProjectStatus): void {
     this.indexes.projectStatuses.delete(s.gid);
     pull(this.indexes.projectStatusesByProject, s.project, s.gid);
-    this.recorder.record('deleted', this.recorder.ref('project_status', s.gid, s.title), this.recorder.ref('project', s.project), this.recorder.parentScopes(s.project));
+    this.recorder.recordUnder('deleted', this.recorder.ref('project_status', s.gid, s.title), 'project', s.project);
   }
 
-  addProjectTemplate(
-    input: Omit<ProjectTemplate, 'gid' | 'workspace' | 'description' | 'owner' | 'public' | 'color'> & Partial<Pick<ProjectTemplate, 'description' | 'owner' | 'public' | 'color'>>,
-  ): ProjectTemplate {
+  addProjectTemplate(input: Omit<ProjectTemplate, 'gid' | 'workspace' | TemplateDefaults> & Partial<Pick<ProjectTemplate, TemplateDefaults>>): ProjectTemplate {
     const team = this.indexes.teams.get(input.team);
     if (!team) throw new Error(`a project template belongs to a team, not ${input.team}`);
-    const t: ProjectTemplate = { description: '', owner: null, public: true, color: 'light-blue', ...input, gid: this.indexes.nextGid('project_template'), workspace: team.workspace };
+    const gid = this.indexes.nextGid('project_template');
+    const t: ProjectTemplate = { description: '', owner: null, public: true, color: 'light-blue', ...input, gid, workspace: team.workspace };
     this.indexes.projectTemplates.set(t.gid, t);
     push(this.indexes.projectTemplatesByTeam, t.team, t.gid);
     return t;

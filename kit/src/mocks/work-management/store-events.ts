@@ -74,6 +74,11 @@ export class EventRecorder {
     return [parent];
   }
 
+  /** Records a change of a record that belongs to a project, portfolio or goal (`parent`), visible where the parent is. */
+  recordUnder(action: EventAction, resource: EventRef, parentType: ResourceType, parent: Gid): void {
+    this.record(action, resource, this.ref(parentType, parent), this.parentScopes(parent));
+  }
+
   record(action: EventAction, resource: EventRef, parent: EventRef | null, scopes: Gid[], change?: EventChange, user: Gid | null = null): void {
     if (!this.recording) return;
     this.indexes.audit.observe(this.indexes, { action, resource, parent, change, user, scopes });

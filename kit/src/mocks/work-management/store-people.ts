@@ -43,7 +43,14 @@ export class PeopleStore {
     return m ? this.indexes.userTaskLists.get(m.userTaskList) : undefined;
   }
 
-  addWorkspaceMembership(input: { user: Gid; workspace: Gid; isActive?: boolean; isGuest?: boolean; isAdmin?: boolean; createdAt?: number }): WorkspaceMembership {
+  addWorkspaceMembership(input: {
+    user: Gid;
+    workspace: Gid;
+    isActive?: boolean;
+    isGuest?: boolean;
+    isAdmin?: boolean;
+    createdAt?: number;
+  }): WorkspaceMembership {
     const existing = this.workspaceMembership(input.user, input.workspace);
     if (existing) return existing;
     const ix = this.indexes;
@@ -77,7 +84,8 @@ export class PeopleStore {
   }
 
   addTeam(input: { workspace: Gid; name: string; visibility?: TeamVisibility; description?: string }): Team {
-    const team: Team = { gid: this.indexes.nextGid('team'), workspace: input.workspace, name: input.name, visibility: input.visibility ?? 'public', description: input.description ?? '' };
+    const gid = this.indexes.nextGid('team');
+    const team: Team = { gid, workspace: input.workspace, name: input.name, visibility: input.visibility ?? 'public', description: input.description ?? '' };
     this.indexes.teams.set(team.gid, team);
     push(this.indexes.teamsByWorkspace, team.workspace, team.gid);
     this.recorder.record('added', this.recorder.ref('team', team.gid), this.recorder.ref('workspace', team.workspace), [team.workspace]);

@@ -54,6 +54,15 @@ export class ProjectStore {
     return project;
   }
 
+  /** Deletes a project with its memberships; its tasks are the caller's to move first (they may live elsewhere). */
+  delete(project: Project): void {
+    for (const m of this.memberships(project.gid)) this.removeMembership(m);
+    this.indexes.projects.delete(project.gid);
+    pull(this.indexes.projectsByWorkspace, project.workspace, project.gid);
+    if (project.team) pull(this.indexes.projectsByTeam, project.team, project.gid);
+    this.recorder.record('deleted', this.recorder.ref('project', project.gid, project.name), null, [project.gid, project.workspace]);
+  }
+
   /** Applies a change to a project: bumps modified_at and records a `changed` event of `field`. */
   change(project: Project, field: string, apply: () => void, newValue: unknown): void {
     apply();
@@ -98,7 +107,7 @@ export class ProjectStore {
     push(ix.membershipsByParent, m.parent, m.gid);
     push(ix.membershipsByMember, m.member, m.gid);
     const ref = { gid: m.gid, resource_type: 'membership', resource_subtype: `${parentType}_membership` };
-    this.recorder.record('added', ref, this.recorder.ref(parentType, m.parent), this.recorder.parentScopes(m.parent));
+    this.recorder.recordUnder('added', ref, parentType, m.parent);
     return m;
   }
 
@@ -113,7 +122,7 @@ export class ProjectStore {
       if (project) removeItem(project.followers, m.member);
     }
     const ref = { gid: m.gid, resource_type: 'membership', resource_subtype: `${m.parentType}_membership` };
-    this.recorder.record('removed', ref, this.recorder.ref(m.parentType, m.parent), this.recorder.parentScopes(m.parent));
+    this.recorder.recordUnder('removed', ref, m.parentType, m.parent);
   }
 
   addSection(input: { project: Gid; name: string; createdAt?: number }): Section {
@@ -122,7 +131,7 @@ export class ProjectStore {
     ix.sections.set(section.gid, section);
     push(ix.sectionsByProject, section.project, section.gid);
     ix.tasksBySection.set(section.gid, []);
-    this.recorder.record('added', this.recorder.ref('section', section.gid), this.recorder.ref('project', section.project), this.recorder.parentScopes(section.project));
+    this.recorder.recordUnder('added', this.recorder.ref('section', section.gid), 'project', section.project);
     return section;
   }
 }

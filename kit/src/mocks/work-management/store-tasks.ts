@@ -77,6 +77,12 @@ export class TaskStore {
     }
   }
 
+  /** Makes a task without a parent a subtask of `parent` (a duplicate's: recorded by the duplication, not here). */
+  makeSubtask(task: Task, parent: Gid): void {
+    task.parent = parent;
+    push(this.indexes.subtasksByTask, parent, task.gid);
+  }
+
   /** Tags a task (once). */
   tag(task: Task, tag: Gid): void {
     if (task.tags.includes(tag)) return;
@@ -227,7 +233,8 @@ export class TaskStore {
     const task = this.indexes.tasks.get(story.target);
     const r = this.recorder;
     const change: EventChange = { field: 'text', action: 'changed', new_value: text };
-    r.record('changed', r.ref('story', story.gid, undefined, story.resourceSubtype), task ? r.taskRef(task) : null, task ? r.taskScopes(task) : [story.target], change);
+    const ref = r.ref('story', story.gid, undefined, story.resourceSubtype);
+    r.record('changed', ref, task ? r.taskRef(task) : null, task ? r.taskScopes(task) : [story.target], change);
   }
 
   deleteStory(story: Story): void {
@@ -239,7 +246,14 @@ export class TaskStore {
     r.record('deleted', r.ref('story', story.gid, undefined, story.resourceSubtype), task ? r.taskRef(task) : null, task ? r.taskScopes(task) : [story.target]);
   }
 
-  addAttachment(input: { parent: Gid; name: string; host?: Attachment['host']; kind?: AttachmentKind | null; createdAt?: number; createdBy?: Gid | null }): Attachment {
+  addAttachment(input: {
+    parent: Gid;
+    name: string;
+    host?: Attachment['host'];
+    kind?: AttachmentKind | null;
+    createdAt?: number;
+    createdBy?: Gid | null;
+  }): Attachment {
     const ix = this.indexes;
     const parentType = ix.kindOf(input.parent) === 'project' ? 'project' : 'task';
     const a: Attachment = {
@@ -270,6 +284,8 @@ export class TaskStore {
     const task = this.indexes.tasks.get(a.parent);
     if (task) task.modifiedAt = Math.max(this.indexes.now(), task.modifiedAt);
     const r = this.recorder;
-    r.record(action, r.ref('attachment', a.gid, a.name), task ? r.taskRef(task) : r.ref('project', a.parent), task ? r.taskScopes(task) : r.parentScopes(a.parent));
+    const ref = r.ref('attachment', a.gid, a.name);
+    if (task) r.record(action, ref, r.taskRef(task), r.taskScopes(task));
+    else r.recordUnder(action, ref, 'project', a.parent);
   }
 }

@@ -74,11 +74,7 @@ function deleteProject(req: ApiRequest, ctx: MockContext): void {
   const s = ctx.store;
   const project = projectParam(req, ctx);
   for (const t of s.indexes.list(s.indexes.tasksByProject.get(project.gid), s.indexes.tasks)) s.tasks.removeFromProject(t, project.gid);
-  for (const m of s.projects.memberships(project.gid)) s.projects.removeMembership(m);
-  s.indexes.projects.delete(project.gid);
-  s.indexes.projectsByWorkspace.get(project.workspace)?.splice(s.indexes.projectsByWorkspace.get(project.workspace)?.indexOf(project.gid) ?? -1, 1);
-  if (project.team) s.indexes.projectsByTeam.get(project.team)?.splice(s.indexes.projectsByTeam.get(project.team)?.indexOf(project.gid) ?? -1, 1);
-  s.recorder.record('deleted', s.recorder.ref('project', project.gid, project.name), null, [project.gid, project.workspace]);
+  s.projects.delete(project);
 }
 
 /** `addMembers`, `removeMembers`, `addFollowers`, `removeFollowers`: a list of gids (`me` allowed). */

@@ -128,8 +128,7 @@ export class JobRegistry {
     if (include.has('projects')) for (const m of source.memberships) s.tasks.addToProject(target, m.project, m.section);
     if (include.has('tags')) for (const tag of source.tags) s.tasks.tag(target, tag);
     if (include.has('parent') && source.parent && !target.parent) {
-      target.parent = source.parent;
-      (s.indexes.subtasksByTask.get(source.parent) ?? s.indexes.subtasksByTask.set(source.parent, []).get(source.parent))?.push(target.gid);
+      s.tasks.makeSubtask(target, source.parent);
     }
     if (include.has('subtasks')) {
       for (const sub of s.indexes.list(s.indexes.subtasksByTask.get(source.gid), s.indexes.tasks)) s.tasks.add({ workspace: target.workspace, name: sub.name, parent: target.gid, followers: [caller], createdBy: caller });
