@@ -48,7 +48,7 @@ async function startMock(tasks: number): Promise<RunningMock> {
     base: `${server.url}/api/1.0`,
     token: mock.token,
     organization: org,
-    orgTasks: [...mock.model.tasks.values()].filter((t) => t.workspace === org).length,
+    orgTasks: [...mock.model.indexes.tasks.values()].filter((t) => t.workspace === org).length,
     setHostility: (patch) => void mock.setHostility(patch),
     close: server.close,
   };

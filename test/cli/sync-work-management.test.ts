@@ -30,7 +30,7 @@ describe('content-gateway sync work-management, when the service loses an event'
 
     const org = m.mock.organization.organization;
     const store = m.mock.model;
-    const task = [...store.tasks.values()].find((t) => t.workspace === org && t.memberships.length > 0 && t.parent === null && !store.subtasksByTask.get(t.gid)?.length && !store.attachmentsByParent.get(t.gid)?.length);
+    const task = [...store.indexes.tasks.values()].find((t) => t.workspace === org && t.memberships.length > 0 && t.parent === null && !store.indexes.subtasksByTask.get(t.gid)?.length && !store.indexes.attachmentsByParent.get(t.gid)?.length);
     if (!task) throw new Error('the organization has no plain task in a project');
     m.mock.setHostility({ eventLossRate: 1 });
     expect((await m.call(`/_admin/tasks/${task.gid}`, { method: 'DELETE' })).status).toBe(200);

@@ -15,8 +15,8 @@ describeAdapterContract('work-management', async () => {
   const store = m.mock.model;
   /** Top-level tasks whose deletion removes exactly one file: no attachment, no subtask, no parent. */
   const standalone = (): Task[] =>
-    [...store.tasks.values()].filter(
-      (t) => t.workspace === org && t.parent === null && (store.subtasksByTask.get(t.gid)?.length ?? 0) === 0 && (store.attachmentsByParent.get(t.gid)?.length ?? 0) === 0,
+    [...store.indexes.tasks.values()].filter(
+      (t) => t.workspace === org && t.parent === null && (store.indexes.subtasksByTask.get(t.gid)?.length ?? 0) === 0 && (store.indexes.attachmentsByParent.get(t.gid)?.length ?? 0) === 0,
     );
   let edits = 0;
   return {

@@ -89,8 +89,8 @@ export function registerMockCommand(program: Command, runtime: KitRuntime): void
       runtime.print(`Work-management mock listening on ${base}${API_PREFIX}`);
       runtime.print(`Bearer token: ${writeCredentialsFile(flags.credentialsFile, { token: wm.token })} (readable by you only)`);
       runtime.print(
-        `Organization (seed ${flags.seed}, size ${flags.size}, built in ${Date.now() - started} ms): ${s.workspaces.size} workspaces, ${s.users.size} users, ${s.teams.size} teams, ` +
-          `${s.projects.size} projects, ${s.tasks.size} tasks, ${s.stories.size} stories, ${s.attachments.size} attachments`,
+        `Organization (seed ${flags.seed}, size ${flags.size}, built in ${Date.now() - started} ms): ${s.indexes.workspaces.size} workspaces, ${s.indexes.users.size} users, ${s.indexes.teams.size} teams, ` +
+          `${s.indexes.projects.size} projects, ${s.indexes.tasks.size} tasks, ${s.indexes.stories.size} stories, ${s.indexes.attachments.size} attachments`,
       );
       runtime.print(`Oracle: ${base}/_oracle/visibility?type=task&gid=<gid> and ${base}/_oracle/visibility/all?type=task; admin: ${base}/_admin/state`);
     });

@@ -43,7 +43,7 @@ export async function startHarnessMock(o: HarnessMockOptions): Promise<HarnessMo
     const created = createWorkManagementMock({ seed: o.seed, size: { tasks: o.tasks, personalWorkspace: false }, hostility: { ...quiet, ...faults, seed: `harness-${o.seed}` } });
     const server = await listenOnLoopback(created.app);
     const extra = [o.faultRate ? `fault rate ${o.faultRate}` : '', o.eventLossRate ? `event loss rate ${o.eventLossRate}` : ''].filter(Boolean).join(', ');
-    o.print(`work-management mock: ${created.model.tasks.size} tasks, ${created.model.users.size} users, seed ${o.seed}${extra ? `, ${extra}` : ''}, at ${server.url}`);
+    o.print(`work-management mock: ${created.model.indexes.tasks.size} tasks, ${created.model.indexes.users.size} users, seed ${o.seed}${extra ? `, ${extra}` : ''}, at ${server.url}`);
     mock = { url: server.url, token: created.token, close: server.close };
   }
   const client = new MockClient(mock.url, mock.token, { logger: o.logger });

@@ -70,9 +70,9 @@ function pick<T>(list: readonly T[], i: number): T | undefined {
 async function apply(m: RunningMock, o: Op): Promise<void> {
   const s: WorkManagementStore = m.mock.model;
   const org = m.mock.organization.organization;
-  const tasks = [...s.tasks.values()].filter((t) => t.workspace === org);
-  const projects = [...s.projects.values()].filter((p) => p.workspace === org);
-  const members = [...s.workspaceMemberships.values()].filter((w) => w.workspace === org && w.isActive).map((w) => w.user);
+  const tasks = [...s.indexes.tasks.values()].filter((t) => t.workspace === org);
+  const projects = [...s.indexes.projects.values()].filter((p) => p.workspace === org);
+  const members = [...s.indexes.workspaceMemberships.values()].filter((w) => w.workspace === org && w.isActive).map((w) => w.user);
   const call = async (p: string, method: string, body?: unknown) => {
     const res = await m.call(p, { method, ...(body === undefined ? {} : { body }) });
     if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${res.text}`);
@@ -80,9 +80,9 @@ async function apply(m: RunningMock, o: Op): Promise<void> {
   const task = 'task' in o ? pick(tasks, o.task) : undefined;
   const project = 'project' in o ? pick(projects, o.project) : undefined;
   const user = 'user' in o ? pick(members, o.user) : undefined;
-  const synced = [...s.attachments.values()].filter((a) => a.host === 'asana' && SUPPORTED.test(a.name) && s.tasks.get(a.parent)?.workspace === org);
+  const synced = [...s.indexes.attachments.values()].filter((a) => a.host === 'asana' && SUPPORTED.test(a.name) && s.indexes.tasks.get(a.parent)?.workspace === org);
   const onTask = o.kind === 'restored-attachment' || o.kind === 'delete-attachment-task' ? pick(synced, o.attachment) : undefined;
-  const host = onTask ? s.tasks.get(onTask.parent) : undefined;
+  const host = onTask ? s.indexes.tasks.get(onTask.parent) : undefined;
   switch (o.kind) {
     case 'move':
       if (task && project) await call(`/_admin/tasks/${task.gid}/move`, 'POST', { to: project.gid });
@@ -99,13 +99,13 @@ async function apply(m: RunningMock, o: Op): Promise<void> {
       if (task) await call(`/_admin/tasks/${task.gid}`, 'DELETE');
       return;
     case 'delete-attachment': {
-      const attachment = pick([...s.attachments.values()].filter((a) => a.host === 'asana'), o.attachment);
+      const attachment = pick([...s.indexes.attachments.values()].filter((a) => a.host === 'asana'), o.attachment);
       if (attachment) await call(`/_admin/attachments/${attachment.gid}`, 'DELETE');
       return;
     }
     case 'restored-attachment':
       // The mock has no attachment trash: the deletion event is recorded alone, the attachment stays listed.
-      if (onTask && host) s.record('deleted', s.ref('attachment', onTask.gid, onTask.name), s.taskRef(host), s.taskScopes(host));
+      if (onTask && host) s.recorder.record('deleted', s.recorder.ref('attachment', onTask.gid, onTask.name), s.recorder.taskRef(host), s.recorder.taskScopes(host));
       return;
     case 'delete-attachment-task':
       if (host) await call(`/_admin/tasks/${host.gid}`, 'DELETE');
@@ -117,14 +117,14 @@ async function apply(m: RunningMock, o: Op): Promise<void> {
       if (task && user) await call(`/_admin/tasks/${task.gid}`, 'PUT', { assignee: o.user % 5 === 0 ? null : user });
       return;
     case 'project-member':
-      if (project && user) await call(o.add ? `/_admin/projects/${project.gid}/members` : `/_admin/projects/${project.gid}/members/${pick(s.projectMemberships(project.gid), o.user)?.member ?? user}`, o.add ? 'POST' : 'DELETE', o.add ? { member: user } : undefined);
+      if (project && user) await call(o.add ? `/_admin/projects/${project.gid}/members` : `/_admin/projects/${project.gid}/members/${pick(s.projects.memberships(project.gid), o.user)?.member ?? user}`, o.add ? 'POST' : 'DELETE', o.add ? { member: user } : undefined);
       return;
     case 'privacy':
       if (project) await call(`/_admin/projects/${project.gid}`, 'PUT', { privacy_setting: ['public_to_workspace', 'private_to_team', 'private'][o.setting] });
       return;
     case 'team-member': {
-      const team = pick([...s.teams.values()].filter((t) => t.workspace === org), o.team);
-      const membership = team ? pick(s.list(s.teamMembershipsByTeam.get(team.gid), s.teamMemberships), o.user) : undefined;
+      const team = pick([...s.indexes.teams.values()].filter((t) => t.workspace === org), o.team);
+      const membership = team ? pick(s.indexes.list(s.indexes.teamMembershipsByTeam.get(team.gid), s.indexes.teamMemberships), o.user) : undefined;
       if (team && user && o.add) await call('/_admin/team_memberships', 'POST', { team: team.gid, user });
       else if (membership && !o.add) await call(`/_admin/team_memberships/${membership.gid}`, 'DELETE');
       return;
@@ -140,9 +140,9 @@ async function exposure(m: RunningMock, t: TestDatabase, source: string): Promis
   const s = m.mock.model;
   const org = m.mock.organization.organization;
   const expected = new Map<string, Set<string>>();
-  for (const task of s.tasks.values()) if (task.workspace === org) expected.set(`task:${task.gid}`, new Set(m.mock.oracle.visibleTo('task', task.gid)));
-  for (const a of s.attachments.values()) {
-    const workspace = a.parentType === 'task' ? s.tasks.get(a.parent)?.workspace : s.projects.get(a.parent)?.workspace;
+  for (const task of s.indexes.tasks.values()) if (task.workspace === org) expected.set(`task:${task.gid}`, new Set(m.mock.oracle.visibleTo('task', task.gid)));
+  for (const a of s.indexes.attachments.values()) {
+    const workspace = a.parentType === 'task' ? s.indexes.tasks.get(a.parent)?.workspace : s.indexes.projects.get(a.parent)?.workspace;
     if (workspace === org && a.host === 'asana' && SUPPORTED.test(a.name)) expected.set(`attachment:${a.gid}`, new Set(m.mock.oracle.visibleTo('attachment', a.gid)));
   }
   const staged = await stagedAccess(t.db, source);

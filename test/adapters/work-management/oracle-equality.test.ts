@@ -33,12 +33,12 @@ function oracleAccess(m: RunningMock): Map<string, Set<string>> {
   const oracle = m.mock.oracle;
   const org = m.mock.organization.organization;
   const out = new Map<string, Set<string>>();
-  for (const task of store.tasks.values()) {
+  for (const task of store.indexes.tasks.values()) {
     if (task.workspace !== org) continue;
     out.set(`task:${task.gid}`, new Set(oracle.visibleTo('task', task.gid) ?? []));
   }
-  for (const a of store.attachments.values()) {
-    const workspace = a.parentType === 'task' ? store.tasks.get(a.parent)?.workspace : store.projects.get(a.parent)?.workspace;
+  for (const a of store.indexes.attachments.values()) {
+    const workspace = a.parentType === 'task' ? store.indexes.tasks.get(a.parent)?.workspace : store.indexes.projects.get(a.parent)?.workspace;
     if (workspace !== org || a.host !== 'asana' || !SUPPORTED.test(a.name)) continue;
     out.set(`attachment:${a.gid}`, new Set(oracle.visibleTo('attachment', a.gid) ?? []));
   }
@@ -85,7 +85,7 @@ async function expectOracleEquality(m: RunningMock, t: TestDatabase, source: str
 
 /** Top-level tasks of the organization that are in exactly one project of the given privacy. */
 function tasksIn(store: WorkManagementStore, org: string, privacy: string): Task[] {
-  return [...store.tasks.values()].filter((t) => t.workspace === org && t.parent === null && t.memberships.length === 1 && store.projects.get(t.memberships[0]?.project ?? '')?.privacySetting === privacy);
+  return [...store.indexes.tasks.values()].filter((t) => t.workspace === org && t.parent === null && t.memberships.length === 1 && store.indexes.projects.get(t.memberships[0]?.project ?? '')?.privacySetting === privacy);
 }
 
 describe.each(databaseKinds)('work-management sync equals the visibility oracle (%s)', (kind) => {
@@ -123,9 +123,9 @@ describe.each(databaseKinds)('work-management sync equals the visibility oracle 
       await expectOracleEquality(m, t, adapter.name);
       // The organization exercises what the rules are about.
       const store = m.mock.model;
-      expect([...store.projectPortfolioSettings.values()].some((s) => s.isAccessControlInherited)).toBe(true);
-      expect([...store.teamMemberships.values()].some((tm) => tm.isLimitedAccess)).toBe(true);
-      expect([...store.tasks.values()].some((task) => task.memberships.length === 0 && task.parent === null)).toBe(true);
+      expect([...store.indexes.projectPortfolioSettings.values()].some((s) => s.isAccessControlInherited)).toBe(true);
+      expect([...store.indexes.teamMemberships.values()].some((tm) => tm.isLimitedAccess)).toBe(true);
+      expect([...store.indexes.tasks.values()].some((task) => task.memberships.length === 0 && task.parent === null)).toBe(true);
     });
 
     it('after moves, membership changes, deletions, a comment edit and a deactivation, an incremental sync still does', async () => {
@@ -137,43 +137,43 @@ describe.each(databaseKinds)('work-management sync equals the visibility oracle 
       };
 
       // Move a task from a private project to a public one.
-      const publicProject = [...store.projects.values()].find((p) => p.workspace === org && p.privacySetting === 'public_to_workspace') as { gid: string };
-      const moved = tasksIn(store, org, 'private').find((task) => (store.storiesByTask.get(task.gid)?.length ?? 0) > 0) as Task;
+      const publicProject = [...store.indexes.projects.values()].find((p) => p.workspace === org && p.privacySetting === 'public_to_workspace') as { gid: string };
+      const moved = tasksIn(store, org, 'private').find((task) => (store.indexes.storiesByTask.get(task.gid)?.length ?? 0) > 0) as Task;
       await admin(`/_admin/tasks/${moved.gid}/move`, 'POST', { to: publicProject.gid });
       // A public task becomes private to a team-shared project (and is not touched again: only
       // the events tell, since a move leaves modified_at alone).
-      const shared = [...store.projects.values()].find((p) => p.workspace === org && p.privacySetting === 'private' && store.projectMemberships(p.gid).some((x) => x.memberType === 'team')) as { gid: string };
+      const shared = [...store.indexes.projects.values()].find((p) => p.workspace === org && p.privacySetting === 'private' && store.projects.memberships(p.gid).some((x) => x.memberType === 'team')) as { gid: string };
       const hidden = tasksIn(store, org, 'public_to_workspace').find((task) => task.gid !== moved.gid) as Task;
       await admin(`/_admin/tasks/${hidden.gid}/move`, 'POST', { to: shared.gid });
       // Remove a user member from a private project, and a team from a team-shared one.
-      const privateProject = [...store.projects.values()].find((p) => p.workspace === org && p.privacySetting === 'private' && store.projectUserMembers(p.gid).length > 1) as { gid: string };
-      const removedMember = store.projectUserMembers(privateProject.gid).find((u) => u !== store.projects.get(privateProject.gid)?.owner) as string;
+      const privateProject = [...store.indexes.projects.values()].find((p) => p.workspace === org && p.privacySetting === 'private' && store.projects.userMembers(p.gid).length > 1) as { gid: string };
+      const removedMember = store.projects.userMembers(privateProject.gid).find((u) => u !== store.indexes.projects.get(privateProject.gid)?.owner) as string;
       await admin(`/_admin/projects/${privateProject.gid}/members/${removedMember}`, 'DELETE');
-      const removedTeam = store.projectMemberships(shared.gid).find((x) => x.memberType === 'team')?.member as string;
+      const removedTeam = store.projects.memberships(shared.gid).find((x) => x.memberType === 'team')?.member as string;
       await admin(`/_admin/projects/${shared.gid}/members/${removedTeam}`, 'DELETE');
       // A private_to_team project becomes public.
-      const teamOnly = [...store.projects.values()].find((p) => p.workspace === org && p.privacySetting === 'private_to_team') as { gid: string };
+      const teamOnly = [...store.indexes.projects.values()].find((p) => p.workspace === org && p.privacySetting === 'private_to_team') as { gid: string };
       await admin(`/_admin/projects/${teamOnly.gid}`, 'PUT', { privacy_setting: 'public_to_workspace' });
       // Delete a task with an attachment and a task with subtasks (their subtasks go too).
-      const withAttachment = [...store.tasks.values()].find(
-        (task) => task.workspace === org && task.gid !== moved.gid && task.gid !== hidden.gid && store.list(store.attachmentsByParent.get(task.gid), store.attachments).some((a) => a.host === 'asana'),
+      const withAttachment = [...store.indexes.tasks.values()].find(
+        (task) => task.workspace === org && task.gid !== moved.gid && task.gid !== hidden.gid && store.indexes.list(store.indexes.attachmentsByParent.get(task.gid), store.indexes.attachments).some((a) => a.host === 'asana'),
       ) as Task;
-      const withSubtasks = [...store.tasks.values()].find((task) => task.workspace === org && task.parent === null && task.gid !== withAttachment.gid && task.gid !== moved.gid && task.gid !== hidden.gid && (store.subtasksByTask.get(task.gid)?.length ?? 0) > 0) as Task;
-      const goneTasks = [withAttachment, withSubtasks, ...store.list(store.subtasksByTask.get(withSubtasks.gid), store.tasks)].map((x) => x.gid);
-      const goneAttachments = (store.attachmentsByParent.get(withAttachment.gid) ?? []).filter((a) => store.attachments.get(a)?.host === 'asana');
+      const withSubtasks = [...store.indexes.tasks.values()].find((task) => task.workspace === org && task.parent === null && task.gid !== withAttachment.gid && task.gid !== moved.gid && task.gid !== hidden.gid && (store.indexes.subtasksByTask.get(task.gid)?.length ?? 0) > 0) as Task;
+      const goneTasks = [withAttachment, withSubtasks, ...store.indexes.list(store.indexes.subtasksByTask.get(withSubtasks.gid), store.indexes.tasks)].map((x) => x.gid);
+      const goneAttachments = (store.indexes.attachmentsByParent.get(withAttachment.gid) ?? []).filter((a) => store.indexes.attachments.get(a)?.host === 'asana');
       await admin('/_admin/tasks/delete', 'POST', { gids: [withAttachment.gid, withSubtasks.gid] });
       // Edit a comment.
-      const story = [...store.stories.values()].find((s) => s.type === 'comment' && store.tasks.get(s.target)?.workspace === org && s.target !== moved.gid) as { gid: string; target: string };
+      const story = [...store.indexes.stories.values()].find((s) => s.type === 'comment' && store.indexes.tasks.get(s.target)?.workspace === org && s.target !== moved.gid) as { gid: string; target: string };
       await admin(`/_admin/stories/${story.gid}`, 'PUT', { text: 'EDITED: the plan changed' });
       // Deactivate a user who follows tasks and is on a team.
-      const follower = [...store.tasks.values()].find((task) => task.workspace === org && task.followers.length > 1 && !goneTasks.includes(task.gid))?.followers.find((u) => store.workspaceMembership(u, org)?.isActive && !store.workspaceMembership(u, org)?.isGuest && (store.teamMembershipsByUser.get(u)?.length ?? 0) > 0) as string;
+      const follower = [...store.indexes.tasks.values()].find((task) => task.workspace === org && task.followers.length > 1 && !goneTasks.includes(task.gid))?.followers.find((u) => store.people.workspaceMembership(u, org)?.isActive && !store.people.workspaceMembership(u, org)?.isGuest && (store.indexes.teamMembershipsByUser.get(u)?.length ?? 0) > 0) as string;
       await admin(`/_admin/users/${follower}/deactivate`, 'POST', {});
       // A new team member, a new comment, a new attachment, a new task in no project.
-      const team = [...store.teams.values()].find((x) => x.workspace === org) as { gid: string };
-      const newcomer = [...store.workspaceMemberships.values()].find((wm) => wm.workspace === org && wm.isActive && !wm.isGuest && !(store.teamMembershipsByUser.get(wm.user) ?? []).some((g) => store.teamMemberships.get(g)?.team === team.gid))?.user as string;
+      const team = [...store.indexes.teams.values()].find((x) => x.workspace === org) as { gid: string };
+      const newcomer = [...store.indexes.workspaceMemberships.values()].find((wm) => wm.workspace === org && wm.isActive && !wm.isGuest && !(store.indexes.teamMembershipsByUser.get(wm.user) ?? []).some((g) => store.indexes.teamMemberships.get(g)?.team === team.gid))?.user as string;
       await admin('/_admin/team_memberships', 'POST', { team: team.gid, user: newcomer });
       await admin(`/_admin/tasks/${moved.gid}/comments`, 'POST', { text: 'Moved to a public project.' });
-      const assignee = [...store.workspaceMemberships.values()].find((wm) => wm.workspace === org && wm.isActive && wm.user !== follower)?.user as string;
+      const assignee = [...store.indexes.workspaceMemberships.values()].find((wm) => wm.workspace === org && wm.isActive && wm.user !== follower)?.user as string;
       await admin('/_admin/tasks', 'POST', { name: 'A private to-do', workspace: org, assignee, followers: [assignee] });
       // A new task in two projects, a new subtask (in no project) of a private task, a follower
       // removed and a task reassigned.
@@ -184,9 +184,9 @@ describe.each(databaseKinds)('work-management sync equals the visibility oracle 
       await admin(`/_admin/tasks/${privateTask.gid}/attachments`, 'POST', { name: 'handover.docx', kind: 'docx' });
       await admin(`/_admin/tasks/${moved.gid}`, 'PUT', { assignee: newcomer });
       // A guest joins a team; a member joins another one with limited access only.
-      const guest = [...store.workspaceMemberships.values()].find((wm) => wm.workspace === org && wm.isActive && wm.isGuest)?.user as string;
+      const guest = [...store.indexes.workspaceMemberships.values()].find((wm) => wm.workspace === org && wm.isActive && wm.isGuest)?.user as string;
       await admin('/_admin/team_memberships', 'POST', { team: team.gid, user: guest, is_guest: true });
-      const otherTeam = [...store.teams.values()].find((x) => x.workspace === org && x.gid !== team.gid) as { gid: string };
+      const otherTeam = [...store.indexes.teams.values()].find((x) => x.workspace === org && x.gid !== team.gid) as { gid: string };
       await admin('/_admin/team_memberships', 'POST', { team: otherTeam.gid, user: assignee, is_limited_access: true });
 
       // A new private project (through the public API) with a member and a task; a project renamed.
@@ -194,7 +194,7 @@ describe.each(databaseKinds)('work-management sync equals the visibility oracle 
       expect(created.status).toBe(201);
       await admin(`/_admin/projects/${created.body.data.gid}/members`, 'POST', { member: newcomer });
       await admin('/_admin/tasks', 'POST', { name: 'Secret plan', projects: created.body.data.gid });
-      const renamed = [...store.projects.values()].find((p) => p.workspace === org && p.gid !== publicProject.gid && (store.tasksByProject.get(p.gid)?.length ?? 0) > 0) as { gid: string };
+      const renamed = [...store.indexes.projects.values()].find((p) => p.workspace === org && p.gid !== publicProject.gid && (store.indexes.tasksByProject.get(p.gid)?.length ?? 0) > 0) as { gid: string };
       await admin(`/_admin/projects/${renamed.gid}`, 'PUT', { name: 'Renamed Project Zeta' });
 
       const summary = await sync('auto');
@@ -206,7 +206,7 @@ describe.each(databaseKinds)('work-management sync equals the visibility oracle 
       for (const gid of goneAttachments) expect(files.deleted).toContain(`attachment:${gid}`);
       const page = (await t.db('files').where({ id: `${adapter.name}:task:${story.target}` }).first()) as { body_html: string };
       expect(page.body_html).toContain('EDITED: the plan changed');
-      const inRenamed = (await t.db('files').where({ id: `${adapter.name}:task:${store.tasksByProject.get(renamed.gid)?.[0]}` }).first()) as { body_html: string };
+      const inRenamed = (await t.db('files').where({ id: `${adapter.name}:task:${store.indexes.tasksByProject.get(renamed.gid)?.[0]}` }).first()) as { body_html: string };
       expect(inRenamed.body_html).toContain('Renamed Project Zeta');
       const user = (await t.db('users').where({ id: `${adapter.name}:${follower}` }).first()) as { state: string };
       expect(user.state).toBe('Inactive');

@@ -41,11 +41,11 @@ describe('work-management: an attachment an event called deleted but its task st
 
     const s = m.mock.model;
     const synced = (await stagedFiles(t.db, adapter.name)).active;
-    const attachment = [...s.attachments.values()].find((a) => a.host === 'asana' && SUPPORTED.test(a.name) && s.tasks.has(a.parent) && synced.has(`attachment:${a.gid}`));
+    const attachment = [...s.indexes.attachments.values()].find((a) => a.host === 'asana' && SUPPORTED.test(a.name) && s.indexes.tasks.has(a.parent) && synced.has(`attachment:${a.gid}`));
     if (!attachment) throw new Error('the generated organization has no synced task attachment');
-    const task = s.tasks.get(attachment.parent);
+    const task = s.indexes.tasks.get(attachment.parent);
     if (!task) throw new Error(`task ${attachment.parent} not found`);
-    s.record('deleted', s.ref('attachment', attachment.gid, attachment.name), s.taskRef(task), s.taskScopes(task));
+    s.recorder.record('deleted', s.recorder.ref('attachment', attachment.gid, attachment.name), s.recorder.taskRef(task), s.recorder.taskScopes(task));
 
     const first = await sync('auto');
     expect({ mode: first.mode, status: first.status }).toEqual({ mode: 'incremental', status: 'succeeded' });

@@ -199,7 +199,7 @@ describe('work-management adapter: full and incremental runs', () => {
 
     const resumed = await collect(adapter.full(ctx(), middle));
     const done = new Set(middle.progress?.projectsDone);
-    const onlyInDone = [...m.mock.model.tasks.values()].filter((t) => t.parent === null && t.memberships.length > 0 && t.memberships.every((x) => done.has(x.project)) && !t.assignee);
+    const onlyInDone = [...m.mock.model.indexes.tasks.values()].filter((t) => t.parent === null && t.memberships.length > 0 && t.memberships.every((x) => done.has(x.project)) && !t.assignee);
     expect(onlyInDone.length).toBeGreaterThan(0);
     const again = new Set(files(resumed).map((f) => f.nativeId));
     for (const t of onlyInDone) expect(again.has(`task:${t.gid}`)).toBe(false);
@@ -237,7 +237,7 @@ describe('work-management adapter: full and incremental runs', () => {
     const org = m.mock.organization.organization;
     const adapter = createWorkManagementAdapter({ baseUrl: m.base, token: m.mock.token });
     const store = m.mock.model;
-    const membership = [...store.workspaceMemberships.values()].find((x) => x.workspace === org && x.isActive && !x.isGuest) as { gid: string; user: string };
+    const membership = [...store.indexes.workspaceMemberships.values()].find((x) => x.workspace === org && x.isActive && !x.isGuest) as { gid: string; user: string };
     await m.call(`/_admin/users/${membership.user}/deactivate`, { body: {} });
     const first = last(checkpoints(await collect(adapter.full(ctx()))));
     expect(first.inactive).toContain(membership.user);
@@ -252,19 +252,19 @@ describe('work-management adapter: full and incremental runs', () => {
     const adapter = createWorkManagementAdapter({ baseUrl: m.base, token: m.mock.token, eventStreams: 'projects' });
     const final = last(checkpoints(await collect(adapter.full(ctx()))));
     expect(final.streams.workspace).toBeUndefined();
-    expect(Object.keys(final.streams.projects).sort()).toEqual([...store.projects.values()].filter((p) => p.workspace === org).map((p) => p.gid).sort());
-    const orphans = [...store.tasks.values()].filter((t) => t.workspace === org && t.parent === null && t.memberships.length === 0).map((t) => t.gid);
+    expect(Object.keys(final.streams.projects).sort()).toEqual([...store.indexes.projects.values()].filter((p) => p.workspace === org).map((p) => p.gid).sort());
+    const orphans = [...store.indexes.tasks.values()].filter((t) => t.workspace === org && t.parent === null && t.memberships.length === 0).map((t) => t.gid);
     expect(orphans.length).toBeGreaterThan(0);
     expect(Object.keys(final.streams.tasks).sort()).toEqual(orphans.sort());
 
     // 250 events in one project stream (100 a page): moves, which leave modified_at alone.
-    const [from, to] = [...store.projects.values()].filter((p) => p.workspace === org) as unknown as [{ gid: string }, { gid: string }];
-    const task = store.tasks.get(store.tasksByProject.get(from.gid)?.[0] ?? '') as Parameters<typeof store.addTaskToProject>[0];
+    const [from, to] = [...store.indexes.projects.values()].filter((p) => p.workspace === org) as unknown as [{ gid: string }, { gid: string }];
+    const task = store.indexes.tasks.get(store.indexes.tasksByProject.get(from.gid)?.[0] ?? '') as Parameters<typeof store.tasks.addToProject>[0];
     for (let i = 0; i < 125; i++) {
-      store.addTaskToProject(task, to.gid);
-      store.removeTaskFromProject(task, to.gid);
+      store.tasks.addToProject(task, to.gid);
+      store.tasks.removeFromProject(task, to.gid);
     }
-    store.addTaskToProject(task, to.gid);
+    store.tasks.addToProject(task, to.gid);
     const events = await collect(adapter.changes(ctx(), final));
     expect(adapter.lastRun?.events).toBeGreaterThanOrEqual(251);
     const moved = files(events).find((f) => f.nativeId === `task:${task.gid}`) as FileRecord;

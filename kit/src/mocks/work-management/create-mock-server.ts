@@ -79,15 +79,15 @@ export function createWorkManagementMock(options: WorkManagementMockOptions = {}
   const now = (): number => baseNow() + offset;
   const organization = options.organization ?? generateOrganization({ seed, size: options.size ?? 'small', now });
   const store = organization.store;
-  if (options.organization) store.setClock(now);
-  store.recording = true;
+  if (options.organization) store.indexes.setClock(now);
+  store.recorder.recording = true;
 
   let hostility = applyHostility(DEFAULT_HOSTILITY, options.hostility ?? {});
   const secret = crypto.randomBytes(32).toString('hex');
   const token = options.token ?? `wm-${crypto.createHash('sha256').update(`token/${seed}`).digest('hex').slice(0, 32)}`;
   const tokens = new TokenRegistry(now, [[token, organization.serviceAccount]]);
-  store.events.lossRate = hostility.eventLossRate;
-  store.events.seedLoss(hostility.seed);
+  store.indexes.events.lossRate = hostility.eventLossRate;
+  store.indexes.events.seedLoss(hostility.seed);
   const oracle = createVisibilityOracle(store, options.oracle);
   const routes = new RouteTable().add([...directoryRoutes, ...projectRoutes, ...taskRoutes, ...storyRoutes, ...tagRoutes, ...attachmentRoutes, ...catalogRoutes, ...jobRoutes, ...eventRoutes, ...batchRoutes, ...auditLogRoutes, ...projectTemplateRoutes]);
   const ctx: MockContext = {
@@ -96,10 +96,10 @@ export function createWorkManagementMock(options: WorkManagementMockOptions = {}
     hostility: () => hostility,
     setHostility: (patch) => {
       hostility = applyHostility(hostility, patch);
-      store.events.lossRate = hostility.eventLossRate;
+      store.indexes.events.lossRate = hostility.eventLossRate;
       if (patch.seed !== undefined) {
         ctx.faults.reseed(patch.seed);
-        store.events.seedLoss(patch.seed);
+        store.indexes.events.seedLoss(patch.seed);
       }
       return hostility;
     },
@@ -116,7 +116,7 @@ export function createWorkManagementMock(options: WorkManagementMockOptions = {}
     webBaseUrl: options.webBaseUrl ?? 'https://app.work-management.example',
   };
   const tokenFor = (user: Gid): string => {
-    if (!store.users.has(user)) throw new Error(`no user ${user}`);
+    if (!store.indexes.users.has(user)) throw new Error(`no user ${user}`);
     for (const [t, u] of tokens) if (u === user) return t;
     const t = `wm-user-${user}-${crypto.randomBytes(8).toString('hex')}`;
     tokens.set(t, user);
@@ -201,7 +201,7 @@ async function serveApi(req: Request, res: Response, ctx: MockContext): Promise<
   const pretty = query.opt_pretty === 'true' || query.opt_pretty === '';
   const token = callerToken(req, ctx);
   if (!token) return sendJson(res, { status: 401, body: errorBody('Not Authorized') }, pretty);
-  const caller = ctx.store.users.get(ctx.tokens.get(token) as Gid);
+  const caller = ctx.store.indexes.users.get(ctx.tokens.get(token) as Gid);
   if (!caller) return sendJson(res, { status: 401, body: errorBody('Not Authorized') }, pretty);
 
   const method = (req.method === 'HEAD' ? 'GET' : req.method) as HttpMethod;
@@ -254,7 +254,7 @@ async function serveDownload(req: Request, res: Response, ctx: MockContext): Pro
   if (check === 'bad-signature') return xml(403, 'SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided.');
   if (check === 'expired') return xml(403, 'AccessDenied', 'Request has expired');
   if (kind === 'attachments') {
-    const a = ctx.store.attachments.get(gid);
+    const a = ctx.store.indexes.attachments.get(gid);
     if (!a || !a.kind) return xml(404, 'NoSuchKey', 'The specified key does not exist.');
     const bytes = await ctx.documents.bytes(a);
     res.status(200).setHeader('content-type', MIME_TYPES[a.kind]);

@@ -8,7 +8,7 @@ import { DAY, GENERATION_END, GENERATION_START, KINDS, type GenerationState, typ
 
 export function randomValue(g: GenerationState, field: CustomField, task: Task, allowDisabledOption: boolean): StoredValue {
   const s = g.store;
-  const options = s.list(field.enumOptions, s.enumOptions).filter((o) => o.enabled || allowDisabledOption);
+  const options = s.indexes.list(field.enumOptions, s.indexes.enumOptions).filter((o) => o.enabled || allowDisabledOption);
   switch (field.type) {
     case 'text':
       return { type: 'text', text: `${g.rng.pick(LAST_NAMES)} ${g.rng.pick(['GmbH', 'Lda', 'Inc.', 'BV', 'SA'])}` };
@@ -60,8 +60,8 @@ export function tasks(g: GenerationState): void {
     const { task, followers } = addTask(g, i, createdAt, placement, orgUserGids);
     draws.byGid.set(task.gid, task);
     const inPersonal = placement.workspace !== g.org;
-    if (!inPersonal && g.rng.chance(0.1)) g.store.addTaskTag(task, g.rng.pick(g.tags));
-    if (i === 9 && g.tags[0]) g.store.addTaskTag(task, g.tags[0]);
+    if (!inPersonal && g.rng.chance(0.1)) g.store.tasks.tag(task, g.rng.pick(g.tags));
+    if (i === 9 && g.tags[0]) g.store.tasks.tag(task, g.tags[0]);
     addCustomFieldValues(g, i, task, placement.homes, inPersonal);
     addStories(g, i, task, placement.homes, followers);
     draws.kindCounter = addAttachments(g, i, task, draws.kindCounter);
@@ -100,9 +100,9 @@ function scriptedPlacement(g: GenerationState, i: number, byGid: ReadonlyMap<Gid
     case 3: placement.homes = [p[3] as ProjectInfo]; break;
     case 4: placement.homes = [p[1] as ProjectInfo, p[2] as ProjectInfo]; break;
     case 5: placement.homes = []; break;
-    case 6: placement.parent = byGid.get(s.tasksByWorkspace.get(g.org)?.[0] ?? ''); break;
-    case 7: placement.parent = byGid.get(s.tasksByWorkspace.get(g.org)?.[1] ?? ''); placement.homes = [p[2] as ProjectInfo]; break;
-    case 8: placement.parent = byGid.get(s.tasksByWorkspace.get(g.org)?.[6] ?? ''); break;
+    case 6: placement.parent = byGid.get(s.indexes.tasksByWorkspace.get(g.org)?.[0] ?? ''); break;
+    case 7: placement.parent = byGid.get(s.indexes.tasksByWorkspace.get(g.org)?.[1] ?? ''); placement.homes = [p[2] as ProjectInfo]; break;
+    case 8: placement.parent = byGid.get(s.indexes.tasksByWorkspace.get(g.org)?.[6] ?? ''); break;
     case 9: placement.homes = [p[4] as ProjectInfo]; break;
     case 10: placement.homes = [p[1] as ProjectInfo]; break;
     case 11:
@@ -123,7 +123,7 @@ function randomPlacement(g: GenerationState, recent: readonly Task[], pickProjec
     placement.homes = [g.rng.pick(g.personalProjects)];
   } else if (recent.length > 0 && g.rng.chance(g.shape.subtaskRatio)) {
     const candidate = g.rng.pick(recent);
-    if (g.store.ancestry(candidate).length - 1 < 4) {
+    if (g.store.indexes.ancestry(candidate).length - 1 < 4) {
       placement.parent = candidate;
       placement.workspace = candidate.workspace;
       if (placement.workspace === g.org && g.rng.chance(0.2)) placement.homes = [pickProject()];
@@ -159,7 +159,7 @@ function addTask(g: GenerationState, i: number, createdAt: number, { workspace, 
   if (i === 2 && g.inactive[0]) followers.add(g.inactive[0]); // an inactive follower
   const completed = i === 11 || (i > 11 && g.rng.chance(0.35));
   const modifiedAt = Math.min(GENERATION_END, createdAt + (g.rng.chance(0.5) ? g.rng.int(0, 60) * DAY : g.rng.int(0, 3600_000)));
-  const task = g.store.addTask({
+  const task = g.store.tasks.add({
     workspace,
     name: taskName(g.rng),
     memberships: homes.map((h) => ({ project: h.project.gid, section: g.rng.pick(h.sections) })),
@@ -184,13 +184,13 @@ function addCustomFieldValues(g: GenerationState, i: number, task: Task, homes: 
   const fields = [...new Set(homes.flatMap((h) => h.fields))];
   for (const gid of fields) {
     if (i !== 0 && !g.rng.chance(g.shape.customFieldValueRatio)) continue;
-    const field = s.customFields.get(gid) as CustomField;
+    const field = s.indexes.customFields.get(gid) as CustomField;
     task.customFieldValues.push({ field: gid, value: randomValue(g, field, task, g.rng.chance(0.03)) });
   }
   if (i === 10) {
     // A value whose option was disabled since, and a value whose field left the project.
     const priority = g.fieldsByType.get('enum') as CustomField;
-    const retired = s.list(priority.enumOptions, s.enumOptions).find((o) => !o.enabled);
+    const retired = s.indexes.list(priority.enumOptions, s.indexes.enumOptions).find((o) => !o.enabled);
     task.customFieldValues = task.customFieldValues.filter((v) => v.field !== priority.gid);
     if (retired) task.customFieldValues.push({ field: priority.gid, value: { type: 'enum', option: retired.gid } });
     const orphan = orgFields(g).find((f) => !fields.includes(f.gid)) ?? orgFields(g)[0];
@@ -205,11 +205,11 @@ function addCustomFieldValues(g: GenerationState, i: number, task: Task, homes: 
 function addStories(g: GenerationState, i: number, task: Task, homes: readonly ProjectInfo[], commenters: readonly Gid[]): void {
   const { createdBy, createdAt } = task;
   if (homes.length > 0 && g.rng.chance(0.3)) {
-    g.store.addStory({ target: task.gid, type: 'system', resourceSubtype: 'added_to_project', text: `added to ${homes[0]?.project.name ?? ''}`, createdBy, createdAt: createdAt + 1000, source: 'web' });
+    g.store.tasks.addStory({ target: task.gid, type: 'system', resourceSubtype: 'added_to_project', text: `added to ${homes[0]?.project.name ?? ''}`, createdBy, createdAt: createdAt + 1000, source: 'web' });
   }
   let comments = i < 12 ? 1 + (i % 2) : poisson(g.rng, g.shape.commentsPerTask);
   while (comments-- > 0) {
-    g.store.addStory({ target: task.gid, type: 'comment', resourceSubtype: 'comment_added', createdBy: g.rng.pick(commenters), createdAt: Math.min(GENERATION_END, createdAt + g.rng.int(1, 30 * 24) * 3600_000), source: g.rng.pick(['web', 'web', 'email', 'mobile', 'api'] as const) });
+    g.store.tasks.addStory({ target: task.gid, type: 'comment', resourceSubtype: 'comment_added', createdBy: g.rng.pick(commenters), createdAt: Math.min(GENERATION_END, createdAt + g.rng.int(1, 30 * 24) * 3600_000), source: g.rng.pick(['web', 'web', 'email', 'mobile', 'api'] as const) });
   }
 }
 
@@ -222,7 +222,7 @@ function addAttachments(g: GenerationState, i: number, task: Task, kindCounter: 
     const link = i === 4 || (i >= 12 && g.rng.chance(g.shape.externalAttachmentRatio));
     const kind = scriptedKind ?? KINDS[counter++ % KINDS.length] ?? 'pdf';
     const base = slug(task.name) || 'file';
-    g.store.addAttachment({
+    g.store.tasks.addAttachment({
       parent: task.gid,
       name: link ? `${base}-notes` : `${base}${k > 0 ? `-${k + 1}` : ''}.${kind}`,
       host: link ? g.rng.pick(['gdrive', 'dropbox', 'box', 'onedrive'] as const) : 'asana',

@@ -78,21 +78,21 @@ export function generateOrganization(options: GenerateOptions): GeneratedOrganiz
   const shape = resolveShape(options.size);
   const seed = String(options.seed);
   const store = new WorkManagementStore({ seed, now: options.now ?? (() => Date.now()) });
-  const result = store.silently(() => run(new GenerationState(store, shape, new Random(`${seed}/org`))));
+  const result = store.recorder.silently(() => run(new GenerationState(store, shape, new Random(`${seed}/org`))));
   return { store, shape, ...result };
 }
 
 function run(g: GenerationState): Omit<GeneratedOrganization, 'store' | 'shape'> {
   const s = g.store;
-  const org = s.addWorkspace({ name: 'Northwind Labs', isOrganization: true, emailDomains: ['northwind.example'] });
+  const org = s.people.addWorkspace({ name: 'Northwind Labs', isOrganization: true, emailDomains: ['northwind.example'] });
   g.org = org.gid;
-  if (g.shape.personalWorkspace) g.personal = s.addWorkspace({ name: 'Side Projects', isOrganization: false }).gid;
-  const serviceAccount = s.addUser({ name: 'Content Gateway Service Account', email: 'service-account@northwind.example', isServiceAccount: true });
+  if (g.shape.personalWorkspace) g.personal = s.people.addWorkspace({ name: 'Side Projects', isOrganization: false }).gid;
+  const serviceAccount = s.people.addUser({ name: 'Content Gateway Service Account', email: 'service-account@northwind.example', isServiceAccount: true });
   users(g);
   teamsAndMemberships(g);
   customFields(g);
-  g.customTypes = ['Bug', 'Request', 'Incident'].map((name) => s.addCustomType({ workspace: g.org, name }).gid);
-  g.tags = ['urgent', 'customer', 'blocked', 'quick-win', 'q3', 'tech-debt'].map((name, i) => s.addTag({ workspace: g.org, name, color: COLORS[i % COLORS.length] as string, createdAt: GENERATION_START }).gid);
+  g.customTypes = ['Bug', 'Request', 'Incident'].map((name) => s.catalog.addCustomType({ workspace: g.org, name }).gid);
+  g.tags = ['urgent', 'customer', 'blocked', 'quick-win', 'q3', 'tech-debt'].map((name, i) => s.catalog.addTag({ workspace: g.org, name, color: COLORS[i % COLORS.length] as string, createdAt: GENERATION_START }).gid);
   projectsOfOrg(g);
   projectsOfPersonalWorkspace(g);
   portfoliosAndGoals(g);

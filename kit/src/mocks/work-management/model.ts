@@ -1,19 +1,42 @@
 /**
  * The in-memory organization the mock serves: record types, indexes by gid and by parent, and
- * the builders that create records. Builders record events (see rules/events.ts) once recording
- * is on, so the generator, the public write endpoints, the `/_admin` mutations and tests all
- * change the organization through one path and the events stream always tells the truth.
+ * the stores that create and change records. The stores record events (see rules/events.ts) once
+ * recording is on, so the generator, the public write endpoints, the `/_admin` mutations and tests
+ * all change the organization through one path and the events stream always tells the truth.
  *
- * Records hold gids, never object references: the store is the only place relations resolve,
+ * Records hold gids, never object references: the indexes are the only place relations resolve,
  * which keeps 100,000 tasks cheap (no cycles, arrays of strings) and deletions simple.
  */
 import { CatalogStore } from './store-catalog';
+import { EventRecorder } from './store-events';
+import { StoreIndexes, type StoreOptions } from './store-indexes';
+import { PeopleStore } from './store-people';
+import { ProjectStore } from './store-projects';
+import { TaskStore } from './store-tasks';
 
 export type { Gid, ResourceType, PlanTier, AddOn, Workspace, User, WorkspaceMembership, UserTaskList, TeamVisibility, Team, TeamMembership, PrivacySetting, AccessLevel, Project, Membership, Section, TaskMembership, StoredValue, CustomFieldValue, Task, Story, AttachmentKind, Attachment, CustomFieldType, CustomField, EnumOption, CustomFieldSetting, CustomType, Tag, Portfolio, ProjectPortfolioSetting, Goal, StatusUpdate, ProjectStatus, TemplateTask, ProjectTemplate, Notification } from './model-types';
-export { isoDate, removeItem, type StoreOptions } from './store-base';
+export { isoDate, removeItem, type StoreOptions } from './store-indexes';
+export type { StoreIndexes, EventRecorder, PeopleStore, ProjectStore, TaskStore, CatalogStore };
 
 /**
- * The store: the base (maps, indexes, lookups, events) with each family's builders layered on it,
- * people, then projects, then tasks, then the catalog (custom fields, portfolios, goals…).
+ * The store: the shared indexes (maps by gid, per-parent indexes, clock, gids, events, audit log)
+ * and the event recorder, with one store per resource family working on them. Read through
+ * `indexes`; change through `people`, `projects`, `tasks` and `catalog`.
  */
-export class WorkManagementStore extends CatalogStore {}
+export class WorkManagementStore {
+  readonly indexes: StoreIndexes;
+  readonly recorder: EventRecorder;
+  readonly people: PeopleStore;
+  readonly projects: ProjectStore;
+  readonly tasks: TaskStore;
+  readonly catalog: CatalogStore;
+
+  constructor(options: StoreOptions) {
+    this.indexes = new StoreIndexes(options);
+    this.recorder = new EventRecorder(this.indexes);
+    this.people = new PeopleStore(this.indexes, this.recorder);
+    this.projects = new ProjectStore(this.indexes, this.recorder);
+    this.tasks = new TaskStore(this.indexes, this.recorder);
+    this.catalog = new CatalogStore(this.indexes, this.recorder, this.projects);
+  }
+}

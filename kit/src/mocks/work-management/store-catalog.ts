@@ -1,9 +1,20 @@
-/** The store's catalog builders: custom fields, enum options and settings, custom types, tags, portfolios, goals, status updates and project templates (events recorded once recording is on). */
-import type { Gid, CustomFieldType, CustomField, EnumOption, CustomFieldSetting, CustomType, Tag, Portfolio, ProjectPortfolioSetting, Goal, StatusUpdate, ProjectStatus, ProjectTemplate } from './model-types';
-import { pull, push } from './store-base';
-import { TaskStore } from './store-tasks';
+/** The catalog store: custom fields, enum options and settings, custom types, tags, portfolios, goals, status updates and project templates. */
+import type { Gid, Project, CustomFieldType, CustomField, EnumOption, CustomFieldSetting, CustomType, Tag, Portfolio, ProjectPortfolioSetting, Goal, StatusUpdate, ProjectStatus, ProjectTemplate } from './model-types';
+import type { EventRecorder } from './store-events';
+import { type StoreIndexes, pull, push } from './store-indexes';
+import type { ProjectStore } from './store-projects';
 
-export class CatalogStore extends TaskStore {
+/** What a new project template may leave out. */
+type TemplateDefaults = 'description' | 'owner' | 'public' | 'color';
+
+export class CatalogStore {
+  /** `projects` records the project changes that settings make, and gives portfolios their owner's membership. */
+  constructor(
+    private readonly indexes: StoreIndexes,
+    private readonly recorder: EventRecorder,
+    private readonly projects: ProjectStore,
+  ) {}
+
   addCustomField(input: {
     workspace: Gid;
     name: string;
@@ -15,7 +26,7 @@ export class CatalogStore extends TaskStore {
     enumOptions?: Array<{ name: string; enabled?: boolean; color?: string }>;
   }): CustomField {
     const field: CustomField = {
-      gid: this.nextGid('custom_field'),
+      gid: this.indexes.nextGid('custom_field'),
       workspace: input.workspace,
       name: input.name,
       type: input.type,
@@ -26,86 +37,103 @@ export class CatalogStore extends TaskStore {
       createdBy: input.createdBy ?? null,
       privacySetting: 'public_with_guests',
     };
-    this.customFields.set(field.gid, field);
-    push(this.customFieldsByWorkspace, field.workspace, field.gid);
+    this.indexes.customFields.set(field.gid, field);
+    push(this.indexes.customFieldsByWorkspace, field.workspace, field.gid);
     for (const o of input.enumOptions ?? []) this.addEnumOption({ field: field.gid, ...o });
     return field;
   }
 
   addEnumOption(input: { field: Gid; name: string; enabled?: boolean; color?: string }): EnumOption {
-    const option: EnumOption = { gid: this.nextGid('enum_option'), field: input.field, name: input.name, enabled: input.enabled ?? true, color: input.color ?? 'blue' };
-    this.enumOptions.set(option.gid, option);
-    this.customFields.get(input.field)?.enumOptions.push(option.gid);
+    const gid = this.indexes.nextGid('enum_option');
+    const option: EnumOption = { gid, field: input.field, name: input.name, enabled: input.enabled ?? true, color: input.color ?? 'blue' };
+    this.indexes.enumOptions.set(option.gid, option);
+    this.indexes.customFields.get(input.field)?.enumOptions.push(option.gid);
     return option;
   }
 
   addCustomFieldSetting(input: { field: Gid; parent: Gid; isImportant?: boolean }): CustomFieldSetting {
-    const existing = this.list(this.settingsByParent.get(input.parent), this.customFieldSettings).find((s) => s.field === input.field);
+    const existing = this.settingsOf(input.parent).find((s) => s.field === input.field);
     if (existing) return existing;
-    const kind = this.kindOf(input.parent);
+    const ix = this.indexes;
+    const kind = ix.kindOf(input.parent);
     const parentType = kind === 'portfolio' ? 'portfolio' : kind === 'user_task_list' ? 'user_task_list' : 'project';
-    const setting: CustomFieldSetting = { gid: this.nextGid('custom_field_setting'), field: input.field, parent: input.parent, parentType, isImportant: input.isImportant ?? true };
-    this.customFieldSettings.set(setting.gid, setting);
-    push(this.settingsByParent, setting.parent, setting.gid);
-    const project = this.recording && parentType === 'project' ? this.projects.get(setting.parent) : undefined;
-    if (project) this.changeProject(project, 'custom_field_settings', () => undefined, { action: 'added', custom_field: this.ref('custom_field', setting.field) });
+    const gid = ix.nextGid('custom_field_setting');
+    const setting: CustomFieldSetting = { gid, field: input.field, parent: input.parent, parentType, isImportant: input.isImportant ?? true };
+    ix.customFieldSettings.set(setting.gid, setting);
+    push(ix.settingsByParent, setting.parent, setting.gid);
+    const project = this.recorder.recording && parentType === 'project' ? ix.projects.get(setting.parent) : undefined;
+    if (project) this.recordSettingChange(project, 'added', setting);
     return setting;
   }
 
   removeCustomFieldSetting(setting: CustomFieldSetting): void {
-    this.customFieldSettings.delete(setting.gid);
-    pull(this.settingsByParent, setting.parent, setting.gid);
-    const project = this.projects.get(setting.parent);
-    if (project) this.changeProject(project, 'custom_field_settings', () => undefined, { action: 'removed', custom_field: this.ref('custom_field', setting.field) });
+    this.indexes.customFieldSettings.delete(setting.gid);
+    pull(this.indexes.settingsByParent, setting.parent, setting.gid);
+    const project = this.indexes.projects.get(setting.parent);
+    if (project) this.recordSettingChange(project, 'removed', setting);
+  }
+
+  /** A field added to or removed from a project is a change of the project. */
+  private recordSettingChange(project: Project, action: 'added' | 'removed', setting: CustomFieldSetting): void {
+    this.projects.change(project, 'custom_field_settings', () => undefined, { action, custom_field: this.recorder.ref('custom_field', setting.field) });
   }
 
   settingsOf(parent: Gid): CustomFieldSetting[] {
-    return this.list(this.settingsByParent.get(parent), this.customFieldSettings);
+    return this.indexes.list(this.indexes.settingsByParent.get(parent), this.indexes.customFieldSettings);
   }
 
   addCustomType(input: { workspace: Gid; name: string }): CustomType {
-    const type: CustomType = { gid: this.nextGid('custom_type'), workspace: input.workspace, name: input.name };
-    this.customTypes.set(type.gid, type);
-    push(this.customTypesByWorkspace, type.workspace, type.gid);
+    const type: CustomType = { gid: this.indexes.nextGid('custom_type'), workspace: input.workspace, name: input.name };
+    this.indexes.customTypes.set(type.gid, type);
+    push(this.indexes.customTypesByWorkspace, type.workspace, type.gid);
     return type;
   }
 
   addTag(input: { workspace: Gid; name: string; color?: string; createdAt?: number }): Tag {
-    const tag: Tag = { gid: this.nextGid('tag'), workspace: input.workspace, name: input.name, color: input.color ?? 'dark-blue', createdAt: input.createdAt ?? this.now() };
-    this.tags.set(tag.gid, tag);
-    push(this.tagsByWorkspace, tag.workspace, tag.gid);
-    this.tasksByTag.set(tag.gid, []);
+    const ix = this.indexes;
+    const gid = ix.nextGid('tag');
+    const tag: Tag = { gid, workspace: input.workspace, name: input.name, color: input.color ?? 'dark-blue', createdAt: input.createdAt ?? ix.now() };
+    ix.tags.set(tag.gid, tag);
+    push(ix.tagsByWorkspace, tag.workspace, tag.gid);
+    ix.tasksByTag.set(tag.gid, []);
     return tag;
   }
 
-  addPortfolio(input: { workspace: Gid; name: string; owner: Gid; privacySetting?: Portfolio['privacySetting']; color?: string; createdAt?: number }): Portfolio {
+  addPortfolio(input: {
+    workspace: Gid;
+    name: string;
+    owner: Gid;
+    privacySetting?: Portfolio['privacySetting'];
+    color?: string;
+    createdAt?: number;
+  }): Portfolio {
     const p: Portfolio = {
-      gid: this.nextGid('portfolio'),
+      gid: this.indexes.nextGid('portfolio'),
       workspace: input.workspace,
       name: input.name,
       owner: input.owner,
       items: [],
       privacySetting: input.privacySetting ?? 'members_only',
       color: input.color ?? 'light-purple',
-      createdAt: input.createdAt ?? this.now(),
+      createdAt: input.createdAt ?? this.indexes.now(),
       archived: false,
     };
-    this.portfolios.set(p.gid, p);
-    push(this.portfoliosByWorkspace, p.workspace, p.gid);
-    this.addMembership({ parent: p.gid, member: p.owner, accessLevel: 'admin' });
+    this.indexes.portfolios.set(p.gid, p);
+    push(this.indexes.portfoliosByWorkspace, p.workspace, p.gid);
+    this.projects.addMembership({ parent: p.gid, member: p.owner, accessLevel: 'admin' });
     return p;
   }
 
   addProjectPortfolioSetting(input: { project: Gid; portfolio: Gid; isAccessControlInherited: boolean }): ProjectPortfolioSetting {
-    const s: ProjectPortfolioSetting = { gid: this.nextGid('project_portfolio_setting'), ...input };
-    this.projectPortfolioSettings.set(s.gid, s);
-    push(this.portfolioSettingsByProject, s.project, s.gid);
+    const s: ProjectPortfolioSetting = { gid: this.indexes.nextGid('project_portfolio_setting'), ...input };
+    this.indexes.projectPortfolioSettings.set(s.gid, s);
+    push(this.indexes.portfolioSettingsByProject, s.project, s.gid);
     return s;
   }
 
   addGoal(input: { workspace: Gid; name: string; team?: Gid | null; owner?: Gid | null; createdAt?: number }): Goal {
     const goal: Goal = {
-      gid: this.nextGid('goal'),
+      gid: this.indexes.nextGid('goal'),
       workspace: input.workspace,
       team: input.team ?? null,
       name: input.name,
@@ -113,49 +141,51 @@ export class CatalogStore extends TaskStore {
       followers: input.owner ? [input.owner] : [],
       isWorkspaceLevel: !input.team,
       privacySetting: 'public_to_workspace',
-      createdAt: input.createdAt ?? this.now(),
+      createdAt: input.createdAt ?? this.indexes.now(),
     };
-    this.goals.set(goal.gid, goal);
-    push(this.goalsByWorkspace, goal.workspace, goal.gid);
+    this.indexes.goals.set(goal.gid, goal);
+    push(this.indexes.goalsByWorkspace, goal.workspace, goal.gid);
     return goal;
   }
 
   addStatusUpdate(input: Omit<StatusUpdate, 'gid' | 'createdAt' | 'parentType'> & { createdAt?: number }): StatusUpdate {
-    const kind = this.kindOf(input.parent);
+    const ix = this.indexes;
+    const kind = ix.kindOf(input.parent);
     if (kind !== 'project' && kind !== 'portfolio' && kind !== 'goal') throw new Error(`status updates belong to projects, portfolios and goals, not ${kind}`);
-    const s: StatusUpdate = { ...input, gid: this.nextGid('status_update'), parentType: kind, createdAt: input.createdAt ?? this.now() };
-    this.statusUpdates.set(s.gid, s);
-    push(this.statusUpdatesByParent, s.parent, s.gid);
-    this.record('added', this.ref('status_update', s.gid, s.title), this.ref(kind, s.parent), this.parentScopes(s.parent));
+    const s: StatusUpdate = { ...input, gid: ix.nextGid('status_update'), parentType: kind, createdAt: input.createdAt ?? ix.now() };
+    ix.statusUpdates.set(s.gid, s);
+    push(ix.statusUpdatesByParent, s.parent, s.gid);
+    this.recorder.recordUnder('added', this.recorder.ref('status_update', s.gid, s.title), kind, s.parent);
     return s;
   }
 
   deleteStatusUpdate(s: StatusUpdate): void {
-    this.statusUpdates.delete(s.gid);
-    pull(this.statusUpdatesByParent, s.parent, s.gid);
-    this.record('deleted', this.ref('status_update', s.gid, s.title), this.ref(s.parentType, s.parent), this.parentScopes(s.parent));
+    this.indexes.statusUpdates.delete(s.gid);
+    pull(this.indexes.statusUpdatesByParent, s.parent, s.gid);
+    this.recorder.recordUnder('deleted', this.recorder.ref('status_update', s.gid, s.title), s.parentType, s.parent);
   }
 
   addProjectStatus(input: Omit<ProjectStatus, 'gid' | 'createdAt'> & { createdAt?: number }): ProjectStatus {
-    const s: ProjectStatus = { ...input, gid: this.nextGid('project_status'), createdAt: input.createdAt ?? this.now() };
-    this.projectStatuses.set(s.gid, s);
-    push(this.projectStatusesByProject, s.project, s.gid);
-    this.record('added', this.ref('project_status', s.gid, s.title), this.ref('project', s.project), this.parentScopes(s.project));
+    const s: ProjectStatus = { ...input, gid: this.indexes.nextGid('project_status'), createdAt: input.createdAt ?? this.indexes.now() };
+    this.indexes.projectStatuses.set(s.gid, s);
+    push(this.indexes.projectStatusesByProject, s.project, s.gid);
+    this.recorder.recordUnder('added', this.recorder.ref('project_status', s.gid, s.title), 'project', s.project);
     return s;
   }
 
   deleteProjectStatus(s: ProjectStatus): void {
-    this.projectStatuses.delete(s.gid);
-    pull(this.projectStatusesByProject, s.project, s.gid);
-    this.record('deleted', this.ref('project_status', s.gid, s.title), this.ref('project', s.project), this.parentScopes(s.project));
+    this.indexes.projectStatuses.delete(s.gid);
+    pull(this.indexes.projectStatusesByProject, s.project, s.gid);
+    this.recorder.recordUnder('deleted', this.recorder.ref('project_status', s.gid, s.title), 'project', s.project);
   }
 
-  addProjectTemplate(input: Omit<ProjectTemplate, 'gid' | 'workspace' | 'description' | 'owner' | 'public' | 'color'> & Partial<Pick<ProjectTemplate, 'description' | 'owner' | 'public' | 'color'>>): ProjectTemplate {
-    const team = this.teams.get(input.team);
+  addProjectTemplate(input: Omit<ProjectTemplate, 'gid' | 'workspace' | TemplateDefaults> & Partial<Pick<ProjectTemplate, TemplateDefaults>>): ProjectTemplate {
+    const team = this.indexes.teams.get(input.team);
     if (!team) throw new Error(`a project template belongs to a team, not ${input.team}`);
-    const t: ProjectTemplate = { description: '', owner: null, public: true, color: 'light-blue', ...input, gid: this.nextGid('project_template'), workspace: team.workspace };
-    this.projectTemplates.set(t.gid, t);
-    push(this.projectTemplatesByTeam, t.team, t.gid);
+    const gid = this.indexes.nextGid('project_template');
+    const t: ProjectTemplate = { description: '', owner: null, public: true, color: 'light-blue', ...input, gid, workspace: team.workspace };
+    this.indexes.projectTemplates.set(t.gid, t);
+    push(this.indexes.projectTemplatesByTeam, t.team, t.gid);
     return t;
   }
 }

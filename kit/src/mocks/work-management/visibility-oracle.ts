@@ -85,7 +85,7 @@ export function createVisibilityOracle(store: WorkManagementStore, options: Orac
     },
     activeUsers: (workspace) =>
       store
-        .list(store.workspaceMembershipsByWorkspace.get(workspace), store.workspaceMemberships)
+        .indexes.list(store.indexes.workspaceMembershipsByWorkspace.get(workspace), store.indexes.workspaceMemberships)
         .filter((m) => m.isActive)
         .map((m) => m.user)
         .sort(compareGids),
@@ -103,26 +103,26 @@ function audienceOf(rules: AudienceRules, type: OracleObjectType, gid: Gid, cach
   const { store } = rules;
   switch (type) {
     case 'task': {
-      const task = store.tasks.get(gid);
+      const task = store.indexes.tasks.get(gid);
       return task ? taskAudience(rules, task, cache) : undefined;
     }
     case 'story': {
-      const story = store.stories.get(gid);
-      const task = story ? store.tasks.get(story.target) : undefined;
+      const story = store.indexes.stories.get(gid);
+      const task = story ? store.indexes.tasks.get(story.target) : undefined;
       return task ? taskAudience(rules, task, cache) : undefined;
     }
     case 'attachment': {
-      const a = store.attachments.get(gid);
+      const a = store.indexes.attachments.get(gid);
       if (!a) return undefined;
       if (a.parentType === 'project') {
-        const project = store.projects.get(a.parent);
+        const project = store.indexes.projects.get(a.parent);
         return project ? new Map(projectAudience(store, project, cache)) : undefined;
       }
-      const task = store.tasks.get(a.parent);
+      const task = store.indexes.tasks.get(a.parent);
       return task ? taskAudience(rules, task, cache) : undefined;
     }
     case 'project': {
-      const project = store.projects.get(gid);
+      const project = store.indexes.projects.get(gid);
       return project ? new Map(projectAudience(store, project, cache)) : undefined;
     }
   }
@@ -133,14 +133,14 @@ function taskAudience(rules: AudienceRules, task: Task, cache?: Map<Gid, Reasons
   const { store, options } = rules;
   const reasons: Reasons = new Map();
   for (const m of task.memberships) {
-    const project = store.projects.get(m.project);
+    const project = store.indexes.projects.get(m.project);
     if (!project) continue;
     for (const [user, why] of projectAudience(store, project, cache)) for (const r of why) addReason(reasons, user, r);
   }
   for (const f of task.followers) addReason(reasons, f, `follower of task ${task.gid}`);
   if (task.assignee) addReason(reasons, task.assignee, `assignee of task ${task.gid}`);
   if (options.subtasksInheritParent && task.parent && depth < 50) {
-    const parent = store.tasks.get(task.parent);
+    const parent = store.indexes.tasks.get(task.parent);
     if (parent) for (const [user, why] of taskAudience(rules, parent, cache, depth + 1)) for (const r of why) addReason(reasons, user, `via parent task ${parent.gid}: ${r}`);
   }
   for (const user of [...reasons.keys()]) if (!isActiveIn(store, user, task.workspace)) reasons.delete(user);
@@ -152,7 +152,7 @@ function projectAudience(store: WorkManagementStore, project: Project, cache?: M
   const cached = cache?.get(project.gid);
   if (cached) return cached;
   const reasons: Reasons = new Map();
-  for (const m of store.list(store.membershipsByParent.get(project.gid), store.memberships)) {
+  for (const m of store.indexes.list(store.indexes.membershipsByParent.get(project.gid), store.indexes.memberships)) {
     if (m.memberType === 'user') addReason(reasons, m.member, `member of project ${project.gid}`);
     else for (const u of teamMembers(store, m.member)) addReason(reasons, u, `member of team ${m.member}, a member of project ${project.gid}`);
   }
@@ -161,13 +161,13 @@ function projectAudience(store: WorkManagementStore, project: Project, cache?: M
     for (const u of teamMembers(store, project.team)) addReason(reasons, u, `member of team ${project.team} of ${project.privacySetting} project ${project.gid}`);
   }
   if (project.privacySetting === 'public_to_workspace') {
-    for (const wm of store.list(store.workspaceMembershipsByWorkspace.get(project.workspace), store.workspaceMemberships)) {
+    for (const wm of store.indexes.list(store.indexes.workspaceMembershipsByWorkspace.get(project.workspace), store.indexes.workspaceMemberships)) {
       if (!wm.isGuest) addReason(reasons, wm.user, `non-guest member of workspace ${project.workspace}; project ${project.gid} is public_to_workspace`);
     }
   }
-  for (const s of store.list(store.portfolioSettingsByProject.get(project.gid), store.projectPortfolioSettings)) {
+  for (const s of store.indexes.list(store.indexes.portfolioSettingsByProject.get(project.gid), store.indexes.projectPortfolioSettings)) {
     if (!s.isAccessControlInherited) continue;
-    for (const m of store.list(store.membershipsByParent.get(s.portfolio), store.memberships)) {
+    for (const m of store.indexes.list(store.indexes.membershipsByParent.get(s.portfolio), store.indexes.memberships)) {
       if (m.memberType === 'user') addReason(reasons, m.member, `member of portfolio ${s.portfolio} that project ${project.gid} inherits access from`);
       else for (const u of teamMembers(store, m.member)) addReason(reasons, u, `member of team ${m.member} in portfolio ${s.portfolio} that project ${project.gid} inherits access from`);
     }
@@ -180,14 +180,14 @@ function projectAudience(store: WorkManagementStore, project: Project, cache?: M
 /** Members of a team that the team grants access through (limited-access members excluded). */
 function teamMembers(store: WorkManagementStore, team: Gid): Gid[] {
   return store
-    .list(store.teamMembershipsByTeam.get(team), store.teamMemberships)
+    .indexes.list(store.indexes.teamMembershipsByTeam.get(team), store.indexes.teamMemberships)
     .filter((m) => !m.isLimitedAccess)
     .map((m) => m.user);
 }
 
 /** Rule 1: only active members of the object's workspace see anything. */
 function isActiveIn(store: WorkManagementStore, user: Gid, workspace: Gid): boolean {
-  return store.workspaceMembership(user, workspace)?.isActive === true;
+  return store.people.workspaceMembership(user, workspace)?.isActive === true;
 }
 
 function addReason(reasons: Reasons, user: Gid, reason: string): void {
@@ -200,13 +200,13 @@ function addReason(reasons: Reasons, user: Gid, reason: string): void {
 function objectGids(store: WorkManagementStore, type: OracleObjectType): Gid[] {
   switch (type) {
     case 'task':
-      return [...store.tasks.keys()];
+      return [...store.indexes.tasks.keys()];
     case 'story':
-      return [...store.stories.keys()];
+      return [...store.indexes.stories.keys()];
     case 'attachment':
-      return [...store.attachments.keys()];
+      return [...store.indexes.attachments.keys()];
     case 'project':
-      return [...store.projects.keys()];
+      return [...store.indexes.projects.keys()];
   }
 }
 

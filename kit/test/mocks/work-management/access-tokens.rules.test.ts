@@ -8,9 +8,9 @@ let ids: { org: string; project: string; task: string; alice: string };
 beforeAll(async () => {
   const { organization, built } = handBuiltOrg((s, org) => {
     const alice = member(s, org, 'Alice Token');
-    const team = s.addTeam({ workspace: org, name: 'Tokens' });
-    const project = s.addProject({ workspace: org, team: team.gid, name: 'Scoped', owner: alice, privacySetting: 'private' });
-    const task = s.addTask({ workspace: org, name: 'Scoped task', memberships: [{ project: project.gid }], assignee: alice });
+    const team = s.people.addTeam({ workspace: org, name: 'Tokens' });
+    const project = s.projects.add({ workspace: org, team: team.gid, name: 'Scoped', owner: alice, privacySetting: 'private' });
+    const task = s.tasks.add({ workspace: org, name: 'Scoped task', memberships: [{ project: project.gid }], assignee: alice });
     return { org, project: project.gid, task: task.gid, alice };
   }, clock.now);
   m = await startMock({ organization, now: clock.now });

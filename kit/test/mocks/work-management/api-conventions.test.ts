@@ -8,8 +8,8 @@ let task: string;
 beforeAll(async () => {
   m = await startMock({ seed: 'conventions', size: 'tiny' });
   org = m.mock.organization.organization;
-  project = m.mock.model.projectsByWorkspace.get(org)?.[0] as string;
-  task = m.mock.model.tasksByProject.get(project)?.[0] as string;
+  project = m.mock.model.indexes.projectsByWorkspace.get(org)?.[0] as string;
+  task = m.mock.model.indexes.tasksByProject.get(project)?.[0] as string;
 });
 afterAll(() => m.close());
 
@@ -40,7 +40,7 @@ describe('The special user identifier me means the authenticated user', () => {
     const me = await m.api('/users/me');
     expect(me.status).toBe(200);
     expect(me.body.data.gid).toBe(m.mock.organization.serviceAccount);
-    const asUser = m.mock.tokenFor(m.mock.model.list(m.mock.model.workspaceMembershipsByWorkspace.get(org), m.mock.model.workspaceMemberships)[0]?.user as string);
+    const asUser = m.mock.tokenFor(m.mock.model.indexes.list(m.mock.model.indexes.workspaceMembershipsByWorkspace.get(org), m.mock.model.indexes.workspaceMemberships)[0]?.user as string);
     const userMe = await m.api(`/users/me/workspace_memberships`, { token: asUser });
     expect(userMe.status).toBe(200);
     expect(userMe.body.data.length).toBeGreaterThan(0);

@@ -8,10 +8,10 @@ beforeAll(async () => {
   const { organization, built } = handBuiltOrg((s, org) => {
     const alice = member(s, org, 'Alice Audit');
     const bob = member(s, org, 'Bob Audit');
-    const outsider = s.addUser({ name: 'Other Service Account', email: 'sa@elsewhere.example', isServiceAccount: true }).gid;
-    const team = s.addTeam({ workspace: org, name: 'Audited' });
-    const project = s.addProject({ workspace: org, team: team.gid, name: 'Audited project', owner: alice });
-    const task = s.addTask({ workspace: org, name: 'Doomed task', memberships: [{ project: project.gid }], assignee: alice });
+    const outsider = s.people.addUser({ name: 'Other Service Account', email: 'sa@elsewhere.example', isServiceAccount: true }).gid;
+    const team = s.people.addTeam({ workspace: org, name: 'Audited' });
+    const project = s.projects.add({ workspace: org, team: team.gid, name: 'Audited project', owner: alice });
+    const task = s.tasks.add({ workspace: org, name: 'Doomed task', memberships: [{ project: project.gid }], assignee: alice });
     return { org, project: project.gid, task: task.gid, team: team.gid, alice, bob, outsider };
   }, clock.now);
   m = await startMock({ organization, now: clock.now, hostility: { eventLossRate: 1 } });
@@ -74,7 +74,7 @@ describe('Audit log events are immutable records of security and compliance even
   it('records access changes, deletions and exports, naming the API caller and how it authenticated', async () => {
     const before = (await audit()).body.data.length;
     const alice = m.mock.tokenFor(ids.alice);
-    const bobMembership = m.mock.model.workspaceMembership(ids.bob, ids.org)?.gid as string;
+    const bobMembership = m.mock.model.people.workspaceMembership(ids.bob, ids.org)?.gid as string;
     expect((await m.call(`/_admin/workspace_memberships/${bobMembership}`, { method: 'PUT', body: { is_active: false } })).status).toBe(200);
     expect((await m.api(`/tasks/${ids.task}`, { method: 'DELETE', token: alice })).status).toBe(200);
     const oauth = (await m.call('/_admin/tokens', { body: { user: ids.alice, kind: 'oauth' } })).body.data.token;

@@ -6,8 +6,8 @@ let tasks: string[];
 
 beforeAll(async () => {
   m = await startMock({ seed: 'batch', size: 'tiny', hostility: { rateLimitPerMinute: 0, maxConcurrentReads: 0, maxConcurrentWrites: 0 } });
-  project = m.mock.model.projectsByWorkspace.get(m.mock.organization.organization)?.[0] as string;
-  tasks = (m.mock.model.tasksByWorkspace.get(m.mock.organization.organization) ?? []).slice(0, 3);
+  project = m.mock.model.indexes.projectsByWorkspace.get(m.mock.organization.organization)?.[0] as string;
+  tasks = (m.mock.model.indexes.tasksByWorkspace.get(m.mock.organization.organization) ?? []).slice(0, 3);
 });
 afterAll(() => m.close());
 afterEach(() => {
@@ -89,10 +89,10 @@ describe('Batch rule 5: each action counts against the rate and concurrency limi
 
   it('a batch that would exceed the quota fails whole, no action runs', async () => {
     m.mock.setHostility({ rateLimitPerMinute: 5 });
-    const before = m.mock.model.tasks.size;
+    const before = m.mock.model.indexes.tasks.size;
     const res = await batch(Array.from({ length: 6 }, () => ({ relative_path: '/tasks', method: 'post', data: { name: 'x', projects: [project] } })));
     expect(res.status).toBe(429);
-    expect(m.mock.model.tasks.size).toBe(before);
+    expect(m.mock.model.indexes.tasks.size).toBe(before);
   });
 
   it('more actions than the concurrent limit allows fail the whole batch with 429', async () => {

@@ -21,22 +21,22 @@ beforeAll(async () => {
   const { organization, built } = handBuiltOrg((s, org) => {
     const alice = member(s, org, 'Alice Field');
     const bob = member(s, org, 'Bob Field');
-    const team = s.addTeam({ workspace: org, name: 'Fields' });
-    const a = s.addProject({ workspace: org, team: team.gid, name: 'A (all fields)', owner: alice });
-    const b = s.addProject({ workspace: org, team: team.gid, name: 'B (no fields)', owner: alice });
-    const c = s.addProject({ workspace: org, team: team.gid, name: 'C (priority only)', owner: alice });
+    const team = s.people.addTeam({ workspace: org, name: 'Fields' });
+    const a = s.projects.add({ workspace: org, team: team.gid, name: 'A (all fields)', owner: alice });
+    const b = s.projects.add({ workspace: org, team: team.gid, name: 'B (no fields)', owner: alice });
+    const c = s.projects.add({ workspace: org, team: team.gid, name: 'C (priority only)', owner: alice });
     const fields: Record<string, string> = {};
-    fields.text = s.addCustomField({ workspace: org, name: 'Customer', type: 'text' }).gid;
-    fields.number = s.addCustomField({ workspace: org, name: 'Budget', type: 'number', precision: 2 }).gid;
-    const priority = s.addCustomField({ workspace: org, name: 'Priority', type: 'enum', enumOptions: [{ name: 'High' }, { name: 'Retired', enabled: false }] });
+    fields.text = s.catalog.addCustomField({ workspace: org, name: 'Customer', type: 'text' }).gid;
+    fields.number = s.catalog.addCustomField({ workspace: org, name: 'Budget', type: 'number', precision: 2 }).gid;
+    const priority = s.catalog.addCustomField({ workspace: org, name: 'Priority', type: 'enum', enumOptions: [{ name: 'High' }, { name: 'Retired', enabled: false }] });
     fields.enum = priority.gid;
-    const labels = s.addCustomField({ workspace: org, name: 'Labels', type: 'multi_enum', enumOptions: [{ name: 'Frontend' }, { name: 'Legacy', enabled: false }] });
+    const labels = s.catalog.addCustomField({ workspace: org, name: 'Labels', type: 'multi_enum', enumOptions: [{ name: 'Frontend' }, { name: 'Legacy', enabled: false }] });
     fields.multi_enum = labels.gid;
-    fields.date = s.addCustomField({ workspace: org, name: 'Review', type: 'date' }).gid;
-    fields.people = s.addCustomField({ workspace: org, name: 'Reviewers', type: 'people' }).gid;
-    fields.reference = s.addCustomField({ workspace: org, name: 'Related', type: 'reference', inputRestrictions: ['project'] }).gid;
-    for (const f of Object.values(fields)) s.addCustomFieldSetting({ field: f, parent: a.gid });
-    s.addCustomFieldSetting({ field: priority.gid, parent: c.gid });
+    fields.date = s.catalog.addCustomField({ workspace: org, name: 'Review', type: 'date' }).gid;
+    fields.people = s.catalog.addCustomField({ workspace: org, name: 'Reviewers', type: 'people' }).gid;
+    fields.reference = s.catalog.addCustomField({ workspace: org, name: 'Related', type: 'reference', inputRestrictions: ['project'] }).gid;
+    for (const f of Object.values(fields)) s.catalog.addCustomFieldSetting({ field: f, parent: a.gid });
+    s.catalog.addCustomFieldSetting({ field: priority.gid, parent: c.gid });
     return {
       org,
       a: a.gid,
@@ -252,7 +252,7 @@ describe('A disabled custom field value rejects any change other than being clea
 
 describe('Custom fields per project or portfolio: at most 20', () => {
   it('the 21st custom field setting on a project is rejected', async () => {
-    const project = (await m.api('/projects', { body: { data: { workspace: ids.org, team: m.mock.model.projects.get(ids.a)?.team, name: 'Twenty' } } })).body.data.gid;
+    const project = (await m.api('/projects', { body: { data: { workspace: ids.org, team: m.mock.model.indexes.projects.get(ids.a)?.team, name: 'Twenty' } } })).body.data.gid;
     for (let i = 0; i < 21; i++) {
       const f = await m.api('/custom_fields', { body: { data: { workspace: ids.org, name: `F${i}`, resource_subtype: 'text' } } });
       const res = await m.api(`/projects/${project}/addCustomFieldSetting`, { body: { data: { custom_field: f.body.data.gid } } });

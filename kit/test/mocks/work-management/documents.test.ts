@@ -111,7 +111,7 @@ describe('attachment downloads over HTTP', () => {
   afterAll(() => m.close());
 
   it.each(['pdf', 'docx', 'pptx', 'txt'])('%s: bytes are built on download, with type, length and the listed size', async (kind) => {
-    const a = [...m.mock.model.attachments.values()].find((x) => x.kind === kind);
+    const a = [...m.mock.model.indexes.attachments.values()].find((x) => x.kind === kind);
     expect(a).toBeDefined();
     const listed = await m.api(`/attachments?parent=${a?.parent}&opt_fields=name,size,download_url,host`);
     const entry = listed.body.data.find((x: { gid: string }) => x.gid === a?.gid);
@@ -135,7 +135,7 @@ describe('attachment downloads over HTTP', () => {
   it('lists sizes of documents never built before inside batch actions too, each the length of its download', async () => {
     const fresh = await startMock({ seed: 'docs-batch', size: 'tiny' });
     try {
-      const files = [...fresh.mock.model.attachments.values()].filter((a) => a.kind && a.size === null).slice(0, 6);
+      const files = [...fresh.mock.model.indexes.attachments.values()].filter((a) => a.kind && a.size === null).slice(0, 6);
       expect(files.length).toBeGreaterThan(2);
       const actions = files.map((a) => ({ relative_path: `/attachments/${a.gid}`, method: 'get', options: { fields: ['size', 'download_url'] } }));
       const res = await fresh.api('/batch', { body: { data: { actions } } });

@@ -8,13 +8,13 @@ beforeAll(async () => {
   const { organization, built } = handBuiltOrg((s, org) => {
     const alice = member(s, org, 'Alice Events');
     const bob = member(s, org, 'Bob Events');
-    const team = s.addTeam({ workspace: org, name: 'Events team' });
-    const p = s.addProject({ workspace: org, team: team.gid, name: 'P', owner: alice });
-    const q = s.addProject({ workspace: org, team: team.gid, name: 'Q', owner: alice });
-    s.addMembership({ parent: p.gid, member: bob });
-    const parent = s.addTask({ workspace: org, name: 'Parent', memberships: [{ project: p.gid }], followers: [alice] });
-    const sub = s.addTask({ workspace: org, name: 'Sub (no project)', parent: parent.gid, followers: [alice] });
-    const story = s.addStory({ target: parent.gid, text: 'first comment', createdBy: alice });
+    const team = s.people.addTeam({ workspace: org, name: 'Events team' });
+    const p = s.projects.add({ workspace: org, team: team.gid, name: 'P', owner: alice });
+    const q = s.projects.add({ workspace: org, team: team.gid, name: 'Q', owner: alice });
+    s.projects.addMembership({ parent: p.gid, member: bob });
+    const parent = s.tasks.add({ workspace: org, name: 'Parent', memberships: [{ project: p.gid }], followers: [alice] });
+    const sub = s.tasks.add({ workspace: org, name: 'Sub (no project)', parent: parent.gid, followers: [alice] });
+    const story = s.tasks.addStory({ target: parent.gid, text: 'first comment', createdBy: alice });
     return { org, p: p.gid, q: q.gid, parent: parent.gid, sub: sub.gid, alice, bob, story: story.gid, team: team.gid };
   }, clock.now);
   m = await startMock({ organization, now: clock.now });
@@ -69,7 +69,7 @@ describe('Events rule 6: re-requesting the current token returns the same result
 describe('At most 100 events per response; has_more says to call again at once', () => {
   it('pages through 250 events', async () => {
     let sync = await bootstrap(ids.q);
-    for (let i = 0; i < 250; i++) m.mock.model.addTask({ workspace: ids.org, name: `bulk ${i}`, memberships: [{ project: ids.q }] });
+    for (let i = 0; i < 250; i++) m.mock.model.tasks.add({ workspace: ids.org, name: `bulk ${i}`, memberships: [{ project: ids.q }] });
     const sizes: number[] = [];
     let more = true;
     while (more) {
@@ -127,7 +127,7 @@ describe('Workspace events: the whole domain, 1,000 per call', () => {
     expect(first.status).toBe(412);
     const carol = member(m.mock.model, ids.org, 'Carol Events');
     await m.call('/_admin/team_memberships', { method: 'POST', body: { team: ids.team, user: carol } });
-    m.mock.model.addTask({ workspace: ids.org, name: 'in Q', memberships: [{ project: ids.q }] });
+    m.mock.model.tasks.add({ workspace: ids.org, name: 'in Q', memberships: [{ project: ids.q }] });
     const page = await m.api(`/workspaces/${ids.org}/events?sync=${encodeURIComponent(first.body.sync)}`);
     const types = page.body.data.map((e: { resource: { resource_type: string }; action: string }) => `${e.resource.resource_type}:${e.action}`);
     expect(types).toEqual(['workspace_membership:added', 'team_membership:added', 'task:added']);
@@ -171,10 +171,10 @@ describe('Admin mutations are recorded in the events stream', () => {
     // A token lifetime longer than the retention isolates the retention rule.
     m.mock.setHostility({ syncTokenTtlMs: 72 * 3600_000 });
     const sync = await bootstrap(ids.q);
-    m.mock.model.addTask({ workspace: ids.org, name: 'old news', memberships: [{ project: ids.q }] });
+    m.mock.model.tasks.add({ workspace: ids.org, name: 'old news', memberships: [{ project: ids.q }] });
     const kept = await bootstrap(ids.q);
     clock.advance(25 * 3600_000);
-    m.mock.model.addTask({ workspace: ids.org, name: 'fresh', memberships: [{ project: ids.q }] });
+    m.mock.model.tasks.add({ workspace: ids.org, name: 'fresh', memberships: [{ project: ids.q }] });
     expect((await read(ids.q, sync)).status).toBe(412);
     const page = await read(ids.q, kept);
     expect(page.status).toBe(200);
@@ -187,7 +187,7 @@ describe('Events rule 1: delivery is at most once; a small number of events can 
   it('with eventLossRate set, about that share of events never shows up', async () => {
     m.mock.setHostility({ eventLossRate: 0.2 });
     let sync = await bootstrap(ids.q);
-    for (let i = 0; i < 200; i++) m.mock.model.addTask({ workspace: ids.org, name: `maybe ${i}`, memberships: [{ project: ids.q }] });
+    for (let i = 0; i < 200; i++) m.mock.model.tasks.add({ workspace: ids.org, name: `maybe ${i}`, memberships: [{ project: ids.q }] });
     let delivered = 0;
     for (let more = true; more; ) {
       const page = await read(ids.q, sync);

@@ -25,7 +25,7 @@ describe('rate limits: per-minute quota answering 429 with Retry-After', () => {
     m.mock.context.limiter.reset();
     for (let i = 0; i < 5; i++) await m.api('/users/me');
     expect((await m.api('/users/me')).status).toBe(429);
-    const other = m.mock.tokenFor(m.mock.model.list(m.mock.model.workspaceMembershipsByWorkspace.get(m.mock.organization.organization), m.mock.model.workspaceMemberships)[0]?.user as string);
+    const other = m.mock.tokenFor(m.mock.model.indexes.list(m.mock.model.indexes.workspaceMembershipsByWorkspace.get(m.mock.organization.organization), m.mock.model.indexes.workspaceMemberships)[0]?.user as string);
     expect((await m.api('/users/me', { token: other })).status).toBe(200);
   });
 
@@ -42,7 +42,7 @@ describe('rate limits: concurrent requests (reads and writes in independent pool
   afterAll(() => m.close());
 
   it('beyond the in-flight limit, requests get 429 with Retry-After; writes have their own pool', async () => {
-    const task = m.mock.model.tasksByWorkspace.get(m.mock.organization.organization)?.[0] as string;
+    const task = m.mock.model.indexes.tasksByWorkspace.get(m.mock.organization.organization)?.[0] as string;
     const reads = Array.from({ length: 5 }, () => m.api('/users/me'));
     await new Promise((r) => setTimeout(r, 50));
     const write = m.api(`/tasks/${task}`, { method: 'PUT', body: { data: { notes: 'concurrent' } } });
@@ -112,7 +112,7 @@ describe('attachment download_urls expire after a short time', () => {
   let attachment: string;
   beforeAll(async () => {
     m = await startMock({ seed: 'downloads', now: clock.now, hostility: { ...calm, downloadUrlTtlMs: 120_000 } });
-    attachment = [...m.mock.model.attachments.values()].find((a) => a.kind === 'pdf')?.gid as string;
+    attachment = [...m.mock.model.indexes.attachments.values()].find((a) => a.kind === 'pdf')?.gid as string;
   });
   afterAll(() => m.close());
 
@@ -139,7 +139,7 @@ describe('attachment download_urls expire after a short time', () => {
   });
 
   it('links to other hosts have no download_url', async () => {
-    const link = [...m.mock.model.attachments.values()].find((a) => a.kind === null);
+    const link = [...m.mock.model.indexes.attachments.values()].find((a) => a.kind === null);
     const res = await m.api(`/attachments/${link?.gid}`);
     expect(res.body.data).toMatchObject({ download_url: null, size: null, host: link?.host, view_url: expect.stringMatching(/^https:\/\//) });
   });

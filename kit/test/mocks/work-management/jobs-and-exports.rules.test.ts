@@ -12,9 +12,9 @@ beforeAll(async () => {
   m = await startMock({ seed: 'jobs', size: 'tiny', now: clock.now, hostility: { jobDurationMs: 10_000 } });
   const s = m.mock.model;
   org = m.mock.organization.organization;
-  project = s.projectsByWorkspace.get(org)?.[0] as string;
-  task = s.tasksByProject.get(project)?.[0] as string;
-  team = s.teamsByWorkspace.get(org)?.[0] as string;
+  project = s.indexes.projectsByWorkspace.get(org)?.[0] as string;
+  task = s.indexes.tasksByProject.get(project)?.[0] as string;
+  team = s.indexes.teamsByWorkspace.get(org)?.[0] as string;
 });
 afterAll(() => m.close());
 
@@ -46,10 +46,10 @@ describe('Work done asynchronously (duplicating a task or project, exports) retu
     clock.advance(10_000);
     expect((await job(created.body.data.gid)).body.data.status).toBe('succeeded');
     const s = m.mock.model;
-    expect(s.sectionsByProject.get(copy)?.length).toBe(s.sectionsByProject.get(project)?.length);
-    const topLevel = (s.tasksByProject.get(project) ?? []).filter((g) => !s.tasks.get(g)?.parent).length;
-    expect(s.tasksByProject.get(copy)?.length).toBe(topLevel);
-    expect((await m.api(`/projects/${copy}`)).body.data.team.gid).toBe(s.projects.get(project)?.team);
+    expect(s.indexes.sectionsByProject.get(copy)?.length).toBe(s.indexes.sectionsByProject.get(project)?.length);
+    const topLevel = (s.indexes.tasksByProject.get(project) ?? []).filter((g) => !s.indexes.tasks.get(g)?.parent).length;
+    expect(s.indexes.tasksByProject.get(copy)?.length).toBe(topLevel);
+    expect((await m.api(`/projects/${copy}`)).body.data.team.gid).toBe(s.indexes.projects.get(project)?.team);
   });
 
   it('duplicating a project needs a name', async () => {
@@ -60,7 +60,7 @@ describe('Work done asynchronously (duplicating a task or project, exports) retu
 describe('Only the creator of a duplication process can read the duplication status', () => {
   it('another user gets 403 on the job', async () => {
     const created = await m.api(`/tasks/${task}/duplicate`, { body: { data: { name: 'Private copy' } } });
-    const someone = m.mock.model.list(m.mock.model.workspaceMembershipsByWorkspace.get(org), m.mock.model.workspaceMemberships)[0]?.user as string;
+    const someone = m.mock.model.indexes.list(m.mock.model.indexes.workspaceMembershipsByWorkspace.get(org), m.mock.model.indexes.workspaceMemberships)[0]?.user as string;
     expect((await job(created.body.data.gid, m.mock.tokenFor(someone))).status).toBe(403);
     expect((await job(created.body.data.gid)).status).toBe(200);
   });
@@ -81,7 +81,7 @@ describe('Graph export: completion is read from a job whose status becomes succe
     expect(res.status).toBe(200);
     const graph = JSON.parse(zlib.gunzipSync(Buffer.from(await res.arrayBuffer())).toString());
     expect(graph.gid).toBe(parent);
-    if (kind === 'project') expect(graph.tasks.length).toBe(m.mock.model.tasksByProject.get(project)?.length);
+    if (kind === 'project') expect(graph.tasks.length).toBe(m.mock.model.indexes.tasksByProject.get(project)?.length);
   });
 });
 
@@ -97,8 +97,8 @@ describe('Resource export: a job with status succeeded and a download_url (gzip 
     const res = await fetch(done.new_resource_export.download_url);
     const lines = zlib.gunzipSync(Buffer.from(await res.arrayBuffer())).toString().trim().split('\n').map((l) => JSON.parse(l));
     const s = m.mock.model;
-    expect(lines.filter((l) => l.resource_type === 'task')).toHaveLength(s.tasksByWorkspace.get(org)?.length ?? -1);
-    expect(lines.filter((l) => l.resource_type === 'team')).toHaveLength(s.teamsByWorkspace.get(org)?.length ?? -1);
+    expect(lines.filter((l) => l.resource_type === 'task')).toHaveLength(s.indexes.tasksByWorkspace.get(org)?.length ?? -1);
+    expect(lines.filter((l) => l.resource_type === 'team')).toHaveLength(s.indexes.teamsByWorkspace.get(org)?.length ?? -1);
     // Exported attachments carry no download_url.
     for (const l of lines) for (const a of l.attachments ?? []) expect(a).not.toHaveProperty('download_url');
   });
@@ -117,7 +117,7 @@ describe('Organization export: its state becomes finished; download_url holds th
     expect(done.state).toBe('finished');
     const res = await fetch(done.download_url);
     const content = JSON.parse(zlib.gunzipSync(Buffer.from(await res.arrayBuffer())).toString());
-    expect(content.tasks).toHaveLength(m.mock.model.tasksByWorkspace.get(org)?.length ?? -1);
+    expect(content.tasks).toHaveLength(m.mock.model.indexes.tasksByWorkspace.get(org)?.length ?? -1);
   });
 
   it('a plain workspace cannot be exported as an organization', async () => {

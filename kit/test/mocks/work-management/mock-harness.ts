@@ -75,8 +75,8 @@ export function manualClock(start = Date.UTC(2025, 6, 1)): { now: () => number; 
  */
 export function handBuiltOrg<T>(build: (s: WorkManagementStore, org: string) => T, now: () => number = () => Date.UTC(2025, 6, 1)): { organization: GeneratedOrganization; built: T } {
   const store = new WorkManagementStore({ seed: 'hand', now });
-  const org = store.addWorkspace({ name: 'Hand Org', isOrganization: true, emailDomains: ['hand.example'] });
-  const sa = store.addUser({ name: 'Service Account', email: 'sa@hand.example', isServiceAccount: true });
+  const org = store.people.addWorkspace({ name: 'Hand Org', isOrganization: true, emailDomains: ['hand.example'] });
+  const sa = store.people.addUser({ name: 'Service Account', email: 'sa@hand.example', isServiceAccount: true });
   const built = build(store, org.gid);
   return {
     organization: { store, shape: {} as GeneratedOrganization['shape'], organization: org.gid, personalWorkspace: null, serviceAccount: sa.gid },
@@ -86,8 +86,8 @@ export function handBuiltOrg<T>(build: (s: WorkManagementStore, org: string) => 
 
 /** Adds an active (or inactive / guest) member of a workspace. */
 export function member(s: WorkManagementStore, workspace: string, name: string, opts: { isGuest?: boolean; isActive?: boolean } = {}): string {
-  const user = s.addUser({ name, email: `${name.toLowerCase().replace(/\s+/g, '.')}@hand.example` });
-  s.addWorkspaceMembership({ user: user.gid, workspace, isGuest: opts.isGuest ?? false, isActive: opts.isActive ?? true });
+  const user = s.people.addUser({ name, email: `${name.toLowerCase().replace(/\s+/g, '.')}@hand.example` });
+  s.people.addWorkspaceMembership({ user: user.gid, workspace, isGuest: opts.isGuest ?? false, isActive: opts.isActive ?? true });
   return user.gid;
 }
 

@@ -9,9 +9,9 @@ const TASKS = 1205;
 beforeAll(async () => {
   const { organization, built } = handBuiltOrg((s, org) => {
     const owner = member(s, org, 'Page Owner');
-    const team = s.addTeam({ workspace: org, name: 'Paging' });
-    const p = s.addProject({ workspace: org, team: team.gid, name: 'Big project', owner });
-    for (let i = 0; i < TASKS; i++) s.addTask({ workspace: org, name: `Task ${i}`, memberships: [{ project: p.gid }], createdAt: Date.UTC(2025, 0, 1) + i * 1000 });
+    const team = s.people.addTeam({ workspace: org, name: 'Paging' });
+    const p = s.projects.add({ workspace: org, team: team.gid, name: 'Big project', owner });
+    for (let i = 0; i < TASKS; i++) s.tasks.add({ workspace: org, name: `Task ${i}`, memberships: [{ project: p.gid }], createdAt: Date.UTC(2025, 0, 1) + i * 1000 });
     for (let i = 0; i < 30; i++) member(s, org, `User ${String(i).padStart(2, '0')}`);
     return { project: p.gid, org };
   }, clock.now);
@@ -65,7 +65,7 @@ describe('next_page: {offset, path, uri} while there is more, null on the last p
     let next: string | null = `/projects/${project}/tasks?limit=50`;
     let page = 0;
     const s = m.mock.model;
-    const original = new Set(s.tasksByProject.get(project));
+    const original = new Set(s.indexes.tasksByProject.get(project));
     while (next) {
       const res: { body: { data: Array<{ gid: string }>; next_page: { path: string } | null } } = await m.api(next);
       seen.push(...res.body.data.map((t) => t.gid));
@@ -73,12 +73,12 @@ describe('next_page: {offset, path, uri} while there is more, null on the last p
       page++;
       if (page === 3) {
         // Delete two already-served tasks and one not yet served; add one at the end.
-        const list = s.tasksByProject.get(project) as string[];
+        const list = s.indexes.tasksByProject.get(project) as string[];
         for (const gid of [list[10], list[20], list[400]] as string[]) {
-          s.deleteTask(s.tasks.get(gid) as never);
+          s.tasks.delete(s.indexes.tasks.get(gid) as never);
           original.delete(gid);
         }
-        s.addTask({ workspace, name: 'late', memberships: [{ project }] });
+        s.tasks.add({ workspace, name: 'late', memberships: [{ project }] });
       }
     }
     for (const gid of original) expect(seen.filter((g) => g === gid)).toHaveLength(1);

@@ -7,9 +7,9 @@ let ids: { org: string; project: string; team: string; alice: string };
 beforeAll(async () => {
   const { organization, built } = handBuiltOrg((s, org) => {
     const alice = member(s, org, 'Alice Plan');
-    const team = s.addTeam({ workspace: org, name: 'Plans' });
-    const project = s.addProject({ workspace: org, team: team.gid, name: 'Exported', owner: alice });
-    s.addTask({ workspace: org, name: 'A task', memberships: [{ project: project.gid }] });
+    const team = s.people.addTeam({ workspace: org, name: 'Plans' });
+    const project = s.projects.add({ workspace: org, team: team.gid, name: 'Exported', owner: alice });
+    s.tasks.add({ workspace: org, name: 'A task', memberships: [{ project: project.gid }] });
     return { org, project: project.gid, team: team.gid, alice };
   }, clock.now);
   m = await startMock({ organization, now: clock.now, hostility: { jobDurationMs: 1_000 } });

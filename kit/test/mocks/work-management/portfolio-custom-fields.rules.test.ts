@@ -17,19 +17,19 @@ let ids: {
 beforeAll(async () => {
   const { organization, built } = handBuiltOrg((s, org) => {
     const alice = member(s, org, 'Alice Portfolio');
-    const team = s.addTeam({ workspace: org, name: 'Portfolios' });
-    const direct = s.addProject({ workspace: org, team: team.gid, name: 'Directly in the outer portfolio', owner: alice });
-    const nested = s.addProject({ workspace: org, team: team.gid, name: 'In the inner portfolio', owner: alice });
-    const loose = s.addProject({ workspace: org, team: team.gid, name: 'In no portfolio', owner: alice });
-    const outer = s.addPortfolio({ workspace: org, name: 'Outer', owner: alice });
-    const inner = s.addPortfolio({ workspace: org, name: 'Inner', owner: alice });
+    const team = s.people.addTeam({ workspace: org, name: 'Portfolios' });
+    const direct = s.projects.add({ workspace: org, team: team.gid, name: 'Directly in the outer portfolio', owner: alice });
+    const nested = s.projects.add({ workspace: org, team: team.gid, name: 'In the inner portfolio', owner: alice });
+    const loose = s.projects.add({ workspace: org, team: team.gid, name: 'In no portfolio', owner: alice });
+    const outer = s.catalog.addPortfolio({ workspace: org, name: 'Outer', owner: alice });
+    const inner = s.catalog.addPortfolio({ workspace: org, name: 'Inner', owner: alice });
     outer.items.push(direct.gid, inner.gid);
     inner.items.push(nested.gid);
-    const budget = s.addCustomField({ workspace: org, name: 'Budget', type: 'number', precision: 2 }).gid;
-    const stage = s.addCustomField({ workspace: org, name: 'Stage', type: 'text' }).gid;
-    const customer = s.addCustomField({ workspace: org, name: 'Customer', type: 'text' }).gid;
-    s.addCustomFieldSetting({ field: customer, parent: direct.gid });
-    const task = s.addTask({ workspace: org, name: 'A task of the project', memberships: [{ project: direct.gid }] });
+    const budget = s.catalog.addCustomField({ workspace: org, name: 'Budget', type: 'number', precision: 2 }).gid;
+    const stage = s.catalog.addCustomField({ workspace: org, name: 'Stage', type: 'text' }).gid;
+    const customer = s.catalog.addCustomField({ workspace: org, name: 'Customer', type: 'text' }).gid;
+    s.catalog.addCustomFieldSetting({ field: customer, parent: direct.gid });
+    const task = s.tasks.add({ workspace: org, name: 'A task of the project', memberships: [{ project: direct.gid }] });
     return { org, outer: outer.gid, inner: inner.gid, direct: direct.gid, nested: nested.gid, loose: loose.gid, task: task.gid, budget, stage, customer };
   });
   m = await startMock({ organization });

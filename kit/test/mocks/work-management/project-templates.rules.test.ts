@@ -8,13 +8,13 @@ beforeAll(async () => {
   const { organization, built } = handBuiltOrg((s, org) => {
     const alice = member(s, org, 'Alice Template');
     const bob = member(s, org, 'Bob Template');
-    const plain = s.addWorkspace({ name: 'Elsewhere', isOrganization: false });
-    const stranger = s.addUser({ name: 'Stranger', email: 'stranger@elsewhere.example' }).gid;
-    s.addWorkspaceMembership({ user: stranger, workspace: plain.gid });
-    const team = s.addTeam({ workspace: org, name: 'Launches' });
-    const otherTeam = s.addTeam({ workspace: org, name: 'Marketing' });
-    s.addTeamMembership({ team: team.gid, user: alice });
-    const template = s.addProjectTemplate({
+    const plain = s.people.addWorkspace({ name: 'Elsewhere', isOrganization: false });
+    const stranger = s.people.addUser({ name: 'Stranger', email: 'stranger@elsewhere.example' }).gid;
+    s.people.addWorkspaceMembership({ user: stranger, workspace: plain.gid });
+    const team = s.people.addTeam({ workspace: org, name: 'Launches' });
+    const otherTeam = s.people.addTeam({ workspace: org, name: 'Marketing' });
+    s.people.addTeamMembership({ team: team.gid, user: alice });
+    const template = s.catalog.addProjectTemplate({
       team: team.gid,
       name: 'Launch',
       owner: alice,
@@ -121,11 +121,11 @@ describe('Instantiating a project from a template returns a job; the job complet
     [{ name: 'x', requested_dates: [{ gid: '1', value: 'next monday' }] }, 'requested_dates: next monday is not a date (YYYY-MM-DD)'],
     [{ name: 'x', requested_roles: [{ gid: '7', value: 'x' }] }, 'requested_roles: 7 is not a role of this template'],
   ])('%j is refused with 400: %s', async (data, message) => {
-    const projects = m.mock.model.projects.size;
+    const projects = m.mock.model.indexes.projects.size;
     const res = await instantiate(data);
     expect(res.status).toBe(400);
     expect(res.body.errors[0].message).toBe(message);
-    expect(m.mock.model.projects.size).toBe(projects);
+    expect(m.mock.model.indexes.projects.size).toBe(projects);
   });
 
   it('a role given to someone outside the workspace is refused with 400', async () => {

@@ -6,16 +6,16 @@ let ids: { org: string; plain: string; team: string; otherTeam: string; users: s
 
 beforeAll(async () => {
   const { organization, built } = handBuiltOrg((s, org) => {
-    const plain = s.addWorkspace({ name: 'Plain', isOrganization: false }).gid;
+    const plain = s.people.addWorkspace({ name: 'Plain', isOrganization: false }).gid;
     const users = ['Ann', 'Ben', 'Cai', 'Dee', 'Eli'].map((n) => member(s, org, `${n} Proj`));
-    for (const u of users) s.addWorkspaceMembership({ user: u, workspace: plain });
-    const team = s.addTeam({ workspace: org, name: 'Home team' });
-    const otherTeam = s.addTeam({ workspace: org, name: 'Away team' });
-    const project = s.addProject({ workspace: org, team: team.gid, name: 'Followed', owner: users[0] as string });
-    const bug = s.addCustomType({ workspace: org, name: 'Bug' });
-    const request = s.addCustomType({ workspace: org, name: 'Request' });
-    const typed = [s.addTask({ workspace: org, name: 'bug 1', memberships: [{ project: project.gid }], customType: bug.gid }).gid, s.addTask({ workspace: org, name: 'request 1', memberships: [{ project: project.gid }], customType: request.gid }).gid];
-    const untyped = [s.addTask({ workspace: org, name: 'plain 1', memberships: [{ project: project.gid }] }).gid];
+    for (const u of users) s.people.addWorkspaceMembership({ user: u, workspace: plain });
+    const team = s.people.addTeam({ workspace: org, name: 'Home team' });
+    const otherTeam = s.people.addTeam({ workspace: org, name: 'Away team' });
+    const project = s.projects.add({ workspace: org, team: team.gid, name: 'Followed', owner: users[0] as string });
+    const bug = s.catalog.addCustomType({ workspace: org, name: 'Bug' });
+    const request = s.catalog.addCustomType({ workspace: org, name: 'Request' });
+    const typed = [s.tasks.add({ workspace: org, name: 'bug 1', memberships: [{ project: project.gid }], customType: bug.gid }).gid, s.tasks.add({ workspace: org, name: 'request 1', memberships: [{ project: project.gid }], customType: request.gid }).gid];
+    const untyped = [s.tasks.add({ workspace: org, name: 'plain 1', memberships: [{ project: project.gid }] }).gid];
     return { org, plain, team: team.gid, otherTeam: otherTeam.gid, users, project: project.gid, bug: bug.gid, request: request.gid, typed, untyped };
   });
   m = await startMock({ organization });
@@ -102,9 +102,9 @@ describe('A portfolio holds at most 1500 items and at most 20 custom fields', ()
   it('the 1501st item is rejected', async () => {
     const s = m.mock.model;
     const portfolio = (await m.api('/portfolios', { body: { data: { workspace: ids.org, name: 'Huge', owner: ids.users[0] } } })).body.data.gid;
-    const p = s.portfolios.get(portfolio) as { items: string[] };
-    for (let i = 0; i < 1499; i++) p.items.push(s.addProject({ workspace: ids.org, team: ids.team, name: `Item ${i}` }).gid);
-    const extra = [s.addProject({ workspace: ids.org, team: ids.team, name: 'Item 1499' }).gid, s.addProject({ workspace: ids.org, team: ids.team, name: 'Item 1500' }).gid];
+    const p = s.indexes.portfolios.get(portfolio) as { items: string[] };
+    for (let i = 0; i < 1499; i++) p.items.push(s.projects.add({ workspace: ids.org, team: ids.team, name: `Item ${i}` }).gid);
+    const extra = [s.projects.add({ workspace: ids.org, team: ids.team, name: 'Item 1499' }).gid, s.projects.add({ workspace: ids.org, team: ids.team, name: 'Item 1500' }).gid];
     expect((await m.api(`/portfolios/${portfolio}/addItem`, { body: { data: { item: extra[0] } } })).status).toBe(200);
     expect(p.items).toHaveLength(1500);
     const over = await m.api(`/portfolios/${portfolio}/addItem`, { body: { data: { item: extra[1] } } });
@@ -151,9 +151,9 @@ describe('custom_type filter: unknown gid gives 400; empty string returns object
 describe("A task's memberships property lists, per project, the section it is in", () => {
   it('lists {project, section} for each project', async () => {
     const s = m.mock.model;
-    const section = s.addSection({ project: ids.project, name: 'Doing' });
-    const task = s.tasks.get(ids.untyped[0] as string) as never;
-    s.addTaskToProject(task, ids.project, section.gid);
+    const section = s.projects.addSection({ project: ids.project, name: 'Doing' });
+    const task = s.indexes.tasks.get(ids.untyped[0] as string) as never;
+    s.tasks.addToProject(task, ids.project, section.gid);
     const res = await m.api(`/tasks/${ids.untyped[0]}?opt_fields=memberships.project.name,memberships.section.name`);
     expect(res.body.data.memberships).toEqual([{ project: { gid: ids.project, name: expect.any(String) }, section: { gid: section.gid, name: 'Doing' } }]);
   });

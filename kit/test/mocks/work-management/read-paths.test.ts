@@ -18,7 +18,7 @@ describe('the directory: users with email, name, active and guest flags; teams a
     const s = m.mock.model;
     const users = await walk(m, `/users?workspace=${org}&opt_fields=email,name`);
     const memberships = await walk(m, `/workspaces/${org}/workspace_memberships?opt_fields=user,is_active,is_guest,is_admin`);
-    expect(users.length).toBe(s.workspaceMembershipsByWorkspace.get(org)?.length);
+    expect(users.length).toBe(s.indexes.workspaceMembershipsByWorkspace.get(org)?.length);
     expect(users.every((u) => typeof u.email === 'string' && u.email.includes('@') && typeof u.name === 'string')).toBe(true);
     expect(memberships.some((x) => x.is_active === false)).toBe(true);
     expect(memberships.some((x) => x.is_guest === true)).toBe(true);
@@ -27,7 +27,7 @@ describe('the directory: users with email, name, active and guest flags; teams a
 
   it('teams and team memberships, with guest and limited-access flags', async () => {
     const teams = await walk(m, `/workspaces/${org}/teams?opt_fields=name,visibility`);
-    expect(teams.length).toBe(m.mock.model.teamsByWorkspace.get(org)?.length);
+    expect(teams.length).toBe(m.mock.model.indexes.teamsByWorkspace.get(org)?.length);
     let total = 0;
     let limited = 0;
     for (const team of teams) {
@@ -36,7 +36,7 @@ describe('the directory: users with email, name, active and guest flags; teams a
       limited += members.filter((x) => x.is_limited_access).length;
       expect(members.every((x) => typeof x.user.email === 'string')).toBe(true);
     }
-    expect(total).toBe(m.mock.model.teamMemberships.size);
+    expect(total).toBe(m.mock.model.indexes.teamMemberships.size);
     expect(limited).toBeGreaterThan(0);
   });
 });
@@ -44,7 +44,7 @@ describe('the directory: users with email, name, active and guest flags; teams a
 describe('projects: settings, memberships of users and teams, followers', () => {
   it('lists every project with privacy, team, archived; /memberships gives users and teams', async () => {
     const projects = await walk(m, `/workspaces/${org}/projects?opt_fields=name,archived,privacy_setting,team,members,followers`);
-    expect(projects.length).toBe(m.mock.model.projectsByWorkspace.get(org)?.length);
+    expect(projects.length).toBe(m.mock.model.indexes.projectsByWorkspace.get(org)?.length);
     expect(projects.some((p) => p.archived)).toBe(true);
     const archivedOnly = await walk(m, `/workspaces/${org}/projects?archived=true`);
     expect(archivedOnly.length).toBe(projects.filter((p) => p.archived).length);
@@ -89,7 +89,7 @@ describe('tasks: per project, subtasks, tasks in no project, stories, attachment
         found.add(t.gid);
       }
     }
-    expect([...found].sort()).toEqual([...(s.tasksByWorkspace.get(org) ?? [])].sort());
+    expect([...found].sort()).toEqual([...(s.indexes.tasksByWorkspace.get(org) ?? [])].sort());
   });
 
   it('workspace task search walks every task by created_at (no offsets; at most 100 per call)', async () => {
@@ -103,7 +103,7 @@ describe('tasks: per project, subtasks, tasks in no project, stories, attachment
       seen.push(...res.body.data.map((t: { gid: string }) => t.gid));
       after = res.body.data[res.body.data.length - 1].created_at;
     }
-    expect(seen.length).toBe(m.mock.model.tasksByWorkspace.get(org)?.length);
+    expect(seen.length).toBe(m.mock.model.indexes.tasksByWorkspace.get(org)?.length);
     expect(new Set(seen).size).toBe(seen.length);
     const noProject = await m.api(`/workspaces/${org}/tasks/search?has_project=false&is_subtask=false&limit=100`);
     expect(noProject.body.data.length).toBeGreaterThan(0);
@@ -111,10 +111,10 @@ describe('tasks: per project, subtasks, tasks in no project, stories, attachment
 
   it('modified_since returns exactly the tasks modified since then', async () => {
     const s = m.mock.model;
-    const project = [...s.tasksByProject.entries()].sort((a, b) => b[1].length - a[1].length)[0] as [string, string[]];
-    const times = project[1].map((g) => s.tasks.get(g)?.modifiedAt as number).sort((a, b) => a - b);
+    const project = [...s.indexes.tasksByProject.entries()].sort((a, b) => b[1].length - a[1].length)[0] as [string, string[]];
+    const times = project[1].map((g) => s.indexes.tasks.get(g)?.modifiedAt as number).sort((a, b) => a - b);
     const since = new Date(times[Math.floor(times.length / 2)] as number).toISOString();
-    const expected = project[1].filter((g) => (s.tasks.get(g)?.modifiedAt as number) >= Date.parse(since));
+    const expected = project[1].filter((g) => (s.indexes.tasks.get(g)?.modifiedAt as number) >= Date.parse(since));
     for (const path of [`/projects/${project[0]}/tasks?modified_since=${since}`, `/tasks?project=${project[0]}&modified_since=${since}`]) {
       expect((await walk(m, path)).map((t) => t.gid).sort()).toEqual([...expected].sort());
     }
@@ -123,18 +123,18 @@ describe('tasks: per project, subtasks, tasks in no project, stories, attachment
 
   it('stories and attachments per task, with fresh download_urls', async () => {
     const s = m.mock.model;
-    const withFiles = [...s.attachmentsByParent.entries()].filter(([parent, list]) => s.kindOf(parent) === 'task' && list.length > 0).slice(0, 5);
+    const withFiles = [...s.indexes.attachmentsByParent.entries()].filter(([parent, list]) => s.indexes.kindOf(parent) === 'task' && list.length > 0).slice(0, 5);
     for (const [task, list] of withFiles) {
       const attachments = await walk(m, `/attachments?parent=${task}&opt_fields=name,host,size,download_url,created_at`);
       expect(attachments.map((a) => a.gid)).toEqual(list);
       for (const a of attachments) if (a.host === 'asana') expect(a.download_url).toMatch(/\/_downloads\/attachments\//);
       const stories = await walk(m, `/tasks/${task}/stories?opt_fields=type,text,created_by.email,created_at`);
-      expect(stories.length).toBe(s.storiesByTask.get(task)?.length ?? 0);
+      expect(stories.length).toBe(s.indexes.storiesByTask.get(task)?.length ?? 0);
     }
   });
 
   it('a task\'s full record carries what the crawler maps', async () => {
-    const task = [...m.mock.model.tasks.values()].find((t) => t.memberships.length > 1 && t.followers.length > 1);
+    const task = [...m.mock.model.indexes.tasks.values()].find((t) => t.memberships.length > 1 && t.followers.length > 1);
     const res = await m.api(`/tasks/${task?.gid}?opt_fields=name,notes,html_notes,assignee.email,followers.email,memberships.project.name,memberships.section.name,parent,created_at,modified_at,completed,permalink_url,custom_fields.name,custom_fields.display_value,custom_fields.enabled,workspace`);
     expect(res.body.data).toMatchObject({
       gid: task?.gid,
@@ -151,21 +151,21 @@ describe('tasks: per project, subtasks, tasks in no project, stories, attachment
 describe('every read path of the HTTP surface answers', () => {
   it('returns 200 with a data envelope on each documented GET', async () => {
     const s = m.mock.model;
-    const project = [...s.projects.values()].find((p) => p.workspace === org && (s.tasksByProject.get(p.gid)?.length ?? 0) > 0 && (s.portfolioSettingsByProject.get(p.gid)?.length ?? 0) > 0) ?? [...s.projects.values()][0];
+    const project = [...s.indexes.projects.values()].find((p) => p.workspace === org && (s.indexes.tasksByProject.get(p.gid)?.length ?? 0) > 0 && (s.indexes.portfolioSettingsByProject.get(p.gid)?.length ?? 0) > 0) ?? [...s.indexes.projects.values()][0];
     const p = project?.gid as string;
-    const task = s.tasksByProject.get(p)?.[0] as string;
-    const team = s.teamsByWorkspace.get(org)?.[0] as string;
-    const user = s.list(s.workspaceMembershipsByWorkspace.get(org), s.workspaceMemberships)[0]?.user as string;
-    const section = s.sectionsByProject.get(p)?.[0] as string;
-    const tag = s.tagsByWorkspace.get(org)?.[0] as string;
-    const list = s.userTaskListOf(user, org)?.gid as string;
-    const portfolio = s.portfoliosByWorkspace.get(org)?.[0] as string;
-    const goal = s.goalsByWorkspace.get(org)?.[0] as string;
-    const field = s.customFieldsByWorkspace.get(org)?.[0] as string;
-    const story = s.storiesByTask.get(task)?.[0];
-    const membership = s.membershipsByParent.get(p)?.[0] as string;
-    const teamMembership = s.teamMembershipsByTeam.get(team)?.[0] as string;
-    const wsMembership = s.workspaceMembershipsByWorkspace.get(org)?.[0] as string;
+    const task = s.indexes.tasksByProject.get(p)?.[0] as string;
+    const team = s.indexes.teamsByWorkspace.get(org)?.[0] as string;
+    const user = s.indexes.list(s.indexes.workspaceMembershipsByWorkspace.get(org), s.indexes.workspaceMemberships)[0]?.user as string;
+    const section = s.indexes.sectionsByProject.get(p)?.[0] as string;
+    const tag = s.indexes.tagsByWorkspace.get(org)?.[0] as string;
+    const list = s.people.userTaskListOf(user, org)?.gid as string;
+    const portfolio = s.indexes.portfoliosByWorkspace.get(org)?.[0] as string;
+    const goal = s.indexes.goalsByWorkspace.get(org)?.[0] as string;
+    const field = s.indexes.customFieldsByWorkspace.get(org)?.[0] as string;
+    const story = s.indexes.storiesByTask.get(task)?.[0];
+    const membership = s.indexes.membershipsByParent.get(p)?.[0] as string;
+    const teamMembership = s.indexes.teamMembershipsByTeam.get(team)?.[0] as string;
+    const wsMembership = s.indexes.workspaceMembershipsByWorkspace.get(org)?.[0] as string;
     const paths = [
       '/workspaces', `/workspaces/${org}`, `/workspaces/${org}/users`, `/workspaces/${org}/users/${user}`, `/workspaces/${org}/workspace_memberships`, `/workspace_memberships/${wsMembership}`,
       `/users?workspace=${org}&limit=10`, `/users?team=${team}`, `/users/${user}`, `/users/me`, `/users/${user}/workspace_memberships`, `/users/${user}/teams?organization=${org}`,

@@ -19,54 +19,54 @@ function build() {
       gus: member(s, org, 'Gus GuestOnTeam', { isGuest: true }),
       ivo: member(s, org, 'Ivo Inactive', { isActive: false }),
     };
-    const T = s.addTeam({ workspace: org, name: 'T', visibility: 'public' });
-    const U = s.addTeam({ workspace: org, name: 'U', visibility: 'secret' });
-    s.addTeamMembership({ team: T.gid, user: u.tess });
-    s.addTeamMembership({ team: T.gid, user: u.lam, isLimitedAccess: true });
-    s.addTeamMembership({ team: T.gid, user: u.gus, isGuest: true });
-    s.addTeamMembership({ team: T.gid, user: u.ivo });
-    s.addTeamMembership({ team: U.gid, user: u.ulla });
+    const T = s.people.addTeam({ workspace: org, name: 'T', visibility: 'public' });
+    const U = s.people.addTeam({ workspace: org, name: 'U', visibility: 'secret' });
+    s.people.addTeamMembership({ team: T.gid, user: u.tess });
+    s.people.addTeamMembership({ team: T.gid, user: u.lam, isLimitedAccess: true });
+    s.people.addTeamMembership({ team: T.gid, user: u.gus, isGuest: true });
+    s.people.addTeamMembership({ team: T.gid, user: u.ivo });
+    s.people.addTeamMembership({ team: U.gid, user: u.ulla });
 
-    const pub = s.addProject({ workspace: org, team: T.gid, name: 'Public', privacySetting: 'public_to_workspace' });
-    s.addMembership({ parent: pub.gid, member: u.ann });
-    const teamOnly = s.addProject({ workspace: org, team: T.gid, name: 'Team only', privacySetting: 'private_to_team' });
-    s.addMembership({ parent: teamOnly.gid, member: u.ben });
-    const priv = s.addProject({ workspace: org, team: T.gid, name: 'Private, shared with U', privacySetting: 'private' });
-    s.addMembership({ parent: priv.gid, member: u.ann, accessLevel: 'viewer' });
-    s.addMembership({ parent: priv.gid, member: U.gid });
-    const inherit = s.addProject({ workspace: org, team: U.gid, name: 'Inherits portfolio access', privacySetting: 'private' });
-    s.addMembership({ parent: inherit.gid, member: u.ben });
-    const portfolio = s.addPortfolio({ workspace: org, name: 'Portfolio', owner: u.cat });
-    s.addProjectPortfolioSetting({ project: inherit.gid, portfolio: portfolio.gid, isAccessControlInherited: true });
-    const noInherit = s.addProject({ workspace: org, team: U.gid, name: 'Does not inherit', privacySetting: 'private' });
-    s.addProjectPortfolioSetting({ project: noInherit.gid, portfolio: portfolio.gid, isAccessControlInherited: false });
+    const pub = s.projects.add({ workspace: org, team: T.gid, name: 'Public', privacySetting: 'public_to_workspace' });
+    s.projects.addMembership({ parent: pub.gid, member: u.ann });
+    const teamOnly = s.projects.add({ workspace: org, team: T.gid, name: 'Team only', privacySetting: 'private_to_team' });
+    s.projects.addMembership({ parent: teamOnly.gid, member: u.ben });
+    const priv = s.projects.add({ workspace: org, team: T.gid, name: 'Private, shared with U', privacySetting: 'private' });
+    s.projects.addMembership({ parent: priv.gid, member: u.ann, accessLevel: 'viewer' });
+    s.projects.addMembership({ parent: priv.gid, member: U.gid });
+    const inherit = s.projects.add({ workspace: org, team: U.gid, name: 'Inherits portfolio access', privacySetting: 'private' });
+    s.projects.addMembership({ parent: inherit.gid, member: u.ben });
+    const portfolio = s.catalog.addPortfolio({ workspace: org, name: 'Portfolio', owner: u.cat });
+    s.catalog.addProjectPortfolioSetting({ project: inherit.gid, portfolio: portfolio.gid, isAccessControlInherited: true });
+    const noInherit = s.projects.add({ workspace: org, team: U.gid, name: 'Does not inherit', privacySetting: 'private' });
+    s.catalog.addProjectPortfolioSetting({ project: noInherit.gid, portfolio: portfolio.gid, isAccessControlInherited: false });
 
     const t = {
-      inPublic: s.addTask({ workspace: org, name: 'in public', memberships: [{ project: pub.gid }], followers: [u.gia] }).gid,
-      inTeamOnly: s.addTask({ workspace: org, name: 'in team only', memberships: [{ project: teamOnly.gid }] }).gid,
-      inPrivate: s.addTask({ workspace: org, name: 'in private', memberships: [{ project: priv.gid }], assignee: u.lam }).gid,
-      multiHomed: s.addTask({ workspace: org, name: 'multi-homed', memberships: [{ project: teamOnly.gid }, { project: priv.gid }] }).gid,
-      noProject: s.addTask({ workspace: org, name: 'no project', assignee: u.cat, followers: [u.gia, u.ivo] }).gid,
+      inPublic: s.tasks.add({ workspace: org, name: 'in public', memberships: [{ project: pub.gid }], followers: [u.gia] }).gid,
+      inTeamOnly: s.tasks.add({ workspace: org, name: 'in team only', memberships: [{ project: teamOnly.gid }] }).gid,
+      inPrivate: s.tasks.add({ workspace: org, name: 'in private', memberships: [{ project: priv.gid }], assignee: u.lam }).gid,
+      multiHomed: s.tasks.add({ workspace: org, name: 'multi-homed', memberships: [{ project: teamOnly.gid }, { project: priv.gid }] }).gid,
+      noProject: s.tasks.add({ workspace: org, name: 'no project', assignee: u.cat, followers: [u.gia, u.ivo] }).gid,
       subtask: '',
-      inherited: s.addTask({ workspace: org, name: 'inherited', memberships: [{ project: inherit.gid }] }).gid,
-      notInherited: s.addTask({ workspace: org, name: 'not inherited', memberships: [{ project: noInherit.gid }] }).gid,
-      inactiveOnly: s.addTask({ workspace: org, name: 'only an inactive follower', followers: [u.ivo] }).gid,
+      inherited: s.tasks.add({ workspace: org, name: 'inherited', memberships: [{ project: inherit.gid }] }).gid,
+      notInherited: s.tasks.add({ workspace: org, name: 'not inherited', memberships: [{ project: noInherit.gid }] }).gid,
+      inactiveOnly: s.tasks.add({ workspace: org, name: 'only an inactive follower', followers: [u.ivo] }).gid,
     };
-    t.subtask = s.addTask({ workspace: org, name: 'subtask of private', parent: t.inPrivate, followers: [u.ben] }).gid;
+    t.subtask = s.tasks.add({ workspace: org, name: 'subtask of private', parent: t.inPrivate, followers: [u.ben] }).gid;
 
-    const plain = s.addWorkspace({ name: 'Plain', isOrganization: false });
-    s.addWorkspaceMembership({ user: u.ann, workspace: plain.gid });
-    s.addWorkspaceMembership({ user: u.cat, workspace: plain.gid });
-    s.addWorkspaceMembership({ user: u.ben, workspace: plain.gid, isActive: false });
-    const plainPublic = s.addProject({ workspace: plain.gid, team: null, name: 'Plain public', privacySetting: 'public_to_workspace' });
-    const plainTask = s.addTask({ workspace: plain.gid, name: 'plain', memberships: [{ project: plainPublic.gid }] }).gid;
+    const plain = s.people.addWorkspace({ name: 'Plain', isOrganization: false });
+    s.people.addWorkspaceMembership({ user: u.ann, workspace: plain.gid });
+    s.people.addWorkspaceMembership({ user: u.cat, workspace: plain.gid });
+    s.people.addWorkspaceMembership({ user: u.ben, workspace: plain.gid, isActive: false });
+    const plainPublic = s.projects.add({ workspace: plain.gid, team: null, name: 'Plain public', privacySetting: 'public_to_workspace' });
+    const plainTask = s.tasks.add({ workspace: plain.gid, name: 'plain', memberships: [{ project: plainPublic.gid }] }).gid;
 
     const a = {
-      onPrivate: s.addAttachment({ parent: t.inPrivate, name: 'spec.pdf', kind: 'pdf' }).gid,
-      onNoProject: s.addAttachment({ parent: t.noProject, name: 'notes.txt', kind: 'txt' }).gid,
-      keyResource: s.addAttachment({ parent: priv.gid, name: 'brief.docx', kind: 'docx' }).gid,
+      onPrivate: s.tasks.addAttachment({ parent: t.inPrivate, name: 'spec.pdf', kind: 'pdf' }).gid,
+      onNoProject: s.tasks.addAttachment({ parent: t.noProject, name: 'notes.txt', kind: 'txt' }).gid,
+      keyResource: s.tasks.addAttachment({ parent: priv.gid, name: 'brief.docx', kind: 'docx' }).gid,
     };
-    const story = s.addStory({ target: t.noProject, text: 'hi', createdBy: u.cat }).gid;
+    const story = s.tasks.addStory({ target: t.noProject, text: 'hi', createdBy: u.cat }).gid;
     return { u, T: T.gid, U: U.gid, projects: { pub: pub.gid, teamOnly: teamOnly.gid, priv: priv.gid, inherit: inherit.gid }, t, a, story, plainTask };
   });
 }
@@ -169,7 +169,7 @@ describe('visibility oracle over HTTP, and mutations that change it', () => {
       seen.push(...res.body.data);
       offset = res.body.next_offset;
     }
-    expect(seen.length).toBe(m.mock.model.tasks.size);
+    expect(seen.length).toBe(m.mock.model.indexes.tasks.size);
     expect(seen.find((v) => v.gid === b.t.inPrivate)?.visible_to).toEqual(sorted([b.u.ann, b.u.ulla, b.u.lam]));
     const attachments = await m.call('/_oracle/visibility/all?type=attachment');
     expect(attachments.body.total).toBe(3);

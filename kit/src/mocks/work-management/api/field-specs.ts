@@ -59,7 +59,7 @@ export function userAt<T>(key: KeysOf<T, Gid | null>): Getter<T> {
 
 /** The users whose gids `key` lists (unknown gids left out). */
 export function usersAt<T>(key: KeysOf<T, readonly Gid[]>): Getter<T> {
-  return (o, rc) => refs(o[key] as readonly Gid[], (g) => rc.ctx.store.users.get(g), nodeMaker('user'));
+  return (o, rc) => refs(o[key] as readonly Gid[], (g) => rc.ctx.store.indexes.users.get(g), nodeMaker('user'));
 }
 
 /** Fields whose value never changes (the mock does not model them). */

@@ -140,7 +140,7 @@ export function refs<T>(gids: readonly Gid[], lookup: (gid: Gid) => T | undefine
 }
 
 export function userRef(rc: RenderContext, gid: Gid | null): Node | null {
-  const u = gid ? rc.ctx.store.users.get(gid) : undefined;
+  const u = gid ? rc.ctx.store.indexes.users.get(gid) : undefined;
   return u ? node('user', u) : null;
 }
 
@@ -153,22 +153,22 @@ export function hash(gid: string): number {
 /** The node of any stored object by gid (for references whose type varies). */
 export function nodeOf(rc: RenderContext, gid: Gid): Node | null {
   const s = rc.ctx.store;
-  switch (s.kindOf(gid)) {
-    case 'workspace': return wrap('workspace', s.workspaces.get(gid));
-    case 'user': return wrap('user', s.users.get(gid));
-    case 'team': return wrap('team', s.teams.get(gid));
-    case 'project': return wrap('project', s.projects.get(gid));
-    case 'section': return wrap('section', s.sections.get(gid));
-    case 'task': return wrap('task', s.tasks.get(gid));
-    case 'story': return wrap('story', s.stories.get(gid));
-    case 'attachment': return wrap('attachment', s.attachments.get(gid));
-    case 'custom_field': return wrap('customField', s.customFields.get(gid));
-    case 'custom_type': return wrap('customType', s.customTypes.get(gid));
-    case 'tag': return wrap('tag', s.tags.get(gid));
-    case 'portfolio': return wrap('portfolio', s.portfolios.get(gid));
-    case 'goal': return wrap('goal', s.goals.get(gid));
-    case 'user_task_list': return wrap('userTaskList', s.userTaskLists.get(gid));
-    case 'project_template': return wrap('projectTemplate', s.projectTemplates.get(gid));
+  switch (s.indexes.kindOf(gid)) {
+    case 'workspace': return wrap('workspace', s.indexes.workspaces.get(gid));
+    case 'user': return wrap('user', s.indexes.users.get(gid));
+    case 'team': return wrap('team', s.indexes.teams.get(gid));
+    case 'project': return wrap('project', s.indexes.projects.get(gid));
+    case 'section': return wrap('section', s.indexes.sections.get(gid));
+    case 'task': return wrap('task', s.indexes.tasks.get(gid));
+    case 'story': return wrap('story', s.indexes.stories.get(gid));
+    case 'attachment': return wrap('attachment', s.indexes.attachments.get(gid));
+    case 'custom_field': return wrap('customField', s.indexes.customFields.get(gid));
+    case 'custom_type': return wrap('customType', s.indexes.customTypes.get(gid));
+    case 'tag': return wrap('tag', s.indexes.tags.get(gid));
+    case 'portfolio': return wrap('portfolio', s.indexes.portfolios.get(gid));
+    case 'goal': return wrap('goal', s.indexes.goals.get(gid));
+    case 'user_task_list': return wrap('userTaskList', s.indexes.userTaskLists.get(gid));
+    case 'project_template': return wrap('projectTemplate', s.indexes.projectTemplates.get(gid));
     default: return null;
   }
 }

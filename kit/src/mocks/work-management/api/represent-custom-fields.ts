@@ -15,7 +15,7 @@ const VALUE_PROPERTY: Record<CustomField['type'], string> = {
 };
 
 function enumOptionsOf(rc: RenderContext, gids: readonly Gid[]): unknown {
-  return refs(gids, (g) => rc.ctx.store.enumOptions.get(g), nodeMaker('enumOption'));
+  return refs(gids, (g) => rc.ctx.store.indexes.enumOptions.get(g), nodeMaker('enumOption'));
 }
 
 function fieldMetadata(f: CustomField): string[] {
@@ -46,12 +46,12 @@ export const customFieldValueSpec: NodeSpec<TaskFieldEntry> = {
     number_value: (e) => (e.value?.type === 'number' ? e.value.number : e.field.type === 'number' ? null : undefined),
     enum_value: (e, rc) => {
       if (e.field.type !== 'enum') return undefined;
-      const o = e.value?.type === 'enum' ? rc.ctx.store.enumOptions.get(e.value.option) : undefined;
+      const o = e.value?.type === 'enum' ? rc.ctx.store.indexes.enumOptions.get(e.value.option) : undefined;
       return o ? node('enumOption', o) : null;
     },
     multi_enum_values: (e, rc) => (e.field.type !== 'multi_enum' ? undefined : e.value?.type === 'multi_enum' ? enumOptionsOf(rc, e.value.options) : []),
     date_value: (e) => (e.field.type !== 'date' ? undefined : e.value?.type === 'date' ? { date: e.value.date, date_time: e.value.dateTime } : null),
-    people_value: (e, rc) => (e.field.type !== 'people' ? undefined : e.value?.type === 'people' ? refs(e.value.users, (g) => rc.ctx.store.users.get(g), nodeMaker('user')) : []),
+    people_value: (e, rc) => (e.field.type !== 'people' ? undefined : e.value?.type === 'people' ? refs(e.value.users, (g) => rc.ctx.store.indexes.users.get(g), nodeMaker('user')) : []),
     reference_value: (e, rc) => (e.field.type !== 'reference' ? undefined : e.value?.type === 'reference' ? e.value.refs.map((g) => nodeOf(rc, g)).filter(Boolean) : []),
   },
 };

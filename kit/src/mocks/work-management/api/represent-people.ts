@@ -15,8 +15,8 @@ export const userSpec: NodeSpec<User> = namedSpec<User>('user', ['email', 'photo
         : Object.fromEntries(PHOTO_SIZES.map((size) => [`image_${size}`, `${rc.ctx.webBaseUrl}/photos/${u.gid}_${size}.${size === '1024x1024' ? 'jpg' : 'png'}`])),
     workspaces: (u, rc) => {
       const s = rc.ctx.store;
-      const ws = u.isServiceAccount ? [...s.workspaces.keys()] : s.list(s.workspaceMembershipsByUser.get(u.gid), s.workspaceMemberships).map((m) => m.workspace);
-      return refs(ws, (g) => s.workspaces.get(g), nodeMaker('workspace'));
+      const ws = u.isServiceAccount ? [...s.indexes.workspaces.keys()] : s.indexes.list(s.indexes.workspaceMembershipsByUser.get(u.gid), s.indexes.workspaceMemberships).map((m) => m.workspace);
+      return refs(ws, (g) => s.indexes.workspaces.get(g), nodeMaker('workspace'));
     },
   });
 
@@ -27,7 +27,7 @@ export const workspaceMembershipSpec: NodeSpec<WorkspaceMembership> = resourceSp
     user: userAt('user'),
     workspace: refAt('workspace'),
     user_task_list: (m, rc) => {
-      const l = rc.ctx.store.userTaskLists.get(m.userTaskList);
+      const l = rc.ctx.store.indexes.userTaskLists.get(m.userTaskList);
       return l ? node('userTaskList', l) : null;
     },
     is_active: prop('isActive'),

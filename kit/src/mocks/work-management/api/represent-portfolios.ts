@@ -9,9 +9,9 @@ export const portfolioSpec: NodeSpec<Portfolio> = namedSpec<Portfolio>('portfoli
     color: prop('color'),
     created_at: isoAt('createdAt'),
     created_by: userAt('owner'),
-    custom_field_settings: (p, rc) => rc.ctx.store.settingsOf(p.gid).map(nodeMaker('customFieldSetting')),
+    custom_field_settings: (p, rc) => rc.ctx.store.catalog.settingsOf(p.gid).map(nodeMaker('customFieldSetting')),
     current_status_update: (p, rc) => latestStatusUpdate(rc, p.gid),
-    members: (p, rc) => refs(rc.ctx.store.projectUserMembers(p.gid), (g) => rc.ctx.store.users.get(g), nodeMaker('user')),
+    members: (p, rc) => refs(rc.ctx.store.projects.userMembers(p.gid), (g) => rc.ctx.store.indexes.users.get(g), nodeMaker('user')),
     owner: userAt('owner'),
     permalink_url: (p, rc) => `${rc.ctx.webBaseUrl}/0/portfolio/${p.gid}`,
     privacy_setting: prop('privacySetting'),
@@ -38,7 +38,7 @@ export const goalSpec: NodeSpec<Goal> = resourceSpec<Goal>('goal', {
     followers: usersAt('followers'),
     status: (g, rc) => {
       const last = latestStatusUpdate(rc, g.gid);
-      return last ? (rc.ctx.store.statusUpdates.get((last.obj as StatusUpdate).gid)?.statusType ?? null) : null;
+      return last ? (rc.ctx.store.indexes.statusUpdates.get((last.obj as StatusUpdate).gid)?.statusType ?? null) : null;
     },
     privacy_setting: prop('privacySetting'),
     current_status_update: (g, rc) => latestStatusUpdate(rc, g.gid),
@@ -69,7 +69,7 @@ export const exportFileSpec: NodeSpec<ExportFileState> = {
     gid: (e) => e.file.gid,
     resource_type: (e) => e.file.kind,
     created_at: (e) => iso(e.file.createdAt),
-    completed_at: (e, rc) => (e.ready ? iso(rc.ctx.store.now()) : null),
+    completed_at: (e, rc) => (e.ready ? iso(rc.ctx.store.indexes.now()) : null),
     download_url: (e, rc) => (e.ready ? exportUrl(rc, e.file.gid) : null),
   },
 };

@@ -12,7 +12,7 @@ function latest<T>(index: Map<Gid, Gid[]>, records: Map<Gid, T>, parent: Gid, ma
 }
 
 export function latestStatusUpdate(rc: RenderContext, parent: Gid): Node | null {
-  return latest(rc.ctx.store.statusUpdatesByParent, rc.ctx.store.statusUpdates, parent, nodeMaker('statusUpdate'));
+  return latest(rc.ctx.store.indexes.statusUpdatesByParent, rc.ctx.store.indexes.statusUpdates, parent, nodeMaker('statusUpdate'));
 }
 
 export const projectSpec: NodeSpec<Project> = namedSpec<Project>('project', [
@@ -25,15 +25,15 @@ export const projectSpec: NodeSpec<Project> = namedSpec<Project>('project', [
     color: prop('color'),
     completed: prop('completed'),
     created_at: isoAt('createdAt'),
-    current_status: (p, rc) => latest(rc.ctx.store.projectStatusesByProject, rc.ctx.store.projectStatuses, p.gid, nodeMaker('projectStatus')),
+    current_status: (p, rc) => latest(rc.ctx.store.indexes.projectStatusesByProject, rc.ctx.store.indexes.projectStatuses, p.gid, nodeMaker('projectStatus')),
     current_status_update: (p, rc) => latestStatusUpdate(rc, p.gid),
-    custom_field_settings: (p, rc) => rc.ctx.store.settingsOf(p.gid).map(nodeMaker('customFieldSetting')),
+    custom_field_settings: (p, rc) => rc.ctx.store.catalog.settingsOf(p.gid).map(nodeMaker('customFieldSetting')),
     custom_fields: (p, rc) => projectCustomFields(rc.ctx.store, p).map(nodeMaker('customFieldValue')),
     default_access_level: prop('defaultAccessLevel'),
     due_date: prop('dueOn'),
     due_on: prop('dueOn'),
     followers: usersAt('followers'),
-    members: (p, rc) => refs(rc.ctx.store.projectUserMembers(p.gid), (g) => rc.ctx.store.users.get(g), nodeMaker('user')),
+    members: (p, rc) => refs(rc.ctx.store.projects.userMembers(p.gid), (g) => rc.ctx.store.indexes.users.get(g), nodeMaker('user')),
     modified_at: isoAt('modifiedAt'),
     notes: (p) => p.notes ?? '',
     html_notes: (p) => htmlBody(p.notes ?? ''),

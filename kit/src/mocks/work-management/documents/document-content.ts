@@ -19,13 +19,13 @@ const HEADINGS = ['Summary', 'Background', 'Decisions', 'Open questions', 'Timel
 
 /** The text of an attachment's document, derived from the seed and its gid. */
 export function documentContent(store: WorkManagementStore, attachment: Attachment): DocumentContent {
-  const rng = new Random(`${store.seed}/doc/${attachment.gid}`);
+  const rng = new Random(`${store.indexes.seed}/doc/${attachment.gid}`);
   const count = rng.int(2, 5);
   const headings = rng.sample(HEADINGS, count);
-  const sections = headings.map((heading, i) => ({ heading, paragraphs: paragraphsFor(store.seed, `${attachment.gid}/${i}`, rng.int(1, 3)) }));
+  const sections = headings.map((heading, i) => ({ heading, paragraphs: paragraphsFor(store.indexes.seed, `${attachment.gid}/${i}`, rng.int(1, 3)) }));
   return {
     title: attachment.name.replace(/\.[a-z0-9]+$/i, ''),
-    author: (attachment.createdBy ? store.users.get(attachment.createdBy)?.name : undefined) ?? 'Work management',
+    author: (attachment.createdBy ? store.indexes.users.get(attachment.createdBy)?.name : undefined) ?? 'Work management',
     date: new Date(attachment.createdAt),
     sections,
   };

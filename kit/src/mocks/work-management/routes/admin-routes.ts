@@ -101,22 +101,22 @@ function byParam<T>(req: Request, map: ReadonlyMap<Gid, T>, type: string): T {
 function state(_req: Request, { ctx }: AdminEnv): unknown {
   const s = ctx.store;
   return {
-    workspaces: [...s.workspaces.values()].map((w) => ({ gid: w.gid, name: w.name, is_organization: w.isOrganization, tier: w.tier, add_ons: w.addOns })),
+    workspaces: [...s.indexes.workspaces.values()].map((w) => ({ gid: w.gid, name: w.name, is_organization: w.isOrganization, tier: w.tier, add_ons: w.addOns })),
     service_account: ctx.serviceAccount,
     counts: {
-      users: s.users.size,
-      teams: s.teams.size,
-      projects: s.projects.size,
-      sections: s.sections.size,
-      tasks: s.tasks.size,
-      stories: s.stories.size,
-      attachments: s.attachments.size,
-      custom_fields: s.customFields.size,
-      portfolios: s.portfolios.size,
-      goals: s.goals.size,
+      users: s.indexes.users.size,
+      teams: s.indexes.teams.size,
+      projects: s.indexes.projects.size,
+      sections: s.indexes.sections.size,
+      tasks: s.indexes.tasks.size,
+      stories: s.indexes.stories.size,
+      attachments: s.indexes.attachments.size,
+      custom_fields: s.indexes.customFields.size,
+      portfolios: s.indexes.portfolios.size,
+      goals: s.indexes.goals.size,
     },
-    event_head: s.events.head(),
-    now: new Date(s.now()).toISOString(),
+    event_head: s.indexes.events.head(),
+    now: new Date(s.indexes.now()).toISOString(),
     hostility: ctx.hostility(),
   };
 }
@@ -125,36 +125,36 @@ function advanceClock(req: Request, { ctx, hooks }: AdminEnv): unknown {
   const ms = Number(body(req).advance_ms);
   if (!Number.isFinite(ms) || ms < 0) throw badRequest('advance_ms: a non-negative number of milliseconds');
   hooks.advanceClock(ms);
-  return { now: new Date(ctx.store.now()).toISOString() };
+  return { now: new Date(ctx.store.indexes.now()).toISOString() };
 }
 
 function issueToken(req: Request, { ctx, hooks }: AdminEnv): unknown {
   const s = ctx.store;
   const d = body(req);
   const user = str(d, 'user');
-  if (!s.users.has(user)) throw notFound('user', user);
+  if (!s.indexes.users.has(user)) throw notFound('user', user);
   const kind = d.kind ?? 'personal_access_token';
   if (kind === 'personal_access_token') return { user, token: hooks.tokenFor(user), kind };
   if (kind !== 'oauth') throw badRequest('kind: personal_access_token or oauth');
   if (d.scopes !== undefined && !Array.isArray(d.scopes)) throw badRequest('scopes: a list of scopes');
   const ttlMs = d.expires_in === undefined ? undefined : Number(d.expires_in) * 1000;
   const { token, grant } = ctx.tokens.issueOAuthToken(user, { scopes: Array.isArray(d.scopes) ? d.scopes.map(String) : undefined, ttlMs });
-  return { user, token, kind, token_type: 'bearer', scopes: grant.scopes, expires_in: Math.round(((grant.expiresAt ?? 0) - s.now()) / 1000) };
+  return { user, token, kind, token_type: 'bearer', scopes: grant.scopes, expires_in: Math.round(((grant.expiresAt ?? 0) - s.indexes.now()) / 1000) };
 }
 
 function addTask(req: Request, { ctx }: AdminEnv): unknown {
   const s = ctx.store;
   const d = body(req);
-  const projects = gids(d.projects).map((g) => found(s.projects, 'project', g));
-  const parent = typeof d.parent === 'string' ? found(s.tasks, 'task', d.parent) : undefined;
+  const projects = gids(d.projects).map((g) => found(s.indexes.projects, 'project', g));
+  const parent = typeof d.parent === 'string' ? found(s.indexes.tasks, 'task', d.parent) : undefined;
   const workspace = (typeof d.workspace === 'string' ? d.workspace : undefined) ?? parent?.workspace ?? projects[0]?.workspace;
-  if (!workspace || !s.workspaces.has(workspace)) throw missingInput('workspace');
+  if (!workspace || !s.indexes.workspaces.has(workspace)) throw missingInput('workspace');
   const section = typeof d.section === 'string' ? d.section : null;
-  const t = s.addTask({
+  const t = s.tasks.add({
     workspace,
     name: typeof d.name === 'string' ? d.name : 'New task',
     notes: typeof d.notes === 'string' ? d.notes : null,
-    memberships: projects.map((p) => ({ project: p.gid, section: section && s.sections.get(section)?.project === p.gid ? section : null })),
+    memberships: projects.map((p) => ({ project: p.gid, section: section && s.indexes.sections.get(section)?.project === p.gid ? section : null })),
     parent: parent?.gid ?? null,
     assignee: typeof d.assignee === 'string' ? d.assignee : null,
     followers: gids(d.followers),
@@ -165,51 +165,51 @@ function addTask(req: Request, { ctx }: AdminEnv): unknown {
 
 function updateTask(req: Request, { ctx }: AdminEnv): unknown {
   const s = ctx.store;
-  const t = byParam(req, s.tasks, 'task');
+  const t = byParam(req, s.indexes.tasks, 'task');
   const d = body(req);
   if (typeof d.name === 'string') {
     t.name = d.name;
-    s.touchTask(t, { field: 'name', action: 'changed', new_value: d.name });
+    s.tasks.touch(t, { field: 'name', action: 'changed', new_value: d.name });
   }
   if (typeof d.notes === 'string') {
     t.notes = d.notes;
-    s.touchTask(t, { field: 'notes', action: 'changed', new_value: d.notes });
+    s.tasks.touch(t, { field: 'notes', action: 'changed', new_value: d.notes });
   }
   if (typeof d.completed === 'boolean') {
     t.completed = d.completed;
-    t.completedAt = d.completed ? s.now() : null;
-    s.touchTask(t, { field: 'completed', action: 'changed', new_value: d.completed });
+    t.completedAt = d.completed ? s.indexes.now() : null;
+    s.tasks.touch(t, { field: 'completed', action: 'changed', new_value: d.completed });
   }
-  if (d.assignee !== undefined) s.setTaskAssignee(t, typeof d.assignee === 'string' ? d.assignee : null);
+  if (d.assignee !== undefined) s.tasks.setAssignee(t, typeof d.assignee === 'string' ? d.assignee : null);
   return { gid: t.gid };
 }
 
 function moveTask(req: Request, { ctx }: AdminEnv): unknown {
   const s = ctx.store;
-  const t = byParam(req, s.tasks, 'task');
+  const t = byParam(req, s.indexes.tasks, 'task');
   const d = body(req);
-  const to = found(s.projects, 'project', str(d, 'to'));
+  const to = found(s.indexes.projects, 'project', str(d, 'to'));
   if (to.workspace !== t.workspace) throw badRequest('to: the project is in another workspace');
-  const from = typeof d.from === 'string' ? [found(s.projects, 'project', d.from).gid] : t.memberships.map((m) => m.project).filter((g) => g !== to.gid);
-  s.addTaskToProject(t, to.gid, typeof d.section === 'string' ? d.section : null);
-  for (const g of from) if (g !== to.gid) s.removeTaskFromProject(t, g);
+  const from = typeof d.from === 'string' ? [found(s.indexes.projects, 'project', d.from).gid] : t.memberships.map((m) => m.project).filter((g) => g !== to.gid);
+  s.tasks.addToProject(t, to.gid, typeof d.section === 'string' ? d.section : null);
+  for (const g of from) if (g !== to.gid) s.tasks.removeFromProject(t, g);
   return { gid: t.gid, projects: t.memberships.map((m) => m.project) };
 }
 
 function changeFollowers(req: Request, { ctx }: AdminEnv): unknown {
-  const t = byParam(req, ctx.store.tasks, 'task');
+  const t = byParam(req, ctx.store.indexes.tasks, 'task');
   const d = body(req);
-  ctx.store.addTaskFollowers(t, gids(d.add));
-  ctx.store.removeTaskFollowers(t, gids(d.remove));
+  ctx.store.tasks.addFollowers(t, gids(d.add));
+  ctx.store.tasks.removeFollowers(t, gids(d.remove));
   return { gid: t.gid, followers: t.followers };
 }
 
 function deleteTasks(req: Request, { ctx }: AdminEnv): unknown {
   const deleted: string[] = [];
   for (const g of gids(body(req).gids)) {
-    const t = ctx.store.tasks.get(g);
+    const t = ctx.store.indexes.tasks.get(g);
     if (t) {
-      ctx.store.deleteTask(t);
+      ctx.store.tasks.delete(t);
       deleted.push(g);
     }
   }
@@ -217,56 +217,56 @@ function deleteTasks(req: Request, { ctx }: AdminEnv): unknown {
 }
 
 function addComment(req: Request, { ctx }: AdminEnv): unknown {
-  const t = byParam(req, ctx.store.tasks, 'task');
+  const t = byParam(req, ctx.store.indexes.tasks, 'task');
   const d = body(req);
-  const story = ctx.store.addStory({ target: t.gid, type: 'comment', text: str(d, 'text'), createdBy: typeof d.author === 'string' ? d.author : null, source: 'api' });
+  const story = ctx.store.tasks.addStory({ target: t.gid, type: 'comment', text: str(d, 'text'), createdBy: typeof d.author === 'string' ? d.author : null, source: 'api' });
   return { gid: story.gid };
 }
 
 function editComment(req: Request, { ctx }: AdminEnv): unknown {
-  const story = byParam(req, ctx.store.stories, 'story');
+  const story = byParam(req, ctx.store.indexes.stories, 'story');
   if (story.type !== 'comment') throw badRequest('only comments can be edited');
-  ctx.store.editStory(story, str(body(req), 'text'));
+  ctx.store.tasks.editStory(story, str(body(req), 'text'));
   return { gid: story.gid };
 }
 
 function addAttachment(req: Request, { ctx }: AdminEnv): unknown {
-  const t = byParam(req, ctx.store.tasks, 'task');
+  const t = byParam(req, ctx.store.indexes.tasks, 'task');
   const d = body(req);
   const kind = str(d, 'kind') as AttachmentKind;
   if (!['pdf', 'docx', 'pptx', 'txt'].includes(kind)) throw badRequest('kind: pdf, docx, pptx or txt');
-  const a = ctx.store.addAttachment({ parent: t.gid, name: typeof d.name === 'string' ? d.name : `file.${kind}`, kind, host: 'asana' });
+  const a = ctx.store.tasks.addAttachment({ parent: t.gid, name: typeof d.name === 'string' ? d.name : `file.${kind}`, kind, host: 'asana' });
   return { gid: a.gid };
 }
 
 function addMember(req: Request, { ctx }: AdminEnv): unknown {
   const s = ctx.store;
-  const p = byParam(req, s.projects, 'project');
+  const p = byParam(req, s.indexes.projects, 'project');
   const d = body(req);
   const member = str(d, 'member');
-  const kind = s.kindOf(member);
+  const kind = s.indexes.kindOf(member);
   if (kind !== 'user' && kind !== 'team') throw notFound('member', member);
   const level = (typeof d.access_level === 'string' ? d.access_level : 'editor') as AccessLevel;
   if (!ACCESS_LEVELS.includes(level)) throw badRequest('access_level');
-  return { gid: s.addMembership({ parent: p.gid, member, accessLevel: level }).gid };
+  return { gid: s.projects.addMembership({ parent: p.gid, member, accessLevel: level }).gid };
 }
 
 function updateProject(req: Request, { ctx }: AdminEnv): unknown {
   const s = ctx.store;
-  const p = byParam(req, s.projects, 'project');
+  const p = byParam(req, s.indexes.projects, 'project');
   const d = body(req);
   if (d.privacy_setting !== undefined) {
     const v = d.privacy_setting as PrivacySetting;
     if (!PRIVACY_SETTINGS.includes(v)) throw badRequest('privacy_setting');
-    s.changeProject(p, 'privacy_setting', () => (p.privacySetting = v), v);
+    s.projects.change(p, 'privacy_setting', () => (p.privacySetting = v), v);
   }
-  if (typeof d.archived === 'boolean') s.changeProject(p, 'archived', () => (p.archived = d.archived as boolean), d.archived);
-  if (typeof d.name === 'string') s.changeProject(p, 'name', () => (p.name = d.name as string), d.name);
+  if (typeof d.archived === 'boolean') s.projects.change(p, 'archived', () => (p.archived = d.archived as boolean), d.archived);
+  if (typeof d.name === 'string') s.projects.change(p, 'name', () => (p.name = d.name as string), d.name);
   return { gid: p.gid };
 }
 
 function setPlan(req: Request, { ctx }: AdminEnv): unknown {
-  const ws = byParam(req, ctx.store.workspaces, 'workspace');
+  const ws = byParam(req, ctx.store.indexes.workspaces, 'workspace');
   const plan = parsePlan(body(req));
   if (plan.tier) ws.tier = plan.tier;
   if (plan.addOns) ws.addOns = plan.addOns;
@@ -274,22 +274,22 @@ function setPlan(req: Request, { ctx }: AdminEnv): unknown {
 }
 
 function setMembershipActive(req: Request, { ctx }: AdminEnv): unknown {
-  const m = byParam(req, ctx.store.workspaceMemberships, 'workspace_membership');
+  const m = byParam(req, ctx.store.indexes.workspaceMemberships, 'workspace_membership');
   const active = body(req).is_active;
   if (typeof active !== 'boolean') throw missingInput('is_active');
-  ctx.store.setWorkspaceMembershipActive(m, active);
+  ctx.store.people.setWorkspaceMembershipActive(m, active);
   return { gid: m.gid, is_active: m.isActive };
 }
 
 function deactivateUser(req: Request, { ctx }: AdminEnv): unknown {
   const s = ctx.store;
   const user = param(req, 'gid');
-  if (!s.users.has(user)) throw notFound('user', user);
+  if (!s.indexes.users.has(user)) throw notFound('user', user);
   const workspace = body(req).workspace;
   const changed: string[] = [];
-  for (const m of s.list(s.workspaceMembershipsByUser.get(user), s.workspaceMemberships)) {
+  for (const m of s.indexes.list(s.indexes.workspaceMembershipsByUser.get(user), s.indexes.workspaceMemberships)) {
     if (typeof workspace === 'string' && m.workspace !== workspace) continue;
-    s.setWorkspaceMembershipActive(m, false);
+    s.people.setWorkspaceMembershipActive(m, false);
     changed.push(m.gid);
   }
   return { workspace_memberships: changed };
@@ -300,9 +300,9 @@ function addTeamMembership(req: Request, { ctx }: AdminEnv): unknown {
   const d = body(req);
   const team = str(d, 'team');
   const user = str(d, 'user');
-  if (!s.teams.has(team)) throw notFound('team', team);
-  if (!s.users.has(user)) throw notFound('user', user);
-  return { gid: s.addTeamMembership({ team, user, isLimitedAccess: d.is_limited_access === true, isGuest: d.is_guest === true }).gid };
+  if (!s.indexes.teams.has(team)) throw notFound('team', team);
+  if (!s.indexes.users.has(user)) throw notFound('user', user);
+  return { gid: s.people.addTeamMembership({ team, user, isLimitedAccess: d.is_limited_access === true, isGuest: d.is_guest === true }).gid };
 }
 
 const ADMIN_ROUTES: readonly AdminRoute[] = [
@@ -310,28 +310,28 @@ const ADMIN_ROUTES: readonly AdminRoute[] = [
   { method: 'patch', path: '/hostility', handler: (req, { ctx }) => ctx.setHostility(body(req) as Partial<Hostility>) },
   { method: 'post', path: '/clock', handler: advanceClock },
   { method: 'post', path: '/tokens', handler: issueToken },
-  { method: 'post', path: '/sync-tokens/expire', handler: (_req, { ctx }) => ({ epoch: ++ctx.store.events.epoch }) },
+  { method: 'post', path: '/sync-tokens/expire', handler: (_req, { ctx }) => ({ epoch: ++ctx.store.indexes.events.epoch }) },
   { method: 'post', path: '/rate-limits/reset', handler: (_req, { ctx }) => ctx.limiter.reset() },
   { method: 'post', path: '/tasks', handler: addTask },
   { method: 'put', path: '/tasks/:gid', handler: updateTask },
   { method: 'post', path: '/tasks/:gid/move', handler: moveTask },
   { method: 'post', path: '/tasks/:gid/followers', handler: changeFollowers },
-  { method: 'delete', path: '/tasks/:gid', handler: (req, { ctx }) => ctx.store.deleteTask(byParam(req, ctx.store.tasks, 'task')) },
+  { method: 'delete', path: '/tasks/:gid', handler: (req, { ctx }) => ctx.store.tasks.delete(byParam(req, ctx.store.indexes.tasks, 'task')) },
   { method: 'post', path: '/tasks/delete', handler: deleteTasks },
   { method: 'post', path: '/tasks/:gid/comments', handler: addComment },
   { method: 'put', path: '/stories/:gid', handler: editComment },
   { method: 'post', path: '/tasks/:gid/attachments', handler: addAttachment },
-  { method: 'delete', path: '/attachments/:gid', handler: (req, { ctx }) => ctx.store.deleteAttachment(byParam(req, ctx.store.attachments, 'attachment')) },
+  { method: 'delete', path: '/attachments/:gid', handler: (req, { ctx }) => ctx.store.tasks.deleteAttachment(byParam(req, ctx.store.indexes.attachments, 'attachment')) },
   { method: 'post', path: '/projects/:gid/members', handler: addMember },
-  { method: 'delete', path: '/projects/:gid/members/:member', handler: (req, { ctx }) => removeProjectMembers(ctx.store, byParam(req, ctx.store.projects, 'project'), [param(req, 'member')]) },
+  { method: 'delete', path: '/projects/:gid/members/:member', handler: (req, { ctx }) => removeProjectMembers(ctx.store, byParam(req, ctx.store.indexes.projects, 'project'), [param(req, 'member')]) },
   { method: 'put', path: '/projects/:gid', handler: updateProject },
   { method: 'put', path: '/workspaces/:gid/plan', handler: setPlan },
   { method: 'put', path: '/workspace_memberships/:gid', handler: setMembershipActive },
   { method: 'post', path: '/users/:gid/deactivate', handler: deactivateUser },
   { method: 'post', path: '/team_memberships', handler: addTeamMembership },
-  { method: 'delete', path: '/team_memberships/:gid', handler: (req, { ctx }) => ctx.store.removeTeamMembership(byParam(req, ctx.store.teamMemberships, 'team_membership')) },
-  { method: 'get', path: '/events', handler: (req, { ctx }) => ctx.store.events.all().filter((e) => e.seq > (Number(req.query.after ?? 0) || 0)) },
-  { method: 'get', path: '/notifications', handler: (_req, { ctx }) => ctx.store.notifications },
+  { method: 'delete', path: '/team_memberships/:gid', handler: (req, { ctx }) => ctx.store.people.removeTeamMembership(byParam(req, ctx.store.indexes.teamMemberships, 'team_membership')) },
+  { method: 'get', path: '/events', handler: (req, { ctx }) => ctx.store.indexes.events.all().filter((e) => e.seq > (Number(req.query.after ?? 0) || 0)) },
+  { method: 'get', path: '/notifications', handler: (_req, { ctx }) => ctx.store.indexes.notifications },
 ];
 
 export function adminRouter(ctx: MockContext, hooks: AdminHooks): express.Router {

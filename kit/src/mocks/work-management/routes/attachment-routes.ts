@@ -9,14 +9,14 @@ import { assertVisible, kindIs, lookup, requireString } from './route-helpers';
 import { act, byGid, created, getOne, listOf, under, visible } from './route-factories';
 import { authorOf, taskParam, visibleTask } from './task-finders';
 
-const attachmentParam = visible('attachment', byGid('attachment', (s) => s.attachments));
-const attachmentsOf = (s: WorkManagementStore, parent: Gid): Attachment[] => s.list(s.attachmentsByParent.get(parent), s.attachments);
+const attachmentParam = visible('attachment', byGid('attachment', (s) => s.indexes.attachments));
+const attachmentsOf = (s: WorkManagementStore, parent: Gid): Attachment[] => s.indexes.list(s.indexes.attachmentsByParent.get(parent), s.indexes.attachments);
 
 /** `?parent=`: a project or a task the caller may see. */
 function attachmentsOfParent(req: ApiRequest, ctx: MockContext): Attachment[] {
   const parent = req.query.parent;
   if (parent === undefined || parent === '') throw missingInput('parent');
-  if (kindIs(ctx, parent, 'project')) assertVisible(req, ctx, 'project', lookup(ctx.store.projects, 'parent', parent).gid);
+  if (kindIs(ctx, parent, 'project')) assertVisible(req, ctx, 'project', lookup(ctx.store.indexes.projects, 'parent', parent).gid);
   else visibleTask(req, ctx, parent, 'parent');
   return attachmentsOf(ctx.store, parent);
 }
@@ -27,8 +27,8 @@ function attachLink(req: ApiRequest, ctx: MockContext): Attachment {
   if (data.resource_subtype !== 'external') throw badRequest('file: Missing input (the mock accepts only external links: resource_subtype "external" with url and name)');
   const parent = requireString(data, 'parent');
   if (kindIs(ctx, parent, 'task')) visibleTask(req, ctx, parent, 'parent');
-  else lookup(ctx.store.projects, 'parent', parent);
-  const a = ctx.store.addAttachment({ parent, name: requireString(data, 'name'), host: 'external', kind: null, createdBy: authorOf(req) });
+  else lookup(ctx.store.indexes.projects, 'parent', parent);
+  const a = ctx.store.tasks.addAttachment({ parent, name: requireString(data, 'name'), host: 'external', kind: null, createdBy: authorOf(req) });
   requireString(data, 'url');
   return a;
 }
@@ -37,6 +37,6 @@ export const attachmentRoutes: Route[] = [
   listOf('/attachments', 'attachment', attachmentsOfParent),
   listOf('/tasks/:task_gid/attachments', 'attachment', under(taskParam, (s, task) => attachmentsOf(s, task.gid))),
   getOne('/attachments/:attachment_gid', 'attachment', attachmentParam),
-  act('DELETE', '/attachments/:attachment_gid', (req, ctx) => ctx.store.deleteAttachment(attachmentParam(req, ctx))),
+  act('DELETE', '/attachments/:attachment_gid', (req, ctx) => ctx.store.tasks.deleteAttachment(attachmentParam(req, ctx))),
   created('/attachments', 'attachment', 'attachments', attachLink),
 ];

@@ -23,7 +23,7 @@ export const auditLogRoutes: Route[] = [
       const asked = parseLimit(req);
       const limit = asked ?? AUDIT_PAGE_DEFAULT;
       const key = queryKey(req);
-      const log = ctx.store.audit.all();
+      const log = ctx.store.indexes.audit.all();
       let position = req.query.offset === undefined ? 0 : ctx.pageTokens.verify(req.query.offset, key).index;
       const page: AuditLogEvent[] = [];
       for (; position < log.length && page.length < limit; position++) {

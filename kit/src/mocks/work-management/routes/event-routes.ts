@@ -11,7 +11,7 @@ import { lookup, requireWorkspace, assertInWorkspace } from './route-helpers';
 const STREAMABLE = new Set(['project', 'task', 'workspace', 'team', 'portfolio', 'goal', 'tag', 'section']);
 
 function stream(req: ApiRequest, ctx: MockContext, resource: string, max: number): ApiResponse {
-  const log = ctx.store.events;
+  const log = ctx.store.indexes.events;
   const token = req.query.sync;
   const fresh = (): string => ctx.syncTokens.issue(resource, log.head(), log.epoch);
   const position = token ? ctx.syncTokens.verify(token, resource, log.epoch) : undefined;
@@ -29,8 +29,8 @@ export const eventRoutes: Route[] = [
     handler: (req, ctx) => {
       const resource = req.query.resource;
       if (resource === undefined || resource === '') throw missingInput('resource');
-      const kind = ctx.store.kindOf(resource);
-      if (!kind || !STREAMABLE.has(kind) || (kind === 'task' && !ctx.store.tasks.has(resource)) || (kind === 'project' && !ctx.store.projects.has(resource))) {
+      const kind = ctx.store.indexes.kindOf(resource);
+      if (!kind || !STREAMABLE.has(kind) || (kind === 'task' && !ctx.store.indexes.tasks.has(resource)) || (kind === 'project' && !ctx.store.indexes.projects.has(resource))) {
         lookup(new Map<string, never>(), 'resource', resource);
       }
       return stream(req, ctx, resource, 100);

@@ -7,7 +7,7 @@ import { created, getOne } from './route-factories';
 
 /** Exports started are in the audit log (rules/audit-log.ts). */
 function auditExport(ctx: MockContext, workspace: string, eventType: string, job: string, details: Record<string, unknown>): void {
-  ctx.store.audit.append(ctx.store, { workspace, eventType, eventCategory: 'content_export', resource: { gid: job, resource_type: 'job' }, details });
+  ctx.store.indexes.audit.append(ctx.store.indexes, { workspace, eventType, eventCategory: 'content_export', resource: { gid: job, resource_type: 'job' }, details });
 }
 
 /** 403 unless the caller is a service account. */
@@ -25,7 +25,7 @@ export const jobRoutes: Route[] = [
   created('/exports/graph', 'job', 'jobs', (req, ctx) => {
     const parent = requireString(bodyData(req), 'parent');
     const job = ctx.jobs.graphExport(parent, req.caller.user.gid);
-    auditExport(ctx, job.workspace, 'graph_export_started', job.gid, { parent: ctx.store.ref(ctx.store.kindOf(parent) ?? 'project', parent) });
+    auditExport(ctx, job.workspace, 'graph_export_started', job.gid, { parent: ctx.store.recorder.ref(ctx.store.indexes.kindOf(parent) ?? 'project', parent) });
     return job;
   }),
   created('/exports/resource', 'job', 'jobs', (req, ctx) => {
@@ -37,7 +37,7 @@ export const jobRoutes: Route[] = [
   created('/organization_exports', 'organizationExport', 'organization_exports', (req, ctx) => {
     serviceAccountOnly(req, 'Organization exports');
     const e = ctx.jobs.organizationExport(requireString(bodyData(req), 'organization'), req.caller.user.gid);
-    ctx.store.audit.append(ctx.store, { workspace: e.organization, eventType: 'organization_export_started', eventCategory: 'content_export', resource: { gid: e.gid, resource_type: 'organization_export' }, details: {} });
+    ctx.store.indexes.audit.append(ctx.store.indexes, { workspace: e.organization, eventType: 'organization_export_started', eventCategory: 'content_export', resource: { gid: e.gid, resource_type: 'organization_export' }, details: {} });
     return e;
   }),
   getOne('/organization_exports/:organization_export_gid', 'organizationExport', (req, ctx) => lookup(ctx.jobs.organizationExports, 'organization_export', req.params.organization_export_gid)),

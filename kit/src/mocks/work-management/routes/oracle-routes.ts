@@ -49,7 +49,7 @@ export function oracleRouter(ctx: MockContext): express.Router {
   });
   router.get('/users', (req, res) => {
     const workspace = typeof req.query.workspace === 'string' ? req.query.workspace : '';
-    if (!ctx.store.workspaces.has(workspace)) {
+    if (!ctx.store.indexes.workspaces.has(workspace)) {
       res.status(404).json(errorBody(`workspace: Unknown object: ${workspace}`));
       return;
     }

@@ -15,7 +15,7 @@ import { act, byGid, changed, created, getOne, inWorkspace, listOf, memberWorksp
 import { authorOf, taskList, taskParam } from './task-finders';
 
 export function visibleProject(req: ApiRequest, ctx: MockContext, gid: string | undefined, field = 'project'): Project {
-  const project = lookup(ctx.store.projects, field, gid);
+  const project = lookup(ctx.store.indexes.projects, field, gid);
   assertVisible(req, ctx, 'project', project.gid);
   return project;
 }
@@ -25,13 +25,13 @@ export const projectParam: Finder<Project> = (req, ctx) => visibleProject(req, c
 
 /** The section of the path, 403 unless the caller may see its project. */
 const sectionParam: Finder<Section> = (req, ctx) => {
-  const section = lookup(ctx.store.sections, 'section', req.params.section_gid);
+  const section = lookup(ctx.store.indexes.sections, 'section', req.params.section_gid);
   visibleProject(req, ctx, section.project);
   return section;
 };
 
-const projectStatusParam = byGid('project_status', (s) => s.projectStatuses);
-const membershipParam = byGid('membership', (s) => s.memberships);
+const projectStatusParam = byGid('project_status', (s) => s.indexes.projectStatuses);
+const membershipParam = byGid('membership', (s) => s.indexes.memberships);
 
 /** The projects the caller may see among `projects`, filtered by `?archived=`. */
 function visibleProjects(req: ApiRequest, ctx: MockContext, projects: Project[]): readonly Project[] {
@@ -42,7 +42,7 @@ function visibleProjects(req: ApiRequest, ctx: MockContext, projects: Project[])
 /** The parent of custom field setting endpoints: a project, or a user task list in its place. */
 function settingsParent(req: ApiRequest, ctx: MockContext): string {
   const gid = req.params.project_gid;
-  if (gid && ctx.store.userTaskLists.has(gid)) return gid;
+  if (gid && ctx.store.indexes.userTaskLists.has(gid)) return gid;
   return visibleProject(req, ctx, gid).gid;
 }
 
@@ -51,12 +51,12 @@ function projectsOfQuery(req: ApiRequest, ctx: MockContext): readonly Project[] 
   const s = ctx.store;
   let projects: Project[];
   if (req.query.team !== undefined) {
-    const team = lookup(s.teams, 'team', req.query.team);
-    projects = s.list(s.projectsByTeam.get(team.gid), s.projects);
+    const team = lookup(s.indexes.teams, 'team', req.query.team);
+    projects = s.indexes.list(s.indexes.projectsByTeam.get(team.gid), s.indexes.projects);
   } else if (req.query.workspace !== undefined) {
-    projects = s.list(s.projectsByWorkspace.get(memberWorkspace(req, ctx, req.query.workspace).gid), s.projects);
+    projects = s.indexes.list(s.indexes.projectsByWorkspace.get(memberWorkspace(req, ctx, req.query.workspace).gid), s.indexes.projects);
   } else {
-    projects = [...s.projects.values()].filter((p) => callerInWorkspace(req, ctx, p.workspace));
+    projects = [...s.indexes.projects.values()].filter((p) => callerInWorkspace(req, ctx, p.workspace));
   }
   return visibleProjects(req, ctx, projects);
 }
@@ -73,12 +73,8 @@ function newProject(defaults: (req: ApiRequest, ctx: MockContext) => Record<stri
 function deleteProject(req: ApiRequest, ctx: MockContext): void {
   const s = ctx.store;
   const project = projectParam(req, ctx);
-  for (const t of s.list(s.tasksByProject.get(project.gid), s.tasks)) s.removeTaskFromProject(t, project.gid);
-  for (const m of s.projectMemberships(project.gid)) s.removeMembership(m);
-  s.projects.delete(project.gid);
-  s.projectsByWorkspace.get(project.workspace)?.splice(s.projectsByWorkspace.get(project.workspace)?.indexOf(project.gid) ?? -1, 1);
-  if (project.team) s.projectsByTeam.get(project.team)?.splice(s.projectsByTeam.get(project.team)?.indexOf(project.gid) ?? -1, 1);
-  s.record('deleted', s.ref('project', project.gid, project.name), null, [project.gid, project.workspace]);
+  for (const t of s.indexes.list(s.indexes.tasksByProject.get(project.gid), s.indexes.tasks)) s.tasks.removeFromProject(t, project.gid);
+  s.projects.delete(project);
 }
 
 /** `addMembers`, `removeMembers`, `addFollowers`, `removeFollowers`: a list of gids (`me` allowed). */
@@ -101,16 +97,16 @@ function membershipsOfQuery(req: ApiRequest, ctx: MockContext): Membership[] {
   let list: Membership[];
   if (req.query.parent !== undefined) {
     const parent = req.query.parent;
-    const kind = s.kindOf(parent);
+    const kind = s.indexes.kindOf(parent);
     if (kind === 'project') visibleProject(req, ctx, parent, 'parent');
     else if (kind !== 'portfolio' && kind !== 'goal') lookup(new Map(), 'parent', parent);
-    list = s.projectMemberships(parent);
+    list = s.projects.memberships(parent);
     if (req.query.member !== undefined) list = list.filter((m) => m.member === req.query.member);
   } else if (req.query.member !== undefined) {
     const member = req.query.member === 'me' ? req.caller.user.gid : req.query.member;
-    if (s.kindOf(member) === 'user') throw badRequest('parent: Missing input (a user member needs a parent)');
-    lookup(s.teams, 'member', member);
-    list = s.list(s.membershipsByMember.get(member), s.memberships);
+    if (s.indexes.kindOf(member) === 'user') throw badRequest('parent: Missing input (a user member needs a parent)');
+    lookup(s.indexes.teams, 'member', member);
+    list = s.indexes.list(s.indexes.membershipsByMember.get(member), s.indexes.memberships);
   } else throw missingInput('parent');
   if (req.query.resource_subtype !== undefined) list = list.filter((m) => `${m.parentType}_membership` === req.query.resource_subtype);
   return list;
@@ -122,13 +118,13 @@ function addMembership(req: ApiRequest, ctx: MockContext): Membership {
   const member = requireString(data, 'member');
   const project = visibleProject(req, ctx, parent, 'parent');
   addProjectMembers(ctx.store, project, [member], accessLevelOf(data.access_level));
-  return ctx.store.findMembership(project.gid, member) as Membership;
+  return ctx.store.projects.findMembership(project.gid, member) as Membership;
 }
 
 /** The legacy list returns user members only (team members are missing, as observed). */
 function legacyMembershipsOf(req: ApiRequest, ctx: MockContext): Membership[] {
   const project = projectParam(req, ctx);
-  let list = ctx.store.projectMemberships(project.gid).filter((m) => m.memberType === 'user');
+  let list = ctx.store.projects.memberships(project.gid).filter((m) => m.memberType === 'user');
   if (req.query.user !== undefined) {
     const user = resolveUser(req, ctx, req.query.user);
     list = list.filter((m) => m.member === user.gid);
@@ -137,22 +133,22 @@ function legacyMembershipsOf(req: ApiRequest, ctx: MockContext): Membership[] {
 }
 
 function legacyMembership(req: ApiRequest, ctx: MockContext): Membership {
-  const m = lookup(ctx.store.memberships, 'project_membership', req.params.project_membership_gid);
+  const m = lookup(ctx.store.indexes.memberships, 'project_membership', req.params.project_membership_gid);
   if (m.parentType !== 'project') lookup(new Map(), 'project_membership', m.gid);
   return m;
 }
 
 export const projectRoutes: Route[] = [
   listOf('/projects', 'project', projectsOfQuery),
-  listOf('/workspaces/:workspace_gid/projects', 'project', under(memberWorkspaceParam, (s, ws, req, ctx) => visibleProjects(req, ctx, s.list(s.projectsByWorkspace.get(ws.gid), s.projects)))),
-  listOf('/teams/:team_gid/projects', 'project', under(inWorkspace(byGid('team', (s) => s.teams)), (s, team, req, ctx) => visibleProjects(req, ctx, s.list(s.projectsByTeam.get(team.gid), s.projects)))),
+  listOf('/workspaces/:workspace_gid/projects', 'project', under(memberWorkspaceParam, (s, ws, req, ctx) => visibleProjects(req, ctx, s.indexes.list(s.indexes.projectsByWorkspace.get(ws.gid), s.indexes.projects)))),
+  listOf('/teams/:team_gid/projects', 'project', under(inWorkspace(byGid('team', (s) => s.indexes.teams)), (s, team, req, ctx) => visibleProjects(req, ctx, s.indexes.list(s.indexes.projectsByTeam.get(team.gid), s.indexes.projects)))),
   // A collaborator outside a private project sees the task but not the project (§6).
-  listOf('/tasks/:task_gid/projects', 'project', under(taskParam, (s, task, req, ctx) => visibleOnly(req, ctx, 'project', s.list(s.taskProjects(task), s.projects)))),
+  listOf('/tasks/:task_gid/projects', 'project', under(taskParam, (s, task, req, ctx) => visibleOnly(req, ctx, 'project', s.indexes.list(s.tasks.projectsOf(task), s.indexes.projects)))),
   getOne('/projects/:project_gid', 'project', projectParam),
   created('/projects', 'project', 'projects', newProject(() => ({}))),
   created('/workspaces/:workspace_gid/projects', 'project', 'projects', newProject((req) => ({ workspace: req.params.workspace_gid }))),
   created('/teams/:team_gid/projects', 'project', 'projects', newProject((req, ctx) => {
-    const team = lookup(ctx.store.teams, 'team', req.params.team_gid);
+    const team = lookup(ctx.store.indexes.teams, 'team', req.params.team_gid);
     return { team: team.gid, workspace: team.workspace };
   })),
   changed('PUT', '/projects/:project_gid', 'project', projectParam, (project, req, ctx) => updateProject(ctx.store, project, bodyData(req))),
@@ -168,19 +164,19 @@ export const projectRoutes: Route[] = [
     return m;
   }),
   created('/memberships', 'membership', 'memberships', addMembership),
-  act('DELETE', '/memberships/:membership_gid', (req, ctx) => ctx.store.removeMembership(membershipParam(req, ctx))),
+  act('DELETE', '/memberships/:membership_gid', (req, ctx) => ctx.store.projects.removeMembership(membershipParam(req, ctx))),
   listOf('/projects/:project_gid/project_memberships', 'legacyProjectMembership', legacyMembershipsOf),
   getOne('/project_memberships/:project_membership_gid', 'legacyProjectMembership', legacyMembership),
-  listOf('/projects/:project_gid/sections', 'section', under(projectParam, (s, project) => s.list(s.sectionsByProject.get(project.gid), s.sections))),
-  created('/projects/:project_gid/sections', 'section', 'sections', (req, ctx) => ctx.store.addSection({ project: projectParam(req, ctx).gid, name: requireString(bodyData(req), 'name') })),
+  listOf('/projects/:project_gid/sections', 'section', under(projectParam, (s, project) => s.indexes.list(s.indexes.sectionsByProject.get(project.gid), s.indexes.sections))),
+  created('/projects/:project_gid/sections', 'section', 'sections', (req, ctx) => ctx.store.projects.addSection({ project: projectParam(req, ctx).gid, name: requireString(bodyData(req), 'name') })),
   getOne('/sections/:section_gid', 'section', sectionParam),
-  taskList('/sections/:section_gid/tasks', (req, ctx) => ctx.store.list(ctx.store.tasksBySection.get(sectionParam(req, ctx).gid), ctx.store.tasks)),
+  taskList('/sections/:section_gid/tasks', (req, ctx) => ctx.store.indexes.list(ctx.store.indexes.tasksBySection.get(sectionParam(req, ctx).gid), ctx.store.indexes.tasks)),
   act('POST', '/sections/:section_gid/addTask', (req, ctx) => {
-    const section = lookup(ctx.store.sections, 'section', req.params.section_gid);
-    ctx.store.addTaskToProject(lookup(ctx.store.tasks, 'task', requireString(bodyData(req), 'task')), section.project, section.gid);
+    const section = lookup(ctx.store.indexes.sections, 'section', req.params.section_gid);
+    ctx.store.tasks.addToProject(lookup(ctx.store.indexes.tasks, 'task', requireString(bodyData(req), 'task')), section.project, section.gid);
   }),
-  taskList('/projects/:project_gid/tasks', (req, ctx) => ctx.store.list(ctx.store.tasksByProject.get(projectParam(req, ctx).gid), ctx.store.tasks)),
-  listOf('/projects/:project_gid/custom_field_settings', 'customFieldSetting', (req, ctx) => ctx.store.settingsOf(settingsParent(req, ctx))),
+  taskList('/projects/:project_gid/tasks', (req, ctx) => ctx.store.indexes.list(ctx.store.indexes.tasksByProject.get(projectParam(req, ctx).gid), ctx.store.indexes.tasks)),
+  listOf('/projects/:project_gid/custom_field_settings', 'customFieldSetting', (req, ctx) => ctx.store.catalog.settingsOf(settingsParent(req, ctx))),
   {
     method: 'POST',
     path: '/projects/:project_gid/addCustomFieldSetting',
@@ -191,11 +187,11 @@ export const projectRoutes: Route[] = [
     },
   },
   act('POST', '/projects/:project_gid/removeCustomFieldSetting', (req, ctx) => removeCustomFieldSetting(ctx.store, settingsParent(req, ctx), bodyData(req).custom_field)),
-  listOf('/projects/:project_gid/project_statuses', 'projectStatus', under(projectParam, (s, project) => s.list(s.projectStatusesByProject.get(project.gid), s.projectStatuses))),
+  listOf('/projects/:project_gid/project_statuses', 'projectStatus', under(projectParam, (s, project) => s.indexes.list(s.indexes.projectStatusesByProject.get(project.gid), s.indexes.projectStatuses))),
   created('/projects/:project_gid/project_statuses', 'projectStatus', 'project_statuses', (req, ctx) => createProjectStatus(ctx.store, projectParam(req, ctx), bodyData(req), authorOf(req))),
   getOne('/project_statuses/:project_status_gid', 'projectStatus', projectStatusParam),
-  act('DELETE', '/project_statuses/:project_status_gid', (req, ctx) => ctx.store.deleteProjectStatus(projectStatusParam(req, ctx))),
-  listOf('/projects/:project_gid/project_portfolio_settings', 'projectPortfolioSetting', under(projectParam, (s, project) => s.list(s.portfolioSettingsByProject.get(project.gid), s.projectPortfolioSettings))),
+  act('DELETE', '/project_statuses/:project_status_gid', (req, ctx) => ctx.store.catalog.deleteProjectStatus(projectStatusParam(req, ctx))),
+  listOf('/projects/:project_gid/project_portfolio_settings', 'projectPortfolioSetting', under(projectParam, (s, project) => s.indexes.list(s.indexes.portfolioSettingsByProject.get(project.gid), s.indexes.projectPortfolioSettings))),
   created('/projects/:project_gid/duplicate', 'job', 'jobs', (req, ctx) => ctx.jobs.duplicateProject(projectParam(req, ctx), bodyData(req), req.caller.user.gid)),
 ];
 
@@ -206,6 +202,6 @@ function accessLevelOf(raw: unknown): AccessLevel | undefined {
 }
 
 function renderSetting(req: ApiRequest, ctx: MockContext, gid: string): unknown {
-  const setting = ctx.store.customFieldSettings.get(gid);
+  const setting = ctx.store.indexes.customFieldSettings.get(gid);
   return setting ? (oneResponse(req, ctx, node('customFieldSetting', setting)).body as { data: unknown }).data : null;
 }

@@ -15,11 +15,11 @@ import { instantiateProject } from '../rules/project-templates';
 import { assertInWorkspace, lookup, requireWorkspace } from './route-helpers';
 import { byGid, created, getOne, inWorkspace, listOf } from './route-factories';
 
-const templateParam = inWorkspace(byGid('project_template', (s) => s.projectTemplates));
-const teamParam = inWorkspace(byGid('team', (s) => s.teams));
+const templateParam = inWorkspace(byGid('project_template', (s) => s.indexes.projectTemplates));
+const teamParam = inWorkspace(byGid('team', (s) => s.indexes.teams));
 
 function templatesOfTeam(ctx: MockContext, team: string): ProjectTemplate[] {
-  return ctx.store.list(ctx.store.projectTemplatesByTeam.get(team), ctx.store.projectTemplates);
+  return ctx.store.indexes.list(ctx.store.indexes.projectTemplatesByTeam.get(team), ctx.store.indexes.projectTemplates);
 }
 
 /** `?workspace=` (every team's templates) or `?team=`. */
@@ -27,13 +27,13 @@ function templatesOfQuery(req: ApiRequest, ctx: MockContext): ProjectTemplate[] 
   const { workspace, team } = req.query;
   if ((workspace === undefined) === (team === undefined)) throw badRequest('Must specify exactly one of workspace or team');
   if (team !== undefined) {
-    const t = lookup(ctx.store.teams, 'team', team);
+    const t = lookup(ctx.store.indexes.teams, 'team', team);
     assertInWorkspace(req, ctx, t.workspace);
     return templatesOfTeam(ctx, t.gid);
   }
   const ws = requireWorkspace(ctx, workspace);
   assertInWorkspace(req, ctx, ws.gid);
-  return ctx.store.list(ctx.store.teamsByWorkspace.get(ws.gid), ctx.store.teams).flatMap((t) => templatesOfTeam(ctx, t.gid));
+  return ctx.store.indexes.list(ctx.store.indexes.teamsByWorkspace.get(ws.gid), ctx.store.indexes.teams).flatMap((t) => templatesOfTeam(ctx, t.gid));
 }
 
 export const projectTemplateRoutes: Route[] = [

@@ -26,15 +26,15 @@ export function resolveUser(req: ApiRequest, ctx: MockContext, id: string | unde
   if (id === undefined || id === '') throw missingInput(field);
   if (id === 'me') return req.caller.user;
   if (id.includes('@')) {
-    const gid = ctx.store.usersByEmail.get(id.toLowerCase());
+    const gid = ctx.store.indexes.usersByEmail.get(id.toLowerCase());
     if (!gid) throw new ApiError(404, `${field}: Unknown object: ${id}`);
-    return ctx.store.users.get(gid) as User;
+    return ctx.store.indexes.users.get(gid) as User;
   }
-  return lookup(ctx.store.users, field, id);
+  return lookup(ctx.store.indexes.users, field, id);
 }
 
 export function requireWorkspace(ctx: MockContext, gid: string | undefined, field = 'workspace'): Workspace {
-  return lookup(ctx.store.workspaces, field, gid);
+  return lookup(ctx.store.indexes.workspaces, field, gid);
 }
 
 /** The workspace `gid`, 403 unless the caller is in it. */
@@ -58,7 +58,7 @@ export function assertVisible(req: ApiRequest, ctx: MockContext, type: OracleObj
 }
 
 export function callerInWorkspace(req: ApiRequest, ctx: MockContext, workspace: Gid): boolean {
-  return isServiceAccount(req) || ctx.store.workspaceMembership(req.caller.user.gid, workspace)?.isActive === true;
+  return isServiceAccount(req) || ctx.store.people.workspaceMembership(req.caller.user.gid, workspace)?.isActive === true;
 }
 
 export function assertInWorkspace(req: ApiRequest, ctx: MockContext, workspace: Gid): void {
@@ -98,6 +98,6 @@ export function requireString(data: Record<string, unknown>, field: string): str
 }
 
 export function kindIs(ctx: MockContext, gid: Gid, ...kinds: ResourceType[]): boolean {
-  const k = ctx.store.kindOf(gid);
+  const k = ctx.store.indexes.kindOf(gid);
   return k !== undefined && kinds.includes(k);
 }

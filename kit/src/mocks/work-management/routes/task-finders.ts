@@ -28,7 +28,7 @@ export function taskList(path: string, tasks: Finder<Task[]>): Route {
 }
 
 export function visibleTask(req: ApiRequest, ctx: MockContext, gid: string | undefined, field = 'task'): Task {
-  const task = lookup(ctx.store.tasks, field, gid);
+  const task = lookup(ctx.store.indexes.tasks, field, gid);
   assertVisible(req, ctx, 'task', task.gid);
   return task;
 }

@@ -19,7 +19,7 @@ function userIn(ctx: MockContext, workspace: Gid, raw: unknown, field: string, r
   if (raw === null) return null;
   if (typeof raw !== 'string') throw badRequest(`${field}: Not a user gid`);
   const user = resolveUser(req, ctx, raw, field);
-  if (!ctx.store.workspaceMembership(user.gid, workspace)) throw badRequest(`${field}: User ${user.gid} is not in this workspace`);
+  if (!ctx.store.people.workspaceMembership(user.gid, workspace)) throw badRequest(`${field}: User ${user.gid} is not in this workspace`);
   return user.gid;
 }
 
@@ -37,23 +37,23 @@ function createTask(req: ApiRequest, ctx: MockContext, data: Record<string, unkn
   const memberships: Array<{ project: Gid; section: Gid | null }> = [];
   if (Array.isArray(data.memberships)) {
     for (const m of data.memberships as Array<Record<string, unknown>>) {
-      const project = lookup(s.projects, 'memberships.project', String(m.project ?? ''));
-      const section = m.section ? lookup(s.sections, 'memberships.section', String(m.section)) : undefined;
+      const project = lookup(s.indexes.projects, 'memberships.project', String(m.project ?? ''));
+      const section = m.section ? lookup(s.indexes.sections, 'memberships.section', String(m.section)) : undefined;
       if (section && section.project !== project.gid) throw badRequest('memberships.section: The section is not in that project');
       memberships.push({ project: project.gid, section: section?.gid ?? null });
     }
   }
   for (const p of gidList(data.projects, 'projects')) {
-    const project = lookup(s.projects, 'projects', p);
+    const project = lookup(s.indexes.projects, 'projects', p);
     if (!memberships.some((m) => m.project === project.gid)) memberships.push({ project: project.gid, section: null });
   }
   const parent = parentGid ?? (typeof data.parent === 'string' ? data.parent : undefined);
   const parentTask = parent ? visibleTask(req, ctx, parent, 'parent') : undefined;
-  const workspaceGid = (typeof data.workspace === 'string' ? data.workspace : undefined) ?? parentTask?.workspace ?? (memberships[0] ? s.projects.get(memberships[0].project)?.workspace : undefined);
+  const workspaceGid = (typeof data.workspace === 'string' ? data.workspace : undefined) ?? parentTask?.workspace ?? (memberships[0] ? s.indexes.projects.get(memberships[0].project)?.workspace : undefined);
   if (!workspaceGid) throw missingInput('workspace');
   const workspace = requireWorkspace(ctx, workspaceGid);
   assertInWorkspace(req, ctx, workspace.gid);
-  for (const m of memberships) if (s.projects.get(m.project)?.workspace !== workspace.gid) throw badRequest('projects: A task and its projects must be in the same workspace');
+  for (const m of memberships) if (s.indexes.projects.get(m.project)?.workspace !== workspace.gid) throw badRequest('projects: A task and its projects must be in the same workspace');
   const name = typeof data.name === 'string' ? data.name : '';
   const followers = gidList(data.followers, 'followers').map((f) => userIn(ctx, workspace.gid, f, 'followers', req) as Gid);
   const creator = authorOf(req);
@@ -61,8 +61,8 @@ function createTask(req: ApiRequest, ctx: MockContext, data: Record<string, unkn
   if (subtype !== undefined && subtype !== 'default_task' && subtype !== 'milestone' && subtype !== 'approval') throw badRequest('resource_subtype: must be default_task, milestone or approval');
   const customType = customTypeOf(ctx, data.custom_type);
   const fieldChanges = planCustomFieldChanges(s, { workspace: workspace.gid, memberships, customFieldValues: [] }, data.custom_fields);
-  const tags = gidList(data.tags, 'tags').map((tag) => lookup(s.tags, 'tags', tag).gid);
-  const task = s.addTask({
+  const tags = gidList(data.tags, 'tags').map((tag) => lookup(s.indexes.tags, 'tags', tag).gid);
+  const task = s.tasks.add({
     workspace: workspace.gid,
     name,
     notes: typeof data.notes === 'string' ? data.notes : '',
@@ -72,22 +72,22 @@ function createTask(req: ApiRequest, ctx: MockContext, data: Record<string, unkn
     followers: [...new Set([...(creator ? [creator] : []), ...followers])],
     createdBy: creator,
     completed: data.completed === true,
-    completedAt: data.completed === true ? s.now() : null,
+    completedAt: data.completed === true ? s.indexes.now() : null,
     dueOn: dateField(data, 'due_on') ?? null,
     startOn: dateField(data, 'start_on') ?? null,
     resourceSubtype: (subtype as Task['resourceSubtype'] | undefined) ?? 'default_task',
     customType: customType ?? null,
   });
-  for (const tag of tags) s.addTaskTag(task, tag);
+  for (const tag of tags) s.tasks.tag(task, tag);
   // Values set at creation are part of the `added` event, not separate changes.
-  s.silently(() => applyCustomFieldChanges(s, task, fieldChanges));
+  s.recorder.silently(() => applyCustomFieldChanges(s, task, fieldChanges));
   return task;
 }
 
 function customTypeOf(ctx: MockContext, raw: unknown): Gid | null | undefined {
   if (raw === undefined) return undefined;
   if (raw === null || raw === '') return null;
-  return lookup(ctx.store.customTypes, 'custom_type', String(raw)).gid;
+  return lookup(ctx.store.indexes.customTypes, 'custom_type', String(raw)).gid;
 }
 
 function updateTask(req: ApiRequest, ctx: MockContext, task: Task, data: Record<string, unknown>): void {
@@ -105,29 +105,29 @@ function updateTask(req: ApiRequest, ctx: MockContext, task: Task, data: Record<
   setTaskCustomFields(s, task, data.custom_fields);
   if (typeof data.name === 'string' && data.name !== task.name) {
     task.name = data.name;
-    s.touchTask(task, { field: 'name', action: 'changed', new_value: data.name });
+    s.tasks.touch(task, { field: 'name', action: 'changed', new_value: data.name });
   }
-  if (typeof data.notes === 'string' && data.notes !== s.taskNotes(task)) {
+  if (typeof data.notes === 'string' && data.notes !== s.tasks.notes(task)) {
     task.notes = data.notes;
-    s.touchTask(task, { field: 'notes', action: 'changed', new_value: data.notes });
+    s.tasks.touch(task, { field: 'notes', action: 'changed', new_value: data.notes });
   }
   if (typeof data.completed === 'boolean' && data.completed !== task.completed) {
     task.completed = data.completed;
-    task.completedAt = data.completed ? s.now() : null;
-    s.touchTask(task, { field: 'completed', action: 'changed', new_value: data.completed });
+    task.completedAt = data.completed ? s.indexes.now() : null;
+    s.tasks.touch(task, { field: 'completed', action: 'changed', new_value: data.completed });
   }
-  if (assignee !== undefined) s.setTaskAssignee(task, assignee);
+  if (assignee !== undefined) s.tasks.setAssignee(task, assignee);
   if (dueOn !== undefined && dueOn !== task.dueOn) {
     task.dueOn = dueOn;
-    s.touchTask(task, { field: 'due_on', action: 'changed', new_value: dueOn });
+    s.tasks.touch(task, { field: 'due_on', action: 'changed', new_value: dueOn });
   }
   if (startOn !== undefined && startOn !== task.startOn) {
     task.startOn = startOn;
-    s.touchTask(task, { field: 'start_on', action: 'changed', new_value: startOn });
+    s.tasks.touch(task, { field: 'start_on', action: 'changed', new_value: startOn });
   }
   if (customType !== undefined && customType !== task.customType) {
     task.customType = customType;
-    s.touchTask(task, { field: 'custom_type', action: 'changed', new_value: customType });
+    s.tasks.touch(task, { field: 'custom_type', action: 'changed', new_value: customType });
   }
 }
 
@@ -162,7 +162,7 @@ function searchTasks(req: ApiRequest, ctx: MockContext): ApiResponse {
   const ascending = queryBool(req, 'sort_ascending') ?? false;
   const visible = isServiceAccount(req) ? undefined : req.caller.user.gid;
   const matches = (t: Task): boolean => {
-    if (text && !t.name.toLowerCase().includes(text) && !s.taskNotes(t).toLowerCase().includes(text)) return false;
+    if (text && !t.name.toLowerCase().includes(text) && !s.tasks.notes(t).toLowerCase().includes(text)) return false;
     if (q.resource_subtype && t.resourceSubtype !== q.resource_subtype) return false;
     if (assigneeAny && (!t.assignee || !assigneeAny.includes(t.assignee))) return false;
     if (projectsAny && !t.memberships.some((m) => projectsAny.includes(m.project))) return false;
@@ -186,8 +186,8 @@ function searchTasks(req: ApiRequest, ctx: MockContext): ApiResponse {
   const order = (a: Task, b: Task): number => (ascending ? 1 : -1) * (key(a) - key(b) || compareGids(a.gid, b.gid));
   // Only the first `limit` matter: keep a small sorted window instead of sorting the workspace.
   const best: Task[] = [];
-  for (const id of s.tasksByWorkspace.get(ws.gid) ?? []) {
-    const t = s.tasks.get(id);
+  for (const id of s.indexes.tasksByWorkspace.get(ws.gid) ?? []) {
+    const t = s.indexes.tasks.get(id);
     if (!t) continue;
     if (best.length === limit && order(t, best[limit - 1] as Task) >= 0) continue;
     if (!matches(t)) continue;
@@ -213,44 +213,44 @@ function tasksOfQuery(req: ApiRequest, ctx: MockContext): Task[] {
     throw badRequest('Must specify exactly one of project, tag, section, user task list, or assignee + workspace');
   }
   if (q.project !== undefined) {
-    const project = lookup(s.projects, 'project', q.project);
+    const project = lookup(s.indexes.projects, 'project', q.project);
     assertVisible(req, ctx, 'project', project.gid);
-    return s.list(s.tasksByProject.get(project.gid), s.tasks);
+    return s.indexes.list(s.indexes.tasksByProject.get(project.gid), s.indexes.tasks);
   }
   if (q.section !== undefined) {
-    const section = lookup(s.sections, 'section', q.section);
+    const section = lookup(s.indexes.sections, 'section', q.section);
     assertVisible(req, ctx, 'project', section.project);
-    return s.list(s.tasksBySection.get(section.gid), s.tasks);
+    return s.indexes.list(s.indexes.tasksBySection.get(section.gid), s.indexes.tasks);
   }
-  if (q.tag !== undefined) return s.list(s.tasksByTag.get(lookup(s.tags, 'tag', q.tag).gid), s.tasks);
+  if (q.tag !== undefined) return s.indexes.list(s.indexes.tasksByTag.get(lookup(s.indexes.tags, 'tag', q.tag).gid), s.indexes.tasks);
   if (q.user_task_list !== undefined) {
-    const list = lookup(s.userTaskLists, 'user_task_list', q.user_task_list);
-    return s.list(s.tasksByAssignee.get(`${list.owner}/${list.workspace}`), s.tasks);
+    const list = lookup(s.indexes.userTaskLists, 'user_task_list', q.user_task_list);
+    return s.indexes.list(s.indexes.tasksByAssignee.get(`${list.owner}/${list.workspace}`), s.indexes.tasks);
   }
   const user = resolveUser(req, ctx, q.assignee, 'assignee');
   const ws = requireWorkspace(ctx, q.workspace);
-  return s.list(s.tasksByAssignee.get(`${user.gid}/${ws.gid}`), s.tasks);
+  return s.indexes.list(s.indexes.tasksByAssignee.get(`${user.gid}/${ws.gid}`), s.indexes.tasks);
 }
 
 function addProject(req: ApiRequest, ctx: MockContext): void {
   const s = ctx.store;
   const task = taskParam(req, ctx);
   const data = bodyData(req);
-  const project = lookup(s.projects, 'project', requireString(data, 'project'));
+  const project = lookup(s.indexes.projects, 'project', requireString(data, 'project'));
   if (project.workspace !== task.workspace) throw badRequest('project: The project is not in the task\'s workspace');
-  const section = typeof data.section === 'string' ? lookup(s.sections, 'section', data.section) : undefined;
+  const section = typeof data.section === 'string' ? lookup(s.indexes.sections, 'section', data.section) : undefined;
   if (section && section.project !== project.gid) throw badRequest('section: The section is not in that project');
-  s.addTaskToProject(task, project.gid, section?.gid ?? null);
+  s.tasks.addToProject(task, project.gid, section?.gid ?? null);
 }
 
 function addFollowers(task: Task, req: ApiRequest, ctx: MockContext): void {
   const gids = gidList(bodyData(req).followers, 'followers');
   if (gids.length === 0) throw missingInput('followers');
-  ctx.store.addTaskFollowers(task, gids.map((g) => userIn(ctx, task.workspace, g, 'followers', req) as Gid));
+  ctx.store.tasks.addFollowers(task, gids.map((g) => userIn(ctx, task.workspace, g, 'followers', req) as Gid));
 }
 
 function removeFollowers(task: Task, req: ApiRequest, ctx: MockContext): void {
-  ctx.store.removeTaskFollowers(task, gidList(bodyData(req).followers, 'followers').map((g) => (g === 'me' ? req.caller.user.gid : g)));
+  ctx.store.tasks.removeFollowers(task, gidList(bodyData(req).followers, 'followers').map((g) => (g === 'me' ? req.caller.user.gid : g)));
 }
 
 export const taskRoutes: Route[] = [
@@ -258,19 +258,19 @@ export const taskRoutes: Route[] = [
   getOne('/tasks/:task_gid', 'task', taskParam),
   created('/tasks', 'task', 'tasks', (req, ctx) => createTask(req, ctx, bodyData(req))),
   changed('PUT', '/tasks/:task_gid', 'task', taskParam, (task, req, ctx) => updateTask(req, ctx, task, bodyData(req))),
-  act('DELETE', '/tasks/:task_gid', (req, ctx) => ctx.store.deleteTask(taskParam(req, ctx))),
-  taskList('/tasks/:task_gid/subtasks', (req, ctx) => ctx.store.list(ctx.store.subtasksByTask.get(taskParam(req, ctx).gid), ctx.store.tasks)),
+  act('DELETE', '/tasks/:task_gid', (req, ctx) => ctx.store.tasks.delete(taskParam(req, ctx))),
+  taskList('/tasks/:task_gid/subtasks', (req, ctx) => ctx.store.indexes.list(ctx.store.indexes.subtasksByTask.get(taskParam(req, ctx).gid), ctx.store.indexes.tasks)),
   created('/tasks/:task_gid/subtasks', 'task', 'tasks', (req, ctx) => createTask(req, ctx, bodyData(req), taskParam(req, ctx).gid)),
   act('POST', '/tasks/:task_gid/addProject', addProject),
   act('POST', '/tasks/:task_gid/removeProject', (req, ctx) => {
     const task = taskParam(req, ctx);
-    ctx.store.removeTaskFromProject(task, lookup(ctx.store.projects, 'project', requireString(bodyData(req), 'project')).gid);
+    ctx.store.tasks.removeFromProject(task, lookup(ctx.store.indexes.projects, 'project', requireString(bodyData(req), 'project')).gid);
   }),
   changed('POST', '/tasks/:task_gid/addFollowers', 'task', taskParam, addFollowers),
   changed('POST', '/tasks/:task_gid/removeFollowers', 'task', taskParam, removeFollowers),
   act('POST', '/tasks/:task_gid/addTag', (req, ctx) => {
     const task = taskParam(req, ctx);
-    ctx.store.addTaskTag(task, lookup(ctx.store.tags, 'tag', requireString(bodyData(req), 'tag')).gid);
+    ctx.store.tasks.tag(task, lookup(ctx.store.indexes.tags, 'tag', requireString(bodyData(req), 'tag')).gid);
   }),
   created('/tasks/:task_gid/duplicate', 'job', 'jobs', (req, ctx) => ctx.jobs.duplicateTask(taskParam(req, ctx), bodyData(req), req.caller.user.gid)),
   { method: 'GET', path: '/workspaces/:workspace_gid/tasks/search', handler: searchTasks },

@@ -17,18 +17,18 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { badRequest, forbidden } from '../api/api-error';
-import type { Gid, Membership, ResourceType, TeamMembership, User, Workspace, WorkspaceMembership } from '../model-types';
+import type { Gid, Membership, Team, TeamMembership, User, Workspace, WorkspaceMembership } from '../model-types';
 import type { TokenKind } from './access-tokens';
 import type { EventAction, EventChange, EventRef } from './events';
 
-/** What the audit log reads of the store (model.ts), which holds the log: names and memberships of the actors. */
+/** What the audit log reads of the store's indexes (store-indexes.ts), which hold the log: names and memberships of the actors. */
 export interface AuditedStore {
   readonly users: ReadonlyMap<Gid, User>;
+  readonly teams: ReadonlyMap<Gid, Team>;
   readonly workspaces: ReadonlyMap<Gid, Workspace>;
   readonly workspaceMemberships: ReadonlyMap<Gid, WorkspaceMembership>;
   readonly teamMemberships: ReadonlyMap<Gid, TeamMembership>;
   readonly memberships: ReadonlyMap<Gid, Membership>;
-  ref(type: ResourceType, gid: Gid, name?: string, subtype?: string): EventRef;
 }
 import { isEnterprise, paymentRequired } from './plan-tiers';
 
@@ -117,6 +117,11 @@ export class AuditLog {
   }
 }
 
+function teamRef(store: AuditedStore, gid: Gid): EventRef {
+  const name = store.teams.get(gid)?.name;
+  return { gid, resource_type: 'team', ...(name !== undefined ? { name } : {}) };
+}
+
 function userRef(store: AuditedStore, gid: Gid | undefined): EventRef & { email?: string } {
   const u = gid ? store.users.get(gid) : undefined;
   return u ? { gid: u.gid, resource_type: 'user', name: u.name, email: u.email } : { gid: gid ?? '', resource_type: 'user' };
@@ -138,7 +143,7 @@ function auditEntryOf(store: AuditedStore, c: StoreChange): Pick<AuditLogEvent, 
   }
   if (type === 'membership' && (c.action === 'added' || c.action === 'removed') && c.parent) {
     const m = store.memberships.get(c.resource.gid);
-    const member = m ? (m.memberType === 'user' ? userRef(store, m.member) : store.ref('team', m.member)) : undefined;
+    const member = m ? (m.memberType === 'user' ? userRef(store, m.member) : teamRef(store, m.member)) : undefined;
     return { eventType: `${c.parent.resource_type}_member_${c.action}`, eventCategory: 'access_control', resource: c.parent, details: { ...(member ? { member } : {}), ...(m ? { access_level: m.accessLevel } : {}) } };
   }
   if (type === 'project' && c.action === 'changed' && c.change?.field === 'privacy_setting') {

@@ -40,15 +40,15 @@ export function displayValue(store: WorkManagementStore, field: CustomField, val
     case 'number':
       return value.number.toFixed(field.precision);
     case 'enum':
-      return store.enumOptions.get(value.option)?.name ?? '';
+      return store.indexes.enumOptions.get(value.option)?.name ?? '';
     case 'multi_enum':
-      return value.options.map((o) => store.enumOptions.get(o)?.name ?? '').filter(Boolean).join(', ');
+      return value.options.map((o) => store.indexes.enumOptions.get(o)?.name ?? '').filter(Boolean).join(', ');
     case 'date':
       return value.dateTime ?? value.date;
     case 'people':
-      return value.users.map((u) => store.users.get(u)?.name ?? '').filter(Boolean).join(', ');
+      return value.users.map((u) => store.indexes.users.get(u)?.name ?? '').filter(Boolean).join(', ');
     case 'reference':
-      return value.refs.map((r) => store.nameOf(r) ?? '').filter(Boolean).join(', ');
+      return value.refs.map((r) => store.recorder.nameOf(r) ?? '').filter(Boolean).join(', ');
   }
 }
 
@@ -56,14 +56,14 @@ export function displayValue(store: WorkManagementStore, field: CustomField, val
 export function fieldsOnTaskProjects(store: WorkManagementStore, task: Task): Gid[] {
   const out: Gid[] = [];
   for (const m of task.memberships) {
-    for (const s of store.settingsOf(m.project)) if (!out.includes(s.field)) out.push(s.field);
+    for (const s of store.catalog.settingsOf(m.project)) if (!out.includes(s.field)) out.push(s.field);
   }
   return out;
 }
 
 /** A value is enabled while at least one of the task's projects carries the field. */
 export function isValueEnabled(store: WorkManagementStore, task: Task, field: Gid): boolean {
-  return task.memberships.some((m) => store.settingsOf(m.project).some((s) => s.field === field));
+  return task.memberships.some((m) => store.catalog.settingsOf(m.project).some((s) => s.field === field));
 }
 
 export interface TaskFieldEntry {
@@ -77,13 +77,13 @@ export function taskCustomFields(store: WorkManagementStore, task: Task): TaskFi
   const applied = fieldsOnTaskProjects(store, task);
   const out: TaskFieldEntry[] = [];
   for (const gid of applied) {
-    const field = store.customFields.get(gid);
+    const field = store.indexes.customFields.get(gid);
     if (!field) continue;
     out.push({ field, value: task.customFieldValues.find((v) => v.field === gid)?.value ?? null, enabled: true });
   }
   for (const v of task.customFieldValues) {
     if (applied.includes(v.field)) continue;
-    const field = store.customFields.get(v.field);
+    const field = store.indexes.customFields.get(v.field);
     if (field) out.push({ field, value: v.value, enabled: false });
   }
   return out;
@@ -128,14 +128,14 @@ export function parseValue(store: WorkManagementStore, field: CustomField, raw: 
     case 'people': {
       const list = Array.isArray(raw) ? raw.map(String) : typeof raw === 'string' ? raw.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
       if (!list) throw badRequest(`${where}: People custom field values are lists of user gids`);
-      for (const u of list) if (!store.users.has(u)) throw badRequest(`${where}: Not a recognized ID: ${u}`);
+      for (const u of list) if (!store.indexes.users.has(u)) throw badRequest(`${where}: Not a recognized ID: ${u}`);
       return { type: 'people', users: [...new Set(list)] };
     }
     case 'reference': {
       const list = Array.isArray(raw) ? raw.map(String) : typeof raw === 'string' ? raw.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
       if (!list) throw badRequest(`${where}: Reference custom field values are lists of gids`);
       for (const r of list) {
-        const kind = store.kindOf(r);
+        const kind = store.indexes.kindOf(r);
         if (!kind || !field.inputRestrictions.includes(kind)) throw badRequest(`${where}: ${r} is not one of the allowed types (${field.inputRestrictions.join(', ')})`);
       }
       return { type: 'reference', refs: [...new Set(list)] };
@@ -144,7 +144,7 @@ export function parseValue(store: WorkManagementStore, field: CustomField, raw: 
 }
 
 function enabledOption(store: WorkManagementStore, field: CustomField, gid: string, where: string): Gid {
-  const option = store.enumOptions.get(gid);
+  const option = store.indexes.enumOptions.get(gid);
   if (!option || option.field !== field.gid) throw badRequest(`${where}: ${gid} is not an enum option of this field`);
   if (!option.enabled) throw badRequest(`${where}: Enum option ${gid} is disabled and cannot be chosen`);
   return option.gid;
@@ -169,7 +169,7 @@ export function planCustomFieldChanges(store: WorkManagementStore, task: Pick<Ta
   if (typeof input !== 'object' || Array.isArray(input)) throw badRequest('custom_fields: Value is not an object of {custom field gid: value}');
   const changes: CustomFieldChange[] = [];
   for (const [gid, raw] of Object.entries(input as Record<string, unknown>)) {
-    const field = store.customFields.get(gid);
+    const field = store.indexes.customFields.get(gid);
     if (!field || field.workspace !== task.workspace) throw badRequest(`custom_fields: Custom field with ID ${gid} is not on given object`);
     const current = task.customFieldValues.find((v) => v.field === gid)?.value ?? null;
     if (raw === null) {
@@ -191,7 +191,7 @@ export function applyCustomFieldChanges(store: WorkManagementStore, task: Task, 
     if (sameValue(current, value)) continue;
     task.customFieldValues = task.customFieldValues.filter((v) => v.field !== field.gid);
     if (value) task.customFieldValues.push({ field: field.gid, value });
-    store.touchTask(task, { field: 'custom_fields', action: 'changed', new_value: { gid: field.gid, resource_type: 'custom_field', display_value: displayValue(store, field, value) } });
+    store.tasks.touch(task, { field: 'custom_fields', action: 'changed', new_value: { gid: field.gid, resource_type: 'custom_field', display_value: displayValue(store, field, value) } });
   }
 }
 
@@ -203,30 +203,30 @@ export function setTaskCustomFields(store: WorkManagementStore, task: Task, inpu
 /** Adds a field to a project, portfolio or user task list (at most 20 per project or portfolio). */
 export function addCustomFieldSetting(store: WorkManagementStore, parent: Gid, fieldGid: unknown, isImportant: unknown): CustomFieldSetting {
   if (typeof fieldGid !== 'string' || fieldGid === '') throw badRequest('custom_field: Missing input');
-  const field = store.customFields.get(fieldGid);
+  const field = store.indexes.customFields.get(fieldGid);
   if (!field) throw notFound('custom_field', fieldGid);
-  const existing = store.settingsOf(parent);
+  const existing = store.catalog.settingsOf(parent);
   const already = existing.find((s) => s.field === fieldGid);
   if (already) throw badRequest(`custom_field: Custom field ${fieldGid} is already on this object`);
-  const kind = store.kindOf(parent);
+  const kind = store.indexes.kindOf(parent);
   if ((kind === 'project' || kind === 'portfolio') && existing.length >= MAX_CUSTOM_FIELDS_PER_PARENT) {
     throw badRequest(`custom_field: A ${kind} can have at most ${MAX_CUSTOM_FIELDS_PER_PARENT} custom fields`);
   }
-  return store.addCustomFieldSetting({ field: fieldGid, parent, isImportant: typeof isImportant === 'boolean' ? isImportant : true });
+  return store.catalog.addCustomFieldSetting({ field: fieldGid, parent, isImportant: typeof isImportant === 'boolean' ? isImportant : true });
 }
 
 export function removeCustomFieldSetting(store: WorkManagementStore, parent: Gid, fieldGid: unknown): void {
   if (typeof fieldGid !== 'string' || fieldGid === '') throw badRequest('custom_field: Missing input');
-  const setting = store.settingsOf(parent).find((s) => s.field === fieldGid);
+  const setting = store.catalog.settingsOf(parent).find((s) => s.field === fieldGid);
   if (!setting) throw badRequest(`custom_field: Custom field ${fieldGid} is not on this object`);
-  store.removeCustomFieldSetting(setting);
+  store.catalog.removeCustomFieldSetting(setting);
 }
 
 /** Validates a new field definition from `POST /custom_fields`. */
 export function createCustomField(store: WorkManagementStore, data: Record<string, unknown>, createdBy: Gid): CustomField {
   const workspace = typeof data.workspace === 'string' ? data.workspace : undefined;
   if (!workspace) throw badRequest('workspace: Missing input');
-  if (!store.workspaces.has(workspace)) throw notFound('workspace', workspace);
+  if (!store.indexes.workspaces.has(workspace)) throw notFound('workspace', workspace);
   const name = typeof data.name === 'string' ? data.name.trim() : '';
   if (!name) throw badRequest('name: Missing input');
   const type = (data.resource_subtype ?? data.type) as CustomFieldType | undefined;
@@ -245,7 +245,7 @@ export function createCustomField(store: WorkManagementStore, data: Record<strin
   }
   const options = Array.isArray(data.enum_options) ? (data.enum_options as Array<Record<string, unknown>>) : [];
   if (type !== 'enum' && type !== 'multi_enum' && options.length > 0) throw badRequest('enum_options: Only enum and multi_enum fields have options');
-  return store.addCustomField({
+  return store.catalog.addCustomField({
     workspace,
     name,
     type,

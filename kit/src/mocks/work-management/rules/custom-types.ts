@@ -8,6 +8,6 @@ import type { Gid, WorkManagementStore } from '../model';
 export function customTypeFilter(store: WorkManagementStore, raw: string | undefined): ((item: { customType: Gid | null }) => boolean) | undefined {
   if (raw === undefined) return undefined;
   if (raw === '') return (item) => item.customType === null;
-  if (!store.customTypes.has(raw)) throw badRequest(`custom_type: Unknown object: ${raw}`);
+  if (!store.indexes.customTypes.has(raw)) throw badRequest(`custom_type: Unknown object: ${raw}`);
   return (item) => item.customType === raw;
 }

@@ -65,7 +65,7 @@ export class JobRegistry {
   ) {}
 
   status(job: Job): JobStatus {
-    const elapsed = this.store.now() - job.createdAt;
+    const elapsed = this.store.indexes.now() - job.createdAt;
     if (elapsed >= job.durationMs) {
       if (job.completedAt === null) {
         job.completedAt = job.createdAt + job.durationMs;
@@ -77,7 +77,7 @@ export class JobRegistry {
   }
 
   organizationExportState(e: OrganizationExport): 'pending' | 'started' | 'finished' {
-    const elapsed = this.store.now() - e.createdAt;
+    const elapsed = this.store.indexes.now() - e.createdAt;
     if (elapsed >= e.durationMs) return 'finished';
     return elapsed < e.durationMs / 4 ? 'pending' : 'started';
   }
@@ -91,13 +91,13 @@ export class JobRegistry {
 
   /** A job that succeeds after `jobDurationMs`; `onComplete` (in `extra`) finishes the work then. */
   newJob(subtype: JobSubtype, createdBy: Gid, workspace: Gid, extra: Partial<Job> = {}): Job {
-    const job: Job = { gid: this.store.nextGid('job'), subtype, createdBy, createdAt: this.store.now(), durationMs: this.durationMs(), workspace, completedAt: null, ...extra };
+    const job: Job = { gid: this.store.indexes.nextGid('job'), subtype, createdBy, createdAt: this.store.indexes.now(), durationMs: this.durationMs(), workspace, completedAt: null, ...extra };
     this.jobs.set(job.gid, job);
     return job;
   }
 
   private newFile(kind: ExportFile['kind'], build: () => Buffer): ExportFile {
-    const file: ExportFile = { gid: this.store.nextGid('job'), kind, createdAt: this.store.now(), build, bytes: null };
+    const file: ExportFile = { gid: this.store.indexes.nextGid('job'), kind, createdAt: this.store.indexes.now(), build, bytes: null };
     this.files.set(file.gid, file);
     return file;
   }
@@ -106,10 +106,10 @@ export class JobRegistry {
     const s = this.store;
     const name = typeof data.name === 'string' && data.name.trim() ? data.name : `Duplicate of ${task.name}`;
     const include = includeList(data.include);
-    const copy = s.addTask({ workspace: task.workspace, name, followers: [caller], createdBy: caller });
+    const copy = s.tasks.add({ workspace: task.workspace, name, followers: [caller], createdBy: caller });
     const job = this.newJob('duplicate_task', caller, task.workspace, { newTask: copy.gid });
     job.onComplete = () => {
-      const target = s.tasks.get(copy.gid);
+      const target = s.indexes.tasks.get(copy.gid);
       if (!target) return;
       this.copyTaskDetails(task, target, include, caller);
     };
@@ -118,26 +118,25 @@ export class JobRegistry {
 
   private copyTaskDetails(source: Task, target: Task, include: Set<string>, caller: Gid): void {
     const s = this.store;
-    if (include.has('notes')) target.notes = s.taskNotes(source);
+    if (include.has('notes')) target.notes = s.tasks.notes(source);
     if (include.has('dates')) {
       target.dueOn = source.dueOn;
       target.startOn = source.startOn;
     }
-    if (include.has('assignee')) s.setTaskAssignee(target, source.assignee);
-    if (include.has('followers')) s.addTaskFollowers(target, source.followers);
-    if (include.has('projects')) for (const m of source.memberships) s.addTaskToProject(target, m.project, m.section);
-    if (include.has('tags')) for (const tag of source.tags) s.addTaskTag(target, tag);
+    if (include.has('assignee')) s.tasks.setAssignee(target, source.assignee);
+    if (include.has('followers')) s.tasks.addFollowers(target, source.followers);
+    if (include.has('projects')) for (const m of source.memberships) s.tasks.addToProject(target, m.project, m.section);
+    if (include.has('tags')) for (const tag of source.tags) s.tasks.tag(target, tag);
     if (include.has('parent') && source.parent && !target.parent) {
-      target.parent = source.parent;
-      (s.subtasksByTask.get(source.parent) ?? s.subtasksByTask.set(source.parent, []).get(source.parent))?.push(target.gid);
+      s.tasks.makeSubtask(target, source.parent);
     }
     if (include.has('subtasks')) {
-      for (const sub of s.list(s.subtasksByTask.get(source.gid), s.tasks)) s.addTask({ workspace: target.workspace, name: sub.name, parent: target.gid, followers: [caller], createdBy: caller });
+      for (const sub of s.indexes.list(s.indexes.subtasksByTask.get(source.gid), s.indexes.tasks)) s.tasks.add({ workspace: target.workspace, name: sub.name, parent: target.gid, followers: [caller], createdBy: caller });
     }
     if (include.has('attachments')) {
-      for (const a of s.list(s.attachmentsByParent.get(source.gid), s.attachments)) s.addAttachment({ parent: target.gid, name: a.name, host: a.host, kind: a.kind, createdBy: caller });
+      for (const a of s.indexes.list(s.indexes.attachmentsByParent.get(source.gid), s.indexes.attachments)) s.tasks.addAttachment({ parent: target.gid, name: a.name, host: a.host, kind: a.kind, createdBy: caller });
     }
-    target.modifiedAt = s.now();
+    target.modifiedAt = s.indexes.now();
   }
 
   duplicateProject(project: Project, data: Record<string, unknown>, caller: Gid): Job {
@@ -146,28 +145,28 @@ export class JobRegistry {
     if (!name) throw badRequest('name: Missing input');
     let team = project.team;
     if (typeof data.team === 'string') {
-      const t = s.teams.get(data.team);
+      const t = s.indexes.teams.get(data.team);
       if (!t || t.workspace !== project.workspace) throw notFound('team', data.team);
       team = t.gid;
     }
     const include = includeList(data.include);
-    const copy = s.addProject({ workspace: project.workspace, team, name, privacySetting: project.privacySetting, owner: caller, color: project.color, customType: project.customType });
+    const copy = s.projects.add({ workspace: project.workspace, team, name, privacySetting: project.privacySetting, owner: caller, color: project.color, customType: project.customType });
     const job = this.newJob('duplicate_project', caller, project.workspace, { newProject: copy.gid });
     job.onComplete = () => {
-      if (!s.projects.has(copy.gid)) return;
+      if (!s.indexes.projects.has(copy.gid)) return;
       if (include.has('notes')) copy.notes = project.notes;
-      if (include.has('members')) for (const m of s.projectMemberships(project.gid)) s.addMembership({ parent: copy.gid, member: m.member, accessLevel: m.accessLevel });
-      for (const setting of s.settingsOf(project.gid)) s.addCustomFieldSetting({ field: setting.field, parent: copy.gid, isImportant: setting.isImportant });
+      if (include.has('members')) for (const m of s.projects.memberships(project.gid)) s.projects.addMembership({ parent: copy.gid, member: m.member, accessLevel: m.accessLevel });
+      for (const setting of s.catalog.settingsOf(project.gid)) s.catalog.addCustomFieldSetting({ field: setting.field, parent: copy.gid, isImportant: setting.isImportant });
       const sectionMap = new Map<Gid, Gid>();
-      for (const section of s.list(s.sectionsByProject.get(project.gid), s.sections)) sectionMap.set(section.gid, s.addSection({ project: copy.gid, name: section.name }).gid);
-      for (const t of s.list(s.tasksByProject.get(project.gid), s.tasks)) {
+      for (const section of s.indexes.list(s.indexes.sectionsByProject.get(project.gid), s.indexes.sections)) sectionMap.set(section.gid, s.projects.addSection({ project: copy.gid, name: section.name }).gid);
+      for (const t of s.indexes.list(s.indexes.tasksByProject.get(project.gid), s.indexes.tasks)) {
         if (t.parent) continue;
         const section = t.memberships.find((m) => m.project === project.gid)?.section;
-        s.addTask({
+        s.tasks.add({
           workspace: t.workspace,
           name: t.name,
           memberships: [{ project: copy.gid, section: section ? (sectionMap.get(section) ?? null) : null }],
-          notes: include.has('task_notes') ? s.taskNotes(t) : '',
+          notes: include.has('task_notes') ? s.tasks.notes(t) : '',
           assignee: include.has('task_assignee') ? t.assignee : null,
           followers: include.has('task_followers') ? t.followers : [caller],
           dueOn: include.has('task_dates') ? t.dueOn : null,
@@ -180,10 +179,10 @@ export class JobRegistry {
 
   graphExport(parent: Gid, caller: Gid): Job {
     const s = this.store;
-    const kind = s.kindOf(parent);
+    const kind = s.indexes.kindOf(parent);
     if (kind !== 'team' && kind !== 'portfolio' && kind !== 'project' && kind !== 'goal') throw badRequest('parent: must be a team, portfolio, project or goal');
-    const workspace = s.teams.get(parent)?.workspace ?? s.portfolios.get(parent)?.workspace ?? s.projects.get(parent)?.workspace ?? s.goals.get(parent)?.workspace ?? '';
-    const ws = s.workspaces.get(workspace);
+    const workspace = s.indexes.teams.get(parent)?.workspace ?? s.indexes.portfolios.get(parent)?.workspace ?? s.indexes.projects.get(parent)?.workspace ?? s.indexes.goals.get(parent)?.workspace ?? '';
+    const ws = s.indexes.workspaces.get(workspace);
     if (ws) assertGraphExportAllowed(ws);
     const file = this.newFile('graph_export', () => gzipJson(graphOf(s, parent)));
     return this.newJob('graph_export_request', caller, workspace, { exportGid: file.gid });
@@ -193,7 +192,7 @@ export class JobRegistry {
     const s = this.store;
     const workspace = typeof data.workspace === 'string' ? data.workspace : undefined;
     if (!workspace) throw badRequest('workspace: Missing input');
-    const ws = s.workspaces.get(workspace);
+    const ws = s.indexes.workspaces.get(workspace);
     if (!ws) throw notFound('workspace', workspace);
     assertResourceExportAllowed(ws);
     const busy = [...this.jobs.values()].some((j) => j.subtype === 'resource_export_request' && j.workspace === workspace && this.status(j) !== 'succeeded');
@@ -206,11 +205,11 @@ export class JobRegistry {
 
   organizationExport(organization: Gid, caller: Gid): OrganizationExport {
     const s = this.store;
-    const ws = s.workspaces.get(organization);
+    const ws = s.indexes.workspaces.get(organization);
     if (!ws) throw notFound('organization', organization);
     if (!ws.isOrganization) throw badRequest('organization: must be an organization, not a plain workspace');
     assertOrganizationExportAllowed(ws);
-    const e: OrganizationExport = { gid: s.nextGid('organization_export'), organization, createdBy: caller, createdAt: s.now(), durationMs: this.durationMs() };
+    const e: OrganizationExport = { gid: s.indexes.nextGid('organization_export'), organization, createdBy: caller, createdAt: s.indexes.now(), durationMs: this.durationMs() };
     this.organizationExports.set(e.gid, e);
     this.files.set(e.gid, { gid: e.gid, kind: 'organization_export', createdAt: e.createdAt, build: () => gzipJson(organizationOf(s, organization)), bytes: null });
     return e;
@@ -240,7 +239,7 @@ function taskRecord(s: WorkManagementStore, t: Task): Record<string, unknown> {
     gid: t.gid,
     resource_type: 'task',
     name: t.name,
-    notes: s.taskNotes(t),
+    notes: s.tasks.notes(t),
     assignee: t.assignee ? { gid: t.assignee, resource_type: 'user' } : null,
     followers: t.followers.map((gid) => ({ gid, resource_type: 'user' })),
     projects: t.memberships.map((m) => ({ gid: m.project, resource_type: 'project' })),
@@ -248,9 +247,9 @@ function taskRecord(s: WorkManagementStore, t: Task): Record<string, unknown> {
     completed: t.completed,
     created_at: iso(t.createdAt),
     modified_at: iso(t.modifiedAt),
-    stories: s.list(s.storiesByTask.get(t.gid), s.stories).map((st) => ({ gid: st.gid, type: st.type, text: s.storyText(st), created_at: iso(st.createdAt), created_by: st.createdBy ? { gid: st.createdBy } : null })),
+    stories: s.indexes.list(s.indexes.storiesByTask.get(t.gid), s.indexes.stories).map((st) => ({ gid: st.gid, type: st.type, text: s.tasks.storyText(st), created_at: iso(st.createdAt), created_by: st.createdBy ? { gid: st.createdBy } : null })),
     // Exported attachments carry no download_url or view_url (reference §8).
-    attachments: s.list(s.attachmentsByParent.get(t.gid), s.attachments).map((a) => ({ gid: a.gid, name: a.name, host: a.host })),
+    attachments: s.indexes.list(s.indexes.attachmentsByParent.get(t.gid), s.indexes.attachments).map((a) => ({ gid: a.gid, name: a.name, host: a.host })),
   };
 }
 
@@ -259,16 +258,16 @@ function graphOf(s: WorkManagementStore, parent: Gid): unknown {
     gid: p.gid,
     resource_type: 'project',
     name: p.name,
-    sections: s.list(s.sectionsByProject.get(p.gid), s.sections).map((x) => ({ gid: x.gid, name: x.name })),
-    tasks: s.list(s.tasksByProject.get(p.gid), s.tasks).map((t) => taskRecord(s, t)),
+    sections: s.indexes.list(s.indexes.sectionsByProject.get(p.gid), s.indexes.sections).map((x) => ({ gid: x.gid, name: x.name })),
+    tasks: s.indexes.list(s.indexes.tasksByProject.get(p.gid), s.indexes.tasks).map((t) => taskRecord(s, t)),
   });
-  const team = s.teams.get(parent);
-  if (team) return { gid: team.gid, resource_type: 'team', name: team.name, projects: s.list(s.projectsByTeam.get(team.gid), s.projects).map(projectGraph) };
-  const portfolio = s.portfolios.get(parent);
-  if (portfolio) return { gid: portfolio.gid, resource_type: 'portfolio', name: portfolio.name, items: s.list(portfolio.items, s.projects).map(projectGraph) };
-  const project = s.projects.get(parent);
+  const team = s.indexes.teams.get(parent);
+  if (team) return { gid: team.gid, resource_type: 'team', name: team.name, projects: s.indexes.list(s.indexes.projectsByTeam.get(team.gid), s.indexes.projects).map(projectGraph) };
+  const portfolio = s.indexes.portfolios.get(parent);
+  if (portfolio) return { gid: portfolio.gid, resource_type: 'portfolio', name: portfolio.name, items: s.indexes.list(portfolio.items, s.indexes.projects).map(projectGraph) };
+  const project = s.indexes.projects.get(parent);
   if (project) return projectGraph(project);
-  const goal = s.goals.get(parent);
+  const goal = s.indexes.goals.get(parent);
   return goal ? { gid: goal.gid, resource_type: 'goal', name: goal.name } : {};
 }
 
@@ -282,7 +281,7 @@ function* resourceLines(s: WorkManagementStore, workspace: Gid, params: Array<Re
       const modifiedAfter = after('modified_at.after');
       const modifiedBefore = after('modified_at.before');
       const assignees = Array.isArray(filters['assignee.any']) ? (filters['assignee.any'] as unknown[]).map(String) : undefined;
-      for (const t of s.list(s.tasksByWorkspace.get(workspace), s.tasks)) {
+      for (const t of s.indexes.list(s.indexes.tasksByWorkspace.get(workspace), s.indexes.tasks)) {
         if (createdAfter !== undefined && t.createdAt <= createdAfter) continue;
         if (createdBefore !== undefined && t.createdAt >= createdBefore) continue;
         if (modifiedAfter !== undefined && t.modifiedAt <= modifiedAfter) continue;
@@ -291,8 +290,8 @@ function* resourceLines(s: WorkManagementStore, workspace: Gid, params: Array<Re
         yield taskRecord(s, t);
       }
     } else if (p.resource_type === 'team') {
-      for (const team of s.list(s.teamsByWorkspace.get(workspace), s.teams)) {
-        yield { gid: team.gid, resource_type: 'team', name: team.name, members: s.list(s.teamMembershipsByTeam.get(team.gid), s.teamMemberships).map((m) => ({ gid: m.user, resource_type: 'user' })) };
+      for (const team of s.indexes.list(s.indexes.teamsByWorkspace.get(workspace), s.indexes.teams)) {
+        yield { gid: team.gid, resource_type: 'team', name: team.name, members: s.indexes.list(s.indexes.teamMembershipsByTeam.get(team.gid), s.indexes.teamMemberships).map((m) => ({ gid: m.user, resource_type: 'user' })) };
       }
     }
     // Messages are not modelled: a message export is empty.
@@ -300,12 +299,12 @@ function* resourceLines(s: WorkManagementStore, workspace: Gid, params: Array<Re
 }
 
 function organizationOf(s: WorkManagementStore, organization: Gid): unknown {
-  const ws = s.workspaces.get(organization);
+  const ws = s.indexes.workspaces.get(organization);
   return {
     organization: { gid: organization, name: ws?.name },
-    users: s.list(s.workspaceMembershipsByWorkspace.get(organization), s.workspaceMemberships).map((m) => ({ gid: m.user, name: s.users.get(m.user)?.name, email: s.users.get(m.user)?.email, is_active: m.isActive, is_guest: m.isGuest })),
-    teams: s.list(s.teamsByWorkspace.get(organization), s.teams).map((t) => ({ gid: t.gid, name: t.name, visibility: t.visibility })),
-    projects: s.list(s.projectsByWorkspace.get(organization), s.projects).map((p) => ({ gid: p.gid, name: p.name, team: p.team, privacy_setting: p.privacySetting, archived: p.archived })),
-    tasks: s.list(s.tasksByWorkspace.get(organization), s.tasks).map((t) => taskRecord(s, t)),
+    users: s.indexes.list(s.indexes.workspaceMembershipsByWorkspace.get(organization), s.indexes.workspaceMemberships).map((m) => ({ gid: m.user, name: s.indexes.users.get(m.user)?.name, email: s.indexes.users.get(m.user)?.email, is_active: m.isActive, is_guest: m.isGuest })),
+    teams: s.indexes.list(s.indexes.teamsByWorkspace.get(organization), s.indexes.teams).map((t) => ({ gid: t.gid, name: t.name, visibility: t.visibility })),
+    projects: s.indexes.list(s.indexes.projectsByWorkspace.get(organization), s.indexes.projects).map((p) => ({ gid: p.gid, name: p.name, team: p.team, privacy_setting: p.privacySetting, archived: p.archived })),
+    tasks: s.indexes.list(s.indexes.tasksByWorkspace.get(organization), s.indexes.tasks).map((t) => taskRecord(s, t)),
   };
 }

@@ -19,10 +19,10 @@ import { displayValue, parseValue, type TaskFieldEntry } from './custom-fields';
 /** Fields a project gets from the portfolios it is directly in, in portfolio then setting order. */
 export function fieldsFromPortfolios(store: WorkManagementStore, project: Project): Gid[] {
   const out: Gid[] = [];
-  for (const gid of store.portfoliosByWorkspace.get(project.workspace) ?? []) {
-    const portfolio = store.portfolios.get(gid);
+  for (const gid of store.indexes.portfoliosByWorkspace.get(project.workspace) ?? []) {
+    const portfolio = store.indexes.portfolios.get(gid);
     if (!portfolio?.items.includes(project.gid)) continue;
-    for (const s of store.settingsOf(portfolio.gid)) if (!out.includes(s.field)) out.push(s.field);
+    for (const s of store.catalog.settingsOf(portfolio.gid)) if (!out.includes(s.field)) out.push(s.field);
   }
   return out;
 }
@@ -32,11 +32,11 @@ export function projectCustomFields(store: WorkManagementStore, project: Project
   const applied = fieldsFromPortfolios(store, project);
   const out: TaskFieldEntry[] = [];
   for (const gid of applied) {
-    const field = store.customFields.get(gid);
+    const field = store.indexes.customFields.get(gid);
     if (field) out.push({ field, value: project.customFieldValues.find((v) => v.field === gid)?.value ?? null, enabled: true });
   }
   for (const v of project.customFieldValues) {
-    const field = applied.includes(v.field) ? undefined : store.customFields.get(v.field);
+    const field = applied.includes(v.field) ? undefined : store.indexes.customFields.get(v.field);
     if (field) out.push({ field, value: v.value, enabled: false });
   }
   return out;
@@ -54,7 +54,7 @@ export function planProjectCustomFields(store: WorkManagementStore, project: Pro
   const applied = fieldsFromPortfolios(store, project);
   const changes: ProjectFieldChange[] = [];
   for (const [gid, raw] of Object.entries(input as Record<string, unknown>)) {
-    const field = store.customFields.get(gid);
+    const field = store.indexes.customFields.get(gid);
     const current = project.customFieldValues.find((v) => v.field === gid);
     if (!field || field.workspace !== project.workspace || (!applied.includes(gid) && !current)) throw badRequest(`custom_fields: Custom field with ID ${gid} is not on given object`);
     if (raw !== null && !applied.includes(gid)) throw badRequest(`custom_fields: The value of custom field ${gid} is disabled on this project: it can only be cleared`);
@@ -65,9 +65,9 @@ export function planProjectCustomFields(store: WorkManagementStore, project: Pro
 
 export function applyProjectCustomFields(store: WorkManagementStore, project: Project, changes: readonly ProjectFieldChange[]): void {
   for (const { field, value } of changes) {
-    const definition = store.customFields.get(field);
+    const definition = store.indexes.customFields.get(field);
     if (!definition) continue;
-    store.changeProject(
+    store.projects.change(
       project,
       'custom_fields',
       () => {

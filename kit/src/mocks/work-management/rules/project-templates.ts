@@ -45,7 +45,7 @@ export function planInstantiation(store: WorkManagementStore, template: ProjectT
   if (!name) throw missingInput('name');
   let team = template.team;
   if (data.team !== undefined && data.team !== null && data.team !== '') {
-    const t = store.teams.get(String(data.team));
+    const t = store.indexes.teams.get(String(data.team));
     if (!t) throw notFound('team', String(data.team));
     if (t.workspace !== template.workspace) throw badRequest('team: The team is not in the template\'s organization');
     team = t.gid;
@@ -58,14 +58,14 @@ export function planInstantiation(store: WorkManagementStore, template: ProjectT
   }
   const missing = template.requestedDates.filter((d) => !dates.has(d.gid));
   if (missing.length > 0 && data.is_strict === true) throw new ApiError(422, `requested_dates: No value for ${missing.map((d) => `${d.name} (${d.gid})`).join(', ')}`);
-  const today = Date.parse(isoDate(store.now()));
+  const today = Date.parse(isoDate(store.indexes.now()));
   for (const d of missing) dates.set(d.gid, today);
   const roles = new Map<string, Gid>();
   for (const { gid, value } of entries(data.requested_roles, 'requested_roles')) {
     if (!template.requestedRoles.some((r) => r.gid === gid)) throw badRequest(`requested_roles: ${gid} is not a role of this template`);
     const user = typeof value === 'string' ? value : '';
-    if (!store.users.has(user)) throw badRequest(`requested_roles: Not a recognized ID: ${user}`);
-    if (!store.workspaceMembership(user, template.workspace)) throw badRequest(`requested_roles: User ${user} is not a member of this workspace`);
+    if (!store.indexes.users.has(user)) throw badRequest(`requested_roles: Not a recognized ID: ${user}`);
+    if (!store.people.workspaceMembership(user, template.workspace)) throw badRequest(`requested_roles: User ${user} is not a member of this workspace`);
     roles.set(gid, user);
   }
   const privacy = data.public === false ? 'private' : 'public_to_workspace';
@@ -75,18 +75,18 @@ export function planInstantiation(store: WorkManagementStore, template: ProjectT
 /** Starts the job: the project exists now, its sections and tasks arrive when the job succeeds. */
 export function instantiateProject(store: WorkManagementStore, jobs: JobRegistry, template: ProjectTemplate, data: Record<string, unknown>, caller: Gid): Job {
   const plan = planInstantiation(store, template, data);
-  const owner = store.workspaceMembership(caller, template.workspace) ? caller : null;
-  const project = store.addProject({ workspace: template.workspace, team: plan.team, name: plan.name, privacySetting: plan.privacy, owner, color: template.color });
+  const owner = store.people.workspaceMembership(caller, template.workspace) ? caller : null;
+  const project = store.projects.add({ workspace: template.workspace, team: plan.team, name: plan.name, privacySetting: plan.privacy, owner, color: template.color });
   const job = jobs.newJob('instantiate_project', caller, template.workspace, { newProject: project.gid });
   job.onComplete = () => {
-    if (!store.projects.has(project.gid)) return;
-    const start = plan.dates.get(template.requestedDates[0]?.gid ?? '') ?? Date.parse(isoDate(store.now()));
-    for (const user of new Set(plan.roles.values())) store.addMembership({ parent: project.gid, member: user, accessLevel: project.defaultAccessLevel });
+    if (!store.indexes.projects.has(project.gid)) return;
+    const start = plan.dates.get(template.requestedDates[0]?.gid ?? '') ?? Date.parse(isoDate(store.indexes.now()));
+    for (const user of new Set(plan.roles.values())) store.projects.addMembership({ parent: project.gid, member: user, accessLevel: project.defaultAccessLevel });
     for (const section of template.sections) {
-      const s = store.addSection({ project: project.gid, name: section.name });
+      const s = store.projects.addSection({ project: project.gid, name: section.name });
       for (const t of section.tasks) {
         const assignee = t.role ? (plan.roles.get(t.role) ?? null) : null;
-        store.addTask({
+        store.tasks.add({
           workspace: project.workspace,
           name: t.name,
           memberships: [{ project: project.gid, section: s.gid }],

@@ -21,19 +21,19 @@ export const PROJECT_STATUS_COLORS = ['green', 'yellow', 'red', 'blue'] as const
 
 /** Who "all followers" are for each parent kind. */
 export function followersOf(store: WorkManagementStore, parent: Gid): Gid[] {
-  const project = store.projects.get(parent);
+  const project = store.indexes.projects.get(parent);
   if (project) return project.followers.slice();
-  const goal = store.goals.get(parent);
+  const goal = store.indexes.goals.get(parent);
   if (goal) return goal.followers.slice();
-  const portfolio = store.portfolios.get(parent);
-  if (portfolio) return store.projectUserMembers(portfolio.gid);
+  const portfolio = store.indexes.portfolios.get(parent);
+  if (portfolio) return store.projects.userMembers(portfolio.gid);
   return [];
 }
 
 export function createStatusUpdate(store: WorkManagementStore, data: Record<string, unknown>, author: Gid | null): StatusUpdate {
   const parent = typeof data.parent === 'string' ? data.parent : undefined;
   if (!parent) throw missingInput('parent');
-  const kind = store.kindOf(parent);
+  const kind = store.indexes.kindOf(parent);
   if (kind !== 'project' && kind !== 'portfolio' && kind !== 'goal') throw notFound('parent', parent);
   const statusType = data.status_type;
   if (statusType === undefined || statusType === null || statusType === '') throw missingInput('status_type');
@@ -41,8 +41,8 @@ export function createStatusUpdate(store: WorkManagementStore, data: Record<stri
   if (typeof statusType !== 'string' || !allowed.includes(statusType)) throw badRequest(`status_type: ${String(statusType)} is not allowed for a ${kind}; allowed: ${allowed.join(', ')}`);
   const text = typeof data.text === 'string' ? data.text : '';
   if (!text) throw missingInput('text');
-  const update = store.addStatusUpdate({ parent, statusType, title: typeof data.title === 'string' ? data.title : '', text, author });
-  for (const to of followersOf(store, parent)) store.notifications.push({ to, about: update.gid, kind: 'status_update', at: store.now() });
+  const update = store.catalog.addStatusUpdate({ parent, statusType, title: typeof data.title === 'string' ? data.title : '', text, author });
+  for (const to of followersOf(store, parent)) store.indexes.notifications.push({ to, about: update.gid, kind: 'status_update', at: store.indexes.now() });
   return update;
 }
 
@@ -52,7 +52,7 @@ export function createProjectStatus(store: WorkManagementStore, project: Project
   if (typeof color !== 'string' || !(PROJECT_STATUS_COLORS as readonly string[]).includes(color)) throw badRequest(`color: must be one of ${PROJECT_STATUS_COLORS.join(', ')}`);
   const text = typeof data.text === 'string' ? data.text : '';
   if (!text) throw missingInput('text');
-  const status = store.addProjectStatus({ project: project.gid, color: color as ProjectStatus['color'], title: typeof data.title === 'string' ? data.title : '', text, author });
-  for (const to of project.followers) store.notifications.push({ to, about: status.gid, kind: 'project_status', at: store.now() });
+  const status = store.catalog.addProjectStatus({ project: project.gid, color: color as ProjectStatus['color'], title: typeof data.title === 'string' ? data.title : '', text, author });
+  for (const to of project.followers) store.indexes.notifications.push({ to, about: status.gid, kind: 'project_status', at: store.indexes.now() });
   return status;
 }

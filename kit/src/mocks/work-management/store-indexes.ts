@@ -1,11 +1,12 @@
 /**
- * The base of the mock's in-memory store: the maps by gid and the ordered indexes by parent, the
- * clock and gids, lookups, and event recording that every family of builders goes through.
+ * The state every resource store shares: the maps by gid and the ordered indexes by parent, the
+ * clock and gid allocation, the events and the audit log. It holds no rules: the resource stores
+ * (people, projects, tasks, catalog) change it, each keeping its own indexes consistent, and
+ * readers (routes, rules, the oracle) walk it directly.
  */
 import type { Gid, ResourceType, Workspace, User, WorkspaceMembership, UserTaskList, Team, TeamMembership, Project, Membership, Section, Task, Story, Attachment, CustomField, EnumOption, CustomFieldSetting, CustomType, Tag, Portfolio, ProjectPortfolioSetting, Goal, StatusUpdate, ProjectStatus, ProjectTemplate, Notification } from './model-types';
 import { AuditLog } from './rules/audit-log';
-import { EventLog, type EventAction, type EventChange, type EventRef } from './rules/events';
-import { paragraphsFor } from './names';
+import { EventLog } from './rules/events';
 
 export const DAY = 86_400_000;
 
@@ -41,17 +42,15 @@ export interface StoreOptions {
   eventRetentionMs?: number;
 }
 
-export class StoreBase {
+export class StoreIndexes {
   readonly seed: string;
-  protected clock: () => number;
+  private clock: () => number;
   /** The store's clock (replaceable with setClock, e.g. to move time in tests). */
   readonly now = (): number => this.clock();
   readonly events: EventLog;
   /** The audit log: the security-relevant share of recorded changes, kept for good, never lossy. */
   readonly audit: AuditLog;
-  /** Events are recorded only once the initial organization is built. */
-  recording = false;
-  protected nextId: number;
+  private nextId: number;
 
   readonly kinds = new Map<Gid, ResourceType>();
   readonly workspaces = new Map<Gid, Workspace>();
@@ -135,21 +134,7 @@ export class StoreBase {
     return this.kinds.get(gid);
   }
 
-  /** Runs `build` with event recording off (initial data is not news). */
-  silently<T>(build: () => T): T {
-    const was = this.recording;
-    this.recording = false;
-    try {
-      return build();
-    } finally {
-      this.recording = was;
-    }
-  }
-
-  // ---------------------------------------------------------------------------------------------
-  // Lookups
-  // ---------------------------------------------------------------------------------------------
-
+  /** The records of `ids` found in `from`, in order (ids of deleted records are skipped). */
   list<T>(ids: readonly Gid[] | undefined, from: Map<Gid, T>): T[] {
     const out: T[] = [];
     for (const id of ids ?? []) {
@@ -157,33 +142,6 @@ export class StoreBase {
       if (item) out.push(item);
     }
     return out;
-  }
-
-  workspaceMembership(user: Gid, workspace: Gid): WorkspaceMembership | undefined {
-    for (const id of this.workspaceMembershipsByUser.get(user) ?? []) {
-      const m = this.workspaceMemberships.get(id);
-      if (m && m.workspace === workspace) return m;
-    }
-    return undefined;
-  }
-
-  projectMemberships(project: Gid): Membership[] {
-    return this.list(this.membershipsByParent.get(project), this.memberships);
-  }
-
-  projectUserMembers(project: Gid): Gid[] {
-    return this.projectMemberships(project)
-      .filter((m) => m.memberType === 'user')
-      .map((m) => m.member);
-  }
-
-  findMembership(parent: Gid, member: Gid): Membership | undefined {
-    return this.projectMemberships(parent).find((m) => m.member === member);
-  }
-
-  /** Projects of a task: its own memberships, in order. */
-  taskProjects(task: Task): Gid[] {
-    return task.memberships.map((m) => m.project);
   }
 
   /** The task and its ancestors, nearest first. */
@@ -195,85 +153,5 @@ export class StoreBase {
       parent = parent.parent ? this.tasks.get(parent.parent) : undefined;
     }
     return chain;
-  }
-
-  taskNotes(task: Task): string {
-    return task.notes ?? paragraphsFor(this.seed, task.gid, 2).join('\n\n');
-  }
-
-  storyText(story: Story): string {
-    if (story.text !== null) return story.text;
-    return paragraphsFor(this.seed, story.gid, 1)[0] ?? '';
-  }
-
-  userTaskListOf(user: Gid, workspace: Gid): UserTaskList | undefined {
-    const m = this.workspaceMembership(user, workspace);
-    return m ? this.userTaskLists.get(m.userTaskList) : undefined;
-  }
-
-  // ---------------------------------------------------------------------------------------------
-  // Events
-  // ---------------------------------------------------------------------------------------------
-
-  /** A compact reference `{gid, resource_type, name}` as events carry them. */
-  ref(type: ResourceType, gid: Gid, name?: string, subtype?: string): EventRef {
-    const resolved = name ?? this.nameOf(gid);
-    return { gid, resource_type: type, ...(resolved !== undefined ? { name: resolved } : {}), ...(subtype ? { resource_subtype: subtype } : {}) };
-  }
-
-  taskRef(task: Task): EventRef {
-    return { gid: task.gid, resource_type: 'task', name: task.name, resource_subtype: task.resourceSubtype };
-  }
-
-  nameOf(gid: Gid): string | undefined {
-    return (
-      this.users.get(gid)?.name ??
-      this.projects.get(gid)?.name ??
-      this.teams.get(gid)?.name ??
-      this.workspaces.get(gid)?.name ??
-      this.tasks.get(gid)?.name ??
-      this.portfolios.get(gid)?.name ??
-      this.goals.get(gid)?.name ??
-      this.customFields.get(gid)?.name ??
-      this.sections.get(gid)?.name ??
-      this.projectTemplates.get(gid)?.name
-    );
-  }
-
-  /**
-   * Where a task event is visible: the task, its ancestors, every project of any of them (events
-   * bubble up from subtasks to the parent's projects) and the workspace.
-   */
-  taskScopes(task: Task): Gid[] {
-    const scopes = new Set<Gid>();
-    for (const t of this.ancestry(task)) {
-      scopes.add(t.gid);
-      for (const m of t.memberships) scopes.add(m.project);
-    }
-    scopes.add(task.workspace);
-    return [...scopes];
-  }
-
-  parentScopes(parent: Gid): Gid[] {
-    const project = this.projects.get(parent);
-    if (project) return [project.gid, project.workspace, ...(project.team ? [project.team] : [])];
-    const portfolio = this.portfolios.get(parent);
-    if (portfolio) return [portfolio.gid, portfolio.workspace];
-    const goal = this.goals.get(parent);
-    if (goal) return [goal.gid, goal.workspace];
-    return [parent];
-  }
-
-  record(action: EventAction, resource: EventRef, parent: EventRef | null, scopes: Gid[], change?: EventChange, user: Gid | null = null): void {
-    if (!this.recording) return;
-    this.audit.observe(this, { action, resource, parent, change, user, scopes });
-    this.events.append({
-      action,
-      resource,
-      parent,
-      change,
-      user: user ? this.ref('user', user) : null,
-      scopes: scopes.filter(Boolean),
-    });
   }
 }
