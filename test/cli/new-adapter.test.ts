@@ -11,6 +11,7 @@ import { ENTRIES_MARKER, IMPORTS_MARKER, registerAdapter } from '../../src/scaff
 import { ADAPTER_TEMPLATE_FILES, adapterNames, renderAdapterTemplates, renderTemplate } from '../../src/scaffold/render-adapter-template';
 import { scaffoldAdapter } from '../../src/scaffold/scaffold-adapter';
 import { ScaffoldError } from '../../src/scaffold/scaffold-error';
+import { useBuiltProgram } from '../helpers/built-program';
 import { contentBytes } from '../helpers/content-bytes';
 
 const ROOT = path.join(__dirname, '../..');
@@ -39,7 +40,8 @@ function run(command: string, args: string[], cwd: string): Promise<Ran> {
 }
 
 /** The CLI through its front door: `content-gateway new-adapter ...` as `npm run cli` runs it. */
-const newAdapter = (...args: string[]) => run(path.join(BIN, 'tsx'), [path.join(ROOT, 'src/main.ts'), 'new-adapter', ...args], ROOT);
+const MAIN = useBuiltProgram();
+const newAdapter = (...args: string[]) => run(process.execPath, [MAIN, 'new-adapter', ...args], ROOT);
 
 /**
  * The smallest copy of this project a scaffold can be checked in: the sources, migrations and

@@ -7,6 +7,7 @@ import { FsBlobStore } from '../../src/blobs/fs-blob-store';
 import { createDb } from '../../src/staging/create-db';
 import { migrateLatest } from '../../src/staging/run-migrations';
 import { StagingWriter } from '../../src/staging/staging-writer';
+import { useBuiltProgram } from '../helpers/built-program';
 import { readRest } from '../helpers/read-rest';
 import { htmlFile } from '../helpers/staging-fixtures';
 import fs from 'node:fs';
@@ -14,10 +15,10 @@ import os from 'node:os';
 import path from 'node:path';
 
 const ROOT = path.join(__dirname, '../..');
-const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
+const MAIN = useBuiltProgram();
 
 function run(args: string[], env: Record<string, string>): ChildProcessWithoutNullStreams {
-  return spawn(TSX, [path.join(ROOT, 'src/main.ts'), ...args], { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env }, cwd: ROOT });
+  return spawn(process.execPath, [MAIN, ...args], { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env }, cwd: ROOT });
 }
 
 function waitFor(child: ChildProcessWithoutNullStreams, pattern: RegExp): Promise<RegExpMatchArray> {

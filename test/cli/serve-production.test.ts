@@ -7,17 +7,18 @@ import path from 'node:path';
 import { buildProgram } from '../../src/cli/program';
 import type { Runtime } from '../../src/cli/runtime';
 import { ConfigError } from '../../src/config/load-config';
+import { useBuiltProgram } from '../helpers/built-program';
 
 /** 32 characters: the shortest key production takes. */
 const KEY = 'production-key-0123456789abcdefg';
 
 const ROOT = path.join(__dirname, '../..');
-const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
+const MAIN = useBuiltProgram();
 
-/** `content-gateway serve` as a real process (src/main.ts): its exit code and everything it printed. */
+/** `content-gateway serve` as a real process (the built program): its exit code and everything it printed. */
 function serveProcess(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(TSX, [path.join(ROOT, 'src/main.ts'), 'serve'], { env: { PATH: process.env.PATH ?? '', ...env }, cwd: ROOT });
+    const child = spawn(process.execPath, [MAIN, 'serve'], { env: { PATH: process.env.PATH ?? '', ...env }, cwd: ROOT });
     let output = '';
     child.stdout.on('data', (c: Buffer) => (output += c.toString()));
     child.stderr.on('data', (c: Buffer) => (output += c.toString()));

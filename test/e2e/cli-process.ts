@@ -1,7 +1,10 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import path from 'node:path';
+import { useBuiltProgram } from '../helpers/built-program';
 
 const ROOT = path.join(__dirname, '../..');
+/** Every test file that starts the CLI has the program built first (a no-op when nothing changed). */
+const BUILT_MAIN = useBuiltProgram();
 
 export interface CliExit {
   code: number | null;
@@ -24,14 +27,16 @@ export interface CliProcess {
 }
 
 /**
- * Runs `src/main.ts <args>` as a real child process with only the given environment (plus PATH).
- * Node itself loads tsx's hooks (`--import tsx`: CommonJS, and ESM for the commands' lazy
- * `import()`), rather than going through the `tsx` launcher, because
- * the launcher runs the program in a grandchild: a SIGKILL or SIGSTOP sent to the launcher would
- * never reach the process doing the work (or holding the sync lock).
+ * Runs the built program (`node dist/src/main.js <args>`, built before the file's tests) as a real
+ * child process with only the given environment (plus PATH). A TypeScript `program` (the kit's
+ * entry) runs with Node loading tsx's hooks (`--import tsx`: CommonJS, and ESM for lazy
+ * `import()`), rather than through the `tsx` launcher, because the launcher runs the program in
+ * a grandchild: a SIGKILL or SIGSTOP sent to the launcher would never reach the process doing the
+ * work (or holding the sync lock).
  */
-export function startCli(args: string[], env: Record<string, string>, program = 'src/main.ts'): CliProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, program), ...args], {
+export function startCli(args: string[], env: Record<string, string>, program = BUILT_MAIN): CliProcess {
+  const entry = path.resolve(ROOT, program);
+  const child = spawn(process.execPath, [...(entry.endsWith('.ts') ? ['--import', 'tsx'] : []), entry, ...args], {
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env },
     cwd: ROOT,
   });

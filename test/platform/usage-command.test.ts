@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { UsageReport } from '../../src/platform/usage/usage-report';
 import { runCli } from '../e2e/cli-process';
+import { useBuiltProgram } from '../helpers/built-program';
 import { canvasHasInk, hasChromium, launchHeadless, type HeadlessBrowser } from '../helpers/headless-browser';
 import { TEST_KEYS } from '../helpers/test-gateway';
 import { usageScenario, type UsageScenario } from './usage-scenario';
@@ -16,6 +17,7 @@ import { usageScenario, type UsageScenario } from './usage-scenario';
 jest.setTimeout(180_000);
 
 const SCRIPT = '/usr/bin/script';
+const MAIN = useBuiltProgram();
 
 let s: UsageScenario;
 let dir: string;
@@ -78,7 +80,7 @@ describe('content-gateway usage', () => {
   (fs.existsSync(SCRIPT) ? it : it.skip)('on a terminal: a progress bar on stderr while it counts, every phase to its end, then the table', async () => {
     // util-linux's `script` runs the CLI on a pseudo-terminal, as a person at a shell would; its output is what they see.
     // Paced at one request a second, so every phase lasts long enough for the bar (redrawn every 100 ms) to show it.
-    const argv = [process.execPath, '--import', 'tsx', path.join(__dirname, '../../src/main.ts'), ...args, '--requests-per-minute', '60'];
+    const argv = [process.execPath, MAIN, ...args, '--requests-per-minute', '60'];
     const shell = argv.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
     const r = await new Promise<{ code: number | null; out: string }>((resolve) => {
       const child = spawn(SCRIPT, ['-q', '-e', '-c', shell, '/dev/null'], { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', TERM: 'xterm', ...env } });

@@ -11,6 +11,7 @@ import selfsigned from 'selfsigned';
 import { FsBlobStore } from '../../src/blobs/fs-blob-store';
 import { createApp } from '../../src/http/create-app';
 import { answerClientErrors } from '../../src/http/answer-client-errors';
+import { useBuiltProgram } from '../helpers/built-program';
 import { rawExchange, type RawResponse } from '../helpers/raw-http';
 import { createTestDatabase } from '../helpers/test-databases';
 import { AUTH, TEST_KEYS, startTestGateway, type TestGateway } from '../helpers/test-gateway';
@@ -147,9 +148,10 @@ describe('what the HTTP parser refuses gets the error envelope and the security 
 });
 
 const ROOT = path.join(__dirname, '../..');
+const MAIN = useBuiltProgram();
 
 function serve(env: Record<string, string>): ChildProcessWithoutNullStreams {
-  return spawn(path.join(ROOT, 'node_modules/.bin/tsx'), [path.join(ROOT, 'src/main.ts'), 'serve'], { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...env }, cwd: ROOT });
+  return spawn(process.execPath, [MAIN, 'serve'], { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...env }, cwd: ROOT });
 }
 
 function listening(child: ChildProcessWithoutNullStreams, output: string[]): Promise<string> {
