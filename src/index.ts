@@ -32,4 +32,4 @@ export type { FileInput, StagedFile } from './staging/staging-writer';
 export { withAccessPolicy } from './sync/access-policy-source';
 export { runSync } from './sync/run-sync';
 export type { SyncDeps, SyncSummary } from './sync/run-sync';
-export { fileWireJson } from './wire/file-resource';
+export { fileWireJson } from './wire/file-wire-json';

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { isPostgres, type Db } from './create-db';
-import { fileWireJson } from '../wire/file-resource';
+import { fileWireJson } from '../wire/file-wire-json';
 import { chunks } from '../lib/chunks';
 import { insertRows } from './insert-rows';
 import { withoutSecondaryIndexes } from './secondary-indexes';
