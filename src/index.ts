@@ -27,8 +27,6 @@ export { createPrivateSchema } from './staging/create-private-schema';
 export { personIdOf } from './staging/person-id';
 export type { FileRow, GroupRow, MemberRow, PermissionRow, PrincipalType, UserRow } from './staging/row-types';
 export { migrateLatest } from './staging/run-migrations';
-export { StagingWriter } from './staging/staging-writer';
-export type { FileInput, StagedFile } from './staging/staging-writer';
 export { withAccessPolicy } from './sync/access-policy-source';
 export { runSync } from './sync/run-sync';
 export type { SyncDeps, SyncSummary } from './sync/run-sync';
