@@ -27,7 +27,6 @@ export { createPrivateSchema } from './staging/create-private-schema';
 export { personIdOf } from './staging/person-id';
 export type { FileRow, GroupRow, MemberRow, PermissionRow, PrincipalType, UserRow } from './staging/row-types';
 export { migrateLatest } from './staging/run-migrations';
-export { withAccessPolicy } from './sync/access-policy-source';
 export { runSync } from './sync/run-sync';
 export type { SyncDeps, SyncSummary } from './sync/run-sync';
 export { fileWireJson } from './wire/file-wire-json';

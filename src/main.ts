@@ -2,9 +2,9 @@
 import cluster from 'node:cluster';
 import http from 'node:http';
 import https from 'node:https';
-import { buildProgram } from './cli/program';
+import { buildProgramFor } from './cli/program';
 import type { Runtime } from './cli/runtime';
-import { ConfigError } from './config/load-config';
+import { describeFailure } from './cli/describe-failure';
 import { CONNECTIONS_CHECKING_INTERVAL_MS, limitConnections } from './lib/limit-connections';
 import { serverOptionsOf } from './lib/server-options-of';
 
@@ -56,9 +56,9 @@ async function shutdown(signal: string): Promise<void> {
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
 process.on('SIGINT', () => void shutdown('SIGINT'));
 
-buildProgram(runtime)
-  .parseAsync(process.argv)
+buildProgramFor(runtime, process.argv)
+  .then((program) => program.parseAsync(process.argv))
   .catch((error: unknown) => {
-    process.stderr.write(`${error instanceof ConfigError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(`${describeFailure(error, process.env)}\n`);
     process.exit(1);
   });

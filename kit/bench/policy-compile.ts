@@ -10,7 +10,6 @@ import { parsePolicy } from 'content-gateway';
 import type { Policy } from 'content-gateway';
 import { createDb } from 'content-gateway';
 import { migrateLatest } from 'content-gateway';
-import { withAccessPolicy } from 'content-gateway';
 import { runSync } from 'content-gateway';
 import { measurement, type BenchmarkResult } from './report';
 import { seededRandom } from './seeded-random';
@@ -95,11 +94,11 @@ function memorySource(users: readonly UserRecord[], docs: readonly FileRecord[])
   };
 }
 
-async function timedSync(dir: string, name: string, adapter: (db: ReturnType<typeof createDb>) => Adapter, reuse?: ReturnType<typeof createDb>): Promise<{ ms: number; db: ReturnType<typeof createDb> }> {
+async function timedSync(dir: string, name: string, adapter: Adapter, policy: Policy | undefined, reuse?: ReturnType<typeof createDb>): Promise<{ ms: number; db: ReturnType<typeof createDb> }> {
   const db = reuse ?? createDb({ sqlitePath: path.join(dir, `${name}.sqlite`) });
   if (!reuse) await migrateLatest(db);
   const t0 = performance.now();
-  const summary = await runSync(adapter(db), { db, blobs: new FsBlobStore(path.join(dir, 'blobs')), logger: pino({ level: 'silent' }) }, { mode: 'full', allowMassDelete: true });
+  const summary = await runSync(adapter, { db, blobs: new FsBlobStore(path.join(dir, 'blobs')), logger: pino({ level: 'silent' }) }, { mode: 'full', allowMassDelete: true, ...(policy ? { policy } : {}) });
   const ms = performance.now() - t0;
   if (summary.status !== 'succeeded') throw new Error(`${name} sync ${summary.status}: ${summary.error ?? ''}`);
   return { ms, db };
@@ -127,10 +126,10 @@ export async function policyCompile(options: Partial<PolicyCompileOptions> = {})
 
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'policy-bench-'));
   try {
-    const plain = await timedSync(dir, 'plain', () => memorySource(users, docs.map((d) => ({ ...d, access: [{ type: 'EVERYONE' }] }))));
+    const plain = await timedSync(dir, 'plain', memorySource(users, docs.map((d) => ({ ...d, access: [{ type: 'EVERYONE' }] }))), undefined);
     await plain.db.destroy();
-    const withPolicy = await timedSync(dir, 'policy', (db) => withAccessPolicy(memorySource(users, docs), POLICY, { db }));
-    const changed = await timedSync(dir, 'policy', (db) => withAccessPolicy(memorySource(users, docs), CHANGED, { db }), withPolicy.db);
+    const withPolicy = await timedSync(dir, 'policy', memorySource(users, docs), POLICY);
+    const changed = await timedSync(dir, 'policy', memorySource(users, docs), CHANGED, withPolicy.db);
     await withPolicy.db.destroy();
     const bench = 'policy-compile';
     return {

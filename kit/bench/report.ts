@@ -58,9 +58,10 @@ function goalText(g: Goal, unit: string): string {
   return g.on === 'ratio' ? `ratio ${g.op} ${g.target}` : `${g.op} ${g.target} ${unit}`;
 }
 
-/** The results as a fixed-width text table, then each benchmark's notes. */
-export function formatTable(results: readonly BenchmarkResult[]): string {
-  const header = ['benchmark', 'metric', 'gateway', 'baseline', 'unit', 'ratio', 'goal', 'result'];
+export const TABLE_HEADER = ['benchmark', 'metric', 'gateway', 'baseline', 'unit', 'ratio', 'goal', 'result'];
+
+/** One row of cells (as TABLE_HEADER names them) per figure; a crashed benchmark is one ERROR row. */
+export function tableRows(results: readonly BenchmarkResult[]): string[][] {
   const rows: string[][] = [];
   for (const r of results) {
     if (r.error) rows.push([r.name, '(crashed)', '-', '-', '-', '-', '-', 'ERROR']);
@@ -70,6 +71,13 @@ export function formatTable(results: readonly BenchmarkResult[]): string {
       rows.push([m.benchmark, m.metric, value, fmt(m.baseline), m.unit, ratio, goalText(m.goal, m.unit), m.pass ? 'pass' : 'MISS']);
     }
   }
+  return rows;
+}
+
+/** The results as a fixed-width text table, then each benchmark's notes. */
+export function formatTable(results: readonly BenchmarkResult[]): string {
+  const header = TABLE_HEADER;
+  const rows = tableRows(results);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
   const line = (cells: string[]): string => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
   const out = [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)];

@@ -6,10 +6,12 @@
  * its own that is dropped after; without either they are skipped with a note. The sample
  * comparison needs gunicorn and Flask (Debian: python3-flask, gunicorn), and is skipped without.
  */
+import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { authOverhead } from './auth-overhead';
 import { BenchContext } from './bench-context';
+import { commandStart } from './command-start';
 import { deepPage } from './deep-page';
 import { deepPageMillion } from './deep-page-million';
 import { downloadRss } from './download-rss';
@@ -42,6 +44,7 @@ function noPostgres(name: string): Promise<BenchmarkResult> {
 
 /** In run order. Add new benchmarks here. */
 const BENCHMARKS: ReadonlyArray<readonly [string, Benchmark]> = [
+  ['command-start', () => commandStart()],
   ['list-throughput', (ctx) => listThroughput(ctx)],
   ['list-throughput-postgres', (ctx, pg) => (pg ? listThroughputPostgres(ctx, pg) : noPostgres('list-throughput-postgres'))],
   ['deep-page', (ctx) => deepPage(ctx)],
@@ -67,6 +70,16 @@ const BENCHMARKS: ReadonlyArray<readonly [string, Benchmark]> = [
   // deletions before it (see sync-throughput.ts).
   ['sync-throughput', () => syncThroughput()],
 ];
+
+/** The commit measured, and whether the measured code had uncommitted changes. */
+function currentCommit(): string {
+  const git = (args: string[]): string => execFileSync('git', args, { cwd: path.join(__dirname, '../..'), encoding: 'utf8' }).trim();
+  try {
+    return `${git(['rev-parse', '--short', 'HEAD'])}${git(['status', '--porcelain', '--', 'src', 'migrations', 'kit/bench']) ? ' with uncommitted changes' : ''}`;
+  } catch {
+    return 'unknown';
+  }
+}
 
 function selected(argv: readonly string[]): string[] {
   const names: string[] = [];
@@ -114,6 +127,7 @@ async function main(): Promise<void> {
   const file = path.join(__dirname, 'results', 'latest.json');
   writeJson(file, results, {
     finishedAt: new Date().toISOString(),
+    commit: currentCommit(),
     totalMs,
     node: process.version,
     platform: `${os.platform()} ${os.arch()}`,

@@ -37,7 +37,7 @@ export function benchPostgresUrl(env: NodeJS.ProcessEnv = process.env): string |
  * Connections a Postgres bench gateway opens (`DATABASE_MAX_CONNECTIONS`): twice this host's cores,
  * the usual sizing for a database on them (the Postgres server here shares the bench's cores). A
  * pool of 20, one backend per client, served list pages at 0.53-0.66 of SQLite's rate against
- * 0.66-0.73 with 4, runs interleaved (kit/bench/README.md). All are knex's pool, list pages included.
+ * 0.66-0.73 with 4, runs interleaved (kit/bench/HISTORY.md). All are knex's pool, list pages included.
  */
 export function benchPostgresConnections(): number {
   return 2 * os.availableParallelism();

@@ -16,7 +16,7 @@ export interface ServeProcess {
  * cannot give, such as several worker processes. Resolves once it prints where it listens.
  */
 export function startServeProcess(env: Record<string, string>): Promise<ServeProcess> {
-  const child = spawn(process.execPath, ['--require', require.resolve('tsx/cjs'), path.join(ROOT, 'src/main.ts'), 'serve'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts'), 'serve'], {
     env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', DEMO_CONTENT: 'off', ...env },
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -2,7 +2,7 @@
  * `tsx kit/bench/summarize-cpu-profile.ts <file.cpuprofile> [--top <n>]`: where a V8 CPU profile's
  * time went, as shares of the samples: by owner (the innermost frame that is the project's own
  * module or a package, so Node internals and native builtins count for whoever called them), and
- * the functions with the most self time. Used for the request-floor breakdown in kit/bench/README.md.
+ * the functions with the most self time. Used for the request-floor breakdown in kit/bench/HISTORY.md.
  */
 import fs from 'node:fs';
 import path from 'node:path';

@@ -37,7 +37,7 @@ export function registerNewAdapterCommand(program: Command, runtime: Runtime): v
       runtime.print(`  1. npx jest test/contract/${names.name}.contract.test.ts   # the example dataset passes the contract suite`);
       runtime.print(`  2. Read src/adapters/${names.name}/README.md; put your source's records and mapping in ${names.name}-mapping.ts`);
       runtime.print(`     and its API in ${names.name}-client.ts.`);
-      runtime.print(`  3. Set ${names.CONSTANT_NAME}_BASE_URL and ${names.CONSTANT_NAME}_TOKEN, then: content-gateway sync ${names.name}`);
+      runtime.print(`  3. Set ${names.CONSTANT_NAME}_BASE_URL and ${names.CONSTANT_NAME}_TOKEN in the environment, then: npm run cli -- sync ${names.name}`);
       runtime.print(`  4. Point the contract test at a fake of your API and delete ${names.name}-example-source.ts.`);
     });
 }

@@ -6,7 +6,7 @@ import { loadConfig } from '../config/load-config';
 import { requirePublicHost } from '../config/require-public-host';
 import { keepClusterCounts } from '../http/rate-limits/rate-limit-store';
 import { resolveWebConcurrency } from '../lib/web-concurrency';
-import { createLogger, type Logger } from '../logging/create-logger';
+import { createLogger, wantsPrettyLogs, type Logger } from '../logging/create-logger';
 import { gatherMetricsForWorkers } from './cluster-metrics';
 import { prepareToServe, type PreparedStaging } from './prepare-to-serve';
 import type { Runtime } from './runtime';
@@ -45,7 +45,7 @@ export function registerServeCommand(program: Command, runtime: Runtime): void {
     .action(async function serve() {
       const config = loadConfig(runtime.env);
       requirePublicHost(config);
-      const logger = createLogger({ level: config.logLevel });
+      const logger = createLogger({ level: config.logLevel, pretty: wantsPrettyLogs(config.logFormat, runtime.interactive) });
       const workers = resolveWebConcurrency(config.webConcurrency, config.nodeEnv === 'production', os.availableParallelism());
       const cluster = runtime.cluster;
       if (cluster?.isWorker) {

@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
@@ -7,13 +9,15 @@ import { adapterSettingsHelp } from '../adapters/adapter-settings-table';
 import type { Config } from '../config/config-schema';
 import { loadConfig } from '../config/load-config';
 import { isAbortError } from '../lib/abort-error';
-import { createLogger, type Logger } from '../logging/create-logger';
+import { createLogger, wantsPrettyLogs, type Logger } from '../logging/create-logger';
 import { SyncRunsRepository } from '../staging/sync-runs-repository';
 import { loadPolicy } from '../policies/load-policy';
-import { withAccessPolicy } from '../sync/access-policy-source';
+import type { Policy } from '../policies/policy-types';
 import { runSync, type SyncOptions, type SyncProgress, type SyncSummary } from '../sync/run-sync';
 import { openStaging, type Staging } from './open-staging';
 import { parseInterval } from './parse-interval';
+import { projectRoot } from '../lib/project-root';
+import { failureLines } from './run-failures';
 import type { Runtime } from './runtime';
 
 /** How long a cancelled sync may take to record itself as cancelled before the process ends anyway. */
@@ -106,9 +110,10 @@ async function syncOnce(
     }
     // Read every round, so an edited policy takes effect at the next one.
     const policyFile = ctx.flags.policy ?? ctx.config.accessPolicies[adapter.name];
+    let policy: Policy | undefined;
     if (policyFile !== undefined) {
       try {
-        adapter = withAccessPolicy(adapter, await loadPolicy(policyFile), { db: ctx.staging.db });
+        policy = await loadPolicy(policyFile);
       } catch (error) {
         ctx.runtime.print(`${adapter.name}: access policy refused — ${(error as Error).message}`);
         ok = false;
@@ -120,9 +125,10 @@ async function syncOnce(
     const expected = prevCounts ? Object.values(prevCounts).reduce((a, b) => a + b, 0) : undefined;
     const progress = progressReporter(ctx.runtime, ctx.logger, expected);
     try {
-      const summary = await runSync(adapter, { db: ctx.staging.db, blobs: ctx.staging.blobs, logger: ctx.logger, signal: ctx.signal }, { ...syncOptions(ctx.config, ctx.flags, ctx.fullEveryMs), onProgress: progress.onProgress });
+      const summary = await runSync(adapter, { db: ctx.staging.db, blobs: ctx.staging.blobs, logger: ctx.logger, signal: ctx.signal }, { ...syncOptions(ctx.config, ctx.flags, ctx.fullEveryMs), ...(policy ? { policy } : {}), onProgress: progress.onProgress });
       progress.stop();
       ctx.runtime.print(formatSummary(summary));
+      for (const line of failureLines(summary.source, summary.failures, summary.counts.failed)) ctx.runtime.print(line);
       if (summary.status !== 'succeeded') ok = false;
     } catch (error) {
       progress.stop();
@@ -131,6 +137,16 @@ async function syncOnce(
     }
   }
   return ok;
+}
+
+/**
+ * When the built program (dist/) does not know an adapter whose sources are in src/adapters (one
+ * `new-adapter` just wrote), the build is older than the sources: say so, rather than only "unknown".
+ */
+function staleBuildHint(name: string): string {
+  const runningBuilt = path.extname(__filename) === '.js';
+  const source = path.join(projectRoot(), 'src', 'adapters', name);
+  return runningBuilt && fs.existsSync(source) ? ` src/adapters/${name}/ exists, but this built program is older than it: run \`npm run build\` (or use \`npm run cli -- sync ${name}\`, which runs the sources).` : '';
 }
 
 export function registerSyncCommand(program: Command, runtime: Runtime): void {
@@ -153,12 +169,12 @@ export function registerSyncCommand(program: Command, runtime: Runtime): void {
       // Usage mistakes are reported like commander's own (`error: …`, exit 1), not as a stack trace.
       const usageError = (message: string): never => command.showHelpAfterError(false).error(`error: ${message}`, { exitCode: 1, code: 'content-gateway.sync' });
       const config = loadConfig(runtime.env);
-      const logger = createLogger({ level: config.logLevel });
+      const logger = createLogger({ level: config.logLevel, pretty: wantsPrettyLogs(config.logFormat, runtime.interactive) });
       const factories = flags.all ? adapterFactories : name ? [findAdapterFactory(name)].filter((f): f is AdapterFactory => f !== undefined) : [];
       if (flags.policy !== undefined && (flags.all || !name)) usageError('--policy applies to one named adapter; for several, set ACCESS_POLICIES=<adapter>=<file>,...');
       if (factories.length === 0) {
         const known = adapterFactories.map((f) => f.name).join(', ') || 'none';
-        usageError(name ? `Unknown adapter '${name}'. Registered adapters: ${known}.` : `Name an adapter or use --all. Registered adapters: ${known}.`);
+        usageError(name ? `Unknown adapter '${name}'. Registered adapters: ${known}.${staleBuildHint(name)}` : `Name an adapter or use --all. Registered adapters: ${known}.`);
       }
       let interval: number | undefined;
       let fullEveryMs: number | undefined;

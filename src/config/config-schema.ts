@@ -52,6 +52,12 @@ export const settings = {
     default: 'info',
     description: 'pino log level.',
   }),
+  logFormat: setting({
+    env: 'LOG_FORMAT',
+    schema: z.enum(['auto', 'json', 'pretty'], { message: 'expected auto, json or pretty' }),
+    default: 'auto',
+    description: 'Log lines as JSON (for collectors) or as readable text (pino-pretty); `auto`: readable when the output is a terminal, JSON otherwise.',
+  }),
   databaseUrl: setting({
     env: 'DATABASE_URL',
     schema: z

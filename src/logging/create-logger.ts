@@ -20,7 +20,26 @@ export const REDACTED_PATHS = [
   'token',
 ];
 
-export function createLogger(options: { level: string; destination?: pino.DestinationStream }): Logger {
+export interface LoggerOptions {
+  level: string;
+  /** Where the lines go (default stdout). */
+  destination?: pino.DestinationStream;
+  /** Readable lines (pino-pretty, colours when `destination` is a terminal) instead of JSON. */
+  pretty?: boolean;
+}
+
+/**
+ * pino-pretty as a stream in this thread (not a transport's worker), so a line is written before
+ * the next statement runs and never interleaves out of order with what the command prints.
+ * Loaded only when asked for.
+ */
+function prettyStream(destination: pino.DestinationStream | undefined): pino.DestinationStream {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on use: JSON logging never pays for it
+  const pretty = require('pino-pretty') as (options: Record<string, unknown>) => pino.DestinationStream;
+  return pretty({ sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', ...(destination ? { destination } : {}) });
+}
+
+export function createLogger(options: LoggerOptions): Logger {
   return pino(
     {
       level: options.level,
@@ -28,6 +47,11 @@ export function createLogger(options: { level: string; destination?: pino.Destin
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       timestamp: pino.stdTimeFunctions.isoTime,
     },
-    options.destination,
+    options.pretty ? prettyStream(options.destination) : options.destination,
   );
+}
+
+/** Whether a command's logs should be readable text: LOG_FORMAT, or with `auto` whether the output is a terminal. */
+export function wantsPrettyLogs(format: 'auto' | 'json' | 'pretty', interactive: boolean): boolean {
+  return format === 'pretty' || (format === 'auto' && interactive);
 }

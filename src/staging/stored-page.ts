@@ -43,7 +43,7 @@ const ITEM = 'page_item';
  * (`pageFromRawRows`): a Postgres backend builds a 43 KB aggregate at a tenth of the rate it sends
  * the same rows (under pgbench, 10 clients on the 2-core machine: 971 against 9,279 pages a
  * second), and a worker thread of its own for the driver cost more CPU in all (its messages, its
- * garbage) than it took off the event loop (kit/bench/README.md). The ordering columns are text
+ * garbage) than it took off the event loop (kit/bench/HISTORY.md). The ordering columns are text
  * (`collate "C"`), so the position Postgres sends is the value knex's own reads would give.
  *
  * The SQL depends only on the page's shape (ordering, filter fields and operators, whether it

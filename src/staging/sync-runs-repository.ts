@@ -68,4 +68,17 @@ export class SyncRunsRepository {
   async latest(source: string): Promise<SyncRunRow | undefined> {
     return (await this.db('sync_runs').where({ source }).orderBy('id', 'desc').first()) as SyncRunRow | undefined;
   }
+
+  /** The newest `limit` runs, of `source` or of every source, newest first. */
+  async recent(limit: number, source?: string): Promise<SyncRunRow[]> {
+    const query = this.db('sync_runs').orderBy('id', 'desc').limit(limit);
+    if (source) query.where({ source });
+    return (await query) as SyncRunRow[];
+  }
+
+  /** Each source's newest finished run (what its items' state is now). */
+  async latestFinishedPerSource(): Promise<SyncRunRow[]> {
+    const newest = this.db('sync_runs').whereNot({ status: 'running' }).groupBy('source').max({ id: 'id' });
+    return (await this.db('sync_runs').whereIn('id', newest).orderBy('source')) as SyncRunRow[];
+  }
 }

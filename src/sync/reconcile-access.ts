@@ -1,7 +1,5 @@
-import type { AccessReconcilingAdapter, AdapterContext, LiveFile, SettleEvent, SettleRequest, SyncEvent } from '../adapters/adapter';
-import { chunks } from '../lib/chunks';
-import type { SyncCounts } from '../staging/sync-runs-repository';
-import { emptyBatch, type SyncBatch, type SyncStore } from '../staging/sync-store';
+import type { LiveFile, SettleEvent, SettleRequest, SyncEvent } from '../adapters/adapter';
+import type { FileState, SyncBatch } from '../staging/sync-store';
 import { decideAccess, globalId } from './record-rows';
 
 /** What access reconciliation did in a run (the summary reports it; `unannounced` goes to `sync_runs`). */
@@ -22,151 +20,168 @@ export interface ReconciliationStats {
   unannounced: number;
 }
 
-/** What the engine lends reconciliation: its store, its pipeline and its guards. */
-export interface ReconcileDeps {
-  adapter: AccessReconcilingAdapter;
-  ctx: AdapterContext;
-  store: SyncStore;
-  source: string;
-  batchSize: number;
-  /** The run's counts: access rewrites count as changed, tombstones as deleted. */
-  counts: SyncCounts;
-  at(): string;
-  /** Global ids this run's changes already wrote, deleted or failed. */
-  touched: ReadonlySet<string>;
-  /** Writes one batch in one transaction (the engine checks its lock and releases blobs). */
-  apply(batch: SyncBatch): Promise<void>;
-  /** Runs sync events through the engine's pipeline (decisions, error budget, checkpoints) and commits them. */
-  consume(events: AsyncIterable<SyncEvent>): Promise<void>;
-  /** Why tombstoning `deletes` of `active` files is refused (the mass-deletion guard), or undefined. */
-  refuseDeletes(deletes: number, active: number): string | undefined;
+/** What reconciliation decides and counts itself; the engine adds what it commits (refreshed and deleted files). */
+export type ReconciliationFindings = Pick<ReconciliationStats, 'listed' | 'unlisted' | 'missing' | 'accessRewritten'>;
+
+/** The access rewrites of one batch of files (a transaction). */
+export type AccessRewrites = SyncBatch['permissions'];
+
+/** What reconciliation reads of the source's staged files, and its one write: access lists. */
+export interface ReconcileStaging {
+  fileStates(ids: readonly string[]): Promise<ReadonlyMap<string, FileState>>;
+  /** Global ids of the source's active files. */
+  activeFileIds(): Promise<string[]>;
+  /** Rewrites these access lists in one transaction. */
+  rewriteAccess(rewrites: AccessRewrites): Promise<void>;
 }
 
-export interface ReconcileOutcome {
-  stats: ReconciliationStats;
-  /** Set when the mass-deletion guard kept the run from tombstoning what the source no longer lists. */
-  blocked?: string;
+export interface ReconcileInput {
+  source: string;
+  batchSize: number;
+  /** Global ids this run's changes already wrote, deleted or failed: the listing need not vouch for them. */
+  touched: ReadonlySet<string>;
+  staging: ReconcileStaging;
+  /** The time of a write, as staging stores it. */
+  stamp(): string;
+}
+
+/** The staged files the adapter found gone or said nothing about, for the engine to tombstone behind the mass-deletion guard. */
+export interface ReconcileVerdict {
+  /** Global ids, sorted. */
+  gone: string[];
+  /** Active files of the source when the listing ended (what the guard weighs `gone` against). */
+  active: number;
 }
 
 /** Settle rounds at most: the second only re-reads files whose access the first one found changed. */
 const SETTLE_ROUNDS = 2;
 
 /**
- * Access reconciliation, after an incremental run's changes are committed: compares the adapter's
- * live listing with staging and rewrites the access lists that differ; asks the adapter to settle
- * the staged files neither the run nor the listing showed, the listed files staging lacks and the
- * files whose access changed; then tombstones what the adapter found gone or said nothing about,
- * behind the mass-deletion guard. A listing that fails part way throws before anything is
- * tombstoned, so an incomplete listing never deletes.
+ * Access reconciliation, after an incremental run's changes are committed. The engine drives it
+ * in steps and commits what it asks for; it never calls the engine:
+ *
+ * 1. `compareListing`: compares the adapter's live listing with staging, rewrites the access lists
+ *    that differ, and returns what to ask `settle` about: the staged files neither the run nor the
+ *    listing showed, the listed files staging lacks and the files whose access changed. A listing
+ *    that fails part way throws, so an incomplete listing never deletes.
+ * 2. `answers`, once per request (`nextRequest` gives the next one): takes `settle`'s `live`
+ *    answers (access rewrites) and file deletes; every other answer is returned for the engine to
+ *    commit through its pipeline.
+ * 3. `verdict`: the staged files found gone or left unanswered, which the engine tombstones unless
+ *    the mass-deletion guard refuses.
  */
-export async function reconcileAccess(d: ReconcileDeps): Promise<ReconcileOutcome> {
-  const stats: ReconciliationStats = { listed: 0, unlisted: 0, missing: 0, accessRewritten: 0, refreshed: 0, deleted: 0, unannounced: 0 };
-  const listed = new Set<string>();
-  const found = await compareListing(d, stats, listed);
-  const active = await d.store.activeFileIds(d.source);
-  const unlisted = active.filter((id) => !listed.has(id) && !d.touched.has(id));
-  stats.unlisted = unlisted.length;
-  stats.missing = found.missing.length;
-
-  const answers: Answers = { answered: new Set(), gone: new Set(), accessChanged: [] };
-  let request: SettleRequest = { unlisted: unlisted.map((id) => nativeOf(d.source, id)), missing: found.missing, accessChanged: found.accessChanged };
-  for (let round = 0; round < SETTLE_ROUNDS && !isEmpty(request); round++) {
-    await settleRound(d, request, stats, answers);
-    request = { unlisted: [], missing: [], accessChanged: answers.accessChanged.splice(0) };
-  }
-
-  const staged = new Set(active);
-  const gone = [...new Set([...answers.gone, ...unlisted.filter((id) => !answers.answered.has(id))])].filter((id) => staged.has(id)).sort();
-  const blocked = gone.length > 0 ? d.refuseDeletes(gone.length, active.length) : undefined;
-  if (!blocked) await tombstone(d, gone, stats);
-  stats.unannounced = stats.accessRewritten + stats.refreshed + stats.deleted;
-  return blocked ? { stats, blocked } : { stats };
-}
-
-interface Answers {
+export class AccessReconciliation {
+  readonly findings: ReconciliationFindings = { listed: 0, unlisted: 0, missing: 0, accessRewritten: 0 };
+  private readonly listed = new Set<string>();
   /** Global ids settle answered for (live, file, delete or failure). */
-  answered: Set<string>;
+  private readonly answered = new Set<string>();
   /** Global ids settle said are gone. */
-  gone: Set<string>;
+  private readonly gone = new Set<string>();
   /** Native ids whose access an answer rewrote: the next round may refresh their content. */
-  accessChanged: string[];
-}
+  private readonly accessChanged: string[] = [];
+  private active: string[] = [];
+  private unlisted: string[] = [];
+  /** Settle rounds done. */
+  private rounds = 0;
 
-/** The listing against staging, a batch at a time: rewrites what differs, and tells what is missing or changed. */
-async function compareListing(d: ReconcileDeps, stats: ReconciliationStats, listed: Set<string>): Promise<{ missing: string[]; accessChanged: string[] }> {
-  const out = { missing: [] as string[], accessChanged: [] as string[] };
-  let chunk: LiveFile[] = [];
-  const compare = async (): Promise<void> => {
-    const fresh = chunk.filter((f) => !listed.has(globalId(d.source, f.nativeId)));
-    for (const f of fresh) listed.add(globalId(d.source, f.nativeId));
-    const result = await rewriteAccess(d, fresh, stats);
-    // What this run's changes read just now needs no second read.
-    const untouched = (ids: string[]) => ids.filter((n) => !d.touched.has(globalId(d.source, n)));
-    out.missing.push(...untouched(result.missing));
-    out.accessChanged.push(...untouched(result.rewritten));
-    chunk = [];
-  };
-  for await (const file of d.adapter.liveFiles(d.ctx)) {
-    stats.listed++;
-    chunk.push(file);
-    if (chunk.length >= d.batchSize) await compare();
-  }
-  await compare();
-  return out;
-}
+  constructor(private readonly input: ReconcileInput) {}
 
-/** Rewrites (in one transaction) the access lists of `files` that differ from staging; native ids of those rewritten and of those staging lacks. */
-async function rewriteAccess(d: ReconcileDeps, files: readonly LiveFile[], stats: ReconciliationStats): Promise<{ rewritten: string[]; missing: string[] }> {
-  const out = { rewritten: [] as string[], missing: [] as string[] };
-  if (files.length === 0) return out;
-  const ids = files.map((f) => globalId(d.source, f.nativeId));
-  const states = await d.store.fileStates(ids);
-  const batch = emptyBatch();
-  const at = d.at();
-  files.forEach((file, i) => {
-    const id = ids[i] as string;
-    const decision = decideAccess(d.source, file.access, states.get(id), at);
-    if (decision.kind === 'missing') out.missing.push(file.nativeId);
-    else if (decision.kind === 'permissions') {
-      batch.permissions.push({ fileId: id, permissions: decision.permissions, hash: decision.hash, at: decision.at });
-      out.rewritten.push(file.nativeId);
+  /** Step 1: the listing against staging, a batch at a time; the first request for `settle`, or undefined when there is nothing to ask. */
+  async compareListing(files: AsyncIterable<LiveFile>): Promise<SettleRequest | undefined> {
+    const { source, touched, batchSize } = this.input;
+    const missing: string[] = [];
+    const accessChanged: string[] = [];
+    let chunk: LiveFile[] = [];
+    const compare = async (): Promise<void> => {
+      const fresh = chunk.filter((f) => !this.listed.has(globalId(source, f.nativeId)));
+      for (const f of fresh) this.listed.add(globalId(source, f.nativeId));
+      const result = await this.rewriteAccess(fresh);
+      // What this run's changes read just now needs no second read.
+      const untouched = (ids: string[]) => ids.filter((n) => !touched.has(globalId(source, n)));
+      missing.push(...untouched(result.missing));
+      accessChanged.push(...untouched(result.rewritten));
+      chunk = [];
+    };
+    for await (const file of files) {
+      this.findings.listed++;
+      chunk.push(file);
+      if (chunk.length >= batchSize) await compare();
     }
-  });
-  if (batch.permissions.length > 0) await d.apply(batch);
-  stats.accessRewritten += batch.permissions.length;
-  d.counts.changed += batch.permissions.length;
-  return out;
-}
-
-/** One call of `settle`: `live` answers rewrite access, file deletes are held for the guard, the rest goes through the engine. */
-async function settleRound(d: ReconcileDeps, request: SettleRequest, stats: ReconciliationStats, answers: Answers): Promise<void> {
-  const before = { written: d.counts.added + d.counts.changed, rewritten: stats.accessRewritten };
-  await d.consume(routeAnswers(d, d.adapter.settle(d.ctx, request), stats, answers));
-  const written = d.counts.added + d.counts.changed - before.written;
-  stats.refreshed += written - (stats.accessRewritten - before.rewritten);
-}
-
-async function* routeAnswers(d: ReconcileDeps, events: AsyncIterable<SettleEvent>, stats: ReconciliationStats, answers: Answers): AsyncGenerator<SyncEvent> {
-  let live: LiveFile[] = [];
-  const flushLive = async (): Promise<void> => {
-    const { rewritten } = await rewriteAccess(d, live, stats);
-    answers.accessChanged.push(...rewritten);
-    live = [];
-  };
-  for await (const event of events) {
-    const id = eventFileId(d.source, event);
-    if (id !== undefined) answers.answered.add(id);
-    if (event.type === 'live') {
-      live.push(event.file);
-      if (live.length >= d.batchSize) await flushLive();
-    } else if (event.type === 'delete' && event.kind === 'file') {
-      answers.gone.add(globalId(d.source, event.nativeId));
-    } else {
-      if (event.type === 'file') answers.gone.delete(globalId(d.source, event.file.nativeId));
-      yield event;
-    }
+    await compare();
+    this.active = await this.input.staging.activeFileIds();
+    this.unlisted = this.active.filter((id) => !this.listed.has(id) && !touched.has(id));
+    this.findings.unlisted = this.unlisted.length;
+    this.findings.missing = missing.length;
+    return this.request({ unlisted: this.unlisted.map((id) => id.slice(source.length + 1)), missing, accessChanged });
   }
-  await flushLive();
+
+  /**
+   * Step 2: one round of `settle`'s answers. `live` answers rewrite access and file deletes are held
+   * for the verdict; the rest comes out for the engine to commit.
+   */
+  async *answers(events: AsyncIterable<SettleEvent>): AsyncIterable<SyncEvent> {
+    const { source, batchSize } = this.input;
+    let live: LiveFile[] = [];
+    const flushLive = async (): Promise<void> => {
+      const { rewritten } = await this.rewriteAccess(live);
+      this.accessChanged.push(...rewritten);
+      live = [];
+    };
+    for await (const event of events) {
+      const id = eventFileId(source, event);
+      if (id !== undefined) this.answered.add(id);
+      if (event.type === 'live') {
+        live.push(event.file);
+        if (live.length >= batchSize) await flushLive();
+      } else if (event.type === 'delete' && event.kind === 'file') {
+        this.gone.add(globalId(source, event.nativeId));
+      } else {
+        if (event.type === 'file') this.gone.delete(globalId(source, event.file.nativeId));
+        yield event;
+      }
+    }
+    await flushLive();
+  }
+
+  /** After a round: the next request for `settle` (files whose access that round rewrote), or undefined when done. */
+  nextRequest(): SettleRequest | undefined {
+    this.rounds++;
+    return this.rounds < SETTLE_ROUNDS ? this.request({ unlisted: [], missing: [], accessChanged: this.accessChanged.splice(0) }) : undefined;
+  }
+
+  /** Step 3: what the adapter found gone or said nothing about, among the files staged when the listing ended. */
+  verdict(): ReconcileVerdict {
+    const staged = new Set(this.active);
+    const unanswered = this.unlisted.filter((id) => !this.answered.has(id));
+    return { gone: [...new Set([...this.gone, ...unanswered])].filter((id) => staged.has(id)).sort(), active: this.active.length };
+  }
+
+  private request(r: SettleRequest): SettleRequest | undefined {
+    return r.unlisted.length === 0 && r.missing.length === 0 && r.accessChanged.length === 0 ? undefined : r;
+  }
+
+  /** Rewrites (in one transaction) the access lists of `files` that differ from staging; native ids of those rewritten and of those staging lacks. */
+  private async rewriteAccess(files: readonly LiveFile[]): Promise<{ rewritten: string[]; missing: string[] }> {
+    const out = { rewritten: [] as string[], missing: [] as string[] };
+    if (files.length === 0) return out;
+    const { source, staging } = this.input;
+    const ids = files.map((f) => globalId(source, f.nativeId));
+    const states = await staging.fileStates(ids);
+    const rewrites: AccessRewrites = [];
+    const at = this.input.stamp();
+    files.forEach((file, i) => {
+      const id = ids[i] as string;
+      const decision = decideAccess(source, file.access, states.get(id), at);
+      if (decision.kind === 'missing') out.missing.push(file.nativeId);
+      else if (decision.kind === 'permissions') {
+        rewrites.push({ fileId: id, permissions: decision.permissions, hash: decision.hash, at: decision.at });
+        out.rewritten.push(file.nativeId);
+      }
+    });
+    if (rewrites.length > 0) await staging.rewriteAccess(rewrites);
+    this.findings.accessRewritten += rewrites.length;
+    return out;
+  }
 }
 
 /** The global id of the file an event writes, deletes, fails or vouches for (undefined for other events). */
@@ -175,20 +190,4 @@ export function eventFileId(source: string, event: SettleEvent): string | undefi
   if (event.type === 'delete' && event.kind === 'file') return globalId(source, event.nativeId);
   if (event.type === 'failure' && event.kind === 'file' && event.nativeId !== undefined) return globalId(source, event.nativeId);
   return undefined;
-}
-
-async function tombstone(d: ReconcileDeps, ids: readonly string[], stats: ReconciliationStats): Promise<void> {
-  for (const part of chunks(ids, d.batchSize)) {
-    await d.apply({ ...emptyBatch(), tombstones: part });
-    stats.deleted += part.length;
-    d.counts.deleted += part.length;
-  }
-}
-
-function nativeOf(source: string, id: string): string {
-  return id.slice(source.length + 1);
-}
-
-function isEmpty(r: SettleRequest): boolean {
-  return r.unlisted.length === 0 && r.missing.length === 0 && r.accessChanged.length === 0;
 }

@@ -1,5 +1,6 @@
 import type { BlobStore } from '../blobs/blob-store';
 import type { Logger } from '../logging/create-logger';
+import type { Policy } from '../policies/policy-types';
 import type { Db } from '../staging/create-db';
 import type { SyncCounts, SyncMode, SyncRunStatus } from '../staging/sync-runs-repository';
 import { DEFAULT_ERROR_BUDGET, type ErrorBudgetLimits } from './error-budget';
@@ -30,6 +31,11 @@ export interface SyncOptions {
    * started at least this long ago: content that lost events left stale converges within it.
    */
   fullEveryMs?: number;
+  /**
+   * The source's access policy (docs/access-policies.md): the run compiles it into groups and each
+   * file's access list (the policy stage, stages/policy-stage.ts). The adapter knows nothing of it.
+   */
+  policy?: Policy;
   onProgress?: (progress: SyncProgress) => void;
 }
 

@@ -178,6 +178,30 @@ describe('content-gateway new-adapter (in a copy of the project)', () => {
     }
   });
 
+  it('its printed sync step works as printed in the project (the example dataset, before any BASE_URL is set)', async () => {
+    const step = /^\s+3\. .*then: (npm run cli -- sync acme-scaffold-check)$/m.exec(created.stdout)?.[1];
+    expect(step).toBe('npm run cli -- sync acme-scaffold-check');
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-new-adapter-sync-'));
+    try {
+      const synced = await new Promise<Ran>((resolve, reject) => {
+        const child = spawn('npm', ['run', '-s', 'cli', '--', 'sync', 'acme-scaffold-check'], {
+          cwd: project,
+          env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? os.tmpdir(), LOG_LEVEL: 'warn', SQLITE_PATH: path.join(dataDir, 'gw.sqlite'), BLOB_DIR: path.join(dataDir, 'blobs'), DEMO_CONTENT: 'off' },
+        });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+        child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+        child.on('error', reject);
+        child.on('close', (code) => resolve({ code, stdout, stderr }));
+      });
+      expect({ code: synced.code, stderr: synced.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(synced.stdout).toMatch(/^acme-scaffold-check: full sync succeeded: files added [1-9]\d*/m);
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   it('type-checks as generated (registry included), and the adapter passes the shared contract suite out of the box', async () => {
     // The project's own compiler options, over what the scaffold wrote or edited and everything
     // that imports (rather than all of src/, so work in progress elsewhere cannot fail this test).
@@ -274,8 +298,10 @@ describe('content-gateway new-adapter (in a copy of the project)', () => {
     beforeAll(async () => {
       const dir = path.join(project, 'src/adapters/acme-scaffold-check');
       // ts-jest transforms any .ts path: the rendered modules load from the copy, as rendered.
+      /* eslint-disable @typescript-eslint/no-require-imports -- modules rendered at run time, loaded by path */
       const mod = require(path.join(dir, 'index.ts')) as AdapterModule;
       const data = require(path.join(dir, 'acme-scaffold-check-example-source.ts')) as ExampleModule;
+      /* eslint-enable @typescript-eslint/no-require-imports */
       example = new data.AcmeScaffoldCheckExampleSource();
       requests = [];
       server = http.createServer(fakeApi(data));

@@ -47,7 +47,7 @@ async function serve(env: Record<string, string>): Promise<{ url: string; stop: 
     interactive: false,
   };
   try {
-    await buildProgram(runtime).parseAsync(['node', 'content-gateway', 'serve']);
+    await (await buildProgram(runtime)).parseAsync(['node', 'content-gateway', 'serve']);
   } catch (error) {
     for (const handler of shutdown) await handler();
     throw error;

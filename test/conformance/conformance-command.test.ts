@@ -22,7 +22,7 @@ function fakeRuntime(env: Record<string, string> = {}) {
 
 async function cli(args: string[], env: Record<string, string> = {}) {
   const r = fakeRuntime(env);
-  await buildProgram(r.runtime).parseAsync(args, { from: 'user' });
+  await (await buildProgram(r.runtime)).parseAsync(args, { from: 'user' });
   return { text: r.out.join('\n'), exitCode: r.exitCode() };
 }
 

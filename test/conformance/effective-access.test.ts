@@ -39,7 +39,11 @@ function referenceCanSee(g: Graph, userId: string, fileId: string): boolean {
       const set = members.get(x.id) as Set<string>;
       for (const m of x.members.entries) {
         if (m.type !== 'GROUP') continue;
-        for (const u of members.get(m.id) ?? []) if (!set.has(u)) (set.add(u), (changed = true));
+        for (const u of members.get(m.id) ?? []) {
+          if (set.has(u)) continue;
+          set.add(u);
+          changed = true;
+        }
       }
     }
   }

@@ -172,7 +172,7 @@ export function describeAdapterContract(name: string, makeFixture: () => Promise
           if (!isAbsoluteUrl(file.externalUrl)) problems.push(`${at}: external URL ${JSON.stringify(file.externalUrl)} is not absolute`);
           if (!SUPPORTED_MIME_TYPES.includes(file.mimeType)) problems.push(`${at}: unsupported MIME type ${JSON.stringify(file.mimeType)}`);
           if (file.content.kind === 'html') {
-            let html = '';
+            let html: string;
             try {
               html = await withTimeout(contentHtml(file), 10_000, `${at}: load()`);
             } catch (error) {
@@ -181,7 +181,7 @@ export function describeAdapterContract(name: string, makeFixture: () => Promise
             }
             if (html.trim() === '') problems.push(`${at}: empty HTML`);
           } else {
-            let size = 0;
+            let size: number;
             try {
               size = (await withTimeout(contentBytes(file), 10_000, `${at}: open()`)).length;
             } catch (error) {

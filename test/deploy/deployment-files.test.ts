@@ -300,7 +300,7 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it('runs only commands the CLI has, with options it knows', () => {
+  it('runs only commands the CLI has, with options it knows', async () => {
     const runtime: Runtime = {
       env: {},
       print: () => undefined,
@@ -309,7 +309,7 @@ describe('docker-compose.yml', () => {
       setExitCode: () => undefined,
       interactive: false,
     };
-    const program = buildProgram(runtime);
+    const program = await buildProgram(runtime);
     for (const [name, s] of Object.entries(services).filter(([, s]) => usesGatewayImage(s))) {
       const [commandName, ...args] = commandOf(s).length ? commandOf(s) : ['serve'];
       let command = program.commands.find((c) => c.name() === commandName);

@@ -25,12 +25,13 @@ export interface CliProcess {
 
 /**
  * Runs `src/main.ts <args>` as a real child process with only the given environment (plus PATH).
- * Node itself loads tsx's CommonJS hook, rather than going through the `tsx` launcher, because
+ * Node itself loads tsx's hooks (`--import tsx`: CommonJS, and ESM for the commands' lazy
+ * `import()`), rather than going through the `tsx` launcher, because
  * the launcher runs the program in a grandchild: a SIGKILL or SIGSTOP sent to the launcher would
  * never reach the process doing the work (or holding the sync lock).
  */
 export function startCli(args: string[], env: Record<string, string>, program = 'src/main.ts'): CliProcess {
-  const child = spawn(process.execPath, ['--require', require.resolve('tsx/cjs'), path.join(ROOT, program), ...args], {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, program), ...args], {
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env },
     cwd: ROOT,
   });

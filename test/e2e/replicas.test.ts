@@ -22,7 +22,7 @@ jest.setTimeout(300_000);
 const pgUrl = process.env.TEST_DATABASE_URL;
 const run = pgUrl && testRedisUrl ? describe : describe.skip;
 if (!(pgUrl && testRedisUrl)) {
-  // eslint-disable-next-line no-console
+   
   console.warn('[replicas test] SKIPPED: needs TEST_DATABASE_URL and TEST_REDIS_URL (both set in CI by .ci/run)');
 }
 
@@ -141,7 +141,7 @@ run('two replicas on one Postgres with Redis (scaled out)', () => {
       }
     }
     expect((await sync?.exited)?.code).toBe(0);
-    // eslint-disable-next-line no-console
+     
     console.log(`[replicas test] ${pagesDuringSync} pages crawled while the sync ran`);
     expect(pagesDuringSync).toBeGreaterThan(0);
     expect(summaryOf(sync?.stdout() ?? '')).toMatchObject({ status: 'succeeded', counts: { added: added.length, changed: changed.length, deleted: deleted.length, failed: 0 } });

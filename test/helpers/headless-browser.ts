@@ -8,7 +8,7 @@ export const CHROMIUM_PATH = '/usr/bin/chromium';
 /** Whether Debian's Chromium is installed; suites that need it skip with a visible message otherwise. */
 export const hasChromium = fs.existsSync(CHROMIUM_PATH);
 if (!hasChromium) {
-  // eslint-disable-next-line no-console
+   
   console.warn(`[content-gateway tests] ${CHROMIUM_PATH} is absent: headless-browser suites are SKIPPED (install Debian's chromium to run them).`);
 }
 

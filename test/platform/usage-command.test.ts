@@ -78,7 +78,7 @@ describe('content-gateway usage', () => {
   (fs.existsSync(SCRIPT) ? it : it.skip)('on a terminal: a progress bar on stderr while it counts, every phase to its end, then the table', async () => {
     // util-linux's `script` runs the CLI on a pseudo-terminal, as a person at a shell would; its output is what they see.
     // Paced at one request a second, so every phase lasts long enough for the bar (redrawn every 100 ms) to show it.
-    const argv = [process.execPath, '--require', require.resolve('tsx/cjs'), path.join(__dirname, '../../src/main.ts'), ...args, '--requests-per-minute', '60'];
+    const argv = [process.execPath, '--import', 'tsx', path.join(__dirname, '../../src/main.ts'), ...args, '--requests-per-minute', '60'];
     const shell = argv.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
     const r = await new Promise<{ code: number | null; out: string }>((resolve) => {
       const child = spawn(SCRIPT, ['-q', '-e', '-c', shell, '/dev/null'], { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', TERM: 'xterm', ...env } });

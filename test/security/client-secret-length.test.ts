@@ -16,7 +16,7 @@ const SHORT = 'short-client-secret-0123456789a'; // 31
 async function hashSecret(args: string[], env: Record<string, string> = {}): Promise<{ printed: string[]; error?: Error }> {
   const printed: string[] = [];
   const runtime: Runtime = { env, print: (line) => printed.push(line), listen: () => Promise.reject(new Error('no listening here')), onShutdown: () => undefined, setExitCode: () => undefined, interactive: false };
-  const program = buildProgram(runtime).exitOverride();
+  const program = (await buildProgram(runtime)).exitOverride();
   try {
     await program.parseAsync(['node', 'content-gateway', 'hash-secret', ...args]);
     return { printed };

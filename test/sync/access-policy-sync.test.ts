@@ -8,7 +8,6 @@ import { RateLimitPacer } from '../../src/conformance/rate-limit-pacer';
 import { policyGrants } from '../../src/policies/evaluate-policy';
 import { parsePolicy } from '../../src/policies/load-policy';
 import type { Policy } from '../../src/policies/policy-types';
-import { withAccessPolicy } from '../../src/sync/access-policy-source';
 import { runSync } from '../../src/sync/run-sync';
 import { ScriptedSource } from '../helpers/scripted-adapter';
 import { databaseKinds } from '../helpers/test-databases';
@@ -62,7 +61,7 @@ function seed(source: ScriptedSource): void {
 describe.each(databaseKinds)('syncing a source with an access policy (%s staging)', (kind) => {
   let gw: TestGateway;
   let source: ScriptedSource;
-  const sync = (policy: Policy) => runSync(withAccessPolicy(source, policy, { db: gw.database.db }), { db: gw.database.db, blobs: gw.blobs, logger });
+  const sync = (policy: Policy) => runSync(source, { db: gw.database.db, blobs: gw.blobs, logger }, { policy });
 
   beforeAll(async () => {
     gw = await startTestGateway(kind);

@@ -6,7 +6,6 @@ import { accessInputFromCrawl, EffectiveAccess } from '../../src/conformance/eff
 import { GatewayClient } from '../../src/conformance/gateway-client';
 import { RateLimitPacer } from '../../src/conformance/rate-limit-pacer';
 import { parsePolicy } from '../../src/policies/load-policy';
-import { withAccessPolicy } from '../../src/sync/access-policy-source';
 import { runSync } from '../../src/sync/run-sync';
 import { ScriptedSource } from '../helpers/scripted-adapter';
 import { databaseKinds } from '../helpers/test-databases';
@@ -56,7 +55,7 @@ describe.each(databaseKinds)('policy texts compared in Unicode normal form (%s s
       const file = source.files.get(id);
       if (file) source.files.set(id, { ...file, attributes });
     }
-    expect(await runSync(withAccessPolicy(source, POLICY, { db: gw.database.db }), { db: gw.database.db, blobs: gw.blobs, logger })).toMatchObject({ status: 'succeeded' });
+    expect(await runSync(source, { db: gw.database.db, blobs: gw.blobs, logger }, { policy: POLICY })).toMatchObject({ status: 'succeeded' });
     const client = new GatewayClient({ baseUrl: gw.url, key: TEST_KEYS[0], authForm: 'bearer', concurrency: 2, timeoutMs: 10_000, recorder: new CrawlRecorder(), pacer: new RateLimitPacer() });
     const access = new EffectiveAccess(accessInputFromCrawl(await crawlGateway(client, { concurrency: 2, skipDownloads: true })));
     client.close();

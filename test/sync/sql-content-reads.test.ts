@@ -7,7 +7,6 @@ import { RateLimitPacer } from '../../src/conformance/rate-limit-pacer';
 import { policyGrants } from '../../src/policies/evaluate-policy';
 import { parsePolicy } from '../../src/policies/load-policy';
 import type { Policy } from '../../src/policies/policy-types';
-import { withAccessPolicy } from '../../src/sync/access-policy-source';
 import { runSync } from '../../src/sync/run-sync';
 import { captureLogger } from '../helpers/capture-logger';
 import { createFixtureSchema, DOCUMENT_COUNT, fixtureMapping, FixtureWriter, seedFixture } from '../helpers/sql-fixture';
@@ -66,7 +65,7 @@ describe.each(sourceKinds)('document bodies read from a SQL source (%s)', (kind)
     const documents = contentReads ? { ...listed, contentReads } : listed;
     const adapter = createSqlAdapter({ connection: parseDatabaseUrl(source.url), mapping: resolveSqlMapping({ ...mapping, documents }), sourceName: 'sql', pageSize: PAGE });
     const log = captureLogger('debug');
-    const summary = await runSync(withAccessPolicy(adapter, policy, { db: gw.database.db }), { db: gw.database.db, blobs: gw.blobs, logger: log.logger }, { batchSize: BATCH });
+    const summary = await runSync(adapter, { db: gw.database.db, blobs: gw.blobs, logger: log.logger }, { batchSize: BATCH, policy });
     const queries = log.lines().filter((l) => l.msg === 'sql: query').map((l) => String(l.sql));
     return { summary, queries, bodyReads: queries.filter(readsBodies) };
   }

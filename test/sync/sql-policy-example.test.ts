@@ -5,7 +5,6 @@ import { createSqlAdapter, loadSqlMapping, parseDatabaseUrl } from '../../src/ad
 import { parseExpectations } from '../../src/conformance/access-expectations';
 import { runConformance } from '../../src/conformance/run-conformance';
 import { loadPolicy } from '../../src/policies/load-policy';
-import { withAccessPolicy } from '../../src/sync/access-policy-source';
 import { explainStagedAccess } from '../../src/sync/explain-staged-access';
 import { runSync } from '../../src/sync/run-sync';
 import { createSqlSource, runSqlScript, sourceKinds, type SqlSource } from '../helpers/sql-source';
@@ -37,7 +36,7 @@ describe.each(sourceKinds)('the documented policy example on %s', (kind) => {
 
   const sync = async () => {
     const adapter = createSqlAdapter({ connection: parseDatabaseUrl(source.url), mapping: loadSqlMapping(path.join(EXAMPLE, 'mapping.yaml')), sourceName: 'sql', pageSize: 500 });
-    return runSync(withAccessPolicy(adapter, await loadPolicy(path.join(EXAMPLE, 'policy.yaml')), { db: gw.database.db }), { db: gw.database.db, blobs: gw.blobs, logger });
+    return runSync(adapter, { db: gw.database.db, blobs: gw.blobs, logger }, { policy: await loadPolicy(path.join(EXAMPLE, 'policy.yaml')) });
   };
   const conformance = async (expectations: string) => {
     const report = await runConformance({ baseUrl: gw.url, key: TEST_KEYS[0], profile: 'strict', secondCrawl: false, expectations: parseExpectations(expectations) });

@@ -6,7 +6,6 @@ import { accessInputFromCrawl, EffectiveAccess } from '../../src/conformance/eff
 import { GatewayClient } from '../../src/conformance/gateway-client';
 import { RateLimitPacer } from '../../src/conformance/rate-limit-pacer';
 import { parsePolicy } from '../../src/policies/load-policy';
-import { withAccessPolicy } from '../../src/sync/access-policy-source';
 import { runSync } from '../../src/sync/run-sync';
 import { createSqlSource, sourceKinds, type SqlSource } from '../helpers/sql-source';
 import { startTestGateway, TEST_KEYS, type TestGateway } from '../helpers/test-gateway';
@@ -70,7 +69,7 @@ describe.each(sourceKinds)('a policy ordering numeric columns of a %s source', (
       incremental: { mode: 'none' },
     });
     const adapter = createSqlAdapter({ connection: parseDatabaseUrl(source.url), mapping, sourceName: 'sql', pageSize: 10 });
-    expect(await runSync(withAccessPolicy(adapter, POLICY, { db: gw.database.db }), { db: gw.database.db, blobs: gw.blobs, logger })).toMatchObject({ status: 'succeeded' });
+    expect(await runSync(adapter, { db: gw.database.db, blobs: gw.blobs, logger }, { policy: POLICY })).toMatchObject({ status: 'succeeded' });
 
     const client = new GatewayClient({ baseUrl: gw.url, key: TEST_KEYS[0], authForm: 'bearer', concurrency: 2, timeoutMs: 10_000, recorder: new CrawlRecorder(), pacer: new RateLimitPacer() });
     const access = new EffectiveAccess(accessInputFromCrawl(await crawlGateway(client, { concurrency: 2, skipDownloads: true })));

@@ -7,7 +7,6 @@ import { GatewayClient } from '../../src/conformance/gateway-client';
 import { RateLimitPacer } from '../../src/conformance/rate-limit-pacer';
 import { policyGrants } from '../../src/policies/evaluate-policy';
 import { parsePolicy } from '../../src/policies/load-policy';
-import { withAccessPolicy } from '../../src/sync/access-policy-source';
 import { runSync } from '../../src/sync/run-sync';
 import { createFixtureSchema, fixtureMapping, FixtureWriter, seedFixture } from '../helpers/sql-fixture';
 import { createSqlSource, type SqlSource } from '../helpers/sql-source';
@@ -54,7 +53,7 @@ describe.each(databaseKinds)('a SQL source with an access policy (%s staging)', 
     // Access comes from the policy alone, so the oracle below is the policy itself.
     const { access: _explicit, ...documents } = mapping.documents;
     const adapter = createSqlAdapter({ connection: parseDatabaseUrl(source.url), mapping: resolveSqlMapping({ ...mapping, documents }), sourceName: 'sql', pageSize: 5 });
-    return runSync(withAccessPolicy(adapter, POLICY, { db: gw.database.db }), { db: gw.database.db, blobs: gw.blobs, logger });
+    return runSync(adapter, { db: gw.database.db, blobs: gw.blobs, logger }, { policy: POLICY });
   };
 
   async function mismatches(): Promise<string[]> {

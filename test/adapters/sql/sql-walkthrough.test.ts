@@ -5,7 +5,6 @@ import { createSqlAdapter, loadSqlMapping, parseDatabaseUrl } from '../../../src
 import { parseExpectations } from '../../../src/conformance/access-expectations';
 import { runConformance } from '../../../src/conformance/run-conformance';
 import { loadPolicy } from '../../../src/policies/load-policy';
-import { withAccessPolicy } from '../../../src/sync/access-policy-source';
 import { explainStagedAccess } from '../../../src/sync/explain-staged-access';
 import { runSync } from '../../../src/sync/run-sync';
 import { createSqlSource, runSqlScript, sourceKinds, type SqlSource } from '../../helpers/sql-source';
@@ -49,7 +48,7 @@ describe.each(sourceKinds)('docs/sql-adapter.md followed in order on %s', (kind)
   });
 
   const adapter = () => createSqlAdapter({ connection: parseDatabaseUrl(source.url), mapping: loadSqlMapping(MAPPING), sourceName: 'sql', pageSize: 500 });
-  const sync = async (withPolicy: boolean) => runSync(withPolicy ? withAccessPolicy(adapter(), await loadPolicy(POLICY), { db: gw.database.db }) : adapter(), { db: gw.database.db, blobs: gw.blobs, logger });
+  const sync = async (withPolicy: boolean) => runSync(adapter(), { db: gw.database.db, blobs: gw.blobs, logger }, withPolicy ? { policy: await loadPolicy(POLICY) } : {});
   const conformance = async (expectations: string) => {
     const report = await runConformance({ baseUrl: gw.url, key: TEST_KEYS[0], profile: 'strict', secondCrawl: false, expectations: parseExpectations(fs.readFileSync(expectations, 'utf8')) });
     expect(report.findings.filter((f) => f.severity !== 'pass').map((f) => `${f.severity} ${f.check}: ${f.message}`)).toEqual([]);

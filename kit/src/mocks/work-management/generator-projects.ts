@@ -1,5 +1,5 @@
 /** The generator's projects: custom fields, projects with sections and members, status updates, portfolios, goals and project templates. */
-import { type CustomField, type Gid, type PrivacySetting, type Project, type Team, type User, type WorkManagementStore, isoDate } from './model';
+import { type CustomField, type Gid, type PrivacySetting, type Team, type WorkManagementStore, isoDate } from './model';
 import { PROJECT_TOPICS, slug } from './names';
 import { COLORS, DAY, GENERATION_START, GOAL_STATUS_TYPES, PROJECT_STATUS_TYPES, SECTION_NAMES, type GenerationState } from './generator-state';
 

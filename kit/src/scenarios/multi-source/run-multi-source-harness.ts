@@ -17,7 +17,7 @@ import { listenOnLoopback } from 'content-gateway/lib';
 import { normalizeEmail } from 'content-gateway/lib';
 import type { Logger } from 'content-gateway/logging';
 import { parsePolicy } from 'content-gateway';
-import { withAccessPolicy } from 'content-gateway';
+import type { Policy } from 'content-gateway';
 import { runSync, type SyncSummary } from 'content-gateway';
 import { applyChangeRound } from '../change-round';
 import { compareAccess, type AccessComparison } from '../compare-access';
@@ -60,6 +60,8 @@ const SOURCES = { wm: 'wm', files: 'files', records: 'records' } as const;
 
 interface Scenario {
   adapters: Adapter[];
+  /** The access policy each source's sync compiles, by source name. */
+  policies: Partial<Record<string, Policy>>;
   fsModel: FsModel;
   sql: SqlModel;
   sqlDb: Knex;
@@ -100,7 +102,7 @@ export async function runMultiSourceHarness(o: MultiSourceOptions): Promise<Mult
 
     const round = async (label: string, mode: 'full' | 'auto'): Promise<MultiSourceRound> => {
       const syncs: SyncSummary[] = [];
-      for (const adapter of s.adapters) syncs.push(await runSync(adapter, { db: staging.db, blobs, logger: o.logger }, { mode }));
+      for (const adapter of s.adapters) syncs.push(await runSync(adapter, { db: staging.db, blobs, logger: o.logger }, { mode, policy: s.policies[adapter.name] }));
       for (const sync of syncs) o.print(`[${label}] sync ${sync.source}: ${sync.mode} ${sync.status}, added ${sync.counts.added}, changed ${sync.counts.changed}, deleted ${sync.counts.deleted}, failed ${sync.counts.failed}`);
       const report = await runConformance({ baseUrl: gateway.url, key, profile: 'strict', rawIds: true, logger: o.logger, minCrawlGapMs: 1100 });
       writeReports(report, path.join(o.out, label.replace(/\W+/g, '-')));
@@ -137,9 +139,9 @@ async function setUpSources(work: string, mock: { url: string; token: string; wo
   const adapters: Adapter[] = [
     createWorkManagementAdapter({ baseUrl: `${mock.url}/api/1.0`, token: mock.token, workspace: mock.workspace, sourceName: SOURCES.wm }),
     createFilesystemAdapter({ root: fsRoot, sourceName: SOURCES.files, workerThread: false }),
-    withAccessPolicy(sqlAdapter, policy, { db }),
+    sqlAdapter,
   ];
-  return { adapters, fsModel, sql, sqlDb, fsRoot };
+  return { adapters, policies: { [SOURCES.records]: policy }, fsModel, sql, sqlDb, fsRoot };
 }
 
 /** A person leaves the folder tree's directory (inactive there), keeping what the other sources grant. */
