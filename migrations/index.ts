@@ -8,6 +8,7 @@ import * as servePeople from './20261125020000_serve_people';
 import * as addPostgresListCovering from './20261125100000_add_postgres_list_covering';
 import * as indexUserAccessOnly from './20261125110000_index_user_access_only';
 import * as boundServedIds from './20261127000000_bound_served_ids';
+import * as fillFileWireJson from './20261128000000_fill_file_wire_json';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -29,4 +30,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261125100000_add_postgres_list_covering', addPostgresListCovering],
   ['20261125110000_index_user_access_only', indexUserAccessOnly],
   ['20261127000000_bound_served_ids', boundServedIds],
+  ['20261128000000_fill_file_wire_json', fillFileWireJson],
 ];

@@ -8,7 +8,7 @@ import { DbBlobStore } from 'content-gateway';
 import { FsBlobStore } from 'content-gateway';
 import { createDb } from 'content-gateway';
 import { migrateLatest } from 'content-gateway';
-import { StagingWriter } from 'content-gateway';
+import { StagingWriter } from '../../test/helpers/staging-writer';
 import { publicPdfRow } from './stage-files';
 import type { DownloadServerConfig, DownloadServerReport } from './download-rss-server';
 import { measurement, type BenchmarkResult } from './report';

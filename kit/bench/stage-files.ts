@@ -1,5 +1,5 @@
 import type { Db } from 'content-gateway';
-import { StagingWriter, type FileInput, type StagedFile } from 'content-gateway';
+import { StagingWriter, type FileInput, type StagedFile } from '../../test/helpers/staging-writer';
 import { seededRandom } from './seeded-random';
 
 export interface StagedFiles {
@@ -75,7 +75,7 @@ function benchFile(i: number, random: () => number): FileInput {
 const BATCH = 5000;
 
 /**
- * Stages `count` files through the product's bulk load (`StagingWriter.loadFiles`: one
+ * Stages `count` files through the tests' bulk writer (`StagingWriter.loadFiles`, test/helpers/staging-writer.ts: one
  * transaction, the stored list JSON made by the writer, secondary indexes of the empty table
  * dropped and built once at the end), in batches of 5,000 generated as the load asks for them.
  * `ms` is the whole of it: generating the rows, writing them and building the indexes.

@@ -4,7 +4,7 @@ import type { AppConfig } from 'content-gateway';
 import { autoSecretChecks } from 'content-gateway';
 import { hashClientSecret } from 'content-gateway';
 import { spawnModuleWorker } from 'content-gateway/lib';
-import { StagingWriter } from 'content-gateway';
+import { StagingWriter } from '../../test/helpers/staging-writer';
 import { publicPdfRow } from './stage-files';
 import { loadNote } from './load-note';
 import { measurement, type BenchmarkResult } from './report';

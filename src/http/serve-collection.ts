@@ -6,11 +6,6 @@ import type { StoredPage } from '../staging/packed-page';
 import { baseUrl, odataContext } from './base-url';
 import type { HandlerDeps } from './handler-context';
 
-/** An item already serialised (a stored `wire_json`), spliced into the page as it is. */
-export class RawJson {
-  constructor(readonly json: string) {}
-}
-
 type Item = Record<string, unknown>;
 
 export interface CollectionRoute<F extends string, Row> {
@@ -27,13 +22,10 @@ export interface CollectionRoute<F extends string, Row> {
    */
   path?: string;
   load(page: PageRequest<F>): Promise<Page<Row>>;
-  /**
-   * The page as stored JSON, when the collection keeps its items pre-serialised; tried first for
-   * pages without `$select` or `wrap`, and `load` answers when it returns undefined.
-   */
-  loadStored?: (page: PageRequest<F>) => Promise<StoredPage | undefined>;
-  /** The wire item; may be RawJson when the page has no `$select` and no `wrap`. */
-  toWire(row: Row, selecting: boolean): Item | RawJson;
+  /** The page as stored JSON, when the collection keeps its items pre-serialised: it answers pages without `$select` or `wrap`. */
+  loadStored?: (page: PageRequest<F>) => Promise<StoredPage>;
+  /** The wire item. */
+  toWire(row: Row, selecting: boolean): Item;
   /** Wraps the items in `value` (permissions nest them in an object). */
   wrap?: (items: Item[]) => unknown;
 }
@@ -87,16 +79,11 @@ export async function serveCollection<F extends string, Row>(
     res.uncork();
     return;
   }
-  const items = (result?.items ?? []).map((row) => {
-    const item = route.toWire(row, page.select !== undefined);
-    return item instanceof RawJson ? item : project(item, page.select, route.required);
-  });
+  const items = (result?.items ?? []).map((row) => project(route.toWire(row, page.select !== undefined), page.select, route.required));
   if (route.wrap) {
-    const objects = items.filter((i): i is Item => !(i instanceof RawJson));
-    res.json({ '@odata.context': context, value: route.wrap(objects), ...(nextLink ? { '@odata.nextLink': nextLink } : {}) });
+    res.json({ '@odata.context': context, value: route.wrap(items), ...(nextLink ? { '@odata.nextLink': nextLink } : {}) });
     return;
   }
-  // Assembled as text so stored items are spliced in without a parse/serialise round trip.
-  const value = items.map((i) => (i instanceof RawJson ? i.json : JSON.stringify(i))).join(',');
+  const value = items.map((i) => JSON.stringify(i)).join(',');
   res.type('application/json').send(`{"@odata.context":${JSON.stringify(context)},"value":[${value}]${link}}`);
 }

@@ -62,24 +62,16 @@ export class FilesRepository {
   }
 
   /**
-   * A page of files. `stored` pages read only the pre-serialised representation (`wire_json`)
-   * and the keyset columns, which is what makes list pages cheap; rows without one fall back to
-   * the full columns.
+   * A page of files as rows, for the pages that are not the stored list JSON: a `$select`, or the
+   * HTML body in the list (`INCLUDE_HTML_BODY_IN_LIST`).
    */
-  async listFiles(page: PageRequest<FileField>, options: { includeBody: boolean; stored: boolean }): Promise<Page<FileRow>> {
-    const columns = options.stored ? ['id', 'modified_at', 'wire_json'] : options.includeBody ? [...LIST_COLUMNS, 'body_html'] : [...LIST_COLUMNS];
-    const result = await queryPage<FileRow, FileField>(this.db('files').select(columns), page, FILE_COLUMNS, 'id');
-    const missing = options.stored ? result.items.filter((r) => !r.wire_json).map((r) => r.id) : [];
-    if (missing.length === 0) return result;
-    const full = new Map(((await this.db('files').whereIn('id', missing).select(LIST_COLUMNS)) as FileRow[]).map((r) => [r.id, r]));
-    return { ...result, items: result.items.map((r) => full.get(r.id) ?? r) };
+  async listFiles(page: PageRequest<FileField>, options: { includeBody: boolean }): Promise<Page<FileRow>> {
+    const columns = options.includeBody ? [...LIST_COLUMNS, 'body_html'] : [...LIST_COLUMNS];
+    return queryPage<FileRow, FileField>(this.db('files').select(columns), page, FILE_COLUMNS, 'id');
   }
 
-  /**
-   * A page of files as their stored list JSON, joined into one byte string (see `StoredPageReader`);
-   * undefined when some row on it has none, and `listFiles` must build it.
-   */
-  listStoredFiles(page: PageRequest<FileField>): Promise<StoredPage | undefined> {
+  /** A page of files as their stored list JSON, joined into one byte string (see `StoredPageReader`). */
+  listStoredFiles(page: PageRequest<FileField>): Promise<StoredPage> {
     return this.storedPages.read(page);
   }
 

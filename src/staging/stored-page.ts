@@ -24,6 +24,8 @@ interface CompiledShape {
   statement: CompiledStatement;
   /** The ordering columns, as the rows name them. */
   orderColumns: string[];
+  /** SQLite: the page's plain rows (ordering values, then the JSON), for a page whose aggregate came out of order. */
+  rows?: CompiledStatement;
 }
 
 /** The column a Postgres page row holds its item's JSON in. */
@@ -62,28 +64,39 @@ export class StoredPageReader<F extends string> {
   ) {}
 
   /**
-   * One page, or undefined when a row on it (on SQLite, or the row after it) has no stored JSON, or
-   * when the rows did not come in page order (SQLite's aggregate is not promised to keep it, so the
-   * ordering values are checked rather than trusted); the caller then reads the page row by row.
+   * One page. Every row holds its stored JSON (the writers build it; a migration filled the rows
+   * written before): a served row without it fails the page. SQLite's aggregate is not promised to
+   * keep the rows in page order, so its ordering values are checked rather than trusted, and a page
+   * that came out of order (or with a row it cannot account for) is read again as plain rows.
    */
-  async read(page: PageRequest<F>): Promise<StoredPage | undefined> {
+  async read(page: PageRequest<F>): Promise<StoredPage> {
     const bindings = pageBindings(page);
     const shape = pageShape(page);
     let compiled = this.compiled.get(shape);
     if (!compiled) {
       const { query, orderColumns } = this.build(page);
-      compiled = { statement: compileChecked(query, bindings), orderColumns };
+      const rows = isPostgres(this.db) ? undefined : compileChecked(this.rowsQuery(page).query, bindings);
+      compiled = { statement: compileChecked(query, bindings), orderColumns, ...(rows ? { rows } : {}) };
       this.compiled.set(shape, compiled);
     }
     if (isPostgres(this.db)) return this.readRows(compiled, bindings, page);
-    return pageFromPacked(await this.readAggregate(compiled, bindings), page);
+    const packed = pageFromPacked(await this.readAggregate(compiled, bindings), page);
+    return packed ?? this.readPlainRows(compiled, bindings, page);
   }
 
   /** Postgres: the page's rows as text, on one of knex's connections (the transaction's own, when `db` is one). */
-  private async readRows({ statement, orderColumns }: CompiledShape, bindings: Array<string | number>, page: PageRequest<F>): Promise<StoredPage | undefined> {
+  private async readRows({ statement, orderColumns }: CompiledShape, bindings: Array<string | number>, page: PageRequest<F>): Promise<StoredPage> {
     this.db.emit('query', { sql: statement.native, bindings, method: 'select' });
     const rows = await pgPooledTextRows(this.db, statement.name, statement.native, bindings);
     return pageFromRawRows(rows, orderColumns.length, page.top);
+  }
+
+  /** SQLite: the page's plain rows, in the statement's order, joined as Postgres's are. */
+  private async readPlainRows({ rows, orderColumns }: CompiledShape, bindings: Array<string | number>, page: PageRequest<F>): Promise<StoredPage> {
+    if (!rows) throw new Error('no plain-rows statement for this page');
+    const read = await runCompiled<Record<string, unknown>>(this.db, rows, bindings, 'select');
+    const text = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
+    return pageFromRawRows(read.map((row) => [...orderColumns, this.jsonColumn].map((c) => text(row[c]))), orderColumns.length, page.top);
   }
 
   /** SQLite: the page as one aggregate row, from the read worker (off the event loop) or, without one (`:memory:`), here. */
@@ -104,13 +117,19 @@ export class StoredPageReader<F extends string> {
     return unpackAggregate(rows[0], orderColumns.length);
   }
 
-  /** The page's statement: on Postgres its rows (ordering values, then the JSON), on SQLite their aggregate. */
+  /** The page's rows: its ordering values, then the JSON (on Postgres as `ITEM`, from the covered copy where there is one). */
+  private rowsQuery(page: PageRequest<F>): { query: Knex.QueryBuilder; orderColumns: string[] } {
+    const query = this.db(this.table);
+    const orderColumns = seekPage(query, page, this.columns, this.key, page.top + 1);
+    query.select([...orderColumns, isPostgres(this.db) ? this.itemJson(ITEM) : this.jsonColumn]);
+    return { query, orderColumns };
+  }
+
+  /** The page's statement: on Postgres its rows, on SQLite their aggregate. */
   private build(page: PageRequest<F>): { query: Knex.QueryBuilder; orderColumns: string[] } {
     const db = this.db;
-    const inner = db(this.table);
-    const orderColumns = seekPage(inner, page, this.columns, this.key, page.top + 1);
-    if (isPostgres(db)) return { query: inner.select([...orderColumns, this.itemJson(ITEM)]), orderColumns };
-    inner.select([...orderColumns, this.jsonColumn]);
+    const { query: inner, orderColumns } = this.rowsQuery(page);
+    if (isPostgres(db)) return { query: inner, orderColumns };
     const keys = orderColumns.map((_, i) => `json_group_array(??) as k${i}`).join(', ');
     const query = db
       .select(

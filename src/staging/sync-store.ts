@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Db } from './create-db';
-import { FILE_RESOURCE_COLUMNS, fileWireJson } from '../wire/file-resource';
+import { FILE_RESOURCE_COLUMNS } from '../wire/file-resource';
+import { fileWireJson } from '../wire/file-wire-json';
 import { chunks } from '../lib/chunks';
 import { insertRows } from './insert-rows';
 import { accountsReferenced, personsOf, resolveAccounts, servedIdOf } from './people';

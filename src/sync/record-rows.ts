@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type { AccessEntry, FileRecord, GroupRecord, Principal, UserRecord } from '../adapters/adapter';
 import type { BlobStore } from '../blobs/blob-store';
 import { changeTime } from '../lib/change-time';
-import { fileWireJson } from '../wire/file-resource';
+import { fileWireJson } from '../wire/file-wire-json';
 import { globalId } from '../wire/global-id';
 import type { FileState, FileWrite, GroupState, GroupWrite, PrincipalRef, UserState, UserWrite } from '../staging/sync-store';
 

@@ -39,8 +39,8 @@ export const FILE_RESOURCE_COLUMNS = [
 
 /**
  * A staged file as the platform reads it (the contract's `File`). `withBody` adds the inline HTML
- * (on `/v1/files/{id}`). Served by `http`; also stored by staging's writers, pre-serialised, as
- * `wire_json`, so list pages are assembled from stored fragments instead of being rebuilt.
+ * (on `/v1/files/{id}`). Served by `http`; its list form, without the body, is also stored
+ * pre-serialised (`fileWireJson`), so list pages are assembled from stored fragments.
  */
 export function toFileResource(row: FileFields, withBody: boolean): Record<string, unknown> {
   const content: Record<string, unknown> = { mime_type: row.mime_type };
@@ -69,9 +69,4 @@ export function toFileResource(row: FileFields, withBody: boolean): Record<strin
     file.parent_info = { id: row.parent_id, name: row.parent_name, ...(row.parent_path ? { path: row.parent_path } : {}) };
   }
   return file;
-}
-
-/** The list representation (no HTML body), serialised once when a file is written. */
-export function fileWireJson(row: FileFields): string {
-  return JSON.stringify(toFileResource(row, false));
 }

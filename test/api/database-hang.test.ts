@@ -10,7 +10,7 @@ import { loadConfig } from '../../src/config/load-config';
 import { answerClientErrors } from '../../src/http/answer-client-errors';
 import { createApp } from '../../src/http/create-app';
 import { listenOnLoopback } from '../../src/lib/listen-on-loopback';
-import { StagingWriter } from '../../src/staging/staging-writer';
+import { StagingWriter } from '../helpers/staging-writer';
 import { group, htmlFile, user } from '../helpers/staging-fixtures';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy';
 import { AUTH, TEST_KEYS } from '../helpers/test-gateway';

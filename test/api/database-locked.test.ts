@@ -11,7 +11,7 @@ import { createApp } from '../../src/http/create-app';
 import { listenOnLoopback } from '../../src/lib/listen-on-loopback';
 import { createDb } from '../../src/staging/create-db';
 import { migrateLatest } from '../../src/staging/run-migrations';
-import { StagingWriter } from '../../src/staging/staging-writer';
+import { StagingWriter } from '../helpers/staging-writer';
 import { group, htmlFile, user } from '../helpers/staging-fixtures';
 import { AUTH, TEST_KEYS } from '../helpers/test-gateway';
 

@@ -53,8 +53,8 @@ describe.each(databaseKinds)('paging while a sync writes, on %s', (kind) => {
               } else if (ids.length > 0) {
                 const id = ids[m.index % ids.length] as string;
                 changed.add(id);
-                // As the sync engine does: a changed row drops its stored list representation.
-                if (m.kind === 'touch') await db('files').where({ id }).update({ modified_at: at(m.t), name: `edited ${m.t}`, wire_json: null });
+                // As the sync engine does: a changed row is written again, its list JSON with it.
+                if (m.kind === 'touch') await gw.writer.putFiles([{ file: htmlFile(id, { modified_at: at(m.t), name: `edited ${m.t}` }), permissions: [] }]);
                 else await db('files').where({ id }).delete();
               }
             }

@@ -51,9 +51,17 @@ function kitImports(file: string): KitImport[] {
   }));
 }
 
+/**
+ * The one file outside kit/ the benchmarks import by path: the staging writer the tests and the
+ * benchmarks share (issue 28 c: it is no part of the product, which stages only through syncs).
+ * It writes staging rows directly, so it is the kit's one way into the product's internals.
+ */
+const SHARED_TEST_HELPERS = new Set([path.join('test', 'helpers', 'staging-writer.ts')]);
+
 /** Why an import of the kit breaks the boundary, or undefined when it holds. */
 function violation(imp: KitImport): string | undefined {
   const { specifier } = imp;
+  if (imp.local && SHARED_TEST_HELPERS.has(specifier) && imp.from.startsWith(`kit${path.sep}bench${path.sep}`)) return undefined;
   if (imp.local) return specifier.startsWith(`kit${path.sep}`) ? undefined : 'reaches outside kit/ by path';
   if (packageOf(specifier) === 'content-gateway') return ENTRY_POINTS.has(specifier) ? undefined : 'not an entry point the product exports';
   if (isBuiltin(specifier)) return undefined;
@@ -76,6 +84,8 @@ describe('the verification kit imports the gateway only through what the product
     expect(files.length).toBeGreaterThan(150);
     expect(imports.filter((i) => i.specifier.startsWith('content-gateway')).length).toBeGreaterThan(30);
     expect(violation({ from: 'kit/bench/x.ts', specifier: 'src/staging/create-db.ts', local: true })).toBeDefined();
+    expect(violation({ from: 'kit/src/x.ts', specifier: 'test/helpers/staging-writer.ts', local: true })).toBeDefined();
+    expect(violation({ from: 'kit/bench/x.ts', specifier: 'test/helpers/test-gateway.ts', local: true })).toBeDefined();
     expect(violation({ from: 'kit/bench/x.ts', specifier: 'content-gateway/staging/create-db', local: false })).toBeDefined();
     expect(violation({ from: 'kit/bench/x.ts', specifier: 'left-pad', local: false })).toBeDefined();
     expect(mockViolation({ from: 'kit/src/mocks/work-management/x.ts', specifier: 'content-gateway', local: false })).toBeDefined();

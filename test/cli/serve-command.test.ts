@@ -6,7 +6,7 @@ import selfsigned from 'selfsigned';
 import { FsBlobStore } from '../../src/blobs/fs-blob-store';
 import { createDb } from '../../src/staging/create-db';
 import { migrateLatest } from '../../src/staging/run-migrations';
-import { StagingWriter } from '../../src/staging/staging-writer';
+import { StagingWriter } from '../helpers/staging-writer';
 import { useBuiltProgram } from '../helpers/built-program';
 import { readRest } from '../helpers/read-rest';
 import { htmlFile } from '../helpers/staging-fixtures';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import crypto from 'node:crypto';
 import knex from 'knex';
 import { createDb } from '../../src/staging/create-db';
-import { StagingWriter } from '../../src/staging/staging-writer';
+import { StagingWriter } from '../helpers/staging-writer';
 import { freshGet } from '../helpers/fresh-get';
 import { htmlFile } from '../helpers/staging-fixtures';
 import { dropKeys, testRedisUrl, uniqueKeyPrefix } from '../helpers/test-redis';

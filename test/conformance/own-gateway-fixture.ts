@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { Principal } from '../../src/staging/staging-writer';
+import type { Principal } from '../helpers/staging-writer';
 import { group, htmlFile, user } from '../helpers/staging-fixtures';
 import type { TestGateway } from '../helpers/test-gateway';
 

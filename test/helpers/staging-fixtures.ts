@@ -1,4 +1,4 @@
-import type { FileInput, GroupInput, UserInput } from '../../src/staging/staging-writer';
+import type { FileInput, GroupInput, UserInput } from './staging-writer';
 
 export const T0 = '2026-01-01T00:00:00.000Z';
 

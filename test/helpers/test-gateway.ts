@@ -11,7 +11,7 @@ import { answerClientErrors } from '../../src/http/answer-client-errors';
 import { createApp, type AppConfig } from '../../src/http/create-app';
 import type { RateLimitStore } from '../../src/http/rate-limits/rate-limit-store';
 import { listenOnLoopback } from '../../src/lib/listen-on-loopback';
-import { StagingWriter } from '../../src/staging/staging-writer';
+import { StagingWriter } from './staging-writer';
 import { ContractValidator, type ObservedResponse } from './contract-validator';
 import { createTestDatabase, type DatabaseKind, type TestDatabase } from './test-databases';
 

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { FsBlobStore } from '../../src/blobs/fs-blob-store';
 import { createDb } from '../../src/staging/create-db';
 import { migrateLatest } from '../../src/staging/run-migrations';
-import { StagingWriter, type StagedFile } from '../../src/staging/staging-writer';
+import { StagingWriter, type StagedFile } from '../helpers/staging-writer';
 import { startCli, type CliProcess } from '../e2e/cli-process';
 import { htmlFile } from '../helpers/staging-fixtures';
 

@@ -1,4 +1,4 @@
-import { StagingWriter, type StagedFile } from '../../src/staging/staging-writer';
+import { StagingWriter, type StagedFile } from '../helpers/staging-writer';
 import { createTestDatabase, databaseKinds, type TestDatabase } from '../helpers/test-databases';
 import { at, htmlFile } from '../helpers/staging-fixtures';
 

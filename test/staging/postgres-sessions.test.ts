@@ -53,16 +53,6 @@ describeWithPostgres('Postgres sessions', () => {
     for (const sql of seen) expect(sql).not.toMatch(/string_agg|json_agg/);
   });
 
-  it('leave a page with a row that has no JSON to the row-by-row read', async () => {
-    await db('t').where({ id: 'b' }).update({ json: null });
-    const reader = new StoredPageReader(db, 't', { id: 'id' }, 'id', 'json');
-    // The row after the page (b) has none: it is only read to know that more follow, so the page stands.
-    expect(await reader.read({ orderBy: { field: 'id', direction: 'asc' }, filters: [], top: 1, skip: 0 })).toEqual({ json: Buffer.from('{"n":1}'), count: 1, next: ['a'] });
-    // A page holding it is declined.
-    expect(await reader.read({ orderBy: { field: 'id', direction: 'asc' }, filters: [], top: 1, skip: 0, after: ['a'] })).toBeUndefined();
-    expect(await reader.read({ orderBy: { field: 'id', direction: 'asc' }, filters: [], top: 1, skip: 0, after: ['b'] })).toEqual({ json: Buffer.from('{"n":3}'), count: 1 });
-  });
-
   it("read a transaction's list pages on its own connection, seeing what it has written", async () => {
     const trx = await db.transaction();
     let page: unknown;

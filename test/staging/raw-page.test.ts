@@ -27,10 +27,10 @@ describe("Postgres's raw page rows", () => {
     );
   });
 
-  it('decline a page when a served row has no JSON, but not when only the extra row lacks it', () => {
-    expect(pageFromRawRows([raw('a', '1'), raw('b', null), raw('c', '3')], 1, 5)).toBeUndefined();
-    expect(pageFromRawRows([raw('a', null), raw('b', '2')], 1, 1)).toBeUndefined();
-    expect(pageFromRawRows([raw('a', '1'), raw('b', ''), raw('c', '3')], 1, 3)).toBeUndefined();
+  it('fail a page when a served row has no JSON (every row holds it), but not when only the extra row lacks it', () => {
+    expect(() => pageFromRawRows([raw('a', '1'), raw('b', null), raw('c', '3')], 1, 5)).toThrow(/no stored list JSON/);
+    expect(() => pageFromRawRows([raw('a', null), raw('b', '2')], 1, 1)).toThrow(/no stored list JSON/);
+    expect(() => pageFromRawRows([raw('a', '1'), raw('b', ''), raw('c', '3')], 1, 3)).toThrow(/no stored list JSON/);
     expect(pageFromRawRows([raw('a', '1'), raw('b', null)], 1, 1)).toEqual({ json: Buffer.from('1'), count: 1, next: ['a'] });
   });
 

@@ -3,7 +3,7 @@ import { htmlFile } from '../helpers/staging-fixtures';
 import { sqliteReadHandle } from '../../src/staging/create-db';
 import { FilesRepository } from '../../src/staging/files-repository';
 import { SqliteReadHandle } from '../../src/staging/sqlite-read-handle';
-import { StagingWriter } from '../../src/staging/staging-writer';
+import { StagingWriter } from '../helpers/staging-writer';
 
 describe('single-file reads on the SQLite read handle', () => {
   let t: TestDatabase;

@@ -8,7 +8,7 @@ import { migrateLatest, migrateRollbackAll } from '../../src/staging/run-migrati
 import { createTestDatabase, databaseKinds, type TestDatabase } from '../helpers/test-databases';
 import { at, htmlFile, user } from '../helpers/staging-fixtures';
 import { resolveAccounts } from '../../src/staging/people';
-import { StagingWriter } from '../../src/staging/staging-writer';
+import { StagingWriter } from '../helpers/staging-writer';
 import { FilesRepository } from '../../src/staging/files-repository';
 
 /** The plan of a page query, as text (SQLite's EXPLAIN QUERY PLAN or Postgres's EXPLAIN). */

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { BlobStore } from '../../src/blobs/blob-store';
 import { DbBlobStore } from '../../src/blobs/db-blob-store';
 import { FsBlobStore } from '../../src/blobs/fs-blob-store';
-import { StagingWriter } from '../../src/staging/staging-writer';
+import { StagingWriter } from '../helpers/staging-writer';
 import { collectBlobGarbage, SyncRunningError } from '../../src/sync/collect-blob-garbage';
 import { htmlFile } from '../helpers/staging-fixtures';
 import { createTestDatabase, databaseKinds, type TestDatabase } from '../helpers/test-databases';

@@ -1,6 +1,6 @@
 import type { FileRecord } from '../../src/adapters/adapter';
 import type { BlobStore } from '../../src/blobs/blob-store';
-import { fileWireJson } from '../../src/wire/file-resource';
+import { fileWireJson } from '../../src/wire/file-wire-json';
 import type { FileState } from '../../src/staging/sync-store';
 import { decideFile } from '../../src/sync/record-rows';
 

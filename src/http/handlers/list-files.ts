@@ -5,7 +5,7 @@ import { toFileResource } from '../../wire/file-resource';
 import type { HandlerDeps } from '../handler-context';
 import type { FileField } from '../../staging/files-repository';
 import type { PageRequest } from '../../staging/page-query';
-import { RawJson, serveCollection } from '../serve-collection';
+import { serveCollection } from '../serve-collection';
 
 export function listFiles(deps: HandlerDeps) {
   const includeBody = deps.config.includeHtmlBodyInList;
@@ -16,8 +16,8 @@ export function listFiles(deps: HandlerDeps) {
       required: ['id', 'name', 'external_url', 'last_modified_datetime', 'status', 'content'],
       scope: 'files',
       ...(includeBody ? {} : { loadStored: (page: PageRequest<FileField>) => deps.files.listStoredFiles(page) }),
-      load: (page) => deps.files.listFiles(page, { includeBody, stored: !includeBody && page.select === undefined }),
-      toWire: (row) => (row.wire_json && !includeBody ? new RawJson(row.wire_json) : toFileResource(row, includeBody)),
+      load: (page) => deps.files.listFiles(page, { includeBody }),
+      toWire: (row) => toFileResource(row, includeBody),
     });
   };
 }

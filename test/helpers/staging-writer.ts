@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
-import { isPostgres, type Db } from './create-db';
-import { fileWireJson } from '../wire/file-resource';
-import { chunks } from '../lib/chunks';
-import { insertRows } from './insert-rows';
-import { withoutSecondaryIndexes } from './secondary-indexes';
-import type { FileRow, GroupRow, PrincipalType, UserRow } from './row-types';
+import { isPostgres, type Db } from '../../src/staging/create-db';
+import { fileWireJson } from '../../src/wire/file-wire-json';
+import { chunks } from '../../src/lib/chunks';
+import { insertRows } from '../../src/staging/insert-rows';
+import { withoutSecondaryIndexes } from '../../src/staging/secondary-indexes';
+import type { FileRow, GroupRow, PrincipalType, UserRow } from '../../src/staging/row-types';
 
 export type FileInput = Omit<FileRow, 'seen_run' | 'deleted_at' | 'permissions_modified_at' | 'content_hash'> &
   Partial<Pick<FileRow, 'seen_run' | 'deleted_at' | 'permissions_modified_at' | 'content_hash'>>;
