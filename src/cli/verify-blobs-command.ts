@@ -49,7 +49,8 @@ export function registerVerifyBlobsCommand(program: Command, runtime: Runtime): 
     .command('verify-blobs')
     .description(
       "Check every binary file's content in the blob store: present, of the file's size, and with the file's SHA-256 (each blob is read whole, streamed). " +
-        'Prints one line per file whose content is missing or corrupt and exits 1 if there is any (0 when all are whole).',
+        'Prints one line per file whose content is missing or corrupt, the store checked (BLOB_DIR or the database) and the commands that bring the content back; ' +
+        'exits 1 if there is any (0 when all are whole).',
     )
     .option(
       '--repair',
