@@ -5,6 +5,7 @@ import { readReport } from '../conformance/conformance-report';
 import type { CrawlRecord } from '../conformance/crawl-record';
 import { accessInputFromCrawl, EffectiveAccess } from '../conformance/effective-access';
 import type { AuthForm } from '../conformance/gateway-client';
+import { preflightGateway } from '../conformance/preflight-gateway';
 import { renderFileAccess, renderUserAccess } from '../conformance/render-access-answer';
 import { renderTerminalReport } from '../conformance/report-terminal';
 import { crawlForAccess, runConformance, type ConformanceOptions } from '../conformance/run-conformance';
@@ -68,9 +69,42 @@ function connection(flags: ConformanceFlags, runtime: Runtime): Omit<Conformance
   };
 }
 
-/** The crawl to answer access questions from: a saved report, or a fresh crawl. */
-async function accessFrom(flags: ConformanceFlags, runtime: Runtime): Promise<{ access: EffectiveAccess; crawl: CrawlRecord }> {
-  const crawl = flags.report ? readReport(flags.report).crawl : await crawlForAccess(connection(flags, runtime));
+/** Exit codes besides 0 (no check fails), 1 (a check fails) and 2 (usage): the crawl never started. */
+const EXIT_UNREACHABLE = 3;
+const EXIT_KEY_REFUSED = 4;
+
+/** Where the key came from, so the line about a refused key names what to fix. */
+function keySource(flags: ConformanceFlags, runtime: Runtime): string {
+  if (flags.key) return '--key';
+  return runtime.env.CONFORMANCE_API_KEY ? 'CONFORMANCE_API_KEY' : 'GATEWAY_API_KEY';
+}
+
+/**
+ * One request before the crawl: a dead gateway or a refused key ends the command with one line
+ * and its own exit code (and no reports), instead of a crawl of failures. True when the crawl may go on.
+ */
+async function gatewayAnswers(options: Omit<ConformanceOptions, 'profile'>, flags: ConformanceFlags, runtime: Runtime): Promise<boolean> {
+  const answer = await preflightGateway(options);
+  if (answer.ok) return true;
+  if (answer.problem === 'unreachable') {
+    runtime.print(`conformance: ${options.baseUrl} is unreachable: ${answer.reason}`);
+    runtime.setExitCode(EXIT_UNREACHABLE);
+  } else {
+    runtime.print(`conformance: ${options.baseUrl} refused the key (401): check ${keySource(flags, runtime)}`);
+    runtime.setExitCode(EXIT_KEY_REFUSED);
+  }
+  return false;
+}
+
+/** The crawl to answer access questions from: a saved report, or a fresh crawl (undefined when the gateway cannot be crawled). */
+async function accessFrom(flags: ConformanceFlags, runtime: Runtime): Promise<{ access: EffectiveAccess; crawl: CrawlRecord } | undefined> {
+  let crawl: CrawlRecord;
+  if (flags.report) crawl = readReport(flags.report).crawl;
+  else {
+    const options = connection(flags, runtime);
+    if (!(await gatewayAnswers(options, flags, runtime))) return undefined;
+    crawl = await crawlForAccess(options);
+  }
   return { crawl, access: new EffectiveAccess(accessInputFromCrawl(crawl)) };
 }
 
@@ -88,8 +122,12 @@ validator, its sample server): a gateway written from the platform's own spec pa
 platform tolerates is at most a warning. 'strict' holds the gateway to this project's own contract
 (openapi/content-gateway.yaml). --raw-ids pastes ids into paths unencoded, as the platform's tools do.
 
-Exit code: 0 when no check fails, 1 otherwise. Inactive users never count as able to see; access
-answers list them apart. Only GET requests are sent; nothing on the gateway changes.`;
+Exit codes: 0 when no check fails; 1 when one does (or who-can-see / what-can find nothing);
+2 when what-can is misused; 3 when the gateway is unreachable (nothing listening, DNS, TLS, timeout);
+4 when it refuses the key (401). On 3 and 4 the command stops before crawling: one line, no report.
+
+Inactive users never count as able to see; access answers list them apart. Only GET requests are
+sent; nothing on the gateway changes.`;
 
 export function registerConformanceCommand(program: Command, runtime: Runtime): void {
   const command = program
@@ -116,6 +154,7 @@ export function registerConformanceCommand(program: Command, runtime: Runtime): 
     .action(async (flags: ConformanceFlags) => {
       const expectations = flags.expect ? loadExpectations(flags.expect) : undefined;
       const options = connection(flags, runtime);
+      if (!(await gatewayAnswers(options, flags, runtime))) return;
       runtime.print(`Crawling ${options.baseUrl} with up to ${flags.concurrency} requests in flight, ids ${flags.rawIds ? 'raw' : 'percent-encoded'}, judged by the ${flags.profile} profile…`);
       const report = await runConformance({ ...options, profile: flags.profile, oddTop: flags.oddTop, probes: flags.probes, ...(expectations ? { expectations } : {}) });
       const paths = writeReports(report, flags.out);
@@ -129,8 +168,9 @@ export function registerConformanceCommand(program: Command, runtime: Runtime): 
     .description('Crawl (or read --report) and list the users, by email, who can see a file: nested groups and GROUP * expanded; inactive users listed apart.')
     .action(async (fileId: string, _opts: unknown, cmd: Command) => {
       const flags = cmd.optsWithGlobals<ConformanceFlags>();
-      const { access } = await accessFrom(flags, runtime);
-      const answer = access.whoCanSee(fileId);
+      const from = await accessFrom(flags, runtime);
+      if (!from) return;
+      const answer = from.access.whoCanSee(fileId);
       if (!answer) {
         runtime.print(`File ${fileId} is not served by the gateway.`);
         runtime.setExitCode(1);
@@ -151,8 +191,9 @@ export function registerConformanceCommand(program: Command, runtime: Runtime): 
         return;
       }
       const flags = cmd.optsWithGlobals<ConformanceFlags>();
-      const { access } = await accessFrom(flags, runtime);
-      const answer = access.whatCanSee(email);
+      const from = await accessFrom(flags, runtime);
+      if (!from) return;
+      const answer = from.access.whatCanSee(email);
       if (!answer) {
         runtime.print(`No user with email or id ${email} is served by the gateway.`);
         runtime.setExitCode(1);

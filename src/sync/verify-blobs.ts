@@ -38,6 +38,8 @@ export interface VerifyBlobsSummary {
   repaired: number;
   /** Sources with findings, in order of appearance. */
   sources: string[];
+  /** Sources with missing content (a full sync stores it again; corrupt content needs a repair). */
+  missingSources: string[];
 }
 
 /** Rows read per query. */
@@ -98,7 +100,7 @@ export async function verifyBlobs(db: Db, blobs: BlobStore, options: VerifyBlobs
     }
   }
   const files = new FilesRepository(db);
-  const summary: VerifyBlobsSummary = { files: 0, blobs: 0, bytes: 0, missing: 0, corrupt: 0, repaired: 0, sources: [] };
+  const summary: VerifyBlobsSummary = { files: 0, blobs: 0, bytes: 0, missing: 0, corrupt: 0, repaired: 0, sources: [], missingSources: [] };
   const verdicts = new Map<string, Awaited<ReturnType<typeof check>>>();
   let after = '';
   for (;;) {
@@ -117,6 +119,7 @@ export async function verifyBlobs(db: Db, blobs: BlobStore, options: VerifyBlobs
       if (!verdict) continue;
       summary[verdict.problem] += 1;
       if (!summary.sources.includes(file.source)) summary.sources.push(file.source);
+      if (verdict.problem === 'missing' && !summary.missingSources.includes(file.source)) summary.missingSources.push(file.source);
       options.onFinding?.({ fileId: file.id, source: file.source, blobKey: file.blob_key, problem: verdict.problem, detail: verdict.detail });
       if (!options.repair) continue;
       // Deleting is idempotent: files sharing the blob delete it again, harmlessly.

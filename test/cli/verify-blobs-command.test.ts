@@ -78,7 +78,9 @@ describe.each(['directory', 'database'] as const)('content-gateway verify-blobs,
       `missing: ${JSON.stringify(gone.id)} (blob ${gone.blob_key}: not in the blob store)`,
       `corrupt: ${JSON.stringify(damaged.id)} (blob ${damaged.blob_key}: its SHA-256 is ${found.stdout.match(/its SHA-256 is ([0-9a-f]{64})/)?.[1] ?? '?'}, not the file's)`,
     ]);
-    expect(found.stdout).toMatch(/: 1 missing, 1 corrupt\. Run with --repair to have the next sync of filesystem fetch them again\.\n$/);
+    expect(found.stdout).toMatch(/: 1 missing, 1 corrupt\. Run with --repair to have the next sync of filesystem fetch them again\.\n/);
+    // Missing content also comes back with a full sync of its source (corrupt content needs --repair).
+    expect(found.stdout).toMatch(/\nMissing content is fetched again by a full sync of the source that owns it: content-gateway sync filesystem --full\n$/);
 
     const repaired = await runCli(['verify-blobs', '--repair'], env);
     expect(repaired.code).toBe(1); // found, so still non-zero: the content is back only after the sync
@@ -96,7 +98,8 @@ describe.each(['directory', 'database'] as const)('content-gateway verify-blobs,
     for (const f of files.slice(2)) expect(after.get(f.id)?.modified_at).toBe(f.modified_at);
     const clean = await runCli(['verify-blobs'], env);
     expect({ code: clean.code, stderr: clean.stderr }).toEqual({ code: 0, stderr: '' });
-    expect(clean.stdout).toMatch(new RegExp(`^Checked ${files.length} binary files \\(${files.length} blobs, [\\d.]+ [KM]?B\\) in the ${store} store: 0 missing, 0 corrupt\\.\\n$`));
+    const where = store === 'directory' ? `BLOB_DIR ${env.BLOB_DIR}` : 'the database (BLOB_STORE=database)';
+    expect(clean.stdout).toBe(`Checked ${files.length} binary files (${files.length} blobs, ${clean.stdout.match(/blobs, ([\d.]+ [KM]?B)\)/)?.[1] ?? '?'}) in ${where}: 0 missing, 0 corrupt.\n`);
   });
 
   it('has --help, and refuses to repair while a sync holds its lock', async () => {
@@ -113,5 +116,33 @@ describe.each(['directory', 'database'] as const)('content-gateway verify-blobs,
     expect(locked.code).toBe(1);
     expect(locked.stdout).toContain("A sync of 'filesystem' is running");
     expect((await db('files').where({ id: (first as BinaryRow).id }).first('content_hash')).content_hash).not.toBeNull();
+  });
+});
+
+describe('content-gateway verify-blobs with a BLOB_DIR that is not the folder staging was synced with', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-verify-elsewhere-'));
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('names the folder it checked, the commands that bring the content back (seed-demo for the demo) and the likely mix-up', async () => {
+    const root = path.join(dir, 'tree');
+    fs.mkdirSync(root);
+    generateMixedTree(root, { files: 20, skipped: 0 });
+    const synced = { SQLITE_PATH: path.join(dir, 'gw.sqlite'), BLOB_DIR: path.join(dir, 'blobs'), FILESYSTEM_ROOT: root };
+    expect((await runCli(['sync', 'filesystem'], synced)).code).toBe(0);
+    expect((await runCli(['seed-demo'], synced)).code).toBe(0);
+
+    const elsewhere = path.join(dir, 'other-blobs');
+    const r = await runCli(['verify-blobs'], { ...synced, BLOB_DIR: elsewhere });
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 1, stderr: '' });
+    const lines = r.stdout.trimEnd().split('\n');
+    const summary = lines.findIndex((l) => l.startsWith('Checked '));
+    expect(lines[summary]).toMatch(new RegExp(`^Checked (\\d+) binary files \\(\\d+ blobs, [^)]*\\) in BLOB_DIR ${elsewhere}: (\\d+) missing, 0 corrupt\\. Run with --repair`));
+    expect(lines.slice(summary + 1)).toEqual([
+      'Missing content is fetched again by a full sync of the source that owns it: content-gateway sync filesystem --full; content-gateway seed-demo (the demo)',
+      `All of the binary files' content is missing: BLOB_DIR (${elsewhere}) may not be the folder staging was synced with; the sync, seed-demo and the gateway must use the same one.`,
+    ]);
   });
 });

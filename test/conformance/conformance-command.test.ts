@@ -1,10 +1,21 @@
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { buildProgram } from '../../src/cli/program';
 import type { Runtime } from '../../src/cli/runtime';
 import type { ConformanceReport } from '../../src/conformance/conformance-report';
+import { startTestGateway, TEST_KEYS } from '../helpers/test-gateway';
 import { startBrokenGateway, type RunningBrokenGateway } from './broken-gateway';
+
+/** A loopback port nothing listens on: bound once, then released. */
+async function deadPort(): Promise<number> {
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
 
 function fakeRuntime(env: Record<string, string> = {}) {
   const out: string[] = [];
@@ -99,6 +110,39 @@ describe('content-gateway conformance (CLI)', () => {
 
     expect((await cli(['conformance', 'who-can-see', 'nope', '--report', saved])).exitCode).toBe(1);
     expect((await cli(['conformance', 'what-can', 'nobody@corp.example', 'see', '--report', saved])).exitCode).toBe(1);
+  });
+
+  it('stops at once with one line and exit code 3 when nothing listens at the URL, writing no reports', async () => {
+    const url = `http://127.0.0.1:${await deadPort()}`;
+    const out = path.join(dir, 'dead');
+    const { text, exitCode } = await cli(['conformance', '--url', url, '--out', out], { CONFORMANCE_API_KEY: 'some-key-0123456789' });
+    expect(exitCode).toBe(3);
+    expect(text.split('\n')).toHaveLength(1);
+    expect(text).toMatch(new RegExp(`^conformance: ${url} is unreachable: .*refused`));
+    expect(fs.existsSync(out)).toBe(false);
+    // The access questions crawl too: the same line and code.
+    const who = await cli(['conformance', 'who-can-see', 'kb-1', '--url', url, '--key', 'some-key-0123456789']);
+    expect(who).toEqual({ text, exitCode: 3 });
+  });
+
+  it('stops at once with one line and exit code 4 when the gateway refuses the key, writing no reports nor showing the key', async () => {
+    const gateway = await startTestGateway('sqlite');
+    try {
+      const out = path.join(dir, 'wrong-key');
+      const wrong = `${TEST_KEYS[0]}-not`;
+      const { text, exitCode } = await cli(['conformance', '--url', gateway.url, '--out', out], { GATEWAY_API_KEY: wrong });
+      // The line names where the key came from.
+      expect({ text, exitCode }).toEqual({ text: `conformance: ${gateway.url} refused the key (401): check GATEWAY_API_KEY`, exitCode: 4 });
+      expect(fs.existsSync(out)).toBe(false);
+      const what = await cli(['conformance', 'what-can', 'ana@corp.example', 'see', '--url', gateway.url], { CONFORMANCE_API_KEY: wrong });
+      expect(what).toEqual({ text: `conformance: ${gateway.url} refused the key (401): check CONFORMANCE_API_KEY`, exitCode: 4 });
+      // The right key passes the check and crawls.
+      const right = await cli(['conformance', '--url', gateway.url, '--out', out, '--odd-top', '0', '--no-probes'], { CONFORMANCE_API_KEY: TEST_KEYS[0] });
+      expect(right.text).toMatch(/^Crawling /);
+      expect(fs.existsSync(path.join(out, 'conformance-report.json'))).toBe(true);
+    } finally {
+      await gateway.close();
+    }
   });
 
   it('refuses to run without a URL or a key, and names what is missing', async () => {
