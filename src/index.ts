@@ -11,7 +11,7 @@ export type { Runtime } from './cli/runtime';
 export { DEMO_CORPUS_DIR } from './demo/demo-corpus-dir';
 export { createApp } from './http/create-app';
 export type { AppConfig } from './http/create-app';
-export { autoSecretChecks } from './http/oauth-token-route';
+export { autoSecretChecks } from './http/security/oauth-token-route';
 export { hashClientSecret } from './http/security/client-secrets';
 export { OutboundHttpClient } from './outbound-http/outbound-http-client';
 export type { HttpMethod } from './outbound-http/outbound-http-client';

@@ -3,7 +3,7 @@ import type { Context, Handler, OpenAPIBackend, Operation } from 'openapi-backen
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { GatewayError } from '../errors/gateway-error';
 import { ContractRoutes, requestPath } from './contract-routes';
-import type { RateLimiter } from './rate-limiter';
+import type { RateLimiter } from './rate-limits/rate-limiter';
 import { callerAddress } from './rate-limits/caller-address';
 import type { AuthenticatedClient } from './security/bearer-auth';
 
