@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { createWorkManagementAdapter } from 'content-gateway';
-import { SourceHttpClient } from 'content-gateway';
+import { OutboundHttpClient } from 'content-gateway';
 import { FsBlobStore } from 'content-gateway';
 import { applyChangeRound } from '../src/scenarios/change-round';
 import { MockClient } from '../src/scenarios/mock-client';
@@ -104,8 +104,8 @@ async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Pr
  * task list. It stages nothing: its time is the floor of that way of reading.
  */
 async function naiveCrawl(base: string, token: string, concurrency: number): Promise<{ tasks: number; requests: number; ms: number }> {
-  const client = new SourceHttpClient({ baseUrl: base, logger, headers: () => ({ authorization: `Bearer ${token}` }) });
-  const downloads = new SourceHttpClient({ baseUrl: new URL(base).origin, logger });
+  const client = new OutboundHttpClient({ baseUrl: base, logger, headers: () => ({ authorization: `Bearer ${token}` }) });
+  const downloads = new OutboundHttpClient({ baseUrl: new URL(base).origin, logger });
   const all = async <T>(p: string, query: Record<string, string> = {}): Promise<T[]> => {
     const out: T[] = [];
     let offset: string | undefined;

@@ -1,15 +1,24 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import { loadExpectations } from '../conformance/access-expectations';
-import { isProfile, PROFILES, type Profile } from '../conformance/conformance-profile';
-import { readReport } from '../conformance/conformance-report';
-import type { CrawlRecord } from '../conformance/crawl-record';
-import { accessInputFromCrawl, EffectiveAccess } from '../conformance/effective-access';
-import type { AuthForm } from '../conformance/gateway-client';
-import { preflightGateway } from '../conformance/preflight-gateway';
-import { renderFileAccess, renderUserAccess } from '../conformance/render-access-answer';
-import { renderTerminalReport } from '../conformance/report-terminal';
-import { crawlForAccess, runConformance, type ConformanceOptions } from '../conformance/run-conformance';
-import { DEFAULT_REPORT_DIR, writeReports } from '../conformance/write-reports';
+import {
+  accessInputFromCrawl,
+  crawlForAccess,
+  DEFAULT_REPORT_DIR,
+  EffectiveAccess,
+  isProfile,
+  loadExpectations,
+  PROFILES,
+  preflightGateway,
+  readReport,
+  renderFileAccess,
+  renderTerminalReport,
+  renderUserAccess,
+  runConformance,
+  writeReports,
+  type AuthForm,
+  type ConformanceOptions,
+  type CrawlRecord,
+  type Profile,
+} from '../conformance';
 import { createLogger } from '../logging/create-logger';
 import type { Runtime } from './runtime';
 

@@ -3,7 +3,7 @@ import type { Config } from '../config/config-schema';
 import { answerClientErrors } from '../http/answer-client-errors';
 import { createApp } from '../http/create-app';
 import type { GatewayMetrics } from '../http/gateway-metrics';
-import { autoSecretChecks } from '../http/oauth-token-route';
+import { autoSecretChecks } from '../http/security/oauth-token-route';
 import { MEMORY_STORE, type RateLimitStore } from '../http/rate-limits/rate-limit-store';
 import { connectRedis, redisReady } from '../lib/connect-redis';
 import { drainableServer } from '../lib/drain-server';

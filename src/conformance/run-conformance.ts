@@ -1,18 +1,18 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../logging/create-logger';
-import type { AccessExpectation } from './access-expectations';
+import type { AccessExpectation } from './access/access-expectations';
 import type { Profile } from './conformance-profile';
 import { runChecks } from './checks/run-checks';
-import { buildReport, type ConformanceReport } from './conformance-report';
-import { ContractValidation } from './contract-validation';
-import { crawlGateway } from './crawl-gateway';
-import type { CrawlRecord, RecordedRun } from './crawl-record';
-import { CrawlRecorder } from './crawl-recorder';
-import { accessInputFromCrawl, EffectiveAccess } from './effective-access';
-import { GatewayClient, type AuthForm } from './gateway-client';
-import { listFilesPass, listIdsPass } from './list-passes';
-import { probeGateway } from './probe-gateway';
-import { RateLimitPacer } from './rate-limit-pacer';
+import { buildReport, type ConformanceReport } from './report/conformance-report';
+import { ContractValidation } from './crawl/contract-validation';
+import { crawlGateway } from './crawl/crawl-gateway';
+import type { CrawlRecord, RecordedRun } from './crawl/crawl-record';
+import { CrawlRecorder } from './crawl/crawl-recorder';
+import { accessInputFromCrawl, EffectiveAccess } from './access/effective-access';
+import { GatewayClient, type AuthForm } from './crawl/gateway-client';
+import { listFilesPass, listIdsPass } from './crawl/list-passes';
+import { probeGateway } from './crawl/probe-gateway';
+import { RateLimitPacer } from './crawl/rate-limit-pacer';
 
 export interface ConformanceOptions {
   /** The gateway's base URL (the `/v1` paths go below it). */

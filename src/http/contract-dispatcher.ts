@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Context, Handler, OpenAPIBackend } from 'openapi-backend';
 import { GatewayError } from '../errors/gateway-error';
-import type { RateLimiter } from './rate-limiter';
+import type { RateLimiter } from './rate-limits/rate-limiter';
 import { callerAddress } from './rate-limits/caller-address';
 import type { AuthenticatedClient } from './security/bearer-auth';
 

@@ -1,5 +1,5 @@
-import { paginateItems } from '../adapters/http/paginate';
-import { SourceError } from '../adapters/source-error';
+import { paginateItems } from '../outbound-http/paginate';
+import { RemoteError } from '../outbound-http/remote-error';
 import type { Logger } from '../logging/create-logger';
 import type { ConversationMessage, FeedbackRating } from './conversation-message';
 import { authorizationOf, type PlatformAuthConfig } from './platform-auth-config';
@@ -147,7 +147,7 @@ async function* rethrowing<T>(walk: AsyncGenerator<T, void, undefined>): AsyncGe
   try {
     yield* walk;
   } catch (error) {
-    if (error instanceof SourceError) throw new PlatformResponseError(error.message.replace(/^Source/, 'Conversations API'), { cause: error });
+    if (error instanceof RemoteError) throw new PlatformResponseError(error.message.replace(/^Remote/, 'Conversations API'), { cause: error });
     throw error;
   }
 }

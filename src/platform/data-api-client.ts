@@ -1,4 +1,4 @@
-import { SourceError } from '../adapters/source-error';
+import { RemoteError } from '../outbound-http/remote-error';
 import { followNextLinks, NextLinkError } from '../lib/follow-next-links';
 import { dataApiBaseUrl } from './data-api-regions';
 import { nextLinkFailure } from './next-link-failure';
@@ -37,7 +37,7 @@ export interface DataPage<T> {
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Pages one walk reads at most (the limit the shared source pagination had). */
+/** Pages one walk reads at most (the limit the shared outbound pagination had). */
 const MAX_PAGES = 100_000;
 
 /**
@@ -99,7 +99,7 @@ export class DataApiClient {
         yield { items: [...(body.value as T[])], nextLink: typeof next === 'string' && next !== '' ? next : undefined };
       }
     } catch (error) {
-      if (error instanceof SourceError) throw new PlatformResponseError(error.message.replace(/^Source/, 'Data API'), { cause: error });
+      if (error instanceof RemoteError) throw new PlatformResponseError(error.message.replace(/^Remote/, 'Data API'), { cause: error });
       if (error instanceof NextLinkError) throw nextLinkFailure('Data API', error);
       throw error;
     }

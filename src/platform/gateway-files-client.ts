@@ -1,4 +1,4 @@
-import { SourceError } from '../adapters/source-error';
+import { RemoteError } from '../outbound-http/remote-error';
 import { followNextLinks, NextLinkError } from '../lib/follow-next-links';
 import type { Logger } from '../logging/create-logger';
 import { nextLinkFailure } from './next-link-failure';
@@ -68,7 +68,7 @@ export class GatewayFilesClient {
         onPage?.(files.length);
       }
     } catch (error) {
-      if (error instanceof SourceError) throw new PlatformResponseError(error.message.replace(/^Source/, 'Gateway'), { cause: error });
+      if (error instanceof RemoteError) throw new PlatformResponseError(error.message.replace(/^Remote/, 'Gateway'), { cause: error });
       if (error instanceof NextLinkError) throw nextLinkFailure('Gateway', error);
       throw error;
     }

@@ -1,4 +1,4 @@
-import { redactUrl } from '../adapters/http/redact-url';
+import { redactUrl } from '../outbound-http/redact-url';
 import type { NextLinkError, NextLinkProblem } from '../lib/follow-next-links';
 import { PlatformResponseError } from './platform-error';
 

@@ -9,7 +9,7 @@ import {
   PlatformRequestError,
   PlatformUnavailableError,
 } from './platform-error';
-import { redactUrl } from '../adapters/http/redact-url';
+import { redactUrl } from '../outbound-http/redact-url';
 
 /** `gateway` is the content gateway itself, read over HTTP by the operator tools. */
 export type PlatformApi = 'data' | 'conversations' | 'message' | 'auth' | 'gateway';

@@ -1,8 +1,8 @@
 import { RateLimiterMemory, RateLimiterQueue } from 'rate-limiter-flexible';
-import { redactUrl } from '../adapters/http/redact-url';
-import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../adapters/http/retry-policy';
-import { SourceHttpClient, type HttpMethod, type QueryValue } from '../adapters/http/source-http-client';
-import { SourceError } from '../adapters/source-error';
+import { redactUrl } from '../outbound-http/redact-url';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../outbound-http/retry-policy';
+import { OutboundHttpClient, type HttpMethod, type QueryValue } from '../outbound-http/outbound-http-client';
+import { RemoteError } from '../outbound-http/remote-error';
 import type { Logger } from '../logging/create-logger';
 import { pickDefined } from '../lib/pick-defined';
 import { platformErrorFromResponse, type PlatformApi } from './platform-error-from-response';
@@ -61,11 +61,11 @@ function pacer(perMinute: number): RateLimiterQueue {
 }
 
 /**
- * One platform API over HTTP: the shared source-HTTP client (injected fetch, retries honouring
+ * One platform API over HTTP: the shared outbound HTTP client (injected fetch, retries honouring
  * `Retry-After`, origin checks, request counting) plus pacing and the platform's typed errors.
  */
 export class PlatformHttp {
-  private readonly http: SourceHttpClient;
+  private readonly http: OutboundHttpClient;
   readonly api: PlatformApi;
 
   constructor(options: PlatformHttpOptions) {
@@ -78,7 +78,7 @@ export class PlatformHttp {
           return transport(input, init);
         }
       : transport;
-    this.http = new SourceHttpClient({
+    this.http = new OutboundHttpClient({
       baseUrl: options.baseUrl,
       logger: options.logger,
       fetch: paced,
@@ -100,11 +100,11 @@ export class PlatformHttp {
     try {
       response = await this.http.request(method, pathOrUrl, options);
     } catch (error) {
-      if (!(error instanceof SourceError)) throw error;
+      if (!(error instanceof RemoteError)) throw error;
       // The credentials callback failed (the token endpoint refused): that error, not a network one.
       if (error.details.cause instanceof PlatformError) throw error.details.cause;
       const Type = error.details.status === undefined || error.details.status >= 500 ? PlatformUnavailableError : PlatformRequestError;
-      throw new Type(error.message.replace(/^Source/, 'The platform'), { ...(error.details.url ? { url: error.details.url } : {}), cause: error });
+      throw new Type(error.message.replace(/^Remote/, 'The platform'), { ...(error.details.url ? { url: error.details.url } : {}), cause: error });
     }
     const text = await response.text();
     const url = response.url || pathOrUrl;

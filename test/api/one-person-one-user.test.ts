@@ -1,5 +1,5 @@
 import pino from 'pino';
-import { EffectiveAccess } from '../../src/conformance/effective-access';
+import { EffectiveAccess } from '../../src/conformance/access/effective-access';
 import { runSync } from '../../src/sync/run-sync';
 import { crawlAccess } from '../helpers/crawl-access';
 import { ScriptedSource } from '../helpers/scripted-adapter';

@@ -3,9 +3,8 @@ import { importsOf, migrationFiles, sourceFiles, type Import } from './source-gr
 /**
  * The dependency rules of DESIGN.md §2, over the import graph of `src/` and `migrations/` as the
  * TypeScript parser reads it (imports, re-exports, `import()` and `require()`). A room is a
- * top-level folder of `src/`; the adapter contract (the files directly in `src/adapters/`), its
- * HTTP helpers, the registry that lists the adapters, and each adapter are rooms of their
- * own. Migrations are one room; any other project file outside `src/` (tests, the kit) is `outside`.
+ * top-level folder of `src/`; the adapter contract (the files directly in `src/adapters/`), the
+ * registry that lists the adapters, and each adapter are rooms of their own. Migrations are one room; any other project file outside `src/` (tests, the kit) is `outside`.
  * The kit's own rules are in kit-boundary.test.ts.
  */
 function roomOf(file: string): string {
@@ -15,7 +14,7 @@ function roomOf(file: string): string {
   if (parts.length === 1) return parts[0]!.replace(/\.ts$/, '');
   if (parts[0] === 'adapters') {
     if (parts.length === 2) return ['adapter-registry.ts', 'adapter-settings-table.ts'].includes(parts[1]!) ? 'adapters/registry' : 'adapters/contract';
-    return parts[1] === 'http' ? 'adapters/http' : `adapter:${parts[1]}`;
+    return `adapter:${parts[1]}`;
   }
   return parts[0]!;
 }
@@ -37,14 +36,16 @@ const RULES: Record<string, readonly string[]> = {
   // The contract's JSON shapes, pure: served by http, pre-serialised by staging.
   wire: ['lib'],
   blobs: ['lib', 'logging'],
-  'adapters/contract': ['lib', 'logging'],
-  'adapters/http': ['adapters/contract', 'lib', 'logging'],
+  // The contract's SourceErrors are the outbound client's typed errors under the adapters' names.
+  'adapters/contract': ['outbound-http', 'lib', 'logging'],
+  // The HTTP client every outbound call uses (adapters, platform clients): generic, domain-free.
+  'outbound-http': ['lib', 'errors', 'logging'],
   'adapters/registry': ['adapters/contract', 'adapter:*', 'lib'],
-  'adapter:*': ['adapters/contract', 'adapters/http', 'lib', 'logging'],
+  'adapter:*': ['adapters/contract', 'outbound-http', 'lib', 'logging'],
   scaffold: ['adapters/contract', 'lib'],
-  // Over HTTP only: the source-HTTP client and its typed errors, no gateway internals.
-  conformance: ['lib', 'logging'],
-  platform: ['adapters/http', 'adapters/source-error.ts', 'lib', 'logging'],
+  // Over HTTP only, through the outbound client: no gateway internals.
+  conformance: ['outbound-http', 'lib', 'logging'],
+  platform: ['outbound-http', 'lib', 'logging'],
   lib: [],
   errors: [],
   config: [],
@@ -92,6 +93,10 @@ describe('DESIGN.md §2 dependency rules', () => {
     expect(allowed({ from: 'policies/x.ts', to: 'adapters/adapter.ts', local: true, typeOnly: false })).toBe(false);
     expect(allowed({ from: 'policies/x.ts', to: 'adapters/adapter.ts', local: true, typeOnly: true })).toBe(true);
     expect(allowed({ from: 'lib/x.ts', to: 'errors/gateway-error.ts', local: true, typeOnly: false })).toBe(false);
+    expect(allowed({ from: 'outbound-http/x.ts', to: 'adapters/source-error.ts', local: true, typeOnly: false })).toBe(false);
+    expect(allowed({ from: 'platform/x.ts', to: 'adapters/source-error.ts', local: true, typeOnly: false })).toBe(false);
+    expect(allowed({ from: 'platform/x.ts', to: 'outbound-http/remote-error.ts', local: true, typeOnly: false })).toBe(true);
+    expect(allowed({ from: 'conformance/x.ts', to: 'http/create-app.ts', local: true, typeOnly: false })).toBe(false);
     expect(allowed({ from: 'wire/x.ts', to: 'staging/row-types.ts', local: true, typeOnly: true })).toBe(false);
     expect(files).toContain('../migrations/20261125020000_serve_people.ts');
     expect(allowed({ from: '../migrations/x.ts', to: 'staging/people.ts', local: true, typeOnly: false })).toBe(false);

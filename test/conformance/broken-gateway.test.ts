@@ -1,6 +1,6 @@
 import { severityCap } from '../../src/conformance/checks/check-catalog';
 import { PROFILES, type Profile } from '../../src/conformance/conformance-profile';
-import type { ConformanceReport } from '../../src/conformance/conformance-report';
+import type { ConformanceReport } from '../../src/conformance/report/conformance-report';
 import { runConformance } from '../../src/conformance/run-conformance';
 import { DEFECTS, startBrokenGateway, type Defect } from './broken-gateway';
 

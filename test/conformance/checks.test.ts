@@ -1,16 +1,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseExpectations } from '../../src/conformance/access-expectations';
+import { parseExpectations } from '../../src/conformance/access/access-expectations';
 import type { CheckInput } from '../../src/conformance/checks/check-input';
 import { CHECKS, checkTable } from '../../src/conformance/checks/check-catalog';
 import type { Profile } from '../../src/conformance/conformance-profile';
 import { judgeProbe } from '../../src/conformance/checks/probe-judgement';
 import { MAX_FINDINGS_PER_CHECK, runChecks } from '../../src/conformance/checks/run-checks';
-import { ContractValidation } from '../../src/conformance/contract-validation';
-import type { FileSummary, GroupRecord, ProbeResult, RecordedRun, UserRecord } from '../../src/conformance/crawl-record';
-import { accessInputFromCrawl, EffectiveAccess } from '../../src/conformance/effective-access';
+import { ContractValidation } from '../../src/conformance/crawl/contract-validation';
+import type { FileSummary, GroupRecord, ProbeResult, RecordedRun, UserRecord } from '../../src/conformance/crawl/crawl-record';
+import { accessInputFromCrawl, EffectiveAccess } from '../../src/conformance/access/effective-access';
 import type { Finding } from '../../src/conformance/finding';
-import { tamperedLinks } from '../../src/conformance/probe-families';
+import { tamperedLinks } from '../../src/conformance/crawl/probe-families';
 
 const BASE = 'http://gw.test';
 const T = '2025-01-01T00:00:00.000Z';

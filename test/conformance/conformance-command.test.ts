@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { buildProgram } from '../../src/cli/program';
 import type { Runtime } from '../../src/cli/runtime';
-import type { ConformanceReport } from '../../src/conformance/conformance-report';
+import type { ConformanceReport } from '../../src/conformance/report/conformance-report';
 import { startTestGateway, TEST_KEYS } from '../helpers/test-gateway';
 import { startBrokenGateway, type RunningBrokenGateway } from './broken-gateway';
 

@@ -1,4 +1,4 @@
-import { quoteLikePlatformClient } from '../../src/conformance/raw-id-path';
+import { quoteLikePlatformClient } from '../../src/conformance/crawl/raw-id-path';
 import { runConformance } from '../../src/conformance/run-conformance';
 import { seedDemo } from '../../src/demo/seed-demo';
 import { startTestGateway, TEST_KEYS, type TestGateway } from '../helpers/test-gateway';

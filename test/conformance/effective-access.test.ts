@@ -1,7 +1,7 @@
 import fc from 'fast-check';
-import { ACCESS_EXPLORER_CORE } from '../../src/conformance/access-explorer-script';
-import type { Principal } from '../../src/conformance/crawl-record';
-import { EffectiveAccess, findGroupCycles, type AccessInput } from '../../src/conformance/effective-access';
+import { ACCESS_EXPLORER_CORE } from '../../src/conformance/access/access-explorer-script';
+import type { Principal } from '../../src/conformance/crawl/crawl-record';
+import { EffectiveAccess, findGroupCycles, type AccessInput } from '../../src/conformance/access/effective-access';
 
 interface Graph {
   users: Array<{ id: string; email: string; state: 'Active' | 'Inactive' }>;

@@ -1,9 +1,9 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
-import { CrawlRecorder } from '../../src/conformance/crawl-recorder';
-import { GatewayClient } from '../../src/conformance/gateway-client';
+import { CrawlRecorder } from '../../src/conformance/crawl/crawl-recorder';
+import { GatewayClient } from '../../src/conformance/crawl/gateway-client';
 import { listenOnLoopback } from '../../src/lib/listen-on-loopback';
-import { RateLimitPacer } from '../../src/conformance/rate-limit-pacer';
+import { RateLimitPacer } from '../../src/conformance/crawl/rate-limit-pacer';
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 

@@ -1,6 +1,6 @@
 import { runConformance } from '../../src/conformance/run-conformance';
-import type { ConformanceReport } from '../../src/conformance/conformance-report';
-import { accessInputFromCrawl, EffectiveAccess } from '../../src/conformance/effective-access';
+import type { ConformanceReport } from '../../src/conformance/report/conformance-report';
+import { accessInputFromCrawl, EffectiveAccess } from '../../src/conformance/access/effective-access';
 import { startTestGateway, TEST_KEYS, type TestGateway } from '../helpers/test-gateway';
 import { EMAIL, ODD_FILE_ID, PLATFORM_GROUP, stageConformanceFixture } from './own-gateway-fixture';
 

@@ -1,4 +1,4 @@
-import type { ConformanceReport } from '../../src/conformance/conformance-report';
+import type { ConformanceReport } from '../../src/conformance/report/conformance-report';
 import { runConformance } from '../../src/conformance/run-conformance';
 import { startPlatformSampleGateway, type PlatformSampleGateway, type PlatformSampleGatewayOptions } from './platform-sample-gateway';
 

@@ -1,4 +1,4 @@
-import { PROBE_FAMILIES, type Probe, type ProbeAim } from '../../src/conformance/probe-families';
+import { PROBE_FAMILIES, type Probe, type ProbeAim } from '../../src/conformance/crawl/probe-families';
 
 const aim = (patch: Partial<ProbeAim> = {}): ProbeAim => ({
   random: 'r4nd0m',

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import fc from 'fast-check';
-import { idPath, quoteLikePlatformClient } from '../../src/conformance/raw-id-path';
+import { idPath, quoteLikePlatformClient } from '../../src/conformance/crawl/raw-id-path';
 
 /** Python `requests` prepares each path as the platform's validator does (one process for all). */
 function pythonRequestsPaths(paths: string[]): string[] | undefined {

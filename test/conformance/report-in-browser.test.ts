@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { ConformanceReport } from '../../src/conformance/conformance-report';
+import type { ConformanceReport } from '../../src/conformance/report/conformance-report';
 import { runConformance } from '../../src/conformance/run-conformance';
-import { writeReports } from '../../src/conformance/write-reports';
+import { writeReports } from '../../src/conformance/report/write-reports';
 import { hasChromium, launchHeadless, type HeadlessBrowser } from '../helpers/headless-browser';
 import { startTestGateway, TEST_KEYS } from '../helpers/test-gateway';
 import { stageConformanceFixture } from './own-gateway-fixture';

@@ -1,8 +1,8 @@
-import { renderHtmlReport } from '../../src/conformance/report-html';
-import { renderTerminalReport } from '../../src/conformance/report-terminal';
-import { renderJsonReport } from '../../src/conformance/report-json';
-import { terminalSafe } from '../../src/conformance/terminal-safe';
-import type { ConformanceReport } from '../../src/conformance/conformance-report';
+import { renderHtmlReport } from '../../src/conformance/report/report-html';
+import { renderTerminalReport } from '../../src/conformance/report/report-terminal';
+import { renderJsonReport } from '../../src/conformance/report/report-json';
+import { terminalSafe } from '../../src/conformance/report/terminal-safe';
+import type { ConformanceReport } from '../../src/conformance/report/conformance-report';
 import { runConformance } from '../../src/conformance/run-conformance';
 import { startBrokenGateway } from './broken-gateway';
 import { fakeDocument, staticElementsOf, type FakeElement } from './fake-dom';

@@ -1,9 +1,9 @@
-import { crawlGateway } from '../../src/conformance/crawl-gateway';
-import { CrawlRecorder } from '../../src/conformance/crawl-recorder';
-import { EffectiveAccess, accessInputFromCrawl } from '../../src/conformance/effective-access';
-import { GatewayClient } from '../../src/conformance/gateway-client';
-import { RateLimitPacer } from '../../src/conformance/rate-limit-pacer';
-import type { CrawlRecord } from '../../src/conformance/crawl-record';
+import { crawlGateway } from '../../src/conformance/crawl/crawl-gateway';
+import { CrawlRecorder } from '../../src/conformance/crawl/crawl-recorder';
+import { EffectiveAccess, accessInputFromCrawl } from '../../src/conformance/access/effective-access';
+import { GatewayClient } from '../../src/conformance/crawl/gateway-client';
+import { RateLimitPacer } from '../../src/conformance/crawl/rate-limit-pacer';
+import type { CrawlRecord } from '../../src/conformance/crawl/crawl-record';
 import { seedDemo } from '../../src/demo/seed-demo';
 import { startTestGateway, TEST_KEYS, type TestGateway } from '../helpers/test-gateway';
 import { finalMessage, startSimulator, type RunningSimulator } from '@content-gateway/kit/test/mocks/platform/simulator-harness';

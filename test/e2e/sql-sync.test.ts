@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { ConformanceReport } from '../../src/conformance/conformance-report';
+import type { ConformanceReport } from '../../src/conformance/report/conformance-report';
 import { runConformance } from '../../src/conformance/run-conformance';
 import { createFixtureSchema, FixtureWriter, fixtureMapping, seedFixture, writeMapping } from '../helpers/sql-fixture';
 import { createSqlSource, type SqlSource } from '../helpers/sql-source';

@@ -1,5 +1,5 @@
-import type { AccessInput } from '../../src/conformance/effective-access';
-import type { Principal } from '../../src/conformance/crawl-record';
+import type { AccessInput } from '../../src/conformance/access/effective-access';
+import type { Principal } from '../../src/conformance/crawl/crawl-record';
 
 interface Page<T> {
   value: T;

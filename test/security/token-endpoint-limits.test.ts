@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 import { ConfigError, loadConfig } from '../../src/config/load-config';
-import { autoSecretChecks } from '../../src/http/oauth-token-route';
+import { autoSecretChecks } from '../../src/http/security/oauth-token-route';
 import { hashClientSecret } from '../../src/http/security/client-secrets';
 import { htmlFile } from '../helpers/staging-fixtures';
 import { AUTH, startTestGateway, type GatewayOptions, type TestGateway } from '../helpers/test-gateway';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import pino from 'pino';
 import type { AccessEntry } from '../../src/adapters/adapter';
-import { EffectiveAccess } from '../../src/conformance/effective-access';
+import { EffectiveAccess } from '../../src/conformance/access/effective-access';
 import { normalizeEmail } from '../../src/lib/normalize-email';
 import { runSync } from '../../src/sync/run-sync';
 import { crawlAccess } from '../helpers/crawl-access';

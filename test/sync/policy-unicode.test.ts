@@ -1,10 +1,10 @@
 import pino from 'pino';
 import type { Attributes, UserRecord } from '../../src/adapters/adapter';
-import { crawlGateway } from '../../src/conformance/crawl-gateway';
-import { CrawlRecorder } from '../../src/conformance/crawl-recorder';
-import { accessInputFromCrawl, EffectiveAccess } from '../../src/conformance/effective-access';
-import { GatewayClient } from '../../src/conformance/gateway-client';
-import { RateLimitPacer } from '../../src/conformance/rate-limit-pacer';
+import { crawlGateway } from '../../src/conformance/crawl/crawl-gateway';
+import { CrawlRecorder } from '../../src/conformance/crawl/crawl-recorder';
+import { accessInputFromCrawl, EffectiveAccess } from '../../src/conformance/access/effective-access';
+import { GatewayClient } from '../../src/conformance/crawl/gateway-client';
+import { RateLimitPacer } from '../../src/conformance/crawl/rate-limit-pacer';
 import { parsePolicy } from '../../src/policies/load-policy';
 import { runSync } from '../../src/sync/run-sync';
 import { ScriptedSource } from '../helpers/scripted-adapter';

@@ -1,9 +1,9 @@
 import { createSqlAdapter, parseDatabaseUrl, resolveSqlMapping } from '../../src/adapters/sql';
-import { crawlGateway } from '../../src/conformance/crawl-gateway';
-import { CrawlRecorder } from '../../src/conformance/crawl-recorder';
-import { accessInputFromCrawl, EffectiveAccess } from '../../src/conformance/effective-access';
-import { GatewayClient } from '../../src/conformance/gateway-client';
-import { RateLimitPacer } from '../../src/conformance/rate-limit-pacer';
+import { crawlGateway } from '../../src/conformance/crawl/crawl-gateway';
+import { CrawlRecorder } from '../../src/conformance/crawl/crawl-recorder';
+import { accessInputFromCrawl, EffectiveAccess } from '../../src/conformance/access/effective-access';
+import { GatewayClient } from '../../src/conformance/crawl/gateway-client';
+import { RateLimitPacer } from '../../src/conformance/crawl/rate-limit-pacer';
 import { policyGrants } from '../../src/policies/evaluate-policy';
 import { parsePolicy } from '../../src/policies/load-policy';
 import type { Policy } from '../../src/policies/policy-types';

@@ -1,6 +1,6 @@
 import { paginateItems } from 'content-gateway';
 import type { RetryPolicy } from 'content-gateway';
-import { SourceHttpClient, type HttpMethod } from 'content-gateway';
+import { OutboundHttpClient, type HttpMethod } from 'content-gateway';
 import { normalizeEmail } from 'content-gateway/lib';
 import type { Logger } from 'content-gateway/logging';
 
@@ -20,14 +20,14 @@ export interface MockClientOptions {
  * repeated only when the mock certainly did not act on them (429, connection refused).
  */
 export class MockClient {
-  private readonly http: SourceHttpClient;
+  private readonly http: OutboundHttpClient;
 
   constructor(
     readonly baseUrl: string,
     token: string,
     options: MockClientOptions,
   ) {
-    this.http = new SourceHttpClient({
+    this.http = new OutboundHttpClient({
       baseUrl,
       logger: options.logger,
       headers: () => ({ authorization: `Bearer ${token}` }),
@@ -42,7 +42,7 @@ export class MockClient {
     return this.http.requestCount;
   }
 
-  /** The parsed answer of a 2xx; other final statuses throw the matching `SourceError`. */
+  /** The parsed answer of a 2xx; other final statuses throw the matching `RemoteError`. */
   request<T>(method: HttpMethod, path: string, body?: unknown): Promise<T> {
     return this.http.json<T>(method, path, body === undefined ? {} : { body });
   }

@@ -1,9 +1,9 @@
 import { throwIfAborted } from '../../lib/abort-error';
 import type { Adapter, AdapterContext, SyncEvent } from '../adapter';
 // The only file of this adapter that speaks HTTP, through the shared outbound client: retries
-// with backoff honouring Retry-After, typed SourceErrors, the token sent to the wiki's origin only.
-import { paginateItems } from '../http/paginate';
-import { SourceHttpClient } from '../http/source-http-client';
+// with backoff honouring Retry-After, typed errors, the token sent to the wiki's origin only.
+import { paginateItems } from '../../outbound-http/paginate';
+import { OutboundHttpClient } from '../../outbound-http/outbound-http-client';
 import type { ExampleWikiConfig } from './example-wiki-config';
 import { toFileRecord, toGroupRecord, toUserRecord, type WikiGroup, type WikiPage, type WikiUser } from './example-wiki-mapping';
 
@@ -26,7 +26,7 @@ export function createExampleWikiAdapter(config: ExampleWikiConfig): Adapter {
   return {
     name: EXAMPLE_WIKI_ADAPTER_NAME,
     async *full(ctx: AdapterContext): AsyncGenerator<SyncEvent> {
-      const http = new SourceHttpClient({ baseUrl: config.baseUrl, logger: ctx.logger, signal: ctx.signal, headers: () => ({ authorization: `Bearer ${config.token}` }) });
+      const http = new OutboundHttpClient({ baseUrl: config.baseUrl, logger: ctx.logger, signal: ctx.signal, headers: () => ({ authorization: `Bearer ${config.token}` }) });
       const list = <T>(path: string): AsyncIterable<T> =>
         paginateItems(async (cursor) => {
           const page = await http.json<Listing<T>>('GET', path, { query: { cursor, limit: 100 } });

@@ -37,17 +37,19 @@ export interface WireLog {
 }
 
 /** Error classes rebuilt by name; any other error arrives as a SourceError with its action, or a plain Error. */
-const KNOWN_ERRORS: ReadonlyMap<string, new (message: string) => Error> = new Map<string, new (message: string) => Error>([
-  ['SourceError', sourceErrors.SourceError],
-  ['SourceAuthError', sourceErrors.SourceAuthError],
-  ['SourcePermissionError', sourceErrors.SourcePermissionError],
-  ['SourceNotFoundError', sourceErrors.SourceNotFoundError],
-  ['SourceUnavailableError', sourceErrors.SourceUnavailableError],
-  ['SourceRequestError', sourceErrors.SourceRequestError],
-  ['FullRunRequired', sourceErrors.FullRunRequired],
-  ['AccessRuleError', AccessRuleError],
-  ['DirectoryFileError', DirectoryFileError],
-]);
+const KNOWN_ERRORS: ReadonlyMap<string, new (message: string) => Error> = new Map<string, new (message: string) => Error>(
+  [
+    sourceErrors.SourceError,
+    sourceErrors.SourceAuthError,
+    sourceErrors.SourcePermissionError,
+    sourceErrors.SourceNotFoundError,
+    sourceErrors.SourceUnavailableError,
+    sourceErrors.SourceRequestError,
+    sourceErrors.FullRunRequired,
+    AccessRuleError,
+    DirectoryFileError,
+  ].map((type) => [type.name, type]),
+);
 
 export function toWireError(error: unknown): WireError {
   if (!(error instanceof Error)) return { name: 'Error', message: String(error) };

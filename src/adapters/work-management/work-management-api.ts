@@ -1,12 +1,12 @@
 import type { Readable } from 'node:stream';
 import type { Logger } from '../../logging/create-logger';
 import { abortError, throwIfAborted } from '../../lib/abort-error';
-import { paginateItems } from '../http/paginate';
-import { redactUrl } from '../http/redact-url';
-import type { RetryPolicy } from '../http/retry-policy';
-import { isRetryableStatus } from '../http/retry-policy';
-import { SourceHttpClient, type QueryValue } from '../http/source-http-client';
-import { sourceErrorFromStatus } from '../http/source-error-from-status';
+import { paginateItems } from '../../outbound-http/paginate';
+import { redactUrl } from '../../outbound-http/redact-url';
+import type { RetryPolicy } from '../../outbound-http/retry-policy';
+import { isRetryableStatus } from '../../outbound-http/retry-policy';
+import { OutboundHttpClient, type QueryValue } from '../../outbound-http/outbound-http-client';
+import { remoteErrorFromStatus } from '../../outbound-http/remote-error-from-status';
 import { SourceError, SourceUnavailableError } from '../source-error';
 import type { WmPage } from './work-management-records';
 
@@ -73,8 +73,8 @@ export interface ApiCounters {
  * batching saves round trips and connection overhead, not quota.
  */
 export class WorkManagementApi {
-  private readonly client: SourceHttpClient;
-  private readonly downloadClients = new Map<string, SourceHttpClient>();
+  private readonly client: OutboundHttpClient;
+  private readonly downloadClients = new Map<string, OutboundHttpClient>();
   private readonly queue: Pending[] = [];
   private active = 0;
   private flushScheduled = false;
@@ -83,7 +83,7 @@ export class WorkManagementApi {
 
   constructor(private readonly options: WorkManagementApiOptions) {
     this.batching = options.batch ?? true;
-    this.client = new SourceHttpClient({
+    this.client = new OutboundHttpClient({
       baseUrl: options.baseUrl,
       logger: options.logger,
       signal: options.signal,
@@ -141,7 +141,7 @@ export class WorkManagementApi {
     const origin = new URL(url).origin;
     let client = this.downloadClients.get(origin);
     if (!client) {
-      client = new SourceHttpClient({ baseUrl: origin, logger: this.options.logger, signal: this.options.signal, ...httpOverrides(this.options) });
+      client = new OutboundHttpClient({ baseUrl: origin, logger: this.options.logger, signal: this.options.signal, ...httpOverrides(this.options) });
       this.downloadClients.set(origin, client);
     }
     return client.stream(url);
@@ -275,5 +275,5 @@ export function expectOk<T>(answer: Answer, url: string): T {
     if (answer.body === undefined) throw new SourceUnavailableError(`Source answered ${answer.status} with a body that is not JSON for ${redactUrl(url)}`);
     return answer.body as T;
   }
-  throw sourceErrorFromStatus(answer.status, { url, body: answer.body === undefined ? '' : JSON.stringify(answer.body) });
+  throw remoteErrorFromStatus(answer.status, { url, body: answer.body === undefined ? '' : JSON.stringify(answer.body) });
 }

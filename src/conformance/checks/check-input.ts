@@ -1,7 +1,7 @@
-import type { AccessExpectation } from '../access-expectations';
+import type { AccessExpectation } from '../access/access-expectations';
 import type { Profile } from '../conformance-profile';
-import type { RecordedRun } from '../crawl-record';
-import type { EffectiveAccess } from '../effective-access';
+import type { RecordedRun } from '../crawl/crawl-record';
+import type { EffectiveAccess } from '../access/effective-access';
 import { pass, type Finding } from '../finding';
 
 /** What every check sees: the recorded run, the access it implies, and the expectations file. */

@@ -1,5 +1,5 @@
 import type { Profile } from '../conformance-profile';
-import type { FileSummary } from '../crawl-record';
+import type { FileSummary } from '../crawl/crawl-record';
 import { fail, warn, type Finding } from '../finding';
 import { MIB, outcome, plural, type CheckInput } from './check-input';
 

@@ -1,6 +1,6 @@
-import { LARGE_PAGE } from '../crawl-gateway';
-import { findGroupCycles } from '../effective-access';
-import type { Principal } from '../crawl-record';
+import { LARGE_PAGE } from '../crawl/crawl-gateway';
+import { findGroupCycles } from '../access/effective-access';
+import type { Principal } from '../crawl/crawl-record';
 import { fail, pass, warn, type Finding } from '../finding';
 import { outcome, plural, type CheckInput } from './check-input';
 

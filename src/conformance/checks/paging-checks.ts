@@ -1,4 +1,4 @@
-import type { ListingSummary } from '../crawl-record';
+import type { ListingSummary } from '../crawl/crawl-record';
 import { fail, warn, type Finding } from '../finding';
 import { outcome, plural, type CheckInput } from './check-input';
 

@@ -1,4 +1,4 @@
-import type { ProbeResult } from '../crawl-record';
+import type { ProbeResult } from '../crawl/crawl-record';
 import { fail, warn, type Finding } from '../finding';
 
 /**

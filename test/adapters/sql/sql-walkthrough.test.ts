@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import pino from 'pino';
 import { createSqlAdapter, loadSqlMapping, parseDatabaseUrl } from '../../../src/adapters/sql';
-import { parseExpectations } from '../../../src/conformance/access-expectations';
+import { parseExpectations } from '../../../src/conformance/access/access-expectations';
 import { runConformance } from '../../../src/conformance/run-conformance';
 import { loadPolicy } from '../../../src/policies/load-policy';
 import { explainStagedAccess } from '../../../src/sync/explain-staged-access';

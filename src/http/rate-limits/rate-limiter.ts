@@ -1,7 +1,7 @@
 import type { Response } from 'express';
 import { RateLimiterRes } from 'rate-limiter-flexible';
-import { GatewayError } from '../errors/gateway-error';
-import type { RequestCounter } from './rate-limits/shared-counter';
+import { GatewayError } from '../../errors/gateway-error';
+import type { RequestCounter } from './shared-counter';
 
 /**
  * A budget per key per fixed window: the `/v1` request budget per client, on by default, and the

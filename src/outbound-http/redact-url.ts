@@ -1,6 +1,6 @@
 /**
  * A URL safe to put in logs and error messages: scheme, host and path only. The whole query is
- * dropped (sources accept tokens, signatures and offsets there), as are the fragment and any
+ * dropped (remote APIs accept tokens, signatures and offsets there), as are the fragment and any
  * `user:password@`. Unparseable input is cut at the first `?` or `#`.
  */
 export function redactUrl(url: string | URL): string {

@@ -1,5 +1,5 @@
-import type { Logger } from '../logging/create-logger';
-import { ConcurrencyPool } from '../lib/concurrency-pool';
+import type { Logger } from '../../logging/create-logger';
+import { ConcurrencyPool } from '../../lib/concurrency-pool';
 import type {
   CrawlRecord,
   ExchangeKind,

@@ -1,8 +1,8 @@
-import { SourceRequestError } from '../source-error';
-import { throwIfAborted } from '../../lib/abort-error';
+import { RemoteRequestError } from './remote-error';
+import { throwIfAborted } from '../lib/abort-error';
 
 /**
- * Source-side pagination, written once (DESIGN §6.6). Every walker is an async generator built on
+ * Pagination of remote APIs (adapters, platform clients), written once (DESIGN §6.6). Every walker is an async generator built on
  * `paginatePages`, which fetches one page per `next()` and never prefetches, so `break` in a
  * `for await` stops fetching at once (the generator's `return()` runs at its pending `yield`).
  *
@@ -13,8 +13,8 @@ import { throwIfAborted } from '../../lib/abort-error';
  *   APIs such as Slack's `next_cursor` say it).
  * - An empty page that still names a next token is not the end: keep walking (filtered
  *   listings can return empty intermediate pages).
- * - A token seen before in this walk means the source is looping: `SourceRequestError`.
- * - More than `maxPages` pages: `SourceRequestError`. Never a silent stop, because a full sync
+ * - A token seen before in this walk means the remote is looping: `RemoteRequestError`.
+ * - More than `maxPages` pages: `RemoteRequestError`. Never a silent stop, because a full sync
  *   that believed a truncated listing would sweep (delete) everything it did not see.
  */
 
@@ -59,18 +59,18 @@ export async function* paginatePages<T>(
   for (let pageNumber = 1; ; pageNumber += 1) {
     throwIfAborted(options.signal);
     if (pageNumber > maxPages) {
-      throw new SourceRequestError(`Source pagination exceeded ${maxPages} pages; refusing to continue`);
+      throw new RemoteRequestError(`Remote pagination exceeded ${maxPages} pages; refusing to continue`);
     }
     const result = await fetchPage(token);
     throwIfAborted(options.signal);
     if (!result || !Array.isArray(result.items)) {
-      throw new SourceRequestError(`Source page ${pageNumber} is malformed: it has no items array`);
+      throw new RemoteRequestError(`Remote page ${pageNumber} is malformed: it has no items array`);
     }
     const next = normalizeToken(result.next);
     if (next !== undefined) {
       if (seen.has(next)) {
-        throw new SourceRequestError(
-          `Source pagination is looping: page ${pageNumber} returned a next token already visited`,
+        throw new RemoteRequestError(
+          `Remote pagination is looping: page ${pageNumber} returned a next token already visited`,
         );
       }
       seen.add(next);

@@ -1,5 +1,5 @@
 import type { ExchangeKind, ListingSummary, Principal } from './crawl-record';
-import { followNextLinks, NextLinkError, type ODataPage } from '../lib/follow-next-links';
+import { followNextLinks, NextLinkError, type ODataPage } from '../../lib/follow-next-links';
 import type { GatewayClient } from './gateway-client';
 
 const MAX_NEXT_LINKS = 20_000;

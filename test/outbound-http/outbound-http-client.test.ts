@@ -2,34 +2,34 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import pino from 'pino';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { paginateItems } from '../../../src/adapters/http/paginate';
-import { SourceHttpClient, type SourceHttpClientOptions } from '../../../src/adapters/http/source-http-client';
+import { paginateItems } from '../../src/outbound-http/paginate';
+import { OutboundHttpClient, type OutboundHttpClientOptions } from '../../src/outbound-http/outbound-http-client';
 import {
-  SourceAuthError,
-  SourceNotFoundError,
-  SourceRateLimitError,
-  SourceRequestError,
-  SourceUnavailableError,
-} from '../../../src/adapters/source-error';
+  RemoteAuthError,
+  RemoteNotFoundError,
+  RemoteRateLimitError,
+  RemoteRequestError,
+  RemoteUnavailableError,
+} from '../../src/outbound-http/remote-error';
 import {
-  type FakeSource,
+  type FakeRemote,
   destroySocket,
   hang,
   json,
   reply,
-  startFakeSource,
+  startFakeRemote,
   truncatedBody,
-} from './fake-source-server';
+} from './fake-remote-server';
 
 const SECRET = 'tok-very-secret';
 
-let source: FakeSource;
-let elsewhere: FakeSource;
+let source: FakeRemote;
+let elsewhere: FakeRemote;
 let logLines: string[];
 let delays: number[];
 
 beforeEach(async () => {
-  [source, elsewhere] = await Promise.all([startFakeSource(), startFakeSource()]);
+  [source, elsewhere] = await Promise.all([startFakeRemote(), startFakeRemote()]);
   logLines = [];
   delays = [];
 });
@@ -39,8 +39,8 @@ afterEach(async () => {
 });
 
 /** A client on the fake source whose sleeps are recorded, not waited. */
-function client(overrides: Partial<SourceHttpClientOptions> = {}): SourceHttpClient {
-  return new SourceHttpClient({
+function client(overrides: Partial<OutboundHttpClientOptions> = {}): OutboundHttpClient {
+  return new OutboundHttpClient({
     baseUrl: `${source.origin}/api/1.0`,
     logger: pino({ level: 'debug' }, { write: (line: string) => logLines.push(line) }),
     headers: () => ({ authorization: `Bearer ${SECRET}` }),
@@ -54,7 +54,7 @@ function client(overrides: Partial<SourceHttpClientOptions> = {}): SourceHttpCli
 }
 
 function retryLogs(): Array<Record<string, unknown>> {
-  return logLines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((l) => l.msg === 'source request failed; retrying');
+  return logLines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((l) => l.msg === 'outbound request failed; retrying');
 }
 
 async function drain(stream: Readable): Promise<Buffer> {
@@ -63,7 +63,7 @@ async function drain(stream: Readable): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-describe('SourceHttpClient.json', () => {
+describe('OutboundHttpClient.json', () => {
   it('retries 503 twice, then returns the parsed body', async () => {
     source.script('/api/1.0/tasks', reply(503, 'busy'), reply(503, 'busy'), json({ data: [{ gid: '1' }] }));
     const http = client();
@@ -92,40 +92,40 @@ describe('SourceHttpClient.json', () => {
     expect(delays).toEqual([7_000]);
   });
 
-  it('throws SourceRateLimitError, with the source’s Retry-After, once attempts run out', async () => {
+  it('throws RemoteRateLimitError, with the source’s Retry-After, once attempts run out', async () => {
     source.script('/api/1.0/users', reply(429, 'You have made too many requests', { 'retry-after': '30' }));
     const error = await client().json('GET', '/users').catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(SourceRateLimitError);
-    expect((error as SourceRateLimitError).retryAfterMs).toBe(30_000);
+    expect(error).toBeInstanceOf(RemoteRateLimitError);
+    expect((error as RemoteRateLimitError).retryAfterMs).toBe(30_000);
     expect((error as Error).message).toContain('You have made too many requests');
     expect(source.requests).toHaveLength(4);
     expect(delays).toEqual([30_000, 30_000, 30_000]);
   });
 
-  it('throws SourceAuthError on 401 without retrying', async () => {
+  it('throws RemoteAuthError on 401 without retrying', async () => {
     source.script('/api/1.0/me', json({ errors: [{ message: 'Not Authorized' }] }, 401));
     const http = client();
     const error = await http.json('GET', '/me').catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(SourceAuthError);
+    expect(error).toBeInstanceOf(RemoteAuthError);
     expect((error as Error).message).toMatch(/401 Unauthorized .*\/api\/1\.0\/me: .*Not Authorized/);
     expect(http.requestCount).toBe(1);
     expect(delays).toEqual([]);
   });
 
-  it('throws SourceNotFoundError on 404, with the upstream text and no query in the message', async () => {
+  it('throws RemoteNotFoundError on 404, with the upstream text and no query in the message', async () => {
     source.script('/api/1.0/tasks/9', json({ errors: [{ message: 'task: Unknown object: 9' }] }, 404));
     const error = await client().json('GET', '/tasks/9', { query: { access_token: 'leak' } }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(SourceNotFoundError);
+    expect(error).toBeInstanceOf(RemoteNotFoundError);
     expect((error as Error).message).toContain('task: Unknown object: 9');
     expect((error as Error).message).not.toContain('leak');
     expect(delays).toEqual([]);
   });
 
-  it('throws SourceUnavailableError after the last 5xx attempt', async () => {
+  it('throws RemoteUnavailableError after the last 5xx attempt', async () => {
     source.script('/api/1.0/x', reply(502, '<html>bad gateway</html>'));
     const error = await client().json('GET', '/x').catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(SourceUnavailableError);
-    expect((error as SourceUnavailableError).details.status).toBe(502);
+    expect(error).toBeInstanceOf(RemoteUnavailableError);
+    expect((error as RemoteUnavailableError).details.status).toBe(502);
     expect(source.requests).toHaveLength(4);
   });
 
@@ -144,10 +144,10 @@ describe('SourceHttpClient.json', () => {
     expect(source.requests).toHaveLength(2);
   });
 
-  it('gives up on a connection that keeps dropping with SourceUnavailableError', async () => {
+  it('gives up on a connection that keeps dropping with RemoteUnavailableError', async () => {
     source.script('/api/1.0/x', destroySocket());
     const error = await client().json('GET', '/x').catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(SourceUnavailableError);
+    expect(error).toBeInstanceOf(RemoteUnavailableError);
     expect((error as Error).message).toMatch(/UND_ERR_SOCKET.*4 attempts/);
     // fetch's own TypeError('fetch failed'), from Node's realm rather than jest's.
     expect((error as Error).cause).toMatchObject({ name: 'TypeError', message: 'fetch failed' });
@@ -162,7 +162,7 @@ describe('SourceHttpClient.json', () => {
 
   it('rejects a 2xx body that is not JSON', async () => {
     source.script('/api/1.0/x', reply(200, '<html>login</html>', { 'content-type': 'text/html' }));
-    await expect(client().json('GET', '/x')).rejects.toThrow(SourceUnavailableError);
+    await expect(client().json('GET', '/x')).rejects.toThrow(RemoteUnavailableError);
   });
 
   it('returns undefined for an empty 2xx body', async () => {
@@ -173,7 +173,7 @@ describe('SourceHttpClient.json', () => {
   it('sends JSON bodies, and repeats a POST only when the source surely did not act', async () => {
     source.script('/api/1.0/batch', reply(429, '', { 'retry-after': '0' }), reply(503), json({ never: true }));
     const error = await client().json('POST', '/batch', { body: { data: { actions: [] } } }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(SourceUnavailableError);
+    expect(error).toBeInstanceOf(RemoteUnavailableError);
     expect(source.requests.map((r) => [r.method, r.headers['content-type'], r.body])).toEqual([
       ['POST', 'application/json', '{"data":{"actions":[]}}'],
       ['POST', 'application/json', '{"data":{"actions":[]}}'],
@@ -193,7 +193,7 @@ describe('SourceHttpClient.json', () => {
   });
 });
 
-describe('SourceHttpClient.request', () => {
+describe('OutboundHttpClient.request', () => {
   it('returns the raw final response when a retryable status outlasts the policy', async () => {
     source.script('/api/1.0/x', reply(503, 'still down'));
     const response = await client().request('GET', '/x');
@@ -211,7 +211,7 @@ describe('SourceHttpClient.request', () => {
   });
 });
 
-describe('SourceHttpClient origins', () => {
+describe('OutboundHttpClient origins', () => {
   it('follows a same-origin absolute URL (next_page.uri) with credentials', async () => {
     source.script('/api/1.0/tasks', json({ data: [] }));
     await client().json('GET', `${source.origin}/api/1.0/tasks?offset=abc&limit=2`);
@@ -230,7 +230,7 @@ describe('SourceHttpClient origins', () => {
     ['another scheme', () => 'file:///etc/passwd'],
   ])('refuses %s without sending anything', async (_label, target) => {
     const http = client();
-    await expect(http.json('GET', target())).rejects.toThrow(SourceRequestError);
+    await expect(http.json('GET', target())).rejects.toThrow(RemoteRequestError);
     expect(http.requestCount).toBe(0);
     expect(elsewhere.requests).toHaveLength(0);
   });
@@ -245,7 +245,7 @@ describe('SourceHttpClient origins', () => {
 
   it('refuses a redirect to another origin', async () => {
     source.script('/api/1.0/attachments/1', reply(302, '', { location: `${elsewhere.origin}/steal` }));
-    await expect(client().json('GET', '/attachments/1')).rejects.toThrow(SourceRequestError);
+    await expect(client().json('GET', '/attachments/1')).rejects.toThrow(RemoteRequestError);
     expect(elsewhere.requests).toHaveLength(0);
   });
 
@@ -271,7 +271,7 @@ describe('SourceHttpClient origins', () => {
   });
 });
 
-describe('SourceHttpClient cancellation', () => {
+describe('OutboundHttpClient cancellation', () => {
   it('rejects promptly with AbortError when aborted during a Retry-After sleep', async () => {
     source.script('/api/1.0/x', reply(429, '', { 'retry-after': '60' }), json({ never: true }));
     const controller = new AbortController();
@@ -316,7 +316,7 @@ describe('SourceHttpClient cancellation', () => {
   });
 });
 
-describe('SourceHttpClient.stream', () => {
+describe('OutboundHttpClient.stream', () => {
   it('streams a 1 MB body intact, after retrying before the body starts', async () => {
     const payload = randomBytes(1024 * 1024);
     source.script('/api/1.0/files/1/content', reply(503), (_req, res) => {
@@ -334,11 +334,11 @@ describe('SourceHttpClient.stream', () => {
 
   it('throws the typed error for a final non-2xx status', async () => {
     source.script('/api/1.0/files/2/content', reply(410, 'gone'));
-    await expect(client().stream('/files/2/content')).rejects.toThrow(SourceNotFoundError);
+    await expect(client().stream('/files/2/content')).rejects.toThrow(RemoteNotFoundError);
   });
 });
 
-describe('SourceHttpClient with paginateItems', () => {
+describe('OutboundHttpClient with paginateItems', () => {
   it('walks the work-management API’s offset + next_page listing', async () => {
     const page = (gids: string[], offset: string | null) =>
       json({ data: gids.map((gid) => ({ gid })), next_page: offset === null ? null : { offset, path: `/tasks?offset=${offset}`, uri: `${source.origin}/api/1.0/tasks?offset=${offset}` } });

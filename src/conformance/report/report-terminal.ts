@@ -1,5 +1,5 @@
 import type { ConformanceReport } from './conformance-report';
-import type { Finding } from './finding';
+import type { Finding } from '../finding';
 import { formatBytes, formatCount, formatDuration } from './format-numbers';
 import { terminalSafe } from './terminal-safe';
 

@@ -1,7 +1,7 @@
 import Mustache from 'mustache';
-import { escapeHtml } from '../lib/escape-html';
+import { escapeHtml } from '../../lib/escape-html';
 import type { ConformanceReport } from './conformance-report';
-import type { LatencySummary } from './crawl-record';
+import type { LatencySummary } from '../crawl/crawl-record';
 import { formatBytes, formatCount, formatDuration } from './format-numbers';
 import { REPORT_PAGE_SCRIPT } from './report-page-script';
 import { REPORT_PAGE_CSS, REPORT_PAGE_TEMPLATE } from './report-page-template';

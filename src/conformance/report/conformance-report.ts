@@ -1,9 +1,9 @@
 import fs from 'node:fs';
-import { CHECKS, checkDefinition } from './checks/check-catalog';
-import { summarizeChecks } from './checks/run-checks';
-import type { Profile } from './conformance-profile';
-import type { CrawlRecord, CrawlStats, RecordedRun } from './crawl-record';
-import { sortFindings, type Finding, type Severity } from './finding';
+import { CHECKS, checkDefinition } from '../checks/check-catalog';
+import { summarizeChecks } from '../checks/run-checks';
+import type { Profile } from '../conformance-profile';
+import type { CrawlRecord, CrawlStats, RecordedRun } from '../crawl/crawl-record';
+import { sortFindings, type Finding, type Severity } from '../finding';
 
 /** How access answers treat inactive users (the report states it so a reader knows). */
 export const INACTIVE_POLICY =

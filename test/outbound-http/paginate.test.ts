@@ -1,5 +1,5 @@
-import { paginateItems, paginatePages } from '../../../src/adapters/http/paginate';
-import { SourceRequestError } from '../../../src/adapters/source-error';
+import { paginateItems, paginatePages } from '../../src/outbound-http/paginate';
+import { RemoteRequestError } from '../../src/outbound-http/remote-error';
 
 /**
  * A fake paged listing: `pages[i]` is served for the token `t<i>` (`undefined` for page 0) and
@@ -60,7 +60,7 @@ describe('paginatePages', () => {
 
   it('rejects a malformed page instead of guessing', async () => {
     const pages = paginatePages(async () => ({ items: 'nope' as unknown as number[] }));
-    await expect(pages.next()).rejects.toThrow(SourceRequestError);
+    await expect(pages.next()).rejects.toThrow(RemoteRequestError);
   });
 });
 
@@ -121,7 +121,7 @@ describe('paginateItems', () => {
     expect(calls).toHaveLength(0);
   });
 
-  it('throws SourceRequestError when the source repeats a token', async () => {
+  it('throws RemoteRequestError when the source repeats a token', async () => {
     // Page 2 points back to page 1: a source bug that would otherwise loop forever.
     const { fetchPage, calls } = listing([[1], [2], [3]], (i) => (i === 0 ? 't1' : i === 1 ? 't2' : 't1'));
     const seen: number[] = [];
@@ -129,19 +129,19 @@ describe('paginateItems', () => {
       (async () => {
         for await (const item of walk(fetchPage)) seen.push(item);
       })(),
-    ).rejects.toThrow(SourceRequestError);
+    ).rejects.toThrow(RemoteRequestError);
     expect(calls).toEqual([undefined, 't1', 't2']);
     expect(seen).toEqual([1, 2]);
   });
 
-  it('throws SourceRequestError when a page names itself as next', async () => {
+  it('throws RemoteRequestError when a page names itself as next', async () => {
     const { fetchPage } = listing([[1], [2]], () => 't1');
     await expect(collect(walk(fetchPage))).rejects.toThrow(/looping/);
   });
 
-  it('throws SourceRequestError past maxPages instead of stopping silently', async () => {
+  it('throws RemoteRequestError past maxPages instead of stopping silently', async () => {
     const { fetchPage, calls } = listing([[1], [2], [3], [4]]);
-    await expect(collect(walk(fetchPage, { maxPages: 2 }))).rejects.toThrow(SourceRequestError);
+    await expect(collect(walk(fetchPage, { maxPages: 2 }))).rejects.toThrow(RemoteRequestError);
     expect(calls).toHaveLength(2);
     await expect(collect(walk(listing([[1], [2]]).fetchPage, { maxPages: 2 }))).resolves.toEqual([1, 2]);
   });

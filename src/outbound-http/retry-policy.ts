@@ -1,5 +1,5 @@
 /**
- * When to repeat a source request and how long to wait first. Pure functions only (no clock, no
+ * When to repeat an outbound request and how long to wait first. Pure functions only (no clock, no
  * randomness, no I/O) so the schedule is table-tested; the client supplies `now` and `random`.
  *
  * Attempts are counted from 1: `attempt` is always "how many requests have been sent so far",
@@ -83,7 +83,7 @@ export function shouldRetry(outcome: Outcome, attempt: number, policy: RetryPoli
 
 /**
  * Whether repeating the request is safe when the method is not idempotent (POST, PATCH): only
- * when the source certainly did not act on it — it answered 429 (rejected before processing) or
+ * when the remote certainly did not act on it — it answered 429 (rejected before processing) or
  * the connection was refused (nothing was sent). The work-management API's own SDK does not
  * retry POSTs at all (reference/work-management.md §9).
  */
@@ -93,7 +93,7 @@ export function isSafeToRepeat(outcome: Outcome, idempotent: boolean): boolean {
 }
 
 /**
- * How long to wait before attempt `attempt + 1`. A source-given `retryAfterMs` wins (capped at
+ * How long to wait before attempt `attempt + 1`. A remote-given `retryAfterMs` wins (capped at
  * `maxRetryAfterMs`: a rejected request still costs quota, so we wait at least as asked, up to
  * the cap). Otherwise exponential backoff with full jitter:
  * `random() * min(maxDelayMs, baseDelayMs * 2^(attempt-1))`.

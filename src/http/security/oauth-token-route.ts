@@ -1,12 +1,12 @@
 import os from 'node:os';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { RateLimiterRes } from 'rate-limiter-flexible';
-import { ConcurrencyPool } from '../lib/concurrency-pool';
-import { callerAddress } from './rate-limits/caller-address';
-import type { RateLimitCounters } from './rate-limits/rate-limit-counters';
-import type { RequestCounter } from './rate-limits/shared-counter';
-import { verifyClientSecret, type OAuthClient } from './security/client-secrets';
-import type { AccessTokens } from './security/access-tokens';
+import { ConcurrencyPool } from '../../lib/concurrency-pool';
+import { callerAddress } from '../rate-limits/caller-address';
+import type { RateLimitCounters } from '../rate-limits/rate-limit-counters';
+import type { RequestCounter } from '../rate-limits/shared-counter';
+import { verifyClientSecret, type OAuthClient } from './client-secrets';
+import type { AccessTokens } from './access-tokens';
 
 /** RFC 6749 §5.2's codes, plus `slow_down` (RFC 8628 §3.5) and `temporarily_unavailable` (RFC 6749 §4.1.2.1) for the limits. */
 type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unsupported_grant_type' | 'unauthorized_client' | 'slow_down' | 'temporarily_unavailable';

@@ -1,5 +1,5 @@
-import { normalizeEmail } from '../lib/normalize-email';
-import type { CrawlRecord, Principal } from './crawl-record';
+import { normalizeEmail } from '../../lib/normalize-email';
+import type { CrawlRecord, Principal } from '../crawl/crawl-record';
 
 /**
  * Who can see what, computed from a crawl the way the platform evaluates it (reference §3.2): a

@@ -2,7 +2,7 @@ import { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse, cr
 import type { AddressInfo } from 'node:net';
 
 /**
- * A stateful fake of "the outside world" for SourceHttpClient tests: a real HTTP server on
+ * A stateful fake of "the outside world" for OutboundHttpClient tests: a real HTTP server on
  * 127.0.0.1:0 whose routes play scripted steps in order (the last step repeats), recording
  * every request it receives. Tests assert on what went over the wire, not on fetch calls.
  */
@@ -16,7 +16,7 @@ export interface RecordedRequest {
 
 export type Step = (req: IncomingMessage, res: ServerResponse) => void;
 
-export interface FakeSource {
+export interface FakeRemote {
   /** Origin, e.g. http://127.0.0.1:54321 */
   origin: string;
   requests: RecordedRequest[];
@@ -56,7 +56,7 @@ export function hang(): Step {
   return () => undefined;
 }
 
-export async function startFakeSource(): Promise<FakeSource> {
+export async function startFakeRemote(): Promise<FakeRemote> {
   const scripts = new Map<string, { steps: Step[]; next: number }>();
   const requests: RecordedRequest[] = [];
   const server = createServer((req, res) => {

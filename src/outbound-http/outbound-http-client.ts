@@ -1,10 +1,10 @@
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
-import type { Logger } from '../../logging/create-logger';
-import { SourceError, SourceRequestError, SourceUnavailableError } from '../source-error';
-import { abortError } from '../../lib/abort-error';
-import { parseRetryAfter } from '../../lib/parse-retry-after';
+import type { Logger } from '../logging/create-logger';
+import { RemoteError, RemoteRequestError, RemoteUnavailableError } from './remote-error';
+import { abortError } from '../lib/abort-error';
+import { parseRetryAfter } from '../lib/parse-retry-after';
 import { redactUrl } from './redact-url';
 import {
   DEFAULT_RETRY_POLICY,
@@ -14,14 +14,14 @@ import {
   isSafeToRepeat,
   shouldRetry,
 } from './retry-policy';
-import { bodySnippet, sourceErrorFromStatus } from './source-error-from-status';
+import { bodySnippet, remoteErrorFromStatus } from './remote-error-from-status';
 import { networkErrorCode, readSnippet } from './fetch-failures';
 
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
 
 export type QueryValue = string | number | boolean | null | undefined;
 
-export interface SourceHttpClientOptions {
+export interface OutboundHttpClientOptions {
   /** Every relative path is appended to it; its origin is the only one that receives `headers()`. */
   baseUrl: string;
   logger: Logger;
@@ -50,7 +50,7 @@ export interface SourceHttpClientOptions {
   maxRedirects?: number;
 }
 
-export interface SourceRequestOptions {
+export interface OutboundRequestOptions {
   /** Added to (or replacing same-named parameters of) the URL's query. `null`/`undefined` are skipped. */
   query?: Record<string, QueryValue>;
   /** Strings, `URLSearchParams` and bytes are sent as they are; anything else as JSON. */
@@ -60,7 +60,7 @@ export interface SourceRequestOptions {
   signal?: AbortSignal;
   /**
    * Whether repeating the request is harmless. Defaults to true for GET, HEAD, PUT, DELETE and
-   * OPTIONS; non-idempotent requests are repeated only when the source certainly did not act.
+   * OPTIONS; non-idempotent requests are repeated only when the remote certainly did not act.
    */
   idempotent?: boolean;
 }
@@ -69,24 +69,24 @@ const IDEMPOTENT_METHODS: ReadonlySet<HttpMethod> = new Set(['GET', 'HEAD', 'PUT
 const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
 
 /**
- * The one HTTP client of every REST adapter: injected transport, logger, signal and clock;
- * retries by the pure `retry-policy` (honouring `Retry-After`); typed `SourceError`s from
- * `sourceErrorFromStatus`; cancellation as an `AbortError`.
+ * The one HTTP client of every outbound call (the REST adapters, the platform clients): injected transport, logger, signal and clock;
+ * retries by the pure `retry-policy` (honouring `Retry-After`); typed `RemoteError`s from
+ * `remoteErrorFromStatus`; cancellation as an `AbortError`.
  *
  * Safety invariants:
  * - Only the `baseUrl` origin and `allowOrigins` are ever contacted, for absolute URLs (such as
- *   a `next_page.uri`) and redirects alike: a source cannot send us, or our credentials, elsewhere.
+ *   a `next_page.uri`) and redirects alike: a remote cannot send us, or our credentials, elsewhere.
  * - `headers()` (credentials) are sent to the `baseUrl` origin only.
  * - Logs carry method, origin and path, never headers or query strings.
  */
-export class SourceHttpClient {
+export class OutboundHttpClient {
   private readonly base: URL;
   private readonly basePrefix: string;
   private readonly allowedOrigins: ReadonlySet<string>;
   private readonly fetchImpl: typeof fetch;
   private readonly logger: Logger;
   private readonly signal: AbortSignal | undefined;
-  private readonly authHeaders: SourceHttpClientOptions['headers'];
+  private readonly authHeaders: OutboundHttpClientOptions['headers'];
   private readonly policy: RetryPolicy;
   private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   private readonly random: () => number;
@@ -96,7 +96,7 @@ export class SourceHttpClient {
   private readonly maxRedirects: number;
   private requests = 0;
 
-  constructor(options: SourceHttpClientOptions) {
+  constructor(options: OutboundHttpClientOptions) {
     this.base = parseHttpUrl(options.baseUrl, 'baseUrl');
     this.basePrefix = `${this.base.origin}${this.base.pathname.replace(/\/+$/, '')}`;
     this.allowedOrigins = new Set([
@@ -125,18 +125,18 @@ export class SourceHttpClient {
   /**
    * The raw response after retries: a retryable status that outlasted the policy is returned,
    * not thrown; the caller owns (and must consume or cancel) its body. Network failures that
-   * outlast the policy throw `SourceUnavailableError`.
+   * outlast the policy throw `RemoteUnavailableError`.
    */
-  request(method: HttpMethod, pathOrUrl: string, options: SourceRequestOptions = {}): Promise<Response> {
+  request(method: HttpMethod, pathOrUrl: string, options: OutboundRequestOptions = {}): Promise<Response> {
     return this.execute(method, pathOrUrl, options, 'application/json', async (response) => response);
   }
 
   /**
    * The parsed JSON body of a 2xx answer (`undefined` for an empty body). Any other final status
-   * throws the `SourceError` of `sourceErrorFromStatus`; a truncated body is retried like a
-   * dropped connection; a 2xx body that is not JSON throws `SourceUnavailableError`.
+   * throws the `RemoteError` of `remoteErrorFromStatus`; a truncated body is retried like a
+   * dropped connection; a 2xx body that is not JSON throws `RemoteUnavailableError`.
    */
-  json<T>(method: HttpMethod, pathOrUrl: string, options: SourceRequestOptions = {}): Promise<T> {
+  json<T>(method: HttpMethod, pathOrUrl: string, options: OutboundRequestOptions = {}): Promise<T> {
     return this.execute(method, pathOrUrl, options, 'application/json', async (response, url) => {
       if (!response.ok) throw await this.errorFrom(response, url);
       const text = await response.text();
@@ -144,8 +144,8 @@ export class SourceHttpClient {
       try {
         return JSON.parse(text) as T;
       } catch (cause) {
-        throw new SourceUnavailableError(
-          `Source answered ${response.status} with a body that is not JSON for ${redactUrl(url)}: ${bodySnippet(text)}`,
+        throw new RemoteUnavailableError(
+          `Remote answered ${response.status} with a body that is not JSON for ${redactUrl(url)}: ${bodySnippet(text)}`,
           { status: response.status, url: redactUrl(url), cause },
         );
       }
@@ -155,9 +155,9 @@ export class SourceHttpClient {
   /**
    * A download as a Node stream. Retries happen only until a 2xx response arrives; once the body
    * starts, a failure surfaces as a stream error (the bytes cannot be replayed). A non-2xx final
-   * status throws the `SourceError` of `sourceErrorFromStatus`.
+   * status throws the `RemoteError` of `remoteErrorFromStatus`.
    */
-  stream(pathOrUrl: string, options: SourceRequestOptions = {}): Promise<Readable> {
+  stream(pathOrUrl: string, options: OutboundRequestOptions = {}): Promise<Readable> {
     return this.execute('GET', pathOrUrl, options, '*/*', async (response, url) => {
       if (!response.ok) throw await this.errorFrom(response, url);
       if (!response.body) return Readable.from([]);
@@ -167,12 +167,12 @@ export class SourceHttpClient {
 
   /**
    * The retry loop. `read` runs inside it, so a connection dropped while a JSON body is read is
-   * retried too; errors `read` throws on purpose (SourceErrors) are not.
+   * retried too; errors `read` throws on purpose (RemoteErrors) are not.
    */
   private async execute<R>(
     method: HttpMethod,
     pathOrUrl: string,
-    options: SourceRequestOptions,
+    options: OutboundRequestOptions,
     accept: string,
     read: (response: Response, url: URL) => Promise<R>,
   ): Promise<R> {
@@ -195,7 +195,7 @@ export class SourceHttpClient {
         outcome = { kind: 'response', status: response.status, retryAfter: response.headers.get('retry-after') };
       } catch (error) {
         if (callerSignal?.aborted) throw abortError(callerSignal);
-        if (error instanceof SourceError) throw error;
+        if (error instanceof RemoteError) throw error;
         failure = error;
         outcome = { kind: 'network-error', code: timeout.signal.aborted ? 'ETIMEDOUT' : networkErrorCode(error) };
       } finally {
@@ -208,7 +208,7 @@ export class SourceHttpClient {
           return await read(response, finalUrl);
         } catch (error) {
           if (callerSignal?.aborted) throw abortError(callerSignal);
-          if (error instanceof SourceError) throw error;
+          if (error instanceof RemoteError) throw error;
           // The connection dropped while the body was read: judge it like any network failure.
           failure = error;
           outcome = { kind: 'network-error', code: networkErrorCode(error) };
@@ -229,7 +229,7 @@ export class SourceHttpClient {
           delayMs,
           ...(outcome.kind === 'response' ? { status: outcome.status } : { code: outcome.code }),
         },
-        'source request failed; retrying',
+        'outbound request failed; retrying',
       );
       try {
         await this.sleep(delayMs, callerSignal);
@@ -244,7 +244,7 @@ export class SourceHttpClient {
   private async fetchFollowingRedirects(
     method: HttpMethod,
     url: URL,
-    options: SourceRequestOptions,
+    options: OutboundRequestOptions,
     accept: string,
     signal: AbortSignal,
   ): Promise<{ response: Response; url: URL }> {
@@ -265,7 +265,7 @@ export class SourceHttpClient {
       if (!REDIRECT_STATUSES.has(response.status) || location === null) return { response, url: current };
       await response.body?.cancel().catch(() => undefined);
       if (hop >= this.maxRedirects) {
-        throw new SourceRequestError(`Source redirected more than ${this.maxRedirects} times from ${redactUrl(url)}`, {
+        throw new RemoteRequestError(`Remote redirected more than ${this.maxRedirects} times from ${redactUrl(url)}`, {
           status: response.status,
           url: redactUrl(url),
         });
@@ -296,7 +296,7 @@ export class SourceHttpClient {
   }
 
   /** Relative paths (and `next_page.path`-style paths with a query) are appended to `baseUrl`. */
-  private resolve(pathOrUrl: string, query: SourceRequestOptions['query']): URL {
+  private resolve(pathOrUrl: string, query: OutboundRequestOptions['query']): URL {
     let url: URL;
     if (/^(?:[a-z][a-z0-9+.-]*:)?\/\//i.test(pathOrUrl) || /^[a-z][a-z0-9+.-]*:/i.test(pathOrUrl)) {
       url = this.checkOrigin(parseLocation(pathOrUrl, this.base));
@@ -311,25 +311,25 @@ export class SourceHttpClient {
 
   private checkOrigin(url: URL): URL {
     if ((url.protocol === 'http:' || url.protocol === 'https:') && this.allowedOrigins.has(url.origin)) return url;
-    throw new SourceRequestError(
-      `Refusing to contact ${redactUrl(url)}: its origin is neither the source's (${this.base.origin}) nor in allowOrigins`,
+    throw new RemoteRequestError(
+      `Refusing to contact ${redactUrl(url)}: its origin is neither the base URL's (${this.base.origin}) nor in allowOrigins`,
       { url: redactUrl(url) },
     );
   }
 
-  private async errorFrom(response: Response, url: URL): Promise<SourceError> {
+  private async errorFrom(response: Response, url: URL): Promise<RemoteError> {
     const body = await readSnippet(response);
-    return sourceErrorFromStatus(response.status, {
+    return remoteErrorFromStatus(response.status, {
       url,
       body,
       retryAfterMs: parseRetryAfter(response.headers.get('retry-after'), this.now()),
     });
   }
 
-  private unreachable(method: HttpMethod, url: URL, outcome: Outcome, attempts: number, cause: unknown): SourceUnavailableError {
+  private unreachable(method: HttpMethod, url: URL, outcome: Outcome, attempts: number, cause: unknown): RemoteUnavailableError {
     const code = outcome.kind === 'network-error' ? (outcome.code ?? 'unknown error') : `status ${outcome.status}`;
-    return new SourceUnavailableError(
-      `Source request ${method} ${redactUrl(url)} failed (${code}) after ${attempts} attempt${attempts === 1 ? '' : 's'}`,
+    return new RemoteUnavailableError(
+      `Remote request ${method} ${redactUrl(url)} failed (${code}) after ${attempts} attempt${attempts === 1 ? '' : 's'}`,
       { url: redactUrl(url), cause },
     );
   }
@@ -350,7 +350,7 @@ function parseLocation(location: string, base: URL): URL {
   try {
     return new URL(location, base);
   } catch (cause) {
-    throw new SourceRequestError(`Source gave an unparseable URL`, { cause });
+    throw new RemoteRequestError(`Remote gave an unparseable URL`, { cause });
   }
 }
 

@@ -6,7 +6,7 @@ import {
   backoffMs,
   isSafeToRepeat,
   shouldRetry,
-} from '../../../src/adapters/http/retry-policy';
+} from '../../src/outbound-http/retry-policy';
 
 const policy: RetryPolicy = { maxAttempts: 4, baseDelayMs: 100, maxDelayMs: 1_000, maxRetryAfterMs: 5_000 };
 const response = (status: number): Outcome => ({ kind: 'response', status });

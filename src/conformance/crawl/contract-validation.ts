@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
 import { SetMatchType, type Document, type OpenAPIBackend, type Operation } from 'openapi-backend';
 import YAML from 'yaml';
-import { initOpenApiBackend } from '../lib/init-openapi-backend';
-import { contractPathFor, type Profile } from './conformance-profile';
+import { initOpenApiBackend } from '../../lib/init-openapi-backend';
+import { contractPathFor, type Profile } from '../conformance-profile';
 import type { ContractViolation } from './crawl-record';
 
 /**

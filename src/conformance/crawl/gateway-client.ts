@@ -1,11 +1,11 @@
 import crypto from 'node:crypto';
 import http, { type IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
-import { ConcurrencyPool } from '../lib/concurrency-pool';
+import { ConcurrencyPool } from '../../lib/concurrency-pool';
 import type { ContractValidation } from './contract-validation';
 import type { ExchangeKind } from './crawl-record';
 import type { CrawlRecorder } from './crawl-recorder';
-import { parseRetryAfter } from '../lib/parse-retry-after';
+import { parseRetryAfter } from '../../lib/parse-retry-after';
 import { readRateLimitHeaders, type RateLimitPacer } from './rate-limit-pacer';
 import { idPath } from './raw-id-path';
 

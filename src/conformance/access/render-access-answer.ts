@@ -1,5 +1,5 @@
 import type { AccessUser, FileAccess, UserAccess } from './effective-access';
-import { terminalSafe } from './terminal-safe';
+import { terminalSafe } from '../report/terminal-safe';
 
 const who = (u: AccessUser & { via?: string }) => `${u.email ?? `(no email) ${u.id}`}${u.name ? ` (${u.name})` : ''}${u.via ? ` via ${u.via}` : ''}`;
 

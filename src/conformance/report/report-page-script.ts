@@ -1,4 +1,4 @@
-import { ACCESS_EXPLORER_CORE } from './access-explorer-script';
+import { ACCESS_EXPLORER_CORE } from '../access/access-explorer-script';
 
 /**
  * The report page's own script: the findings filter and the access explorer, reading the page's

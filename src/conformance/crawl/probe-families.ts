@@ -1,4 +1,4 @@
-import type { Profile } from './conformance-profile';
+import type { Profile } from '../conformance-profile';
 import type { ProbeResult } from './crawl-record';
 import type { AuthForm, RequestOptions } from './gateway-client';
 

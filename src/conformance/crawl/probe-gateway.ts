@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { Profile } from './conformance-profile';
+import type { Profile } from '../conformance-profile';
 import { errorEnvelope } from './contract-validation';
 import type { ProbeChain, ProbeResult } from './crawl-record';
 import type { AuthForm, GatewayClient, GatewayResponse } from './gateway-client';
