@@ -1,6 +1,7 @@
 // ESLint (typescript-eslint's recommended rules) over the product, its tests, migrations and the kit.
 // Formatting is Prettier's job (`npm run lint` runs both): no stylistic rules here.
 import eslint from '@eslint/js';
+import prettier from 'eslint-config-prettier';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
@@ -11,7 +12,10 @@ export default tseslint.config(
   {
     rules: {
       // A leading underscore marks a binding kept on purpose (a handler's arity, a skipped element).
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_' },
+      ],
       // Control characters are matched on purpose: terminal escapes, NUL in text that cannot be stored.
       'no-control-regex': 'off',
     },
@@ -27,4 +31,6 @@ export default tseslint.config(
     languageOptions: { sourceType: 'commonjs', globals: globals.node },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
+  // Last: turns off the rules Prettier's formatting would fight.
+  prettier,
 );

@@ -10,8 +10,7 @@ import type { Knex } from 'knex';
  */
 export async function up(knex: Knex): Promise<void> {
   const pg = knex.client.config.client === 'pg';
-  const key = (t: Knex.CreateTableBuilder, name: string): Knex.ColumnBuilder =>
-    pg ? t.specificType(name, 'text collate "C"') : t.text(name);
+  const key = (t: Knex.CreateTableBuilder, name: string): Knex.ColumnBuilder => (pg ? t.specificType(name, 'text collate "C"') : t.text(name));
 
   await knex.schema.createTable('files', (t) => {
     key(t, 'id').primary();

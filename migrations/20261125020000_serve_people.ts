@@ -57,8 +57,13 @@ async function migrateRows(knex: Knex): Promise<void> {
     ['group_members', 'member_type', 'member_id'],
   ] as const) {
     const account = knex('users').select('id');
-    await knex(table).whereNot(type, 'USER').update({ served_id: knex.ref(ref) });
-    await knex(table).where(type, 'USER').whereNotIn(ref, account).update({ served_id: knex.ref(ref) });
+    await knex(table)
+      .whereNot(type, 'USER')
+      .update({ served_id: knex.ref(ref) });
+    await knex(table)
+      .where(type, 'USER')
+      .whereNotIn(ref, account)
+      .update({ served_id: knex.ref(ref) });
     const active = knex.raw(`(select u.person_id from users u where u.id = ${table}.${ref} and u.state = 'Active')`);
     await knex(table).where(type, 'USER').whereIn(ref, knex('users').select('id')).update({ served_id: active });
   }

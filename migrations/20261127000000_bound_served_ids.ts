@@ -61,9 +61,18 @@ async function removeOverLongEntries(knex: Knex, table: keyof typeof ENTRY_COLUM
   const rows = (await knex(`${table} as e`)
     .join(`${c.parent} as p`, 'p.id', `e.${c.owner}`)
     .whereRaw('length(e.served_id) > ?', [ALWAYS_FITS])
-    .select({ owner: `e.${c.owner}`, type: `e.${c.type}`, ref: `e.${c.ref}`, served: 'e.served_id', source: 'p.source' })) as Array<{ owner: string; type: string; ref: string; served: string; source: string }>;
+    .select({ owner: `e.${c.owner}`, type: `e.${c.type}`, ref: `e.${c.ref}`, served: 'e.served_id', source: 'p.source' })) as Array<{
+    owner: string;
+    type: string;
+    ref: string;
+    served: string;
+    source: string;
+  }>;
   const over = rows.filter((r) => overLong(r.served));
-  for (const e of over) await knex(table).where({ [c.owner]: e.owner, [c.type]: e.type, [c.ref]: e.ref }).delete();
+  for (const e of over)
+    await knex(table)
+      .where({ [c.owner]: e.owner, [c.type]: e.type, [c.ref]: e.ref })
+      .delete();
   return over.map((e) => e.source);
 }
 
@@ -75,7 +84,11 @@ function chunks<T>(items: readonly T[]): T[][] {
 
 export async function up(knex: Knex): Promise<void> {
   const sources = new Set<string>([...(await removeOverLongEntries(knex, 'file_permissions')), ...(await removeOverLongEntries(knex, 'group_members'))]);
-  for (const [table, children] of [['files', [['file_permissions', 'file_id']]], ['groups', [['group_members', 'group_id']]], ['users', []]] as const) {
+  for (const [table, children] of [
+    ['files', [['file_permissions', 'file_id']]],
+    ['groups', [['group_members', 'group_id']]],
+    ['users', []],
+  ] as const) {
     const rows = await rekeyedRows(knex, table);
     for (const part of chunks(rows.map((r) => r.id))) {
       for (const [child, column] of children) await knex(child).whereIn(column, part).delete();
@@ -83,7 +96,10 @@ export async function up(knex: Knex): Promise<void> {
     }
     for (const r of rows) sources.add(r.source);
   }
-  if (sources.size > 0) await knex('sync_checkpoints').whereIn('source', [...sources]).delete();
+  if (sources.size > 0)
+    await knex('sync_checkpoints')
+      .whereIn('source', [...sources])
+      .delete();
 }
 
 /** Nothing to undo: the rows removed are staged again by the next sync. */

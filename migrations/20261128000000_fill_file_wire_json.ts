@@ -30,8 +30,21 @@ interface FileRow {
 }
 
 const COLUMNS = [
-  'id', 'name', 'external_url', 'mime_type', 'status', 'size', 'sha1', 'created_at', 'created_by',
-  'modified_at', 'modified_by', 'parent_id', 'parent_name', 'parent_path', 'custom_attributes',
+  'id',
+  'name',
+  'external_url',
+  'mime_type',
+  'status',
+  'size',
+  'sha1',
+  'created_at',
+  'created_by',
+  'modified_at',
+  'modified_by',
+  'parent_id',
+  'parent_name',
+  'parent_path',
+  'custom_attributes',
 ] as const;
 
 function jsonObject(text: string | null): Record<string, unknown> | undefined {
@@ -77,7 +90,10 @@ export async function up(knex: Knex): Promise<void> {
       .limit(BATCH)
       .select([...COLUMNS])) as FileRow[];
     if (rows.length === 0) return;
-    for (const row of rows) await knex('files').where({ id: row.id }).update({ wire_json: listJson(row) });
+    for (const row of rows)
+      await knex('files')
+        .where({ id: row.id })
+        .update({ wire_json: listJson(row) });
     after = (rows[rows.length - 1] as FileRow).id;
   }
 }

@@ -19,7 +19,9 @@ const runtime: Runtime = {
   listen: (handler, options) =>
     new Promise((resolve, reject) => {
       const serverOptions = { ...serverOptionsOf(handler), connectionsCheckingInterval: CONNECTIONS_CHECKING_INTERVAL_MS };
-      const server = options.tls ? https.createServer({ ...serverOptions, cert: options.tls.cert, key: options.tls.key }, handler) : http.createServer(serverOptions, handler);
+      const server = options.tls
+        ? https.createServer({ ...serverOptions, cert: options.tls.cert, key: options.tls.key }, handler)
+        : http.createServer(serverOptions, handler);
       // Slow, silent and stalled clients cannot hold sockets open, nor open them without bound.
       limitConnections(server, options);
       options.prepare?.(server);

@@ -29,7 +29,6 @@ const CLIENT_SECRET = 'bench-client-secret-0123456789abcdef';
 /** Per client per window: far beyond what a round can spend, so no request is ever refused. */
 const RATE_LIMIT = 1_000_000_000;
 
-
 /** `$skiptoken`s of one crawl at `$top=1000` (each gateway signs its own, so each is crawled). */
 async function crawlStarts(base: string, headers: Record<string, string>, orderby: string, agent: http.Agent): Promise<string[]> {
   const out: string[] = [];
@@ -82,7 +81,10 @@ export async function authOverhead(ctx: BenchContext, options: Partial<AuthOverh
     // The platform's way in: client credentials for a bearer token, then only the token.
     const tokenRes = await fetch(`${secured.url}/oauth2/token`, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: `Basic ${Buffer.from(`${CLIENT_ID}:${CLIENT_SECRET}`).toString('base64')}` },
+      headers: {
+        'Content-Type': 'application/x-www-form-urlencoded',
+        Authorization: `Basic ${Buffer.from(`${CLIENT_ID}:${CLIENT_SECRET}`).toString('base64')}`,
+      },
       body: 'grant_type=client_credentials',
     });
     if (tokenRes.status !== 200) throw new Error(`/oauth2/token answered ${tokenRes.status}`);
@@ -106,7 +108,8 @@ export async function authOverhead(ctx: BenchContext, options: Partial<AuthOverh
       secured: [...(await crawlStarts(secured.url, oauthHeaders, '', agent)), ...(await crawlStarts(secured.url, oauthHeaders, BY_MODIFIED, agent))],
       plain: [...(await crawlStarts(plain.url, apiKeyHeaders, '', agent)), ...(await crawlStarts(plain.url, apiKeyHeaders, BY_MODIFIED, agent))],
     };
-    const load = (baseUrl: string, headers: Record<string, string>, crawl: string[], seed: number): Promise<LoadRun> => measureLoad(listLoad(baseUrl, crawl, o, seed, headers));
+    const load = (baseUrl: string, headers: Record<string, string>, crawl: string[], seed: number): Promise<LoadRun> =>
+      measureLoad(listLoad(baseUrl, crawl, o, seed, headers));
 
     const notes: string[] = [
       'authentication cannot be switched off (every /v1 route requires a credential), so the baseline is the cheapest production set-up: one API key, rate limiting off (RATE_LIMIT_REQUESTS=0)',
@@ -136,9 +139,14 @@ export async function authOverhead(ctx: BenchContext, options: Partial<AuthOverh
       if (!bestPlain || p.rps > bestPlain.rps) bestPlain = p;
     }
     if (!bestSecured || !bestPlain) throw new Error('no rounds ran');
-    if (bestSecured.errors > 0 || bestPlain.errors > 0) notes.push(`WARNING: errors in the best rounds (OAuth ${bestSecured.errors}, API key ${bestPlain.errors}): 429s would mean the budget was not large enough`);
+    if (bestSecured.errors > 0 || bestPlain.errors > 0)
+      notes.push(
+        `WARNING: errors in the best rounds (OAuth ${bestSecured.errors}, API key ${bestPlain.errors}): 429s would mean the budget was not large enough`,
+      );
     const busyUs = (r: LoadRun): number => (r.serverElu * o.durationMs * 1000) / r.requests;
-    notes.push(`best rounds by server-thread time: ${busyUs(bestSecured).toFixed(0)} µs a request with OAuth + rate limiting vs ${busyUs(bestPlain).toFixed(0)} µs with an API key (ratio ${(busyUs(bestPlain) / busyUs(bestSecured)).toFixed(2)})`);
+    notes.push(
+      `best rounds by server-thread time: ${busyUs(bestSecured).toFixed(0)} µs a request with OAuth + rate limiting vs ${busyUs(bestPlain).toFixed(0)} µs with an API key (ratio ${(busyUs(bestPlain) / busyUs(bestSecured)).toFixed(2)})`,
+    );
     const minCpu = (runs: LoadRun[]): number => Math.min(...runs.map((r) => r.cpuUs));
     notes.push(
       `least process CPU (server + client worker) a request over all rounds: ${minCpu(allSecured).toFixed(0)} µs with OAuth + rate limiting vs ${minCpu(allPlain).toFixed(0)} µs with an API key: ` +

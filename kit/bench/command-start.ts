@@ -31,7 +31,11 @@ function timed(args: string[], env: Record<string, string>): number {
   const times: number[] = [];
   for (let i = 0; i <= RUNS; i += 1) {
     const started = performance.now();
-    const run = spawnSync(process.execPath, args, { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env }, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const run = spawnSync(process.execPath, args, {
+      env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env },
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     if (run.status !== 0) throw new Error(`${args.join(' ')} exited ${run.status}: ${run.stderr.toString()}`);
     if (i > 0) times.push(performance.now() - started - reportedRunMs(run.stdout.toString()));
   }
@@ -57,9 +61,18 @@ export async function commandStart(program = path.join(ROOT, 'dist/src/main.js')
       name: 'command-start',
       durationMs: performance.now() - started,
       measurements: figures.map(([what, ms]) =>
-        measurement({ benchmark: 'command-start', metric: `${what}: own start (minus a bare node start)`, unit: 'ms', value: ms - bare, baseline: bare, goal: { on: 'value', op: '<', target: 500 } }),
+        measurement({
+          benchmark: 'command-start',
+          metric: `${what}: own start (minus a bare node start)`,
+          unit: 'ms',
+          value: ms - bare,
+          baseline: bare,
+          goal: { on: 'value', op: '<', target: 500 },
+        }),
       ),
-      notes: [`${path.relative(ROOT, program)}; medians of ${RUNS} runs; bare \`node -e ''\` ${bare.toFixed(0)} ms; totals: ${figures.map(([what, ms]) => `${what} ${ms.toFixed(0)} ms`).join(', ')}`],
+      notes: [
+        `${path.relative(ROOT, program)}; medians of ${RUNS} runs; bare \`node -e ''\` ${bare.toFixed(0)} ms; totals: ${figures.map(([what, ms]) => `${what} ${ms.toFixed(0)} ms`).join(', ')}`,
+      ],
     };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

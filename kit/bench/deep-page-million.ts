@@ -33,7 +33,12 @@ async function tokenAt(base: string, agent: http.Agent, orderby: string, row: nu
 }
 
 /** One database: stage, then first page against the page at `depth`, both orders. */
-async function onDatabase(database: 'SQLite' | 'Postgres', postgresUrl: string | undefined, o: DeepPageMillionOptions, notes: string[]): Promise<Measurement[]> {
+async function onDatabase(
+  database: 'SQLite' | 'Postgres',
+  postgresUrl: string | undefined,
+  o: DeepPageMillionOptions,
+  notes: string[],
+): Promise<Measurement[]> {
   const gateway = await startBenchGateway(postgresUrl ? { postgresUrl } : {});
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const measurements: Measurement[] = [];

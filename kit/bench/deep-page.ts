@@ -23,7 +23,12 @@ function median(values: number[]): number {
 }
 
 /** Median latency of two URLs, `requests` times each after `warmup`, interleaved one at a time (which goes first alternating). */
-export async function interleavedMedians(agent: http.Agent, firstUrl: string, deepUrl: string, o: { requests: number; warmup: number }): Promise<{ first: number; deep: number }> {
+export async function interleavedMedians(
+  agent: http.Agent,
+  firstUrl: string,
+  deepUrl: string,
+  o: { requests: number; warmup: number },
+): Promise<{ first: number; deep: number }> {
   const time = async (url: string): Promise<number> => {
     const t0 = performance.now();
     const res = await httpGet(url, agent, AUTH_HEADERS);

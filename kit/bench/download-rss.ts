@@ -164,12 +164,21 @@ export async function downloadRss(options: Partial<DownloadRssOptions> = {}): Pr
       const b = await round({ ...staged, mode: 'baseline', sampleMs: o.sampleMs }, o);
       const g = await round({ ...staged, mode: 'gateway', sampleMs: o.sampleMs }, o);
       const d = await round({ ...staged, mode: 'gateway-db', sampleMs: o.sampleMs }, o);
-      notes.push(describe(`round ${i + 1} baseline`, b, o), describe(`round ${i + 1} gateway`, g, o), describe(`round ${i + 1} gateway, BLOB_STORE=database`, d, o));
+      notes.push(
+        describe(`round ${i + 1} baseline`, b, o),
+        describe(`round ${i + 1} gateway`, g, o),
+        describe(`round ${i + 1} gateway, BLOB_STORE=database`, d, o),
+      );
       if (!worstBaseline || b.growthMb > worstBaseline.growthMb) worstBaseline = b;
       if (!worstGateway || g.growthMb > worstGateway.growthMb) worstGateway = g;
       if (!worstInDatabase || d.growthMb > worstInDatabase.growthMb) worstInDatabase = d;
-      for (const [who, r] of [['baseline', b], ['gateway', g], ['database-store gateway', d]] as const) {
-        if (r.errors + r.badChecksums + r.badLengths > 0) throw new Error(`download-rss: the ${who} round ${i + 1} had failed or corrupt downloads (${describe('', r, o)})`);
+      for (const [who, r] of [
+        ['baseline', b],
+        ['gateway', g],
+        ['database-store gateway', d],
+      ] as const) {
+        if (r.errors + r.badChecksums + r.badLengths > 0)
+          throw new Error(`download-rss: the ${who} round ${i + 1} had failed or corrupt downloads (${describe('', r, o)})`);
       }
     }
     if (!worstGateway || !worstBaseline || !worstInDatabase) throw new Error('no rounds ran');

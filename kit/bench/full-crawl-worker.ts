@@ -65,18 +65,33 @@ function crawlUrls(crawl: CrawlRecord): string[] {
 async function crawl(job: CrawlJob): Promise<CrawlOutcome> {
   // The crawler logs the end of each phase; the times say where the crawl spent its wall clock.
   const phases: Array<{ msg: string; at: number }> = [];
-  const logger = pino({ level: 'info', base: undefined }, {
-    write(line: string) {
-      const msg = (JSON.parse(line) as { msg?: string }).msg ?? '';
-      phases.push({ msg, at: performance.now() });
+  const logger = pino(
+    { level: 'info', base: undefined },
+    {
+      write(line: string) {
+        const msg = (JSON.parse(line) as { msg?: string }).msg ?? '';
+        phases.push({ msg, at: performance.now() });
+      },
     },
-  });
+  );
   const t0 = performance.now();
-  const report = await runConformance({ baseUrl: job.baseUrl, key: job.key, profile: 'strict', concurrency: job.concurrency, probes: false, secondCrawl: false, oddTop: 0, logger });
+  const report = await runConformance({
+    baseUrl: job.baseUrl,
+    key: job.key,
+    profile: 'strict',
+    concurrency: job.concurrency,
+    probes: false,
+    secondCrawl: false,
+    oddTop: 0,
+    logger,
+  });
   const stats: CrawlStats = report.stats;
   const worst = (severity: Finding['severity']): string[] =>
     report.checks.filter((c) => c.severity === severity).map((c) => `${c.check} (${c.counts[severity]})`);
-  const firstFindings = report.findings.filter((f) => f.severity !== 'pass').slice(0, 8).map((f) => `${f.severity} ${f.check}: ${f.message}`);
+  const firstFindings = report.findings
+    .filter((f) => f.severity !== 'pass')
+    .slice(0, 8)
+    .map((f) => `${f.severity} ${f.check}: ${f.message}`);
   return {
     stats,
     urls: crawlUrls(report.crawl),
@@ -113,7 +128,11 @@ async function replay(job: ReplayJob): Promise<ReplayOutcome> {
       hostname: url.hostname,
       port: url.port,
       path,
-      headers: { 'User-Agent': 'content-gateway-bench-replay/1', Accept: path.endsWith('/download') ? '*/*' : 'application/json', Authorization: `Bearer ${job.key}` },
+      headers: {
+        'User-Agent': 'content-gateway-bench-replay/1',
+        Accept: path.endsWith('/download') ? '*/*' : 'application/json',
+        Authorization: `Bearer ${job.key}`,
+      },
     };
   });
   const latencies = new Float64Array(targets.length);

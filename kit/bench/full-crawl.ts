@@ -114,7 +114,9 @@ export async function fullCrawl(ctx: BenchContext, options: Partial<FullCrawlOpt
     `goal ratio ≥ ${GOAL_RATIO}: the crawler may cost at most a fifth of the throughput a bytes-only client gets over the same requests, or the harness rather than the gateway sets a crawl's pace`,
   ];
   if (crawl.urls.length !== s.requests) {
-    notes.push(`WARNING: the crawl record rebuilds ${count(crawl.urls.length)} requests but the crawler made ${count(s.requests)}: the replay is not exactly the same walk`);
+    notes.push(
+      `WARNING: the crawl record rebuilds ${count(crawl.urls.length)} requests but the crawler made ${count(s.requests)}: the replay is not exactly the same walk`,
+    );
   }
   const statuses = (counts: Record<string, number>): string => Object.keys(counts).sort().join(',');
   if (whole ? statusText(replay.statusCounts) !== statusText(s.statusCounts) : statuses(replay.statusCounts) !== statuses(s.statusCounts)) {

@@ -45,12 +45,22 @@ async function drive(url: string, ids: readonly string[], o: GatewayMemoryOption
   const common = { baseUrl: url, headers: { ...AUTH_HEADERS }, concurrency: o.concurrency, warmupMs: 0, durationMs: o.loadMs, seed: 1 };
   const lists = ['/v1/files?$top=100', '/v1/files?$top=100&$orderby=last_modified_datetime'];
   const list = await httpLoad({ ...common, firstPaths: lists, crawlStarts: lists, firstPageShare: 0.25, crawlPages: 20 });
-  const single = await httpLoad({ ...common, firstPaths: ids.map((id) => `/v1/files/${encodeURIComponent(id)}`), crawlStarts: [], firstPageShare: 1, crawlPages: 1 });
+  const single = await httpLoad({
+    ...common,
+    firstPaths: ids.map((id) => `/v1/files/${encodeURIComponent(id)}`),
+    crawlStarts: [],
+    firstPageShare: 1,
+    crawlPages: 1,
+  });
   return pages + list.requests + single.requests;
 }
 
 /** One server process (fresh), loaded, and what it reported about its memory. */
-async function measureServer(config: MemoryServerConfig, ids: readonly string[], o: GatewayMemoryOptions): Promise<{ report: MemoryServerReport; requests: number }> {
+async function measureServer(
+  config: MemoryServerConfig,
+  ids: readonly string[],
+  o: GatewayMemoryOptions,
+): Promise<{ report: MemoryServerReport; requests: number }> {
   // fork inherits tsx's loader flags from this process, so the child runs TypeScript too.
   const child = fork(path.join(__dirname, 'gateway-memory-server.ts'), [JSON.stringify(config)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -83,7 +93,9 @@ export async function gatewayMemory(ctx: BenchContext, options: Partial<GatewayM
   const started = performance.now();
   const load0 = os.loadavg()[0] ?? 0;
   const { gateway, staged } = await ctx.stagedGateway();
-  const ids = ((await gateway.db('files').where({ status: 'active' }).select('id').orderBy('content_hash').limit(2000)) as Array<{ id: string }>).map((r) => r.id);
+  const ids = ((await gateway.db('files').where({ status: 'active' }).select('id').orderBy('content_hash').limit(2000)) as Array<{ id: string }>).map(
+    (r) => r.id,
+  );
   const dir = path.dirname(gateway.blobDir);
   const ours = await measureServer({ mode: 'gateway', dir, sampleMs: o.sampleMs }, ids, o);
   const bare = await measureServer({ mode: 'baseline', dir, sampleMs: o.sampleMs }, ids, o);

@@ -16,7 +16,11 @@ const GOAL = 0.7;
  * load as `list-throughput` (20 keep-alive clients, first pages and nextLink crawls from starts
  * spread over the collection in both orders), rounds interleaved; the best round of each counts.
  */
-export async function listThroughputPostgres(sqlite: BenchContext, postgres: BenchContext, options: Partial<ListThroughputOptions> = {}): Promise<BenchmarkResult> {
+export async function listThroughputPostgres(
+  sqlite: BenchContext,
+  postgres: BenchContext,
+  options: Partial<ListThroughputOptions> = {},
+): Promise<BenchmarkResult> {
   const o = { ...DEFAULTS, ...options };
   const started = performance.now();
   const load0 = os.loadavg()[0] ?? 0;

@@ -21,7 +21,6 @@ const BY_MODIFIED = 'last_modified_datetime';
 /** A small constant answer behind the whole middleware stack: the floor under every request. */
 const METADATA_PATH = '/v1/files/permissions/metadata';
 
-
 /** Crawl starts spread over the whole collection in both orderings: the skiptokens of a crawl at `$top=1000`. */
 export async function listCrawlStarts(ctx: BenchContext): Promise<string[]> {
   const [byId, byModified] = await Promise.all([ctx.skipTokens(''), ctx.skipTokens(BY_MODIFIED)]);

@@ -37,7 +37,8 @@ export async function measureLoad(config: HttpLoadOptions): Promise<LoadRun> {
     const result = await httpLoad(config);
     return {
       ...result,
-      serverElu: elu?.utilization ?? Number.NaN, cpuUs: cpu ? (cpu.user + cpu.system) / result.requests : Number.NaN,
+      serverElu: elu?.utilization ?? Number.NaN,
+      cpuUs: cpu ? (cpu.user + cpu.system) / result.requests : Number.NaN,
       serverCpuUs: thread !== undefined ? thread / result.requests : Number.NaN,
     };
   } finally {

@@ -94,11 +94,21 @@ function memorySource(users: readonly UserRecord[], docs: readonly FileRecord[])
   };
 }
 
-async function timedSync(dir: string, name: string, adapter: Adapter, policy: Policy | undefined, reuse?: ReturnType<typeof createDb>): Promise<{ ms: number; db: ReturnType<typeof createDb> }> {
+async function timedSync(
+  dir: string,
+  name: string,
+  adapter: Adapter,
+  policy: Policy | undefined,
+  reuse?: ReturnType<typeof createDb>,
+): Promise<{ ms: number; db: ReturnType<typeof createDb> }> {
   const db = reuse ?? createDb({ sqlitePath: path.join(dir, `${name}.sqlite`) });
   if (!reuse) await migrateLatest(db);
   const t0 = performance.now();
-  const summary = await runSync(adapter, { db, blobs: new FsBlobStore(path.join(dir, 'blobs')), logger: pino({ level: 'silent' }) }, { mode: 'full', allowMassDelete: true, ...(policy ? { policy } : {}) });
+  const summary = await runSync(
+    adapter,
+    { db, blobs: new FsBlobStore(path.join(dir, 'blobs')), logger: pino({ level: 'silent' }) },
+    { mode: 'full', allowMassDelete: true, ...(policy ? { policy } : {}) },
+  );
   const ms = performance.now() - t0;
   if (summary.status !== 'succeeded') throw new Error(`${name} sync ${summary.status}: ${summary.error ?? ''}`);
   return { ms, db };
@@ -126,7 +136,15 @@ export async function policyCompile(options: Partial<PolicyCompileOptions> = {})
 
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'policy-bench-'));
   try {
-    const plain = await timedSync(dir, 'plain', memorySource(users, docs.map((d) => ({ ...d, access: [{ type: 'EVERYONE' }] }))), undefined);
+    const plain = await timedSync(
+      dir,
+      'plain',
+      memorySource(
+        users,
+        docs.map((d) => ({ ...d, access: [{ type: 'EVERYONE' }] })),
+      ),
+      undefined,
+    );
     await plain.db.destroy();
     const withPolicy = await timedSync(dir, 'policy', memorySource(users, docs), POLICY);
     const changed = await timedSync(dir, 'policy', memorySource(users, docs), CHANGED, withPolicy.db);
@@ -136,10 +154,38 @@ export async function policyCompile(options: Partial<PolicyCompileOptions> = {})
       name: bench,
       durationMs: performance.now() - started,
       measurements: [
-        measurement({ benchmark: bench, metric: 'compile time (naive: every pair, one group per document)', unit: 'ms', value: compileMs, baseline: naiveMs, goal: { on: 'ratio', op: '<=', target: 0.05 } }),
-        measurement({ benchmark: bench, metric: 'synthesized groups (naive: one per document)', unit: 'groups', value: compiled.groups.length, baseline: docs.length, goal: { on: 'ratio', op: '<=', target: 0.01 } }),
-        measurement({ benchmark: bench, metric: 'sync into SQLite with the policy (baseline: without)', unit: 'ms', value: withPolicy.ms, baseline: plain.ms, goal: { on: 'ratio', op: '<=', target: 1.5 } }),
-        measurement({ benchmark: bench, metric: 're-sync after a policy change (baseline: first sync)', unit: 'ms', value: changed.ms, baseline: withPolicy.ms, goal: { on: 'ratio', op: '<=', target: 1 } }),
+        measurement({
+          benchmark: bench,
+          metric: 'compile time (naive: every pair, one group per document)',
+          unit: 'ms',
+          value: compileMs,
+          baseline: naiveMs,
+          goal: { on: 'ratio', op: '<=', target: 0.05 },
+        }),
+        measurement({
+          benchmark: bench,
+          metric: 'synthesized groups (naive: one per document)',
+          unit: 'groups',
+          value: compiled.groups.length,
+          baseline: docs.length,
+          goal: { on: 'ratio', op: '<=', target: 0.01 },
+        }),
+        measurement({
+          benchmark: bench,
+          metric: 'sync into SQLite with the policy (baseline: without)',
+          unit: 'ms',
+          value: withPolicy.ms,
+          baseline: plain.ms,
+          goal: { on: 'ratio', op: '<=', target: 1.5 },
+        }),
+        measurement({
+          benchmark: bench,
+          metric: 're-sync after a policy change (baseline: first sync)',
+          unit: 'ms',
+          value: changed.ms,
+          baseline: withPolicy.ms,
+          goal: { on: 'ratio', op: '<=', target: 1 },
+        }),
       ],
       notes: [
         `${o.documents} documents, ${o.users} users (${users.filter((u) => u.active).length} active), ${POLICY.rules.length} rules; ${userGroups} user-class and ${compiled.groups.length - userGroups} document-class groups, ${memberRows} member rows`,

@@ -75,13 +75,26 @@ async function main(argv: readonly string[]): Promise<void> {
       baseUrl = bare.url;
     }
     const warmupMs = 3000;
-    const load = measureLoad({ baseUrl, headers: { ...AUTH_HEADERS }, firstPaths: [path], crawlStarts: [], firstPageShare: 1, crawlPages: 1, concurrency: Number(option(argv, '--concurrency') ?? 20), warmupMs, durationMs: seconds * 1000, seed: 1 });
+    const load = measureLoad({
+      baseUrl,
+      headers: { ...AUTH_HEADERS },
+      firstPaths: [path],
+      crawlStarts: [],
+      firstPageShare: 1,
+      crawlPages: 1,
+      concurrency: Number(option(argv, '--concurrency') ?? 20),
+      warmupMs,
+      durationMs: seconds * 1000,
+      seed: 1,
+    });
     // The profiler costs the server time of its own: figures taken with it are not comparable.
     const { result: run, profile } = out ? await profiled(warmupMs, load) : { result: await load, profile: undefined };
     if (out) fs.writeFileSync(out, JSON.stringify(profile));
     const busyUs = (run.serverElu * seconds * 1e6) / run.requests;
     const cpuUs = run.serverCpuUs;
-    console.log(`${bare ? 'bare server' : 'gateway'} ${path}: ${run.requests} requests, ${run.errors} errors, ${run.rps.toFixed(0)} req/s, server thread ${(run.serverElu * 100).toFixed(0)} % busy = ${busyUs.toFixed(1)} µs a request by wall clock, ${cpuUs.toFixed(1)} µs of server-thread CPU${out ? `; profile in ${out}` : ''}`);
+    console.log(
+      `${bare ? 'bare server' : 'gateway'} ${path}: ${run.requests} requests, ${run.errors} errors, ${run.rps.toFixed(0)} req/s, server thread ${(run.serverElu * 100).toFixed(0)} % busy = ${busyUs.toFixed(1)} µs a request by wall clock, ${cpuUs.toFixed(1)} µs of server-thread CPU${out ? `; profile in ${out}` : ''}`,
+    );
   } finally {
     await bare?.close();
     await gateway.close();

@@ -79,7 +79,11 @@ export function formatTable(results: readonly BenchmarkResult[]): string {
   const header = TABLE_HEADER;
   const rows = tableRows(results);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
-  const line = (cells: string[]): string => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
+  const line = (cells: string[]): string =>
+    cells
+      .map((c, i) => c.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd();
   const out = [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)];
   for (const r of results) {
     out.push('', `${r.name} (${(r.durationMs / 1000).toFixed(1)} s)${r.error ? `: ERROR ${r.error}` : ''}`);

@@ -72,7 +72,18 @@ export async function requestFloor(ctx: BenchContext, options: Partial<RequestFl
   ];
   let cpuFigures = true;
   const run = (baseUrl: string, path: string, seed: number): Promise<LoadRun> =>
-    measureLoad({ baseUrl, headers: { ...AUTH_HEADERS }, firstPaths: [path], crawlStarts: [], firstPageShare: 1, crawlPages: 1, concurrency: o.concurrency, warmupMs: o.warmupMs, durationMs: o.durationMs, seed });
+    measureLoad({
+      baseUrl,
+      headers: { ...AUTH_HEADERS },
+      firstPaths: [path],
+      crawlStarts: [],
+      firstPageShare: 1,
+      crawlPages: 1,
+      concurrency: o.concurrency,
+      warmupMs: o.warmupMs,
+      durationMs: o.durationMs,
+      seed,
+    });
   for (const target of targets) {
     const bare = await bareTwin(gateway.url, target.path);
     let best: { gateway?: LoadRun; bare?: LoadRun } = {};
@@ -88,7 +99,10 @@ export async function requestFloor(ctx: BenchContext, options: Partial<RequestFl
       await bare.close();
     }
     if (!best.gateway || !best.bare) throw new Error('no rounds ran');
-    notes.push(describe(`${target.label} ${target.path}, gateway`, best.gateway, o.durationMs), describe(`${target.label}, bare server`, best.bare, o.durationMs));
+    notes.push(
+      describe(`${target.label} ${target.path}, gateway`, best.gateway, o.durationMs),
+      describe(`${target.label}, bare server`, best.bare, o.durationMs),
+    );
     if (!Number.isFinite(best.gateway.serverCpuUs)) cpuFigures = false;
     const what = target.label === 'floor' ? 'the request floor' : 'a single-file GET (the floor plus one indexed row read and its serialisation)';
     notes.push(`${what} costs ${(best.gateway.serverCpuUs / best.bare.serverCpuUs).toFixed(2)}x the bare server's CPU (no goal)`);

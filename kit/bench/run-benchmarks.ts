@@ -39,7 +39,12 @@ type Benchmark = (ctx: BenchContext, pg: BenchContext | undefined) => Promise<Be
 
 /** The result of a Postgres benchmark where no Postgres server is configured: a visible note, no figures. */
 function noPostgres(name: string): Promise<BenchmarkResult> {
-  return Promise.resolve({ name, durationMs: 0, measurements: [], notes: ['SKIPPED: set BENCH_DATABASE_URL (or TEST_DATABASE_URL) to a Postgres server to measure the Postgres rows'] });
+  return Promise.resolve({
+    name,
+    durationMs: 0,
+    measurements: [],
+    notes: ['SKIPPED: set BENCH_DATABASE_URL (or TEST_DATABASE_URL) to a Postgres server to measure the Postgres rows'],
+  });
 }
 
 /** In run order. Add new benchmarks here. */

@@ -24,7 +24,6 @@ const GET_GOAL = 2;
 const IDS_LOADED = 2000;
 const mib = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 
-
 function describe(label: string, r: LoadRun): string {
   return `${label}: ${r.requests} requests, ${r.errors} errors, ${r.rps.toFixed(0)} req/s, latency p50 ${r.latencyMs.p50.toFixed(1)} / p99 ${r.latencyMs.p99.toFixed(1)} ms`;
 }
@@ -54,7 +53,9 @@ export async function sampleComparison(options: Partial<SampleComparisonOptions>
   let sample: SampleServer | undefined;
   try {
     const staged = await stageFiles(gateway.db, o.files);
-    const ids = ((await gateway.db('files').where({ status: 'active' }).select('id').orderByRaw('random()').limit(IDS_LOADED)) as Array<{ id: string }>).map((r) => r.id);
+    const ids = ((await gateway.db('files').where({ status: 'active' }).select('id').orderByRaw('random()').limit(IDS_LOADED)) as Array<{ id: string }>).map(
+      (r) => r.id,
+    );
     sample = await startSampleServer(benchPaths(path.dirname(gateway.blobDir)).sqlitePath, BENCH_API_KEY, o.workers);
     const notes: string[] = [
       `${staged.count.toLocaleString('en-US')} files staged in ${(staged.ms / 1000).toFixed(1)} s; the sample (Flask under gunicorn, ${o.workers} sync workers) holds them in memory, as the platform's sample holds its items`,
@@ -68,9 +69,20 @@ export async function sampleComparison(options: Partial<SampleComparisonOptions>
       durationMs: o.durationMs,
       seed,
     });
-    const single = (url: string, seed: number) => measureLoad({ ...base(url, seed), firstPaths: ids.map((id) => `/v1/files/${encodeURIComponent(id)}`), crawlStarts: [], firstPageShare: 1, crawlPages: 1 });
-    const list = (url: string, seed: number) => measureLoad({ ...base(url, seed), firstPaths: ['/v1/files?$top=100'], crawlStarts: ['/v1/files?$top=100'], firstPageShare: 0.25, crawlPages: 20 });
-    const best: Record<'ours' | 'sample', Record<'get' | 'list', LoadRun | undefined>> = { ours: { get: undefined, list: undefined }, sample: { get: undefined, list: undefined } };
+    const single = (url: string, seed: number) =>
+      measureLoad({
+        ...base(url, seed),
+        firstPaths: ids.map((id) => `/v1/files/${encodeURIComponent(id)}`),
+        crawlStarts: [],
+        firstPageShare: 1,
+        crawlPages: 1,
+      });
+    const list = (url: string, seed: number) =>
+      measureLoad({ ...base(url, seed), firstPaths: ['/v1/files?$top=100'], crawlStarts: ['/v1/files?$top=100'], firstPageShare: 0.25, crawlPages: 20 });
+    const best: Record<'ours' | 'sample', Record<'get' | 'list', LoadRun | undefined>> = {
+      ours: { get: undefined, list: undefined },
+      sample: { get: undefined, list: undefined },
+    };
     const keep = (who: 'ours' | 'sample', what: 'get' | 'list', r: LoadRun): void => {
       const current = best[who][what];
       if (!current || r.rps > current.rps) best[who][what] = r;
@@ -93,7 +105,11 @@ export async function sampleComparison(options: Partial<SampleComparisonOptions>
         `the gateway's own is measured by the gateway-memory benchmark (at 100,000 files)`,
       loadNote(load0),
     );
-    for (const [label, r] of [['gateway', ours.get], ['sample', theirs.get]] as const) if (r.errors > 0) notes.push(`WARNING: ${label} answered ${r.errors} single-file GETs with an error`);
+    for (const [label, r] of [
+      ['gateway', ours.get],
+      ['sample', theirs.get],
+    ] as const)
+      if (r.errors > 0) notes.push(`WARNING: ${label} answered ${r.errors} single-file GETs with an error`);
     return {
       name: 'sample-comparison',
       durationMs: performance.now() - started,

@@ -110,7 +110,12 @@ export async function sqlSync(options: Partial<SqlSyncOptions> = {}): Promise<Be
     const adapter = createSqlAdapter({ connection: parseDatabaseUrl(`sqlite:${file}`), mapping: resolveSqlMapping(MAPPING), sourceName: 'sql', pageSize: 500 });
     const recorded: SyncEvent[] = [];
     for await (const e of adapter.full({ logger, signal: new AbortController().signal, now: () => new Date() })) recorded.push(e);
-    const replay: Adapter = { name: 'sql', full: async function* replayed() { yield* recorded; } };
+    const replay: Adapter = {
+      name: 'sql',
+      full: async function* replayed() {
+        yield* recorded;
+      },
+    };
 
     const baseline = await freshStaging(dir, 'replay');
     const replayRun = await timed(() => runSync(replay, baseline, { mode: 'full' }));
@@ -120,30 +125,69 @@ export async function sqlSync(options: Partial<SqlSyncOptions> = {}): Promise<Be
     const quiet = await timed(() => runSync(adapter, staging, { mode: 'auto' }));
     const listing = await timed(async () => {
       let n = 0;
-      if (isIncremental(adapter) && reconcilesAccess(adapter)) for await (const _file of adapter.liveFiles({ logger, signal: new AbortController().signal, now: () => new Date() })) n++;
+      if (isIncremental(adapter) && reconcilesAccess(adapter))
+        for await (const _file of adapter.liveFiles({ logger, signal: new AbortController().signal, now: () => new Date() })) n++;
       return n;
     });
     if (listing.result !== o.documents) throw new Error(`the listing showed ${listing.result} of ${o.documents} documents`);
     const source = knex({ client: 'better-sqlite3', connection: { filename: file }, useNullAsDefault: true });
     const changed = Math.round(o.documents * o.changedShare);
-    await source('documents').where('id', '<=', changed).update({ title: 'Edited', updated_at: new Date(START + 86_400_000).toISOString() });
-    await source('documents').where('id', '>', o.documents - changed).delete();
+    await source('documents')
+      .where('id', '<=', changed)
+      .update({ title: 'Edited', updated_at: new Date(START + 86_400_000).toISOString() });
+    await source('documents')
+      .where('id', '>', o.documents - changed)
+      .delete();
     await source.destroy();
     const busy = await timed(() => runSync(adapter, staging, { mode: 'auto' }));
     await staging.close();
-    for (const [what, run] of [['full', full], ['quiet', quiet], ['busy', busy], ['replay', replayRun]] as const) {
+    for (const [what, run] of [
+      ['full', full],
+      ['quiet', quiet],
+      ['busy', busy],
+      ['replay', replayRun],
+    ] as const) {
       if (run.result.status !== 'succeeded') throw new Error(`the ${what} sync did not succeed: ${JSON.stringify(run.result)}`);
     }
-    if (busy.result.mode !== 'incremental' || busy.result.counts.changed !== changed || busy.result.counts.deleted !== changed) throw new Error(`the incremental run missed changes: ${JSON.stringify(busy.result.counts)}`);
+    if (busy.result.mode !== 'incremental' || busy.result.counts.changed !== changed || busy.result.counts.deleted !== changed)
+      throw new Error(`the incremental run missed changes: ${JSON.stringify(busy.result.counts)}`);
     const perSecond = (ms: number) => o.documents / (ms / 1000);
     return {
       name: 'sql-sync',
       durationMs: performance.now() - t0,
       measurements: [
-        measurement({ benchmark: 'sql-sync', metric: `full sync of ${o.documents} documents from SQLite`, unit: 'docs/s', value: perSecond(full.ms), baseline: perSecond(replayRun.ms), goal: { on: 'ratio', op: '>=', target: 0.5 } }),
-        measurement({ benchmark: 'sql-sync', metric: 'the id and access listing alone (finds deletions)', unit: 'ms', value: listing.ms, baseline: full.ms, goal: { on: 'ratio', op: '<=', target: 0.15 } }),
-        measurement({ benchmark: 'sql-sync', metric: 'incremental run, nothing changed (reconciliation included)', unit: 'ms', value: quiet.ms, baseline: full.ms, goal: { on: 'ratio', op: '<=', target: 0.5 } }),
-        measurement({ benchmark: 'sql-sync', metric: `incremental run, ${changed} edited and ${changed} deleted`, unit: 'ms', value: busy.ms, baseline: full.ms, goal: { on: 'ratio', op: '<=', target: 0.5 } }),
+        measurement({
+          benchmark: 'sql-sync',
+          metric: `full sync of ${o.documents} documents from SQLite`,
+          unit: 'docs/s',
+          value: perSecond(full.ms),
+          baseline: perSecond(replayRun.ms),
+          goal: { on: 'ratio', op: '>=', target: 0.5 },
+        }),
+        measurement({
+          benchmark: 'sql-sync',
+          metric: 'the id and access listing alone (finds deletions)',
+          unit: 'ms',
+          value: listing.ms,
+          baseline: full.ms,
+          goal: { on: 'ratio', op: '<=', target: 0.15 },
+        }),
+        measurement({
+          benchmark: 'sql-sync',
+          metric: 'incremental run, nothing changed (reconciliation included)',
+          unit: 'ms',
+          value: quiet.ms,
+          baseline: full.ms,
+          goal: { on: 'ratio', op: '<=', target: 0.5 },
+        }),
+        measurement({
+          benchmark: 'sql-sync',
+          metric: `incremental run, ${changed} edited and ${changed} deleted`,
+          unit: 'ms',
+          value: busy.ms,
+          baseline: full.ms,
+          goal: { on: 'ratio', op: '<=', target: 0.5 },
+        }),
       ],
       notes: [
         `${o.documents} documents (~1 KB HTML each), ${o.users} users, one or two access rows each; page size 500; staging SQLite`,

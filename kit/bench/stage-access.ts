@@ -114,7 +114,16 @@ async function stage(gateway: BenchGateway, seed: number): Promise<StagedAccess>
   const members: MemberRow[] = [];
   const group = (name: string, title: string): string => {
     const id = groupId(name);
-    groups.push({ id, source: SOURCE, native_id: `group-${name}`, name: title, created_at: iso(T0), modified_at: iso(T0 + Math.floor(random() * 300 * 86_400_000)), metadata: null, seen_run: 1 });
+    groups.push({
+      id,
+      source: SOURCE,
+      native_id: `group-${name}`,
+      name: title,
+      created_at: iso(T0),
+      modified_at: iso(T0 + Math.floor(random() * 300 * 86_400_000)),
+      metadata: null,
+      seen_run: 1,
+    });
     return id;
   };
   const member = (group_id: string, member_type: PrincipalType, member_id: string): void => {
@@ -198,11 +207,27 @@ async function stage(gateway: BenchGateway, seed: number): Promise<StagedAccess>
 
   await db.transaction(async (trx) => {
     // Served as staged: each user is its own person, each entry and member serves its own id.
-    await insertChunks(trx, 'users', users.map((u) => ({ ...u, person_id: u.id })));
-    await insertChunks(trx, 'people', users.map(({ id, email, full_name, state, modified_at, metadata }) => ({ id, email, full_name, state, modified_at, metadata })));
+    await insertChunks(
+      trx,
+      'users',
+      users.map((u) => ({ ...u, person_id: u.id })),
+    );
+    await insertChunks(
+      trx,
+      'people',
+      users.map(({ id, email, full_name, state, modified_at, metadata }) => ({ id, email, full_name, state, modified_at, metadata })),
+    );
     await insertChunks(trx, 'groups', groups);
-    await insertChunks(trx, 'group_members', members.map((m) => ({ ...m, served_id: m.member_id })));
-    await insertChunks(trx, 'file_permissions', permissions.map((p) => ({ ...p, served_id: p.principal_id })));
+    await insertChunks(
+      trx,
+      'group_members',
+      members.map((m) => ({ ...m, served_id: m.member_id })),
+    );
+    await insertChunks(
+      trx,
+      'file_permissions',
+      permissions.map((p) => ({ ...p, served_id: p.principal_id })),
+    );
     for (const row of updates) {
       await trx('files').where({ id: row.id }).update({ blob_key: row.blob_key, sha256: row.sha256, sha1: row.sha1, size: row.size, wire_json: row.wire_json });
     }

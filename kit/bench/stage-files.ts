@@ -24,7 +24,10 @@ const BINARY_TYPES = [
 
 function hex(random: () => number, chars: number): string {
   let s = '';
-  while (s.length < chars) s += Math.floor(random() * 0x100000000).toString(16).padStart(8, '0');
+  while (s.length < chars)
+    s += Math.floor(random() * 0x100000000)
+      .toString(16)
+      .padStart(8, '0');
   return s.slice(0, chars);
 }
 

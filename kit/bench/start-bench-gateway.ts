@@ -69,7 +69,15 @@ export async function startBenchGateway(options: BenchGatewayOptions = {}): Prom
   const blobs = options.blobStore === 'database' ? new DbBlobStore(db) : new FsBlobStore(blobDir);
   const { app } = await createApp({
     // Rate limiting off unless a bench turns it on: the figures measure serving, as they always have.
-    config: { publicBaseUrl: undefined, pageSizeDefault: 100, pageSizeMax: 1000, includeHtmlBodyInList: false, trustProxy: 'false', rateLimitRequests: 0, ...options.config },
+    config: {
+      publicBaseUrl: undefined,
+      pageSizeDefault: 100,
+      pageSizeMax: 1000,
+      includeHtmlBodyInList: false,
+      trustProxy: 'false',
+      rateLimitRequests: 0,
+      ...options.config,
+    },
     db,
     blobs,
     logger: pino({ level: 'silent' }),

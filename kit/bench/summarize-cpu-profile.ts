@@ -66,11 +66,23 @@ const LAYERS: ReadonlyArray<readonly [string, (f: CallFrame) => boolean]> = [
   ['security headers (helmet)', (f) => /security-headers|node_modules\/helmet\//.test(f.url)],
   ['contract routing (openapi-backend router)', (f) => /openapi-backend\/router|node_modules\/bath-es5\//.test(f.url)],
   ['contract validation (openapi-backend + ajv)', (f) => /openapi-backend\/validation|node_modules\/ajv/.test(f.url)],
-  ['contract dispatch (contract-dispatcher; openapi-backend handleRequest, lodash)', (f) => /\/src\/http\/contract-dispatcher|openapi-backend\/|node_modules\/lodash\//.test(f.url)],
+  [
+    'contract dispatch (contract-dispatcher; openapi-backend handleRequest, lodash)',
+    (f) => /\/src\/http\/contract-dispatcher|openapi-backend\/|node_modules\/lodash\//.test(f.url),
+  ],
   ['handlers', (f) => /\/src\/http\/handlers\/|\/src\/http\/serve-collection|\/src\/odata\//.test(f.url)],
   ['gateway middleware (admission, host, ids, query, errors)', (f) => /\/src\/http\//.test(f.url)],
-  ['Express (app, router, req/res helpers)', (f) => /node_modules\/(express|router|parseurl|content-type|mime-types|mime-db|send|fresh|finalhandler|qs|path-to-regexp|debug|on-finished|cookie)\//.test(f.url)],
-  ['Node HTTP (parser, headers, streams)', (f) => /^node:(_http|net|internal\/stream|internal\/streams|events|internal\/process)/.test(f.url) || f.functionName === 'dispatch'],
+  [
+    'Express (app, router, req/res helpers)',
+    (f) =>
+      /node_modules\/(express|router|parseurl|content-type|mime-types|mime-db|send|fresh|finalhandler|qs|path-to-regexp|debug|on-finished|cookie)\//.test(
+        f.url,
+      ),
+  ],
+  [
+    'Node HTTP (parser, headers, streams)',
+    (f) => /^node:(_http|net|internal\/stream|internal\/streams|events|internal\/process)/.test(f.url) || f.functionName === 'dispatch',
+  ],
 ];
 
 /** Self time by layer (`LAYERS`), for a request-cost breakdown. */
@@ -119,7 +131,15 @@ function summarize(profile: CpuProfile, top: number, requests: number | undefine
       .slice(0, top)
       .map(([k, us]) => `  ${show(us)}  ${k}`);
   const layers = byLayer(profile, byId, parent, selfUs);
-  return [`${(total / 1000).toFixed(0)} ms sampled`, 'by layer:', ...rows(layers), 'by owner:', ...rows(owners), 'by function (self):', ...rows(functions)].join('\n');
+  return [
+    `${(total / 1000).toFixed(0)} ms sampled`,
+    'by layer:',
+    ...rows(layers),
+    'by owner:',
+    ...rows(owners),
+    'by function (self):',
+    ...rows(functions),
+  ].join('\n');
 }
 
 function main(argv: readonly string[]): void {

@@ -87,9 +87,14 @@ async function syncVariant(work: string, root: string, files: number, variant: {
   try {
     const blobs = variant.blobs === 'database' ? new DbBlobStore(db) : new FsBlobStore(path.join(dir, 'blobs'));
     const t0 = performance.now();
-    const summary = await runSync(createFilesystemAdapter({ root, sourceName: SOURCE, workerThread: variant.workerThread }), { db, blobs, logger: pino({ level: 'silent' }) }, { mode: 'full' });
+    const summary = await runSync(
+      createFilesystemAdapter({ root, sourceName: SOURCE, workerThread: variant.workerThread }),
+      { db, blobs, logger: pino({ level: 'silent' }) },
+      { mode: 'full' },
+    );
     const ms = performance.now() - t0;
-    if (summary.status !== 'succeeded' || summary.counts.added !== files || summary.identities.added !== 45) throw new Error(`the sync did not stage everything: ${JSON.stringify(summary)}`);
+    if (summary.status !== 'succeeded' || summary.counts.added !== files || summary.identities.added !== 45)
+      throw new Error(`the sync did not stage everything: ${JSON.stringify(summary)}`);
     return ms;
   } finally {
     await db.destroy();
@@ -180,7 +185,8 @@ export async function syncThroughput(options: Partial<SyncThroughputOptions> = {
         const s0 = performance.now();
         summary = await runSync(adapter, { db, blobs, logger: pino({ level: 'silent' }) }, { mode: 'full' });
         syncMs = performance.now() - s0;
-        if (summary.status !== 'succeeded' || summary.counts.added !== o.files || summary.identities.added !== 45) throw new Error(`the sync did not stage everything: ${JSON.stringify(summary)}`);
+        if (summary.status !== 'succeeded' || summary.counts.added !== o.files || summary.identities.added !== 45)
+          throw new Error(`the sync did not stage everything: ${JSON.stringify(summary)}`);
         files = (await db('files').orderBy('id').select('*')) as Row[];
         for await (const _blob of blobs.list()) stored += 1;
         permissions = (await db('file_permissions').select('*')) as Row[];

@@ -10,7 +10,11 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { percentile, runTimedClients, type Window } from './timed-clients';
 import type { TokenFloodJob, TokenFloodReport } from './token-flood';
 
-function request(url: string, agent: http.Agent, options: { method: string; headers: Record<string, string>; body?: string }): Promise<{ status: number; bytes: number }> {
+function request(
+  url: string,
+  agent: http.Agent,
+  options: { method: string; headers: Record<string, string>; body?: string },
+): Promise<{ status: number; bytes: number }> {
   return new Promise((resolve, reject) => {
     const req = http.request(url, { method: options.method, headers: options.headers, agent }, (res) => {
       let bytes = 0;
@@ -39,7 +43,10 @@ async function run(job: TokenFloodJob): Promise<TokenFloodReport> {
             ? await request(`${job.baseUrl}${job.downloadPath}`, agent, { method: 'GET', headers: job.headers })
             : await request(`${job.baseUrl}/oauth2/token`, agent, {
                 method: 'POST',
-                headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: `Basic ${Buffer.from(`${job.clientId}:wrong-secret-${index}-${i}`).toString('base64')}` },
+                headers: {
+                  'Content-Type': 'application/x-www-form-urlencoded',
+                  Authorization: `Basic ${Buffer.from(`${job.clientId}:wrong-secret-${index}-${i}`).toString('base64')}`,
+                },
                 body: 'grant_type=client_credentials',
               });
         const t1 = performance.now();
@@ -58,7 +65,12 @@ async function run(job: TokenFloodJob): Promise<TokenFloodReport> {
 
   await runTimedClients(job, client);
   latencies.sort((a, b) => a - b);
-  return { requests: latencies.length, errors, statuses, latencyMs: { p50: percentile(latencies, 50), p90: percentile(latencies, 90), p99: percentile(latencies, 99) } };
+  return {
+    requests: latencies.length,
+    errors,
+    statuses,
+    latencyMs: { p50: percentile(latencies, 50), p90: percentile(latencies, 90), p99: percentile(latencies, 99) },
+  };
 }
 
 run(workerData as TokenFloodJob).then(

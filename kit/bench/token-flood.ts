@@ -59,8 +59,17 @@ const median = (values: readonly number[]): number => {
 
 function describe(label: string, d: TokenFloodReport, window: number, flood?: TokenFloodReport): string {
   const p = d.latencyMs;
-  const statuses = flood ? `; token flood answered ${Object.entries(flood.statuses).map(([s, n]) => `${n} x ${s}`).join(', ') || 'nothing in the window'}` : '';
-  const latency = d.requests > 0 ? `latency p50 ${p.p50.toFixed(2)} / p90 ${p.p90.toFixed(2)} / p99 ${p.p99.toFixed(2)} ms` : `no download completed within the ${window} ms window`;
+  const statuses = flood
+    ? `; token flood answered ${
+        Object.entries(flood.statuses)
+          .map(([s, n]) => `${n} x ${s}`)
+          .join(', ') || 'nothing in the window'
+      }`
+    : '';
+  const latency =
+    d.requests > 0
+      ? `latency p50 ${p.p50.toFixed(2)} / p90 ${p.p90.toFixed(2)} / p99 ${p.p99.toFixed(2)} ms`
+      : `no download completed within the ${window} ms window`;
   return `${label}: ${d.requests} downloads, ${d.errors} errors, ${latency}${statuses}`;
 }
 
@@ -73,7 +82,14 @@ async function stageFile(gateway: BenchGateway, kb: number): Promise<number> {
 }
 
 /** Idle and flood windows against one gateway: the download p50 of each, per round. */
-async function measure(gateway: BenchGateway, size: number, o: TokenFloodOptions, rounds: number, label: string, notes: string[]): Promise<{ idle: number[]; flood: number[] }> {
+async function measure(
+  gateway: BenchGateway,
+  size: number,
+  o: TokenFloodOptions,
+  rounds: number,
+  label: string,
+  notes: string[],
+): Promise<{ idle: number[]; flood: number[] }> {
   const job = (mode: TokenFloodJob['mode'], warmupMs: number): TokenFloodJob => ({
     mode,
     baseUrl: gateway.url,

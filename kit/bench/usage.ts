@@ -54,10 +54,41 @@ function seedPlatform(sim: PlatformSimulator, ids: readonly string[], o: UsageBe
     store.interactions.push(question);
     for (let k = 0; k < PER_ANSWER && answer * PER_ANSWER + k < o.records; k++) {
       const file = pick();
-      const record: PluginResource = { id: `pr${answer}-${k}`, resource_id: String(answer * PER_ANSWER + k), type: 'RESOURCE_TYPE_KNOWLEDGE', plugin_call_id: `pc${answer}`, interaction_id: question.id, user_id: platformUserId(email), conversation_id: `conv_${answer}`, detail: { domain: 'enterprise-search', external_resource_id: file, name: file, snippet: '', source: 'bench', type: 'text/html', url: `https://intranet.example/${file}` }, cited: random() < 0.4, created_time: AT, last_updated_time: AT };
+      const record: PluginResource = {
+        id: `pr${answer}-${k}`,
+        resource_id: String(answer * PER_ANSWER + k),
+        type: 'RESOURCE_TYPE_KNOWLEDGE',
+        plugin_call_id: `pc${answer}`,
+        interaction_id: question.id,
+        user_id: platformUserId(email),
+        conversation_id: `conv_${answer}`,
+        detail: {
+          domain: 'enterprise-search',
+          external_resource_id: file,
+          name: file,
+          snippet: '',
+          source: 'bench',
+          type: 'text/html',
+          url: `https://intranet.example/${file}`,
+        },
+        cited: random() < 0.4,
+        created_time: AT,
+        last_updated_time: AT,
+      };
       pluginResources.push(record);
     }
-    if (random() < 0.02) store.interactions.push(feedbackInteraction({ email, conversationId: `conv_${answer}`, messageId: `msg_${answer}`, parent: question.id, rating: random() < 0.7 ? 'helpful' : 'unhelpful', comment: null, at: AT }));
+    if (random() < 0.02)
+      store.interactions.push(
+        feedbackInteraction({
+          email,
+          conversationId: `conv_${answer}`,
+          messageId: `msg_${answer}`,
+          parent: question.id,
+          rating: random() < 0.7 ? 'helpful' : 'unhelpful',
+          comment: null,
+          at: AT,
+        }),
+      );
   }
 }
 
@@ -84,7 +115,12 @@ export async function usageBench(options: Partial<UsageBenchOptions> = {}): Prom
     const run = async (strategy: 'batched' | 'per-file') => {
       const t0 = performance.now();
       const data = new DataApiClient({ baseUrl: `${server.url}/export/v1/records`, auth: { kind: 'api-key', key: sim.credentials.dataApiKey }, logger });
-      const report = await computeUsage({ gateway: new GatewayFilesClient({ baseUrl: gw.url, key: BENCH_API_KEY, logger }), gatewayUrl: gw.url, data, strategy });
+      const report = await computeUsage({
+        gateway: new GatewayFilesClient({ baseUrl: gw.url, key: BENCH_API_KEY, logger }),
+        gatewayUrl: gw.url,
+        data,
+        strategy,
+      });
       return { report, ms: performance.now() - t0 };
     };
     const batched = await run('batched');
@@ -96,8 +132,22 @@ export async function usageBench(options: Partial<UsageBenchOptions> = {}): Prom
       name: 'usage',
       durationMs: performance.now() - started,
       measurements: [
-        measurement({ benchmark: 'usage', metric: `platform requests (${o.files} files, ${o.records} records)`, unit: 'requests', value: b.requests.platform, baseline: naive.report.requests.platform, goal: { on: 'ratio', op: '<=', target: 0.1 } }),
-        measurement({ benchmark: 'usage', metric: 'wall time (rate limit off)', unit: 'ms', value: batched.ms, baseline: naive.ms, goal: { on: 'ratio', op: '<=', target: 0.5 } }),
+        measurement({
+          benchmark: 'usage',
+          metric: `platform requests (${o.files} files, ${o.records} records)`,
+          unit: 'requests',
+          value: b.requests.platform,
+          baseline: naive.report.requests.platform,
+          goal: { on: 'ratio', op: '<=', target: 0.1 },
+        }),
+        measurement({
+          benchmark: 'usage',
+          metric: 'wall time (rate limit off)',
+          unit: 'ms',
+          value: batched.ms,
+          baseline: naive.ms,
+          goal: { on: 'ratio', op: '<=', target: 0.5 },
+        }),
       ],
       notes: [
         `${b.totals.activeFiles} active files, ${b.totals.surfacedFiles} surfaced, ${b.totals.citedFiles} cited, ${b.neverSurfaced.length} never surfaced; ${b.totals.platformRecords} records, ${b.totals.ratings} ratings; batched and per-file figures identical`,

@@ -72,10 +72,15 @@ function costOf(stats: { apiRequests: number; downloadRequests: number; batchedA
  * with access reconciliation (what polling costs), then after the harness's change round with a
  * fifth of its events lost, with reconciliation.
  */
-async function incrementalCosts(adapter: ReturnType<typeof createWorkManagementAdapter>, deps: SyncDeps, mock: RunningMock): Promise<{ off: RunCost; on: RunCost; changed: RunCost; unannounced: number }> {
+async function incrementalCosts(
+  adapter: ReturnType<typeof createWorkManagementAdapter>,
+  deps: SyncDeps,
+  mock: RunningMock,
+): Promise<{ off: RunCost; on: RunCost; changed: RunCost; unannounced: number }> {
   const run = async (reconcile: boolean): Promise<{ cost: RunCost; unannounced: number }> => {
     const summary = await runSync(adapter, deps, { mode: 'auto', reconcile });
-    if (summary.status !== 'succeeded' || summary.mode !== 'incremental' || !adapter.lastRun) throw new Error(`the incremental sync did not succeed: ${JSON.stringify(summary)}`);
+    if (summary.status !== 'succeeded' || summary.mode !== 'incremental' || !adapter.lastRun)
+      throw new Error(`the incremental sync did not succeed: ${JSON.stringify(summary)}`);
     return { cost: costOf(adapter.lastRun), unannounced: summary.reconciliation?.unannounced ?? 0 };
   };
   const off = await run(false);
@@ -236,9 +241,9 @@ export async function wmSync(options: Partial<WmSyncOptions> = {}): Promise<Benc
         `sync: ${(syncMs / 1000).toFixed(2)} s; ${requests} requests = ${stats.apiRequests} API requests (${stats.batches} batches carrying ${stats.batchedActions} reads, ${stats.directReads} single reads) + ${stats.downloadRequests} downloads; staged ${counts.added} items`,
         `incremental runs, requests (reads against the quota): nothing changed, without reconciliation ${off.requests} (${off.reads}), with it ${on.requests} (${on.reads}); ` +
           `after the change round with a fifth of its events lost, with reconciliation ${changed.requests} (${changed.reads}), ${incremental.unannounced} change(s) no event announced; ` +
-          `a full sync ${full.requests} (${full.reads}): reconciliation costs ${((on.requests - off.requests) / full.requests * 100).toFixed(1)} % of a full sync's requests (${((on.reads - off.reads) / full.reads * 100).toFixed(1)} % of its reads)`,
+          `a full sync ${full.requests} (${full.reads}): reconciliation costs ${(((on.requests - off.requests) / full.requests) * 100).toFixed(1)} % of a full sync's requests (${(((on.reads - off.reads) / full.reads) * 100).toFixed(1)} % of its reads)`,
         `baseline: the naive crawler read ${naive.tasks} tasks with ${naive.requests} requests in ${(naive.ms / 1000).toFixed(2)} s (GET per task, its stories, attachments, subtasks; GET per attachment and its download; memberships per team and project; each member's task list); same concurrency (${o.concurrency}), same HTTP client`,
-        'the mock runs in this process (its work is on the same event loop for both); rate and concurrency limits are off, so the figures are about round trips and work, not quota. Batched reads still count one each against the real service\'s quota',
+        "the mock runs in this process (its work is on the same event loop for both); rate and concurrency limits are off, so the figures are about round trips and work, not quota. Batched reads still count one each against the real service's quota",
         loadNote(loadBefore),
       ],
     };

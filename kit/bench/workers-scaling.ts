@@ -67,7 +67,9 @@ export async function workersScaling(ctx: BenchContext): Promise<BenchmarkResult
     [1, {}],
     [2, {}],
   ]);
-  const notes: string[] = [`${staged.count} files; ${CLIENTS} keep-alive clients in a worker thread of the bench process, ${WARMUP_MS} ms warm-up + ${DURATION_MS} ms measured, ${ROUNDS} rounds each, alternating, best counts`];
+  const notes: string[] = [
+    `${staged.count} files; ${CLIENTS} keep-alive clients in a worker thread of the bench process, ${WARMUP_MS} ms warm-up + ${DURATION_MS} ms measured, ${ROUNDS} rounds each, alternating, best counts`,
+  ];
   const crawls = new Map<number, number>();
   try {
     for (const workers of [1, 2]) servers.push([workers, await startServeProcess({ ...env, WEB_CONCURRENCY: String(workers) })]);
@@ -77,9 +79,25 @@ export async function workersScaling(ctx: BenchContext): Promise<BenchmarkResult
     for (let round = 0; round < ROUNDS; round += 1) {
       for (const [workers, server] of servers) {
         const r = runs.get(workers) as Runs;
-        const list: HttpLoadOptions = { ...base, baseUrl: server.url, firstPaths: [`/v1/files?$top=${TOP}`], crawlStarts: starts, firstPageShare: 0.25, crawlPages: 5, seed: round + 1 };
+        const list: HttpLoadOptions = {
+          ...base,
+          baseUrl: server.url,
+          firstPaths: [`/v1/files?$top=${TOP}`],
+          crawlStarts: starts,
+          firstPageShare: 0.25,
+          crawlPages: 5,
+          seed: round + 1,
+        };
         r.list = best(r.list, await httpLoad(list));
-        const get: HttpLoadOptions = { ...base, baseUrl: server.url, firstPaths: ids.map((id) => `/v1/files/${encodeURIComponent(id)}`), crawlStarts: [], firstPageShare: 1, crawlPages: 1, seed: round + 1 };
+        const get: HttpLoadOptions = {
+          ...base,
+          baseUrl: server.url,
+          firstPaths: ids.map((id) => `/v1/files/${encodeURIComponent(id)}`),
+          crawlStarts: [],
+          firstPageShare: 1,
+          crawlPages: 1,
+          seed: round + 1,
+        };
         r.get = best(r.get, await httpLoad(get));
       }
     }
@@ -87,7 +105,9 @@ export async function workersScaling(ctx: BenchContext): Promise<BenchmarkResult
       const crawl = await runFullCrawlWorker({ mode: 'crawl', baseUrl: server.url, key: BENCH_API_KEY, concurrency: CLIENTS });
       const rps = (crawl.stats.requests * 1000) / crawl.stats.durationMs;
       crawls.set(workers, rps);
-      notes.push(`full crawl, ${workers} worker(s): ${crawl.stats.requests} requests in ${(crawl.stats.durationMs / 1000).toFixed(1)} s = ${rps.toFixed(0)} req/s, p50 ${crawl.stats.latencyMs.p50} / p99 ${crawl.stats.latencyMs.p99} ms`);
+      notes.push(
+        `full crawl, ${workers} worker(s): ${crawl.stats.requests} requests in ${(crawl.stats.durationMs / 1000).toFixed(1)} s = ${rps.toFixed(0)} req/s, p50 ${crawl.stats.latencyMs.p50} / p99 ${crawl.stats.latencyMs.p99} ms`,
+      );
     }
   } finally {
     for (const [, server] of servers) await server.stop();
@@ -104,8 +124,22 @@ export async function workersScaling(ctx: BenchContext): Promise<BenchmarkResult
     name: 'workers',
     durationMs: performance.now() - started,
     measurements: [
-      measurement({ benchmark: 'workers', metric: `list pages $top=${TOP}, 2 workers vs 1`, unit: 'req/s', value: two.list?.rps ?? 0, baseline: one.list?.rps ?? 0, goal }),
-      measurement({ benchmark: 'workers', metric: 'GET /v1/files/{id}, 2 workers vs 1', unit: 'req/s', value: two.get?.rps ?? 0, baseline: one.get?.rps ?? 0, goal }),
+      measurement({
+        benchmark: 'workers',
+        metric: `list pages $top=${TOP}, 2 workers vs 1`,
+        unit: 'req/s',
+        value: two.list?.rps ?? 0,
+        baseline: one.list?.rps ?? 0,
+        goal,
+      }),
+      measurement({
+        benchmark: 'workers',
+        metric: 'GET /v1/files/{id}, 2 workers vs 1',
+        unit: 'req/s',
+        value: two.get?.rps ?? 0,
+        baseline: one.get?.rps ?? 0,
+        goal,
+      }),
       measurement({ benchmark: 'workers', metric: 'full crawl, 2 workers vs 1', unit: 'req/s', value: crawls.get(2) ?? 0, baseline: crawls.get(1) ?? 0, goal }),
     ],
     notes,

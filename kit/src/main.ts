@@ -12,7 +12,10 @@ const runtime: KitRuntime = {
   print: (line) => process.stdout.write(`${line}\n`),
   listen: (handler, options) =>
     new Promise((resolve, reject) => {
-      const server = http.createServer({ headersTimeout: options.headersTimeoutMs, requestTimeout: options.requestTimeoutMs, keepAliveTimeout: options.keepAliveTimeoutMs }, handler);
+      const server = http.createServer(
+        { headersTimeout: options.headersTimeoutMs, requestTimeout: options.requestTimeoutMs, keepAliveTimeout: options.keepAliveTimeoutMs },
+        handler,
+      );
       server.once('error', reject);
       server.listen(options.port, options.host, () => resolve(server));
     }),

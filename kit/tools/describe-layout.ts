@@ -40,7 +40,8 @@ interface Size {
 }
 
 function sizeOf(target: string): Size {
-  if (fs.statSync(target).isFile()) return target.endsWith('.ts') ? { files: 1, lines: fs.readFileSync(target, 'utf8').split('\n').length - 1 } : { files: 0, lines: 0 };
+  if (fs.statSync(target).isFile())
+    return target.endsWith('.ts') ? { files: 1, lines: fs.readFileSync(target, 'utf8').split('\n').length - 1 } : { files: 0, lines: 0 };
   return fs
     .readdirSync(target, { withFileTypes: true })
     .filter((entry) => entry.name !== 'node_modules' && entry.name !== 'results')
@@ -89,7 +90,9 @@ function totals(root: string): string[] {
 
 /** The README's block between its layout markers: the two sizes and the product's rooms, one line each. */
 export function describeLayoutForReadme(root: string): string {
-  const rooms = productRooms(root).map((room) => `\`${room}${fs.statSync(path.join(root, room)).isDirectory() ? '/' : ''}\` ${lines(sizeOf(path.join(root, room)).lines)}`);
+  const rooms = productRooms(root).map(
+    (room) => `\`${room}${fs.statSync(path.join(root, room)).isDirectory() ? '/' : ''}\` ${lines(sizeOf(path.join(root, room)).lines)}`,
+  );
   return [...totals(root), '', `Rooms of the product, in lines: ${rooms.join(' · ')}. What each holds: [docs/layout.md](docs/layout.md).`].join('\n');
 }
 
@@ -102,7 +105,7 @@ export function describeLayout(root: string): string {
     '',
     ...totals(root),
     'Besides them: `openapi/content-gateway.yaml` (the contract), `migrations/` (the staging schema, frozen), `templates/` (adapter scaffold, HTML),',
-    '`test/` (the product\'s tests: unit, api, contract, e2e, browser), `docs/`, `deploy/`.',
+    "`test/` (the product's tests: unit, api, contract, e2e, browser), `docs/`, `deploy/`.",
     '',
     '## The product',
     '',

@@ -2,7 +2,9 @@ import { adapterFactories } from './adapter-registry';
 
 /** The adapter settings table of docs/adapters.md, generated from the registry (a test keeps it in step). */
 export function adapterSettingsTable(): string {
-  const rows = adapterFactories.flatMap((f) => f.settings.map((s) => `| \`${f.name}\` | \`${s.env}\` | ${s.default === undefined ? '—' : `\`${s.default}\``} | ${s.description} |`));
+  const rows = adapterFactories.flatMap((f) =>
+    f.settings.map((s) => `| \`${f.name}\` | \`${s.env}\` | ${s.default === undefined ? '—' : `\`${s.default}\``} | ${s.description} |`),
+  );
   return ['| Adapter | Variable | Default | What it does |', '|---|---|---|---|', ...rows].join('\n');
 }
 

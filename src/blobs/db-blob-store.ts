@@ -52,7 +52,10 @@ export class DbBlobStore implements BlobStore {
       await this.db.transaction(async (trx) => {
         if (!(await trx('blobs').where({ key }).first('key'))) {
           if (last) await writeChunk(trx, last);
-          await trx('blobs').insert({ key, content_id: contentId, size, sha1: stored.sha1, chunk_bytes: BLOB_CHUNK_BYTES, stored_at: writtenAt }).onConflict('key').ignore();
+          await trx('blobs')
+            .insert({ key, content_id: contentId, size, sha1: stored.sha1, chunk_bytes: BLOB_CHUNK_BYTES, stored_at: writtenAt })
+            .onConflict('key')
+            .ignore();
           const winner = (await trx('blobs').where({ key }).first('content_id')) as { content_id: string } | undefined;
           if (winner?.content_id === contentId) return;
         }
@@ -81,7 +84,8 @@ export class DbBlobStore implements BlobStore {
     assertBlobKey(key);
     const db = this.db;
     async function* chunks(): AsyncGenerator<Buffer> {
-      const blob = (await db('blobs').where({ key }).first('content_id', 'size', 'chunk_bytes')) as { content_id: string; size: number | string; chunk_bytes: number } | undefined;
+      const blob = (await db('blobs').where({ key }).first('content_id', 'size', 'chunk_bytes')) as
+        { content_id: string; size: number | string; chunk_bytes: number } | undefined;
       if (!blob) throw new Error(`Blob ${key} is missing from the database blob store`);
       const size = Number(blob.size);
       const chunkBytes = Number(blob.chunk_bytes);
@@ -100,7 +104,10 @@ export class DbBlobStore implements BlobStore {
   async *list(): AsyncIterable<{ key: string; storedAt: Date }> {
     let after = '';
     for (;;) {
-      const rows = (await this.db('blobs').where('key', '>', after).orderBy('key').limit(1000).select('key', 'stored_at')) as Array<{ key: string; stored_at: string }>;
+      const rows = (await this.db('blobs').where('key', '>', after).orderBy('key').limit(1000).select('key', 'stored_at')) as Array<{
+        key: string;
+        stored_at: string;
+      }>;
       for (const row of rows) yield { key: row.key, storedAt: new Date(row.stored_at) };
       const last = rows.at(-1);
       if (!last || rows.length < 1000) return;

@@ -193,7 +193,9 @@ export class FsBlobStore implements BlobStore {
   /** The two-hex-digit folders under `dir`. */
   private async fanOut(dir: string): Promise<string[]> {
     try {
-      return (await fs.promises.readdir(dir, { withFileTypes: true })).filter((e) => e.isDirectory() && FAN_OUT.test(e.name)).map((e) => path.join(dir, e.name));
+      return (await fs.promises.readdir(dir, { withFileTypes: true }))
+        .filter((e) => e.isDirectory() && FAN_OUT.test(e.name))
+        .map((e) => path.join(dir, e.name));
     } catch (error) {
       if (isMissing(error)) return [];
       throw error;

@@ -154,8 +154,13 @@ export function registerConformanceCommand(program: Command, runtime: Runtime): 
     .option('--timeout <ms>', 'per-request timeout in milliseconds', positiveInteger('--timeout'), 30_000)
     .option('--no-probes', 'skip the auth and robustness probes')
     .option('--insecure', 'accept a self-signed TLS certificate (a development gateway)')
-    .option('--profile <profile>', "the contract to judge by: 'platform' (what the platform requires) or 'strict' (this project's own)", profile, 'platform' as Profile)
-    .option('--raw-ids', 'paste ids into paths without percent-encoding, as the platform\'s own tools do')
+    .option(
+      '--profile <profile>',
+      "the contract to judge by: 'platform' (what the platform requires) or 'strict' (this project's own)",
+      profile,
+      'platform' as Profile,
+    )
+    .option('--raw-ids', "paste ids into paths without percent-encoding, as the platform's own tools do")
     .option('--report <file>', 'who-can-see / what-can: answer from a saved JSON report instead of crawling')
     .option('--json', 'who-can-see / what-can: print the answer as JSON')
     .configureHelp({ showGlobalOptions: true })
@@ -164,8 +169,16 @@ export function registerConformanceCommand(program: Command, runtime: Runtime): 
       const expectations = flags.expect ? loadExpectations(flags.expect) : undefined;
       const options = connection(flags, runtime);
       if (!(await gatewayAnswers(options, flags, runtime))) return;
-      runtime.print(`Crawling ${options.baseUrl} with up to ${flags.concurrency} requests in flight, ids ${flags.rawIds ? 'raw' : 'percent-encoded'}, judged by the ${flags.profile} profile…`);
-      const report = await runConformance({ ...options, profile: flags.profile, oddTop: flags.oddTop, probes: flags.probes, ...(expectations ? { expectations } : {}) });
+      runtime.print(
+        `Crawling ${options.baseUrl} with up to ${flags.concurrency} requests in flight, ids ${flags.rawIds ? 'raw' : 'percent-encoded'}, judged by the ${flags.profile} profile…`,
+      );
+      const report = await runConformance({
+        ...options,
+        profile: flags.profile,
+        oddTop: flags.oddTop,
+        probes: flags.probes,
+        ...(expectations ? { expectations } : {}),
+      });
       const paths = writeReports(report, flags.out);
       runtime.print(renderTerminalReport(report, { reportPaths: paths }));
       if (!report.summary.ok) runtime.setExitCode(1);

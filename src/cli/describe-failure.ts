@@ -15,8 +15,10 @@ const DEBUG_LEVELS = new Set(['debug', 'trace']);
 function ordinary(error: Error, env: Record<string, string | undefined>): string | undefined {
   if (error instanceof UsageError) return `error: ${error.message}`;
   const e = error as SystemError;
-  if (e.syscall === 'listen' && e.code === 'EADDRINUSE') return `error: ${e.address ?? env.HOST ?? ''}:${e.port ?? env.PORT ?? ''} is already in use: set PORT (or HOST) to a free one.`;
-  if (e.syscall === 'listen' && e.code === 'EACCES') return `error: no permission to listen on port ${e.port ?? env.PORT ?? ''}: set PORT to one above 1023 (or run with the capability).`;
+  if (e.syscall === 'listen' && e.code === 'EADDRINUSE')
+    return `error: ${e.address ?? env.HOST ?? ''}:${e.port ?? env.PORT ?? ''} is already in use: set PORT (or HOST) to a free one.`;
+  if (e.syscall === 'listen' && e.code === 'EACCES')
+    return `error: no permission to listen on port ${e.port ?? env.PORT ?? ''}: set PORT to one above 1023 (or run with the capability).`;
   if (isDatabaseUnavailable(error)) {
     const which = env.DATABASE_URL ? 'the Postgres staging database (DATABASE_URL)' : 'the staging database';
     return `error: ${which} cannot be reached: ${error.message}. Check that it is running and DATABASE_URL is right.`;

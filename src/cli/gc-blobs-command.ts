@@ -8,7 +8,9 @@ import { parseInterval } from './parse-interval';
 export function registerGcBlobsCommand(program: Command, runtime: Runtime): void {
   program
     .command('gc-blobs')
-    .description('Delete blobs no file points at any more (left by a sync killed mid-way or run beside another source\'s), and what interrupted writes left behind.')
+    .description(
+      "Delete blobs no file points at any more (left by a sync killed mid-way or run beside another source's), and what interrupted writes left behind.",
+    )
     .option('--dry-run', 'count what would be deleted, delete nothing')
     .option('--grace <duration>', 'spare blobs stored more recently than this (a sync may not have committed their rows yet)', '1h')
     .action(async (flags: { dryRun?: boolean; grace: string }, command: Command) => {

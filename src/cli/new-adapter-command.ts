@@ -25,13 +25,18 @@ export function registerNewAdapterCommand(program: Command, runtime: Runtime): v
         result = await scaffoldAdapter({ name, root, templatesDir });
       } catch (error) {
         // The message says what to do; the usage text after it would only bury it.
-        if (error instanceof ScaffoldError) this.showHelpAfterError(false).error(`error: ${error.message}`, { exitCode: 1, code: 'content-gateway.new-adapter' });
+        if (error instanceof ScaffoldError)
+          this.showHelpAfterError(false).error(`error: ${error.message}`, { exitCode: 1, code: 'content-gateway.new-adapter' });
         throw error;
       }
       const { names } = result;
       runtime.print(`Created the ${names.name} adapter in ${root}:`);
       for (const file of result.created) runtime.print(`  ${file}`);
-      runtime.print(result.registry.changed ? `Registered ${names.camelName}AdapterFactory in ${result.registry.path}.` : `${result.registry.path} already listed ${names.camelName}AdapterFactory.`);
+      runtime.print(
+        result.registry.changed
+          ? `Registered ${names.camelName}AdapterFactory in ${result.registry.path}.`
+          : `${result.registry.path} already listed ${names.camelName}AdapterFactory.`,
+      );
       runtime.print('');
       runtime.print('Next steps:');
       runtime.print(`  1. npx jest test/contract/${names.name}.contract.test.ts   # the example dataset passes the contract suite`);

@@ -23,7 +23,11 @@ export interface Staging {
  * bound by `DATABASE_STATEMENT_TIMEOUT_MS`, and migrations, which may rightly take longer, then run
  * on a database of their own without that bound, closed before serving starts.
  */
-export async function openStaging(config: Config, logger: Logger, options: { migrate?: boolean; maxConnections?: number; serving?: boolean } = {}): Promise<Staging> {
+export async function openStaging(
+  config: Config,
+  logger: Logger,
+  options: { migrate?: boolean; maxConnections?: number; serving?: boolean } = {},
+): Promise<Staging> {
   const serving = options.serving === true;
   const base = {
     databaseUrl: config.databaseUrl,

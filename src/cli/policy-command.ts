@@ -9,11 +9,14 @@ import { openStaging } from './open-staging';
 import type { Runtime } from './runtime';
 
 function formatExplanation(e: StagedExplanation, policyFile: string): string[] {
-  const lines = [`${e.user.id} (${e.user.email}) on ${e.file.id}${e.file.status === 'deleted' ? ' (deleted)' : ''}: ${e.granted ? 'GRANTED' : 'DENIED'} by the policy ${policyFile}`];
+  const lines = [
+    `${e.user.id} (${e.user.email}) on ${e.file.id}${e.file.status === 'deleted' ? ' (deleted)' : ''}: ${e.granted ? 'GRANTED' : 'DENIED'} by the policy ${policyFile}`,
+  ];
   for (const note of e.notes) lines.push(`  note: ${note}`);
   for (const r of e.rules) lines.push(`  rule ${r.rule}: ${r.grants ? 'grants' : 'does not grant'} — ${r.because || 'no condition'}`);
   lines.push(e.explicit.length ? `  also granted by the file's own entries: ${e.explicit.join(', ')}` : "  the file's own entries do not name the user");
-  if (e.otherGroups.length) lines.push(`  the file also lists the source's groups ${e.otherGroups.join(', ')} (see \`conformance\` who-can-see for their members)`);
+  if (e.otherGroups.length)
+    lines.push(`  the file also lists the source's groups ${e.otherGroups.join(', ')} (see \`conformance\` who-can-see for their members)`);
   return lines;
 }
 
@@ -38,7 +41,9 @@ export function registerPolicyCommand(program: Command, runtime: Runtime): void 
     .argument('<user>', 'user id (<source>:<native id>) or email')
     .argument('<document>', 'file id as /v1/files lists it (<source>:<native id>)')
     .option('--policy <file>', "policy file; default: the document's source's entry in ACCESS_POLICIES")
-    .description("Say which rule grants a user a document, or which test failed for each rule, from the attributes the last sync staged (the policy's synthesized groups).")
+    .description(
+      "Say which rule grants a user a document, or which test failed for each rule, from the attributes the last sync staged (the policy's synthesized groups).",
+    )
     .action(async function explainPolicy(user: string, document: string, flags: { policy?: string }) {
       const config = loadConfig(runtime.env);
       const staging = await openStaging(config, createLogger({ level: 'warn' }));
@@ -46,7 +51,8 @@ export function registerPolicyCommand(program: Command, runtime: Runtime): void 
         const file = await new PolicyGroupsRepository(staging.db).file(document);
         if (!file) throw new ExplainInputError(`no staged file has the id '${document}' (ids are <source>:<native id>, as /v1/files lists them)`);
         const policyFile = flags.policy ?? config.accessPolicies[file.source];
-        if (policyFile === undefined) throw new ExplainInputError(`no policy given for source '${file.source}': pass --policy <file> or set ACCESS_POLICIES=${file.source}=<file>`);
+        if (policyFile === undefined)
+          throw new ExplainInputError(`no policy given for source '${file.source}': pass --policy <file> or set ACCESS_POLICIES=${file.source}=<file>`);
         const explanation = await explainStagedAccess(staging.db, await loadPolicy(policyFile), user, document);
         for (const line of formatExplanation(explanation, policyFile)) runtime.print(line);
       } catch (error) {

@@ -26,7 +26,10 @@ export interface PreparedStaging {
 export async function prepareToServe(config: Config, logger: Logger, options: { worker: boolean; workers: number }): Promise<PreparedStaging> {
   const maxConnections = serveConnections(config.databaseMaxConnections, options.workers);
   if (config.databaseUrl && maxConnections * options.workers > config.databaseMaxConnections && !options.worker) {
-    logger.warn({ databaseMaxConnections: config.databaseMaxConnections, workers: options.workers }, 'DATABASE_MAX_CONNECTIONS is under 2 a worker: each worker opens 2 Postgres connections');
+    logger.warn(
+      { databaseMaxConnections: config.databaseMaxConnections, workers: options.workers },
+      'DATABASE_MAX_CONNECTIONS is under 2 a worker: each worker opens 2 Postgres connections',
+    );
   }
   const staging = await openStaging(config, logger, { migrate: !options.worker, maxConnections, serving: true });
   try {

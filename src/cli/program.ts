@@ -12,18 +12,66 @@ type Register = (program: Command, runtime: Runtime) => void;
  * help, so `migrate` never loads the HTTP stack and `serve` never loads the conformance suite.
  */
 export const COMMANDS: ReadonlyArray<{ name: string; summary: string; load: () => Promise<Register> }> = [
-  { name: 'serve', summary: 'Run the gateway: migrate staging, load the demo corpus into an empty embedded database, serve /v1.', load: async () => (await import('./serve-command')).registerServeCommand },
-  { name: 'migrate', summary: 'Bring the staging schema up to date (also done on every `serve` start-up).', load: async () => (await import('./migrate-command')).registerMigrateCommand },
-  { name: 'seed-demo', summary: 'Load (or refresh) the bundled demo corpus into staging.', load: async () => (await import('./seed-demo-command')).registerSeedDemoCommand },
-  { name: 'sync', summary: 'Sync a source (or --all) into staging: incremental when it can, else full.', load: async () => (await import('./sync-command')).registerSyncCommand },
-  { name: 'runs', summary: 'Show recent sync runs and what is still failing, with the reasons.', load: async () => (await import('./runs-command')).registerRunsCommand },
-  { name: 'policy', summary: 'Access policies: check a policy file, explain a decision.', load: async () => (await import('./policy-command')).registerPolicyCommand },
-  { name: 'gc-blobs', summary: 'Delete blobs no staged file references any more.', load: async () => (await import('./gc-blobs-command')).registerGcBlobsCommand },
-  { name: 'verify-blobs', summary: 'Check that every staged binary is in the blob store, whole.', load: async () => (await import('./verify-blobs-command')).registerVerifyBlobsCommand },
-  { name: 'hash-secret', summary: 'Print an OAUTH_CLIENTS entry for a client secret (only its hash is stored).', load: async () => (await import('./hash-secret-command')).registerHashSecretCommand },
-  { name: 'conformance', summary: 'Check a gateway over HTTP the way the platform crawls it; who can see what.', load: async () => (await import('./conformance-command')).registerConformanceCommand },
-  { name: 'new-adapter', summary: 'Scaffold an adapter for a new source, with its contract test.', load: async () => (await import('./new-adapter-command')).registerNewAdapterCommand },
-  { name: 'usage', summary: "Is the content ingested and used: the gateway's files against the platform's Data API.", load: async () => (await import('./usage-command')).registerUsageCommand },
+  {
+    name: 'serve',
+    summary: 'Run the gateway: migrate staging, load the demo corpus into an empty embedded database, serve /v1.',
+    load: async () => (await import('./serve-command')).registerServeCommand,
+  },
+  {
+    name: 'migrate',
+    summary: 'Bring the staging schema up to date (also done on every `serve` start-up).',
+    load: async () => (await import('./migrate-command')).registerMigrateCommand,
+  },
+  {
+    name: 'seed-demo',
+    summary: 'Load (or refresh) the bundled demo corpus into staging.',
+    load: async () => (await import('./seed-demo-command')).registerSeedDemoCommand,
+  },
+  {
+    name: 'sync',
+    summary: 'Sync a source (or --all) into staging: incremental when it can, else full.',
+    load: async () => (await import('./sync-command')).registerSyncCommand,
+  },
+  {
+    name: 'runs',
+    summary: 'Show recent sync runs and what is still failing, with the reasons.',
+    load: async () => (await import('./runs-command')).registerRunsCommand,
+  },
+  {
+    name: 'policy',
+    summary: 'Access policies: check a policy file, explain a decision.',
+    load: async () => (await import('./policy-command')).registerPolicyCommand,
+  },
+  {
+    name: 'gc-blobs',
+    summary: 'Delete blobs no staged file references any more.',
+    load: async () => (await import('./gc-blobs-command')).registerGcBlobsCommand,
+  },
+  {
+    name: 'verify-blobs',
+    summary: 'Check that every staged binary is in the blob store, whole.',
+    load: async () => (await import('./verify-blobs-command')).registerVerifyBlobsCommand,
+  },
+  {
+    name: 'hash-secret',
+    summary: 'Print an OAUTH_CLIENTS entry for a client secret (only its hash is stored).',
+    load: async () => (await import('./hash-secret-command')).registerHashSecretCommand,
+  },
+  {
+    name: 'conformance',
+    summary: 'Check a gateway over HTTP the way the platform crawls it; who can see what.',
+    load: async () => (await import('./conformance-command')).registerConformanceCommand,
+  },
+  {
+    name: 'new-adapter',
+    summary: 'Scaffold an adapter for a new source, with its contract test.',
+    load: async () => (await import('./new-adapter-command')).registerNewAdapterCommand,
+  },
+  {
+    name: 'usage',
+    summary: "Is the content ingested and used: the gateway's files against the platform's Data API.",
+    load: async () => (await import('./usage-command')).registerUsageCommand,
+  },
 ];
 
 /** The installed package's version (package.json above src/ or dist/). */

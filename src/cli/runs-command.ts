@@ -39,7 +39,7 @@ function stillFailing(latest: readonly SyncRunRow[]): string[] {
       if (failed > failures.length) lines.push(`  … and ${failed - failures.length} more (the run records its first ${failures.length})`);
     }
   }
-  return lines.length ? lines : ['Nothing is failing: every source\'s last run succeeded with no failed item.'];
+  return lines.length ? lines : ["Nothing is failing: every source's last run succeeded with no failed item."];
 }
 
 export function registerRunsCommand(program: Command, runtime: Runtime): void {
@@ -48,7 +48,9 @@ export function registerRunsCommand(program: Command, runtime: Runtime): void {
     .argument('[source]', 'only this source (its adapter name)')
     .option('--limit <n>', 'how many recent runs to list', '10')
     .option('--json', 'print the runs and what is failing as JSON (for scripts)')
-    .description("Show recent sync runs (kind, outcome, counts, duration), and what is still failing: each source's last run, its failed items with their reasons, or its error.")
+    .description(
+      "Show recent sync runs (kind, outcome, counts, duration), and what is still failing: each source's last run, its failed items with their reasons, or its error.",
+    )
     .action(async (source: string | undefined, flags: RunsFlags) => {
       const limit = Number(flags.limit);
       if (!Number.isInteger(limit) || limit < 1) throw new UsageError('--limit takes a whole number of at least 1.');
@@ -57,7 +59,14 @@ export function registerRunsCommand(program: Command, runtime: Runtime): void {
         const runs = await repository.recent(limit, source);
         const latest = (await repository.latestFinishedPerSource()).filter((run) => !source || run.source === source);
         if (flags.json) {
-          const failing = latest.map((run) => ({ source: run.source, run: run.id, status: run.status, failed: counts(run).failed ?? 0, failures: failuresOf(run), error: run.status === 'succeeded' ? null : run.error }));
+          const failing = latest.map((run) => ({
+            source: run.source,
+            run: run.id,
+            status: run.status,
+            failed: counts(run).failed ?? 0,
+            failures: failuresOf(run),
+            error: run.status === 'succeeded' ? null : run.error,
+          }));
           runtime.print(JSON.stringify({ runs: runs.map((run) => ({ ...run, counts: counts(run) })), failing }, null, 2));
           return;
         }

@@ -39,7 +39,10 @@ export async function serveApp(runtime: Runtime, config: Config, logger: Logger,
   const appConfig: Config = {
     ...config,
     maxConcurrentRequests: shareOf(config.maxConcurrentRequests, workers),
-    oauthTokenConcurrency: workers > 1 ? shareOf(config.oauthTokenConcurrency === 'auto' ? autoSecretChecks() : config.oauthTokenConcurrency, workers) : config.oauthTokenConcurrency,
+    oauthTokenConcurrency:
+      workers > 1
+        ? shareOf(config.oauthTokenConcurrency === 'auto' ? autoSecretChecks() : config.oauthTokenConcurrency, workers)
+        : config.oauthTokenConcurrency,
   };
   // A worker's /metrics answers the whole gateway's figures, gathered by the primary.
   let fromPrimary: ((own: GatewayMetrics) => Promise<string>) | undefined;
@@ -74,7 +77,16 @@ export async function serveApp(runtime: Runtime, config: Config, logger: Logger,
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  logger.info({ port, host: config.host, database: config.databaseUrl ? 'postgres' : config.sqlitePath, maxConcurrentRequests: appConfig.maxConcurrentRequests, maxConnections }, 'gateway listening');
+  logger.info(
+    {
+      port,
+      host: config.host,
+      database: config.databaseUrl ? 'postgres' : config.sqlitePath,
+      maxConcurrentRequests: appConfig.maxConcurrentRequests,
+      maxConnections,
+    },
+    'gateway listening',
+  );
 
   const drainable = drainableServer(server);
   runtime.onShutdown(async () => {

@@ -68,7 +68,10 @@ function syncOptions(config: Config, flags: { full?: boolean; allowMassDelete?: 
  */
 function progressReporter(runtime: Runtime, logger: Logger, expected: number | undefined): { onProgress(p: SyncProgress): void; stop(): void } {
   if (!runtime.interactive) {
-    return { onProgress: (p) => logger.info({ source: p.source, mode: p.mode, processed: p.processed, counts: p.counts, identities: p.identities }, 'sync progress'), stop: () => undefined };
+    return {
+      onProgress: (p) => logger.info({ source: p.source, mode: p.mode, processed: p.processed, counts: p.counts, identities: p.identities }, 'sync progress'),
+      stop: () => undefined,
+    };
   }
   const bar = new SingleBar({
     format: ' {source} [{bar}] {value}{ofTotal} items | {rate}/s | ETA {eta_formatted}',
@@ -94,7 +97,15 @@ function progressReporter(runtime: Runtime, logger: Logger, expected: number | u
 
 async function syncOnce(
   factories: readonly AdapterFactory[],
-  ctx: { runtime: Runtime; config: Config; logger: Logger; staging: Staging; signal: AbortSignal; flags: { full?: boolean; allowMassDelete?: boolean; policy?: string }; fullEveryMs: number | undefined },
+  ctx: {
+    runtime: Runtime;
+    config: Config;
+    logger: Logger;
+    staging: Staging;
+    signal: AbortSignal;
+    flags: { full?: boolean; allowMassDelete?: boolean; policy?: string };
+    fullEveryMs: number | undefined;
+  },
 ): Promise<boolean> {
   let ok = true;
   for (const factory of factories) {
@@ -125,7 +136,11 @@ async function syncOnce(
     const expected = prevCounts ? Object.values(prevCounts).reduce((a, b) => a + b, 0) : undefined;
     const progress = progressReporter(ctx.runtime, ctx.logger, expected);
     try {
-      const summary = await runSync(adapter, { db: ctx.staging.db, blobs: ctx.staging.blobs, logger: ctx.logger, signal: ctx.signal }, { ...syncOptions(ctx.config, ctx.flags, ctx.fullEveryMs), ...(policy ? { policy } : {}), onProgress: progress.onProgress });
+      const summary = await runSync(
+        adapter,
+        { db: ctx.staging.db, blobs: ctx.staging.blobs, logger: ctx.logger, signal: ctx.signal },
+        { ...syncOptions(ctx.config, ctx.flags, ctx.fullEveryMs), ...(policy ? { policy } : {}), onProgress: progress.onProgress },
+      );
       progress.stop();
       ctx.runtime.print(formatSummary(summary));
       for (const line of failureLines(summary.source, summary.failures, summary.counts.failed)) ctx.runtime.print(line);
@@ -146,7 +161,9 @@ async function syncOnce(
 function staleBuildHint(name: string): string {
   const runningBuilt = path.extname(__filename) === '.js';
   const source = path.join(projectRoot(), 'src', 'adapters', name);
-  return runningBuilt && fs.existsSync(source) ? ` src/adapters/${name}/ exists, but this built program is older than it: run \`npm run build\` (or use \`npm run cli -- sync ${name}\`, which runs the sources).` : '';
+  return runningBuilt && fs.existsSync(source)
+    ? ` src/adapters/${name}/ exists, but this built program is older than it: run \`npm run build\` (or use \`npm run cli -- sync ${name}\`, which runs the sources).`
+    : '';
 }
 
 export function registerSyncCommand(program: Command, runtime: Runtime): void {
@@ -155,7 +172,10 @@ export function registerSyncCommand(program: Command, runtime: Runtime): void {
     .argument('[adapter]', `adapter to run (${adapterFactories.map((f) => f.name).join(', ') || 'none registered'})`)
     .description('Sync a source into staging: incremental when the adapter can and has a checkpoint, else full (mark-and-sweep).')
     .option('--all', 'sync every registered adapter, one after another')
-    .option('--policy <file>', 'compile this access policy (YAML, docs/access-policies.md) into the adapter\'s groups and access lists; overrides ACCESS_POLICIES for it')
+    .option(
+      '--policy <file>',
+      "compile this access policy (YAML, docs/access-policies.md) into the adapter's groups and access lists; overrides ACCESS_POLICIES for it",
+    )
     .option('--full', 'force a full run (re-reads everything; sweeps what the source no longer has)')
     .option('--allow-mass-delete', `let a full run delete more than SYNC_MAX_DELETE_SHARE of a source's files`)
     .option('--every <interval>', 'keep running: start again this long after each round began (90s, 15m, 1h); rounds never overlap')
@@ -167,14 +187,20 @@ export function registerSyncCommand(program: Command, runtime: Runtime): void {
     .addHelpText('after', () => adapterSettingsHelp())
     .action(async (name: string | undefined, flags: SyncFlags, command: Command) => {
       // Usage mistakes are reported like commander's own (`error: …`, exit 1), not as a stack trace.
-      const usageError = (message: string): never => command.showHelpAfterError(false).error(`error: ${message}`, { exitCode: 1, code: 'content-gateway.sync' });
+      const usageError = (message: string): never =>
+        command.showHelpAfterError(false).error(`error: ${message}`, { exitCode: 1, code: 'content-gateway.sync' });
       const config = loadConfig(runtime.env);
       const logger = createLogger({ level: config.logLevel, pretty: wantsPrettyLogs(config.logFormat, runtime.interactive) });
       const factories = flags.all ? adapterFactories : name ? [findAdapterFactory(name)].filter((f): f is AdapterFactory => f !== undefined) : [];
-      if (flags.policy !== undefined && (flags.all || !name)) usageError('--policy applies to one named adapter; for several, set ACCESS_POLICIES=<adapter>=<file>,...');
+      if (flags.policy !== undefined && (flags.all || !name))
+        usageError('--policy applies to one named adapter; for several, set ACCESS_POLICIES=<adapter>=<file>,...');
       if (factories.length === 0) {
         const known = adapterFactories.map((f) => f.name).join(', ') || 'none';
-        usageError(name ? `Unknown adapter '${name}'. Registered adapters: ${known}.${staleBuildHint(name)}` : `Name an adapter or use --all. Registered adapters: ${known}.`);
+        usageError(
+          name
+            ? `Unknown adapter '${name}'. Registered adapters: ${known}.${staleBuildHint(name)}`
+            : `Name an adapter or use --all. Registered adapters: ${known}.`,
+        );
       }
       let interval: number | undefined;
       let fullEveryMs: number | undefined;

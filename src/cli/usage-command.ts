@@ -54,7 +54,12 @@ says how many platform requests it made. Only GET requests are sent; nothing cha
 function dataAuth(flags: UsageFlags, env: Runtime['env'], base: string): PlatformAuthConfig {
   if (env.PLATFORM_DATA_API_KEY) return { kind: 'api-key', key: env.PLATFORM_DATA_API_KEY };
   if (env.PLATFORM_DATA_CLIENT_ID && env.PLATFORM_DATA_CLIENT_SECRET) {
-    return { kind: 'oauth', tokenUrl: flags.tokenUrl ?? env.PLATFORM_TOKEN_URL ?? tokenUrlFor(base), clientId: env.PLATFORM_DATA_CLIENT_ID, clientSecret: env.PLATFORM_DATA_CLIENT_SECRET };
+    return {
+      kind: 'oauth',
+      tokenUrl: flags.tokenUrl ?? env.PLATFORM_TOKEN_URL ?? tokenUrlFor(base),
+      clientId: env.PLATFORM_DATA_CLIENT_ID,
+      clientSecret: env.PLATFORM_DATA_CLIENT_SECRET,
+    };
   }
   throw new Error('Give the Data API credentials in the environment: PLATFORM_DATA_API_KEY, or PLATFORM_DATA_CLIENT_ID and PLATFORM_DATA_CLIENT_SECRET.');
 }
@@ -80,11 +85,15 @@ function clients(flags: UsageFlags, env: Runtime['env'], logger: Logger) {
   const gatewayUrl = flags.gatewayUrl ?? env.USAGE_GATEWAY_URL;
   if (!gatewayUrl) throw new Error('Give the gateway with --gateway-url <base URL> (or USAGE_GATEWAY_URL).');
   const gatewayKey = env.GATEWAY_API_KEY;
-  if (!gatewayKey) throw new Error('Give the gateway\'s API key in GATEWAY_API_KEY.');
+  if (!gatewayKey) throw new Error("Give the gateway's API key in GATEWAY_API_KEY.");
   // Flags win over the environment; both flags at once are refused by dataApiBaseUrl (not both).
   const fromFlags = flags.dataApiUrl !== undefined || flags.region !== undefined;
   const fromEnv = env.PLATFORM_DATA_API_URL !== undefined ? { baseUrl: env.PLATFORM_DATA_API_URL } : { region: env.PLATFORM_REGION ?? 'us' };
-  const base = dataApiBaseUrl(fromFlags ? { ...(flags.dataApiUrl !== undefined ? { baseUrl: flags.dataApiUrl } : {}), ...(flags.region !== undefined ? { region: flags.region } : {}) } : fromEnv);
+  const base = dataApiBaseUrl(
+    fromFlags
+      ? { ...(flags.dataApiUrl !== undefined ? { baseUrl: flags.dataApiUrl } : {}), ...(flags.region !== undefined ? { region: flags.region } : {}) }
+      : fromEnv,
+  );
   const data = new DataApiClient({ baseUrl: base, auth: dataAuth(flags, env, base), logger, requestsPerMinute: flags.requestsPerMinute });
   return { gatewayUrl: gatewayUrl.replace(/\/v1\/?$/, ''), gateway: new GatewayFilesClient({ baseUrl: gatewayUrl, key: gatewayKey, logger }), data };
 }
@@ -92,16 +101,26 @@ function clients(flags: UsageFlags, env: Runtime['env'], logger: Logger) {
 export function registerUsageCommand(program: Command, runtime: Runtime): void {
   program
     .command('usage')
-    .description('Which of a gateway\'s files the assistant surfaced and cited (with the feedback on those answers), which it never surfaced, and which cited files the gateway has since deleted. Terminal table, --json or an --html page with charts.')
-    .option('--gateway-url <base>', 'the gateway\'s base URL (the /v1 paths go below it)')
+    .description(
+      "Which of a gateway's files the assistant surfaced and cited (with the feedback on those answers), which it never surfaced, and which cited files the gateway has since deleted. Terminal table, --json or an --html page with charts.",
+    )
+    .option('--gateway-url <base>', "the gateway's base URL (the /v1 paths go below it)")
     .option('--region <name>', `the Data API region: ${DATA_API_REGION_NAMES.join(', ')} (default us)`)
     .option('--data-api-url <url>', 'an explicit Data API base (…/export/v1/records) instead of a region')
     .option('--token-url <url>', 'the OAuth token endpoint (default: /oauth/v1/token on the Data API host)')
-    .option('--source <name>', 'the connector\'s name in the platform\'s records (detail/source): counts only its records and finds cited files the gateway no longer lists')
+    .option(
+      '--source <name>',
+      "the connector's name in the platform's records (detail/source): counts only its records and finds cited files the gateway no longer lists",
+    )
     .option('--json', 'print the report as JSON on stdout')
     .option('--html <file>', 'also write a self-contained HTML page with charts')
     .option('--top <n>', 'files in the terminal table', whole('--top', 1), 20)
-    .option('--requests-per-minute <n>', 'pace Data API requests (the platform publishes no limit; a 429 still waits its Retry-After, or 60 s)', whole('--requests-per-minute', 1), 300)
+    .option(
+      '--requests-per-minute <n>',
+      'pace Data API requests (the platform publishes no limit; a 429 still waits its Retry-After, or 60 s)',
+      whole('--requests-per-minute', 1),
+      300,
+    )
     .option('--per-file', 'count naively, two counts per file (for comparison: many more platform requests)')
     .addHelpText('after', EXAMPLES)
     .action(async (flags: UsageFlags) => {
@@ -110,11 +129,20 @@ export function registerUsageCommand(program: Command, runtime: Runtime): void {
       const bar = progressBar();
       let report;
       try {
-        report = await computeUsage({ gateway, gatewayUrl, data, ...(flags.source ? { scope: `detail/source eq ${quote(flags.source)}` } : {}), ...(flags.perFile ? { strategy: 'per-file' as const } : {}), onProgress: bar.update });
+        report = await computeUsage({
+          gateway,
+          gatewayUrl,
+          data,
+          ...(flags.source ? { scope: `detail/source eq ${quote(flags.source)}` } : {}),
+          ...(flags.perFile ? { strategy: 'per-file' as const } : {}),
+          onProgress: bar.update,
+        });
       } finally {
         bar.stop();
       }
       if (flags.html) fs.writeFileSync(flags.html, renderUsageHtml(report));
-      runtime.print(flags.json ? JSON.stringify(report, null, 2) : renderUsageTerminal(report, { top: flags.top, ...(flags.html ? { htmlPath: flags.html } : {}) }));
+      runtime.print(
+        flags.json ? JSON.stringify(report, null, 2) : renderUsageTerminal(report, { top: flags.top, ...(flags.html ? { htmlPath: flags.html } : {}) }),
+      );
     });
 }

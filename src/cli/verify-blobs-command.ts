@@ -75,7 +75,8 @@ export function registerVerifyBlobsCommand(program: Command, runtime: Runtime): 
                 : ` Run with --repair to have the next sync of ${sources} fetch them again.`),
         );
         // After a repair the next sync fetches them anyway; before one, a full sync is enough for missing content.
-        if (s.missing > 0 && !repair) runtime.print(`Missing content is fetched again by a full sync of the source that owns it: ${refetchCommands(s.missingSources)}`);
+        if (s.missing > 0 && !repair)
+          runtime.print(`Missing content is fetched again by a full sync of the source that owns it: ${refetchCommands(s.missingSources)}`);
         const hint = mixUpHint(s, config);
         if (hint) runtime.print(hint);
         // Still 1 after a repair: the content is back only once that sync has run.

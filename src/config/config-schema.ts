@@ -22,9 +22,7 @@ const autoOrCount = () =>
     .string()
     .regex(/^(auto|[1-9]\d*)$/, { message: 'expected auto or a positive integer' })
     .transform((v): 'auto' | number => (v === 'auto' ? 'auto' : Number(v)));
-const bool = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'expected true or false' })
-  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'expected true or false' }).transform((v) => v === 'true' || v === '1' || v === 'yes');
 /** A comma-separated list in the environment, an array in the config. */
 const list = z
   .string()
@@ -69,7 +67,10 @@ export const settings = {
   }),
   databaseSchema: setting({
     env: 'DATABASE_SCHEMA',
-    schema: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/, { message: 'expected a Postgres schema name' }).optional(),
+    schema: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/, { message: 'expected a Postgres schema name' })
+      .optional(),
     description: 'Postgres schema for the staging tables (unset: the connection default, normally `public`).',
   }),
   databaseMaxConnections: setting({
@@ -77,7 +78,7 @@ export const settings = {
     schema: z.coerce.number().int().min(2),
     default: '20',
     description:
-      'Postgres connections `serve` opens at most on this host, divided between its `WEB_CONCURRENCY` workers (each at least 2), each process keeping its share in one pool (knex on node-postgres) that list pages and everything else run on; more than about twice the database host\'s cores serve no more pages (docs/scaling-out.md). Keep replicas × this under the server\'s `max_connections` (100 by default) with room for syncs and maintenance. Other commands open up to this many each.',
+      "Postgres connections `serve` opens at most on this host, divided between its `WEB_CONCURRENCY` workers (each at least 2), each process keeping its share in one pool (knex on node-postgres) that list pages and everything else run on; more than about twice the database host's cores serve no more pages (docs/scaling-out.md). Keep replicas × this under the server's `max_connections` (100 by default) with room for syncs and maintenance. Other commands open up to this many each.",
   }),
   sqlitePath: setting({
     env: 'SQLITE_PATH',
@@ -104,7 +105,7 @@ export const settings = {
     schema: positiveInt,
     default: '2000',
     description:
-      '`/readyz` answers 503 (with `Retry-After`) when the database has not answered its check within this time; keep it under the probe\'s own timeout (Caddy\'s `health_timeout`, Kubernetes\' `timeoutSeconds`), so the probe reads an answer rather than a timeout.',
+      "`/readyz` answers 503 (with `Retry-After`) when the database has not answered its check within this time; keep it under the probe's own timeout (Caddy's `health_timeout`, Kubernetes' `timeoutSeconds`), so the probe reads an answer rather than a timeout.",
   }),
   blobStore: setting({
     env: 'BLOB_STORE',
@@ -141,7 +142,9 @@ export const settings = {
   }),
   allowedHosts: setting({
     env: 'ALLOWED_HOSTS',
-    schema: list.refine((hosts) => hosts.every((h) => HOST_NAME.test(h)), { message: 'expected comma-separated host names without ports, such as gateway.example.com,10.0.0.5' }),
+    schema: list.refine((hosts) => hosts.every((h) => HOST_NAME.test(h)), {
+      message: 'expected comma-separated host names without ports, such as gateway.example.com,10.0.0.5',
+    }),
     description:
       'Host names the gateway answers to, comma-separated (`gateway.example.com`; any port, any case). The host of `PUBLIC_BASE_URL` is allowed too. A request for another host (its `Host` header, or `X-Forwarded-Host` from a trusted proxy) is refused with 400, except `/healthz` and `/readyz`. Unset: any host, and links follow it (convenient in development; in production set this or `PUBLIC_BASE_URL`).',
   }),
@@ -186,7 +189,8 @@ export const settings = {
   tlsCertFile: setting({
     env: 'TLS_CERT_FILE',
     schema: z.string().min(1).optional(),
-    description: 'PEM certificate (chain) file: with `TLS_KEY_FILE`, the gateway serves HTTPS itself (and sends HSTS). Unset: plain HTTP, for running behind a TLS-terminating proxy.',
+    description:
+      'PEM certificate (chain) file: with `TLS_KEY_FILE`, the gateway serves HTTPS itself (and sends HSTS). Unset: plain HTTP, for running behind a TLS-terminating proxy.',
   }),
   tlsKeyFile: setting({
     env: 'TLS_KEY_FILE',
@@ -238,7 +242,7 @@ export const settings = {
     schema: z.coerce.number().int().min(0),
     default: '300000',
     description:
-      "Requests each client (API key or OAuth client) may make per window (failed authentications have a budget of their own, `AUTH_FAILURE_LIMIT`); beyond it, 429 with `Retry-After`. Every authenticated `/v1` answer carries truthful `X-RateLimit-Limit`/`-Remaining`/`-Reset`, which the platform reads to pace itself before it is refused. The default (5,000 a second over a minute) is above what one gateway process serves (about 3,000 a second on a small VM), so even a crawl at full speed keeps over 30 % of it and is never paced. `0` turns rate limiting and the headers off.",
+      'Requests each client (API key or OAuth client) may make per window (failed authentications have a budget of their own, `AUTH_FAILURE_LIMIT`); beyond it, 429 with `Retry-After`. Every authenticated `/v1` answer carries truthful `X-RateLimit-Limit`/`-Remaining`/`-Reset`, which the platform reads to pace itself before it is refused. The default (5,000 a second over a minute) is above what one gateway process serves (about 3,000 a second on a small VM), so even a crawl at full speed keeps over 30 % of it and is never paced. `0` turns rate limiting and the headers off.',
   }),
   rateLimitWindowSeconds: setting({
     env: 'RATE_LIMIT_WINDOW_SECONDS',
@@ -298,13 +302,14 @@ export const settings = {
     env: 'REQUEST_TIMEOUT_MS',
     schema: z.coerce.number().int().min(1000),
     default: '120000',
-    description: 'A client must send its whole request (headers and any body) within this time. It does not bound the answer: see `STALL_TIMEOUT_MS` and `RESPONSE_TIMEOUT_MS`.',
+    description:
+      'A client must send its whole request (headers and any body) within this time. It does not bound the answer: see `STALL_TIMEOUT_MS` and `RESPONSE_TIMEOUT_MS`.',
   }),
   keepAliveTimeoutMs: setting({
     env: 'KEEP_ALIVE_TIMEOUT_MS',
     schema: z.coerce.number().int().min(1000),
     default: '65000',
-    description: 'Idle keep-alive connections are closed after this time (keep it above your load balancer\'s idle timeout).',
+    description: "Idle keep-alive connections are closed after this time (keep it above your load balancer's idle timeout).",
   }),
   stallTimeoutMs: setting({
     env: 'STALL_TIMEOUT_MS',
@@ -338,7 +343,7 @@ export const settings = {
     env: 'SHUTDOWN_GRACE_MS',
     schema: z.coerce.number().int().min(0),
     default: '10000',
-    description: 'On SIGTERM, requests in flight get this long to finish before their connections are cut (keep it below your orchestrator\'s stop timeout).',
+    description: "On SIGTERM, requests in flight get this long to finish before their connections are cut (keep it below your orchestrator's stop timeout).",
   }),
   maxUrlLength: setting({
     env: 'MAX_URL_LENGTH',
@@ -359,7 +364,8 @@ export const settings = {
     env: 'SYNC_MAX_DELETE_SHARE',
     schema: z.coerce.number().min(0).max(1),
     default: '0.5',
-    description: "Mass-deletion guard: a full sync that would delete more than this share of a source's active files stops without deleting (override with `--allow-mass-delete`). It applies to sources of at least 10 active files: a smaller one may lose any share.",
+    description:
+      "Mass-deletion guard: a full sync that would delete more than this share of a source's active files stops without deleting (override with `--allow-mass-delete`). It applies to sources of at least 10 active files: a smaller one may lose any share.",
   }),
   syncMaxFailures: setting({
     env: 'SYNC_MAX_FAILURES',
@@ -382,9 +388,12 @@ export const settings = {
   accessPolicies: setting({
     env: 'ACCESS_POLICIES',
     schema: list
-      .refine((pairs) => pairs.every((p) => /^[a-z][a-z0-9-]{0,31}=.+$/.test(p)), { message: 'expected <adapter>=<policy file> pairs separated by commas, such as sql=/etc/gateway/sql-policy.yaml' })
+      .refine((pairs) => pairs.every((p) => /^[a-z][a-z0-9-]{0,31}=.+$/.test(p)), {
+        message: 'expected <adapter>=<policy file> pairs separated by commas, such as sql=/etc/gateway/sql-policy.yaml',
+      })
       .transform((pairs) => Object.fromEntries(pairs.map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)])) as Record<string, string>),
-    description: 'Access policies per source: `<adapter>=<policy file>` pairs, comma-separated (docs/access-policies.md). `sync --policy` overrides it for one adapter.',
+    description:
+      'Access policies per source: `<adapter>=<policy file>` pairs, comma-separated (docs/access-policies.md). `sync --policy` overrides it for one adapter.',
   }),
 } as const;
 

@@ -38,8 +38,13 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     // By position, never by value: a key must not reach the log, even a weak one.
     const short = config.apiKeys.flatMap((key, i) => (key.length < MIN_SECRET_LENGTH ? [i + 1] : []));
     if (short.length > 0) {
-      const which = config.apiKeys.length === 1 ? 'the key is shorter' : `key${short.length > 1 ? 's' : ''} ${short.join(', ')} of ${config.apiKeys.length} (in the order given) ${short.length > 1 ? 'are' : 'is'} shorter`;
-      problems.push(`GATEWAY_API_KEY: every key must be at least ${MIN_SECRET_LENGTH} characters when NODE_ENV=production; ${which} (make one with \`openssl rand -hex 32\`)`);
+      const which =
+        config.apiKeys.length === 1
+          ? 'the key is shorter'
+          : `key${short.length > 1 ? 's' : ''} ${short.join(', ')} of ${config.apiKeys.length} (in the order given) ${short.length > 1 ? 'are' : 'is'} shorter`;
+      problems.push(
+        `GATEWAY_API_KEY: every key must be at least ${MIN_SECRET_LENGTH} characters when NODE_ENV=production; ${which} (make one with \`openssl rand -hex 32\`)`,
+      );
     }
   }
   if (problems.length === 0 && Boolean(config.tlsCertFile) !== Boolean(config.tlsKeyFile)) {

@@ -42,7 +42,12 @@ export interface ConformanceOptions {
   minCrawlGapMs?: number;
 }
 
-function clientFor(options: Omit<ConformanceOptions, 'profile'>, recorder: CrawlRecorder, pacer: RateLimitPacer, validation?: ContractValidation): GatewayClient {
+function clientFor(
+  options: Omit<ConformanceOptions, 'profile'>,
+  recorder: CrawlRecorder,
+  pacer: RateLimitPacer,
+  validation?: ContractValidation,
+): GatewayClient {
   return new GatewayClient({
     baseUrl: options.baseUrl,
     key: options.key,
@@ -56,7 +61,6 @@ function clientFor(options: Omit<ConformanceOptions, 'profile'>, recorder: Crawl
     ...(options.rawIds ? { rawIds: true } : {}),
   });
 }
-
 
 /**
  * Runs the whole conformance suite against one gateway, over HTTP only: a platform-like crawl, a
@@ -119,7 +123,16 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
       target: client.baseUrl,
       startedAt,
       finishedAt: new Date(),
-      options: { profile: options.profile, rawIds: options.rawIds ?? false, concurrency, authForm: options.authForm ?? 'bearer', ...(oddTop > 0 ? { oddTop } : {}), secondCrawl, probes, expectations: options.expectations?.length ?? 0 },
+      options: {
+        profile: options.profile,
+        rawIds: options.rawIds ?? false,
+        concurrency,
+        authForm: options.authForm ?? 'bearer',
+        ...(oddTop > 0 ? { oddTop } : {}),
+        secondCrawl,
+        probes,
+        expectations: options.expectations?.length ?? 0,
+      },
       findings,
       run,
     });

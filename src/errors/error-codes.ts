@@ -7,14 +7,27 @@ export const errorCodes = {
   INPUT_VALIDATION_FAILED: { status: 400, description: 'The request is invalid: a malformed parameter, `$filter`, `$skiptoken` or id.' },
   AUTHENTICATION_FAILED: { status: 401, description: 'The `Authorization` credential is missing or wrong.' },
   NOT_FOUND: { status: 404, description: 'The file, group or route does not exist.' },
-  METHOD_NOT_ALLOWED: { status: 405, description: 'The route exists but not for this HTTP method, or the method is `CONNECT` (the gateway is read-only: `GET` and `HEAD`).' },
-  REQUEST_TIMEOUT: { status: 408, description: 'The client did not send its request headers within `HEADERS_TIMEOUT_MS` (or the whole request within `REQUEST_TIMEOUT_MS`).' },
+  METHOD_NOT_ALLOWED: {
+    status: 405,
+    description: 'The route exists but not for this HTTP method, or the method is `CONNECT` (the gateway is read-only: `GET` and `HEAD`).',
+  },
+  REQUEST_TIMEOUT: {
+    status: 408,
+    description: 'The client did not send its request headers within `HEADERS_TIMEOUT_MS` (or the whole request within `REQUEST_TIMEOUT_MS`).',
+  },
   URI_TOO_LONG: { status: 414, description: 'The request URL (path and query) is longer than `MAX_URL_LENGTH`.' },
-  RANGE_NOT_SATISFIABLE: { status: 416, description: 'A download\'s `Range` lies outside the file; `Content-Range: bytes */<size>` gives its size.' },
+  RANGE_NOT_SATISFIABLE: { status: 416, description: "A download's `Range` lies outside the file; `Content-Range: bytes */<size>` gives its size." },
   RATE_LIMIT_EXCEEDED: { status: 429, description: 'Too many requests; retry after `Retry-After` seconds.' },
-  REQUEST_HEADERS_TOO_LARGE: { status: 431, description: 'The request line and headers together exceed 16 KB, Node\'s limit (a URL that long gets this, not 414).' },
+  REQUEST_HEADERS_TOO_LARGE: {
+    status: 431,
+    description: "The request line and headers together exceed 16 KB, Node's limit (a URL that long gets this, not 414).",
+  },
   INTERNAL_SERVER_ERROR: { status: 500, description: 'The gateway failed; the details are in its log under the request id.' },
-  CONTENT_UNAVAILABLE: { status: 500, description: 'A binary file\'s stored content is missing or damaged on the gateway; the platform retries it on a later crawl, after a sync (`verify-blobs --repair`) restored it.' },
+  CONTENT_UNAVAILABLE: {
+    status: 500,
+    description:
+      "A binary file's stored content is missing or damaged on the gateway; the platform retries it on a later crawl, after a sync (`verify-blobs --repair`) restored it.",
+  },
   EXTERNAL_REST_ERROR: { status: 502, description: 'A source system the gateway depends on failed.' },
   SERVICE_UNAVAILABLE: { status: 503, description: 'The gateway is overloaded or its database is unreachable; retry after `Retry-After` seconds.' },
 } as const;

@@ -97,7 +97,12 @@ export function answerClientErrors(server: Server, logger: Logger): void {
     else answer();
   });
   server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
-    refuse(socket, new GatewayError('METHOD_NOT_ALLOWED', 'CONNECT is not allowed; the gateway is no proxy and answers GET.', { headers: { Allow: 'GET' } }), logger, 'CONNECT');
+    refuse(
+      socket,
+      new GatewayError('METHOD_NOT_ALLOWED', 'CONNECT is not allowed; the gateway is no proxy and answers GET.', { headers: { Allow: 'GET' } }),
+      logger,
+      'CONNECT',
+    );
   });
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => server.emit('request', req, res));
 }

@@ -30,8 +30,17 @@ function changingCollection<F extends string>(
 /** What each collection's OData options may name, mapped to repository fields. */
 export const filesCollection: CollectionSpec<FileField> = changingCollection(
   [
-    'id', 'name', 'external_url', 'last_modified_datetime', 'status', 'content', 'created_datetime', 'created_by',
-    'last_modified_by', 'custom_attributes', 'parent_info',
+    'id',
+    'name',
+    'external_url',
+    'last_modified_datetime',
+    'status',
+    'content',
+    'created_datetime',
+    'created_by',
+    'last_modified_by',
+    'custom_attributes',
+    'parent_info',
   ],
   { status: { field: 'status', type: { kind: 'enum', values: ['active', 'deleted'] }, ops: ['eq'] } },
 );

@@ -70,7 +70,12 @@ export function contractDispatcher(api: OpenAPIBackend, handlers: Record<string,
   });
 
   return function routeThroughContract(req: Request, res: Response, next: NextFunction): void {
-    const request = { method: req.method === 'HEAD' ? 'GET' : req.method, path: req.path, query: req.query as Record<string, string | string[]>, headers: req.headers as Record<string, string | string[]> };
+    const request = {
+      method: req.method === 'HEAD' ? 'GET' : req.method,
+      path: req.path,
+      query: req.query as Record<string, string | string[]>,
+      headers: req.headers as Record<string, string | string[]>,
+    };
     api.handleRequest(request, req, res).catch(next);
   };
 }

@@ -137,13 +137,24 @@ export async function createApp(deps: AppDeps): Promise<{ app: Express; api: Ope
   const clients = parseOAuthClients(config.oauthClients);
   if (clients.length > 0 && !config.oauthSigningKey) throw new Error('OAUTH_SIGNING_KEY is required when OAUTH_CLIENTS is set');
   const audience = tokenAudience(config.oauthAudience, config.publicBaseUrl, deps.skipTokenSecret);
-  const tokens = clients.length > 0 && config.oauthSigningKey ? new AccessTokens(config.oauthSigningKey, audience, config.oauthTokenTtlSeconds, clients, deps.now) : undefined;
+  const tokens =
+    clients.length > 0 && config.oauthSigningKey
+      ? new AccessTokens(config.oauthSigningKey, audience, config.oauthTokenTtlSeconds, clients, deps.now)
+      : undefined;
   const counters = new RateLimitCounters(deps.rateLimitStore ?? MEMORY_STORE, deps.logger, metrics.registry);
   const rateLimiter =
-    config.rateLimitRequests > 0 ? new RateLimiter(config.rateLimitRequests, config.rateLimitWindowSeconds, counters.counter('requests', config.rateLimitRequests, config.rateLimitWindowSeconds)) : undefined;
+    config.rateLimitRequests > 0
+      ? new RateLimiter(
+          config.rateLimitRequests,
+          config.rateLimitWindowSeconds,
+          counters.counter('requests', config.rateLimitRequests, config.rateLimitWindowSeconds),
+        )
+      : undefined;
   // One count of failed authentications per address, spent by /v1 and the token endpoint alike.
   const authFailures = config.authFailureLimit > 0 ? counters.counter('auth-failures', config.authFailureLimit, AUTH_FAILURE_WINDOW_SECONDS) : undefined;
-  const failureLimiter = authFailures ? new RateLimiter(config.authFailureLimit, AUTH_FAILURE_WINDOW_SECONDS, authFailures, 'failed authentications from this address') : undefined;
+  const failureLimiter = authFailures
+    ? new RateLimiter(config.authFailureLimit, AUTH_FAILURE_WINDOW_SECONDS, authFailures, 'failed authentications from this address')
+    : undefined;
   const contractJson = JSON.stringify(loadContract());
   const api = await createApiBackend(loadContract());
   const routeThroughContract = contractDispatcher(api, operationHandlers(handlerDeps), {
@@ -161,13 +172,21 @@ export async function createApp(deps: AppDeps): Promise<{ app: Express; api: Ope
   app.set('trust proxy', trustProxy);
   app.set('etag', false);
   // Every secret the process holds in plain text, so none of them can reach a log line.
-  const redactor = new SecretRedactor([...deps.apiKeys, deps.skipTokenSecret, config.oauthSigningKey, config.metricsToken, ...config.oauthClients, ...clients.map((c) => c.secretHash)]);
+  const redactor = new SecretRedactor([
+    ...deps.apiKeys,
+    deps.skipTokenSecret,
+    config.oauthSigningKey,
+    config.metricsToken,
+    ...config.oauthClients,
+    ...clients.map((c) => c.secretHash),
+  ]);
   app.use(requestLogger(deps.logger, redactor));
   app.use(metrics.middleware());
   app.use(securityHeaders());
   app.use(requireHost());
   // PUBLIC_BASE_URL's host is allowed too: it is the name a proxy in front forwards.
-  if (config.allowedHosts.length > 0) app.use(allowedHosts([...config.allowedHosts, ...(config.publicBaseUrl ? [new URL(config.publicBaseUrl).hostname] : [])]));
+  if (config.allowedHosts.length > 0)
+    app.use(allowedHosts([...config.allowedHosts, ...(config.publicBaseUrl ? [new URL(config.publicBaseUrl).hostname] : [])]));
   // A client's address: the socket's, unless a proxy is trusted to name it (`req.ip`).
   app.use(admission(config, { clientOf: trustProxy === false ? (req) => req.socket.remoteAddress ?? '' : (req) => req.ip ?? '' }));
   app.use(refuseMalformedQuery());
@@ -188,7 +207,16 @@ export async function createApp(deps: AppDeps): Promise<{ app: Express; api: Ope
   }
   if (tokens) {
     const minSecretLength = config.nodeEnv === 'production' ? MIN_SECRET_LENGTH : 0;
-    app.use(TOKEN_PATH, oauthTokenRoute(clients, tokens, { ratePerMinute: config.oauthTokenRateLimit, concurrency: config.oauthTokenConcurrency, counters, ...(authFailures ? { failures: authFailures } : {}), minSecretLength }));
+    app.use(
+      TOKEN_PATH,
+      oauthTokenRoute(clients, tokens, {
+        ratePerMinute: config.oauthTokenRateLimit,
+        concurrency: config.oauthTokenConcurrency,
+        counters,
+        ...(authFailures ? { failures: authFailures } : {}),
+        minSecretLength,
+      }),
+    );
   }
   app.use(routeThroughContract);
   app.use(errorHandler);

@@ -41,5 +41,10 @@ export function fallBackToOtherReadings(handlers: IdHandlers, exists: (reading: 
         throw error;
       }
     };
-  return { getFile: wrap('getFile'), downloadFile: wrap('downloadFile'), listFilePermissions: wrap('listFilePermissions'), listGroupMembers: wrap('listGroupMembers') };
+  return {
+    getFile: wrap('getFile'),
+    downloadFile: wrap('downloadFile'),
+    listFilePermissions: wrap('listFilePermissions'),
+    listGroupMembers: wrap('listGroupMembers'),
+  };
 }

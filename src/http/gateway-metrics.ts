@@ -22,7 +22,12 @@ export class GatewayMetrics {
   constructor(db: Db) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry, prefix: 'content_gateway_' });
-    this.requests = new Counter({ name: 'content_gateway_http_requests_total', help: 'HTTP requests by route and status.', labelNames: ['route', 'method', 'status'], registers });
+    this.requests = new Counter({
+      name: 'content_gateway_http_requests_total',
+      help: 'HTTP requests by route and status.',
+      labelNames: ['route', 'method', 'status'],
+      registers,
+    });
     this.duration = new Histogram({
       name: 'content_gateway_http_request_duration_seconds',
       help: 'Time to answer a request (to the last byte), by route.',

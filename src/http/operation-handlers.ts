@@ -23,7 +23,8 @@ export function operationHandlers(deps: HandlerDeps) {
       listFilePermissions: listFilePermissions(deps),
       listGroupMembers: listGroupMembers(deps),
     },
-    async (reading) => (reading.operation === 'listGroupMembers' ? deps.identities.groupExists(reading.id) : (await deps.files.getFileMeta(reading.id)) !== undefined),
+    async (reading) =>
+      reading.operation === 'listGroupMembers' ? deps.identities.groupExists(reading.id) : (await deps.files.getFileMeta(reading.id)) !== undefined,
   );
   return {
     listFiles: listFiles(deps),

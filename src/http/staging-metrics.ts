@@ -15,10 +15,12 @@ export function registerStagingMetrics(db: Db, registers: Registry[]): void {
     registers,
     async collect() {
       this.reset();
-      for (const r of (await db('files').select('status').count({ n: '*' }).groupBy('status')) as Array<{ status: string; n: number | string }>) this.set({ table: 'files', status: r.status }, Number(r.n));
+      for (const r of (await db('files').select('status').count({ n: '*' }).groupBy('status')) as Array<{ status: string; n: number | string }>)
+        this.set({ table: 'files', status: r.status }, Number(r.n));
       // `users`: the sources' accounts; `people`: the users served (one per person).
       for (const table of ['users', 'people']) {
-        for (const r of (await db(table).select('state').count({ n: '*' }).groupBy('state')) as Array<{ state: string; n: number | string }>) this.set({ table, status: r.state }, Number(r.n));
+        for (const r of (await db(table).select('state').count({ n: '*' }).groupBy('state')) as Array<{ state: string; n: number | string }>)
+          this.set({ table, status: r.state }, Number(r.n));
       }
       for (const table of ['groups', 'group_members', 'file_permissions']) {
         const row = (await db(table).count({ n: '*' }).first()) as { n: number | string };
@@ -27,7 +29,12 @@ export function registerStagingMetrics(db: Db, registers: Registry[]): void {
     },
   });
   const latestRuns = async () =>
-    (await db('sync_runs').whereIn('id', db('sync_runs').max('id').groupBy('source')).select('source', 'status', 'started_at', 'counts')) as Array<{ source: string; status: string; started_at: string; counts: string | null }>;
+    (await db('sync_runs').whereIn('id', db('sync_runs').max('id').groupBy('source')).select('source', 'status', 'started_at', 'counts')) as Array<{
+      source: string;
+      status: string;
+      started_at: string;
+      counts: string | null;
+    }>;
   new Gauge({
     name: 'content_gateway_sync_runs',
     aggregator: 'first',
@@ -36,7 +43,12 @@ export function registerStagingMetrics(db: Db, registers: Registry[]): void {
     registers,
     async collect() {
       this.reset();
-      for (const r of (await db('sync_runs').select('source', 'mode', 'status').count({ n: '*' }).groupBy('source', 'mode', 'status')) as Array<{ source: string; mode: string; status: string; n: number | string }>) {
+      for (const r of (await db('sync_runs').select('source', 'mode', 'status').count({ n: '*' }).groupBy('source', 'mode', 'status')) as Array<{
+        source: string;
+        mode: string;
+        status: string;
+        n: number | string;
+      }>) {
         this.set({ source: r.source, mode: r.mode, status: r.status }, Number(r.n));
       }
     },
@@ -62,7 +74,11 @@ export function registerStagingMetrics(db: Db, registers: Registry[]): void {
     registers,
     async collect() {
       this.reset();
-      for (const r of (await db('sync_runs').select('source').sum({ n: 'unannounced' }).groupBy('source')) as Array<{ source: string; n: number | string | null }>) this.inc({ source: r.source }, Number(r.n ?? 0));
+      for (const r of (await db('sync_runs').select('source').sum({ n: 'unannounced' }).groupBy('source')) as Array<{
+        source: string;
+        n: number | string | null;
+      }>)
+        this.inc({ source: r.source }, Number(r.n ?? 0));
     },
   });
   new Gauge({

@@ -27,7 +27,8 @@ export class ConcurrencyPool {
     private readonly admission: Admission = { queueLimit: Infinity },
   ) {
     if (!Number.isInteger(limit) || limit < 1) throw new Error(`Concurrency must be a positive integer; got ${limit}`);
-    if (!(Number.isInteger(admission.queueLimit) || admission.queueLimit === Infinity) || admission.queueLimit < 0) throw new Error(`queueLimit must be a non-negative integer; got ${admission.queueLimit}`);
+    if (!(Number.isInteger(admission.queueLimit) || admission.queueLimit === Infinity) || admission.queueLimit < 0)
+      throw new Error(`queueLimit must be a non-negative integer; got ${admission.queueLimit}`);
   }
 
   /** Tasks running plus waiting. */
@@ -45,9 +46,7 @@ export class ConcurrencyPool {
       const start = () => {
         this.acquire();
         // A task that throws instead of rejecting fails its own promise, not the pool; its slot is free by the time its caller hears.
-        new Promise<T>((settle) => settle(task()))
-          .finally(() => this.release())
-          .then(resolve, reject);
+        new Promise<T>((settle) => settle(task())).finally(() => this.release()).then(resolve, reject);
       };
       if (this.running < this.limit) start();
       else this.queue.push(start);

@@ -36,7 +36,12 @@ export function normalizeDateTime(text: string): string | undefined {
 
 export function describeFilterable<F extends string>(spec: CollectionSpec<F>): string {
   const parts = Object.entries(spec.filterable).map(([name, f]) => {
-    const values = f.type.kind === 'enum' ? ` with ${f.type.values.map((v) => `'${v}'`).join(' or ')}` : f.type.kind === 'datetime' ? ' with an ISO-8601 date-time' : " with a 'quoted string'";
+    const values =
+      f.type.kind === 'enum'
+        ? ` with ${f.type.values.map((v) => `'${v}'`).join(' or ')}`
+        : f.type.kind === 'datetime'
+          ? ' with an ISO-8601 date-time'
+          : " with a 'quoted string'";
     return `${name} (${f.ops.join(', ')}${values})`;
   });
   return parts.length ? parts.join('; ') : 'none';
@@ -48,10 +53,7 @@ export function describeFilterable<F extends string>(spec: CollectionSpec<F>): s
  */
 export function parseFilter<F extends string>(input: string, spec: CollectionSpec<F>): Array<FilterClause<F>> {
   const fail = (why: string): never => {
-    throw new GatewayError(
-      'INPUT_VALIDATION_FAILED',
-      `Unsupported $filter: ${why}. Accepted: comparisons joined by 'and' on ${describeFilterable(spec)}.`,
-    );
+    throw new GatewayError('INPUT_VALIDATION_FAILED', `Unsupported $filter: ${why}. Accepted: comparisons joined by 'and' on ${describeFilterable(spec)}.`);
   };
   let tokens: Token[];
   try {

@@ -49,7 +49,9 @@ function parseOrderBy<F extends string>(input: string, spec: CollectionSpec<F>):
   const names = Object.keys(spec.orderable);
   if (input === '') {
     const first = names[0];
-    return first === undefined ? { orderBy: { field: spec.key, direction: 'asc' }, text: '' } : { orderBy: { field: spec.orderable[first] as F, direction: 'asc' }, text: `${first} asc` };
+    return first === undefined
+      ? { orderBy: { field: spec.key, direction: 'asc' }, text: '' }
+      : { orderBy: { field: spec.orderable[first] as F, direction: 'asc' }, text: `${first} asc` };
   }
   const m = /^\s*([A-Za-z_]+)(?:\s+(asc|desc))?\s*$/i.exec(input);
   const field = m ? spec.orderable[m[1] as string] : undefined;
@@ -70,7 +72,11 @@ function parseSelect<F extends string>(input: string, spec: CollectionSpec<F>): 
   return spec.selectable.filter((f) => fields.includes(f));
 }
 
-function withCarried<F extends string>(orderBy: { orderBy: OrderBy<F>; text: string }, filters: Array<FilterClause<F>>, select: string[] | undefined): Options<F> {
+function withCarried<F extends string>(
+  orderBy: { orderBy: OrderBy<F>; text: string },
+  filters: Array<FilterClause<F>>,
+  select: string[] | undefined,
+): Options<F> {
   return {
     orderBy: orderBy.orderBy,
     filters,
@@ -130,7 +136,8 @@ export function parseQueryOptions<F extends string>(
       ['$filter', query.$filter, 'filter'],
       ['$select', query.$select, 'select'],
     ] as const) {
-      if (value !== undefined && !sameCarried(repeated, options.carried, part)) bad(`${name} cannot change while paging with $skiptoken; follow @odata.nextLink as given.`);
+      if (value !== undefined && !sameCarried(repeated, options.carried, part))
+        bad(`${name} cannot change while paging with $skiptoken; follow @odata.nextLink as given.`);
     }
     // Signed by this gateway, so only a key that was stored unstorable (an old SQLite row) gets here.
     if (!token.after.every(isStorableText)) bad(`Invalid $skiptoken: its position ${UNSTORABLE_TEXT}. Start again without $skiptoken.`);

@@ -34,7 +34,5 @@ export function reduceFilter<F extends string>(clauses: ReadonlyArray<FilterClau
     if (kept.lower) reduced.push(kept.lower);
     if (kept.upper) reduced.push(kept.upper);
   }
-  return reduced.sort(
-    (a, b) => compareCodePoints(a.field, b.field) || OP_ORDER.indexOf(a.op) - OP_ORDER.indexOf(b.op) || compareCodePoints(a.value, b.value),
-  );
+  return reduced.sort((a, b) => compareCodePoints(a.field, b.field) || OP_ORDER.indexOf(a.op) - OP_ORDER.indexOf(b.op) || compareCodePoints(a.value, b.value));
 }

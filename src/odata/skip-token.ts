@@ -94,7 +94,10 @@ export class SkipTokenCodec {
     const body = Buffer.from(JSON.stringify(payload), 'utf8').toString('base64url');
     const token = `${body}.${this.mac(body)}`;
     // Served ids are bounded (wire/global-id), so only a row staged outside that rule gets here.
-    if (token.length > MAX_SKIPTOKEN_LENGTH) throw new Error(`A $skiptoken after this page would be ${token.length} characters (over ${MAX_SKIPTOKEN_LENGTH}): a staged key is longer than a served id may be.`);
+    if (token.length > MAX_SKIPTOKEN_LENGTH)
+      throw new Error(
+        `A $skiptoken after this page would be ${token.length} characters (over ${MAX_SKIPTOKEN_LENGTH}): a staged key is longer than a served id may be.`,
+      );
     return token;
   }
 

@@ -6,14 +6,7 @@ import { RemoteError, RemoteRequestError, RemoteUnavailableError } from './remot
 import { abortError } from '../lib/abort-error';
 import { parseRetryAfter } from '../lib/parse-retry-after';
 import { redactUrl } from './redact-url';
-import {
-  DEFAULT_RETRY_POLICY,
-  type Outcome,
-  type RetryPolicy,
-  backoffMs,
-  isSafeToRepeat,
-  shouldRetry,
-} from './retry-policy';
+import { DEFAULT_RETRY_POLICY, type Outcome, type RetryPolicy, backoffMs, isSafeToRepeat, shouldRetry } from './retry-policy';
 import { bodySnippet, remoteErrorFromStatus } from './remote-error-from-status';
 import { networkErrorCode, readSnippet } from './fetch-failures';
 
@@ -99,10 +92,7 @@ export class OutboundHttpClient {
   constructor(options: OutboundHttpClientOptions) {
     this.base = parseHttpUrl(options.baseUrl, 'baseUrl');
     this.basePrefix = `${this.base.origin}${this.base.pathname.replace(/\/+$/, '')}`;
-    this.allowedOrigins = new Set([
-      this.base.origin,
-      ...(options.allowOrigins ?? []).map((origin) => parseHttpUrl(origin, 'allowOrigins').origin),
-    ]);
+    this.allowedOrigins = new Set([this.base.origin, ...(options.allowOrigins ?? []).map((origin) => parseHttpUrl(origin, 'allowOrigins').origin)]);
     this.fetchImpl = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.logger = options.logger;
     this.signal = options.signal;
@@ -144,10 +134,11 @@ export class OutboundHttpClient {
       try {
         return JSON.parse(text) as T;
       } catch (cause) {
-        throw new RemoteUnavailableError(
-          `Remote answered ${response.status} with a body that is not JSON for ${redactUrl(url)}: ${bodySnippet(text)}`,
-          { status: response.status, url: redactUrl(url), cause },
-        );
+        throw new RemoteUnavailableError(`Remote answered ${response.status} with a body that is not JSON for ${redactUrl(url)}: ${bodySnippet(text)}`, {
+          status: response.status,
+          url: redactUrl(url),
+          cause,
+        });
       }
     });
   }
@@ -219,7 +210,10 @@ export class OutboundHttpClient {
       }
 
       await response?.body?.cancel().catch(() => undefined);
-      const retryAfterMs = outcome.kind === 'response' ? (parseRetryAfter(outcome.retryAfter, this.now()) ?? (outcome.status === 429 ? this.policy.rateLimitWaitMs : undefined)) : undefined;
+      const retryAfterMs =
+        outcome.kind === 'response'
+          ? (parseRetryAfter(outcome.retryAfter, this.now()) ?? (outcome.status === 429 ? this.policy.rateLimitWaitMs : undefined))
+          : undefined;
       const delayMs = backoffMs(attempt, { retryAfterMs, random: this.random }, this.policy);
       this.logger.debug(
         {
@@ -279,12 +273,7 @@ export class OutboundHttpClient {
     }
   }
 
-  private async headersFor(
-    url: URL,
-    extra: Record<string, string> | undefined,
-    accept: string,
-    contentType: string | undefined,
-  ): Promise<Headers> {
+  private async headersFor(url: URL, extra: Record<string, string> | undefined, accept: string, contentType: string | undefined): Promise<Headers> {
     const headers = new Headers({ accept });
     if (this.userAgent !== undefined) headers.set('user-agent', this.userAgent);
     if (contentType !== undefined) headers.set('content-type', contentType);
@@ -311,10 +300,9 @@ export class OutboundHttpClient {
 
   private checkOrigin(url: URL): URL {
     if ((url.protocol === 'http:' || url.protocol === 'https:') && this.allowedOrigins.has(url.origin)) return url;
-    throw new RemoteRequestError(
-      `Refusing to contact ${redactUrl(url)}: its origin is neither the base URL's (${this.base.origin}) nor in allowOrigins`,
-      { url: redactUrl(url) },
-    );
+    throw new RemoteRequestError(`Refusing to contact ${redactUrl(url)}: its origin is neither the base URL's (${this.base.origin}) nor in allowOrigins`, {
+      url: redactUrl(url),
+    });
   }
 
   private async errorFrom(response: Response, url: URL): Promise<RemoteError> {
@@ -328,10 +316,10 @@ export class OutboundHttpClient {
 
   private unreachable(method: HttpMethod, url: URL, outcome: Outcome, attempts: number, cause: unknown): RemoteUnavailableError {
     const code = outcome.kind === 'network-error' ? (outcome.code ?? 'unknown error') : `status ${outcome.status}`;
-    return new RemoteUnavailableError(
-      `Remote request ${method} ${redactUrl(url)} failed (${code}) after ${attempts} attempt${attempts === 1 ? '' : 's'}`,
-      { url: redactUrl(url), cause },
-    );
+    return new RemoteUnavailableError(`Remote request ${method} ${redactUrl(url)} failed (${code}) after ${attempts} attempt${attempts === 1 ? '' : 's'}`, {
+      url: redactUrl(url),
+      cause,
+    });
   }
 }
 

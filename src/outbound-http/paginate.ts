@@ -69,9 +69,7 @@ export async function* paginatePages<T>(
     const next = normalizeToken(result.next);
     if (next !== undefined) {
       if (seen.has(next)) {
-        throw new RemoteRequestError(
-          `Remote pagination is looping: page ${pageNumber} returned a next token already visited`,
-        );
+        throw new RemoteRequestError(`Remote pagination is looping: page ${pageNumber} returned a next token already visited`);
       }
       seen.add(next);
     }

@@ -22,10 +22,7 @@ export const BODY_SNIPPET_MAX_CHARS = 200;
  * 401 → auth; 403 → permission; 404/410 → not found; 429 → rate limit; 408 and 5xx →
  * unavailable; any other status (other 4xx, or an unexpected 1xx/3xx) → request error.
  */
-export function remoteErrorFromStatus(
-  status: number,
-  context: { url: string | URL; body?: string; retryAfterMs?: number },
-): RemoteError {
+export function remoteErrorFromStatus(status: number, context: { url: string | URL; body?: string; retryAfterMs?: number }): RemoteError {
   const url = redactUrl(context.url);
   const reason = STATUS_CODES[status];
   const snippet = bodySnippet(context.body);

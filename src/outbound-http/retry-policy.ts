@@ -33,9 +33,7 @@ export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
 });
 
 /** What one attempt produced, reduced to what the retry decision needs. */
-export type Outcome =
-  | { kind: 'response'; status: number; retryAfter?: string | null }
-  | { kind: 'network-error'; code?: string };
+export type Outcome = { kind: 'response'; status: number; retryAfter?: string | null } | { kind: 'network-error'; code?: string };
 
 /**
  * Error codes of failures that are plausibly transient: the connection dropped, timed out or
@@ -101,11 +99,7 @@ export function isSafeToRepeat(outcome: Outcome, idempotent: boolean): boolean {
  * Invariant: the result is an integer in [0, maxRetryAfterMs] when `retryAfterMs` is given and
  * in [0, maxDelayMs] otherwise, whatever `random` returns.
  */
-export function backoffMs(
-  attempt: number,
-  options: { retryAfterMs?: number | undefined; random: () => number },
-  policy: RetryPolicy,
-): number {
+export function backoffMs(attempt: number, options: { retryAfterMs?: number | undefined; random: () => number }, policy: RetryPolicy): number {
   if (options.retryAfterMs !== undefined && Number.isFinite(options.retryAfterMs)) {
     return Math.round(clamp(options.retryAfterMs, 0, Math.max(0, policy.maxRetryAfterMs)));
   }

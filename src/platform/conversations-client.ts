@@ -49,10 +49,16 @@ export class ConversationsClient {
   constructor(options: ConversationsClientOptions) {
     this.logger = options.logger;
     this.basePath = `/${(options.basePath ?? CONVERSATIONS_BASE).replace(/^\/+|\/+$/g, '')}`;
-    if (options.pageSize !== undefined && !(Number.isInteger(options.pageSize) && options.pageSize >= 1 && options.pageSize <= MAX_PAGE_LIMIT)) throw new PlatformConfigError(`pageSize must be an integer from 1 to ${MAX_PAGE_LIMIT}`);
+    if (options.pageSize !== undefined && !(Number.isInteger(options.pageSize) && options.pageSize >= 1 && options.pageSize <= MAX_PAGE_LIMIT))
+      throw new PlatformConfigError(`pageSize must be an integer from 1 to ${MAX_PAGE_LIMIT}`);
     if (options.assistantName.trim() === '') throw new PlatformConfigError('The Assistant-Name is required');
     this.pageSize = options.pageSize;
-    const deps = { logger: options.logger, ...(options.fetch ? { fetch: options.fetch } : {}), ...(options.now ? { now: options.now } : {}), ...(options.sleep ? { sleep: options.sleep } : {}) };
+    const deps = {
+      logger: options.logger,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+      ...(options.now ? { now: options.now } : {}),
+      ...(options.sleep ? { sleep: options.sleep } : {}),
+    };
     const { header, tokens } = authorizationOf(options.auth, deps);
     this.tokens = tokens;
     const base = `${options.apiBaseUrl.replace(/\/+$/, '')}${this.basePath}`;
@@ -65,7 +71,10 @@ export class ConversationsClient {
       ...(options.retryPolicy ? { retryPolicy: options.retryPolicy } : {}),
       ...(options.requestsPerMinute ? { requestsPerMinute: options.requestsPerMinute } : {}),
     });
-    if (this.basePath === DEPRECATED_CONVERSATIONS_BASE) this.warnDeprecated(`the Conversations API base ${DEPRECATED_CONVERSATIONS_BASE} is deprecated; use ${CONVERSATIONS_BASE} (the same endpoints; new capabilities such as modals are served only there)`);
+    if (this.basePath === DEPRECATED_CONVERSATIONS_BASE)
+      this.warnDeprecated(
+        `the Conversations API base ${DEPRECATED_CONVERSATIONS_BASE} is deprecated; use ${CONVERSATIONS_BASE} (the same endpoints; new capabilities such as modals are served only there)`,
+      );
   }
 
   get requestCount(): number {
@@ -78,7 +87,8 @@ export class ConversationsClient {
     const walk = paginateItems<ConversationMessage>(async (cursor) => {
       const answer = await this.send('GET', path, { query: { cursor, limit: this.pageSize } });
       const body = parse(answer);
-      if (!isObj(body) || !Array.isArray(body.messages)) throw new PlatformResponseError(`The Conversations API answered without a messages array at ${answer.url}`, { status: answer.status, url: answer.url });
+      if (!isObj(body) || !Array.isArray(body.messages))
+        throw new PlatformResponseError(`The Conversations API answered without a messages array at ${answer.url}`, { status: answer.status, url: answer.url });
       const next = isObj(body.metadata) && typeof body.metadata.next_cursor === 'string' ? body.metadata.next_cursor : null;
       return { items: body.messages as ConversationMessage[], next };
     });
@@ -96,20 +106,32 @@ export class ConversationsClient {
    * Submits feedback on a final assistant message: `callbackId` is its `feedback.helpful` or
    * `feedback.unhelpful` callback id, passed back exactly; the platform decides the rating by it.
    */
-  async submitFeedback(ids: { conversationId: string; responseId: string; messageId: string }, callbackId: string, additionalFeedback?: string): Promise<'SUBMITTED'> {
+  async submitFeedback(
+    ids: { conversationId: string; responseId: string; messageId: string },
+    callbackId: string,
+    additionalFeedback?: string,
+  ): Promise<'SUBMITTED'> {
     if (callbackId === '') throw new PlatformRequestError('callback_id is required');
-    if (additionalFeedback !== undefined && additionalFeedback.length > MAX_ADDITIONAL_FEEDBACK) throw new PlatformRequestError(`additional_feedback is at most ${MAX_ADDITIONAL_FEEDBACK} characters`);
+    if (additionalFeedback !== undefined && additionalFeedback.length > MAX_ADDITIONAL_FEEDBACK)
+      throw new PlatformRequestError(`additional_feedback is at most ${MAX_ADDITIONAL_FEEDBACK} characters`);
     const path = `conversations/${seg(ids.conversationId)}/responses/${seg(ids.responseId)}/messages/${seg(ids.messageId)}/feedback`;
-    const answer = await this.send('POST', path, { body: { callback_id: callbackId, ...(additionalFeedback !== undefined ? { additional_feedback: additionalFeedback } : {}) } });
+    const answer = await this.send('POST', path, {
+      body: { callback_id: callbackId, ...(additionalFeedback !== undefined ? { additional_feedback: additionalFeedback } : {}) },
+    });
     const body = parse(answer);
-    if (!isObj(body) || body.status !== 'SUBMITTED') throw new PlatformResponseError(`The feedback endpoint answered without status SUBMITTED at ${answer.url}`, { status: answer.status, url: answer.url });
+    if (!isObj(body) || body.status !== 'SUBMITTED')
+      throw new PlatformResponseError(`The feedback endpoint answered without status SUBMITTED at ${answer.url}`, { status: answer.status, url: answer.url });
     return 'SUBMITTED';
   }
 
   /** Submits a rating by the message's own callback ids. */
   rate(message: ConversationMessage, rating: FeedbackRating, additionalFeedback?: string): Promise<'SUBMITTED'> {
     if (!message.feedback) throw new PlatformRequestError(`Message ${message.message_id} does not support feedback`);
-    return this.submitFeedback({ conversationId: message.conversation_id, responseId: message.response_id, messageId: message.message_id }, message.feedback[rating].callback_id, additionalFeedback);
+    return this.submitFeedback(
+      { conversationId: message.conversation_id, responseId: message.response_id, messageId: message.message_id },
+      message.feedback[rating].callback_id,
+      additionalFeedback,
+    );
   }
 
   private warnDeprecated(why: string): void {
@@ -128,7 +150,10 @@ export class ConversationsClient {
       answer = await this.http.send(method, path, options);
     }
     if (answer.headers.has('x-service-root-uuid')) {
-      const where = this.basePath === CONVERSATIONS_BASE ? `although the client calls ${CONVERSATIONS_BASE}: something in between (a proxy, an API gateway) sends its requests on to the deprecated ${DEPRECATED_CONVERSATIONS_BASE}; point it at ${CONVERSATIONS_BASE}` : `this base (${this.basePath}) is deprecated; use ${CONVERSATIONS_BASE}`;
+      const where =
+        this.basePath === CONVERSATIONS_BASE
+          ? `although the client calls ${CONVERSATIONS_BASE}: something in between (a proxy, an API gateway) sends its requests on to the deprecated ${DEPRECATED_CONVERSATIONS_BASE}; point it at ${CONVERSATIONS_BASE}`
+          : `this base (${this.basePath}) is deprecated; use ${CONVERSATIONS_BASE}`;
       this.warnDeprecated(`answers carry the deprecated x-service-root-uuid header ${where}`);
     }
     return answer;

@@ -54,8 +54,16 @@ export class DataApiClient {
   private readonly tokens: OAuthTokenSource | undefined;
 
   constructor(options: DataApiClientOptions) {
-    this.baseUrl = dataApiBaseUrl({ ...(options.region !== undefined ? { region: options.region } : {}), ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}) });
-    const deps = { logger: options.logger, ...(options.fetch ? { fetch: options.fetch } : {}), ...(options.now ? { now: options.now } : {}), ...(options.sleep ? { sleep: options.sleep } : {}) };
+    this.baseUrl = dataApiBaseUrl({
+      ...(options.region !== undefined ? { region: options.region } : {}),
+      ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}),
+    });
+    const deps = {
+      logger: options.logger,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+      ...(options.now ? { now: options.now } : {}),
+      ...(options.sleep ? { sleep: options.sleep } : {}),
+    };
     const { header, tokens } = authorizationOf(options.auth, deps);
     this.tokens = tokens;
     this.http = new PlatformHttp({
@@ -79,7 +87,11 @@ export class DataApiClient {
   async count(filter?: string): Promise<number> {
     const answer = await this.send('plugin-resources/$count', { query: { $filter: filter } });
     const text = answer.text.trim();
-    if (!/^\d+$/.test(text)) throw new PlatformResponseError(`The count endpoint answered ${JSON.stringify(text.slice(0, 40))}, not a number, at ${answer.url}`, { status: answer.status, url: answer.url });
+    if (!/^\d+$/.test(text))
+      throw new PlatformResponseError(`The count endpoint answered ${JSON.stringify(text.slice(0, 40))}, not a number, at ${answer.url}`, {
+        status: answer.status,
+        url: answer.url,
+      });
     return Number(text);
   }
 
@@ -118,7 +130,8 @@ export class DataApiClient {
     } catch {
       body = undefined;
     }
-    if (!isObj(body) || !Array.isArray(body.value)) throw new PlatformResponseError(`The Data API answered without a value array at ${answer.url}`, { status: answer.status, url: answer.url });
+    if (!isObj(body) || !Array.isArray(body.value))
+      throw new PlatformResponseError(`The Data API answered without a value array at ${answer.url}`, { status: answer.status, url: answer.url });
     return body;
   }
 

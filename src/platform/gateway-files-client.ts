@@ -27,7 +27,6 @@ type Obj = Record<string, unknown>;
 /** Pages read at most: a million files at 1,000 a page is a thousand; a chain past this never ends. */
 const MAX_PAGES = 100_000;
 
-
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
@@ -38,7 +37,14 @@ export class GatewayFilesClient {
   private readonly http: PlatformHttp;
 
   constructor(options: GatewayFilesOptions) {
-    this.http = new PlatformHttp({ baseUrl: options.baseUrl.replace(/\/v1\/?$/, ''), api: 'gateway', logger: options.logger, headers: () => ({ authorization: `Bearer ${options.key}` }), ...(options.fetch ? { fetch: options.fetch } : {}), ...(options.sleep ? { sleep: options.sleep } : {}) });
+    this.http = new PlatformHttp({
+      baseUrl: options.baseUrl.replace(/\/v1\/?$/, ''),
+      api: 'gateway',
+      logger: options.logger,
+      headers: () => ({ authorization: `Bearer ${options.key}` }),
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+      ...(options.sleep ? { sleep: options.sleep } : {}),
+    });
   }
 
   get requestCount(): number {
@@ -56,7 +62,8 @@ export class GatewayFilesClient {
         } catch {
           body = undefined;
         }
-        if (!isObj(body) || !Array.isArray(body.value)) throw new PlatformResponseError(`The gateway answered without a value array at ${answer.url}`, { status: answer.status, url: answer.url });
+        if (!isObj(body) || !Array.isArray(body.value))
+          throw new PlatformResponseError(`The gateway answered without a value array at ${answer.url}`, { status: answer.status, url: answer.url });
         return { url: link ?? answer.url, body };
       },
       { maxPages: MAX_PAGES },
@@ -64,7 +71,16 @@ export class GatewayFilesClient {
     try {
       for await (const { body } of walk) {
         const value = body.value as unknown[];
-        files.push(...value.filter(isObj).filter((f) => typeof f.id === 'string').map((f): GatewayFile => ({ id: f.id as string, name: typeof f.name === 'string' ? f.name : (f.id as string), status: f.status === 'deleted' ? 'deleted' : 'active' })));
+        files.push(
+          ...value
+            .filter(isObj)
+            .filter((f) => typeof f.id === 'string')
+            .map((f): GatewayFile => ({
+              id: f.id as string,
+              name: typeof f.name === 'string' ? f.name : (f.id as string),
+              status: f.status === 'deleted' ? 'deleted' : 'active',
+            })),
+        );
         onPage?.(files.length);
       }
     } catch (error) {

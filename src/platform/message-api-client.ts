@@ -42,7 +42,10 @@ export class MessageApiClient {
     this.path = `/${(options.path ?? MESSAGE_SEND_PATH).replace(/^\/+|\/+$/g, '')}`;
     if (this.path === DEPRECATED_MESSAGE_SEND_PATH) {
       if (!options.forceDeprecated) {
-        throw new DeprecatedEndpointError(`POST ${DEPRECATED_MESSAGE_SEND_PATH} is deprecated since 2023-01-31 and not expected to work; use POST ${MESSAGE_SEND_PATH} (the same message API key works there), or force the deprecated path on purpose`, MESSAGE_SEND_PATH);
+        throw new DeprecatedEndpointError(
+          `POST ${DEPRECATED_MESSAGE_SEND_PATH} is deprecated since 2023-01-31 and not expected to work; use POST ${MESSAGE_SEND_PATH} (the same message API key works there), or force the deprecated path on purpose`,
+          MESSAGE_SEND_PATH,
+        );
       }
       this.logger.warn({ path: this.path }, `Message API: POST ${DEPRECATED_MESSAGE_SEND_PATH} is deprecated since 2023-01-31; use POST ${MESSAGE_SEND_PATH}`);
     }
@@ -77,7 +80,8 @@ export class MessageApiClient {
       } catch {
         body = undefined;
       }
-      if (body?.data?.status !== 'RECEIVED') throw new PlatformResponseError(`The Message API answered without status RECEIVED at ${answer.url}`, { status: answer.status, url: answer.url });
+      if (body?.data?.status !== 'RECEIVED')
+        throw new PlatformResponseError(`The Message API answered without status RECEIVED at ${answer.url}`, { status: answer.status, url: answer.url });
       if (typeof body.warning === 'string') this.logger.warn({ path: this.path }, `Message API: ${body.warning}`);
       out.push('RECEIVED');
     }

@@ -43,7 +43,13 @@ export class OAuthTokenSource {
   ) {
     this.now = options.now ?? Date.now;
     this.refreshSkewMs = options.refreshSkewMs ?? 60_000;
-    this.http = new PlatformHttp({ baseUrl: credentials.tokenUrl, api: 'auth', logger: options.logger, ...(options.fetch ? { fetch: options.fetch } : {}), ...(options.sleep ? { sleep: options.sleep } : {}) });
+    this.http = new PlatformHttp({
+      baseUrl: credentials.tokenUrl,
+      api: 'auth',
+      logger: options.logger,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+      ...(options.sleep ? { sleep: options.sleep } : {}),
+    });
   }
 
   private readonly refreshSkewMs: number;
@@ -70,7 +76,12 @@ export class OAuthTokenSource {
   }
 
   private async fetchToken(): Promise<string> {
-    const body = { client_id: this.credentials.clientId, client_secret: this.credentials.clientSecret, grant_type: 'client_credentials', ...(this.credentials.userEmail ? { user_email: this.credentials.userEmail } : {}) };
+    const body = {
+      client_id: this.credentials.clientId,
+      client_secret: this.credentials.clientSecret,
+      grant_type: 'client_credentials',
+      ...(this.credentials.userEmail ? { user_email: this.credentials.userEmail } : {}),
+    };
     const answer = await this.http.send('POST', this.credentials.tokenUrl, { body, idempotent: true });
     let parsed: unknown;
     try {
@@ -79,7 +90,8 @@ export class OAuthTokenSource {
       parsed = undefined;
     }
     const payload = isObj(parsed) && isObj(parsed.data) && parsed.access_token === undefined ? parsed.data : parsed;
-    if (!isObj(payload) || typeof payload.access_token !== 'string' || payload.access_token === '') throw new PlatformResponseError(`The token endpoint answered without an access_token at ${answer.url}`, { status: answer.status, url: answer.url });
+    if (!isObj(payload) || typeof payload.access_token !== 'string' || payload.access_token === '')
+      throw new PlatformResponseError(`The token endpoint answered without an access_token at ${answer.url}`, { status: answer.status, url: answer.url });
     const expiresIn = typeof payload.expires_in === 'number' && payload.expires_in > 0 ? payload.expires_in : 3600;
     this.issued += 1;
     this.cached = { token: payload.access_token, refreshAt: this.now() + Math.max(0, expiresIn * 1000 - this.refreshSkewMs) };

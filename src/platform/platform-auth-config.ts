@@ -2,9 +2,7 @@ import type { Logger } from '../logging/create-logger';
 import { OAuthTokenSource, type OAuthClientCredentials } from './oauth-token-source';
 
 /** How a client authenticates: an API key (sent as `Bearer <key>` or bare) or OAuth client credentials. */
-export type PlatformAuthConfig =
-  | { kind: 'api-key'; key: string; form?: 'bearer' | 'bare' }
-  | ({ kind: 'oauth' } & OAuthClientCredentials);
+export type PlatformAuthConfig = { kind: 'api-key'; key: string; form?: 'bearer' | 'bare' } | ({ kind: 'oauth' } & OAuthClientCredentials);
 
 export interface AuthDeps {
   logger: Logger;

@@ -47,7 +47,8 @@ const WHO: Record<PlatformApi, string> = {
 export function platformErrorFromResponse(api: PlatformApi, status: number, url: string, bodyText: string): PlatformError {
   const { code, message } = readErrorBody(bodyText);
   const where = redactUrl(url);
-  const text = `${WHO[api]} answered ${status} ${STATUS_CODES[status] ?? ''}`.trimEnd() + ` for ${where}${code ? ` (${code})` : ''}${message ? `: ${message}` : ''}`;
+  const text =
+    `${WHO[api]} answered ${status} ${STATUS_CODES[status] ?? ''}`.trimEnd() + ` for ${where}${code ? ` (${code})` : ''}${message ? `: ${message}` : ''}`;
   const details = { status, url: where, ...(code !== undefined ? { code } : {}) };
   if (status === 401 || (status === 403 && api !== 'conversations')) return new PlatformAuthError(text, details);
   if (status === 403) return new PlatformForbiddenError(text, details);

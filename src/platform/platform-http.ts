@@ -51,7 +51,14 @@ export interface PlatformAnswer {
  * documents no `Retry-After`, and a backoff of seconds would spend every retry inside the same
  * minute); 5xx back off exponentially from 1 s up to 16 s, five retries.
  */
-export const PLATFORM_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({ ...DEFAULT_RETRY_POLICY, maxAttempts: 6, baseDelayMs: 1000, maxDelayMs: 16_000, maxRetryAfterMs: 120_000, rateLimitWaitMs: 60_000 });
+export const PLATFORM_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
+  ...DEFAULT_RETRY_POLICY,
+  maxAttempts: 6,
+  baseDelayMs: 1000,
+  maxDelayMs: 16_000,
+  maxRetryAfterMs: 120_000,
+  rateLimitWaitMs: 60_000,
+});
 
 /** A limiter that spreads `perMinute` request starts evenly, second by second, never bursting a whole minute's quota. */
 function pacer(perMinute: number): RateLimiterQueue {

@@ -57,7 +57,10 @@ export function explainRule(rule: PolicyRule, user: PolicySubject, doc: PolicySu
   const roles = rolesTruth(rule, user);
   const roleText = rule.roles.length ? `the user holds one of the roles ${rule.roles.join(', ')}` : '';
   if (roles !== true) {
-    const why = user.roles === undefined ? 'the user has no roles (absent)' : `the user holds none of the roles ${rule.roles.join(', ')} (has: ${user.roles.join(', ') || 'none'})`;
+    const why =
+      user.roles === undefined
+        ? 'the user has no roles (absent)'
+        : `the user holds none of the roles ${rule.roles.join(', ')} (has: ${user.roles.join(', ') || 'none'})`;
     return { rule: rule.name, grants: false, because: why };
   }
   const truth = conditionTruth(rule.allow, user, doc);

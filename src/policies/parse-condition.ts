@@ -24,7 +24,8 @@ const KEYWORDS = new Set(['and', 'or', 'not', 'in', 'true', 'false']);
 const COMPARISONS: readonly string[] = ['==', '!=', '<=', '>=', '<', '>'];
 /** Tokens people reach for that the grammar spells differently: refused with the right spelling. */
 const SPELLED: Record<string, string> = { '&&': "'and'", '||': "'or'", '!': "'not'", '=': "'=='", '===': "'=='", '!==': "'!='", '<>': "'!='" };
-const TOKEN = /\s*(?:(-?\d+(?:\.\d+)?)(?![\w.])|'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)"|([A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)*)|(===|!==|==|!=|<=|>=|<>|&&|\|\||[<>()[\],!=]))/y;
+const TOKEN =
+  /\s*(?:(-?\d+(?:\.\d+)?)(?![\w.])|'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)"|([A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)*)|(===|!==|==|!=|<=|>=|<>|&&|\|\||[<>()[\],!=]))/y;
 
 function tokenize(text: string): Token[] {
   const tokens: Token[] = [];
@@ -37,10 +38,12 @@ function tokenize(text: string): Token[] {
     TOKEN.lastIndex = pos;
     const m = TOKEN.exec(text);
     const at = rest.lastIndex;
-    if (!m) throw new ConditionSyntaxError(`unexpected '${text.slice(at, at + 12).split(/\s/)[0]}' (operators are == != < <= > >= in, not in, and, or, not)`, at);
+    if (!m)
+      throw new ConditionSyntaxError(`unexpected '${text.slice(at, at + 12).split(/\s/)[0]}' (operators are == != < <= > >= in, not in, and, or, not)`, at);
     pos = TOKEN.lastIndex;
     if (m[1] !== undefined) tokens.push({ kind: 'number', value: Number(m[1]), at });
-    else if (m[2] !== undefined || m[3] !== undefined) tokens.push({ kind: 'string', value: (m[2] ?? m[3] ?? '').replace(/\\(.)/g, '$1').normalize('NFC'), at });
+    else if (m[2] !== undefined || m[3] !== undefined)
+      tokens.push({ kind: 'string', value: (m[2] ?? m[3] ?? '').replace(/\\(.)/g, '$1').normalize('NFC'), at });
     else if (m[4] !== undefined) tokens.push(wordToken(m[4], at));
     else {
       const op = m[5] as string;
@@ -198,7 +201,8 @@ const isList = (o: Operand): boolean => (o.kind === 'literal' && Array.isArray(o
 
 function checkCompare(c: Extract<Condition, { kind: 'compare' }>): Condition {
   const { left, right, op } = c;
-  if (left.kind === 'literal' && right.kind === 'literal') throw new ConditionSyntaxError(`${describeOperand(left)} ${op} ${describeOperand(right)} compares two constants`, c.at);
+  if (left.kind === 'literal' && right.kind === 'literal')
+    throw new ConditionSyntaxError(`${describeOperand(left)} ${op} ${describeOperand(right)} compares two constants`, c.at);
   for (const o of [left, right]) {
     if (isList(o)) throw new ConditionSyntaxError(`${describeOperand(o)} is a list: test membership with 'in' (e.g. 'x' in ${describeOperand(o)})`, o.at);
     if (op !== '==' && op !== '!=' && o.kind === 'literal' && typeof o.value === 'boolean') {
@@ -210,7 +214,8 @@ function checkCompare(c: Extract<Condition, { kind: 'compare' }>): Condition {
 
 function checkIn(c: Extract<Condition, { kind: 'in' }>): Condition {
   const { left, right } = c;
-  if (left.kind === 'literal' && right.kind === 'literal') throw new ConditionSyntaxError(`${describeOperand(left)} in ${describeOperand(right)} tests two constants`, c.at);
+  if (left.kind === 'literal' && right.kind === 'literal')
+    throw new ConditionSyntaxError(`${describeOperand(left)} in ${describeOperand(right)} tests two constants`, c.at);
   if (left.kind === 'literal' && typeof left.value !== 'string' && typeof left.value !== 'number') {
     throw new ConditionSyntaxError(`the left side of 'in' is a text, a number or an attribute; found ${describeOperand(left)}`, left.at);
   }

@@ -114,7 +114,9 @@ export class PolicyCompilation {
   /** Every synthesized group, sorted by id, members sorted. */
   groups(): GroupRecord[] {
     const userClasses = [...this.userClasses.values()].sort((a, b) => compare(a.id, b.id));
-    const meta = (of: PolicyClassMetadata['of'], subject: PolicySubject) => ({ policyClass: { of, subject, policy: this.fingerprint } satisfies PolicyClassMetadata });
+    const meta = (of: PolicyClassMetadata['of'], subject: PolicySubject) => ({
+      policyClass: { of, subject, policy: this.fingerprint } satisfies PolicyClassMetadata,
+    });
     const out: GroupRecord[] = userClasses.map((c) => ({
       nativeId: c.id,
       name: `Policy users: ${label(c.subject)}`,

@@ -12,7 +12,8 @@ export interface CompiledGroup {
 /** The class a synthesized group's metadata records, or undefined when it records none (or garbage). */
 export function recordedClass(group: Pick<CompiledGroup, 'metadata'>): PolicyClassMetadata | undefined {
   const meta = group.metadata?.policyClass as Partial<PolicyClassMetadata> | undefined;
-  if (!meta || (meta.of !== 'users' && meta.of !== 'documents') || typeof meta.policy !== 'string' || typeof meta.subject !== 'object' || meta.subject === null) return undefined;
+  if (!meta || (meta.of !== 'users' && meta.of !== 'documents') || typeof meta.policy !== 'string' || typeof meta.subject !== 'object' || meta.subject === null)
+    return undefined;
   return meta as PolicyClassMetadata;
 }
 

@@ -72,7 +72,8 @@ export function renderTemplate(template: string, names: AdapterNames, templateNa
     return value;
   });
   const leftover = out.indexOf('<%');
-  if (leftover !== -1) throw new Error(`${templateName}: unsupported template syntax near "${out.slice(leftover, leftover + 20)}" (only <%= key %> is supported)`);
+  if (leftover !== -1)
+    throw new Error(`${templateName}: unsupported template syntax near "${out.slice(leftover, leftover + 20)}" (only <%= key %> is supported)`);
   return out;
 }
 

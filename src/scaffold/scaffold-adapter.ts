@@ -43,7 +43,9 @@ export async function scaffoldAdapter(options: ScaffoldOptions): Promise<Scaffol
     throw new ScaffoldError(`src/adapters/${names.name}/ already exists in ${root}: pick another name, or remove that folder first.`);
   }
   if (await exists(`${adapterDir}.ts`)) {
-    throw new ScaffoldError(`"${names.name}" would clash with src/adapters/${names.name}.ts (an import of './${names.name}' resolves to it): pick another name.`);
+    throw new ScaffoldError(
+      `"${names.name}" would clash with src/adapters/${names.name}.ts (an import of './${names.name}' resolves to it): pick another name.`,
+    );
   }
   const registryPath = path.join(root, REGISTRY);
   const registryText = await fs.readFile(registryPath, 'utf8').catch(() => {

@@ -15,7 +15,10 @@ export class CheckpointsRepository {
   }
 
   async save(source: string, checkpoint: unknown, at: string): Promise<void> {
-    await this.db('sync_checkpoints').insert({ source, checkpoint: JSON.stringify(checkpoint), updated_at: at }).onConflict('source').merge();
+    await this.db('sync_checkpoints')
+      .insert({ source, checkpoint: JSON.stringify(checkpoint), updated_at: at })
+      .onConflict('source')
+      .merge();
   }
 
   async clear(source: string): Promise<void> {

@@ -99,13 +99,15 @@ export class FilesRepository {
   private async rowById<Row>(shape: keyof typeof ROW_COLUMNS, id: string): Promise<Row | undefined> {
     let compiled = this.rowSql.get(shape);
     if (!compiled) {
-      const built = this.db('files').where({ id: '' }).first([...ROW_COLUMNS[shape]]).toSQL();
+      const built = this.db('files')
+        .where({ id: '' })
+        .first([...ROW_COLUMNS[shape]])
+        .toSQL();
       compiled = { statement: compileStatement(built), rest: built.bindings.slice(1) };
       this.rowSql.set(shape, compiled);
     }
     return (await runCompiled<Row>(this.db, compiled.statement, [id, ...compiled.rest], 'first'))[0];
   }
-
 
   /** Active binary files with ids after `afterId`, in id order, `limit` at a time. */
   async binaryFilesAfter(afterId: string, limit: number): Promise<StoredContent[]> {
@@ -126,7 +128,8 @@ export class FilesRepository {
    */
   async forgetContent(ids: readonly string[]): Promise<number> {
     let changed = 0;
-    for (const part of chunks(ids, 500)) changed += await this.db('files').whereIn('id', part).where({ status: 'active' }).update({ content_hash: null, source_version: null });
+    for (const part of chunks(ids, 500))
+      changed += await this.db('files').whereIn('id', part).where({ status: 'active' }).update({ content_hash: null, source_version: null });
     return changed;
   }
 
@@ -138,6 +141,9 @@ export class FilesRepository {
    */
   async listPermissions(fileId: string, page: PageRequest<PermissionField>): Promise<Page<PermissionRow>> {
     const result = await this.permissionPages.read([fileId], page);
-    return { ...result, items: result.items.map((r) => ({ file_id: fileId, principal_type: r.principal_type, principal_id: r.served_id, action: 'VIEW' as const })) };
+    return {
+      ...result,
+      items: result.items.map((r) => ({ file_id: fileId, principal_type: r.principal_type, principal_id: r.served_id, action: 'VIEW' as const })),
+    };
   }
 }

@@ -14,5 +14,4 @@ export class GatewaySettingsRepository {
     if (!row) throw new Error(`gateway setting ${key} vanished`);
     return row.value;
   }
-
 }

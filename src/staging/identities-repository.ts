@@ -46,6 +46,9 @@ export class IdentitiesRepository {
       .where('m.group_id', groupId)
       .whereNotNull('m.served_id');
     const result = await queryPage<MemberRow & { served_id: string }, MemberField>(query, page, MEMBER_COLUMNS, 'id');
-    return { ...result, items: result.items.map((r) => ({ group_id: groupId, member_type: r.member_type, member_id: r.served_id, member_name: r.member_name ?? null })) };
+    return {
+      ...result,
+      items: result.items.map((r) => ({ group_id: groupId, member_type: r.member_type, member_id: r.served_id, member_name: r.member_name ?? null })),
+    };
   }
 }

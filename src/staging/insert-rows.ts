@@ -92,14 +92,22 @@ function lastOfEachKey<R extends { values: unknown[] }>(columns: readonly string
  * natively. Rows that JSON would not carry as the driver does (see `jsonSafe`,
  * `ESCAPED_UNSTORABLE`) take the `VALUES` statements instead.
  */
-async function insertPostgres(db: Knex | Knex.Transaction, table: string, columns: readonly string[], all: Array<{ row: object; values: unknown[] }>, conflict: readonly string[], onConflict: OnConflict): Promise<void> {
+async function insertPostgres(
+  db: Knex | Knex.Transaction,
+  table: string,
+  columns: readonly string[],
+  all: Array<{ row: object; values: unknown[] }>,
+  conflict: readonly string[],
+  onConflict: OnConflict,
+): Promise<void> {
   const list = columns.map(quote).join(', ');
   for (const part of chunks(all, JSON_ROWS_PER_STATEMENT)) {
     const rows = onConflict === 'merge' ? lastOfEachKey(columns, conflict, part) : part;
     const values = rows.map((r) => r.values);
     const json = jsonSafe(values) ? JSON.stringify(rows.map((r) => r.row)) : undefined;
     if (json === undefined || ESCAPED_UNSTORABLE.test(json)) {
-      for (const small of chunks(values, ROWS_PER_STATEMENT)) await db.raw(statementText(table, columns, small.length, conflict, onConflict), small.flat() as Knex.RawBinding[]);
+      for (const small of chunks(values, ROWS_PER_STATEMENT))
+        await db.raw(statementText(table, columns, small.length, conflict, onConflict), small.flat() as Knex.RawBinding[]);
       continue;
     }
     const sql = `insert into ${quote(table)} (${list}) select ${list} from json_populate_recordset(null::${quote(table)}, ?::json) ${conflictClause(columns, conflict, onConflict)}`;
@@ -121,12 +129,26 @@ async function insertPostgres(db: Knex | Knex.Transaction, table: string, column
  * placeholders on every call. Postgres gets thousands of rows a statement (`insertPostgres`).
  * knex's `query` event is emitted for every statement either way.
  */
-export async function insertRows(db: Knex | Knex.Transaction, table: string, rows: ReadonlyArray<object>, conflict: readonly string[], onConflict: OnConflict): Promise<void> {
+export async function insertRows(
+  db: Knex | Knex.Transaction,
+  table: string,
+  rows: ReadonlyArray<object>,
+  conflict: readonly string[],
+  onConflict: OnConflict,
+): Promise<void> {
   const first = rows[0];
   if (first === undefined) return;
   const columns = Object.keys(first);
   const values = rows.map((row) => valuesOf(table, columns, row));
-  if (isPostgres(db)) return insertPostgres(db, table, columns, rows.map((row, i) => ({ row, values: values[i] as unknown[] })), conflict, onConflict);
+  if (isPostgres(db))
+    return insertPostgres(
+      db,
+      table,
+      columns,
+      rows.map((row, i) => ({ row, values: values[i] as unknown[] })),
+      conflict,
+      onConflict,
+    );
   const sql = statementText(table, columns, 1, conflict, onConflict);
   await withPooledConnection(db, (connection: BetterSqlite3.Database) => {
     const statement = connection.prepare(sql);

@@ -94,7 +94,10 @@ async function repoint(trx: Knex, r: Referrers, accounts: ReadonlyMap<string, Ac
         owners.add(row.owner);
       }
     }
-    for (const ref of stale) await userRefs(trx, r).where(r.ref, ref).update({ served_id: servedIdOf({ type: 'USER', id: ref }, accounts) });
+    for (const ref of stale)
+      await userRefs(trx, r)
+        .where(r.ref, ref)
+        .update({ served_id: servedIdOf({ type: 'USER', id: ref }, accounts) });
   }
   return [...owners];
 }
@@ -102,10 +105,19 @@ async function repoint(trx: Knex, r: Referrers, accounts: ReadonlyMap<string, Ac
 /** Moves a timestamp column of rows whose served form changed: to `at`, or just past a stored value not before it. */
 async function touch(trx: Knex, table: 'files' | 'groups', column: string, served: string, ids: readonly string[], at: string): Promise<void> {
   for (const part of chunks([...ids].sort(), IDS_PER_STATEMENT)) {
-    const rows = (await trx(table).whereIn('id', part).select('id', trx.raw(`${served} as served`))) as Array<{ id: string; served: string | null }>;
+    const rows = (await trx(table)
+      .whereIn('id', part)
+      .select('id', trx.raw(`${served} as served`))) as Array<{ id: string; served: string | null }>;
     const now = rows.filter((row) => !row.served || row.served < at).map((row) => row.id);
-    if (now.length) await trx(table).whereIn('id', now).update({ [column]: at });
-    for (const row of rows) if (row.served && row.served >= at) await trx(table).where({ id: row.id }).update({ [column]: changeTime(at, row.served) });
+    if (now.length)
+      await trx(table)
+        .whereIn('id', now)
+        .update({ [column]: at });
+    for (const row of rows)
+      if (row.served && row.served >= at)
+        await trx(table)
+          .where({ id: row.id })
+          .update({ [column]: changeTime(at, row.served) });
   }
 }
 
@@ -171,7 +183,15 @@ export async function refreshPeople(trx: Knex, personIds: readonly string[], at:
   if (trx.client.config.client === 'pg') await trx.raw('select pg_advisory_xact_lock(?)', [PEOPLE_LOCK]);
   for (const part of chunks(ids, IDS_PER_STATEMENT)) {
     const accounts = (await trx('users').whereIn('person_id', part).select('id', 'person_id', 'email', 'full_name', 'state', 'metadata')) as AccountRow[];
-    const stored = new Map(((await trx('people').whereIn('id', part).select('id', 'modified_at', 'content_hash')) as Array<{ id: string; modified_at: string; content_hash: string | null }>).map((p) => [p.id, p]));
+    const stored = new Map(
+      (
+        (await trx('people').whereIn('id', part).select('id', 'modified_at', 'content_hash')) as Array<{
+          id: string;
+          modified_at: string;
+          content_hash: string | null;
+        }>
+      ).map((p) => [p.id, p]),
+    );
     const byPerson = new Map<string, AccountRow[]>();
     for (const a of accounts) byPerson.set(a.person_id, [...(byPerson.get(a.person_id) ?? []), a]);
     const rows: PersonRow[] = [];
@@ -184,7 +204,8 @@ export async function refreshPeople(trx: Knex, personIds: readonly string[], at:
     }
     await insertRows(trx, 'people', rows, ['id'], 'merge');
     const orphans = part.filter((id) => !byPerson.has(id) && stored.has(id));
-    if (orphans.length) await trx('people').whereIn('id', orphans).where({ state: 'Active' }).update({ state: 'Inactive', modified_at: at, content_hash: null });
+    if (orphans.length)
+      await trx('people').whereIn('id', orphans).where({ state: 'Active' }).update({ state: 'Inactive', modified_at: at, content_hash: null });
   }
 }
 

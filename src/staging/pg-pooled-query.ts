@@ -17,7 +17,12 @@ interface PgQueryConfig {
 export type TextRow = ReadonlyArray<string | null>;
 
 /** What a `TextRow` statement's values go through: nothing, every type kept as the text Postgres sent. */
-const AS_SENT = { getTypeParser: () => (value: string): string => value };
+const AS_SENT = {
+  getTypeParser:
+    () =>
+    (value: string): string =>
+      value,
+};
 
 /** The part of a `pg` client a pooled query uses. */
 interface PgConnection extends EventEmitter {

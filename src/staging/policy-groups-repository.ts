@@ -31,14 +31,23 @@ export class PolicyGroupsRepository {
       .select('id', 'native_id', 'metadata')) as Array<{ id: string; native_id: string; metadata: string | null }>;
     const rows = found.filter((r) => prefixes.some((p) => r.native_id.startsWith(p)));
     const members = new Map<string, string[]>();
-    for (const part of chunks(rows.map((r) => r.id), 200)) {
+    for (const part of chunks(
+      rows.map((r) => r.id),
+      200,
+    )) {
       const found = (await this.db('group_members as m')
         .leftJoin('users as u', 'u.id', 'm.member_id')
         .whereIn('m.group_id', part)
         .andWhere('m.member_type', 'USER')
-        .select('m.group_id', 'm.member_id', 'u.native_id', 'u.source')) as Array<{ group_id: string; member_id: string; native_id: string | null; source: string | null }>;
+        .select('m.group_id', 'm.member_id', 'u.native_id', 'u.source')) as Array<{
+        group_id: string;
+        member_id: string;
+        native_id: string | null;
+        source: string | null;
+      }>;
       for (const m of found) {
-        const nativeId = m.source === source && m.native_id !== null ? m.native_id : m.member_id.startsWith(`${source}:`) ? m.member_id.slice(source.length + 1) : undefined;
+        const nativeId =
+          m.source === source && m.native_id !== null ? m.native_id : m.member_id.startsWith(`${source}:`) ? m.member_id.slice(source.length + 1) : undefined;
         if (nativeId === undefined) continue;
         const list = members.get(m.group_id) ?? [];
         list.push(nativeId);
@@ -64,7 +73,10 @@ export class PolicyGroupsRepository {
   async file(id: string): Promise<{ id: string; source: string; status: string; access: Array<{ type: string; id: string }> } | undefined> {
     const row = (await this.db('files').where({ id }).first('id', 'source', 'status')) as { id: string; source: string; status: string } | undefined;
     if (!row) return undefined;
-    const access = (await this.db('file_permissions').where({ file_id: id }).orderBy(['principal_type', 'principal_id']).select('principal_type', 'principal_id')) as Array<{ principal_type: string; principal_id: string }>;
+    const access = (await this.db('file_permissions')
+      .where({ file_id: id })
+      .orderBy(['principal_type', 'principal_id'])
+      .select('principal_type', 'principal_id')) as Array<{ principal_type: string; principal_id: string }>;
     return { ...row, access: access.map((a) => ({ type: a.principal_type, id: a.principal_id })) };
   }
 
@@ -83,12 +95,18 @@ export class PolicyGroupsRepository {
 
   /** The policy groups (native ids) of `source` that list `userId` as a direct member. */
   async groupsOfUser(source: string, userId: string): Promise<string[]> {
-    const rows = (await this.db('group_members').where({ member_type: 'USER', member_id: userId }).andWhere('group_id', 'like', `${source}:policy-%`).orderBy('group_id').select('group_id')) as Array<{ group_id: string }>;
+    const rows = (await this.db('group_members')
+      .where({ member_type: 'USER', member_id: userId })
+      .andWhere('group_id', 'like', `${source}:policy-%`)
+      .orderBy('group_id')
+      .select('group_id')) as Array<{ group_id: string }>;
     return rows.map((r) => r.group_id.slice(source.length + 1));
   }
 
   async group(source: string, nativeId: string): Promise<Record<string, unknown> | undefined> {
-    const row = (await this.db('groups').where({ id: globalId(source, nativeId) }).first('metadata')) as { metadata: string | null } | undefined;
+    const row = (await this.db('groups')
+      .where({ id: globalId(source, nativeId) })
+      .first('metadata')) as { metadata: string | null } | undefined;
     return row ? (parseJsonObject(row.metadata) ?? {}) : undefined;
   }
 }

@@ -61,6 +61,11 @@ parentPort.on('message', ({ id, sql, bindings, close, deadline }) => {
  */
 export class SqliteReadWorker extends ReadWorker {
   constructor(file: string, settings: SqliteReadSettings) {
-    super('SQLite read worker', WORKER_SOURCE, { file, mmapBytes: settings.mmapBytes, busyTimeoutMs: settings.busyTimeoutMs, driver: require.resolve('better-sqlite3') });
+    super('SQLite read worker', WORKER_SOURCE, {
+      file,
+      mmapBytes: settings.mmapBytes,
+      busyTimeoutMs: settings.busyTimeoutMs,
+      driver: require.resolve('better-sqlite3'),
+    });
   }
 }

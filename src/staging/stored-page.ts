@@ -96,7 +96,11 @@ export class StoredPageReader<F extends string> {
     if (!rows) throw new Error('no plain-rows statement for this page');
     const read = await runCompiled<Record<string, unknown>>(this.db, rows, bindings, 'select');
     const text = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
-    return pageFromRawRows(read.map((row) => [...orderColumns, this.jsonColumn].map((c) => text(row[c]))), orderColumns.length, page.top);
+    return pageFromRawRows(
+      read.map((row) => [...orderColumns, this.jsonColumn].map((c) => text(row[c]))),
+      orderColumns.length,
+      page.top,
+    );
   }
 
   /** SQLite: the page as one aggregate row, from the read worker (off the event loop) or, without one (`:memory:`), here. */

@@ -3,7 +3,10 @@ import os from 'node:os';
 import type { Db } from './create-db';
 
 export class SyncLockedError extends Error {
-  constructor(readonly source: string, readonly holder: string) {
+  constructor(
+    readonly source: string,
+    readonly holder: string,
+  ) {
     super(`A sync of '${source}' is already running (${holder}).`);
     this.name = 'SyncLockedError';
   }

@@ -30,7 +30,9 @@ export class SyncRunsRepository {
   constructor(private readonly db: Db) {}
 
   async start(source: string, mode: SyncMode, startedAt: string): Promise<number> {
-    const [row] = (await this.db('sync_runs').insert({ source, mode, status: 'running', started_at: startedAt, heartbeat_at: startedAt }).returning('id')) as Array<{ id: number } | number>;
+    const [row] = (await this.db('sync_runs')
+      .insert({ source, mode, status: 'running', started_at: startedAt, heartbeat_at: startedAt })
+      .returning('id')) as Array<{ id: number } | number>;
     return typeof row === 'object' ? row.id : (row as number);
   }
 
@@ -51,7 +53,9 @@ export class SyncRunsRepository {
    * reconciliation), kept in a column of its own so a total over all runs is one query.
    */
   async finish(id: number, status: Exclude<SyncRunStatus, 'running'>, counts: SyncCounts, finishedAt: string, error?: string, unannounced = 0): Promise<void> {
-    await this.db('sync_runs').where({ id }).update({ status, counts: JSON.stringify(counts), finished_at: finishedAt, error: error ?? null, unannounced });
+    await this.db('sync_runs')
+      .where({ id })
+      .update({ status, counts: JSON.stringify(counts), finished_at: finishedAt, error: error ?? null, unannounced });
   }
 
   /** When the latest full run of `source` started, whatever its outcome (undefined when there was none). */
@@ -62,7 +66,10 @@ export class SyncRunsRepository {
 
   /** Marks runs of `source` left `running` by a dead process as failed (they will not resume). */
   async abandon(source: string, exceptId: number, at: string): Promise<void> {
-    await this.db('sync_runs').where({ source, status: 'running' }).whereNot({ id: exceptId }).update({ status: 'failed', finished_at: at, error: 'abandoned: the process running it stopped' });
+    await this.db('sync_runs')
+      .where({ source, status: 'running' })
+      .whereNot({ id: exceptId })
+      .update({ status: 'failed', finished_at: at, error: 'abandoned: the process running it stopped' });
   }
 
   async latest(source: string): Promise<SyncRunRow | undefined> {

@@ -70,7 +70,19 @@ export class SyncStore {
     for (const part of chunks(ids, 500)) {
       const rows = (await this.db('files')
         .whereIn('id', part)
-        .select('id', 'status', 'content_hash', 'sha256', 'sha1', 'size', 'blob_key', 'modified_at', 'permissions_modified_at', 'source_version', 'permissions_hash')) as FileState[];
+        .select(
+          'id',
+          'status',
+          'content_hash',
+          'sha256',
+          'sha1',
+          'size',
+          'blob_key',
+          'modified_at',
+          'permissions_modified_at',
+          'source_version',
+          'permissions_hash',
+        )) as FileState[];
       for (const r of rows) out.set(r.id, r);
     }
     return out;
@@ -115,7 +127,13 @@ export class SyncStore {
       // Accounts first: the access lists and members below are served through them.
       await this.writeAccounts(trx, batch.users, at);
       const accounts = await accountsReferenced(trx, referencesOf(batch));
-      const served = (fileId: string, p: PrincipalRef) => ({ file_id: fileId, principal_type: p.type, principal_id: p.id, action: 'VIEW', served_id: servedIdOf(p, accounts) });
+      const served = (fileId: string, p: PrincipalRef) => ({
+        file_id: fileId,
+        principal_type: p.type,
+        principal_id: p.id,
+        action: 'VIEW',
+        served_id: servedIdOf(p, accounts),
+      });
       if (batch.files.length) {
         const ids = batch.files.filter((f) => f.stored).map((f) => f.row.id);
         for (const part of chunks(ids, IDS_PER_STATEMENT)) {
@@ -123,20 +141,40 @@ export class SyncStore {
           released.push(...old.map((r) => r.blob_key));
           await trx('file_permissions').whereIn('file_id', part).delete();
         }
-        await insertRows(trx, 'files', batch.files.map((f) => f.row), ['id'], 'merge');
+        await insertRows(
+          trx,
+          'files',
+          batch.files.map((f) => f.row),
+          ['id'],
+          'merge',
+        );
         const permissions = batch.files.flatMap((f) => f.permissions.map((p) => served(f.row.id, p)));
         await insertRows(trx, 'file_permissions', permissions, ['file_id', 'principal_type', 'principal_id'], 'ignore');
       }
       for (const p of batch.permissions) {
         await trx('file_permissions').where({ file_id: p.fileId }).delete();
-        await insertRows(trx, 'file_permissions', p.permissions.map((e) => served(p.fileId, e)), ['file_id', 'principal_type', 'principal_id'], 'ignore');
+        await insertRows(
+          trx,
+          'file_permissions',
+          p.permissions.map((e) => served(p.fileId, e)),
+          ['file_id', 'principal_type', 'principal_id'],
+          'ignore',
+        );
         await trx('files').where({ id: p.fileId }).update({ permissions_hash: p.hash, permissions_modified_at: p.at });
       }
       if (batch.groups.length) {
         const ids = batch.groups.map((g) => g.row.id);
-        await insertRows(trx, 'groups', batch.groups.map((g) => g.row), ['id'], 'merge');
+        await insertRows(
+          trx,
+          'groups',
+          batch.groups.map((g) => g.row),
+          ['id'],
+          'merge',
+        );
         for (const part of chunks(ids, IDS_PER_STATEMENT)) await trx('group_members').whereIn('group_id', part).delete();
-        const members = batch.groups.flatMap((g) => g.members.map((m) => ({ group_id: g.row.id, member_type: m.type, member_id: m.id, served_id: servedIdOf(m, accounts) })));
+        const members = batch.groups.flatMap((g) =>
+          g.members.map((m) => ({ group_id: g.row.id, member_type: m.type, member_id: m.id, served_id: servedIdOf(m, accounts) })),
+        );
         await insertRows(trx, 'group_members', members, ['group_id', 'member_type', 'member_id'], 'ignore');
       }
       released.push(...(await this.tombstone(trx, batch.tombstones, at)));
@@ -145,7 +183,13 @@ export class SyncStore {
         await trx('group_members').whereIn('group_id', part).delete();
         await trx('groups').whereIn('id', part).delete();
       }
-      await insertRows(trx, 'sync_seen', seen.map((s) => ({ run_id: runId, kind: s.kind, id: s.id })), ['run_id', 'kind', 'id'], 'ignore');
+      await insertRows(
+        trx,
+        'sync_seen',
+        seen.map((s) => ({ run_id: runId, kind: s.kind, id: s.id })),
+        ['run_id', 'kind', 'id'],
+        'ignore',
+      );
     });
     return this.unreferenced(released);
   }
@@ -155,7 +199,13 @@ export class SyncStore {
     if (users.length === 0) return;
     const ids = users.map((u) => u.id);
     const former = await personsOf(trx, ids);
-    await insertRows(trx, 'users', users.map((u) => ({ ...u, person_id: personIdOf(u.id, u.email) })), ['id'], 'merge');
+    await insertRows(
+      trx,
+      'users',
+      users.map((u) => ({ ...u, person_id: personIdOf(u.id, u.email) })),
+      ['id'],
+      'merge',
+    );
     await resolveAccounts(trx, ids, former, at);
   }
 
@@ -171,7 +221,10 @@ export class SyncStore {
   private async tombstone(trx: Knex.Transaction, ids: readonly string[], at: string): Promise<string[]> {
     const released: string[] = [];
     for (const part of chunks(ids, IDS_PER_STATEMENT)) {
-      const rows = (await trx('files').whereIn('id', part).where({ status: 'active' }).select([...FILE_RESOURCE_COLUMNS, 'blob_key'])) as FileRow[];
+      const rows = (await trx('files')
+        .whereIn('id', part)
+        .where({ status: 'active' })
+        .select([...FILE_RESOURCE_COLUMNS, 'blob_key'])) as FileRow[];
       for (const row of rows) {
         if (row.blob_key) released.push(row.blob_key);
         // What the platform sees changes; the stored list JSON is rebuilt from the same values.
@@ -215,16 +268,30 @@ export class SyncStore {
     let released: string[] = [];
     const result = await this.db.transaction(async (trx) => {
       const files = (await this.unseenFiles(trx, source, runId).select('id')) as Array<{ id: string }>;
-      released = await this.tombstone(trx, files.map((f) => f.id), at);
+      released = await this.tombstone(
+        trx,
+        files.map((f) => f.id),
+        at,
+      );
       const unseen = (await trx('users')
         .where({ source, state: 'Active' })
         .whereNotIn('id', trx('sync_seen').where({ run_id: runId, kind: 'user' }).select('id'))
         .select('id')) as Array<{ id: string }>;
-      await this.inactivateAccounts(trx, unseen.map((u) => u.id), at);
+      await this.inactivateAccounts(
+        trx,
+        unseen.map((u) => u.id),
+        at,
+      );
       const users = unseen.length;
-      const goneGroups = trx('groups').where({ source }).whereNotIn('id', trx('sync_seen').where({ run_id: runId, kind: 'group' }).select('id')).select('id');
+      const goneGroups = trx('groups')
+        .where({ source })
+        .whereNotIn('id', trx('sync_seen').where({ run_id: runId, kind: 'group' }).select('id'))
+        .select('id');
       await trx('group_members').whereIn('group_id', goneGroups).delete();
-      const groups = await trx('groups').where({ source }).whereNotIn('id', trx('sync_seen').where({ run_id: runId, kind: 'group' }).select('id')).delete();
+      const groups = await trx('groups')
+        .where({ source })
+        .whereNotIn('id', trx('sync_seen').where({ run_id: runId, kind: 'group' }).select('id'))
+        .delete();
       return { files: files.length, users: Number(users), groups: Number(groups) };
     });
     return { ...result, released: await this.unreferenced(released) };
@@ -241,7 +308,9 @@ export class SyncStore {
 
   /** Drops the seen marks of this source's runs that can no longer resume (the caller holds the lock). */
   async clearFinishedSeen(source: string): Promise<void> {
-    await this.db('sync_seen').whereIn('run_id', this.db('sync_runs').where({ source }).whereNot({ status: 'running' }).select('id')).delete();
+    await this.db('sync_seen')
+      .whereIn('run_id', this.db('sync_runs').where({ source }).whereNot({ status: 'running' }).select('id'))
+      .delete();
   }
 
   async clearSeen(runId: number): Promise<void> {

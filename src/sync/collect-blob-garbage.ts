@@ -37,7 +37,9 @@ export async function collectBlobGarbage(db: Db, blobs: BlobStore, options: Blob
   // A lease that expired belongs to a sync that died: it holds nothing back.
   const running = (await db('sync_locks').where('expires_at', '>', now.toISOString()).select('source')) as Array<{ source: string }>;
   if (running.length) {
-    throw new SyncRunningError(`A sync of ${running.map((r) => `'${r.source}'`).join(', ')} is running; collect blob garbage when none is (its blobs may not have rows yet).`);
+    throw new SyncRunningError(
+      `A sync of ${running.map((r) => `'${r.source}'`).join(', ')} is running; collect blob garbage when none is (its blobs may not have rows yet).`,
+    );
   }
   const cutoff = new Date(now.getTime() - options.graceMs);
   const summary: BlobGarbageSummary = { blobs: 0, unreferenced: 0, recent: 0, leftovers: 0 };

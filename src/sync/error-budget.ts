@@ -35,7 +35,9 @@ export class ErrorBudget {
     this.items++;
     const { maxFailures, maxFailureRatio, minItems } = this.limits;
     if (this.failures > maxFailures) {
-      throw new SyncAbortedError(`More than ${maxFailures} items failed; the run stopped without deleting anything. Last failure: ${error.message}`, { cause: error });
+      throw new SyncAbortedError(`More than ${maxFailures} items failed; the run stopped without deleting anything. Last failure: ${error.message}`, {
+        cause: error,
+      });
     }
     if (this.items >= minItems && this.failures / this.items > maxFailureRatio) {
       throw new SyncAbortedError(

@@ -22,11 +22,18 @@ export interface StagedExplanation {
 /** Thrown for a file or user staging does not have, or a user id or email matching several users. */
 export class ExplainInputError extends Error {}
 
-async function classSubject(repo: PolicyGroupsRepository, source: string, nativeId: string | undefined, policy: string, notes: string[]): Promise<PolicySubject | undefined> {
+async function classSubject(
+  repo: PolicyGroupsRepository,
+  source: string,
+  nativeId: string | undefined,
+  policy: string,
+  notes: string[],
+): Promise<PolicySubject | undefined> {
   if (nativeId === undefined) return undefined;
   const meta = recordedClass({ metadata: await repo.group(source, nativeId) });
   if (!meta) return undefined;
-  if (meta.policy !== policy) notes.push(`group ${source}:${nativeId} was compiled under another policy: sync again; the answer below applies this policy to the staged attributes`);
+  if (meta.policy !== policy)
+    notes.push(`group ${source}:${nativeId} was compiled under another policy: sync again; the answer below applies this policy to the staged attributes`);
   return meta.subject;
 }
 
@@ -41,7 +48,8 @@ export async function explainStagedAccess(db: Db, policy: Policy, userRef: strin
   if (!file) throw new ExplainInputError(`no staged file has the id '${fileId}' (ids are <source>:<native id>, as /v1/files lists them)`);
   const users = await repo.users(file.source, userRef);
   if (users.length === 0) throw new ExplainInputError(`source '${file.source}' has no staged user with the id or email '${userRef}'`);
-  if (users.length > 1) throw new ExplainInputError(`'${userRef}' matches several users of '${file.source}': ${users.map((u) => u.id).join(', ')}; name one by id`);
+  if (users.length > 1)
+    throw new ExplainInputError(`'${userRef}' matches several users of '${file.source}': ${users.map((u) => u.id).join(', ')}; name one by id`);
   const user = users[0] as (typeof users)[number];
   const notes: string[] = [];
   const fingerprint = policyFingerprint(policy);

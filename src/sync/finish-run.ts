@@ -13,10 +13,21 @@ export interface RunEnding {
 }
 
 /** Closes the run's record (its counts, and its first failures when it has no error of its own), logs it and sums it up. */
-export async function finishRun(ctx: Pick<RunContext, 'runs' | 'runId' | 'source' | 'mode' | 'started' | 'logger' | 'now'>, tally: RunTally, ending: RunEnding): Promise<SyncSummary> {
+export async function finishRun(
+  ctx: Pick<RunContext, 'runs' | 'runId' | 'source' | 'mode' | 'started' | 'logger' | 'now'>,
+  tally: RunTally,
+  ending: RunEnding,
+): Promise<SyncSummary> {
   const { status, error, reconciliation } = ending;
   const { counts, identities, failures } = tally;
-  await ctx.runs.finish(ctx.runId, status, counts, ctx.now().toISOString(), error ?? (failures.length ? failures.slice(0, 100).join('\n') : undefined), reconciliation?.unannounced);
+  await ctx.runs.finish(
+    ctx.runId,
+    status,
+    counts,
+    ctx.now().toISOString(),
+    error ?? (failures.length ? failures.slice(0, 100).join('\n') : undefined),
+    reconciliation?.unannounced,
+  );
   const summary: SyncSummary = {
     source: ctx.source,
     runId: ctx.runId,
@@ -31,6 +42,9 @@ export async function finishRun(ctx: Pick<RunContext, 'runs' | 'runId' | 'source
     ...(reconciliation ? { reconciliation } : {}),
     ...(error ? { error } : {}),
   };
-  ctx.logger.info({ runId: ctx.runId, mode: ctx.mode, status, counts, identities, ...(reconciliation ? { reconciliation } : {}), durationMs: summary.durationMs }, 'sync finished');
+  ctx.logger.info(
+    { runId: ctx.runId, mode: ctx.mode, status, counts, identities, ...(reconciliation ? { reconciliation } : {}), durationMs: summary.durationMs },
+    'sync finished',
+  );
   return summary;
 }

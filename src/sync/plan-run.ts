@@ -16,7 +16,13 @@ export interface RunPlan {
  * checkpoint is missing or invalid, or when `fullEveryMs` says a full run is due. (The adapter
  * says it needs one by throwing `FullRunRequired` from `changes()`, see run-sync.ts.)
  */
-export async function planRun(adapter: Adapter, options: SyncOptions, repos: { checkpoints: CheckpointsRepository; runs: SyncRunsRepository }, logger: Logger, now: Date): Promise<RunPlan> {
+export async function planRun(
+  adapter: Adapter,
+  options: SyncOptions,
+  repos: { checkpoints: CheckpointsRepository; runs: SyncRunsRepository },
+  logger: Logger,
+  now: Date,
+): Promise<RunPlan> {
   const { checkpoints } = repos;
   if (options.mode === 'full' || !isIncremental(adapter)) {
     if (options.mode === 'incremental' && !isIncremental(adapter)) return { mode: 'full', fallback: `${adapter.name} has no incremental sync` };

@@ -33,10 +33,22 @@ export function memberRefs(source: string, members: readonly Principal[]): Princ
   return accessRefs(source, members);
 }
 
-
 type Served = Pick<
   FileWrite,
-  'id' | 'name' | 'external_url' | 'mime_type' | 'status' | 'size' | 'sha1' | 'created_at' | 'created_by' | 'modified_by' | 'parent_id' | 'parent_name' | 'parent_path' | 'custom_attributes'
+  | 'id'
+  | 'name'
+  | 'external_url'
+  | 'mime_type'
+  | 'status'
+  | 'size'
+  | 'sha1'
+  | 'created_at'
+  | 'created_by'
+  | 'modified_by'
+  | 'parent_id'
+  | 'parent_name'
+  | 'parent_path'
+  | 'custom_attributes'
 >;
 
 /**
@@ -135,7 +147,14 @@ async function storedContent(record: FileRecord, state: FileState | undefined, b
  * read back from staging (`stagedBody`) when the row must be written again for its metadata.
  * `modified_at` moves exactly when the served representation changes.
  */
-export async function decideFile(source: string, record: FileRecord, state: FileState | undefined, blobs: BlobStore, at: string, stagedBody?: StagedBodyReader): Promise<FileDecision> {
+export async function decideFile(
+  source: string,
+  record: FileRecord,
+  state: FileState | undefined,
+  blobs: BlobStore,
+  at: string,
+  stagedBody?: StagedBodyReader,
+): Promise<FileDecision> {
   const id = globalId(source, record.nativeId);
   const permissions = accessRefs(source, record.access);
   const permissionsHash = hashOf(permissions);
@@ -163,7 +182,8 @@ export async function decideFile(source: string, record: FileRecord, state: File
   const storedHash = state?.status === 'active' ? state.content_hash : null;
   const sameContent =
     storedHash !== null &&
-    (storedHash === contentHash || (!storedHash.startsWith(CONTENT_HASH_VERSION) && storedHash === firstContentHash(served, content.body ?? null, content.sha256)));
+    (storedHash === contentHash ||
+      (!storedHash.startsWith(CONTENT_HASH_VERSION) && storedHash === firstContentHash(served, content.body ?? null, content.sha256)));
 
   if (state && sameContent) return accessChange(permissions, permissionsHash, state, at);
   if (content.body === undefined) {
@@ -242,7 +262,12 @@ export function decideUser(source: string, record: UserRecord, state: UserState 
   };
 }
 
-export function decideGroup(source: string, record: GroupRecord, state: GroupState | undefined, at: string): { row: GroupWrite; members: PrincipalRef[] } | undefined {
+export function decideGroup(
+  source: string,
+  record: GroupRecord,
+  state: GroupState | undefined,
+  at: string,
+): { row: GroupWrite; members: PrincipalRef[] } | undefined {
   const members = memberRefs(source, record.members);
   const hash = hashOf([record.name ?? null, record.createdAt ?? null, sortedEntries(record.metadata), members]);
   if (state?.content_hash === hash) return undefined;

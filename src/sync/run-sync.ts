@@ -56,7 +56,17 @@ export async function runSync(adapter: Adapter, deps: SyncDeps, partial: Partial
   await lock.acquire();
   const policyGroups = new PolicyGroupsRepository(deps.db);
   const env: SyncEnvironment = {
-    adapter, source, options, ...repos, policyGroups, blobs: deps.blobs, lock, logger, now, started: Date.now(), callerSignal: deps.signal,
+    adapter,
+    source,
+    options,
+    ...repos,
+    policyGroups,
+    blobs: deps.blobs,
+    lock,
+    logger,
+    now,
+    started: Date.now(),
+    callerSignal: deps.signal,
   };
   try {
     const planned = await planRun(adapter, options, repos, logger, now());
@@ -113,7 +123,8 @@ async function executeRun(env: SyncEnvironment, plan: RunPlan): Promise<SyncSumm
       return await finishRun(ctx, tally, { ...ending, ...end });
     } catch (error) {
       // An incremental run that finds out part way that a full run is required is recorded as failed; `runSync` runs the full one.
-      if (error instanceof FullRunRequired && plan.mode === 'incremental') await finishRun(ctx, tally, { ...ending, status: 'failed', error: `a full run is required: ${error.reason}` });
+      if (error instanceof FullRunRequired && plan.mode === 'incremental')
+        await finishRun(ctx, tally, { ...ending, status: 'failed', error: `a full run is required: ${error.reason}` });
       throw error;
     }
   } finally {

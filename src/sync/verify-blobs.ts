@@ -76,8 +76,11 @@ async function check(blobs: BlobStore, file: StoredContent): Promise<{ problem: 
   }
   // Content-addressed: the key is the SHA-256 of the bytes, and so is the file's own checksum.
   const expected = file.sha256 ?? file.blob_key;
-  if (read.sha256 !== expected || read.sha256 !== file.blob_key) return { problem: 'corrupt', detail: `its SHA-256 is ${read.sha256}, not the file's`, bytes: read.bytes };
-  return size === undefined || read.bytes === size ? undefined : { problem: 'corrupt', detail: `${read.bytes} bytes, not the file's ${size}`, bytes: read.bytes };
+  if (read.sha256 !== expected || read.sha256 !== file.blob_key)
+    return { problem: 'corrupt', detail: `its SHA-256 is ${read.sha256}, not the file's`, bytes: read.bytes };
+  return size === undefined || read.bytes === size
+    ? undefined
+    : { problem: 'corrupt', detail: `${read.bytes} bytes, not the file's ${size}`, bytes: read.bytes };
 }
 
 /**
@@ -96,7 +99,9 @@ export async function verifyBlobs(db: Db, blobs: BlobStore, options: VerifyBlobs
     const now = (options.now ?? (() => new Date()))();
     const running = (await db('sync_locks').where('expires_at', '>', now.toISOString()).select('source')) as Array<{ source: string }>;
     if (running.length) {
-      throw new SyncRunningError(`A sync of ${running.map((r) => `'${r.source}'`).join(', ')} is running; repair when none is (it may be writing the rows being repaired).`);
+      throw new SyncRunningError(
+        `A sync of ${running.map((r) => `'${r.source}'`).join(', ')} is running; repair when none is (it may be writing the rows being repaired).`,
+      );
     }
   }
   const files = new FilesRepository(db);

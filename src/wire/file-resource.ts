@@ -33,8 +33,21 @@ export interface FileFields {
 
 /** The columns `toFileResource` reads, the HTML body aside. */
 export const FILE_RESOURCE_COLUMNS = [
-  'id', 'name', 'external_url', 'mime_type', 'status', 'size', 'sha1', 'created_at', 'created_by',
-  'modified_at', 'modified_by', 'parent_id', 'parent_name', 'parent_path', 'custom_attributes',
+  'id',
+  'name',
+  'external_url',
+  'mime_type',
+  'status',
+  'size',
+  'sha1',
+  'created_at',
+  'created_by',
+  'modified_at',
+  'modified_by',
+  'parent_id',
+  'parent_name',
+  'parent_path',
+  'custom_attributes',
 ] as const satisfies readonly Exclude<keyof FileFields, 'body_html'>[];
 
 /**

@@ -23,7 +23,13 @@ describe('authentication', () => {
   ];
 
   it.each(protectedPaths)('when %s is called without credentials or with a wrong key, then 401 AUTHENTICATION_FAILED', async (path) => {
-    for (const headers of [{} as Record<string, string>, { Authorization: 'Bearer wrong-key' }, { Authorization: 'wrong-key' }, { Authorization: 'Bearer ' }, { Authorization: 'Basic dXNlcjpwYXNz' }]) {
+    for (const headers of [
+      {} as Record<string, string>,
+      { Authorization: 'Bearer wrong-key' },
+      { Authorization: 'wrong-key' },
+      { Authorization: 'Bearer ' },
+      { Authorization: 'Basic dXNlcjpwYXNz' },
+    ]) {
       const res = await gw.get(path, headers);
       expect(res.status).toBe(401);
       expect(res.body).toEqual({ error: { code: 'AUTHENTICATION_FAILED', message: 'Bearer token missing or invalid.' } });
@@ -50,7 +56,12 @@ describe('authentication', () => {
   });
 
   it('sets helmet headers and a request id on every response, errors included', async () => {
-    for (const [path, headers] of [['/v1/files', AUTH], ['/v1/files', {}], ['/nope', AUTH], ['/healthz', {}]] as const) {
+    for (const [path, headers] of [
+      ['/v1/files', AUTH],
+      ['/v1/files', {}],
+      ['/nope', AUTH],
+      ['/healthz', {}],
+    ] as const) {
       const res = await gw.get(path, headers);
       expect(res.headers['x-content-type-options']).toBe('nosniff');
       expect(res.headers['x-frame-options']).toBe('SAMEORIGIN');

@@ -21,7 +21,9 @@ describe('the contract drives the server', () => {
 
   it('declares the eight platform endpoints under /v1, all GET and all behind bearer auth', () => {
     const paths = loadContract().paths as Record<string, Record<string, { security?: unknown[] }>>;
-    const v1 = Object.keys(paths).filter((p) => p.startsWith('/v1/')).sort();
+    const v1 = Object.keys(paths)
+      .filter((p) => p.startsWith('/v1/'))
+      .sort();
     expect(v1).toEqual([
       '/v1/files',
       '/v1/files/permissions/metadata',

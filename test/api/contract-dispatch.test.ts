@@ -26,7 +26,10 @@ describe('requests routed by the contract', () => {
     expect(post.headers.allow).toBe('GET, HEAD');
     // A method HTTP allows but the contract never names: 405 on a known path, 404 elsewhere.
     const known = await fetch(`${gw.url}/v1/users`, { method: 'PROPFIND', headers: AUTH });
-    expect([known.status, ((await known.json()) as { error: { message: string } }).error.message]).toEqual([405, 'PROPFIND is not allowed on /v1/users; the gateway is read-only.']);
+    expect([known.status, ((await known.json()) as { error: { message: string } }).error.message]).toEqual([
+      405,
+      'PROPFIND is not allowed on /v1/users; the gateway is read-only.',
+    ]);
     const unknown = await fetch(`${gw.url}/nowhere`, { method: 'PROPFIND', headers: AUTH });
     expect([unknown.status, ((await unknown.json()) as { error: { message: string } }).error.message]).toEqual([404, 'No route for PROPFIND /nowhere.']);
   });
@@ -48,16 +51,69 @@ describe('requests routed by the contract', () => {
   it('answers the probes without a credential and everything else under /v1 only with one', async () => {
     expect((await gw.get('/healthz')).status).toBe(200);
     expect((await gw.get('/healthz', { Authorization: 'Bearer wrong' })).status).toBe(200);
-    for (const path of ['/v1/files', '/v1/files/x', '/v1/files/x/download', '/v1/files/x/permissions', '/v1/files/permissions/metadata', '/v1/users', '/v1/groups', '/v1/groups/g/members']) {
-      expect([path, ...error(await gw.get(path, { Authorization: 'Bearer wrong' }))]).toEqual([path, 401, 'AUTHENTICATION_FAILED', 'Bearer token missing or invalid.']);
+    for (const path of [
+      '/v1/files',
+      '/v1/files/x',
+      '/v1/files/x/download',
+      '/v1/files/x/permissions',
+      '/v1/files/permissions/metadata',
+      '/v1/users',
+      '/v1/groups',
+      '/v1/groups/g/members',
+    ]) {
+      expect([path, ...error(await gw.get(path, { Authorization: 'Bearer wrong' }))]).toEqual([
+        path,
+        401,
+        'AUTHENTICATION_FAILED',
+        'Bearer token missing or invalid.',
+      ]);
     }
   });
 
   it('never serves /v1 without a credential, and answers hostile paths and queries in the envelope, never with a 5xx', async () => {
     await gw.writer.putFiles([{ file: htmlFile('a/b'), permissions: [{ type: 'USER', id: 'u:a' }] }]);
-    const segment = fc.constantFrom('v1', 'V1', 'files', 'Files', 'groups', 'users', 'members', 'permissions', 'metadata', 'download', 'a%2Fb', 'a%252Fb', '%2F', '%E0%A4%A', '%ZZ', '%00', '%66iles', '..', '.', '', 'x;y', 'a/b');
-    const path = fc.tuple(fc.constantFrom('/v1/', '/v1/files/', '/v1/groups/', '//v1/', '/'), fc.array(segment, { maxLength: 4 }), fc.constantFrom('', '/', '//'));
-    const query = fc.constantFrom('', '?$top=1&$top=2', '?$top=0', '?$top=100000', '?$top=1.5', '?$top[a]=1', '?$skiptoken=zzz', '?$skiptoken=a&$skiptoken=b', '?unknown=1', '?$top=%E0%A4%A', '?%E0%A4%A=1');
+    const segment = fc.constantFrom(
+      'v1',
+      'V1',
+      'files',
+      'Files',
+      'groups',
+      'users',
+      'members',
+      'permissions',
+      'metadata',
+      'download',
+      'a%2Fb',
+      'a%252Fb',
+      '%2F',
+      '%E0%A4%A',
+      '%ZZ',
+      '%00',
+      '%66iles',
+      '..',
+      '.',
+      '',
+      'x;y',
+      'a/b',
+    );
+    const path = fc.tuple(
+      fc.constantFrom('/v1/', '/v1/files/', '/v1/groups/', '//v1/', '/'),
+      fc.array(segment, { maxLength: 4 }),
+      fc.constantFrom('', '/', '//'),
+    );
+    const query = fc.constantFrom(
+      '',
+      '?$top=1&$top=2',
+      '?$top=0',
+      '?$top=100000',
+      '?$top=1.5',
+      '?$top[a]=1',
+      '?$skiptoken=zzz',
+      '?$skiptoken=a&$skiptoken=b',
+      '?unknown=1',
+      '?$top=%E0%A4%A',
+      '?%E0%A4%A=1',
+    );
     const method = fc.constantFrom('GET', 'HEAD', 'OPTIONS', 'POST', 'DELETE');
     await fc.assert(
       fc.asyncProperty(method, path, query, fc.boolean(), async (m, [head, segments, tail], q, withAuth) => {
@@ -67,7 +123,8 @@ describe('requests routed by the contract', () => {
         expect([target, res?.status !== undefined && res.status < 500]).toEqual([target, true]);
         const status = res?.status ?? 0;
         if (!withAuth && target.toLowerCase().startsWith('/v1/')) expect([target, status >= 400]).toEqual([target, true]);
-        if (status >= 400 && m !== 'HEAD') expect([target, (JSON.parse(res?.body ?? '{}') as { error?: { code?: unknown } }).error?.code]).toEqual([target, expect.any(String)]);
+        if (status >= 400 && m !== 'HEAD')
+          expect([target, (JSON.parse(res?.body ?? '{}') as { error?: { code?: unknown } }).error?.code]).toEqual([target, expect.any(String)]);
       }),
       { numRuns: 300 },
     );

@@ -99,11 +99,28 @@ describeWithPostgres('a gateway whose Postgres stops answering or crashes (throu
     const writer = new StagingWriter(staging.db);
     await writer.putFiles([
       { file: htmlFile('test:a'), permissions: [{ type: 'USER', id: 'test:u1' }] },
-      { file: htmlFile('test:bin', { mime_type: 'application/pdf', body_html: null, blob_key: blob.key, sha256: blob.sha256, sha1: blob.sha1, size: blob.size }), permissions: [] },
+      {
+        file: htmlFile('test:bin', {
+          mime_type: 'application/pdf',
+          body_html: null,
+          blob_key: blob.key,
+          sha256: blob.sha256,
+          sha1: blob.sha1,
+          size: blob.size,
+        }),
+        permissions: [],
+      },
     ]);
     await writer.putUsers([user('test:u1'), user('test:u2')]);
     await writer.putGroups([{ group: group('test:g'), members: [{ type: 'USER', id: 'test:u1' }] }]);
-    const { app } = await createApp({ config, db: staging.db, blobs: staging.blobs, logger, apiKeys: TEST_KEYS, skipTokenSecret: crypto.randomBytes(32).toString('hex') });
+    const { app } = await createApp({
+      config,
+      db: staging.db,
+      blobs: staging.blobs,
+      logger,
+      apiKeys: TEST_KEYS,
+      skipTokenSecret: crypto.randomBytes(32).toString('hex'),
+    });
     ({ url, close } = await listenOnLoopback(app, (server) => answerClientErrors(server, logger)));
   });
   afterAll(async () => {
@@ -142,7 +159,9 @@ describeWithPostgres('a gateway whose Postgres stops answering or crashes (throu
       proxy.drop(how);
       answers.push(...(await askAll()));
     }
-    const wrong = answers.filter((a) => !(a.status === 200 || (a.status === 503 && a.retryAfter === '5' && (a.path === '/readyz' || a.code === 'SERVICE_UNAVAILABLE'))));
+    const wrong = answers.filter(
+      (a) => !(a.status === 200 || (a.status === 503 && a.retryAfter === '5' && (a.path === '/readyz' || a.code === 'SERVICE_UNAVAILABLE'))),
+    );
     expect(wrong).toEqual([]);
     expect(answers.filter((a) => a.status === 503).length).toBeGreaterThan(0);
     expect(await askAll()).toEqual(ENDPOINTS.map(served));

@@ -69,7 +69,13 @@ describe('a gateway whose SQLite file another process holds locked', () => {
   };
 
   beforeAll(async () => {
-    const config = loadConfig({ SQLITE_PATH: sqlitePath, BLOB_DIR: path.join(dir, 'blobs'), DEMO_CONTENT: 'off', DATABASE_STATEMENT_TIMEOUT_MS: '300', READINESS_TIMEOUT_MS: '500' });
+    const config = loadConfig({
+      SQLITE_PATH: sqlitePath,
+      BLOB_DIR: path.join(dir, 'blobs'),
+      DEMO_CONTENT: 'off',
+      DATABASE_STATEMENT_TIMEOUT_MS: '300',
+      READINESS_TIMEOUT_MS: '500',
+    });
     const seed = createDb({ sqlitePath });
     await migrateLatest(seed);
     const writer = new StagingWriter(seed);
@@ -77,12 +83,29 @@ describe('a gateway whose SQLite file another process holds locked', () => {
     const blob = await staging.blobs.put(Buffer.from('%PDF-1.4 a small deck'));
     await writer.putFiles([
       { file: htmlFile('test:a'), permissions: [{ type: 'USER', id: 'test:u1' }] },
-      { file: htmlFile('test:bin', { mime_type: 'application/pdf', body_html: null, blob_key: blob.key, sha256: blob.sha256, sha1: blob.sha1, size: blob.size }), permissions: [] },
+      {
+        file: htmlFile('test:bin', {
+          mime_type: 'application/pdf',
+          body_html: null,
+          blob_key: blob.key,
+          sha256: blob.sha256,
+          sha1: blob.sha1,
+          size: blob.size,
+        }),
+        permissions: [],
+      },
     ]);
     await writer.putUsers([user('test:u1')]);
     await writer.putGroups([{ group: group('test:g'), members: [{ type: 'USER', id: 'test:u1' }] }]);
     await seed.destroy();
-    const { app } = await createApp({ config, db: staging.db, blobs: staging.blobs, logger: pino({ level: 'silent' }), apiKeys: TEST_KEYS, skipTokenSecret: crypto.randomBytes(32).toString('hex') });
+    const { app } = await createApp({
+      config,
+      db: staging.db,
+      blobs: staging.blobs,
+      logger: pino({ level: 'silent' }),
+      apiKeys: TEST_KEYS,
+      skipTokenSecret: crypto.randomBytes(32).toString('hex'),
+    });
     ({ url, close } = await listenOnLoopback(app));
     // The gateway's connections open as it first serves; the lock is taken before they do.
     takeLock();

@@ -67,7 +67,19 @@ describe('a gateway whose Postgres cannot be reached', () => {
 
 describe('which errors say the database cannot be reached', () => {
   it('takes lost or refused connections, servers not taking work and pool timeouts; not a wrong statement', () => {
-    for (const code of ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'PROTOCOL_CONNECTION_LOST', '08006', '08001', '57P01', '57P03', '53300', 'SQLITE_BUSY']) {
+    for (const code of [
+      'ECONNREFUSED',
+      'ECONNRESET',
+      'ETIMEDOUT',
+      'ENOTFOUND',
+      'PROTOCOL_CONNECTION_LOST',
+      '08006',
+      '08001',
+      '57P01',
+      '57P03',
+      '53300',
+      'SQLITE_BUSY',
+    ]) {
       expect([code, isDatabaseUnavailable(Object.assign(new Error('x'), { code }))]).toEqual([code, true]);
     }
     expect(isDatabaseUnavailable(Object.assign(new Error('Knex: Timeout acquiring a connection.'), { name: 'KnexTimeoutError' }))).toBe(true);
@@ -103,9 +115,12 @@ describe('which errors a dying connection or a statement out of time raises (iss
 
   it('takes nothing else: another code (a wrong statement, a constraint, a bad password) is a 500', () => {
     const known = new Set(UNAVAILABLE);
-    const other = fc.string({ minLength: 1, maxLength: 24 }).filter((code) => !known.has(code) && !/^08[0-9A-Z]{3}$/.test(code) && !code.startsWith('SQLITE_BUSY'));
+    const other = fc
+      .string({ minLength: 1, maxLength: 24 })
+      .filter((code) => !known.has(code) && !/^08[0-9A-Z]{3}$/.test(code) && !code.startsWith('SQLITE_BUSY'));
     fc.assert(fc.property(other, (code) => !isDatabaseUnavailable(Object.assign(new Error('Connection terminated unexpectedly'), { code }))));
-    for (const code of ['28P01', '3D000', '42P01', '23505', '57P04', '40001', 'SQLITE_CORRUPT']) expect([code, isDatabaseUnavailable(Object.assign(new Error('x'), { code }))]).toEqual([code, false]);
+    for (const code of ['28P01', '3D000', '42P01', '23505', '57P04', '40001', 'SQLITE_CORRUPT'])
+      expect([code, isDatabaseUnavailable(Object.assign(new Error('x'), { code }))]).toEqual([code, false]);
   });
 
   it('takes a code-less driver error only where the driver reported a lost connection with it (marked), never by its text', () => {

@@ -69,7 +69,9 @@ describe.each(setups)('GET /v1/files/{id}/download on %s, blobs in the %s store'
     expect(res.headers['content-range']).toBe(`bytes */${bytes.length}`);
     expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(res.headers['content-disposition']).toBeUndefined();
-    expect(res.body).toEqual({ error: { code: 'RANGE_NOT_SATISFIABLE', message: `The range bytes=${bytes.length + 5}- is outside the file, which has ${bytes.length} bytes.` } });
+    expect(res.body).toEqual({
+      error: { code: 'RANGE_NOT_SATISFIABLE', message: `The range bytes=${bytes.length + 5}- is outside the file, which has ${bytes.length} bytes.` },
+    });
     const head = await gw.send('head', url, { ...AUTH, Range: `bytes=${bytes.length + 5}-` });
     expect([head.status, head.headers['content-range']]).toEqual([416, `bytes */${bytes.length}`]);
     const whole = await fetch(`${gw.url}${url}`, { headers: { ...AUTH, Range: 'pages=1-2' } });

@@ -28,11 +28,31 @@ describe('downloads on one keep-alive connection, served by `serve`', () => {
 
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-keep-alive-'));
-    const env = { SQLITE_PATH: path.join(dir, 'gw.sqlite'), BLOB_DIR: path.join(dir, 'blobs'), GATEWAY_API_KEY: KEY, DEMO_CONTENT: 'off', LOG_LEVEL: 'warn', PORT: '0', HOST: '127.0.0.1' };
+    const env = {
+      SQLITE_PATH: path.join(dir, 'gw.sqlite'),
+      BLOB_DIR: path.join(dir, 'blobs'),
+      GATEWAY_API_KEY: KEY,
+      DEMO_CONTENT: 'off',
+      LOG_LEVEL: 'warn',
+      PORT: '0',
+      HOST: '127.0.0.1',
+    };
     const db = createDb({ sqlitePath: env.SQLITE_PATH });
     await migrateLatest(db);
     const blob = await new FsBlobStore(env.BLOB_DIR).put(bytes);
-    await new StagingWriter(db).putFiles([{ file: htmlFile('test:deck', { mime_type: 'application/pdf', body_html: null, blob_key: blob.key, sha256: blob.sha256, sha1: blob.sha1, size: blob.size }), permissions: [] }]);
+    await new StagingWriter(db).putFiles([
+      {
+        file: htmlFile('test:deck', {
+          mime_type: 'application/pdf',
+          body_html: null,
+          blob_key: blob.key,
+          sha256: blob.sha256,
+          sha1: blob.sha1,
+          size: blob.size,
+        }),
+        permissions: [],
+      },
+    ]);
     await db.destroy();
     server = startCli(['serve'], env);
     const line = await server.waitForLine((l) => /listening on http:\/\/localhost:\d+/.test(l), 'the gateway listening');
@@ -48,7 +68,12 @@ describe('downloads on one keep-alive connection, served by `serve`', () => {
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     try {
       const sockets = new Set<unknown>();
-      const variants: Array<Record<string, string>> = [{}, { Range: 'bytes=0-99' }, { 'If-None-Match': `"${crypto.createHash('sha256').update(bytes).digest('hex')}"` }, {}];
+      const variants: Array<Record<string, string>> = [
+        {},
+        { Range: 'bytes=0-99' },
+        { 'If-None-Match': `"${crypto.createHash('sha256').update(bytes).digest('hex')}"` },
+        {},
+      ];
       for (let i = 0; i < 200; i++) {
         const headers = { Authorization: `Bearer ${KEY}`, ...variants[i % variants.length] };
         const { status, length } = await new Promise<{ status: number; length: number }>((resolve, reject) => {
@@ -85,10 +110,12 @@ describe('downloads on one keep-alive connection, served by `serve`', () => {
     };
     if (!fs.existsSync(`/proc/${server.pid}/fd`)) return; // Linux only
     const abandoned = await Promise.all(
-      Array.from({ length: 10 }, () =>
-        new Promise<http.IncomingMessage>((resolve, reject) => {
-          http.get(`${base}/v1/files/test%3Adeck/download`, { headers: { Authorization: `Bearer ${KEY}` } }, resolve).on('error', reject);
-        }),
+      Array.from(
+        { length: 10 },
+        () =>
+          new Promise<http.IncomingMessage>((resolve, reject) => {
+            http.get(`${base}/v1/files/test%3Adeck/download`, { headers: { Authorization: `Bearer ${KEY}` } }, resolve).on('error', reject);
+          }),
       ),
     );
     for (const res of abandoned) res.destroy();

@@ -23,11 +23,14 @@ describe.each(setups)('a download whose content the blob store lost, on %s, blob
   let gw: TestGateway;
   const stage = async (id: string, bytes: Buffer) => {
     const blob = await gw.blobs.put(bytes);
-    await gw.writer.putFiles([{ file: htmlFile(id, { mime_type: PDF, body_html: null, blob_key: blob.key, sha256: blob.sha256, sha1: blob.sha1, size: blob.size }), permissions: [] }]);
+    await gw.writer.putFiles([
+      { file: htmlFile(id, { mime_type: PDF, body_html: null, blob_key: blob.key, sha256: blob.sha256, sha1: blob.sha1, size: blob.size }), permissions: [] },
+    ]);
     return blob;
   };
   const scrape = async () => (await fetch(`${gw.url}/metrics`, { headers: { Authorization: `Bearer ${METRICS_TOKEN}` } })).text();
-  const unavailable = (text: string, reason: string) => Number(new RegExp(`content_gateway_download_content_unavailable_total\\{reason="${reason}"\\} (\\d+)`).exec(text)?.[1] ?? 0);
+  const unavailable = (text: string, reason: string) =>
+    Number(new RegExp(`content_gateway_download_content_unavailable_total\\{reason="${reason}"\\} (\\d+)`).exec(text)?.[1] ?? 0);
   /** Log lines that name the file (the request log line names only the URL). */
   const linesAbout = (id: string) =>
     gw.logLines.map((l) => JSON.parse(l) as { msg: string; level: number; err?: { fileId?: string; reason?: string } }).filter((l) => l.err?.fileId === id);
@@ -74,7 +77,9 @@ describe.each(setups)('a download whose content the blob store lost, on %s, blob
       const { content_id: contentId } = (await gw.database.db('blobs').where({ key: blob.key }).first('content_id')) as { content_id: string };
       await gw.database.db('blob_chunks').where({ content_id: contentId, seq: 2 }).delete();
       const before = unavailable(await scrape(), 'read_failed');
-      const cut = await new Promise<http.IncomingMessage>((resolve, reject) => http.get(`${gw.url}/v1/files/test%3Aholes/download`, { headers: AUTH }, resolve).on('error', reject));
+      const cut = await new Promise<http.IncomingMessage>((resolve, reject) =>
+        http.get(`${gw.url}/v1/files/test%3Aholes/download`, { headers: AUTH }, resolve).on('error', reject),
+      );
       expect(cut.statusCode).toBe(200);
       expect(await readRest(cut)).toBeLessThan(blob.size);
       await gw.database.db('blob_chunks').where({ content_id: contentId, seq: 0 }).delete();

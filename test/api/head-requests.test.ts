@@ -18,7 +18,17 @@ describe.each(databaseKinds)('HEAD on %s', (kind) => {
     const blob = await gw.blobs.put(bytes);
     await gw.writer.putFiles([
       { file: htmlFile('test:article'), permissions: [{ type: 'GROUP', id: 'test:team' }] },
-      { file: htmlFile('test:deck', { mime_type: 'application/pdf', body_html: null, blob_key: blob.key, sha256: blob.sha256, sha1: blob.sha1, size: blob.size }), permissions: [] },
+      {
+        file: htmlFile('test:deck', {
+          mime_type: 'application/pdf',
+          body_html: null,
+          blob_key: blob.key,
+          sha256: blob.sha256,
+          sha1: blob.sha1,
+          size: blob.size,
+        }),
+        permissions: [],
+      },
     ]);
     await gw.writer.putUsers([user('test:ada')]);
     await gw.writer.putGroups([{ group: group('test:team'), members: [{ type: 'USER', id: 'test:ada' }] }]);

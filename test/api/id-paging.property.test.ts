@@ -23,7 +23,35 @@ const LONGEST_LINK = '/v1/files/'.length + MAX_ID_LENGTH + '/permissions?$top=99
 // ---------------------------------------------------------------- ids as each adapter forms them
 
 /** Characters of 1 to 4 UTF-8 bytes, reserved ones that percent-encoding triples, quotes, and a few the raw form cannot carry. */
-const UNIT = fc.constantFrom('a', 'Z', '7', '-', '_', '.', '~', ' ', ':', '/', '%', '+', "'", '"', '&', '=', '@', '(', 'é', 'ß', '中', '語', '😀', '\u00a0', '?', '#', '\\');
+const UNIT = fc.constantFrom(
+  'a',
+  'Z',
+  '7',
+  '-',
+  '_',
+  '.',
+  '~',
+  ' ',
+  ':',
+  '/',
+  '%',
+  '+',
+  "'",
+  '"',
+  '&',
+  '=',
+  '@',
+  '(',
+  'é',
+  'ß',
+  '中',
+  '語',
+  '😀',
+  '\u00a0',
+  '?',
+  '#',
+  '\\',
+);
 const text = (minLength: number, maxLength: number) => fc.string({ unit: UNIT, minLength, maxLength }).filter((s) => s.trim() !== '');
 
 /** Lengths around every limit an id met: 1,024 characters percent-encoded (the rule), 1,024 decoded, 2,900 bytes, 4,096 and 8,192. */
@@ -32,10 +60,12 @@ const PAD_UNITS = ['x', '/', 'é', '中', '😀', 'folder/'] as const;
 
 /** `base` with a run of one unit after it, sized so that `<source>:<id>` percent-encoded lands near a limit. */
 function nearLimit(source: string, base: string): fc.Arbitrary<string> {
-  return fc.record({ unit: fc.constantFrom(...PAD_UNITS), target: fc.constantFrom(...TARGETS), jitter: fc.integer({ min: -2, max: 2 }) }).map(({ unit, target, jitter }) => {
-    const room = target + jitter - encodeURIComponent(`${source}:${base}`).length;
-    return `${base}${unit.repeat(Math.max(0, Math.floor(room / encodeURIComponent(unit).length)))}`;
-  });
+  return fc
+    .record({ unit: fc.constantFrom(...PAD_UNITS), target: fc.constantFrom(...TARGETS), jitter: fc.integer({ min: -2, max: 2 }) })
+    .map(({ unit, target, jitter }) => {
+      const room = target + jitter - encodeURIComponent(`${source}:${base}`).length;
+      return `${base}${unit.repeat(Math.max(0, Math.floor(room / encodeURIComponent(unit).length)))}`;
+    });
 }
 
 interface Shape {
@@ -46,7 +76,12 @@ interface Shape {
   user: fc.Arbitrary<string>;
 }
 
-const fsPath = fc.array(text(1, 12).filter((s) => s !== '.' && s !== '..' && !s.includes('/')), { minLength: 1, maxLength: 4 }).map((parts) => parts.join('/'));
+const fsPath = fc
+  .array(
+    text(1, 12).filter((s) => s !== '.' && s !== '..' && !s.includes('/')),
+    { minLength: 1, maxLength: 4 },
+  )
+  .map((parts) => parts.join('/'));
 const digits = fc.stringMatching(/^[1-9][0-9]{0,19}$/);
 const sqlKey = fc.oneof(text(1, 30), fc.integer(), fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n })).map((v) => idText(v) as string);
 
@@ -54,7 +89,12 @@ const sqlKey = fc.oneof(text(1, 30), fc.integer(), fc.bigInt({ min: -(2n ** 63n)
 const SHAPES: readonly Shape[] = [
   {
     source: 'fs',
-    file: fc.oneof(fsPath, fsPath.chain((p) => nearLimit('fs', `${p}/`))).map((p) => toNativeId(p.replace(/\/+$/, '') || 'x')),
+    file: fc
+      .oneof(
+        fsPath,
+        fsPath.chain((p) => nearLimit('fs', `${p}/`)),
+      )
+      .map((p) => toNativeId(p.replace(/\/+$/, '') || 'x')),
     group: fc.oneof(text(1, 20), nearLimit('fs', 'team-')),
     user: text(1, 20),
   },
@@ -64,9 +104,22 @@ const SHAPES: readonly Shape[] = [
     group: fc.oneof(digits.map(groupId.project), digits.map(groupId.team), digits.map(groupId.workspaceMembers), digits.map(groupId.portfolio)),
     user: digits,
   },
-  { source: 'sql', file: fc.oneof(sqlKey, sqlKey.chain((k) => nearLimit('sql', k))), group: fc.oneof(sqlKey, nearLimit('sql', 'g')), user: sqlKey },
+  {
+    source: 'sql',
+    file: fc.oneof(
+      sqlKey,
+      sqlKey.chain((k) => nearLimit('sql', k)),
+    ),
+    group: fc.oneof(sqlKey, nearLimit('sql', 'g')),
+    user: sqlKey,
+  },
   // A scaffolded adapter (templates/adapter) takes its source's `item.id` as it is; its name may be 32 characters.
-  { source: 'a-freshly-scaffolded-source-name', file: fc.oneof(text(1, 40), nearLimit('a-freshly-scaffolded-source-name', 'item-')), group: fc.oneof(text(1, 20), nearLimit('a-freshly-scaffolded-source-name', 'g-')), user: text(1, 20) },
+  {
+    source: 'a-freshly-scaffolded-source-name',
+    file: fc.oneof(text(1, 40), nearLimit('a-freshly-scaffolded-source-name', 'item-')),
+    group: fc.oneof(text(1, 20), nearLimit('a-freshly-scaffolded-source-name', 'g-')),
+    user: text(1, 20),
+  },
 ];
 
 interface SourcePlan {
@@ -76,20 +129,22 @@ interface SourcePlan {
   user: string;
 }
 
-const planArb: fc.Arbitrary<SourcePlan[]> = fc
-  .subarray([...SHAPES], { minLength: 1, maxLength: 3 })
-  .chain((shapes) =>
-    fc.tuple(
-      ...shapes.map((shape) =>
-        fc.record({
-          source: fc.constant(shape.source),
-          files: fc.uniqueArray(fc.record({ nativeId: shape.file, binary: fc.boolean(), run: fc.integer({ min: 0, max: 2 }) }), { minLength: 1, maxLength: 5, selector: (f) => f.nativeId }),
-          groups: fc.uniqueArray(shape.group, { minLength: 1, maxLength: 2 }),
-          user: shape.user,
+const planArb: fc.Arbitrary<SourcePlan[]> = fc.subarray([...SHAPES], { minLength: 1, maxLength: 3 }).chain((shapes) =>
+  fc.tuple(
+    ...shapes.map((shape) =>
+      fc.record({
+        source: fc.constant(shape.source),
+        files: fc.uniqueArray(fc.record({ nativeId: shape.file, binary: fc.boolean(), run: fc.integer({ min: 0, max: 2 }) }), {
+          minLength: 1,
+          maxLength: 5,
+          selector: (f) => f.nativeId,
         }),
-      ),
+        groups: fc.uniqueArray(shape.group, { minLength: 1, maxLength: 2 }),
+        user: shape.user,
+      }),
     ),
-  );
+  ),
+);
 
 // ---------------------------------------------------------------- query options the contract allows
 
@@ -99,10 +154,18 @@ interface Listed {
   status: string;
 }
 
-type Clause = { kind: 'modified'; op: 'eq' | 'gt' | 'ge' | 'lt' | 'le'; at: string; spelling: 'Z' | 'offset' | 'quoted' } | { kind: 'status'; value: 'active' | 'deleted' } | { kind: 'id'; index: number };
+type Clause =
+  | { kind: 'modified'; op: 'eq' | 'gt' | 'ge' | 'lt' | 'le'; at: string; spelling: 'Z' | 'offset' | 'quoted' }
+  | { kind: 'status'; value: 'active' | 'deleted' }
+  | { kind: 'id'; index: number };
 
 const clauseArb: fc.Arbitrary<Clause> = fc.oneof(
-  fc.record({ kind: fc.constant('modified' as const), op: fc.constantFrom('eq' as const, 'gt' as const, 'ge' as const, 'lt' as const, 'le' as const), at: fc.constantFrom(...[0, 1, 2, 3].map(runTime)), spelling: fc.constantFrom('Z' as const, 'offset' as const, 'quoted' as const) }),
+  fc.record({
+    kind: fc.constant('modified' as const),
+    op: fc.constantFrom('eq' as const, 'gt' as const, 'ge' as const, 'lt' as const, 'le' as const),
+    at: fc.constantFrom(...[0, 1, 2, 3].map(runTime)),
+    spelling: fc.constantFrom('Z' as const, 'offset' as const, 'quoted' as const),
+  }),
   fc.record({ kind: fc.constant('status' as const), value: fc.constantFrom('active' as const, 'deleted' as const) }),
   fc.record({ kind: fc.constant('id' as const), index: fc.nat() }),
 );
@@ -217,7 +280,13 @@ async function followAll(gw: TestGateway, first: { value: unknown; next?: string
   return ids;
 }
 
-async function readThrough(gw: TestGateway, client: Client, operation: 'listFilePermissions' | 'listGroupMembers', id: string, pick: (value: unknown) => Array<{ id: string }>): Promise<string[]> {
+async function readThrough(
+  gw: TestGateway,
+  client: Client,
+  operation: 'listFilePermissions' | 'listGroupMembers',
+  id: string,
+  pick: (value: unknown) => Array<{ id: string }>,
+): Promise<string[]> {
   const answer = await sendReading(gw.url, client, { operation, id }, '?$top=1');
   expect([client, operation, id.slice(0, 80), answer.status]).toEqual([client, operation, id.slice(0, 80), 200]);
   const body = JSON.parse(answer.text) as { value: unknown; '@odata.nextLink'?: string };
@@ -229,7 +298,8 @@ const entries = (value: unknown) => (value as { permissions: Array<{ id: string 
 const members = (value: unknown) => value as Array<{ id: string }>;
 
 async function clearStaging(gw: TestGateway): Promise<void> {
-  for (const table of ['file_permissions', 'group_members', 'files', 'groups', 'users', 'people', 'sync_checkpoints', 'sync_seen', 'sync_runs']) await gw.database.db(table).delete();
+  for (const table of ['file_permissions', 'group_members', 'files', 'groups', 'users', 'people', 'sync_checkpoints', 'sync_seen', 'sync_runs'])
+    await gw.database.db(table).delete();
 }
 
 /** Syncs each source in three runs a minute apart (a file joins in its `run`), so files' last changes differ. */
@@ -238,11 +308,26 @@ async function syncPlan(gw: TestGateway, plan: readonly SourcePlan[]): Promise<v
     const source = new ScriptedSource(s.source).putUser({ nativeId: s.user, email: `user@${s.source}.example`, active: true });
     const [first, ...rest] = s.groups;
     source.putGroup({ nativeId: first as string, name: 'First', members: [{ type: 'USER', nativeId: s.user }] });
-    for (const g of rest) source.putGroup({ nativeId: g, name: 'Other', members: [{ type: 'GROUP', nativeId: first as string }, { type: 'USER', nativeId: s.user }] });
-    const access: AccessEntry[] = [{ type: 'GROUP', nativeId: first as string }, { type: 'USER', nativeId: s.user }];
+    for (const g of rest)
+      source.putGroup({
+        nativeId: g,
+        name: 'Other',
+        members: [
+          { type: 'GROUP', nativeId: first as string },
+          { type: 'USER', nativeId: s.user },
+        ],
+      });
+    const access: AccessEntry[] = [
+      { type: 'GROUP', nativeId: first as string },
+      { type: 'USER', nativeId: s.user },
+    ];
     for (let run = 0; run < 3; run++) {
       for (const f of s.files.filter((file) => file.run === run)) source.putFile(fileOf(f, access));
-      const summary = await runSync(source, { db: gw.database.db, blobs: gw.blobs, logger, now: () => new Date(runTime(run)) }, { mode: 'full', allowMassDelete: true });
+      const summary = await runSync(
+        source,
+        { db: gw.database.db, blobs: gw.blobs, logger, now: () => new Date(runTime(run)) },
+        { mode: 'full', allowMassDelete: true },
+      );
       expect(summary).toMatchObject({ status: 'succeeded', counts: { failed: 0 } });
     }
   }
@@ -251,10 +336,14 @@ async function syncPlan(gw: TestGateway, plan: readonly SourcePlan[]): Promise<v
 function fileOf(f: { nativeId: string; binary: boolean }, access: AccessEntry[]): FileRecord {
   const common = { nativeId: f.nativeId, name: 'A file', externalUrl: 'https://src.example/file', access };
   if (!f.binary) return { ...common, mimeType: 'text/html', content: { kind: 'html', html: '<p>page</p>' } };
-  return { ...common, mimeType: 'text/plain', content: { kind: 'binary', open: async () => Readable.from([Buffer.from(`bytes of ${f.nativeId}`)]), version: 'v1' } };
+  return {
+    ...common,
+    mimeType: 'text/plain',
+    content: { kind: 'binary', open: async () => Readable.from([Buffer.from(`bytes of ${f.nativeId}`)]), version: 'v1' },
+  };
 }
 
-describe.each(databaseKinds)('ids of every adapter\'s shapes and contract-valid query options, on %s', (kind) => {
+describe.each(databaseKinds)("ids of every adapter's shapes and contract-valid query options, on %s", (kind) => {
   let gw: TestGateway;
   beforeAll(async () => {
     gw = await startTestGateway(kind, { maxUrlLength: MAX_URL_LENGTH });
@@ -297,7 +386,12 @@ describe.each(databaseKinds)('ids of every adapter\'s shapes and contract-valid 
         for (const o of queries) {
           const { text: filter, clauses } = filterText(o, all);
           const select = selectText(o);
-          const query = [`$top=${o.top}`, ...(o.orderby ? [`$orderby=${encodeURIComponent(o.orderby)}`] : []), ...(filter ? [`$filter=${encodeURIComponent(filter)}`] : []), ...(select ? [`$select=${encodeURIComponent(select)}`] : [])].join('&');
+          const query = [
+            `$top=${o.top}`,
+            ...(o.orderby ? [`$orderby=${encodeURIComponent(o.orderby)}`] : []),
+            ...(filter ? [`$filter=${encodeURIComponent(filter)}`] : []),
+            ...(select ? [`$select=${encodeURIComponent(select)}`] : []),
+          ].join('&');
           const first = `/v1/files?${query}`;
           // The client's own URL may be too long for the gateway (a long id in `$filter`): that is the 414 the contract documents.
           if (first.length > MAX_URL_LENGTH) {
@@ -306,7 +400,11 @@ describe.each(databaseKinds)('ids of every adapter\'s shapes and contract-valid 
           }
           const res = await gw.get(first, AUTH);
           expect([first.slice(0, 200), res.status, res.body.error]).toEqual([first.slice(0, 200), 200, undefined]);
-          const crawled = await followAll(gw, { value: res.body.value, ...(res.body['@odata.nextLink'] ? { next: res.body['@odata.nextLink'] } : {}) }, fileItems);
+          const crawled = await followAll(
+            gw,
+            { value: res.body.value, ...(res.body['@odata.nextLink'] ? { next: res.body['@odata.nextLink'] } : {}) },
+            fileItems,
+          );
           expect([first.slice(0, 200), crawled]).toEqual([first.slice(0, 200), expected(o, clauses, all)]);
         }
       }),
@@ -315,13 +413,49 @@ describe.each(databaseKinds)('ids of every adapter\'s shapes and contract-valid 
         examples: [
           // A deep folder of about 3,000 bytes and 2,900 bytes of CJK among short ids, read one per page with a long filter and select.
           [
-            [{ source: 'fs', files: [{ nativeId: `${'a-deeply-named-folder/'.repeat(136)}plan.pdf`, binary: true, run: 0 }, { nativeId: 'a.html', binary: false, run: 1 }, { nativeId: `${'中'.repeat(966)}.txt`, binary: true, run: 2 }, { nativeId: 'z.html', binary: false, run: 0 }], groups: [`team/${'x'.repeat(1100)}`, 'eng'], user: 'ana' }],
-            [{ top: 1, orderby: 'last_modified_datetime', clauses: [{ kind: 'modified', op: 'ge', at: runTime(0), spelling: 'Z' }, { kind: 'status', value: 'active' }], filterLength: 2048, parenthesised: true, select: ['name', 'content'], selectLength: 1024 }],
+            [
+              {
+                source: 'fs',
+                files: [
+                  { nativeId: `${'a-deeply-named-folder/'.repeat(136)}plan.pdf`, binary: true, run: 0 },
+                  { nativeId: 'a.html', binary: false, run: 1 },
+                  { nativeId: `${'中'.repeat(966)}.txt`, binary: true, run: 2 },
+                  { nativeId: 'z.html', binary: false, run: 0 },
+                ],
+                groups: [`team/${'x'.repeat(1100)}`, 'eng'],
+                user: 'ana',
+              },
+            ],
+            [
+              {
+                top: 1,
+                orderby: 'last_modified_datetime',
+                clauses: [
+                  { kind: 'modified', op: 'ge', at: runTime(0), spelling: 'Z' },
+                  { kind: 'status', value: 'active' },
+                ],
+                filterLength: 2048,
+                parenthesised: true,
+                select: ['name', 'content'],
+                selectLength: 1024,
+              },
+            ],
             'python',
           ],
           // Ids just either side of the line, from the longest adapter name; one ends in a space.
           [
-            [{ source: 'a-freshly-scaffolded-source-name', files: [{ nativeId: 'a ', binary: false, run: 0 }, { nativeId: 'x'.repeat(1024 - 40), binary: true, run: 1 }, { nativeId: 'x'.repeat(1024 - 39), binary: false, run: 2 }], groups: [`g-${'é'.repeat(164)}`], user: '7' }],
+            [
+              {
+                source: 'a-freshly-scaffolded-source-name',
+                files: [
+                  { nativeId: 'a ', binary: false, run: 0 },
+                  { nativeId: 'x'.repeat(1024 - 40), binary: true, run: 1 },
+                  { nativeId: 'x'.repeat(1024 - 39), binary: false, run: 2 },
+                ],
+                groups: [`g-${'é'.repeat(164)}`],
+                user: '7',
+              },
+            ],
             [{ top: 1, orderby: 'id desc', clauses: [{ kind: 'id', index: 1 }], filterLength: 0, parenthesised: false, select: [], selectLength: 0 }],
             'fetch',
           ],

@@ -25,8 +25,17 @@ describe.each(databaseKinds)('identities on %s', (kind) => {
     ]);
     // all ⊃ eng ⊃ platform ⊃ ana; members are direct only.
     await gw.writer.putGroups([
-      { group: group('test:all'), members: [{ type: 'GROUP', id: 'test:eng' }, { type: 'USER', id: 'test:bo' }] },
-      { group: group('test:eng'), members: [{ type: 'GROUP', id: 'test:platform' }, ...Array.from({ length: 6 }, (_, i) => ({ type: 'USER' as const, id: `test:u${i}` }))] },
+      {
+        group: group('test:all'),
+        members: [
+          { type: 'GROUP', id: 'test:eng' },
+          { type: 'USER', id: 'test:bo' },
+        ],
+      },
+      {
+        group: group('test:eng'),
+        members: [{ type: 'GROUP', id: 'test:platform' }, ...Array.from({ length: 6 }, (_, i) => ({ type: 'USER' as const, id: `test:u${i}` }))],
+      },
       { group: group('test:platform', { name: null }), members: [{ type: 'USER', id: 'test:ana' }] },
       { group: group('test:empty'), members: [] },
     ]);
@@ -36,7 +45,14 @@ describe.each(databaseKinds)('identities on %s', (kind) => {
   it('GET /v1/users lists users with id, primary_email_addr, full_name and Active/Inactive state', async () => {
     const users = await crawlValues(gw, '/v1/users?$top=2');
     expect(users).toEqual([
-      { id: 'test:ana', primary_email_addr: 'testana@example.com', full_name: 'User test:ana', state: 'Active', last_modified_datetime: at(3), metadata: { title: 'Engineer' } },
+      {
+        id: 'test:ana',
+        primary_email_addr: 'testana@example.com',
+        full_name: 'User test:ana',
+        state: 'Active',
+        last_modified_datetime: at(3),
+        metadata: { title: 'Engineer' },
+      },
       { id: 'test:bo', primary_email_addr: 'testbo@example.com', full_name: 'User test:bo', state: 'Inactive', last_modified_datetime: at(1) },
       { id: 'test:chen', primary_email_addr: 'testchen@example.com', state: 'Active', last_modified_datetime: at(2) },
     ]);

@@ -70,12 +70,34 @@ describe.each(databaseKinds)('ids of any length, synced and crawled through the 
     const source = new ScriptedSource('src')
       .putUser({ nativeId: 'ana', email: 'ana@example.com', active: true })
       .putUser({ nativeId: 'bo', email: 'bo@example.com', active: true })
-      .putGroup({ nativeId: LONG_GROUP, name: 'Long', members: [{ type: 'USER', nativeId: 'ana' }, { type: 'USER', nativeId: 'bo' }] })
-      .putGroup({ nativeId: 'short', name: 'Short', members: [{ type: 'GROUP', nativeId: LONG_GROUP }, { type: 'USER', nativeId: 'bo' }] });
-    const access: AccessEntry[] = [{ type: 'GROUP', nativeId: LONG_GROUP }, { type: 'GROUP', nativeId: 'short' }, { type: 'USER', nativeId: 'ana' }];
+      .putGroup({
+        nativeId: LONG_GROUP,
+        name: 'Long',
+        members: [
+          { type: 'USER', nativeId: 'ana' },
+          { type: 'USER', nativeId: 'bo' },
+        ],
+      })
+      .putGroup({
+        nativeId: 'short',
+        name: 'Short',
+        members: [
+          { type: 'GROUP', nativeId: LONG_GROUP },
+          { type: 'USER', nativeId: 'bo' },
+        ],
+      });
+    const access: AccessEntry[] = [
+      { type: 'GROUP', nativeId: LONG_GROUP },
+      { type: 'GROUP', nativeId: 'short' },
+      { type: 'USER', nativeId: 'ana' },
+    ];
     // Three runs a minute apart, so the files' last changes differ and both orders interleave them.
     let clock = Date.parse('2026-05-01T00:00:00Z');
-    for (const names of [['deep', 'first', 'emoji'], ['cjk', 'last', 'under1024'], ['over1024', 'quoted']]) {
+    for (const names of [
+      ['deep', 'first', 'emoji'],
+      ['cjk', 'last', 'under1024'],
+      ['over1024', 'quoted'],
+    ]) {
       for (const name of names) source.putFile(fileRecord(name, access));
       clock += 60_000;
       const summary = await runSync(source, { db: gw.database.db, blobs: gw.blobs, logger, now: () => new Date(clock) }, { mode: 'full' });
@@ -84,12 +106,15 @@ describe.each(databaseKinds)('ids of any length, synced and crawled through the 
   });
   afterAll(() => gw.close());
 
-  it.each(['', 'id', 'id desc', 'last_modified_datetime', 'last_modified_datetime desc'])('lists every file, one per page and three per page, ordered by %j, every nextLink accepted', async (orderby) => {
-    for (const top of [1, 3]) {
-      const listed = await crawl(gw, `/v1/files?$top=${top}${orderby ? `&$orderby=${encodeURIComponent(orderby)}` : ''}`, files);
-      expect([orderby, top, listed.map((f) => f.name).sort()]).toEqual([orderby, top, Object.keys(NATIVE).sort()]);
-    }
-  });
+  it.each(['', 'id', 'id desc', 'last_modified_datetime', 'last_modified_datetime desc'])(
+    'lists every file, one per page and three per page, ordered by %j, every nextLink accepted',
+    async (orderby) => {
+      for (const top of [1, 3]) {
+        const listed = await crawl(gw, `/v1/files?$top=${top}${orderby ? `&$orderby=${encodeURIComponent(orderby)}` : ''}`, files);
+        expect([orderby, top, listed.map((f) => f.name).sort()]).toEqual([orderby, top, Object.keys(NATIVE).sort()]);
+      }
+    },
+  );
 
   it('serves an id as <source>:<native id> up to 1,024 characters percent-encoded, and as <source>:~<SHA-256 of the native id> beyond', async () => {
     const listed = await crawl(gw, '/v1/files', files);
@@ -123,7 +148,7 @@ describe.each(databaseKinds)('ids of any length, synced and crawled through the 
     }
   });
 
-  it('reads every listed group\'s members and every user, with ids encoded or raw, one per page', async () => {
+  it("reads every listed group's members and every user, with ids encoded or raw, one per page", async () => {
     const groups = await crawl(gw, '/v1/groups?$top=1', members);
     expect(groups).toHaveLength(2);
     for (const group of groups) {

@@ -8,7 +8,9 @@ describe('GET /metrics', () => {
   beforeAll(async () => {
     gw = await startTestGateway('sqlite', { metricsToken: METRICS_TOKEN });
     await gw.writer.putFiles([htmlFile('test:a'), htmlFile('test:b', { status: 'deleted' })].map((file) => ({ file, permissions: [] })));
-    await gw.database.db('sync_runs').insert({ source: 'test', mode: 'full', status: 'succeeded', started_at: '2026-01-01T00:00:00.000Z', counts: JSON.stringify({ added: 2, failed: 0 }) });
+    await gw.database
+      .db('sync_runs')
+      .insert({ source: 'test', mode: 'full', status: 'succeeded', started_at: '2026-01-01T00:00:00.000Z', counts: JSON.stringify({ added: 2, failed: 0 }) });
   });
   afterAll(() => gw.close());
 

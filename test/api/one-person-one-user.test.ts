@@ -33,7 +33,14 @@ describe.each(databaseKinds)('one person, one user (%s staging, through the gate
     const alpha = new ScriptedSource('alpha')
       .putUser({ nativeId: 'ana', email: 'Ana.Lima@Example.com', fullName: 'Ana Lima', active: true })
       .putUser({ nativeId: 'bo', email: 'bo@example.com', active: true })
-      .putGroup({ nativeId: 'eng', name: 'Eng', members: [{ type: 'USER', nativeId: 'ana' }, { type: 'USER', nativeId: 'bo' }] })
+      .putGroup({
+        nativeId: 'eng',
+        name: 'Eng',
+        members: [
+          { type: 'USER', nativeId: 'ana' },
+          { type: 'USER', nativeId: 'bo' },
+        ],
+      })
       .html('direct', '<p>a</p>', [{ type: 'USER', nativeId: 'ana' }])
       .html('team', '<p>t</p>', [{ type: 'GROUP', nativeId: 'eng' }]);
     const beta = new ScriptedSource('beta')
@@ -63,10 +70,12 @@ describe.each(databaseKinds)('one person, one user (%s staging, through the gate
     expect(ana?.id).toMatch(PATH_SAFE_PERSON);
     const anaId = ana?.id as string;
 
-    const permissions = async (id: string) => ((await gw.get(`/v1/files/${id}/permissions`, AUTH)).body.value.permissions as Array<{ id: string; type: string }>).map((p) => `${p.type} ${p.id}`);
+    const permissions = async (id: string) =>
+      ((await gw.get(`/v1/files/${id}/permissions`, AUTH)).body.value.permissions as Array<{ id: string; type: string }>).map((p) => `${p.type} ${p.id}`);
     expect(await permissions('alpha:direct')).toEqual([`USER ${anaId}`]);
     expect(await permissions('beta:shared')).toEqual([`USER ${anaId}`]);
-    const members = async (id: string) => ((await gw.get(`/v1/groups/${id}/members`, AUTH)).body.value as Array<{ id: string; type: string }>).map((m) => `${m.type} ${m.id}`);
+    const members = async (id: string) =>
+      ((await gw.get(`/v1/groups/${id}/members`, AUTH)).body.value as Array<{ id: string; type: string }>).map((m) => `${m.type} ${m.id}`);
     expect(await members('beta:all')).toEqual([`USER ${anaId}`]);
     expect(await members('alpha:eng')).toContain(`USER ${anaId}`);
     // The raw id works in a path as it is, and `$filter` finds the one user.
@@ -82,7 +91,9 @@ describe.each(databaseKinds)('one person, one user (%s staging, through the gate
 
     alpha.users.delete('ana'); // gone from Alpha's directory; its access list still names her
     await sync(alpha);
-    const [ana] = ((await gw.get('/v1/users', AUTH)).body.value as Array<{ id: string; primary_email_addr: string; state: string }>).filter((u) => u.primary_email_addr === 'ana.LIMA@example.COM');
+    const [ana] = ((await gw.get('/v1/users', AUTH)).body.value as Array<{ id: string; primary_email_addr: string; state: string }>).filter(
+      (u) => u.primary_email_addr === 'ana.LIMA@example.COM',
+    );
     expect(ana).toMatchObject({ state: 'Active' }); // still active in Beta, now spoken for by Beta's account
     expect(await emailsWhoSee('beta:shared')).toEqual([ana?.primary_email_addr]);
     expect(await emailsWhoSee('beta:via-group')).toEqual([ana?.primary_email_addr]);
@@ -101,7 +112,9 @@ describe.each(databaseKinds)('one person, one user (%s staging, through the gate
 
     beta.putUser({ nativeId: '7', email: 'ANA.LIMA@example.com', active: true }); // back, another spelling again
     await sync(beta, 'auto');
-    expect(((await gw.get('/v1/users', AUTH)).body.value as Array<{ id: string; state: string }>).find((u) => u.id === ana?.id)).toMatchObject({ state: 'Active' });
+    expect(((await gw.get('/v1/users', AUTH)).body.value as Array<{ id: string; state: string }>).find((u) => u.id === ana?.id)).toMatchObject({
+      state: 'Active',
+    });
     expect(await emailsWhoSee('beta:shared')).toEqual(['ANA.LIMA@example.com']);
   });
 
@@ -126,8 +139,18 @@ describe.each(databaseKinds)('one person, one user (%s staging, through the gate
     const alpha = new ScriptedSource('alpha')
       .putUser({ nativeId: 'a1', email: 'dee@example.com', active: true })
       .putUser({ nativeId: 'a2', email: 'DEE@example.com', active: true })
-      .putGroup({ nativeId: 'g', members: [{ type: 'USER', nativeId: 'a1' }, { type: 'USER', nativeId: 'a2' }] })
-      .html('both', '<p>b</p>', [{ type: 'USER', nativeId: 'a1' }, { type: 'USER', nativeId: 'a2' }, { type: 'GROUP', nativeId: 'g' }]);
+      .putGroup({
+        nativeId: 'g',
+        members: [
+          { type: 'USER', nativeId: 'a1' },
+          { type: 'USER', nativeId: 'a2' },
+        ],
+      })
+      .html('both', '<p>b</p>', [
+        { type: 'USER', nativeId: 'a1' },
+        { type: 'USER', nativeId: 'a2' },
+        { type: 'GROUP', nativeId: 'g' },
+      ]);
     for (let i = 0; i < 7; i++) alpha.putUser({ nativeId: `p${i}`, email: `p${i}@example.com`, active: true });
     await sync(alpha);
     const permissions = (await gw.get('/v1/files/alpha:both/permissions', AUTH)).body.value.permissions as Array<{ type: string; id: string }>;

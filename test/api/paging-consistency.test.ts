@@ -4,7 +4,11 @@ import { databaseKinds } from '../helpers/test-databases';
 import { at, htmlFile } from '../helpers/staging-fixtures';
 
 /** Opaque ids as sources produce them: any Unicode, separators, quotes, percent signs. */
-const idArb = fc.string({ unit: fc.constantFrom('a', 'B', 'z', '0', '9', ':', '/', ' ', '%', "'", '-', 'é', '☕', '中', '\u{1F600}'), minLength: 1, maxLength: 12 });
+const idArb = fc.string({
+  unit: fc.constantFrom('a', 'B', 'z', '0', '9', ':', '/', ' ', '%', "'", '-', 'é', '☕', '中', '\u{1F600}'),
+  minLength: 1,
+  maxLength: 12,
+});
 
 type Mutation = { kind: 'insert'; id: string; t: number } | { kind: 'touch'; index: number; t: number } | { kind: 'delete'; index: number };
 

@@ -10,7 +10,10 @@ describe.each(databaseKinds)('GET /v1/files/{id}/permissions on %s', (kind) => {
     gw = await startTestGateway(kind);
     await gw.writer.putFiles([
       { file: htmlFile('test:public'), permissions: [{ type: 'GROUP', id: '*' }] },
-      { file: htmlFile('test:team', { permissions_modified_at: '2026-03-04T05:06:07.000Z' }), permissions: [...many, { type: 'GROUP', id: 'test:team' }, { type: 'GROUP', id: 'test:user-0' }] },
+      {
+        file: htmlFile('test:team', { permissions_modified_at: '2026-03-04T05:06:07.000Z' }),
+        permissions: [...many, { type: 'GROUP', id: 'test:team' }, { type: 'GROUP', id: 'test:user-0' }],
+      },
       { file: htmlFile('test:nobody'), permissions: [] },
     ]);
   });

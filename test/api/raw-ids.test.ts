@@ -69,7 +69,15 @@ async function stage(gw: TestGateway, ids: readonly string[], kinds: { html?: re
     });
   }
   await gw.writer.putFiles(files);
-  await gw.writer.putGroups(ids.map((id) => ({ group: group(id), members: [{ type: 'USER', id: `u:${id}` }, { type: 'USER', id: `v:${id}` }] })));
+  await gw.writer.putGroups(
+    ids.map((id) => ({
+      group: group(id),
+      members: [
+        { type: 'USER', id: `u:${id}` },
+        { type: 'USER', id: `v:${id}` },
+      ],
+    })),
+  );
 }
 
 /**
@@ -80,7 +88,39 @@ async function stage(gw: TestGateway, ids: readonly string[], kinds: { html?: re
 const idArb = fc
   .array(
     fc.oneof(
-      { weight: 4, arbitrary: fc.constantFrom('x', 'Y', 'z', 'k', 'Q', '-', '_', '.', '~', ':', ' ', '%', '+', '/', "'", '!', '(', '@', '=', '&', ';', ',', '"', '{', 'é', '☕', '日', '\u{1F600}') },
+      {
+        weight: 4,
+        arbitrary: fc.constantFrom(
+          'x',
+          'Y',
+          'z',
+          'k',
+          'Q',
+          '-',
+          '_',
+          '.',
+          '~',
+          ':',
+          ' ',
+          '%',
+          '+',
+          '/',
+          "'",
+          '!',
+          '(',
+          '@',
+          '=',
+          '&',
+          ';',
+          ',',
+          '"',
+          '{',
+          'é',
+          '☕',
+          '日',
+          '\u{1F600}',
+        ),
+      },
       { weight: 1, arbitrary: fc.constantFrom('/download', '/permissions', 'permissions', 'demo:', '/', '%') },
     ),
     { minLength: 1, maxLength: 14 },
@@ -91,11 +131,15 @@ const idArb = fc
 describe('the readings of an id path', () => {
   it('put the encoded form of any id first, and the router takes it as it is', () => {
     fc.assert(
-      fc.property(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 20 }), fc.constantFrom<IdOperation>('getFile', 'downloadFile', 'listFilePermissions', 'listGroupMembers'), (id, operation) => {
-        const path = encodedIdPath({ operation, id });
-        expect(isRoutableAsIs(path)).toBe(true);
-        expect(idPathReadings(path)?.[0]).toEqual({ operation, id });
-      }),
+      fc.property(
+        fc.string({ unit: 'grapheme', minLength: 1, maxLength: 20 }),
+        fc.constantFrom<IdOperation>('getFile', 'downloadFile', 'listFilePermissions', 'listGroupMembers'),
+        (id, operation) => {
+          const path = encodedIdPath({ operation, id });
+          expect(isRoutableAsIs(path)).toBe(true);
+          expect(idPathReadings(path)?.[0]).toEqual({ operation, id });
+        },
+      ),
     );
   });
 });
@@ -147,7 +191,20 @@ describe.each(databaseKinds)('ids reached encoded or raw, on %s', (kind) => {
 
   describe('ambiguous raw paths', () => {
     beforeAll(async () => {
-      await stage(gw, ['amb', 'amb/download', 'amb/permissions', 'solo/download', 'solo/permissions', 'permissions/metadata', 'lit/50%2F50', 'both/x%2Fy', 'both/x/y', 'gone/download', '100%', '%E0%A4%A']);
+      await stage(gw, [
+        'amb',
+        'amb/download',
+        'amb/permissions',
+        'solo/download',
+        'solo/permissions',
+        'permissions/metadata',
+        'lit/50%2F50',
+        'both/x%2Fy',
+        'both/x/y',
+        'gone/download',
+        '100%',
+        '%E0%A4%A',
+      ]);
       await stage(gw, ['web:page', 'web:page/download'], { html: ['web:page'] });
       await gw.writer.putFiles([{ file: htmlFile('gone', { status: 'deleted', body_html: null }), permissions: [] }]);
     });

@@ -53,7 +53,8 @@ describeWithRedis('rate limits shared through Redis (REDIS_URL)', () => {
     return gw;
   }
 
-  const scrape = async (gw: TestGateway): Promise<string> => (await fetch(`${gw.url}/metrics`, { headers: { Authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+  const scrape = async (gw: TestGateway): Promise<string> =>
+    (await fetch(`${gw.url}/metrics`, { headers: { Authorization: `Bearer ${METRICS_TOKEN}` } })).text();
   const warnings = (gw: TestGateway, text: string): string[] => gw.logLines.filter((line) => line.includes(text));
 
   it('holds one budget per client across two gateways, and the headers count the shared budget', async () => {

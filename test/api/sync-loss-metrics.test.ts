@@ -8,7 +8,14 @@ describe.each(databaseKinds)('GET /metrics: changes no event announced (%s)', (k
   let gw: TestGateway;
   beforeAll(async () => {
     gw = await startTestGateway(kind, { metricsToken: METRICS_TOKEN });
-    const run = (source: string, mode: string, unannounced: number) => ({ source, mode, status: 'succeeded', started_at: '2026-01-01T00:00:00.000Z', counts: JSON.stringify({ changed: unannounced }), unannounced });
+    const run = (source: string, mode: string, unannounced: number) => ({
+      source,
+      mode,
+      status: 'succeeded',
+      started_at: '2026-01-01T00:00:00.000Z',
+      counts: JSON.stringify({ changed: unannounced }),
+      unannounced,
+    });
     await gw.database.db('sync_runs').insert([run('wm', 'full', 0), run('wm', 'incremental', 3), run('wm', 'incremental', 4), run('fs', 'incremental', 0)]);
   });
   afterAll(() => gw.close());

@@ -72,7 +72,10 @@ function violation(imp: KitImport): string | undefined {
 function mockViolation(imp: KitImport): string | undefined {
   const mock = /^kit\/src\/mocks\/([^/]+)\//.exec(imp.from)?.[1];
   if (!mock || !imp.specifier.startsWith('content-gateway')) return undefined;
-  const allowed = mock === 'platform' ? ['content-gateway/lib', 'content-gateway/logging', 'content-gateway/conformance'] : ['content-gateway/lib', 'content-gateway/logging'];
+  const allowed =
+    mock === 'platform'
+      ? ['content-gateway/lib', 'content-gateway/logging', 'content-gateway/conformance']
+      : ['content-gateway/lib', 'content-gateway/logging'];
   return allowed.includes(imp.specifier) ? undefined : `the ${mock} mock stands for the outside world: only ${allowed.join(', ')}`;
 }
 
@@ -97,7 +100,9 @@ describe('the verification kit imports the gateway only through what the product
   });
 
   it('every entry point the product exports is built from a module of src/', () => {
-    const missing = [...ENTRY_POINTS].filter((entry) => !fs.existsSync(path.join(ROOT, 'src', entry === 'content-gateway' ? 'index.ts' : `${entry.slice('content-gateway/'.length)}/index.ts`)));
+    const missing = [...ENTRY_POINTS].filter(
+      (entry) => !fs.existsSync(path.join(ROOT, 'src', entry === 'content-gateway' ? 'index.ts' : `${entry.slice('content-gateway/'.length)}/index.ts`)),
+    );
     expect(missing).toEqual([]);
   });
 });
@@ -112,7 +117,12 @@ describe('the product does not depend on the kit', () => {
   });
 
   it("lists none of the kit's own libraries as a production dependency", () => {
-    const productImports = new Set(sourceFiles().flatMap((file) => importsOf(file)).filter((i) => !i.local).map((i) => packageOf(i.to)));
+    const productImports = new Set(
+      sourceFiles()
+        .flatMap((file) => importsOf(file))
+        .filter((i) => !i.local)
+        .map((i) => packageOf(i.to)),
+    );
     const kitOnly = Object.keys(kit.devDependencies ?? {}).filter((name) => !productImports.has(name) && !name.startsWith('@types/'));
     expect(kitOnly).toEqual(expect.arrayContaining(['pdf-lib', 'jszip', 'mammoth', 'minisearch']));
     expect(kitOnly.filter((name) => name in (product.dependencies ?? {}))).toEqual([]);
@@ -120,7 +130,12 @@ describe('the product does not depend on the kit', () => {
 
   it('the lock file installs none of them with `npm ci --omit=dev` (each is marked dev)', () => {
     const lock = JSON.parse(fs.readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean }> };
-    const productImports = new Set(sourceFiles().flatMap((file) => importsOf(file)).filter((i) => !i.local).map((i) => packageOf(i.to)));
+    const productImports = new Set(
+      sourceFiles()
+        .flatMap((file) => importsOf(file))
+        .filter((i) => !i.local)
+        .map((i) => packageOf(i.to)),
+    );
     const kitOnly = Object.keys(kit.devDependencies ?? {}).filter((name) => !productImports.has(name) && !(name in (product.dependencies ?? {})));
     expect(kitOnly.map((name) => ({ name, dev: lock.packages[`node_modules/${name}`]?.dev === true }))).toEqual(kitOnly.map((name) => ({ name, dev: true })));
   });

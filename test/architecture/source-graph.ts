@@ -8,7 +8,13 @@ export const SRC = path.join(__dirname, '../../src');
 export function sourceFiles(dir = SRC): string[] {
   return fs
     .readdirSync(dir, { withFileTypes: true })
-    .flatMap((e) => (e.isDirectory() ? sourceFiles(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.relative(SRC, path.join(dir, e.name)).split(path.sep).join('/')] : []));
+    .flatMap((e) =>
+      e.isDirectory()
+        ? sourceFiles(path.join(dir, e.name))
+        : e.name.endsWith('.ts')
+          ? [path.relative(SRC, path.join(dir, e.name)).split(path.sep).join('/')]
+          : [],
+    );
 }
 
 export const MIGRATIONS = path.join(__dirname, '../../migrations');
@@ -35,7 +41,10 @@ export interface Import {
 }
 
 function typeOnly(node: ts.ImportDeclaration | ts.ExportDeclaration): boolean {
-  if (ts.isExportDeclaration(node)) return node.isTypeOnly || (node.exportClause !== undefined && ts.isNamedExports(node.exportClause) && node.exportClause.elements.every((e) => e.isTypeOnly));
+  if (ts.isExportDeclaration(node))
+    return (
+      node.isTypeOnly || (node.exportClause !== undefined && ts.isNamedExports(node.exportClause) && node.exportClause.elements.every((e) => e.isTypeOnly))
+    );
   const clause = node.importClause;
   if (!clause) return false; // a side-effect import
   if (clause.isTypeOnly) return true;
@@ -47,7 +56,10 @@ function typeOnly(node: ts.ImportDeclaration | ts.ExportDeclaration): boolean {
 function resolve(from: string, specifier: string): string {
   const base = path.join(path.dirname(path.join(SRC, from)), specifier);
   const found = [`${base}.ts`, path.join(base, 'index.ts'), base].find((c) => fs.existsSync(c) && fs.statSync(c).isFile());
-  return path.relative(SRC, found ?? base).split(path.sep).join('/');
+  return path
+    .relative(SRC, found ?? base)
+    .split(path.sep)
+    .join('/');
 }
 
 /** The imports of a file: static imports, re-exports, `import()` and `require()` of literals. */
@@ -58,8 +70,14 @@ export function importsOf(file: string, source = parse(file)): Import[] {
     out.push({ from: file, to: local ? resolve(file, specifier) : specifier, local, typeOnly: only });
   };
   const visit = (node: ts.Node): void => {
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) add(node.moduleSpecifier.text, typeOnly(node));
-    else if (ts.isCallExpression(node) && node.arguments.length === 1 && ts.isStringLiteral(node.arguments[0]!) && (node.expression.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(node.expression) && node.expression.text === 'require'))) {
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier))
+      add(node.moduleSpecifier.text, typeOnly(node));
+    else if (
+      ts.isCallExpression(node) &&
+      node.arguments.length === 1 &&
+      ts.isStringLiteral(node.arguments[0]!) &&
+      (node.expression.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(node.expression) && node.expression.text === 'require'))
+    ) {
       add(node.arguments[0].text, false);
     }
     ts.forEachChild(node, visit);

@@ -38,23 +38,35 @@ describe.each(databaseKinds)('DbBlobStore on %s', (kind) => {
   afterEach(() => t.destroy());
 
   it('stores any content in any chunking under its SHA-256, in chunks of BLOB_CHUNK_BYTES, and reads back the whole of it or any range byte for byte', async () => {
-    const sizes = fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 2048 }), fc.integer({ min: BLOB_CHUNK_BYTES - 3, max: BLOB_CHUNK_BYTES + 3 }), fc.integer({ min: 1, max: 3 * BLOB_CHUNK_BYTES }));
+    const sizes = fc.oneof(
+      fc.constant(0),
+      fc.integer({ min: 1, max: 2048 }),
+      fc.integer({ min: BLOB_CHUNK_BYTES - 3, max: BLOB_CHUNK_BYTES + 3 }),
+      fc.integer({ min: 1, max: 3 * BLOB_CHUNK_BYTES }),
+    );
     await fc.assert(
-      fc.asyncProperty(sizes, fc.array(fc.integer({ min: 1, max: 300_000 }), { minLength: 1, maxLength: 6 }), fc.boolean(), fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true }), async (size, cuts, asBuffer, a, b) => {
-        const bytes = crypto.randomBytes(size);
-        const stored = await store.put(asBuffer ? bytes : Readable.from(inPieces(bytes, cuts)));
-        expect(stored).toEqual({ key: digest('sha256', bytes), sha256: digest('sha256', bytes), sha1: digest('sha1', bytes), size });
-        expect((await readBack(store, stored.key)).equals(bytes)).toBe(true);
-        expect(await store.stat(stored.key)).toEqual({ size });
-        const { blobs, chunks } = await rows();
-        const mine = blobs.find((r) => r.key === stored.key);
-        expect(chunks.filter((c) => c.content_id === mine?.content_id)).toHaveLength(Math.ceil(size / BLOB_CHUNK_BYTES));
-        if (size > 0) {
-          const [start, end] = [Math.floor(Math.min(a, b) * (size - 1)), Math.floor(Math.max(a, b) * (size - 1))];
-          expect((await readBack(store, stored.key, { start, end })).equals(bytes.subarray(start, end + 1))).toBe(true);
-        }
-        await store.delete(stored.key);
-      }),
+      fc.asyncProperty(
+        sizes,
+        fc.array(fc.integer({ min: 1, max: 300_000 }), { minLength: 1, maxLength: 6 }),
+        fc.boolean(),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        async (size, cuts, asBuffer, a, b) => {
+          const bytes = crypto.randomBytes(size);
+          const stored = await store.put(asBuffer ? bytes : Readable.from(inPieces(bytes, cuts)));
+          expect(stored).toEqual({ key: digest('sha256', bytes), sha256: digest('sha256', bytes), sha1: digest('sha1', bytes), size });
+          expect((await readBack(store, stored.key)).equals(bytes)).toBe(true);
+          expect(await store.stat(stored.key)).toEqual({ size });
+          const { blobs, chunks } = await rows();
+          const mine = blobs.find((r) => r.key === stored.key);
+          expect(chunks.filter((c) => c.content_id === mine?.content_id)).toHaveLength(Math.ceil(size / BLOB_CHUNK_BYTES));
+          if (size > 0) {
+            const [start, end] = [Math.floor(Math.min(a, b) * (size - 1)), Math.floor(Math.max(a, b) * (size - 1))];
+            expect((await readBack(store, stored.key, { start, end })).equals(bytes.subarray(start, end + 1))).toBe(true);
+          }
+          await store.delete(stored.key);
+        },
+      ),
       { numRuns: 25 },
     );
     expect(await rows()).toEqual({ blobs: [], chunks: [] });
@@ -89,12 +101,20 @@ describe.each(databaseKinds)('DbBlobStore on %s', (kind) => {
   it('reads a blob by the chunk size it was stored with (a later change of the figure keeps older blobs readable)', async () => {
     const bytes = Buffer.from('0123456789abcdefghijklmnopqrstuvwxyz');
     const key = digest('sha256', bytes);
-    await t.db('blobs').insert({ key, content_id: 'older', size: bytes.length, sha1: digest('sha1', bytes), chunk_bytes: 10, stored_at: '2026-01-01T00:00:00.000Z' });
+    await t
+      .db('blobs')
+      .insert({ key, content_id: 'older', size: bytes.length, sha1: digest('sha1', bytes), chunk_bytes: 10, stored_at: '2026-01-01T00:00:00.000Z' });
     for (let seq = 0; seq * 10 < bytes.length; seq += 1) {
       await t.db('blob_chunks').insert({ content_id: 'older', seq, data: bytes.subarray(seq * 10, seq * 10 + 10), written_at: '2026-01-01T00:00:00.000Z' });
     }
     expect((await readBack(store, key)).equals(bytes)).toBe(true);
-    for (const [start, end] of [[0, 9], [9, 10], [5, 33], [30, 35], [35, 35]] as const) {
+    for (const [start, end] of [
+      [0, 9],
+      [9, 10],
+      [5, 33],
+      [30, 35],
+      [35, 35],
+    ] as const) {
       expect((await readBack(store, key, { start, end })).toString()).toBe(bytes.subarray(start, end + 1).toString());
     }
   });

@@ -17,7 +17,10 @@ async function readBack(store: FsBlobStore, key: string): Promise<Buffer> {
 /** Every file under `dir`, relative. */
 function filesUnder(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => path.relative(dir, path.join(e.parentPath, e.name)));
+  return fs
+    .readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => path.relative(dir, path.join(e.parentPath, e.name)));
 }
 
 describe('FsBlobStore', () => {
@@ -30,7 +33,11 @@ describe('FsBlobStore', () => {
   afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
 
   it('stores any content, small or larger than the in-memory limit and in any chunking, under its SHA-256, and reads it back byte for byte', async () => {
-    const sizes = fc.oneof(fc.integer({ min: 0, max: 2048 }), fc.integer({ min: SMALL_BLOB_BYTES - 64, max: SMALL_BLOB_BYTES + 64 }), fc.integer({ min: 1, max: 3 * SMALL_BLOB_BYTES }));
+    const sizes = fc.oneof(
+      fc.integer({ min: 0, max: 2048 }),
+      fc.integer({ min: SMALL_BLOB_BYTES - 64, max: SMALL_BLOB_BYTES + 64 }),
+      fc.integer({ min: 1, max: 3 * SMALL_BLOB_BYTES }),
+    );
     await fc.assert(
       fc.asyncProperty(sizes, fc.array(fc.integer({ min: 1, max: 200_000 }), { minLength: 1, maxLength: 8 }), fc.boolean(), async (size, cuts, asBuffer) => {
         const bytes = crypto.randomBytes(size);

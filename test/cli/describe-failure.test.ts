@@ -11,7 +11,13 @@ describe('what a failed command prints', () => {
     await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
     const port = (holder.address() as net.AddressInfo).port;
     try {
-      const r = await runCli(['serve'], { PORT: String(port), HOST: '127.0.0.1', SQLITE_PATH: ':memory:', DEMO_CONTENT: 'off', GATEWAY_API_KEY: 'describe-failure-key-0123456789' });
+      const r = await runCli(['serve'], {
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        SQLITE_PATH: ':memory:',
+        DEMO_CONTENT: 'off',
+        GATEWAY_API_KEY: 'describe-failure-key-0123456789',
+      });
       expect(r.code).toBe(1);
       expect(r.stderr.trim()).toBe(`error: 127.0.0.1:${port} is already in use: set PORT (or HOST) to a free one.`);
     } finally {
@@ -22,13 +28,17 @@ describe('what a failed command prints', () => {
   it('hash-secret without a secret says where to put it, with no stack', async () => {
     const r = await runCli(['hash-secret', 'crawler'], {});
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe('error: hash-secret needs the client secret: set CLIENT_SECRET in the environment (or give it as an argument, which shell history keeps).\n');
+    expect(r.stderr).toBe(
+      'error: hash-secret needs the client secret: set CLIENT_SECRET in the environment (or give it as an argument, which shell history keeps).\n',
+    );
   });
 
   it('a database that refuses the connection is one line naming DATABASE_URL', async () => {
     const r = await runCli(['migrate'], { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none', DATABASE_CONNECT_TIMEOUT_MS: '2000' });
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^error: the Postgres staging database \(DATABASE_URL\) cannot be reached: .*Check that it is running and DATABASE_URL is right\.\n$/);
+    expect(r.stderr).toMatch(
+      /^error: the Postgres staging database \(DATABASE_URL\) cannot be reached: .*Check that it is running and DATABASE_URL is right\.\n$/,
+    );
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 

@@ -49,7 +49,17 @@ const newAdapter = (...args: string[]) => run(process.execPath, [MAIN, 'new-adap
  */
 function copyProject(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-new-adapter-'));
-  for (const entry of ['src', 'migrations', 'tsconfig.json', 'package.json', 'jest.config.js', 'test/setup', 'test/helpers/test-databases.ts', 'test/helpers/content-bytes.ts', 'test/contract/describe-adapter-contract.ts']) {
+  for (const entry of [
+    'src',
+    'migrations',
+    'tsconfig.json',
+    'package.json',
+    'jest.config.js',
+    'test/setup',
+    'test/helpers/test-databases.ts',
+    'test/helpers/content-bytes.ts',
+    'test/contract/describe-adapter-contract.ts',
+  ]) {
     fs.cpSync(path.join(ROOT, entry), path.join(dir, entry), { recursive: true });
   }
   fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
@@ -58,7 +68,8 @@ function copyProject(): string {
 
 /** Every file under `dir`, relative, sorted. */
 function listFiles(dir: string): string[] {
-  return fs.readdirSync(dir, { recursive: true, withFileTypes: true })
+  return fs
+    .readdirSync(dir, { recursive: true, withFileTypes: true })
     .filter((e) => e.isFile())
     .map((e) => path.relative(dir, path.join(e.parentPath, e.name)).split(path.sep).join('/'))
     .sort();
@@ -71,10 +82,13 @@ describe('new-adapter: names and rendering (pure)', () => {
     expect(adapterNames('jira2-cloud-eu')).toMatchObject({ Name: 'Jira2CloudEu', camelName: 'jira2CloudEu', CONSTANT_NAME: 'JIRA2_CLOUD_EU' });
   });
 
-  it.each(['', 'Acme', '1acme', 'acme_wiki', 'acme wiki', 'acme-', 'ac--me', '-acme', 'a'.repeat(33), 'acme/../x'])('refuses the name %j with a ScaffoldError that says what is allowed', (name) => {
-    expect(() => adapterNames(name)).toThrow(ScaffoldError);
-    expect(() => adapterNames(name)).toThrow(/not a valid adapter name/);
-  });
+  it.each(['', 'Acme', '1acme', 'acme_wiki', 'acme wiki', 'acme-', 'ac--me', '-acme', 'a'.repeat(33), 'acme/../x'])(
+    'refuses the name %j with a ScaffoldError that says what is allowed',
+    (name) => {
+      expect(() => adapterNames(name)).toThrow(ScaffoldError);
+      expect(() => adapterNames(name)).toThrow(/not a valid adapter name/);
+    },
+  );
 
   it('interpolates <%= key %> only, leaving template literals alone, and refuses unknown keys or other syntax', () => {
     const names = adapterNames('acme-wiki');
@@ -103,14 +117,38 @@ describe('new-adapter: names and rendering (pure)', () => {
   });
 
   it('registers a factory at the markers, idempotently, and refuses a registry without them', () => {
-    const registry = ['import type { AdapterFactory } from "./adapter-factory";', IMPORTS_MARKER, "import { fsAdapterFactory } from './fs';", '', 'export const adapterFactories = [', '  fsAdapterFactory,', `  ${ENTRIES_MARKER}`, '];', ''].join('\n');
+    const registry = [
+      'import type { AdapterFactory } from "./adapter-factory";',
+      IMPORTS_MARKER,
+      "import { fsAdapterFactory } from './fs';",
+      '',
+      'export const adapterFactories = [',
+      '  fsAdapterFactory,',
+      `  ${ENTRIES_MARKER}`,
+      '];',
+      '',
+    ].join('\n');
     const once = registerAdapter(registry, adapterNames('acme-wiki'));
     expect(once.changed).toBe(true);
     expect(once.text).toBe(
-      ['import type { AdapterFactory } from "./adapter-factory";', IMPORTS_MARKER, "import { fsAdapterFactory } from './fs';", "import { acmeWikiAdapterFactory } from './acme-wiki';", '', 'export const adapterFactories = [', '  fsAdapterFactory,', '  acmeWikiAdapterFactory,', `  ${ENTRIES_MARKER}`, '];', ''].join('\n'),
+      [
+        'import type { AdapterFactory } from "./adapter-factory";',
+        IMPORTS_MARKER,
+        "import { fsAdapterFactory } from './fs';",
+        "import { acmeWikiAdapterFactory } from './acme-wiki';",
+        '',
+        'export const adapterFactories = [',
+        '  fsAdapterFactory,',
+        '  acmeWikiAdapterFactory,',
+        `  ${ENTRIES_MARKER}`,
+        '];',
+        '',
+      ].join('\n'),
     );
     expect(registerAdapter(once.text, adapterNames('acme-wiki'))).toEqual({ text: once.text, changed: false });
-    expect(() => registerAdapter(registry.replace(ENTRIES_MARKER, ''), adapterNames('acme-wiki'))).toThrow(/must contain the line "\/\/ <new-adapter:entries>" exactly once \(found 0\)/);
+    expect(() => registerAdapter(registry.replace(ENTRIES_MARKER, ''), adapterNames('acme-wiki'))).toThrow(
+      /must contain the line "\/\/ <new-adapter:entries>" exactly once \(found 0\)/,
+    );
     expect(() => registerAdapter(`${registry}\n${IMPORTS_MARKER}\n`, adapterNames('acme-wiki'))).toThrow(ScaffoldError);
   });
 });
@@ -166,16 +204,24 @@ describe('content-gateway new-adapter (in a copy of the project)', () => {
   });
 
   it('refuses a name that clashes with a module beside the adapters, and a registry without markers, writing nothing', async () => {
-    await expect(scaffoldAdapter({ name: 'adapter-registry', root: project, templatesDir: TEMPLATES })).rejects.toThrow(/would clash with src\/adapters\/adapter-registry\.ts/);
+    await expect(scaffoldAdapter({ name: 'adapter-registry', root: project, templatesDir: TEMPLATES })).rejects.toThrow(
+      /would clash with src\/adapters\/adapter-registry\.ts/,
+    );
     const bare = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-new-adapter-bare-'));
     try {
       fs.mkdirSync(path.join(bare, 'src/adapters'), { recursive: true });
       fs.writeFileSync(path.join(bare, 'src/adapters/adapter-registry.ts'), 'export const adapterFactories = [];\n');
-      await expect(scaffoldAdapter({ name: 'crm', root: bare, templatesDir: TEMPLATES })).rejects.toThrow(/adapter-registry\.ts must contain the line "\/\/ <new-adapter:imports>"/);
+      await expect(scaffoldAdapter({ name: 'crm', root: bare, templatesDir: TEMPLATES })).rejects.toThrow(
+        /adapter-registry\.ts must contain the line "\/\/ <new-adapter:imports>"/,
+      );
       expect(listFiles(bare)).toEqual(['src/adapters/adapter-registry.ts']);
-      await expect(scaffoldAdapter({ name: 'crm', root: path.join(bare, 'nowhere'), templatesDir: TEMPLATES })).rejects.toThrow(/is .* a content-gateway project\? Pass its folder with --root/);
+      await expect(scaffoldAdapter({ name: 'crm', root: path.join(bare, 'nowhere'), templatesDir: TEMPLATES })).rejects.toThrow(
+        /is .* a content-gateway project\? Pass its folder with --root/,
+      );
       fs.appendFileSync(path.join(bare, 'src/adapters/adapter-registry.ts'), `${IMPORTS_MARKER}\n${ENTRIES_MARKER}\n`);
-      await expect(scaffoldAdapter({ name: 'crm', root: bare, templatesDir: path.join(bare, 'templates') })).rejects.toThrow(/templates.*not found: new-adapter runs from a checkout/);
+      await expect(scaffoldAdapter({ name: 'crm', root: bare, templatesDir: path.join(bare, 'templates') })).rejects.toThrow(
+        /templates.*not found: new-adapter runs from a checkout/,
+      );
       expect(listFiles(bare)).toEqual(['src/adapters/adapter-registry.ts']);
     } finally {
       fs.rmSync(bare, { recursive: true, force: true });
@@ -190,7 +236,14 @@ describe('content-gateway new-adapter (in a copy of the project)', () => {
       const synced = await new Promise<Ran>((resolve, reject) => {
         const child = spawn('npm', ['run', '-s', 'cli', '--', 'sync', 'acme-scaffold-check'], {
           cwd: project,
-          env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? os.tmpdir(), LOG_LEVEL: 'warn', SQLITE_PATH: path.join(dataDir, 'gw.sqlite'), BLOB_DIR: path.join(dataDir, 'blobs'), DEMO_CONTENT: 'off' },
+          env: {
+            PATH: process.env.PATH ?? '',
+            HOME: process.env.HOME ?? os.tmpdir(),
+            LOG_LEVEL: 'warn',
+            SQLITE_PATH: path.join(dataDir, 'gw.sqlite'),
+            BLOB_DIR: path.join(dataDir, 'blobs'),
+            DEMO_CONTENT: 'off',
+          },
         });
         let stdout = '';
         let stderr = '';
@@ -312,11 +365,17 @@ describe('content-gateway new-adapter (in a copy of the project)', () => {
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`;
       adapters = {
-        rest: mod.createAcmeScaffoldCheckAdapter(mod.loadAcmeScaffoldCheckConfig({ ACME_SCAFFOLD_CHECK_BASE_URL: baseUrl, ACME_SCAFFOLD_CHECK_TOKEN: TOKEN, ACME_SCAFFOLD_CHECK_PAGE_SIZE: '2' })),
+        rest: mod.createAcmeScaffoldCheckAdapter(
+          mod.loadAcmeScaffoldCheckConfig({ ACME_SCAFFOLD_CHECK_BASE_URL: baseUrl, ACME_SCAFFOLD_CHECK_TOKEN: TOKEN, ACME_SCAFFOLD_CHECK_PAGE_SIZE: '2' }),
+        ),
         builtIn: mod.createAcmeScaffoldCheckAdapter(mod.loadAcmeScaffoldCheckConfig({}), { example }),
       };
-      expect(() => mod.loadAcmeScaffoldCheckConfig({ ACME_SCAFFOLD_CHECK_BASE_URL: baseUrl })).toThrow(/ACME_SCAFFOLD_CHECK_TOKEN: is required when ACME_SCAFFOLD_CHECK_BASE_URL is set/);
-      expect(() => mod.loadAcmeScaffoldCheckConfig({ ACME_SCAFFOLD_CHECK_BASE_URL: 'ftp://x', ACME_SCAFFOLD_CHECK_TOKEN: 'secret-value' })).toThrow(/^Invalid acme-scaffold-check adapter settings: ACME_SCAFFOLD_CHECK_BASE_URL: /);
+      expect(() => mod.loadAcmeScaffoldCheckConfig({ ACME_SCAFFOLD_CHECK_BASE_URL: baseUrl })).toThrow(
+        /ACME_SCAFFOLD_CHECK_TOKEN: is required when ACME_SCAFFOLD_CHECK_BASE_URL is set/,
+      );
+      expect(() => mod.loadAcmeScaffoldCheckConfig({ ACME_SCAFFOLD_CHECK_BASE_URL: 'ftp://x', ACME_SCAFFOLD_CHECK_TOKEN: 'secret-value' })).toThrow(
+        /^Invalid acme-scaffold-check adapter settings: ACME_SCAFFOLD_CHECK_BASE_URL: /,
+      );
     });
     afterAll(async () => {
       if (server) await new Promise((resolve) => server.close(resolve));
@@ -325,7 +384,17 @@ describe('content-gateway new-adapter (in a copy of the project)', () => {
     it('yields through REST exactly what the built-in example yields: full runs page by page, then changes from the feed', async () => {
       const full = await normalised(adapters.rest.full(ctx));
       expect(full).toEqual(await normalised(adapters.builtIn.full(ctx)));
-      expect(requests).toEqual(expect.arrayContaining(['GET /api/changes/latest', 'GET /api/items?limit=2', 'GET /api/items?cursor=2&limit=2', 'GET /api/items?cursor=4&limit=2', 'GET /api/users?limit=2', 'GET /api/users?cursor=2&limit=2', 'GET /api/items/release-notes/content']));
+      expect(requests).toEqual(
+        expect.arrayContaining([
+          'GET /api/changes/latest',
+          'GET /api/items?limit=2',
+          'GET /api/items?cursor=2&limit=2',
+          'GET /api/items?cursor=4&limit=2',
+          'GET /api/users?limit=2',
+          'GET /api/users?cursor=2&limit=2',
+          'GET /api/items/release-notes/content',
+        ]),
+      );
 
       const welcome = example.item('welcome');
       example.put({ ...welcome, body_html: '<p>Edited.</p>' });

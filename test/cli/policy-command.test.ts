@@ -36,7 +36,12 @@ describe('content-gateway policy', () => {
     await seedFixture(source);
     policyFile = path.join(dir, 'policy.yaml');
     fs.writeFileSync(policyFile, POLICY);
-    env = { SQLITE_PATH: path.join(dir, 'gw.sqlite'), BLOB_DIR: path.join(dir, 'blobs'), SQL_DATABASE_URL: source.url, SQL_MAPPING: writeMapping(dir, fixtureMapping('modified')) };
+    env = {
+      SQLITE_PATH: path.join(dir, 'gw.sqlite'),
+      BLOB_DIR: path.join(dir, 'blobs'),
+      SQL_DATABASE_URL: source.url,
+      SQL_MAPPING: writeMapping(dir, fixtureMapping('modified')),
+    };
     const sync = await runCli(['sync', 'sql', '--policy', policyFile], env);
     expect(sync.code).toBe(0);
     expect(summaryOf(sync.stdout)).toMatchObject({ source: 'sql', status: 'succeeded' });
@@ -97,9 +102,13 @@ describe('content-gateway policy', () => {
 
   it('refuses to sync a source whose policy does not load, naming the rule, and leaves staging as it was', async () => {
     const bad = path.join(dir, 'refused.yaml');
-    fs.writeFileSync(bad, "version: 1\nrules:\n  - name: cleared\n    allow: user.clearance >= doc.level\n  - name: listed\n    allow: user.roles == 'editor'\n");
+    fs.writeFileSync(
+      bad,
+      "version: 1\nrules:\n  - name: cleared\n    allow: user.clearance >= doc.level\n  - name: listed\n    allow: user.roles == 'editor'\n",
+    );
     const staging = new Database(env.SQLITE_PATH as string, { readonly: true });
-    const state = () => staging.prepare("select (select count(*) from sync_runs) as runs, (select count(*) from groups where id like 'sql:policy-%') as policyGroups").get();
+    const state = () =>
+      staging.prepare("select (select count(*) from sync_runs) as runs, (select count(*) from groups where id like 'sql:policy-%') as policyGroups").get();
     try {
       const before = state();
       expect(before).toMatchObject({ runs: 1 });

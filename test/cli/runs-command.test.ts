@@ -37,8 +37,13 @@ describe('failed items are visible: sync prints them, runs lists them', () => {
     const runs = await runCli(['runs'], env);
     expect(runs.code).toBe(0);
     expect(runs.stdout).toMatch(/^ {2}#\d+ {2}\S+ {2}filesystem {2}full {2}succeeded {2}[\d.]+ s {2}added 1, changed 0, deleted 0, failed 1$/m);
-    expect(runs.stdout).toMatch(/Still failing:\n {2}filesystem: 1 item\(s\) failed in its last run \(#\d+\), retried on the next:\n {4}.*team\/plan\.html.*ghost/);
-    const json = JSON.parse((await runCli(['runs', 'filesystem', '--json'], env)).stdout) as { runs: unknown[]; failing: Array<{ source: string; failed: number; failures: string[] }> };
+    expect(runs.stdout).toMatch(
+      /Still failing:\n {2}filesystem: 1 item\(s\) failed in its last run \(#\d+\), retried on the next:\n {4}.*team\/plan\.html.*ghost/,
+    );
+    const json = JSON.parse((await runCli(['runs', 'filesystem', '--json'], env)).stdout) as {
+      runs: unknown[];
+      failing: Array<{ source: string; failed: number; failures: string[] }>;
+    };
     expect(json.runs).toHaveLength(1);
     expect(json.failing).toEqual([expect.objectContaining({ source: 'filesystem', failed: 1, failures: [expect.stringMatching(/team\/plan\.html.*ghost/)] })]);
   });

@@ -43,7 +43,12 @@ async function stageBigDownload(dir: string): Promise<{ bytes: Buffer; env: Reco
   await migrateLatest(db);
   const bytes = crypto.randomBytes(24 * 1024 * 1024);
   const blob = await new FsBlobStore(blobDir).put(bytes);
-  await new StagingWriter(db).putFiles([{ file: htmlFile('test:big', { mime_type: 'application/pdf', body_html: null, blob_key: blob.key, sha256: blob.sha256, sha1: blob.sha1, size: blob.size }), permissions: [] }]);
+  await new StagingWriter(db).putFiles([
+    {
+      file: htmlFile('test:big', { mime_type: 'application/pdf', body_html: null, blob_key: blob.key, sha256: blob.sha256, sha1: blob.sha1, size: blob.size }),
+      permissions: [],
+    },
+  ]);
   await db.destroy();
   return { bytes, env: { PORT: '0', SQLITE_PATH: sqlitePath, BLOB_DIR: blobDir, GATEWAY_API_KEY: 'shutdown-key-0123456789' } };
 }
@@ -80,10 +85,18 @@ describe('content-gateway serve (the README start command, on a fresh data folde
     );
     const pdf = files.value.find((f) => f.content.mime_type === 'application/pdf');
     const download = await get(`/v1/files/${encodeURIComponent(pdf?.id ?? '')}/download`);
-    expect(Buffer.from(await download.arrayBuffer()).subarray(0, 5).toString()).toBe('%PDF-');
+    expect(
+      Buffer.from(await download.arrayBuffer())
+        .subarray(0, 5)
+        .toString(),
+    ).toBe('%PDF-');
 
     const permissions = await Promise.all(
-      files.value.map(async (f) => ((await (await get(`/v1/files/${encodeURIComponent(f.id)}/permissions`)).json()) as { value: { permissions: Array<{ type: string; id: string }> } }).value.permissions),
+      files.value.map(
+        async (f) =>
+          ((await (await get(`/v1/files/${encodeURIComponent(f.id)}/permissions`)).json()) as { value: { permissions: Array<{ type: string; id: string }> } })
+            .value.permissions,
+      ),
     );
     const flat = permissions.flat();
     expect(flat).toContainEqual({ type: 'GROUP', id: '*', action: 'VIEW' });
@@ -91,7 +104,9 @@ describe('content-gateway serve (the README start command, on a fresh data folde
     expect(flat.some((p) => p.type === 'GROUP' && p.id !== '*')).toBe(true);
 
     const groups = (await (await get('/v1/groups')).json()) as { value: Array<{ id: string }> };
-    const members = await Promise.all(groups.value.map(async (g) => ((await (await get(`/v1/groups/${encodeURIComponent(g.id)}/members`)).json()) as { value: Array<{ type: string }> }).value));
+    const members = await Promise.all(
+      groups.value.map(async (g) => ((await (await get(`/v1/groups/${encodeURIComponent(g.id)}/members`)).json()) as { value: Array<{ type: string }> }).value),
+    );
     expect(members.flat().some((m) => m.type === 'GROUP')).toBe(true); // nested groups
     const users = (await (await get('/v1/users')).json()) as { value: Array<{ state: string }> };
     expect(users.value.map((u) => u.state)).toContain('Inactive');
@@ -103,7 +118,19 @@ describe('content-gateway serve (the README start command, on a fresh data folde
   });
 
   it('serves HTTPS with the given certificate (and HSTS) when TLS_CERT_FILE and TLS_KEY_FILE are set', async () => {
-    const pems = selfsigned.generate([{ name: 'commonName', value: 'localhost' }], { days: 1, keySize: 2048, extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }] }] });
+    const pems = selfsigned.generate([{ name: 'commonName', value: 'localhost' }], {
+      days: 1,
+      keySize: 2048,
+      extensions: [
+        {
+          name: 'subjectAltName',
+          altNames: [
+            { type: 2, value: 'localhost' },
+            { type: 7, ip: '127.0.0.1' },
+          ],
+        },
+      ],
+    });
     fs.writeFileSync(path.join(dir, 'cert.pem'), pems.cert);
     fs.writeFileSync(path.join(dir, 'key.pem'), pems.private);
     const child = run(['serve'], {
@@ -118,11 +145,21 @@ describe('content-gateway serve (the README start command, on a fresh data folde
     const [, port] = await waitFor(child, /listening on https:\/\/localhost:(\d+)\//);
     const res = await new Promise<{ status: number; hsts: string | undefined; fingerprint: string }>((resolve, reject) => {
       https
-        .get({ host: '127.0.0.1', port: Number(port), path: '/v1/files', servername: 'localhost', ca: pems.cert, headers: { Authorization: 'Bearer tls-test-key-0123456789' } }, (r) => {
-          const fingerprint = (r.socket as import('node:tls').TLSSocket).getPeerCertificate().fingerprint256;
-          r.resume();
-          r.on('end', () => resolve({ status: r.statusCode ?? 0, hsts: r.headers['strict-transport-security'] as string | undefined, fingerprint }));
-        })
+        .get(
+          {
+            host: '127.0.0.1',
+            port: Number(port),
+            path: '/v1/files',
+            servername: 'localhost',
+            ca: pems.cert,
+            headers: { Authorization: 'Bearer tls-test-key-0123456789' },
+          },
+          (r) => {
+            const fingerprint = (r.socket as import('node:tls').TLSSocket).getPeerCertificate().fingerprint256;
+            r.resume();
+            r.on('end', () => resolve({ status: r.statusCode ?? 0, hsts: r.headers['strict-transport-security'] as string | undefined, fingerprint }));
+          },
+        )
         .on('error', reject);
     });
     expect(res.status).toBe(200);

@@ -26,7 +26,11 @@ const OPERATOR_TOOLS = ['src/conformance/', 'src/platform/', 'src/scaffold/'];
 /** Why a loaded file should not be in a serving process, or undefined. */
 function forbidden(file: string): string | undefined {
   // The built program's files (dist/src/…) are judged as the sources they are built from.
-  const relative = path.relative(ROOT, file).split(path.sep).join('/').replace(/^dist\//, '');
+  const relative = path
+    .relative(ROOT, file)
+    .split(path.sep)
+    .join('/')
+    .replace(/^dist\//, '');
   if (relative.startsWith('kit/') || relative.startsWith('node_modules/@content-gateway/kit/')) return 'the kit';
   const pkg = KIT_ONLY_PACKAGES.find((name) => relative.startsWith(`node_modules/${name}/`));
   if (pkg) return `${pkg}, a library only the kit uses`;

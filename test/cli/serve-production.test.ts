@@ -81,7 +81,14 @@ describe('serve in production (NODE_ENV=production) and the public host', () => 
   let env: Record<string, string>;
   beforeEach(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-prod-'));
-    env = { NODE_ENV: 'production', GATEWAY_API_KEY: KEY, SQLITE_PATH: path.join(dir, 'gw.sqlite'), BLOB_DIR: path.join(dir, 'blobs'), LOG_LEVEL: 'silent', PORT: '0' };
+    env = {
+      NODE_ENV: 'production',
+      GATEWAY_API_KEY: KEY,
+      SQLITE_PATH: path.join(dir, 'gw.sqlite'),
+      BLOB_DIR: path.join(dir, 'blobs'),
+      LOG_LEVEL: 'silent',
+      PORT: '0',
+    };
   });
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 

@@ -106,14 +106,23 @@ describe('serve with WEB_CONCURRENCY=2 (real processes, embedded SQLite)', () =>
     expect(during.filter((status) => status !== 200 && status !== 429)).toEqual([]);
     expect(during).toContain(200);
     // Workers 1 and 2 (in whichever order they came up), 3 replacing the dead one, 4 and 5 the restart.
-    expect(logged(gw, 'serving worker listening').map((log) => log.worker as number).sort((x, y) => x - y)).toEqual([1, 2, 3, 4, 5]);
+    expect(
+      logged(gw, 'serving worker listening')
+        .map((log) => log.worker as number)
+        .sort((x, y) => x - y),
+    ).toEqual([1, 2, 3, 4, 5]);
 
     // SIGTERM: the workers drain and exit, then the primary.
     const drainedBefore = logged(gw, 'shutting down: finishing in-flight requests').length;
     gw.child.kill('SIGTERM');
     expect(await gw.exited).toEqual({ code: 0, signal: null });
     expect(logged(gw, 'shutting down: finishing in-flight requests').length - drainedBefore).toBe(2);
-    expect(gw.logs().filter((log) => log.level === 50).map((log) => log.msg)).toEqual(['serving worker died; starting a replacement']);
+    expect(
+      gw
+        .logs()
+        .filter((log) => log.level === 50)
+        .map((log) => log.msg),
+    ).toEqual(['serving worker died; starting a replacement']);
     gw = undefined;
   });
 });
@@ -195,7 +204,9 @@ describeWithPostgres('serve with WEB_CONCURRENCY=2 on Postgres (Redis too when T
       for (let round = 0; round < 3; round += 1) {
         const answers = await Promise.all(paths.map((p) => freshGet(`${base}${p}`, { Authorization: KEY_FREE })));
         expect(answers.every((a) => a.status === 200)).toBe(true);
-        const rows = (await admin.raw('select count(*)::int as n from pg_stat_activity where application_name = ?', [applicationName])) as { rows: Array<{ n: number }> };
+        const rows = (await admin.raw('select count(*)::int as n from pg_stat_activity where application_name = ?', [applicationName])) as {
+          rows: Array<{ n: number }>;
+        };
         opened.push(rows.rows[0]?.n ?? 0);
       }
     } finally {

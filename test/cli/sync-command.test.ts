@@ -39,7 +39,8 @@ describe('content-gateway sync', () => {
     return db;
   };
   const seenMarks = async (): Promise<number> => Number((await staging()('sync_seen').count({ n: '*' }).first())?.n);
-  const runs = async (): Promise<RunRow[]> => (await staging()('sync_runs').orderBy('id').select('id', 'mode', 'status', 'started_at', 'finished_at', 'error')) as RunRow[];
+  const runs = async (): Promise<RunRow[]> =>
+    (await staging()('sync_runs').orderBy('id').select('id', 'mode', 'status', 'started_at', 'finished_at', 'error')) as RunRow[];
 
   beforeEach(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-sync-cli-'));
@@ -102,17 +103,33 @@ describe('content-gateway sync', () => {
     expect(r.stdout).not.toMatch(/\u001b\[/); // no progress bar, no colours
     const lines = r.stdout.trimEnd().split('\n');
     const logs = lines.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(lines.filter((l) => !l.startsWith('{'))).toEqual([expect.stringMatching(/^filesystem: full sync succeeded: files added 1200, changed 0, unchanged 0, deleted 0, failed 0; users and groups added 45, changed 0, unchanged 0, deleted 0 in \d+\.\d s — full because no checkpoint yet$/)]);
+    expect(lines.filter((l) => !l.startsWith('{'))).toEqual([
+      expect.stringMatching(
+        /^filesystem: full sync succeeded: files added 1200, changed 0, unchanged 0, deleted 0, failed 0; users and groups added 45, changed 0, unchanged 0, deleted 0 in \d+\.\d s — full because no checkpoint yet$/,
+      ),
+    ]);
     const progress = logs.filter((l) => l.msg === 'sync progress');
     expect(progress.length).toBeGreaterThanOrEqual(3); // batches of 500
     for (const p of progress) {
-      expect(p).toMatchObject({ level: 30, time: expect.any(String), source: 'filesystem', mode: 'full', processed: expect.any(Number), counts: { added: expect.any(Number), changed: 0, unchanged: 0, deleted: 0, failed: 0 } });
+      expect(p).toMatchObject({
+        level: 30,
+        time: expect.any(String),
+        source: 'filesystem',
+        mode: 'full',
+        processed: expect.any(Number),
+        counts: { added: expect.any(Number), changed: 0, unchanged: 0, deleted: 0, failed: 0 },
+      });
     }
     const processed = progress.map((p) => Number(p.processed));
     // Strictly increasing: one line per committed batch, never twice for the same events.
     expect(processed).toEqual([...new Set(processed)].sort((a, b) => a - b));
     expect(processed.at(-1)).toBe(1200 + PRINCIPALS);
-    expect(logs.find((l) => l.msg === 'sync finished')).toMatchObject({ source: 'filesystem', status: 'succeeded', counts: { added: 1200 }, identities: { added: PRINCIPALS } });
+    expect(logs.find((l) => l.msg === 'sync finished')).toMatchObject({
+      source: 'filesystem',
+      status: 'succeeded',
+      counts: { added: 1200 },
+      identities: { added: PRINCIPALS },
+    });
   });
 
   it('blocks a mass deletion (exit 1, the --allow-mass-delete hint, nothing deleted); --allow-mass-delete then deletes', async () => {
@@ -126,7 +143,9 @@ describe('content-gateway sync', () => {
     expect(blocked.code).toBe(1);
     const summary = summaryOf(blocked.stdout);
     expect(summary).toMatchObject({ mode: 'full', status: 'blocked', counts: { deleted: 0 } });
-    expect(summary.line).toMatch(/The run would delete 40 of 60 active files \(over 50 %\); nothing was deleted\. If the source really lost them, run again with --allow-mass-delete\./);
+    expect(summary.line).toMatch(
+      /The run would delete 40 of 60 active files \(over 50 %\); nothing was deleted\. If the source really lost them, run again with --allow-mass-delete\./,
+    );
     const db = staging();
     expect(Number((await db('files').where({ status: 'active' }).count({ n: '*' }).first())?.n)).toBe(60);
     expect(Number((await db('sync_seen').count({ n: '*' }).first())?.n)).toBe(0);
@@ -179,7 +198,9 @@ describe('content-gateway sync', () => {
     expect(second.started_at >= (first.finished_at ?? '')).toBe(true); // no overlap, even with a round longer than the interval
     // Round two re-reads 4,000 files; the signal came after its first batch, so it was cut short.
     expect(second).toMatchObject({ status: 'cancelled', error: 'cancelled before the end: nothing was swept', finished_at: expect.any(String) });
-    expect(p.stdout()).toMatch(/^filesystem: full sync cancelled: files added 0, changed 0, unchanged \d+, deleted 0, failed 0; users and groups added 0, changed 0, unchanged \d+, deleted 0 in [\d.]+ s — cancelled before the end: nothing was swept$/m);
+    expect(p.stdout()).toMatch(
+      /^filesystem: full sync cancelled: files added 0, changed 0, unchanged \d+, deleted 0, failed 0; users and groups added 0, changed 0, unchanged \d+, deleted 0 in [\d.]+ s — cancelled before the end: nothing was swept$/m,
+    );
     expect(await staging()('sync_locks').select('*')).toEqual([]);
     // The cancelled run's seen marks are left behind; it will never resume, so the next run drops them.
     expect(await seenMarks()).toBeGreaterThan(0);
@@ -222,7 +243,10 @@ describe('content-gateway sync', () => {
     // Back to the directory: a full run stores every blob the folder lacks, nothing served changes.
     const r = await runCli(['sync', 'filesystem', '--full'], { ...dbEnv, BLOB_STORE: 'directory' });
     expect(summaryOf(r.stdout)).toMatchObject({ status: 'succeeded', counts: { added: 0, changed: 0, failed: 0 } });
-    const inFolder = fs.readdirSync(env.BLOB_DIR ?? '', { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name);
+    const inFolder = fs
+      .readdirSync(env.BLOB_DIR ?? '', { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => e.name);
     expect(new Set(inFolder)).toEqual(keys);
   });
 
@@ -237,7 +261,11 @@ describe('content-gateway sync', () => {
     fs.writeFileSync(path.join(env.BLOB_DIR ?? '', 'ff', orphan), 'left behind');
     const old = new Date(Date.now() - 2 * 3_600_000);
     fs.utimesSync(path.join(env.BLOB_DIR ?? '', 'ff', orphan), old, old);
-    const blobFiles = () => fs.readdirSync(env.BLOB_DIR ?? '', { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name);
+    const blobFiles = () =>
+      fs
+        .readdirSync(env.BLOB_DIR ?? '', { recursive: true, withFileTypes: true })
+        .filter((e) => e.isFile())
+        .map((e) => e.name);
     const dry = await runCli(['gc-blobs', '--dry-run'], env);
     expect(dry.code).toBe(0);
     expect(dry.stdout).toContain(`${referenced.size + 1} blobs in the directory store: 1 unreferenced would be deleted`);

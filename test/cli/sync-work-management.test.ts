@@ -16,7 +16,11 @@ describe('content-gateway sync work-management, when the service loses an event'
   let m: RunningMock;
   let dir: string;
   beforeAll(async () => {
-    m = await startMock({ seed: 'cli-lossy', size: { tasks: 60, personalWorkspace: false }, hostility: { rateLimitPerMinute: 0, maxConcurrentReads: 0, maxConcurrentWrites: 0 } });
+    m = await startMock({
+      seed: 'cli-lossy',
+      size: { tasks: 60, personalWorkspace: false },
+      hostility: { rateLimitPerMinute: 0, maxConcurrentReads: 0, maxConcurrentWrites: 0 },
+    });
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-sync-wm-'));
   });
   afterAll(async () => {
@@ -25,12 +29,24 @@ describe('content-gateway sync work-management, when the service loses an event'
   });
 
   it('tombstones the task at the next incremental run and reports the change no event announced', async () => {
-    const env = { SQLITE_PATH: path.join(dir, 'gw.sqlite'), BLOB_DIR: path.join(dir, 'blobs'), WORK_MANAGEMENT_BASE_URL: m.base, WORK_MANAGEMENT_TOKEN: m.mock.token };
+    const env = {
+      SQLITE_PATH: path.join(dir, 'gw.sqlite'),
+      BLOB_DIR: path.join(dir, 'blobs'),
+      WORK_MANAGEMENT_BASE_URL: m.base,
+      WORK_MANAGEMENT_TOKEN: m.mock.token,
+    };
     expect(summaryOf((await runCli(['sync', 'work-management'], env)).stdout)).toMatchObject({ mode: 'full', status: 'succeeded' });
 
     const org = m.mock.organization.organization;
     const store = m.mock.model;
-    const task = [...store.indexes.tasks.values()].find((t) => t.workspace === org && t.memberships.length > 0 && t.parent === null && !store.indexes.subtasksByTask.get(t.gid)?.length && !store.indexes.attachmentsByParent.get(t.gid)?.length);
+    const task = [...store.indexes.tasks.values()].find(
+      (t) =>
+        t.workspace === org &&
+        t.memberships.length > 0 &&
+        t.parent === null &&
+        !store.indexes.subtasksByTask.get(t.gid)?.length &&
+        !store.indexes.attachmentsByParent.get(t.gid)?.length,
+    );
     if (!task) throw new Error('the organization has no plain task in a project');
     m.mock.setHostility({ eventLossRate: 1 });
     expect((await m.call(`/_admin/tasks/${task.gid}`, { method: 'DELETE' })).status).toBe(200);
@@ -42,7 +58,13 @@ describe('content-gateway sync work-management, when the service loses an event'
     expect(line.line).toMatch(/reconciled against \d+ listed files, changes no event announced: 1 \(access lists 0, deletions 1, files read again 0\)$/);
     const db = createDb({ sqlitePath: env.SQLITE_PATH });
     try {
-      expect((await db('files').where({ id: `work-management:task:${task.gid}` }).first()).status).toBe('deleted');
+      expect(
+        (
+          await db('files')
+            .where({ id: `work-management:task:${task.gid}` })
+            .first()
+        ).status,
+      ).toBe('deleted');
       expect((await db('sync_runs').orderBy('id', 'desc').first()).unannounced).toBe(1);
     } finally {
       await db.destroy();

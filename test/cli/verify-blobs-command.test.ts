@@ -41,7 +41,8 @@ describe.each(['directory', 'database'] as const)('content-gateway verify-blobs,
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  const binaries = async () => (await db('files').where({ status: 'active' }).whereNotNull('blob_key').orderBy('id').select('id', 'blob_key', 'sha256', 'modified_at')) as BinaryRow[];
+  const binaries = async () =>
+    (await db('files').where({ status: 'active' }).whereNotNull('blob_key').orderBy('id').select('id', 'blob_key', 'sha256', 'modified_at')) as BinaryRow[];
   const sync = async () => {
     const r = await runCli(['sync', 'filesystem'], env);
     expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
@@ -55,7 +56,9 @@ describe.each(['directory', 'database'] as const)('content-gateway verify-blobs,
     } else {
       const { content_id: contentId } = (await db('blobs').where({ key }).first('content_id')) as { content_id: string };
       const chunk = (await db('blob_chunks').where({ content_id: contentId, seq: 0 }).first('data')) as { data: Buffer };
-      await db('blob_chunks').where({ content_id: contentId, seq: 0 }).update({ data: crypto.randomBytes(chunk.data.length) });
+      await db('blob_chunks')
+        .where({ content_id: contentId, seq: 0 })
+        .update({ data: crypto.randomBytes(chunk.data.length) });
     }
   };
   const remove = (key: string) => (store === 'directory' ? new FsBlobStore(env.BLOB_DIR as string) : new DbBlobStore(db)).delete(key);
@@ -84,7 +87,9 @@ describe.each(['directory', 'database'] as const)('content-gateway verify-blobs,
 
     const repaired = await runCli(['verify-blobs', '--repair'], env);
     expect(repaired.code).toBe(1); // found, so still non-zero: the content is back only after the sync
-    expect(repaired.stdout).toMatch(/: 1 missing, 1 corrupt\. Repaired: the next sync of filesystem fetches 2 files again \(their checkpoints are cleared, so it runs full\)\.\n$/);
+    expect(repaired.stdout).toMatch(
+      /: 1 missing, 1 corrupt\. Repaired: the next sync of filesystem fetches 2 files again \(their checkpoints are cleared, so it runs full\)\.\n$/,
+    );
 
     const resync = await sync();
     expect(resync).toMatchObject({ mode: 'full', counts: { changed: 2, added: 0, deleted: 0, failed: 0 } });
@@ -99,7 +104,9 @@ describe.each(['directory', 'database'] as const)('content-gateway verify-blobs,
     const clean = await runCli(['verify-blobs'], env);
     expect({ code: clean.code, stderr: clean.stderr }).toEqual({ code: 0, stderr: '' });
     const where = store === 'directory' ? `BLOB_DIR ${env.BLOB_DIR}` : 'the database (BLOB_STORE=database)';
-    expect(clean.stdout).toBe(`Checked ${files.length} binary files (${files.length} blobs, ${clean.stdout.match(/blobs, ([\d.]+ [KM]?B)\)/)?.[1] ?? '?'}) in ${where}: 0 missing, 0 corrupt.\n`);
+    expect(clean.stdout).toBe(
+      `Checked ${files.length} binary files (${files.length} blobs, ${clean.stdout.match(/blobs, ([\d.]+ [KM]?B)\)/)?.[1] ?? '?'}) in ${where}: 0 missing, 0 corrupt.\n`,
+    );
   });
 
   it('has --help, and refuses to repair while a sync holds its lock', async () => {
@@ -115,7 +122,13 @@ describe.each(['directory', 'database'] as const)('content-gateway verify-blobs,
     const locked = await runCli(['verify-blobs', '--repair'], env);
     expect(locked.code).toBe(1);
     expect(locked.stdout).toContain("A sync of 'filesystem' is running");
-    expect((await db('files').where({ id: (first as BinaryRow).id }).first('content_hash')).content_hash).not.toBeNull();
+    expect(
+      (
+        await db('files')
+          .where({ id: (first as BinaryRow).id })
+          .first('content_hash')
+      ).content_hash,
+    ).not.toBeNull();
   });
 });
 
@@ -139,7 +152,9 @@ describe('content-gateway verify-blobs with a BLOB_DIR that is not the folder st
     expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 1, stderr: '' });
     const lines = r.stdout.trimEnd().split('\n');
     const summary = lines.findIndex((l) => l.startsWith('Checked '));
-    expect(lines[summary]).toMatch(new RegExp(`^Checked (\\d+) binary files \\(\\d+ blobs, [^)]*\\) in BLOB_DIR ${elsewhere}: (\\d+) missing, 0 corrupt\\. Run with --repair`));
+    expect(lines[summary]).toMatch(
+      new RegExp(`^Checked (\\d+) binary files \\(\\d+ blobs, [^)]*\\) in BLOB_DIR ${elsewhere}: (\\d+) missing, 0 corrupt\\. Run with --repair`),
+    );
     expect(lines.slice(summary + 1)).toEqual([
       'Missing content is fetched again by a full sync of the source that owns it: content-gateway sync filesystem --full; content-gateway seed-demo (the demo)',
       `All of the binary files' content is missing: BLOB_DIR (${elsewhere}) may not be the folder staging was synced with; the sync, seed-demo and the gateway must use the same one.`,

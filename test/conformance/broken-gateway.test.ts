@@ -44,25 +44,30 @@ describe('conformance against a deliberately broken gateway', () => {
 
   // Every defect fails under strict; under platform it is as bad as the platform's rule makes it
   // (a USER * entry only draws the platform validator's warning).
-  it.each(PROFILES.flatMap((profile) => DEFECTS.map((d) => [d, CAUGHT_BY[d], profile] as const)))('catches %s with %s (%s profile)', async (defect, check, profile) => {
-    const report = await conformanceOf(defect, profile);
-    // Stated here, not read from the catalog, so a catalog that softens a check makes this fail.
-    const severity = profile === 'platform' && defect === 'user-wildcard' ? 'warn' : 'fail';
-    expect(severityCap(check, profile)).toBe(severity);
-    const named = report.findings.filter((f) => f.check === check && f.severity === severity);
-    expect(named.length).toBeGreaterThan(0);
-    expect(report.checks.find((c) => c.check === check)?.severity).toBe(severity);
-    expect(report.summary.ok).toBe(severity !== 'fail');
-    // The evidence points at where it was seen.
-    expect(named[0]?.evidence.url ?? named[0]?.evidence.value).toBeTruthy();
-  });
+  it.each(PROFILES.flatMap((profile) => DEFECTS.map((d) => [d, CAUGHT_BY[d], profile] as const)))(
+    'catches %s with %s (%s profile)',
+    async (defect, check, profile) => {
+      const report = await conformanceOf(defect, profile);
+      // Stated here, not read from the catalog, so a catalog that softens a check makes this fail.
+      const severity = profile === 'platform' && defect === 'user-wildcard' ? 'warn' : 'fail';
+      expect(severityCap(check, profile)).toBe(severity);
+      const named = report.findings.filter((f) => f.check === check && f.severity === severity);
+      expect(named.length).toBeGreaterThan(0);
+      expect(report.checks.find((c) => c.check === check)?.severity).toBe(severity);
+      expect(report.summary.ok).toBe(severity !== 'fail');
+      // The evidence points at where it was seen.
+      expect(named[0]?.evidence.url ?? named[0]?.evidence.value).toBeTruthy();
+    },
+  );
 
   it('passes clean with the bare key too (the probes then try "Bearer <key>")', async () => {
     const gw = await startBrokenGateway();
     try {
       const report = await runConformance({ baseUrl: gw.url, key: gw.key, profile: 'strict', authForm: 'bare', secondCrawl: false, oddTop: 0 });
       expect(notPassing(report)).toEqual([]);
-      expect(report.recorded.probes.filter((p) => p.check === 'auth.header-forms').map((p) => p.description)).toEqual(Array(3).fill('"Bearer <key>" in Authorization (the crawl used the other form)'));
+      expect(report.recorded.probes.filter((p) => p.check === 'auth.header-forms').map((p) => p.description)).toEqual(
+        Array(3).fill('"Bearer <key>" in Authorization (the crawl used the other form)'),
+      );
     } finally {
       await gw.close();
     }
@@ -72,6 +77,10 @@ describe('conformance against a deliberately broken gateway', () => {
     const report = await conformanceOf('wrong-checksum');
     expect([...new Set(report.findings.filter((f) => f.severity !== 'pass').map((f) => f.check))]).toEqual(['files.checksum-sha256']);
     const finding = report.findings.find((f) => f.check === 'files.checksum-sha256' && f.severity === 'fail');
-    expect(finding?.evidence).toEqual({ url: expect.stringMatching(/\/v1\/files\/doc-\d\.\w+\/download$/), field: 'Checksum-SHA256', value: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(finding?.evidence).toEqual({
+      url: expect.stringMatching(/\/v1\/files\/doc-\d\.\w+\/download$/),
+      field: 'Checksum-SHA256',
+      value: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
   });
 });

@@ -66,7 +66,12 @@ export const GROUPS: ReadonlyArray<{ id: string; name: string; members: Principa
 function file(id: string, mime: string, permissions: Principal[], i: number): DataFile {
   const f: DataFile = { id, name: `Document ${id}`, mime, modified: new Date(Date.UTC(2025, 0, 1 + i)).toISOString(), permissions };
   if (mime === 'text/html') f.body = `<h1>${id}</h1><p>Article ${id}.</p>`;
-  else f.bytes = crypto.createHash('sha512').update(id).digest().subarray(0, 40 + i * 7);
+  else
+    f.bytes = crypto
+      .createHash('sha512')
+      .update(id)
+      .digest()
+      .subarray(0, 40 + i * 7);
   return f;
 }
 
@@ -137,7 +142,8 @@ export function createBrokenGateway(defect?: Defect): express.Express {
     if (q.$skiptoken !== undefined) {
       const [payload = '', mac = ''] = q.$skiptoken.split('.');
       const expected = sign(payload);
-      if (mac.length !== expected.length || !crypto.timingSafeEqual(Buffer.from(mac), Buffer.from(expected))) throw new HttpError(400, 'INPUT_VALIDATION_FAILED', 'Invalid $skiptoken.');
+      if (mac.length !== expected.length || !crypto.timingSafeEqual(Buffer.from(mac), Buffer.from(expected)))
+        throw new HttpError(400, 'INPUT_VALIDATION_FAILED', 'Invalid $skiptoken.');
       const token = JSON.parse(Buffer.from(payload, 'base64url').toString()) as { o: number; s: string; t: number };
       if (token.s !== scope) throw new HttpError(400, 'INPUT_VALIDATION_FAILED', '$skiptoken belongs to another collection.');
       offset = token.o;
@@ -161,7 +167,14 @@ export function createBrokenGateway(defect?: Defect): express.Express {
     const content: Record<string, unknown> = { mime_type: f.mime };
     if (f.bytes) Object.assign(content, { download_path: `/${encodeURIComponent(f.id)}/download`, size: f.bytes.length, sha1_hash: sha1(f.bytes) });
     else if (withBody && !has('html-body-missing')) content.body = f.body;
-    return { id: f.id, name: f.name, external_url: `https://intranet.corp.example/${encodeURIComponent(f.id)}`, last_modified_datetime: modified(f), status: 'active', content };
+    return {
+      id: f.id,
+      name: f.name,
+      external_url: `https://intranet.corp.example/${encodeURIComponent(f.id)}`,
+      last_modified_datetime: modified(f),
+      status: 'active',
+      content,
+    };
   };
   const findFile = (id: string): DataFile => {
     if (id.length > 1024) throw new HttpError(400, 'INPUT_VALIDATION_FAILED', 'The id is too long.');
@@ -169,7 +182,8 @@ export function createBrokenGateway(defect?: Defect): express.Express {
     if (!f) throw new HttpError(404, 'NOT_FOUND', `File ${JSON.stringify(id)} not found.`);
     return f;
   };
-  const permissionsOf = (f: DataFile): Principal[] => (has('user-wildcard') ? f.permissions.map((p) => (p.id === '*' ? { type: 'USER', id: '*' } : p)) : f.permissions);
+  const permissionsOf = (f: DataFile): Principal[] =>
+    has('user-wildcard') ? f.permissions.map((p) => (p.id === '*' ? { type: 'USER', id: '*' } : p)) : f.permissions;
   const membersOf = (groupId: string): Principal[] => {
     const direct = GROUPS.find((g) => g.id === groupId)?.members ?? [];
     if (!has('flattened-members')) return direct;
@@ -213,7 +227,10 @@ export function createBrokenGateway(defect?: Defect): express.Express {
   });
   app.get('/v1/files/:id/permissions', (req, res) => {
     const f = findFile(req.params.id);
-    page(req, res, `permissions:${f.id}`, 'Permissions', permissionsOf(f), (list) => ({ permissions: list.map((p) => ({ ...p, action: 'VIEW' })), last_modified_datetime: f.modified }));
+    page(req, res, `permissions:${f.id}`, 'Permissions', permissionsOf(f), (list) => ({
+      permissions: list.map((p) => ({ ...p, action: 'VIEW' })),
+      last_modified_datetime: f.modified,
+    }));
   });
   app.get('/v1/users', (req, res) =>
     page(req, res, 'users', 'Users', USERS, (list) =>

@@ -15,26 +15,77 @@ import { tamperedLinks } from '../../src/conformance/crawl/probe-families';
 const BASE = 'http://gw.test';
 const T = '2025-01-01T00:00:00.000Z';
 
-function htmlFile(id: string, permissions: FileSummary['permissions'] = { url: `${BASE}/v1/files/${id}/permissions`, status: 200, pages: 1, entries: [{ type: 'GROUP', id: '*', action: 'VIEW' }] }): FileSummary {
+function htmlFile(
+  id: string,
+  permissions: FileSummary['permissions'] = {
+    url: `${BASE}/v1/files/${id}/permissions`,
+    status: 200,
+    pages: 1,
+    entries: [{ type: 'GROUP', id: '*', action: 'VIEW' }],
+  },
+): FileSummary {
   return {
-    listing: { id, url: `${BASE}/v1/files`, keys: ['id', 'name', 'external_url', 'last_modified_datetime', 'status', 'content'], contentKeys: ['mime_type'], name: id, externalUrl: `https://x/${id}`, lastModified: T, status: 'active', mimeType: 'text/html' },
+    listing: {
+      id,
+      url: `${BASE}/v1/files`,
+      keys: ['id', 'name', 'external_url', 'last_modified_datetime', 'status', 'content'],
+      contentKeys: ['mime_type'],
+      name: id,
+      externalUrl: `https://x/${id}`,
+      lastModified: T,
+      status: 'active',
+      mimeType: 'text/html',
+    },
     detail: { url: `${BASE}/v1/files/${id}`, status: 200, id, mimeType: 'text/html', lastModified: T, bodyLength: 10, bodyType: 'string' },
     ...(permissions ? { permissions } : {}),
   };
 }
-const user = (id: string, o: { email?: unknown; state?: string } = {}): UserRecord => ({ id, url: `${BASE}/v1/users`, email: 'email' in o ? o.email : `${id}@x.example`, state: o.state ?? 'Active' });
-const group = (id: string, entries: Array<[string, string]>): GroupRecord => ({ id, url: `${BASE}/v1/groups`, members: { url: `${BASE}/v1/groups/${id}/members`, status: 200, pages: 1, entries: entries.map(([type, mid]) => ({ type, id: mid })) } });
+const user = (id: string, o: { email?: unknown; state?: string } = {}): UserRecord => ({
+  id,
+  url: `${BASE}/v1/users`,
+  email: 'email' in o ? o.email : `${id}@x.example`,
+  state: o.state ?? 'Active',
+});
+const group = (id: string, entries: Array<[string, string]>): GroupRecord => ({
+  id,
+  url: `${BASE}/v1/groups`,
+  members: { url: `${BASE}/v1/groups/${id}/members`, status: 200, pages: 1, entries: entries.map(([type, mid]) => ({ type, id: mid })) },
+});
 
 function run(patch: Partial<RecordedRun['crawl']> = {}, extra: Partial<RecordedRun> = {}): RecordedRun {
   return {
-    crawl: { baseUrl: BASE, startedAt: T, finishedAt: T, metadata: { url: `${BASE}/v1/files/permissions/metadata`, status: 200, model: 'resource_permission' }, files: [htmlFile('a')], users: [user('u1')], groups: [], listings: [], ...patch },
+    crawl: {
+      baseUrl: BASE,
+      startedAt: T,
+      finishedAt: T,
+      metadata: { url: `${BASE}/v1/files/permissions/metadata`, status: 200, model: 'resource_permission' },
+      files: [htmlFile('a')],
+      users: [user('u1')],
+      groups: [],
+      listings: [],
+      ...patch,
+    },
     probes: [],
     violations: [],
     violationsDropped: 0,
     rateLimits: [],
     missingRetryAfter: [],
     transportErrors: [],
-    stats: { requests: 1, bytes: 1, durationMs: 1, requestsPerSecond: 1, bytesPerSecond: 1, latencyMs: { count: 1, p50: 1, p90: 1, p99: 1, max: 1, mean: 1 }, latencyByKind: {}, requestsByKind: {}, statusCounts: {}, retries: 0, pacedMs: 0, slowdowns: 0, maxInFlight: 1 },
+    stats: {
+      requests: 1,
+      bytes: 1,
+      durationMs: 1,
+      requestsPerSecond: 1,
+      bytesPerSecond: 1,
+      latencyMs: { count: 1, p50: 1, p90: 1, p99: 1, max: 1, mean: 1 },
+      latencyByKind: {},
+      requestsByKind: {},
+      statusCounts: {},
+      retries: 0,
+      pacedMs: 0,
+      slowdowns: 0,
+      maxInFlight: 1,
+    },
     ...extra,
   };
 }
@@ -53,23 +104,72 @@ describe('checks (pure functions over a recorded run)', () => {
   });
 
   it('paging: relative nextLinks fail, another origin warns, a loop fails', () => {
-    const listing = { collection: 'files', firstUrl: `${BASE}/v1/files`, pages: 2, items: 2, maxPageItems: 1, duplicates: [], nextLinks: ['/v1/files?$skip=1', 'https://elsewhere.test/v1/files?$skip=2'], loop: { url: `${BASE}/v1/files?$skip=1` } };
+    const listing = {
+      collection: 'files',
+      firstUrl: `${BASE}/v1/files`,
+      pages: 2,
+      items: 2,
+      maxPageItems: 1,
+      duplicates: [],
+      nextLinks: ['/v1/files?$skip=1', 'https://elsewhere.test/v1/files?$skip=2'],
+      loop: { url: `${BASE}/v1/files?$skip=1` },
+    };
     expect(bad(check(run({ listings: [listing] })))).toEqual(['fail paging.absolute-next-link', 'warn paging.absolute-next-link', 'fail paging.terminates']);
   });
 
   it('groups: flattened only when a group lists a sub-group and all its users; partial overlap is fine; cycles warn', () => {
     const users = ['a', 'b', 'c'].map((id) => user(id));
-    const flattened = [group('all', [['GROUP', 'eng'], ['USER', 'a'], ['USER', 'b']]), group('eng', [['USER', 'a'], ['USER', 'b']])];
+    const flattened = [
+      group('all', [
+        ['GROUP', 'eng'],
+        ['USER', 'a'],
+        ['USER', 'b'],
+      ]),
+      group('eng', [
+        ['USER', 'a'],
+        ['USER', 'b'],
+      ]),
+    ];
     expect(bad(check(run({ users, groups: flattened })))).toEqual(['fail groups.not-flattened']);
-    const overlap = [group('all', [['GROUP', 'eng'], ['USER', 'a'], ['USER', 'c']]), group('eng', [['USER', 'a'], ['USER', 'b']])];
+    const overlap = [
+      group('all', [
+        ['GROUP', 'eng'],
+        ['USER', 'a'],
+        ['USER', 'c'],
+      ]),
+      group('eng', [
+        ['USER', 'a'],
+        ['USER', 'b'],
+      ]),
+    ];
     expect(bad(check(run({ users, groups: overlap })))).toEqual([]);
-    const single = [group('all', [['GROUP', 'eng'], ['USER', 'a']]), group('eng', [['USER', 'a']])];
+    const single = [
+      group('all', [
+        ['GROUP', 'eng'],
+        ['USER', 'a'],
+      ]),
+      group('eng', [['USER', 'a']]),
+    ];
     expect(bad(check(run({ users, groups: single })))).toEqual(['warn groups.not-flattened']);
-    const cycle = [group('x', [['GROUP', 'y'], ['USER', 'a']]), group('y', [['GROUP', 'x'], ['USER', 'b']])];
+    const cycle = [
+      group('x', [
+        ['GROUP', 'y'],
+        ['USER', 'a'],
+      ]),
+      group('y', [
+        ['GROUP', 'x'],
+        ['USER', 'b'],
+      ]),
+    ];
     expect(bad(check(run({ users, groups: cycle })))).toEqual(['warn groups.cycles']);
     const huge = { collection: 'members:x', firstUrl: `${BASE}/v1/groups/x/members`, pages: 1, items: 6000, maxPageItems: 6000, nextLinks: [], duplicates: [] };
     expect(bad(check(run({ users, groups: [group('x', [['USER', 'a']])], listings: [huge] })))).toEqual(['warn groups.members-paged']);
-    const dangling = [group('x', [['USER', 'ghost'], ['GROUP', 'nowhere']])];
+    const dangling = [
+      group('x', [
+        ['USER', 'ghost'],
+        ['GROUP', 'nowhere'],
+      ]),
+    ];
     expect(bad(check(run({ users, groups: dangling })))).toEqual(['fail groups.members-resolve', 'fail groups.members-resolve']);
   });
 
@@ -79,12 +179,26 @@ describe('checks (pure functions over a recorded run)', () => {
       { type: 'GROUP', id: 'ghosts', action: 'VIEW' },
       { type: 'USER', id: 'u1', action: 'UPDATE' },
     ];
-    const files = [htmlFile('a', { url: `${BASE}/v1/files/a/permissions`, status: 200, pages: 1, entries }), htmlFile('b', { url: `${BASE}/v1/files/b/permissions`, status: 200, pages: 1, entries: [] })];
-    expect(bad(check(run({ files })))).toEqual(['fail permissions.view-only', 'fail permissions.wildcard', 'warn permissions.non-empty', 'fail permissions.principals-resolve']);
+    const files = [
+      htmlFile('a', { url: `${BASE}/v1/files/a/permissions`, status: 200, pages: 1, entries }),
+      htmlFile('b', { url: `${BASE}/v1/files/b/permissions`, status: 200, pages: 1, entries: [] }),
+    ];
+    expect(bad(check(run({ files })))).toEqual([
+      'fail permissions.view-only',
+      'fail permissions.wildcard',
+      'warn permissions.non-empty',
+      'fail permissions.principals-resolve',
+    ]);
   });
 
   it('users: missing and malformed emails fail, shared emails fail, inactive users are reported but not a problem', () => {
-    const users = [user('a', { email: undefined }), user('b', { email: 'not-an-email' }), user('c', { email: 'Same@x.example' }), user('d', { email: 'same@x.example' }), user('e', { state: 'Inactive' })];
+    const users = [
+      user('a', { email: undefined }),
+      user('b', { email: 'not-an-email' }),
+      user('c', { email: 'Same@x.example' }),
+      user('d', { email: 'same@x.example' }),
+      user('e', { state: 'Inactive' }),
+    ];
     const findings = check(run({ users }));
     expect(bad(findings)).toEqual(['fail users.email', 'fail users.email', 'fail users.unique-email']);
     expect(findings.find((f) => f.check === 'users.inactive')).toMatchObject({ severity: 'pass', evidence: { value: 'e@x.example' } });
@@ -103,8 +217,20 @@ describe('checks (pure functions over a recorded run)', () => {
     future.listing.lastModified = '2999-01-01T00:00:00Z';
     if (future.detail) future.detail.lastModified = '2999-01-01T00:00:00Z';
     const second: RecordedRun['second'] = {
-      files: { listing: { collection: 'files', firstUrl: `${BASE}/v1/files`, pages: 1, items: 3, maxPageItems: 3, nextLinks: [], duplicates: [] }, files: [['m', now2], ['big', T], ['future', '2999-01-01T00:00:00Z']], startedAt: now2, finishedAt: now2 },
-      users: { listing: { collection: 'users', firstUrl: `${BASE}/v1/users`, pages: 1, items: 1, maxPageItems: 1, nextLinks: [], duplicates: [] }, ids: ['u1'] },
+      files: {
+        listing: { collection: 'files', firstUrl: `${BASE}/v1/files`, pages: 1, items: 3, maxPageItems: 3, nextLinks: [], duplicates: [] },
+        files: [
+          ['m', now2],
+          ['big', T],
+          ['future', '2999-01-01T00:00:00Z'],
+        ],
+        startedAt: now2,
+        finishedAt: now2,
+      },
+      users: {
+        listing: { collection: 'users', firstUrl: `${BASE}/v1/users`, pages: 1, items: 1, maxPageItems: 1, nextLinks: [], duplicates: [] },
+        ids: ['u1'],
+      },
       groups: { listing: { collection: 'groups', firstUrl: `${BASE}/v1/groups`, pages: 1, items: 0, maxPageItems: 0, nextLinks: [], duplicates: [] }, ids: [] },
     };
     const findings = check(run({ files: [moving, big, future], startedAt: started.toISOString() }, { second }));
@@ -129,7 +255,9 @@ describe('checks (pure functions over a recorded run)', () => {
 
   it('expectations: each email that can or cannot see as expected; unknown files fail', () => {
     const files = [htmlFile('a', { url: `${BASE}/v1/files/a/permissions`, status: 200, pages: 1, entries: [{ type: 'USER', id: 'u1', action: 'VIEW' }] })];
-    const expectations = parseExpectations('expectations:\n  - file: a\n    can_see: [u1@x.example, u2@x.example]\n    cannot_see: [u1@x.example]\n  - file: nope\n    can_see: [u1@x.example]\n');
+    const expectations = parseExpectations(
+      'expectations:\n  - file: a\n    can_see: [u1@x.example, u2@x.example]\n    cannot_see: [u1@x.example]\n  - file: nope\n    can_see: [u1@x.example]\n',
+    );
     const findings = check(run({ files, users: [user('u1'), user('u2')] }), expectations).filter((f) => f.check === 'access.expectations');
     expect(findings.map((f) => [f.severity, f.evidence.field, f.evidence.value])).toEqual([
       ['fail', 'can_see', 'u2@x.example'],
@@ -140,7 +268,17 @@ describe('checks (pure functions over a recorded run)', () => {
 });
 
 describe('probe verdicts', () => {
-  const probe = (p: Partial<ProbeResult>): ProbeResult => ({ check: 'robustness.unknown-id', description: 'd', url: `${BASE}/v1/x`, status: 404, envelope: true, code: 'NOT_FOUND', expect: '4xx', otherwise: 'fail', ...p });
+  const probe = (p: Partial<ProbeResult>): ProbeResult => ({
+    check: 'robustness.unknown-id',
+    description: 'd',
+    url: `${BASE}/v1/x`,
+    status: 404,
+    envelope: true,
+    code: 'NOT_FOUND',
+    expect: '4xx',
+    otherwise: 'fail',
+    ...p,
+  });
   it.each<[string, Partial<ProbeResult>, string | undefined]>([
     ['a 4xx envelope', {}, undefined],
     ['a 5xx', { status: 500, code: 'INTERNAL_SERVER_ERROR' }, 'fail'],
@@ -175,7 +313,8 @@ describe('ContractValidation', () => {
     v = await ContractValidation.create('strict');
   });
   const json = { 'content-type': 'application/json' };
-  const at = (path: string, status: number, body: unknown, headers: Record<string, string> = json) => v.check({ url: `${BASE}${path}`, method: 'GET', path, status, headers, json: body });
+  const at = (path: string, status: number, body: unknown, headers: Record<string, string> = json) =>
+    v.check({ url: `${BASE}${path}`, method: 'GET', path, status, headers, json: body });
 
   it('accepts a valid page and flags a file without its required fields', () => {
     const file = { id: 'a', name: 'A', external_url: 'https://x/a', last_modified_datetime: T, status: 'active', content: { mime_type: 'text/html' } };
@@ -200,19 +339,57 @@ describe('ContractValidation by profile: what the platform allows is not a viola
   });
   const json = { 'content-type': 'application/json' };
   const seen = (profile: 'platform' | 'strict', path: string, status: number, body: unknown, headers: Record<string, string> = json) =>
-    (validations.get(profile) as ContractValidation).check({ url: `${BASE}${path}`, method: 'GET', path, status, headers, json: body }).map((v) => `${v.severity ?? 'fail'} ${v.check} ${v.field ?? ''}`);
-  const file = { id: 'kb-001', name: 'A', external_url: 'https://x/a', last_modified_datetime: T, content: { mime_type: 'application/pdf', download_path: '/kb-001/download', size: null, sha1_hash: null } };
+    (validations.get(profile) as ContractValidation)
+      .check({ url: `${BASE}${path}`, method: 'GET', path, status, headers, json: body })
+      .map((v) => `${v.severity ?? 'fail'} ${v.check} ${v.field ?? ''}`);
+  const file = {
+    id: 'kb-001',
+    name: 'A',
+    external_url: 'https://x/a',
+    last_modified_datetime: T,
+    content: { mime_type: 'application/pdf', download_path: '/kb-001/download', size: null, sha1_hash: null },
+  };
   const cases: Array<[string, string, number, unknown, Record<string, string>]> = [
-    ['a file with metadata_url and children_url, without status, size and sha1_hash null', '/v1/files', 200, { '@odata.context': 'x', value: [{ ...file, metadata_url: 'https://x/m', children_url: 'https://x/c' }] }, json],
-    ['an upper-case sha1_hash', '/v1/files/kb-001', 200, { value: { ...file, status: 'active', content: { ...file.content, size: 3, sha1_hash: 'A9993E364706816ABA3E25717850C26C9CD0D89D' } } }, json],
-    ['a user without state, with a date-only date', '/v1/users', 200, { value: [{ id: 'u1', primary_email_addr: 'a@x.example', last_modified_datetime: '2025-01-01' }] }, json],
-    ['permissions_hierarchy beside the permissions', '/v1/files/kb-001/permissions', 200, { value: { permissions: [{ type: 'GROUP', id: '*', action: 'VIEW' }], permissions_hierarchy: [], last_modified_datetime: null } }, json],
+    [
+      'a file with metadata_url and children_url, without status, size and sha1_hash null',
+      '/v1/files',
+      200,
+      { '@odata.context': 'x', value: [{ ...file, metadata_url: 'https://x/m', children_url: 'https://x/c' }] },
+      json,
+    ],
+    [
+      'an upper-case sha1_hash',
+      '/v1/files/kb-001',
+      200,
+      { value: { ...file, status: 'active', content: { ...file.content, size: 3, sha1_hash: 'A9993E364706816ABA3E25717850C26C9CD0D89D' } } },
+      json,
+    ],
+    [
+      'a user without state, with a date-only date',
+      '/v1/users',
+      200,
+      { value: [{ id: 'u1', primary_email_addr: 'a@x.example', last_modified_datetime: '2025-01-01' }] },
+      json,
+    ],
+    [
+      'permissions_hierarchy beside the permissions',
+      '/v1/files/kb-001/permissions',
+      200,
+      { value: { permissions: [{ type: 'GROUP', id: '*', action: 'VIEW' }], permissions_hierarchy: [], last_modified_datetime: null } },
+      json,
+    ],
     ['a 403 on a list', '/v1/files', 403, { error: { code: 'FORBIDDEN', message: 'no' } }, json],
     ['a 404 on a list', '/v1/users', 404, { error: { code: 'NOT_FOUND', message: 'not implemented' } }, json],
     ['a 502 EXTERNAL_REST_ERROR', '/v1/groups', 502, { error: { code: 'EXTERNAL_REST_ERROR', message: '503 Server Error' } }, json],
     ['extra fields inside error', '/v1/files/nope', 404, { error: { code: 'NOT_FOUND', message: 'File nope not found.', target: '/v1/files/nope' } }, json],
     ['a 429 without Retry-After', '/v1/files', 429, { error: { code: 'RATE_LIMIT_EXCEEDED', message: 'slow down' } }, json],
-    ['a download without ETag, Last-Modified or Content-Disposition', '/v1/files/kb-001/download', 200, undefined, { 'content-type': 'application/pdf', 'content-length': '3', 'checksum-sha256': 'a'.repeat(64) }],
+    [
+      'a download without ETag, Last-Modified or Content-Disposition',
+      '/v1/files/kb-001/download',
+      200,
+      undefined,
+      { 'content-type': 'application/pdf', 'content-length': '3', 'checksum-sha256': 'a'.repeat(64) },
+    ],
   ];
   it.each(cases)('platform accepts %s', (_what, path, status, body, headers) => {
     expect(seen('platform', path, status, body, headers)).toEqual([]);
@@ -223,12 +400,12 @@ describe('ContractValidation by profile: what the platform allows is not a viola
   it('a 429 without Retry-After is no contract violation under either (rate-limit.retry-after judges it: warning under platform, failure under strict)', () => {
     expect(seen('strict', '/v1/files', 429, { error: { code: 'RATE_LIMIT_EXCEEDED', message: 'slow down' } })).toEqual([]);
   });
-  it('an error code outside the platform\'s table is a warning under platform and a failure under strict; a missing envelope fails under both', () => {
+  it("an error code outside the platform's table is a warning under platform and a failure under strict; a missing envelope fails under both", () => {
     expect(seen('platform', '/v1/files', 400, { error: { code: 'INVALID_ARGUMENT', message: 'bad' } })).toEqual(['warn contract.error-envelope error.code']);
     expect(seen('strict', '/v1/files', 400, { error: { code: 'INVALID_ARGUMENT', message: 'bad' } })).toContain('fail contract.error-envelope error.code');
     expect(seen('platform', '/v1/files', 400, { code: 'INVALID_ARGUMENT', message: 'bad' })).toContain('fail contract.error-envelope body');
   });
-  it('the platform still requires what its validator requires: @odata.context on the files list, a user\'s email, a member\'s type', () => {
+  it("the platform still requires what its validator requires: @odata.context on the files list, a user's email, a member's type", () => {
     expect(seen('platform', '/v1/files', 200, { value: [] })).toEqual(['fail contract.responses body']);
     expect(seen('platform', '/v1/users', 200, { value: [{ id: 'u1' }] })).toEqual(['fail contract.responses body/value/0']);
     expect(seen('platform', '/v1/groups/g/members', 200, { value: [{ id: 'u1' }] })).toEqual(['fail contract.responses body/value/0']);

@@ -69,10 +69,15 @@ describe('content-gateway conformance (CLI)', () => {
       const expect_ = path.join(dir, 'access.yaml');
       fs.writeFileSync(expect_, 'expectations:\n  - file: kb-2\n    can_see: [ana@corp.example]\n    cannot_see: [dot@corp.example, eve@corp.example]\n');
       // The platform's validator only warns about {type: USER, id: "*"}; our contract never serves it.
-      const platform = await cli(['conformance', '--url', broken.url, '--out', path.join(dir, 'broken-platform'), '--odd-top', '0'], { CONFORMANCE_API_KEY: broken.key });
+      const platform = await cli(['conformance', '--url', broken.url, '--out', path.join(dir, 'broken-platform'), '--odd-top', '0'], {
+        CONFORMANCE_API_KEY: broken.key,
+      });
       expect(platform.exitCode).toBe(0);
       expect(platform.text).toMatch(/WARN permissions\.wildcard .*— rule: \[GW-VAL-new\]/);
-      const { text, exitCode } = await cli(['conformance', '--url', broken.url, '--profile', 'strict', '--out', path.join(dir, 'broken'), '--expect', expect_, '--odd-top', '0'], { CONFORMANCE_API_KEY: broken.key });
+      const { text, exitCode } = await cli(
+        ['conformance', '--url', broken.url, '--profile', 'strict', '--out', path.join(dir, 'broken'), '--expect', expect_, '--odd-top', '0'],
+        { CONFORMANCE_API_KEY: broken.key },
+      );
       expect(exitCode).toBe(1);
       expect(text).toContain('FAIL permissions.wildcard');
       expect(text).toContain('(strict profile, ids percent-encoded): FAIL');

@@ -36,6 +36,7 @@ describe('the demo, crawled with raw ids', () => {
     }
     expect(active.filter((f) => f.download?.status === 200).length).toBeGreaterThanOrEqual(4);
     expect(report.crawl.groups.length).toBeGreaterThan(2);
-    for (const g of report.crawl.groups) expect(g.members).toMatchObject({ status: 200, url: expect.stringContaining(`/v1/groups/${quoteLikePlatformClient(g.id)}/members`) });
+    for (const g of report.crawl.groups)
+      expect(g.members).toMatchObject({ status: 200, url: expect.stringContaining(`/v1/groups/${quoteLikePlatformClient(g.id)}/members`) });
   });
 });

@@ -15,7 +15,10 @@ const graphs: fc.Arbitrary<Graph> = fc
   .chain(({ users, groups, files }) => {
     const userIds = Array.from({ length: users }, (_, i) => `u${i}`);
     const groupIds = Array.from({ length: groups }, (_, i) => `g${i}`);
-    const member = fc.oneof(fc.constantFrom(...userIds).map((id): Principal => ({ type: 'USER', id })), ...(groupIds.length ? [fc.constantFrom(...groupIds).map((id): Principal => ({ type: 'GROUP', id }))] : []));
+    const member = fc.oneof(
+      fc.constantFrom(...userIds).map((id): Principal => ({ type: 'USER', id })),
+      ...(groupIds.length ? [fc.constantFrom(...groupIds).map((id): Principal => ({ type: 'GROUP', id }))] : []),
+    );
     const entry = fc.oneof(
       { weight: 6, arbitrary: member.map((p) => ({ ...p, action: 'VIEW' })) },
       { weight: 1, arbitrary: fc.constant<Principal>({ type: 'GROUP', id: '*', action: 'VIEW' }) },
@@ -24,16 +27,28 @@ const graphs: fc.Arbitrary<Graph> = fc
       { weight: 1, arbitrary: member.map((p) => ({ ...p, action: 'UPDATE' })) },
     );
     return fc.record({
-      users: fc.tuple(...userIds.map((id) => fc.boolean().map((active) => ({ id, email: `${id}@x.example`, state: active ? ('Active' as const) : ('Inactive' as const) })))),
-      groups: groupIds.length ? fc.tuple(...groupIds.map((id) => fc.array(member, { maxLength: 5 }).map((entries) => ({ id, members: { entries } })))) : fc.constant([]),
-      files: fc.tuple(...Array.from({ length: files }, (_, i) => fc.record({ id: fc.constant(`f${i}`), status: fc.constantFrom('active' as const, 'active' as const, 'deleted' as const), permissions: fc.array(entry, { maxLength: 4 }) }))),
+      users: fc.tuple(
+        ...userIds.map((id) => fc.boolean().map((active) => ({ id, email: `${id}@x.example`, state: active ? ('Active' as const) : ('Inactive' as const) }))),
+      ),
+      groups: groupIds.length
+        ? fc.tuple(...groupIds.map((id) => fc.array(member, { maxLength: 5 }).map((entries) => ({ id, members: { entries } }))))
+        : fc.constant([]),
+      files: fc.tuple(
+        ...Array.from({ length: files }, (_, i) =>
+          fc.record({
+            id: fc.constant(`f${i}`),
+            status: fc.constantFrom('active' as const, 'active' as const, 'deleted' as const),
+            permissions: fc.array(entry, { maxLength: 4 }),
+          }),
+        ),
+      ),
     });
   });
 
 /** The obvious fixpoint: keep adding nested members until nothing changes. */
 function referenceCanSee(g: Graph, userId: string, fileId: string): boolean {
   const members = new Map<string, Set<string>>(g.groups.map((x) => [x.id, new Set(x.members.entries.filter((m) => m.type === 'USER').map((m) => m.id))]));
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
     for (const x of g.groups) {
       const set = members.get(x.id) as Set<string>;
@@ -51,7 +66,9 @@ function referenceCanSee(g: Graph, userId: string, fileId: string): boolean {
   const file = g.files.find((f) => f.id === fileId);
   if (!user || user.state === 'Inactive' || !file || file.status === 'deleted') return false;
   return file.permissions.some(
-    (p) => p.action === 'VIEW' && ((p.type === 'GROUP' && p.id === '*') || (p.type === 'USER' && p.id === userId) || (p.type === 'GROUP' && members.get(p.id)?.has(userId) === true)),
+    (p) =>
+      p.action === 'VIEW' &&
+      ((p.type === 'GROUP' && p.id === '*') || (p.type === 'USER' && p.id === userId) || (p.type === 'GROUP' && members.get(p.id)?.has(userId) === true)),
   );
 }
 
@@ -66,11 +83,35 @@ describe('EffectiveAccess', () => {
     ],
     groups: [
       { id: 'all', members: { entries: [{ type: 'GROUP', id: 'eng' }] } },
-      { id: 'eng', members: { entries: [{ type: 'GROUP', id: 'plat' }, { type: 'USER', id: 'bo' }] } },
-      { id: 'plat', members: { entries: [{ type: 'USER', id: 'ana' }, { type: 'GROUP', id: 'all' }] } }, // a cycle
+      {
+        id: 'eng',
+        members: {
+          entries: [
+            { type: 'GROUP', id: 'plat' },
+            { type: 'USER', id: 'bo' },
+          ],
+        },
+      },
+      {
+        id: 'plat',
+        members: {
+          entries: [
+            { type: 'USER', id: 'ana' },
+            { type: 'GROUP', id: 'all' },
+          ],
+        },
+      }, // a cycle
     ],
     files: [
-      { id: 'doc', status: 'active', permissions: [{ type: 'GROUP', id: 'all', action: 'VIEW' }, { type: 'USER', id: '*', action: 'VIEW' }, { type: 'USER', id: 'ghost', action: 'VIEW' }] },
+      {
+        id: 'doc',
+        status: 'active',
+        permissions: [
+          { type: 'GROUP', id: 'all', action: 'VIEW' },
+          { type: 'USER', id: '*', action: 'VIEW' },
+          { type: 'USER', id: 'ghost', action: 'VIEW' },
+        ],
+      },
       { id: 'pub', status: 'active', permissions: [{ type: 'GROUP', id: '*', action: 'VIEW' }] },
       { id: 'old', status: 'deleted', permissions: [{ type: 'GROUP', id: '*', action: 'VIEW' }] },
     ],
@@ -116,7 +157,9 @@ describe('EffectiveAccess', () => {
         if (g.groups.length === 0) return;
         const before = access(g);
         const target = g.groups[gi % g.groups.length] as Graph['groups'][number];
-        const added: Principal = asGroup ? { type: 'GROUP', id: (g.groups[mi % g.groups.length] as Graph['groups'][number]).id } : { type: 'USER', id: (g.users[mi % g.users.length] as Graph['users'][number]).id };
+        const added: Principal = asGroup
+          ? { type: 'GROUP', id: (g.groups[mi % g.groups.length] as Graph['groups'][number]).id }
+          : { type: 'USER', id: (g.users[mi % g.users.length] as Graph['users'][number]).id };
         const grown: Graph = { ...g, groups: g.groups.map((x) => (x === target ? { id: x.id, members: { entries: [...x.members.entries, added] } } : x)) };
         const after = access(grown);
         for (const u of g.users) for (const f of g.files) if (before.canSee(u.email, f.id)) expect(after.canSee(u.email, f.id)).toBe(true);
@@ -129,11 +172,19 @@ describe('EffectiveAccess', () => {
     fc.assert(
       fc.property(graphs, fc.nat(), (g, fi) => {
         const file = g.files[fi % g.files.length] as Graph['files'][number];
-        const opened: Graph = { ...g, files: g.files.map((f) => (f === file ? { ...f, status: 'active', permissions: [...f.permissions, { type: 'GROUP', id: '*', action: 'VIEW' }] } : f)) };
+        const opened: Graph = {
+          ...g,
+          files: g.files.map((f) => (f === file ? { ...f, status: 'active', permissions: [...f.permissions, { type: 'GROUP', id: '*', action: 'VIEW' }] } : f)),
+        };
         const a = access(opened);
         const answer = a.whoCanSee(file.id);
         expect(answer?.everyone).toBe(true);
-        expect(answer?.users.map((u) => u.id).sort()).toEqual(g.users.filter((u) => u.state === 'Active').map((u) => u.id).sort());
+        expect(answer?.users.map((u) => u.id).sort()).toEqual(
+          g.users
+            .filter((u) => u.state === 'Active')
+            .map((u) => u.id)
+            .sort(),
+        );
         for (const u of g.users) expect(a.canSee(u.email, file.id)).toBe(u.state === 'Active');
       }),
       { numRuns: 200 },
@@ -163,7 +214,12 @@ describe('EffectiveAccess', () => {
         g.users.forEach((u, i) => {
           const a = ts.whatCanSee(u.email);
           const expected = [...(a?.files ?? []), ...(a?.wouldSee ?? [])].map((f) => `${f.id} ${f.via}`).sort();
-          expect(js.whatCanSee(i).map((x) => `${g.files[x.file]?.id} ${x.via}`).sort()).toEqual(expected);
+          expect(
+            js
+              .whatCanSee(i)
+              .map((x) => `${g.files[x.file]?.id} ${x.via}`)
+              .sort(),
+          ).toEqual(expected);
         });
       }),
       { numRuns: 200 },

@@ -79,7 +79,16 @@ export function staticElementsOf(html: string): FakeElement[] {
     const attrs = m[2] ?? '';
     if (!/\b(id|data-severity|data-check|data-mode)=/.test(attrs)) continue;
     const el = new FakeElement(m[1] ?? 'div');
-    for (const a of attrs.matchAll(/([\w-]+)="([^"]*)"/g)) el.setAttribute(a[1] ?? '', (a[2] ?? '').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&'));
+    for (const a of attrs.matchAll(/([\w-]+)="([^"]*)"/g))
+      el.setAttribute(
+        a[1] ?? '',
+        (a[2] ?? '')
+          .replace(/&quot;/g, '"')
+          .replace(/&#39;/g, "'")
+          .replace(/&lt;/g, '<')
+          .replace(/&gt;/g, '>')
+          .replace(/&amp;/g, '&'),
+      );
     if (el.attributes.id === 'report-data') {
       const start = (m.index ?? 0) + m[0].length;
       el.textContent = html.slice(start, html.indexOf('</script>', start));

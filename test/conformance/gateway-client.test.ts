@@ -47,7 +47,9 @@ describe('GatewayClient', () => {
         return;
       }
       probes++;
-      res.writeHead(429, { 'Retry-After': '60', 'X-RateLimit-Limit': '30', 'X-RateLimit-Remaining': '0', 'Content-Type': 'application/json' }).end('{"error":{"code":"RATE_LIMIT_EXCEEDED","message":"too many failed authentications"}}');
+      res
+        .writeHead(429, { 'Retry-After': '60', 'X-RateLimit-Limit': '30', 'X-RateLimit-Remaining': '0', 'Content-Type': 'application/json' })
+        .end('{"error":{"code":"RATE_LIMIT_EXCEEDED","message":"too many failed authentications"}}');
     });
     const c = client(server.url);
     try {
@@ -94,7 +96,14 @@ describe('GatewayClient', () => {
   it('slows down when X-RateLimit-Remaining drops below 30% of the limit, and not above', async () => {
     let remaining = 100;
     const server = await serve((_req, res) => {
-      res.writeHead(200, { 'Content-Type': 'application/json', 'X-RateLimit-Limit': '100', 'X-RateLimit-Remaining': String(remaining), 'X-RateLimit-Reset': '1' }).end('{}');
+      res
+        .writeHead(200, {
+          'Content-Type': 'application/json',
+          'X-RateLimit-Limit': '100',
+          'X-RateLimit-Remaining': String(remaining),
+          'X-RateLimit-Reset': '1',
+        })
+        .end('{}');
     });
     const c = client(server.url);
     try {

@@ -4,7 +4,8 @@ import { accessInputFromCrawl, EffectiveAccess } from '../../src/conformance/acc
 import { startTestGateway, TEST_KEYS, type TestGateway } from '../helpers/test-gateway';
 import { EMAIL, ODD_FILE_ID, PLATFORM_GROUP, stageConformanceFixture } from './own-gateway-fixture';
 
-const notPassing = (r: ConformanceReport) => r.findings.filter((f) => f.severity !== 'pass').map((f) => `${f.severity} ${f.check}: ${f.message} ${JSON.stringify(f.evidence)}`);
+const notPassing = (r: ConformanceReport) =>
+  r.findings.filter((f) => f.severity !== 'pass').map((f) => `${f.severity} ${f.check}: ${f.message} ${JSON.stringify(f.evidence)}`);
 
 describe('conformance against our own gateway (SQLite, real HTTP on loopback)', () => {
   let gw: TestGateway;
@@ -32,7 +33,7 @@ describe('conformance against our own gateway (SQLite, real HTTP on loopback)', 
     expect(report.summary).toMatchObject({ ok: true, checks: { fail: 0, warn: 0 } });
   });
 
-  it('passes the platform profile too, with ids sent raw as the platform\'s tools send them', async () => {
+  it("passes the platform profile too, with ids sent raw as the platform's tools send them", async () => {
     const raw = await runConformance({ baseUrl: gw.url, key: TEST_KEYS[0], profile: 'platform', rawIds: true, secondCrawl: false });
     expect(notPassing(raw)).toEqual([]);
     expect(raw.options).toMatchObject({ profile: 'platform', rawIds: true });
@@ -47,8 +48,15 @@ describe('conformance against our own gateway (SQLite, real HTTP on loopback)', 
     for (const g of raw.crawl.groups) expect(g.members?.status).toBe(200);
     const odd = raw.crawl.files.find((f) => f.listing.id === ODD_FILE_ID);
     expect(slashed.map((f) => f.listing.id)).toEqual([ODD_FILE_ID]);
-    expect(odd?.detail).toMatchObject({ status: 200, id: ODD_FILE_ID, url: expect.stringContaining('/v1/files/test:hr%20&%20execs/2025%20plan%20(%C3%9Cn%C3%AFcode)%20+%2050%25.html') });
-    expect(raw.crawl.groups.find((g) => g.id === PLATFORM_GROUP)?.members).toMatchObject({ status: 200, url: expect.stringContaining('/v1/groups/test:teams/platform%20eng/members') });
+    expect(odd?.detail).toMatchObject({
+      status: 200,
+      id: ODD_FILE_ID,
+      url: expect.stringContaining('/v1/files/test:hr%20&%20execs/2025%20plan%20(%C3%9Cn%C3%AFcode)%20+%2050%25.html'),
+    });
+    expect(raw.crawl.groups.find((g) => g.id === PLATFORM_GROUP)?.members).toMatchObject({
+      status: 200,
+      url: expect.stringContaining('/v1/groups/test:teams/platform%20eng/members'),
+    });
   });
 
   it('crawled like the platform: every page, file, binary, access list, group, member and user', () => {
@@ -56,9 +64,12 @@ describe('conformance against our own gateway (SQLite, real HTTP on loopback)', 
     expect(crawl.files).toHaveLength(31);
     expect(crawl.listings.find((l) => l.collection === 'files')?.pages).toBe(4);
     expect(crawl.files.filter((f) => f.detail?.status === 200)).toHaveLength(30); // the tombstone is not read
-    expect(crawl.files.filter((f) => f.download?.status === 200).map((f) => f.listing.id).sort()).toEqual(
-      ['test:board.pptx', 'test:chen-review.pdf', 'test:crowd-list.pdf', 'test:handbook.pdf', 'test:holidays.txt', 'test:salaries.docx'].sort(),
-    );
+    expect(
+      crawl.files
+        .filter((f) => f.download?.status === 200)
+        .map((f) => f.listing.id)
+        .sort(),
+    ).toEqual(['test:board.pptx', 'test:chen-review.pdf', 'test:crowd-list.pdf', 'test:handbook.pdf', 'test:holidays.txt', 'test:salaries.docx'].sort());
     expect(crawl.files.find((f) => f.listing.id === 'test:crowd-list.pdf')?.permissions).toMatchObject({ pages: 2, status: 200 });
     expect(crawl.groups.find((g) => g.id === 'test:crowd')?.members).toMatchObject({ pages: 2 });
     expect(crawl.users).toHaveLength(20);
@@ -79,7 +90,9 @@ describe('conformance against our own gateway (SQLite, real HTTP on loopback)', 
     expect(access.whoCanSee('test:kb-01')?.everyone).toBe(true);
     expect(emails('test:kb-01')).toHaveLength(19); // 20 users, one inactive
     const ana = access.whatCanSee(EMAIL.ana);
-    expect(ana?.files.map((f) => f.id)).toEqual(expect.arrayContaining(['test:note-for-ana', 'test:platform-1', 'test:eng-1', 'test:handbook.pdf', 'test:kb-01']));
+    expect(ana?.files.map((f) => f.id)).toEqual(
+      expect.arrayContaining(['test:note-for-ana', 'test:platform-1', 'test:eng-1', 'test:handbook.pdf', 'test:kb-01']),
+    );
     expect(ana?.files.map((f) => f.id)).not.toEqual(expect.arrayContaining(['test:salaries.docx']));
     expect(ana?.files.map((f) => f.id)).not.toContain('test:old-article');
     expect(access.whatCanSee(EMAIL.bo)).toMatchObject({ active: false, files: [] });

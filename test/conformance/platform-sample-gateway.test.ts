@@ -46,11 +46,24 @@ describe('the platform sample gateway fixture', () => {
     expect(body['@odata.nextLink']).toBeUndefined();
     expect(body.value.map((f: Json) => f.id)).toEqual(['kb-001', 'kb-002', 'kb-003', 'kb-004', 'kb-005', 'kb-006', 'kb-007', 'kb-008']);
     const [html, pdf] = body.value as Json[];
-    expect(Object.keys(html!).sort()).toEqual(['content', 'created_by', 'created_datetime', 'custom_attributes', 'external_url', 'id', 'last_modified_by', 'last_modified_datetime', 'name', 'status']);
+    expect(Object.keys(html!).sort()).toEqual([
+      'content',
+      'created_by',
+      'created_datetime',
+      'custom_attributes',
+      'external_url',
+      'id',
+      'last_modified_by',
+      'last_modified_datetime',
+      'name',
+      'status',
+    ]);
     expect(html).toMatchObject({ status: 'active', custom_attributes: {}, last_modified_datetime: '2025-03-02T09:30:00Z' });
     expect(html!.content).toEqual({ mime_type: 'text/html', size: null });
     expect(pdf!.content).toEqual({ mime_type: 'application/pdf', download_path: '/kb-002/download', sha1_hash: null, size: 245_760 });
-    expect(body.value.map((f: Json) => f.content.mime_type)).toEqual(expect.arrayContaining(['text/plain', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document']));
+    expect(body.value.map((f: Json) => f.content.mime_type)).toEqual(
+      expect.arrayContaining(['text/plain', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document']),
+    );
     for (const f of body.value as Json[]) expect(f).not.toHaveProperty('metadata_url');
   });
 
@@ -79,25 +92,41 @@ describe('the platform sample gateway fixture', () => {
     expect(bytes.length).not.toBe(245_760);
     // Any known id downloads, HTML included.
     const htmlDownload = await call(gw, '/v1/files/kb-001/download');
-    expect([htmlDownload.status, htmlDownload.headers.get('content-type'), await htmlDownload.text()]).toEqual([200, 'text/html', '[Demo] Binary content for: Getting started with the wiki']);
+    expect([htmlDownload.status, htmlDownload.headers.get('content-type'), await htmlDownload.text()]).toEqual([
+      200,
+      'text/html',
+      '[Demo] Binary content for: Getting started with the wiki',
+    ]);
   });
 
   it('answers access lists as {permissions, last_modified_datetime: null}, the wildcard on kb-001, and the wildcard for unknown files', async () => {
     const pub = await getJson(gw, '/v1/files/kb-001/permissions');
-    expect(pub.body).toEqual({ '@odata.context': `${gw.url}/$metadata#Permissions`, value: { permissions: [{ type: 'GROUP', id: '*', action: 'VIEW' }], last_modified_datetime: null } });
+    expect(pub.body).toEqual({
+      '@odata.context': `${gw.url}/$metadata#Permissions`,
+      value: { permissions: [{ type: 'GROUP', id: '*', action: 'VIEW' }], last_modified_datetime: null },
+    });
     const two = await getJson(gw, '/v1/files/kb-006/permissions?$top=1');
     expect(two.body.value.permissions).toEqual([{ type: 'GROUP', id: 'group-engineering', action: 'VIEW' }]);
     expect(two.body['@odata.nextLink']).toBe(`${gw.url}/v1/files/kb-006/permissions?$top=1&$skip=1`);
     expect((await getJson(gw, two.body['@odata.nextLink'])).body.value.permissions).toEqual([{ type: 'USER', id: 'user-004', action: 'VIEW' }]);
     const unknown = await getJson(gw, '/v1/files/nope/permissions');
     expect([unknown.status, unknown.body.value.permissions]).toEqual([200, [{ type: 'GROUP', id: '*', action: 'VIEW' }]]);
-    expect((await getJson(gw, '/v1/files/permissions/metadata')).body).toEqual({ '@odata.context': `${gw.url}/$metadata#PermissionsMetadata`, model: 'resource_permission' });
+    expect((await getJson(gw, '/v1/files/permissions/metadata')).body).toEqual({
+      '@odata.context': `${gw.url}/$metadata#PermissionsMetadata`,
+      model: 'resource_permission',
+    });
   });
 
   it('lists users, groups and direct members in the sample shape; an unknown group has no members', async () => {
     const users = await getJson(gw, '/v1/users');
     expect(users.body['@odata.context']).toBe(`${gw.url}/$metadata#Users`);
-    expect(users.body.value[0]).toEqual({ id: 'user-001', primary_email_addr: 'ada.lind@wiki.example.internal', full_name: 'Ada Lind', state: 'Active', last_modified_datetime: '2025-01-01T00:00:00Z' });
+    expect(users.body.value[0]).toEqual({
+      id: 'user-001',
+      primary_email_addr: 'ada.lind@wiki.example.internal',
+      full_name: 'Ada Lind',
+      state: 'Active',
+      last_modified_datetime: '2025-01-01T00:00:00Z',
+    });
     expect(users.body.value.find((u: Json) => u.id === 'user-005').state).toBe('Inactive');
     const groups = await getJson(gw, '/v1/groups');
     expect(groups.body['@odata.context']).toBe(`${gw.url}/$metadata#Groups`);
@@ -105,7 +134,10 @@ describe('the platform sample gateway fixture', () => {
     const members = await getJson(gw, '/v1/groups/group-engineering/members');
     expect(members.body).toEqual({
       '@odata.context': `${gw.url}/$metadata#GroupMembers`,
-      value: [{ type: 'GROUP', id: 'group-platform', name: 'Platform' }, { type: 'USER', id: 'user-002', name: 'Bo Okafor' }],
+      value: [
+        { type: 'GROUP', id: 'group-platform', name: 'Platform' },
+        { type: 'USER', id: 'user-002', name: 'Bo Okafor' },
+      ],
     });
     const paged = await getJson(gw, '/v1/groups/group-engineering/members?$top=1');
     expect(paged.body['@odata.nextLink']).toBe(`${gw.url}/v1/groups/group-engineering/members?$top=1&$skip=1`);
@@ -118,7 +150,9 @@ describe('the platform sample gateway fixture', () => {
     expect((await at({ Authorization: 'Bearer sample-key' })).status).toBe(200);
     expect((await at({ Authorization: 'sample-key' })).status).toBe(200);
     expect((await at({ Authorization: 'Bearer   sample-key  ' })).status).toBe(200);
-    for (const headers of [{}, { Authorization: 'Bearer wrong' }, { Authorization: 'bearer sample-key' }, { Authorization: 'Bearer ' }] as Array<Record<string, string>>) {
+    for (const headers of [{}, { Authorization: 'Bearer wrong' }, { Authorization: 'bearer sample-key' }, { Authorization: 'Bearer ' }] as Array<
+      Record<string, string>
+    >) {
       const res = await at(headers);
       expect([res.status, await res.json()]).toEqual([401, { error: { code: 'AUTHENTICATION_FAILED', message: 'Bearer token missing or invalid.' } }]);
     }
@@ -129,7 +163,9 @@ describe('the platform sample gateway fixture', () => {
   it("answers unknown routes with Flask's 404 text in the envelope, other methods with Flask's HTML 405, and HEAD like GET", async () => {
     const missing = await getJson(gw, '/v1/no-such-route');
     expect(missing.status).toBe(404);
-    expect(missing.body).toEqual({ error: { code: 'NOT_FOUND', message: expect.stringMatching(/^404 Not Found: The requested URL was not found on the server\./) } });
+    expect(missing.body).toEqual({
+      error: { code: 'NOT_FOUND', message: expect.stringMatching(/^404 Not Found: The requested URL was not found on the server\./) },
+    });
     expect((await getJson(gw, '/v1/files/')).status).toBe(404);
     const post = await call(gw, '/v1/files', { method: 'POST' });
     expect([post.status, post.headers.get('content-type'), post.headers.get('allow')]).toEqual([405, 'text/html; charset=utf-8', 'GET, HEAD, OPTIONS']);
@@ -138,20 +174,40 @@ describe('the platform sample gateway fixture', () => {
     expect([head.status, head.headers.get('content-length'), await head.text()]).toEqual([200, String(placeholderBytes(SAMPLE_FILES[1]!).length), '']);
   });
 
-  it.each<SampleEndpoint>(['files', 'file', 'download', 'permissions', 'users', 'groups', 'members'])('fails the %s source with 502 EXTERNAL_REST_ERROR and the source error text', async (endpoint) => {
-    const path = { files: '/v1/files', file: '/v1/files/kb-001', download: '/v1/files/kb-002/download', permissions: '/v1/files/kb-001/permissions', users: '/v1/users', groups: '/v1/groups', members: '/v1/groups/group-finance/members' }[endpoint];
-    await withGateway({ failSource: endpoint }, async (g) => {
-      const res = await getJson(g, path);
-      expect(res.status).toBe(502);
-      expect(res.body).toEqual({ error: { code: 'EXTERNAL_REST_ERROR', message: expect.stringMatching(/^503 Server Error: Service Unavailable for url: https:\/\/source\.example\.internal\//) } });
-      expect((await getJson(g, '/v1/files/permissions/metadata')).status).toBe(200); // the other endpoints still answer
-    });
-  });
+  it.each<SampleEndpoint>(['files', 'file', 'download', 'permissions', 'users', 'groups', 'members'])(
+    'fails the %s source with 502 EXTERNAL_REST_ERROR and the source error text',
+    async (endpoint) => {
+      const path = {
+        files: '/v1/files',
+        file: '/v1/files/kb-001',
+        download: '/v1/files/kb-002/download',
+        permissions: '/v1/files/kb-001/permissions',
+        users: '/v1/users',
+        groups: '/v1/groups',
+        members: '/v1/groups/group-finance/members',
+      }[endpoint];
+      await withGateway({ failSource: endpoint }, async (g) => {
+        const res = await getJson(g, path);
+        expect(res.status).toBe(502);
+        expect(res.body).toEqual({
+          error: {
+            code: 'EXTERNAL_REST_ERROR',
+            message: expect.stringMatching(/^503 Server Error: Service Unavailable for url: https:\/\/source\.example\.internal\//),
+          },
+        });
+        expect((await getJson(g, '/v1/files/permissions/metadata')).status).toBe(200); // the other endpoints still answer
+      });
+    },
+  );
 
   it('fails an unreachable source with 500 INTERNAL_SERVER_ERROR', async () => {
     await withGateway({ failSource: { endpoint: 'users', as: 'unreachable' } }, async (g) => {
       const res = await getJson(g, '/v1/users');
-      expect([res.status, res.body.error.code, res.body.error.message]).toEqual([500, 'INTERNAL_SERVER_ERROR', expect.stringMatching(/^500 Internal Server Error: /)]);
+      expect([res.status, res.body.error.code, res.body.error.message]).toEqual([
+        500,
+        'INTERNAL_SERVER_ERROR',
+        expect.stringMatching(/^500 Internal Server Error: /),
+      ]);
     });
   });
 
@@ -160,7 +216,12 @@ describe('the platform sample gateway fixture', () => {
     expect([...res.headers.keys()].filter((h) => /ratelimit|rate-limit/i.test(h))).toEqual([]);
     await withGateway({ revision: 'older' }, async (g) => {
       for (const r of [await call(g, '/v1/files'), await call(g, '/v1/files'), await fetch(`${g.url}/v1/files`)]) {
-        expect([r.status === 401 || r.status === 200, r.headers.get('x-ratelimit-limit'), r.headers.get('x-ratelimit-remaining'), r.headers.get('x-ratelimit-reset')]).toEqual([true, '600', '599', '60']);
+        expect([
+          r.status === 401 || r.status === 200,
+          r.headers.get('x-ratelimit-limit'),
+          r.headers.get('x-ratelimit-remaining'),
+          r.headers.get('x-ratelimit-reset'),
+        ]).toEqual([true, '600', '599', '60']);
       }
       expect((await getJson(g, '/v1/files')).body.value[0].content.body).toContain('<h1>Getting started');
     });
@@ -244,7 +305,7 @@ describe('the platform sample gateway fixture', () => {
     });
   });
 
-  it('adds, by default, what the platform\'s spec allows beyond the sample: metadata_url, children_url, no status, an upper-case sha1, permissions_hierarchy, a user without state, lists without @odata.context, extra error fields', async () => {
+  it("adds, by default, what the platform's spec allows beyond the sample: metadata_url, children_url, no status, an upper-case sha1, permissions_hierarchy, a user without state, lists without @odata.context, extra error fields", async () => {
     await withGateway({ specExtras: true }, async (g) => {
       const files = (await getJson(g, '/v1/files')).body.value as Json[];
       expect(files.every((f) => typeof f.metadata_url === 'string' && typeof f.children_url === 'string')).toBe(true);
@@ -255,7 +316,12 @@ describe('the platform sample gateway fixture', () => {
       expect((await getJson(g, '/v1/files/kb-001/permissions')).body.value.permissions_hierarchy).toEqual([]);
       const users = await getJson(g, '/v1/users');
       expect(users.body).not.toHaveProperty('@odata.context');
-      expect((users.body.value as Json[]).find((u) => u.id === 'user-003')).toEqual({ id: 'user-003', primary_email_addr: 'chen.wu@wiki.example.internal', full_name: 'Chen Wu', last_modified_datetime: '2025-01-01' });
+      expect((users.body.value as Json[]).find((u) => u.id === 'user-003')).toEqual({
+        id: 'user-003',
+        primary_email_addr: 'chen.wu@wiki.example.internal',
+        full_name: 'Chen Wu',
+        last_modified_datetime: '2025-01-01',
+      });
       expect((await getJson(g, '/v1/files/nope')).body.error).toEqual({ code: 'NOT_FOUND', message: 'File nope not found.', target: '/v1/files/nope' });
     });
   });

@@ -74,12 +74,24 @@ const WILDCARD = view('GROUP', '*');
 const grp = (id: string) => view('GROUP', id);
 
 const article = (id: string, name: string, day: number, permissions: Principal[]): SampleFile => ({
-  id, name, mime: HTML, modified: `2025-03-${String(day).padStart(2, '0')}T09:30:00Z`, created: '2024-11-04T08:00:00Z',
-  author: 'ada.lind@wiki.example.internal', html: `<h1>${name}</h1><p>${name}: the team's notes.</p>`, permissions,
+  id,
+  name,
+  mime: HTML,
+  modified: `2025-03-${String(day).padStart(2, '0')}T09:30:00Z`,
+  created: '2024-11-04T08:00:00Z',
+  author: 'ada.lind@wiki.example.internal',
+  html: `<h1>${name}</h1><p>${name}: the team's notes.</p>`,
+  permissions,
 });
 const binary = (id: string, name: string, mime: string, day: number, declaredSize: number, permissions: Principal[]): SampleFile => ({
-  id, name, mime, modified: `2025-04-${String(day).padStart(2, '0')}T14:00:00Z`, created: '2025-01-20T10:15:00Z',
-  author: 'dara.kim@wiki.example.internal', declaredSize, permissions,
+  id,
+  name,
+  mime,
+  modified: `2025-04-${String(day).padStart(2, '0')}T14:00:00Z`,
+  created: '2025-01-20T10:15:00Z',
+  author: 'dara.kim@wiki.example.internal',
+  declaredSize,
+  permissions,
 });
 
 /** Our own corpus in the sample's shape: raw URL-safe ids, HTML inline, binaries by download. */
@@ -104,23 +116,55 @@ export const SAMPLE_USERS = [
 
 /** Direct members only: everyone ⊃ engineering ⊃ platform, everyone ⊃ finance. */
 export const SAMPLE_GROUPS: ReadonlyArray<{ id: string; name: string; members: ReadonlyArray<{ type: 'USER' | 'GROUP'; id: string; name: string }> }> = [
-  { id: 'group-everyone', name: 'Everyone', members: [{ type: 'GROUP', id: 'group-engineering', name: 'Engineering' }, { type: 'GROUP', id: 'group-finance', name: 'Finance' }] },
-  { id: 'group-engineering', name: 'Engineering', members: [{ type: 'GROUP', id: 'group-platform', name: 'Platform' }, { type: 'USER', id: 'user-002', name: 'Bo Okafor' }] },
-  { id: 'group-platform', name: 'Platform', members: [{ type: 'USER', id: 'user-001', name: 'Ada Lind' }, { type: 'USER', id: 'user-003', name: 'Chen Wu' }] },
-  { id: 'group-finance', name: 'Finance', members: [{ type: 'USER', id: 'user-004', name: 'Dara Kim' }, { type: 'USER', id: 'user-005', name: 'Eli Moreau' }] },
+  {
+    id: 'group-everyone',
+    name: 'Everyone',
+    members: [
+      { type: 'GROUP', id: 'group-engineering', name: 'Engineering' },
+      { type: 'GROUP', id: 'group-finance', name: 'Finance' },
+    ],
+  },
+  {
+    id: 'group-engineering',
+    name: 'Engineering',
+    members: [
+      { type: 'GROUP', id: 'group-platform', name: 'Platform' },
+      { type: 'USER', id: 'user-002', name: 'Bo Okafor' },
+    ],
+  },
+  {
+    id: 'group-platform',
+    name: 'Platform',
+    members: [
+      { type: 'USER', id: 'user-001', name: 'Ada Lind' },
+      { type: 'USER', id: 'user-003', name: 'Chen Wu' },
+    ],
+  },
+  {
+    id: 'group-finance',
+    name: 'Finance',
+    members: [
+      { type: 'USER', id: 'user-004', name: 'Dara Kim' },
+      { type: 'USER', id: 'user-005', name: 'Eli Moreau' },
+    ],
+  },
 ];
 /** The base set, then `extra` generated HTML articles kb-009, kb-010, ... open to group-everyone. */
 const corpus = (extra: number): SampleFile[] => [
   ...SAMPLE_FILES,
-  ...Array.from({ length: extra }, (_, i) => article(`kb-${String(SAMPLE_FILES.length + i + 1).padStart(3, '0')}`, `Generated article ${i + 1}`, 1 + (i % 28), [grp('group-everyone')])),
+  ...Array.from({ length: extra }, (_, i) =>
+    article(`kb-${String(SAMPLE_FILES.length + i + 1).padStart(3, '0')}`, `Generated article ${i + 1}`, 1 + (i % 28), [grp('group-everyone')]),
+  ),
 ];
 const IDENTITY_DATE = '2025-01-01T00:00:00Z'; // users and groups: the source's string, passed through
 
 const DEFAULT_TOP = 50n;
 const SOURCE = 'https://source.example.internal/api';
 const FLASK_404 = '404 Not Found: The requested URL was not found on the server. If you entered the URL manually please check your spelling and try again.';
-const FLASK_500 = '500 Internal Server Error: The server encountered an internal error and was unable to complete your request. Either the server is overloaded or there is an error in the application.';
-const FLASK_405_PAGE = '<!doctype html>\n<html lang=en>\n<title>405 Method Not Allowed</title>\n<h1>Method Not Allowed</h1>\n<p>The method is not allowed for the requested URL.</p>\n';
+const FLASK_500 =
+  '500 Internal Server Error: The server encountered an internal error and was unable to complete your request. Either the server is overloaded or there is an error in the application.';
+const FLASK_405_PAGE =
+  '<!doctype html>\n<html lang=en>\n<title>405 Method Not Allowed</title>\n<h1>Method Not Allowed</h1>\n<p>The method is not allowed for the requested URL.</p>\n';
 
 /** The demo download body: a placeholder naming the file, whatever its type or declared size. */
 export const placeholderBytes = (f: SampleFile): Buffer => Buffer.from(`[Demo] Binary content for: ${f.name}`);
@@ -128,7 +172,15 @@ export const placeholderBytes = (f: SampleFile): Buffer => Buffer.from(`[Demo] B
 /** Flask's jsonify: keys sorted, compact, non-ASCII escaped, a trailing newline. */
 function jsonify(value: unknown): string {
   const sorted = (v: unknown): unknown =>
-    Array.isArray(v) ? v.map(sorted) : v && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted((v as Record<string, unknown>)[k])])) : v;
+    Array.isArray(v)
+      ? v.map(sorted)
+      : v && typeof v === 'object'
+        ? Object.fromEntries(
+            Object.keys(v)
+              .sort()
+              .map((k) => [k, sorted((v as Record<string, unknown>)[k])]),
+          )
+        : v;
   return `${JSON.stringify(sorted(value)).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}\n`;
 }
 
@@ -169,7 +221,10 @@ export function createPlatformSampleHandler(options: PlatformSampleGatewayOption
 
   const extras = options.specExtras !== false;
   const node = (f: SampleFile, withBody: boolean) => {
-    const content: Record<string, unknown> = { mime_type: f.mime, size: f.mime === HTML ? null : on('size-mismatch') ? f.declaredSize : placeholderBytes(f).length };
+    const content: Record<string, unknown> = {
+      mime_type: f.mime,
+      size: f.mime === HTML ? null : on('size-mismatch') ? f.declaredSize : placeholderBytes(f).length,
+    };
     if (f.mime === HTML) {
       if (withBody) content.body = f.html ?? '';
     } else {
@@ -177,10 +232,22 @@ export function createPlatformSampleHandler(options: PlatformSampleGatewayOption
       Object.assign(content, { download_path: `/${f.id}/download`, sha1_hash: upperSha1 });
     }
     const out: Record<string, unknown> = {
-      id: f.id, name: f.name, external_url: `https://wiki.example.internal/pages/${f.id}`, last_modified_datetime: f.modified, status: 'active',
-      created_datetime: f.created, created_by: f.author, last_modified_by: f.author, content, custom_attributes: {},
+      id: f.id,
+      name: f.name,
+      external_url: `https://wiki.example.internal/pages/${f.id}`,
+      last_modified_datetime: f.modified,
+      status: 'active',
+      created_datetime: f.created,
+      created_by: f.author,
+      last_modified_by: f.author,
+      content,
+      custom_attributes: {},
     };
-    if (extras) Object.assign(out, { metadata_url: `https://wiki.example.internal/api/pages/${f.id}`, children_url: `https://wiki.example.internal/api/pages?$filter=(parent eq ${f.id})` });
+    if (extras)
+      Object.assign(out, {
+        metadata_url: `https://wiki.example.internal/api/pages/${f.id}`,
+        children_url: `https://wiki.example.internal/api/pages?$filter=(parent eq ${f.id})`,
+      });
     if (extras && f.id === 'kb-003') delete out.status;
     return out;
   };
@@ -212,23 +279,26 @@ export function createPlatformSampleHandler(options: PlatformSampleGatewayOption
     const seg = path.split('/');
     let route: (() => void) | undefined;
     /** `$top`/`$skip` → one page by Python slicing, a nextLink when "has more" (skip + len(page) < total). */
-    const paged = <T>(endpoint: SampleEndpoint, sourcePath: string, base: string, set: string, all: () => readonly T[], wrap: (page: T[]) => unknown) => () => {
-      let top = pyInt(params.get('$top'), DEFAULT_TOP);
-      let skip = pyInt(params.get('$skip'), 0n);
-      if (top === 0n && !on('zero-top-loop')) top = DEFAULT_TOP;
-      if (!on('negative-slice')) [top, skip] = [top < 0n ? DEFAULT_TOP : top, skip < 0n ? 0n : skip];
-      let items: readonly T[];
-      try {
-        items = source(endpoint, `${sourcePath}?offset=${skip}&limit=${top}`, all);
-      } catch (e) {
-        if (e instanceof SourceFailure) return error(502, 'EXTERNAL_REST_ERROR', e.message);
-        throw e;
-      }
-      const page = items.slice(toIndex(skip), toIndex(skip + top)); // JS slice clamps negatives exactly as Python does
-      const body: Record<string, unknown> = extras && set !== 'Content' && set !== 'Permissions' ? { value: wrap(page) } : { '@odata.context': context(set), value: wrap(page) };
-      if (skip + BigInt(page.length) < BigInt(items.length)) body['@odata.nextLink'] = `${root}${base}?$top=${top}&$skip=${skip + top}`;
-      json(200, body);
-    };
+    const paged =
+      <T>(endpoint: SampleEndpoint, sourcePath: string, base: string, set: string, all: () => readonly T[], wrap: (page: T[]) => unknown) =>
+      () => {
+        let top = pyInt(params.get('$top'), DEFAULT_TOP);
+        let skip = pyInt(params.get('$skip'), 0n);
+        if (top === 0n && !on('zero-top-loop')) top = DEFAULT_TOP;
+        if (!on('negative-slice')) [top, skip] = [top < 0n ? DEFAULT_TOP : top, skip < 0n ? 0n : skip];
+        let items: readonly T[];
+        try {
+          items = source(endpoint, `${sourcePath}?offset=${skip}&limit=${top}`, all);
+        } catch (e) {
+          if (e instanceof SourceFailure) return error(502, 'EXTERNAL_REST_ERROR', e.message);
+          throw e;
+        }
+        const page = items.slice(toIndex(skip), toIndex(skip + top)); // JS slice clamps negatives exactly as Python does
+        const body: Record<string, unknown> =
+          extras && set !== 'Content' && set !== 'Permissions' ? { value: wrap(page) } : { '@odata.context': context(set), value: wrap(page) };
+        if (skip + BigInt(page.length) < BigInt(items.length)) body['@odata.nextLink'] = `${root}${base}?$top=${top}&$skip=${skip + top}`;
+        json(200, body);
+      };
     const one = (endpoint: SampleEndpoint, id: string, suffix: string, answer: (f: SampleFile) => void) => () => {
       let f: SampleFile | undefined;
       try {
@@ -244,16 +314,40 @@ export function createPlatformSampleHandler(options: PlatformSampleGatewayOption
     if (seg[0] === '' && seg[1] === 'v1' && seg.length >= 3) {
       const [, , a, b, c] = seg;
       const n = seg.length;
-      if (n === 3 && a === 'files') route = paged('files', '/documents', '/v1/files', 'Content', () => files, (p) => p.map((f) => node(f, older)));
+      if (n === 3 && a === 'files')
+        route = paged(
+          'files',
+          '/documents',
+          '/v1/files',
+          'Content',
+          () => files,
+          (p) => p.map((f) => node(f, older)),
+        );
       else if (n === 3 && a === 'users')
-        route = paged('users', '/users', '/v1/users', 'Users', () => SAMPLE_USERS, (p) =>
-          p.map((u) =>
-            extras && u.id === 'user-003'
-              ? { id: u.id, primary_email_addr: u.email, full_name: u.name, last_modified_datetime: '2025-01-01' }
-              : { id: u.id, primary_email_addr: u.email, full_name: u.name, state: u.active ? 'Active' : 'Inactive', last_modified_datetime: IDENTITY_DATE },
-          ));
-      else if (n === 3 && a === 'groups') route = paged('groups', '/groups', '/v1/groups', 'Groups', () => SAMPLE_GROUPS, (p) => p.map((g) => ({ id: g.id, name: g.name, last_modified_datetime: IDENTITY_DATE })));
-      else if (n === 5 && a === 'files' && b === 'permissions' && c === 'metadata') route = () => json(200, { '@odata.context': context('PermissionsMetadata'), model: 'resource_permission' });
+        route = paged(
+          'users',
+          '/users',
+          '/v1/users',
+          'Users',
+          () => SAMPLE_USERS,
+          (p) =>
+            p.map((u) =>
+              extras && u.id === 'user-003'
+                ? { id: u.id, primary_email_addr: u.email, full_name: u.name, last_modified_datetime: '2025-01-01' }
+                : { id: u.id, primary_email_addr: u.email, full_name: u.name, state: u.active ? 'Active' : 'Inactive', last_modified_datetime: IDENTITY_DATE },
+            ),
+        );
+      else if (n === 3 && a === 'groups')
+        route = paged(
+          'groups',
+          '/groups',
+          '/v1/groups',
+          'Groups',
+          () => SAMPLE_GROUPS,
+          (p) => p.map((g) => ({ id: g.id, name: g.name, last_modified_datetime: IDENTITY_DATE })),
+        );
+      else if (n === 5 && a === 'files' && b === 'permissions' && c === 'metadata')
+        route = () => json(200, { '@odata.context': context('PermissionsMetadata'), model: 'resource_permission' });
       else if (n === 4 && a === 'files' && b) route = one('file', b, '', (f) => json(200, { '@odata.context': context('Content'), value: node(f, true) }));
       else if (n === 5 && a === 'files' && b && c === 'download')
         // Any known id downloads, HTML included: the placeholder, with the file's type and no ETag, Last-Modified or Content-Disposition.
@@ -263,10 +357,24 @@ export function createPlatformSampleHandler(options: PlatformSampleGatewayOption
         });
       // Unknown files are not 404 here: the sample's lookup defaults to the public wildcard.
       else if (n === 5 && a === 'files' && b && c === 'permissions')
-        route = paged('permissions', `/documents/${b}/permissions`, `/v1/files/${b}/permissions`, 'Permissions', () => byId.get(b)?.permissions ?? [WILDCARD], (p) => ({ permissions: p, last_modified_datetime: null, ...(extras ? { permissions_hierarchy: [] } : {}) }));
+        route = paged(
+          'permissions',
+          `/documents/${b}/permissions`,
+          `/v1/files/${b}/permissions`,
+          'Permissions',
+          () => byId.get(b)?.permissions ?? [WILDCARD],
+          (p) => ({ permissions: p, last_modified_datetime: null, ...(extras ? { permissions_hierarchy: [] } : {}) }),
+        );
       // Unknown groups are 200 with no members (a dict lookup defaulting to []).
       else if (n === 5 && a === 'groups' && b && c === 'members')
-        route = paged('members', `/groups/${b}/members`, `/v1/groups/${b}/members`, 'GroupMembers', () => SAMPLE_GROUPS.find((g) => g.id === b)?.members ?? [], (p) => p);
+        route = paged(
+          'members',
+          `/groups/${b}/members`,
+          `/v1/groups/${b}/members`,
+          'GroupMembers',
+          () => SAMPLE_GROUPS.find((g) => g.id === b)?.members ?? [],
+          (p) => p,
+        );
     }
 
     if (!route) return error(404, 'NOT_FOUND', FLASK_404);

@@ -21,10 +21,21 @@ describe('the probe families', () => {
     const auth = probes(aim()).filter((p) => p.check.startsWith('auth.') && p.check !== 'auth.header-forms');
     expect(auth).toHaveLength(8 * 3);
     expect(new Set(auth.map((p) => p.path))).toEqual(
-      new Set(['/v1/files', '/v1/files/file%201', '/v1/files/bin%2F2/download', '/v1/files/file%201/permissions', '/v1/files/permissions/metadata', '/v1/users', '/v1/groups', '/v1/groups/g1/members']),
+      new Set([
+        '/v1/files',
+        '/v1/files/file%201',
+        '/v1/files/bin%2F2/download',
+        '/v1/files/file%201/permissions',
+        '/v1/files/permissions/metadata',
+        '/v1/users',
+        '/v1/groups',
+        '/v1/groups/g1/members',
+      ]),
     );
     expect(auth.filter((p) => p.download).map((p) => p.path)).toEqual(Array(3).fill('/v1/files/bin%2F2/download'));
-    expect(auth.filter((p) => p.auth !== 'none').map((p) => typeof p.auth === 'object' && p.auth.header.includes('conformance-wrong-key-r4nd0m'))).toEqual(Array(8 * 2).fill(true));
+    expect(auth.filter((p) => p.auth !== 'none').map((p) => typeof p.auth === 'object' && p.auth.header.includes('conformance-wrong-key-r4nd0m'))).toEqual(
+      Array(8 * 2).fill(true),
+    );
   });
 
   it('sends the Authorization form the crawl did not use', () => {
@@ -51,8 +62,14 @@ describe('the probe families', () => {
 
   it('accepts a 200 access or member list of an unknown id under platform, warns under strict', () => {
     const lists = (a: ProbeAim) => ofCheck(a, 'robustness.unknown-id').filter((p) => /permissions|members/.test(p.path));
-    expect(lists(aim({ profile: 'platform' })).map((p) => [p.expect, p.otherwise])).toEqual([['2xx-or-4xx', 'fail'], ['2xx-or-4xx', 'fail']]);
-    expect(lists(aim({ profile: 'strict' })).map((p) => [p.expect, p.otherwise])).toEqual([['4xx', 'warn'], ['4xx', 'warn']]);
+    expect(lists(aim({ profile: 'platform' })).map((p) => [p.expect, p.otherwise])).toEqual([
+      ['2xx-or-4xx', 'fail'],
+      ['2xx-or-4xx', 'fail'],
+    ]);
+    expect(lists(aim({ profile: 'strict' })).map((p) => [p.expect, p.otherwise])).toEqual([
+      ['4xx', 'warn'],
+      ['4xx', 'warn'],
+    ]);
     expect(ofCheck(aim(), 'robustness.unknown-route')).toEqual([expect.objectContaining({ path: '/v1/conformance-probe-unknown-r4nd0m' })]);
   });
 });

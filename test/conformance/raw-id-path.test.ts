@@ -11,7 +11,8 @@ function pythonRequestsPaths(paths: string[]): string[] | undefined {
 }
 
 const hasPythonRequests = pythonRequestsPaths(['/x']) !== undefined;
-if (!hasPythonRequests) console.warn('raw-id-path: python3 with requests not found; the comparison with the real client is skipped (apt-get install python3-requests)');
+if (!hasPythonRequests)
+  console.warn('raw-id-path: python3 with requests not found; the comparison with the real client is skipped (apt-get install python3-requests)');
 
 const idChar = fc.oneof(
   fc.constantFrom(...'abcXYZ019-._~:/ %+&=?#()[]{}|\\^`"\'<>@!$,;*'.split('')),
@@ -20,7 +21,7 @@ const idChar = fc.oneof(
 );
 const ids = fc.array(idChar, { minLength: 1, maxLength: 16 }).map((parts) => parts.join(''));
 
-describe('raw ids as the platform\'s tools paste them', () => {
+describe("raw ids as the platform's tools paste them", () => {
   it('keeps `/` and `:` as they are and escapes only what a URL cannot hold', () => {
     expect(quoteLikePlatformClient('/v1/files/demo:company/expense policy.html')).toBe('/v1/files/demo:company/expense%20policy.html');
     expect(quoteLikePlatformClient('/v1/files/a%41b/c%2Fd')).toBe('/v1/files/aAb/c%2Fd');
@@ -30,7 +31,10 @@ describe('raw ids as the platform\'s tools paste them', () => {
   });
 
   it('builds the encoded path the contract knows beside the raw one', () => {
-    expect(idPath('/v1/groups/', 'wm:team/1', '/members', true)).toEqual({ path: '/v1/groups/wm:team/1/members', contractPath: '/v1/groups/wm%3Ateam%2F1/members' });
+    expect(idPath('/v1/groups/', 'wm:team/1', '/members', true)).toEqual({
+      path: '/v1/groups/wm:team/1/members',
+      contractPath: '/v1/groups/wm%3Ateam%2F1/members',
+    });
     expect(idPath('/v1/files/', 'a b', '', false)).toEqual({ path: '/v1/files/a%20b', contractPath: '/v1/files/a%20b' });
   });
 

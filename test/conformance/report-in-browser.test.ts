@@ -44,13 +44,18 @@ jest.setTimeout(120_000);
     expect(await page.textContent('h1 .verdict')).toBe(report.summary.ok ? 'PASS' : 'FAIL');
     expect(await page.locator('.card').count()).toBeGreaterThanOrEqual(8);
     expect(await page.textContent('.cards')).toContain('Checks failing');
-    const rows = await page.$$eval('tr[data-check]', (trs) => trs.map((tr) => [tr.getAttribute('data-check'), ...Array.from(tr.querySelectorAll('td.num'), (td) => (td as { textContent: string | null }).textContent ?? '')]));
+    const rows = await page.$$eval('tr[data-check]', (trs) =>
+      trs.map((tr) => [
+        tr.getAttribute('data-check'),
+        ...Array.from(tr.querySelectorAll('td.num'), (td) => (td as { textContent: string | null }).textContent ?? ''),
+      ]),
+    );
     expect(rows).toEqual(report.checks.map((c) => [c.check, String(c.counts.fail), String(c.counts.warn), String(c.counts.pass)]));
     expect(await page.isVisible('tr[data-check]')).toBe(true);
     expect(errors).toEqual([]);
   });
 
-  it('the findings table is filled by the page\'s script, filters by severity, by check and by text', async () => {
+  it("the findings table is filled by the page's script, filters by severity, by check and by text", async () => {
     const { page, errors } = await browser.open(file);
     const count = () => page.locator('#findings-body tr').count();
     await page.click('button[data-severity="all"]');

@@ -62,9 +62,11 @@ describe('reports', () => {
     const markup = html.replace(/<script type="application\/json" id="report-data">[^<]*<\/script>/, '');
     expect(markup).not.toMatch(/\b(?:src|href|action)\s*=/i);
     expect(markup).not.toMatch(/<link\b|@import|url\(/i);
-    expect(html).toContain("Content-Security-Policy\" content=\"default-src 'none'");
+    expect(html).toContain('Content-Security-Policy" content="default-src \'none\'');
     expect(html).toMatch(/<title>Conformance: http:\/\/127\.0\.0\.1:\d+ — FAIL<\/title>/);
-    const data = JSON.parse(staticElementsOf(html).find((e) => e.attributes.id === 'report-data')?.textContent ?? '') as { access: { files: Array<{ name: string }> } };
+    const data = JSON.parse(staticElementsOf(html).find((e) => e.attributes.id === 'report-data')?.textContent ?? '') as {
+      access: { files: Array<{ name: string }> };
+    };
     expect(data.access.files[0]?.name).toBe(HOSTILE);
   });
 

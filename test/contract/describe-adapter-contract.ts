@@ -2,7 +2,17 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import { ADAPTER_NAME, SUPPORTED_MIME_TYPES, isIncremental, reconcilesAccess, type AccessReconcilingAdapter, type Adapter, type AdapterContext, type IncrementalAdapter, type SyncEvent } from '../../src/adapters/adapter';
+import {
+  ADAPTER_NAME,
+  SUPPORTED_MIME_TYPES,
+  isIncremental,
+  reconcilesAccess,
+  type AccessReconcilingAdapter,
+  type Adapter,
+  type AdapterContext,
+  type IncrementalAdapter,
+  type SyncEvent,
+} from '../../src/adapters/adapter';
 import { FsBlobStore } from '../../src/blobs/fs-blob-store';
 import { runSync, type SyncOptions, type SyncSummary } from '../../src/sync/run-sync';
 import { createTestDatabase, databaseKinds, type TestDatabase } from '../helpers/test-databases';
@@ -81,7 +91,11 @@ function recorded(adapter: Adapter, recording: Recording): Adapter {
   if (!isIncremental(adapter)) return wrapped;
   const incremental: IncrementalAdapter = { ...wrapped, checkpointSchema: adapter.checkpointSchema, changes: (ctx, since) => tap(adapter.changes(ctx, since)) };
   if (!reconcilesAccess(adapter)) return incremental;
-  const reconciling: AccessReconcilingAdapter = { ...incremental, liveFiles: (ctx) => adapter.liveFiles(ctx), settle: (ctx, request) => adapter.settle(ctx, request) };
+  const reconciling: AccessReconcilingAdapter = {
+    ...incremental,
+    liveFiles: (ctx) => adapter.liveFiles(ctx),
+    settle: (ctx, request) => adapter.settle(ctx, request),
+  };
   return reconciling;
 }
 
@@ -92,7 +106,15 @@ async function collect(events: AsyncIterable<SyncEvent>): Promise<SyncEvent[]> {
 }
 
 function nativeIds(events: readonly SyncEvent[], kind: 'file' | 'user' | 'group'): string[] {
-  return events.flatMap((e) => (e.type === 'file' && kind === 'file' ? [e.file.nativeId] : e.type === 'user' && kind === 'user' ? [e.user.nativeId] : e.type === 'group' && kind === 'group' ? [e.group.nativeId] : []));
+  return events.flatMap((e) =>
+    e.type === 'file' && kind === 'file'
+      ? [e.file.nativeId]
+      : e.type === 'user' && kind === 'user'
+        ? [e.user.nativeId]
+        : e.type === 'group' && kind === 'group'
+          ? [e.group.nativeId]
+          : [],
+  );
 }
 
 function duplicates(values: readonly string[]): string[] {
@@ -258,7 +280,11 @@ export function describeAdapterContract(name: string, makeFixture: () => Promise
       /** One run, an hour after the previous one, that must succeed with no failed item. */
       async function sync(mode: SyncOptions['mode']): Promise<SyncSummary> {
         clock += HOUR;
-        const summary = await runSync(recorded(fixture.adapter, recording), { db: t.db, blobs: new FsBlobStore(blobDir), logger, now: () => new Date(clock) }, { mode });
+        const summary = await runSync(
+          recorded(fixture.adapter, recording),
+          { db: t.db, blobs: new FsBlobStore(blobDir), logger, now: () => new Date(clock) },
+          { mode },
+        );
         expect({ status: summary.status, error: summary.error, failures: summary.failures }).toEqual({ status: 'succeeded', error: undefined, failures: [] });
         return summary;
       }
@@ -271,7 +297,11 @@ export function describeAdapterContract(name: string, makeFixture: () => Promise
           permissions: await t.db('file_permissions').whereIn('file_id', sourceFiles).orderBy(['file_id', 'principal_type', 'principal_id']),
           users: withoutSeen(await t.db('users').where({ source: source() }).orderBy('id')),
           groups: withoutSeen(await t.db('groups').where({ source: source() }).orderBy('id')),
-          members: await t.db('group_members').whereIn('group_id', sourceGroups).orderBy(['group_id', 'member_type', 'member_id']).select('group_id', 'member_type', 'member_id'),
+          members: await t
+            .db('group_members')
+            .whereIn('group_id', sourceGroups)
+            .orderBy(['group_id', 'member_type', 'member_id'])
+            .select('group_id', 'member_type', 'member_id'),
         };
       }
       const nothingWritten = { added: 0, changed: 0, deleted: 0, failed: 0 };
@@ -298,7 +328,11 @@ export function describeAdapterContract(name: string, makeFixture: () => Promise
         for (const row of [...first.files, ...first.users, ...first.groups]) {
           expect(row.id).toBe(`${source()}:${String(row.native_id)}`);
         }
-        const ids = (s: Snapshot) => ({ files: s.files.map((r) => [r.id, r.status]), users: s.users.map((r) => [r.id, r.state]), groups: s.groups.map((r) => r.id) });
+        const ids = (s: Snapshot) => ({
+          files: s.files.map((r) => [r.id, r.status]),
+          users: s.users.map((r) => [r.id, r.state]),
+          groups: s.groups.map((r) => r.id),
+        });
         await sync('full');
         expect(ids(await snapshot())).toEqual(ids(first));
         expect(first.files.every((r) => r.status === 'active')).toBe(true);
@@ -354,7 +388,12 @@ export function describeAdapterContract(name: string, makeFixture: () => Promise
         expect(summary.mode).toBe(nextMode());
         expect(summary.counts).toMatchObject({ added: 0, changed: 0, deleted: 2, failed: 0 });
         const after = await snapshot();
-        expect(after.files.filter((r) => r.status === 'deleted').map((r) => r.id).sort()).toEqual([...goneIds].sort());
+        expect(
+          after.files
+            .filter((r) => r.status === 'deleted')
+            .map((r) => r.id)
+            .sort(),
+        ).toEqual([...goneIds].sort());
         for (const row of after.files.filter((r) => goneIds.has(r.id as string))) {
           expect(String(row.modified_at) > String(before.files.find((r) => r.id === row.id)?.modified_at)).toBe(true);
         }

@@ -9,11 +9,28 @@ describeAdapterContract('scripted source', async () => {
     .putUser({ nativeId: 'ana', email: 'ana@example.com', fullName: 'Ana', active: true })
     .putUser({ nativeId: 'bo', email: 'bo@example.com', active: true })
     .putUser({ nativeId: 'gus', email: 'gus@example.com', active: false })
-    .putGroup({ nativeId: 'staff', name: 'Staff', members: [{ type: 'GROUP', nativeId: 'eng' }, { type: 'USER', nativeId: 'gus' }] })
-    .putGroup({ nativeId: 'eng', name: 'Engineering', members: [{ type: 'USER', nativeId: 'ana' }, { type: 'USER', nativeId: 'bo' }] })
+    .putGroup({
+      nativeId: 'staff',
+      name: 'Staff',
+      members: [
+        { type: 'GROUP', nativeId: 'eng' },
+        { type: 'USER', nativeId: 'gus' },
+      ],
+    })
+    .putGroup({
+      nativeId: 'eng',
+      name: 'Engineering',
+      members: [
+        { type: 'USER', nativeId: 'ana' },
+        { type: 'USER', nativeId: 'bo' },
+      ],
+    })
     .html('welcome', '<h1>Welcome</h1>', [{ type: 'EVERYONE' }])
     .html('handbook', '<h1>Handbook</h1>', [{ type: 'GROUP', nativeId: 'staff' }])
-    .html('runbook', '<h1>Runbook</h1>', [{ type: 'GROUP', nativeId: 'eng' }, { type: 'USER', nativeId: 'gus' }])
+    .html('runbook', '<h1>Runbook</h1>', [
+      { type: 'GROUP', nativeId: 'eng' },
+      { type: 'USER', nativeId: 'gus' },
+    ])
     .binary('deck', Buffer.from('%PDF-1.7 deck'), 'v1', [{ type: 'USER', nativeId: 'ana' }])
     .putFile({
       nativeId: 'notes',

@@ -28,7 +28,12 @@ for (const kind of sourceKinds) {
       let next = DOCUMENT_COUNT;
       let edits = 0;
       return {
-        adapter: createSqlAdapter({ connection: parseDatabaseUrl(source.url), mapping: resolveSqlMapping(fixtureMapping(mode)), sourceName: 'sql', pageSize: 5 }),
+        adapter: createSqlAdapter({
+          connection: parseDatabaseUrl(source.url),
+          mapping: resolveSqlMapping(fixtureMapping(mode)),
+          sourceName: 'sql',
+          pageSize: 5,
+        }),
         mutate: {
           deleteSomeFiles: async (n) => {
             const ids = Array.from({ length: n }, () => next--);

@@ -16,7 +16,11 @@ describeAdapterContract('work-management', async () => {
   /** Top-level tasks whose deletion removes exactly one file: no attachment, no subtask, no parent. */
   const standalone = (): Task[] =>
     [...store.indexes.tasks.values()].filter(
-      (t) => t.workspace === org && t.parent === null && (store.indexes.subtasksByTask.get(t.gid)?.length ?? 0) === 0 && (store.indexes.attachmentsByParent.get(t.gid)?.length ?? 0) === 0,
+      (t) =>
+        t.workspace === org &&
+        t.parent === null &&
+        (store.indexes.subtasksByTask.get(t.gid)?.length ?? 0) === 0 &&
+        (store.indexes.attachmentsByParent.get(t.gid)?.length ?? 0) === 0,
     );
   let edits = 0;
   return {

@@ -164,7 +164,10 @@ describe('Dockerfile', () => {
 
   it('copies from the build context only paths that exist and are not in .dockerignore', () => {
     const ignored = dockerignore();
-    const fromContext = stages.flatMap((s) => all(s, 'COPY').map(parseCopy)).filter((c) => c.from === undefined).flatMap((c) => c.sources);
+    const fromContext = stages
+      .flatMap((s) => all(s, 'COPY').map(parseCopy))
+      .filter((c) => c.from === undefined)
+      .flatMap((c) => c.sources);
     expect(fromContext.length).toBeGreaterThan(0);
     for (const source of fromContext) {
       expect({ source, exists: fs.existsSync(path.join(ROOT, source)) }).toEqual({ source, exists: true });

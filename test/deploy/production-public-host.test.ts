@@ -16,7 +16,9 @@ const read = (file: string): string => fs.readFileSync(path.join(ROOT, file), 'u
 
 /** `${VAR:-default}` → default, `${VAR:?msg}` → a placeholder, `${VAR}` → '': what compose sees with VAR unset. */
 const interpolateUnset = (value: string): string =>
-  value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?-)([^}]*)|(:?\?)([^}]*))?\}/g, (_m, name: string, _d, dflt?: string, req?: string) => (req ? `required-${name.toLowerCase()}-0123456789` : (dflt ?? '')));
+  value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?-)([^}]*)|(:?\?)([^}]*))?\}/g, (_m, name: string, _d, dflt?: string, req?: string) =>
+    req ? `required-${name.toLowerCase()}-0123456789` : (dflt ?? ''),
+  );
 
 const imageEnv = Object.fromEntries([...read('Dockerfile').matchAll(/\b([A-Z_]+)=(\S+)/g)].map((m) => [m[1] as string, m[2] as string]));
 
@@ -35,7 +37,9 @@ describe('production deployments name their public host', () => {
 
   it('every `docker run` of the image that serves, in the README, the deployment guide and the Dockerfile, sets one of them', () => {
     // `docker run [options] content-gateway [command]`: serving when the command is absent or `serve`.
-    const runs = [...`${read('README.md')}\n${read('docs/deployment.md')}\n${read('Dockerfile')}`.matchAll(/docker run [^\n`]*?content-gateway(?: ([a-z][\w-]*))?/g)];
+    const runs = [
+      ...`${read('README.md')}\n${read('docs/deployment.md')}\n${read('Dockerfile')}`.matchAll(/docker run [^\n`]*?content-gateway(?: ([a-z][\w-]*))?/g),
+    ];
     const serving = runs.filter((m) => m[1] === undefined || m[1] === 'serve');
     expect(serving.length).toBeGreaterThan(0);
     for (const [line] of serving) expect({ line, named: /-e (PUBLIC_BASE_URL|ALLOWED_HOSTS)=/.test(line) }).toEqual({ line, named: true });

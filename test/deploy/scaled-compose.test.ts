@@ -42,7 +42,8 @@ describe('docker-compose.yml --profile scaled', () => {
 
   it('names only services that exist, in depends_on and as proxy upstreams', () => {
     for (const [name, s] of Object.entries(services)) {
-      for (const dependency of Object.keys(dependsOn(s))) expect({ name, dependency, exists: dependency in services }).toEqual({ name, dependency, exists: true });
+      for (const dependency of Object.keys(dependsOn(s)))
+        expect({ name, dependency, exists: dependency in services }).toEqual({ name, dependency, exists: true });
     }
     const { upstreams } = reverseProxy(caddyfile);
     const replicaNames = replicas.map(([name]) => name);
@@ -76,7 +77,12 @@ describe('docker-compose.yml --profile scaled', () => {
     const gatewayEnv = envOf(service('gateway'));
     for (const [name, s] of replicas) {
       const env = envOf(s);
-      expect({ name, db: env.DATABASE_URL, blobs: env.BLOB_STORE, dir: env.BLOB_DIR }).toEqual({ name, db: gatewayEnv.DATABASE_URL, blobs: envOf(service('sync')).BLOB_STORE, dir: envOf(service('sync')).BLOB_DIR });
+      expect({ name, db: env.DATABASE_URL, blobs: env.BLOB_STORE, dir: env.BLOB_DIR }).toEqual({
+        name,
+        db: gatewayEnv.DATABASE_URL,
+        blobs: envOf(service('sync')).BLOB_STORE,
+        dir: envOf(service('sync')).BLOB_DIR,
+      });
       expect(namedMounts(s)).toEqual(namedMounts(service('sync')));
       const redis = new URL(interpolateUnset(env.REDIS_URL ?? ''));
       expect([redis.protocol, redis.hostname]).toEqual(['redis:', 'redis']);

@@ -72,8 +72,14 @@ export function startCli(args: string[], env: Record<string, string>, program = 
       for (const p of parts) onLine(p);
     };
   };
-  child.stdout.on('data', splitter((s) => (out += s)));
-  child.stderr.on('data', splitter((s) => (err += s)));
+  child.stdout.on(
+    'data',
+    splitter((s) => (out += s)),
+  );
+  child.stderr.on(
+    'data',
+    splitter((s) => (err += s)),
+  );
   const exited = new Promise<CliExit>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
 
   const waitForLine = (test: (line: string) => boolean, what = String(test)): Promise<string> => {
@@ -99,10 +105,13 @@ export function startCli(args: string[], env: Record<string, string>, program = 
     stderr: () => err,
     logs: () => logs,
     waitForLine,
-    waitForLog: async (test, what) => parse(await waitForLine((l) => {
-      const log = parse(l);
-      return log !== undefined && test(log);
-    }, what)) as Record<string, unknown>,
+    waitForLog: async (test, what) =>
+      parse(
+        await waitForLine((l) => {
+          const log = parse(l);
+          return log !== undefined && test(log);
+        }, what),
+      ) as Record<string, unknown>,
     exited,
   };
 }
@@ -129,7 +138,8 @@ export interface SyncSummaryLine {
   identities: { added: number; changed: number; unchanged: number; deleted: number };
 }
 
-const SUMMARY = /^([a-z][a-z0-9-]*): (full|incremental)( \(resumed\))? sync (\w+): files added (\d+), changed (\d+), unchanged (\d+), deleted (\d+), failed (\d+); users and groups added (\d+), changed (\d+), unchanged (\d+), deleted (\d+) in [\d.]+ s/m;
+const SUMMARY =
+  /^([a-z][a-z0-9-]*): (full|incremental)( \(resumed\))? sync (\w+): files added (\d+), changed (\d+), unchanged (\d+), deleted (\d+), failed (\d+); users and groups added (\d+), changed (\d+), unchanged (\d+), deleted (\d+) in [\d.]+ s/m;
 
 export function summaryLines(stdout: string): SyncSummaryLine[] {
   return stdout

@@ -10,7 +10,18 @@ describe("the harness's edited-comment check", () => {
   const pageWith = (text: string) =>
     renderTaskHtml(
       {
-        task: { gid: '7', name: 'Task', notes: '', assignee: null, followers: [], projects: [], parent: null, permalink_url: 'https://wm.example/task/7', created_at: '2025-01-02T03:04:05.000Z', completed: false } as WmTask,
+        task: {
+          gid: '7',
+          name: 'Task',
+          notes: '',
+          assignee: null,
+          followers: [],
+          projects: [],
+          parent: null,
+          permalink_url: 'https://wm.example/task/7',
+          created_at: '2025-01-02T03:04:05.000Z',
+          completed: false,
+        } as WmTask,
         projects: [],
         subtasks: [],
         comments: [{ gid: 's1', type: 'comment', text, created_at: '2025-01-04T10:00:00.000Z', created_by: { gid: 'ana', name: 'Ana' } }],

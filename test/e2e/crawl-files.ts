@@ -28,7 +28,9 @@ export async function crawlFiles(base: string, key: string, options: { concurren
   const files = new Map<string, CrawledFile>();
   let url: string | undefined = `${base}/v1/files?$top=${options.pageSize ?? 1000}`;
   while (url) {
-    const page: Page<Array<{ id: string; name: string; status: string; last_modified_datetime: string; content: { mime_type: string; download_path?: string } }>> = await getJson(url, key);
+    const page: Page<
+      Array<{ id: string; name: string; status: string; last_modified_datetime: string; content: { mime_type: string; download_path?: string } }>
+    > = await getJson(url, key);
     for (const f of page.value) {
       if (files.has(f.id)) throw new Error(`${f.id} listed twice`);
       files.set(f.id, {

@@ -24,7 +24,15 @@ describe('the platform simulator on the demo gateway', () => {
     await seedDemo(gw.database.db, gw.blobs);
     p = await startSimulator({ gateway: { baseUrl: gw.url, auth: { kind: 'api-key', key: TEST_KEYS[0] } } });
     const recorder = new CrawlRecorder();
-    const client = new GatewayClient({ baseUrl: gw.url, key: TEST_KEYS[0], authForm: 'bearer', concurrency: 4, timeoutMs: 10_000, recorder, pacer: new RateLimitPacer() });
+    const client = new GatewayClient({
+      baseUrl: gw.url,
+      key: TEST_KEYS[0],
+      authForm: 'bearer',
+      concurrency: 4,
+      timeoutMs: 10_000,
+      recorder,
+      pacer: new RateLimitPacer(),
+    });
     crawl = await crawlGateway(client, { concurrency: 4, skipDownloads: true });
     client.close();
     access = new EffectiveAccess(accessInputFromCrawl(crawl));
@@ -47,7 +55,19 @@ describe('the platform simulator on the demo gateway', () => {
     expect(report.downloaded.length).toBe(crawl.files.filter((f) => f.listing.mimeType !== 'text/html').length);
   });
 
-  const QUESTIONS = ['expense policy receipts', 'salary bands', 'board meeting notes', 'kubernetes upgrade', 'incident response on-call', 'holiday calendar', 'parental leave', 'office move proposal', 'welcome to northwind café', 'all hands', 'code review'];
+  const QUESTIONS = [
+    'expense policy receipts',
+    'salary bands',
+    'board meeting notes',
+    'kubernetes upgrade',
+    'incident response on-call',
+    'holiday calendar',
+    'parental leave',
+    'office move proposal',
+    'welcome to northwind café',
+    'all hands',
+    'code review',
+  ];
 
   it('cites, for every demo user, only files that user may see by the gateway access lists', async () => {
     const byUrl = new Map(crawl.files.map((f) => [String(f.listing.externalUrl), f.listing.id]));
@@ -73,8 +93,10 @@ describe('the platform simulator on the demo gateway', () => {
     const refused = crawl.users.filter((u) => !access.canSee(String(u.email), salary!.id)).map((u) => String(u.email));
     expect(seers.length).toBeGreaterThan(0);
     expect(refused.length).toBeGreaterThan(0);
-    for (const email of seers) expect(finalMessage((await p.ask(email, 'salary bands 2025')).messages).citations.map((c: { url: string }) => c.url)).toContain(salary!.externalUrl);
-    for (const email of refused) expect(finalMessage((await p.ask(email, 'salary bands 2025')).messages).citations.map((c: { url: string }) => c.url)).not.toContain(salary!.externalUrl);
+    for (const email of seers)
+      expect(finalMessage((await p.ask(email, 'salary bands 2025')).messages).citations.map((c: { url: string }) => c.url)).toContain(salary!.externalUrl);
+    for (const email of refused)
+      expect(finalMessage((await p.ask(email, 'salary bands 2025')).messages).citations.map((c: { url: string }) => c.url)).not.toContain(salary!.externalUrl);
     const gus = crawl.users.find((u) => u.state === 'Inactive');
     expect(gus).toBeDefined();
     expect(finalMessage((await p.ask(String(gus!.email), 'expense policy')).messages).citations).toEqual([]);

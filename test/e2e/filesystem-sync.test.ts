@@ -67,7 +67,13 @@ describe.each(databaseKinds)('syncing a 10,000-file folder through the CLI on %s
     tree = generateMixedTree(path.join(work, 'tree'), { files: FILE_COUNT });
     main = await fresh();
     const summary = await sync(main);
-    expect(summary).toMatchObject({ source: SOURCE, mode: 'full', status: 'succeeded', counts: { added: FILE_COUNT, changed: 0, deleted: 0, failed: 0 }, identities: { added: PRINCIPALS } });
+    expect(summary).toMatchObject({
+      source: SOURCE,
+      mode: 'full',
+      status: 'succeeded',
+      counts: { added: FILE_COUNT, changed: 0, deleted: 0, failed: 0 },
+      identities: { added: PRINCIPALS },
+    });
   }, 120_000);
 
   afterAll(async () => {
@@ -103,7 +109,16 @@ describe.each(databaseKinds)('syncing a 10,000-file folder through the CLI on %s
       // sidecars on disk (nearest sidecar at or above wins; overrides only in their own folder).
       const withOverrides = [...tree.folders.keys()].filter((f) => /^files:/m.test(readIfExists(path.join(tree.root, f, '_access.yaml')))).slice(0, 3);
       expect(withOverrides.length).toBeGreaterThan(0);
-      const sample = ['', 'public/news/2025', 'drafts/old', 'company/handbook', 'dept-0/meetings/archive', 'dept-1/wiki/archive/2024', 'dept-3/private', ...withOverrides];
+      const sample = [
+        '',
+        'public/news/2025',
+        'drafts/old',
+        'company/handbook',
+        'dept-0/meetings/archive',
+        'dept-1/wiki/archive/2024',
+        'dept-3/private',
+        ...withOverrides,
+      ];
       let checked = 0;
       for (const folder of sample) {
         for (const entry of fs.readdirSync(path.join(tree.root, folder), { withFileTypes: true })) {
@@ -125,7 +140,12 @@ describe.each(databaseKinds)('syncing a 10,000-file folder through the CLI on %s
         const res = await fetch(`${base}/v1/files${served?.downloadPath ?? ''}`, { headers: { Authorization: API_KEY } });
         expect(res.status).toBe(200);
         const bytes = Buffer.from(await res.arrayBuffer());
-        expect(res.headers.get('checksum-sha256')).toBe(crypto.createHash('sha256').update(fs.readFileSync(path.join(tree.root, f.path))).digest('hex'));
+        expect(res.headers.get('checksum-sha256')).toBe(
+          crypto
+            .createHash('sha256')
+            .update(fs.readFileSync(path.join(tree.root, f.path)))
+            .digest('hex'),
+        );
         expect(bytes.equals(fs.readFileSync(path.join(tree.root, f.path)))).toBe(true);
       }
     } finally {
@@ -139,7 +159,12 @@ describe.each(databaseKinds)('syncing a 10,000-file folder through the CLI on %s
   it('a second sync (incremental, then a full re-scan) changes nothing and moves no timestamp', async () => {
     const before = await snapshot(main, true);
     expect(await sync(main)).toMatchObject({ mode: 'incremental', status: 'succeeded', counts: { added: 0, changed: 0, deleted: 0, failed: 0 } });
-    expect(await sync(main, '--full')).toMatchObject({ mode: 'full', status: 'succeeded', counts: { added: 0, changed: 0, unchanged: FILE_COUNT, deleted: 0, failed: 0 }, identities: { unchanged: PRINCIPALS } });
+    expect(await sync(main, '--full')).toMatchObject({
+      mode: 'full',
+      status: 'succeeded',
+      counts: { added: 0, changed: 0, unchanged: FILE_COUNT, deleted: 0, failed: 0 },
+      identities: { unchanged: PRINCIPALS },
+    });
     expect(snapshotDiff(before, await snapshot(main, true))).toEqual([]);
   });
 
@@ -175,7 +200,11 @@ describe.each(databaseKinds)('syncing a 10,000-file folder through the CLI on %s
     // The timestamps that do differ were set by one of the interrupted runs: first staging, so a
     // file's content and access list date from the same moment, within the window of the runs.
     const windowEnd = new Date().toISOString();
-    const stamps = (await db.db('files').select('id', 'modified_at', 'permissions_modified_at')) as Array<{ id: string; modified_at: string; permissions_modified_at: string }>;
+    const stamps = (await db.db('files').select('id', 'modified_at', 'permissions_modified_at')) as Array<{
+      id: string;
+      modified_at: string;
+      permissions_modified_at: string;
+    }>;
     const outside = stamps.filter((f) => f.modified_at < windowStart || f.modified_at > windowEnd || f.permissions_modified_at !== f.modified_at);
     expect(outside.slice(0, 5)).toEqual([]);
     for (const table of ['users', 'groups']) {
@@ -197,7 +226,9 @@ describe.each(databaseKinds)('syncing a 10,000-file folder through the CLI on %s
     try {
       const refused = await runCli(['sync', SOURCE], envFor(db));
       expect(refused.code).toBe(1);
-      expect(refused.stdout).toMatch(new RegExp(`filesystem: sync could not run — A sync of 'filesystem' is already running \\(${escapeRegExp(os.hostname())}:${holder.pid}:[0-9a-f]+\\)`));
+      expect(refused.stdout).toMatch(
+        new RegExp(`filesystem: sync could not run — A sync of 'filesystem' is already running \\(${escapeRegExp(os.hostname())}:${holder.pid}:[0-9a-f]+\\)`),
+      );
       const all = await runCli(['sync', '--all'], envFor(db));
       expect(all.code).toBe(1);
       expect(all.stdout).toMatch(/already running/);
@@ -224,7 +255,11 @@ describe.each(databaseKinds)('syncing a 10,000-file folder through the CLI on %s
     const after = await snapshot(main, true);
     const ids = victims.map((rel) => `${SOURCE}:${rel}`).sort();
     expect(changedKeys(before, after)).toEqual({ files: ids, permissions: [], users: [], groups: [], members: [], checkpoint: [SOURCE] });
-    const tombstones = (await main.db('files').where({ source: SOURCE, status: 'deleted' }).orderBy('id').select('id', 'blob_key', 'body_html', 'deleted_at')) as Array<Record<string, unknown>>;
+    const tombstones = (await main
+      .db('files')
+      .where({ source: SOURCE, status: 'deleted' })
+      .orderBy('id')
+      .select('id', 'blob_key', 'body_html', 'deleted_at')) as Array<Record<string, unknown>>;
     expect(tombstones.map((t) => t.id)).toEqual(ids);
     for (const t of tombstones) expect(t).toMatchObject({ blob_key: null, body_html: null, deleted_at: expect.any(String) });
     expect(Number((await main.db('files').where({ source: SOURCE, status: 'active' }).count({ n: '*' }).first())?.n)).toBe(FILE_COUNT - 3);
@@ -296,7 +331,12 @@ function accessFromDisk(root: string, folder: string, fileName: string): string[
   for (;;) {
     const text = readIfExists(path.join(root, dir, '_access.yaml'));
     if (text) {
-      const doc = (parseYaml(text) ?? {}) as { public?: boolean; users?: string[]; groups?: string[]; files?: Record<string, { public?: boolean; users?: string[]; groups?: string[] }> };
+      const doc = (parseYaml(text) ?? {}) as {
+        public?: boolean;
+        users?: string[];
+        groups?: string[];
+        files?: Record<string, { public?: boolean; users?: string[]; groups?: string[] }>;
+      };
       const rule = (own ? doc.files?.[fileName] : undefined) ?? doc;
       return servedAccess({ ...(rule.public ? { public: true as const } : {}), users: rule.users ?? [], groups: rule.groups ?? [] }, SOURCE);
     }

@@ -29,7 +29,18 @@ describe('kit: mock platform against a gateway', () => {
     const lines: string[] = [];
     const shutdown: Array<() => Promise<void>> = [];
     try {
-      await buildKitProgram(testRuntime(lines, shutdown, { GATEWAY_API_KEY: TEST_KEYS[0] })).parseAsync(['node', 'kit', 'mock', 'platform', '--port', '0', '--gateway-url', gw.url, '--credentials-file', credentials]);
+      await buildKitProgram(testRuntime(lines, shutdown, { GATEWAY_API_KEY: TEST_KEYS[0] })).parseAsync([
+        'node',
+        'kit',
+        'mock',
+        'platform',
+        '--port',
+        '0',
+        '--gateway-url',
+        gw.url,
+        '--credentials-file',
+        credentials,
+      ]);
       expect(lines.join('\n')).toMatch(/Ingested http:\/\/127\.0\.0\.1:\d+: 13 files, 8 users, 5 groups \(0 failures\)/);
     } finally {
       for (const h of shutdown) await h();

@@ -10,7 +10,10 @@ import { databaseKinds } from '../helpers/test-databases';
  * SQL database with an attribute policy, people in two or three of them, crawled like the
  * platform and compared pair by pair with each source's own model, before and after changes.
  */
-async function run(kind: string, extra: Partial<MultiSourceOptions> = {}): Promise<{ result: Awaited<ReturnType<typeof runMultiSourceHarness>>; lines: string[] }> {
+async function run(
+  kind: string,
+  extra: Partial<MultiSourceOptions> = {},
+): Promise<{ result: Awaited<ReturnType<typeof runMultiSourceHarness>>; lines: string[] }> {
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-multi-test-'));
   const lines: string[] = [];
   try {

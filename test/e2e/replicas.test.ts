@@ -22,7 +22,6 @@ jest.setTimeout(300_000);
 const pgUrl = process.env.TEST_DATABASE_URL;
 const run = pgUrl && testRedisUrl ? describe : describe.skip;
 if (!(pgUrl && testRedisUrl)) {
-   
   console.warn('[replicas test] SKIPPED: needs TEST_DATABASE_URL and TEST_REDIS_URL (both set in CI by .ci/run)');
 }
 
@@ -63,7 +62,8 @@ async function runStarted(schema: string, gaveUp: () => boolean): Promise<void> 
 
 /** A source tree: Markdown articles and plain-text binaries (downloads). */
 function writeTree(root: string, names: string[]): void {
-  for (const name of names) fs.writeFileSync(path.join(root, name), name.endsWith('.md') ? `# ${name}\n\nArticle ${name}.\n` : `plain text of ${name}\n`.repeat(50));
+  for (const name of names)
+    fs.writeFileSync(path.join(root, name), name.endsWith('.md') ? `# ${name}\n\nArticle ${name}.\n` : `plain text of ${name}\n`.repeat(50));
 }
 
 run('two replicas on one Postgres with Redis (scaled out)', () => {
@@ -78,10 +78,22 @@ run('two replicas on one Postgres with Redis (scaled out)', () => {
     FILESYSTEM_ROOT: root,
     SYNC_MAX_DELETE_SHARE: '1',
   };
-  const replicaEnv = { ...env, PORT: '0', HOST: '127.0.0.1', WEB_CONCURRENCY: '1', LOG_LEVEL: 'info', REDIS_URL: testRedisUrl as string, REDIS_KEY_PREFIX: prefix, RATE_LIMIT_REQUESTS: String(LIMIT) };
+  const replicaEnv = {
+    ...env,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    WEB_CONCURRENCY: '1',
+    LOG_LEVEL: 'info',
+    REDIS_URL: testRedisUrl as string,
+    REDIS_KEY_PREFIX: prefix,
+    RATE_LIMIT_REQUESTS: String(LIMIT),
+  };
   const replicas: CliProcess[] = [];
   const bases: string[] = [];
-  const initial = [...Array.from({ length: 150 }, (_, i) => `article-${String(i).padStart(3, '0')}.md`), ...Array.from({ length: 30 }, (_, i) => `sheet-${String(i).padStart(3, '0')}.txt`)];
+  const initial = [
+    ...Array.from({ length: 150 }, (_, i) => `article-${String(i).padStart(3, '0')}.md`),
+    ...Array.from({ length: 30 }, (_, i) => `sheet-${String(i).padStart(3, '0')}.txt`),
+  ];
 
   beforeAll(async () => {
     const admin = knex({ client: 'pg', connection: pgUrl, pool: { min: 0, max: 1 } });
@@ -141,10 +153,13 @@ run('two replicas on one Postgres with Redis (scaled out)', () => {
       }
     }
     expect((await sync?.exited)?.code).toBe(0);
-     
+
     console.log(`[replicas test] ${pagesDuringSync} pages crawled while the sync ran`);
     expect(pagesDuringSync).toBeGreaterThan(0);
-    expect(summaryOf(sync?.stdout() ?? '')).toMatchObject({ status: 'succeeded', counts: { added: added.length, changed: changed.length, deleted: deleted.length, failed: 0 } });
+    expect(summaryOf(sync?.stdout() ?? '')).toMatchObject({
+      status: 'succeeded',
+      counts: { added: added.length, changed: changed.length, deleted: deleted.length, failed: 0 },
+    });
 
     const ids = listed.map((f) => f.id);
     expect(ids.length).toBe(new Set(ids).size); // nothing twice
@@ -159,7 +174,11 @@ run('two replicas on one Postgres with Redis (scaled out)', () => {
     for (const file of binaries.slice(0, 20)) {
       const other = file.via === a ? b : a;
       const res: FreshResponse = await freshGet(`${other}/v1/files${file.content.download_path}`, { Authorization: KEY_CRAWL });
-      expect({ path: file.content.download_path, status: res.status, body: res.status === 200 ? '' : res.body }).toEqual({ path: file.content.download_path, status: 200, body: '' });
+      expect({ path: file.content.download_path, status: res.status, body: res.status === 200 ? '' : res.body }).toEqual({
+        path: file.content.download_path,
+        status: 200,
+        body: '',
+      });
       const expected = fs.readFileSync(path.join(root, file.id.slice('filesystem:'.length)));
       expect(res.bytes.equals(expected)).toBe(true);
       expect(res.headers['checksum-sha256']).toBe(crypto.createHash('sha256').update(expected).digest('hex'));

@@ -82,7 +82,11 @@ describe.each(databaseKinds)('a SQL source synced by the CLI into %s staging, cr
     expect([...crawled.keys()].sort()).toEqual(Array.from({ length: 12 }, (_, i) => `${SOURCE}:${i + 1}`).sort());
     // A user entry serves the person the account's email maps to (one person, one user).
     const person = (n: number) => `USER ${personIdOf(`${SOURCE}:${n}`, email(n))}`;
-    expect(crawled.get(`${SOURCE}:4`)).toMatchObject({ name: 'Document 4', mimeType: 'text/html', access: ['GROUP *', `GROUP ${SOURCE}:finance-team`, person(5)] });
+    expect(crawled.get(`${SOURCE}:4`)).toMatchObject({
+      name: 'Document 4',
+      mimeType: 'text/html',
+      access: ['GROUP *', `GROUP ${SOURCE}:finance-team`, person(5)],
+    });
     expect(crawled.get(`${SOURCE}:1`)?.access).toEqual([`GROUP ${SOURCE}:all-staff`, person(2)]);
 
     const report = await conformance([

@@ -26,7 +26,14 @@ function canonical(row: Record<string, unknown>, drop: readonly string[]): strin
 export async function stagingSnapshot(db: Db, source: string, options: { timestamps: boolean }): Promise<StagingSnapshot> {
   const like = `${source}:%`;
   const files = (await db('files').where({ source }).orderBy('id').select('*')) as Array<Record<string, unknown>>;
-  const snapshot: StagingSnapshot = { files: new Map(), permissions: new Map(), users: new Map(), groups: new Map(), members: new Map(), checkpoint: new Map() };
+  const snapshot: StagingSnapshot = {
+    files: new Map(),
+    permissions: new Map(),
+    users: new Map(),
+    groups: new Map(),
+    members: new Map(),
+    checkpoint: new Map(),
+  };
   for (const f of files) {
     const wire = typeof f.wire_json === 'string' ? (JSON.parse(f.wire_json) as Record<string, unknown>) : null;
     if (wire && !options.timestamps) delete wire.last_modified_datetime;
@@ -42,7 +49,9 @@ export async function stagingSnapshot(db: Db, source: string, options: { timesta
   for (const g of (await db('groups').where({ source }).select('*')) as Array<Record<string, unknown>>) {
     snapshot.groups.set(String(g.id), canonical(g, ['seen_run', ...(options.timestamps ? [] : ['modified_at'])]));
   }
-  for (const m of (await db('group_members').where('group_id', 'like', like).select('group_id', 'member_type', 'member_id')) as Array<Record<string, unknown>>) {
+  for (const m of (await db('group_members').where('group_id', 'like', like).select('group_id', 'member_type', 'member_id')) as Array<
+    Record<string, unknown>
+  >) {
     snapshot.members.set(`${String(m.group_id)} ${String(m.member_type)} ${String(m.member_id)}`, canonical(m, []));
   }
   const checkpoint = (await db('sync_checkpoints').where({ source }).first()) as { checkpoint: string; updated_at: string } | undefined;

@@ -14,11 +14,23 @@ export function captureLogger(level = 'debug'): CapturedLogger {
   const raw: string[] = [];
   const destination = new Writable({
     write(chunk: Buffer, _enc, done) {
-      raw.push(...chunk.toString('utf8').split('\n').filter((l) => l.trim() !== ''));
+      raw.push(
+        ...chunk
+          .toString('utf8')
+          .split('\n')
+          .filter((l) => l.trim() !== ''),
+      );
       done();
     },
   });
   const logger = createLogger({ level, destination });
   const lines = () => raw.map((l) => JSON.parse(l) as Record<string, unknown> & { level: number; msg: string });
-  return { logger, lines, warnings: () => lines().filter((l) => l.level >= 40).map((l) => l.msg) };
+  return {
+    logger,
+    lines,
+    warnings: () =>
+      lines()
+        .filter((l) => l.level >= 40)
+        .map((l) => l.msg),
+  };
 }

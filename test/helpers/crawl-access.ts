@@ -41,6 +41,8 @@ export async function crawlAccess(baseUrl: string, key: string): Promise<Crawled
   return {
     users: users.map((u) => ({ id: u.id, email: u.primary_email_addr, state: u.state })),
     groups: await Promise.all(groups.map(async (g) => ({ id: g.id, name: g.name, members: { entries: await members(g.id) } }))),
-    files: await Promise.all(files.map(async (f) => ({ id: f.id, name: f.name, status: f.status, permissions: f.status === 'deleted' ? [] : await permissions(f.id) }))),
+    files: await Promise.all(
+      files.map(async (f) => ({ id: f.id, name: f.name, status: f.status, permissions: f.status === 'deleted' ? [] : await permissions(f.id) })),
+    ),
   };
 }

@@ -28,7 +28,17 @@ export interface FakeWiki {
 const SITE = 'https://wiki.example.com';
 
 function page(id: string, title: string, body: string, access: Pick<WikiPage, 'public' | 'readers'>, space = { id: 'handbook', name: 'Handbook' }): WikiPage {
-  return { id, title, url: `${SITE}/spaces/${space.id}/pages/${id}`, body_html: body, created_at: '2026-01-12T09:30:00.000Z', updated_at: '2026-02-03T16:00:00.000Z', author_email: 'ana@example.com', space, ...access };
+  return {
+    id,
+    title,
+    url: `${SITE}/spaces/${space.id}/pages/${id}`,
+    body_html: body,
+    created_at: '2026-01-12T09:30:00.000Z',
+    updated_at: '2026-02-03T16:00:00.000Z',
+    author_email: 'ana@example.com',
+    space,
+    ...access,
+  };
 }
 
 const nobody = { users: [], groups: [] };
@@ -43,8 +53,22 @@ export function exampleWikiData(): { pages: WikiPage[]; users: WikiUser[]; group
       { id: 'u3', email: 'cy@example.com', display_name: 'Cy Okafor', deactivated: true },
     ],
     groups: [
-      { id: 'g-staff', name: 'All staff', members: [{ type: 'group', id: 'g-eng' }, { type: 'user', id: 'u3' }] },
-      { id: 'g-eng', name: 'Engineering', members: [{ type: 'user', id: 'u1' }, { type: 'user', id: 'u2' }] },
+      {
+        id: 'g-staff',
+        name: 'All staff',
+        members: [
+          { type: 'group', id: 'g-eng' },
+          { type: 'user', id: 'u3' },
+        ],
+      },
+      {
+        id: 'g-eng',
+        name: 'Engineering',
+        members: [
+          { type: 'user', id: 'u1' },
+          { type: 'user', id: 'u2' },
+        ],
+      },
     ],
     pages: [
       page('p-welcome', 'Welcome', '<p>Start here.</p>', { public: true, readers: nobody }),

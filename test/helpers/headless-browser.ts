@@ -8,7 +8,6 @@ export const CHROMIUM_PATH = '/usr/bin/chromium';
 /** Whether Debian's Chromium is installed; suites that need it skip with a visible message otherwise. */
 export const hasChromium = fs.existsSync(CHROMIUM_PATH);
 if (!hasChromium) {
-   
   console.warn(`[content-gateway tests] ${CHROMIUM_PATH} is absent: headless-browser suites are SKIPPED (install Debian's chromium to run them).`);
 }
 
@@ -30,7 +29,16 @@ export async function launchHeadless(): Promise<HeadlessBrowser> {
     executablePath: CHROMIUM_PATH,
     headless: true,
     viewport: { width: 1280, height: 900 },
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-quic', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+      '--disable-quic',
+      '--disable-sync',
+    ],
   });
   return {
     context,
@@ -55,7 +63,11 @@ export async function launchHeadless(): Promise<HeadlessBrowser> {
 export async function canvasHasInk(page: Page, selector: string): Promise<boolean> {
   return page.$eval(selector, (el) => {
     // The test tsconfig has no DOM library: the few canvas members used, typed here.
-    const canvas = el as unknown as { width: number; height: number; getContext(kind: '2d'): { getImageData(x: number, y: number, w: number, h: number): { data: ArrayLike<number> } } | null };
+    const canvas = el as unknown as {
+      width: number;
+      height: number;
+      getContext(kind: '2d'): { getImageData(x: number, y: number, w: number, h: number): { data: ArrayLike<number> } } | null;
+    };
     if (canvas.width === 0 || canvas.height === 0) return false;
     const ctx = canvas.getContext('2d');
     if (!ctx) return false;

@@ -14,7 +14,10 @@ export interface PipelinedAnswer {
  * on a keep-alive pool does when it sends its next request as soon as the previous one is out.
  * Answers must carry `Content-Length` (every gateway answer does).
  */
-export function pipelinedConnection(url: string, options: { paths: readonly string[]; count: number; depth: number; headers: Record<string, string> }): Promise<PipelinedAnswer[]> {
+export function pipelinedConnection(
+  url: string,
+  options: { paths: readonly string[]; count: number; depth: number; headers: Record<string, string> },
+): Promise<PipelinedAnswer[]> {
   const { hostname, port } = new URL(url);
   const head = Object.entries(options.headers)
     .map(([k, v]) => `${k}: ${v}\r\n`)

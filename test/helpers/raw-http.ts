@@ -53,7 +53,11 @@ export function parseResponses(bytes: Buffer, options: { head?: boolean; closed?
  * comes back until the server closes the connection or `waitMs` passes. For what no HTTP client
  * sends: malformed request lines, raw UTF-8, conflicting framing headers.
  */
-export function rawExchange(url: string, request: string | Buffer, options: { waitMs?: number; ca?: string | Buffer; head?: boolean } = {}): Promise<RawExchange> {
+export function rawExchange(
+  url: string,
+  request: string | Buffer,
+  options: { waitMs?: number; ca?: string | Buffer; head?: boolean } = {},
+): Promise<RawExchange> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];

@@ -25,7 +25,15 @@ export class ScriptedSource implements IncrementalAdapter<{ position: number }> 
   constructor(readonly name = 'scripted') {}
 
   html(nativeId: string, html: string, access: AccessEntry[] = [{ type: 'EVERYONE' }], extra: Partial<FileRecord> = {}): this {
-    return this.putFile({ nativeId, name: `Doc ${nativeId}`, externalUrl: `https://src.example/${nativeId}`, mimeType: 'text/html', content: { kind: 'html', html }, access, ...extra });
+    return this.putFile({
+      nativeId,
+      name: `Doc ${nativeId}`,
+      externalUrl: `https://src.example/${nativeId}`,
+      mimeType: 'text/html',
+      content: { kind: 'html', html },
+      access,
+      ...extra,
+    });
   }
 
   binary(nativeId: string, bytes: Buffer, version: string | undefined, access: AccessEntry[] = [{ type: 'EVERYONE' }]): this {

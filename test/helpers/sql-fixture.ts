@@ -135,11 +135,24 @@ export function fixtureMapping(mode: 'modified' | 'changes' | 'none' = 'modified
       urlTemplate: 'https://intranet.example.com/docs/{{id}}?title={{title}}',
       modified: 'updated_at',
       createdBy: 'author',
-      attributes: { kind: 'kind', space: 'space', department: 'department', level: { column: 'level', type: 'number' }, tags: { column: 'tags', type: 'list' } },
+      attributes: {
+        kind: 'kind',
+        space: 'space',
+        department: 'department',
+        level: { column: 'level', type: 'number' },
+        tags: { column: 'tags', type: 'list' },
+      },
       customAttributes: { kind: 'kind' },
       access: { table: 'document_access', document: 'document_id', principal: 'principal_id', type: 'principal_type' },
     },
-    users: { table: 'people', id: 'id', email: 'email', name: 'full_name', active: 'is_active', attributes: { department: 'department', clearance: { column: 'clearance', type: 'number' } } },
+    users: {
+      table: 'people',
+      id: 'id',
+      email: 'email',
+      name: 'full_name',
+      active: 'is_active',
+      attributes: { department: 'department', clearance: { column: 'clearance', type: 'number' } },
+    },
     roles: { table: 'role_assignments', user: 'person_id', role: 'role' },
     groups: { table: 'teams', id: 'id', name: 'name', members: { table: 'team_members', group: 'team_id', member: 'member_id', type: 'member_type' } },
     incremental: mode === 'changes' ? { mode: 'changes', table: 'document_changes', id: 'document_id', op: 'op', seq: 'seq' } : { mode },
@@ -166,7 +179,10 @@ export class FixtureWriter {
 
   async updateDocument(id: number, values: Record<string, unknown>): Promise<void> {
     this.clock += 60_000;
-    await this.source.db('documents').where({ id }).update({ ...values, updated_at: this.source.ts(this.clock) });
+    await this.source
+      .db('documents')
+      .where({ id })
+      .update({ ...values, updated_at: this.source.ts(this.clock) });
     await this.source.db('document_changes').insert({ document_id: id, op: 'update' });
   }
 

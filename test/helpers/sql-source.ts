@@ -11,7 +11,11 @@ import knex, { type Knex } from 'knex';
  */
 export type SourceKind = 'sqlite' | 'postgres' | 'mariadb';
 
-export const sourceKinds: SourceKind[] = ['sqlite', ...(process.env.TEST_DATABASE_URL ? (['postgres'] as const) : []), ...(process.env.TEST_MARIADB_URL ? (['mariadb'] as const) : [])];
+export const sourceKinds: SourceKind[] = [
+  'sqlite',
+  ...(process.env.TEST_DATABASE_URL ? (['postgres'] as const) : []),
+  ...(process.env.TEST_MARIADB_URL ? (['mariadb'] as const) : []),
+];
 
 export interface SqlSource {
   kind: SourceKind;
@@ -72,7 +76,14 @@ export async function createSqlSource(kind: SourceKind): Promise<SqlSource> {
   await admin.destroy();
   base.pathname = `/${name}`;
   const url = base.toString();
-  const connection = { host: base.hostname, port: Number(base.port || 3306), user: decodeURIComponent(base.username), password: decodeURIComponent(base.password), database: name, timezone: 'Z' };
+  const connection = {
+    host: base.hostname,
+    port: Number(base.port || 3306),
+    user: decodeURIComponent(base.username),
+    password: decodeURIComponent(base.password),
+    database: name,
+    timezone: 'Z',
+  };
   const db = knex({ client: 'mysql2', connection, pool: { min: 0, max: 2 } });
   return {
     kind,
@@ -88,6 +99,14 @@ export async function createSqlSource(kind: SourceKind): Promise<SqlSource> {
 
 /** Runs a plain SQL script (comment lines dropped, split on `;`; no semicolons inside strings in ours). */
 export async function runSqlScript(db: Knex, file: string): Promise<void> {
-  const text = fs.readFileSync(file, 'utf8').split('\n').filter((line) => !line.trim().startsWith('--')).join('\n');
-  for (const sql of text.split(';').map((s) => s.trim()).filter((s) => s !== '')) await db.raw(sql);
+  const text = fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => !line.trim().startsWith('--'))
+    .join('\n');
+  for (const sql of text
+    .split(';')
+    .map((s) => s.trim())
+    .filter((s) => s !== ''))
+    await db.raw(sql);
 }

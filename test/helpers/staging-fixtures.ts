@@ -34,7 +34,17 @@ export function htmlFile(id: string, overrides: Partial<FileInput> = {}): FileIn
 }
 
 export function user(id: string, overrides: Partial<UserInput> = {}): UserInput {
-  return { id, source: 'test', native_id: id, email: `${id.replace(/[^a-z0-9]/gi, '')}@example.com`, full_name: `User ${id}`, state: 'Active', modified_at: T0, metadata: null, ...overrides };
+  return {
+    id,
+    source: 'test',
+    native_id: id,
+    email: `${id.replace(/[^a-z0-9]/gi, '')}@example.com`,
+    full_name: `User ${id}`,
+    state: 'Active',
+    modified_at: T0,
+    metadata: null,
+    ...overrides,
+  };
 }
 
 export function group(id: string, overrides: Partial<GroupInput> = {}): GroupInput {

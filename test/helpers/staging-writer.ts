@@ -43,9 +43,17 @@ const jsonTextList = (trx: Knex.Transaction): string => (isPostgres(trx) ? 'sele
 
 /** `files` with their list JSON, each one's access list replaced (the rows of `putFiles`). */
 async function writeFiles(trx: Knex.Transaction, files: readonly StagedFile[]): Promise<void> {
-  await insertRows(trx, 'files', files.map((f) => complete(FILE_DEFAULTS, f.file, { wire_json: fileWireJson(f.file) })), ['id'], 'merge');
+  await insertRows(
+    trx,
+    'files',
+    files.map((f) => complete(FILE_DEFAULTS, f.file, { wire_json: fileWireJson(f.file) })),
+    ['id'],
+    'merge',
+  );
   const ids = files.map((f) => f.file.id);
-  await trx('file_permissions').whereRaw(`file_id in (${jsonTextList(trx)})`, [JSON.stringify(ids)]).delete();
+  await trx('file_permissions')
+    .whereRaw(`file_id in (${jsonTextList(trx)})`, [JSON.stringify(ids)])
+    .delete();
   const permissions = files.flatMap(({ file, permissions: list }) =>
     list.map((p) => ({ file_id: file.id, principal_type: p.type, principal_id: p.id, action: 'VIEW', served_id: p.id })),
   );
@@ -114,8 +122,22 @@ export class StagingWriter {
   /** Upserts users served as given: each is an account and the person it stands for, under one id. */
   async putUsers(users: readonly UserInput[]): Promise<void> {
     await this.transaction(async (trx) => {
-      await insertRows(trx, 'users', users.map((u) => complete(IDENTITY_DEFAULTS, u, { person_id: u.id })), ['id'], 'merge');
-      const people = users.map((u) => ({ id: u.id, email: u.email, full_name: u.full_name ?? null, state: u.state, modified_at: u.modified_at, metadata: u.metadata ?? null, content_hash: null }));
+      await insertRows(
+        trx,
+        'users',
+        users.map((u) => complete(IDENTITY_DEFAULTS, u, { person_id: u.id })),
+        ['id'],
+        'merge',
+      );
+      const people = users.map((u) => ({
+        id: u.id,
+        email: u.email,
+        full_name: u.full_name ?? null,
+        state: u.state,
+        modified_at: u.modified_at,
+        metadata: u.metadata ?? null,
+        content_hash: null,
+      }));
       await insertRows(trx, 'people', people, ['id'], 'merge');
     });
   }
@@ -123,7 +145,13 @@ export class StagingWriter {
   /** Upserts groups and replaces each one's direct members. */
   async putGroups(groups: ReadonlyArray<{ group: GroupInput; members: readonly Principal[] }>): Promise<void> {
     await this.transaction(async (trx) => {
-      await insertRows(trx, 'groups', groups.map((g) => complete(IDENTITY_DEFAULTS, g.group)), ['id'], 'merge');
+      await insertRows(
+        trx,
+        'groups',
+        groups.map((g) => complete(IDENTITY_DEFAULTS, g.group)),
+        ['id'],
+        'merge',
+      );
       const ids = groups.map((g) => g.group.id);
       for (const part of chunks(ids, IDS_PER_STATEMENT)) await trx('group_members').whereIn('group_id', part).delete();
       const members = groups.flatMap(({ group, members: list }) =>

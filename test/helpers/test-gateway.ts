@@ -33,7 +33,12 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
-export type GatewayOptions = Partial<AppConfig> & { now?: () => Date; blobStore?: 'directory' | 'database'; skipTokenSecret?: string; rateLimitStore?: RateLimitStore };
+export type GatewayOptions = Partial<AppConfig> & {
+  now?: () => Date;
+  blobStore?: 'directory' | 'database';
+  skipTokenSecret?: string;
+  rateLimitStore?: RateLimitStore;
+};
 
 async function checked(res: request.Response, method: string, pathAndQuery: string): Promise<request.Response> {
   const observed: ObservedResponse = {

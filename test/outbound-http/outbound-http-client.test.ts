@@ -4,22 +4,8 @@ import pino from 'pino';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { paginateItems } from '../../src/outbound-http/paginate';
 import { OutboundHttpClient, type OutboundHttpClientOptions } from '../../src/outbound-http/outbound-http-client';
-import {
-  RemoteAuthError,
-  RemoteNotFoundError,
-  RemoteRateLimitError,
-  RemoteRequestError,
-  RemoteUnavailableError,
-} from '../../src/outbound-http/remote-error';
-import {
-  type FakeRemote,
-  destroySocket,
-  hang,
-  json,
-  reply,
-  startFakeRemote,
-  truncatedBody,
-} from './fake-remote-server';
+import { RemoteAuthError, RemoteNotFoundError, RemoteRateLimitError, RemoteRequestError, RemoteUnavailableError } from '../../src/outbound-http/remote-error';
+import { type FakeRemote, destroySocket, hang, json, reply, startFakeRemote, truncatedBody } from './fake-remote-server';
 
 const SECRET = 'tok-very-secret';
 
@@ -94,7 +80,9 @@ describe('OutboundHttpClient.json', () => {
 
   it('throws RemoteRateLimitError, with the source’s Retry-After, once attempts run out', async () => {
     source.script('/api/1.0/users', reply(429, 'You have made too many requests', { 'retry-after': '30' }));
-    const error = await client().json('GET', '/users').catch((e: unknown) => e);
+    const error = await client()
+      .json('GET', '/users')
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RemoteRateLimitError);
     expect((error as RemoteRateLimitError).retryAfterMs).toBe(30_000);
     expect((error as Error).message).toContain('You have made too many requests');
@@ -114,7 +102,9 @@ describe('OutboundHttpClient.json', () => {
 
   it('throws RemoteNotFoundError on 404, with the upstream text and no query in the message', async () => {
     source.script('/api/1.0/tasks/9', json({ errors: [{ message: 'task: Unknown object: 9' }] }, 404));
-    const error = await client().json('GET', '/tasks/9', { query: { access_token: 'leak' } }).catch((e: unknown) => e);
+    const error = await client()
+      .json('GET', '/tasks/9', { query: { access_token: 'leak' } })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RemoteNotFoundError);
     expect((error as Error).message).toContain('task: Unknown object: 9');
     expect((error as Error).message).not.toContain('leak');
@@ -123,7 +113,9 @@ describe('OutboundHttpClient.json', () => {
 
   it('throws RemoteUnavailableError after the last 5xx attempt', async () => {
     source.script('/api/1.0/x', reply(502, '<html>bad gateway</html>'));
-    const error = await client().json('GET', '/x').catch((e: unknown) => e);
+    const error = await client()
+      .json('GET', '/x')
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RemoteUnavailableError);
     expect((error as RemoteUnavailableError).details.status).toBe(502);
     expect(source.requests).toHaveLength(4);
@@ -146,7 +138,9 @@ describe('OutboundHttpClient.json', () => {
 
   it('gives up on a connection that keeps dropping with RemoteUnavailableError', async () => {
     source.script('/api/1.0/x', destroySocket());
-    const error = await client().json('GET', '/x').catch((e: unknown) => e);
+    const error = await client()
+      .json('GET', '/x')
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RemoteUnavailableError);
     expect((error as Error).message).toMatch(/UND_ERR_SOCKET.*4 attempts/);
     // fetch's own TypeError('fetch failed'), from Node's realm rather than jest's.
@@ -172,7 +166,9 @@ describe('OutboundHttpClient.json', () => {
 
   it('sends JSON bodies, and repeats a POST only when the source surely did not act', async () => {
     source.script('/api/1.0/batch', reply(429, '', { 'retry-after': '0' }), reply(503), json({ never: true }));
-    const error = await client().json('POST', '/batch', { body: { data: { actions: [] } } }).catch((e: unknown) => e);
+    const error = await client()
+      .json('POST', '/batch', { body: { data: { actions: [] } } })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RemoteUnavailableError);
     expect(source.requests.map((r) => [r.method, r.headers['content-type'], r.body])).toEqual([
       ['POST', 'application/json', '{"data":{"actions":[]}}'],
@@ -341,7 +337,10 @@ describe('OutboundHttpClient.stream', () => {
 describe('OutboundHttpClient with paginateItems', () => {
   it('walks the work-management API’s offset + next_page listing', async () => {
     const page = (gids: string[], offset: string | null) =>
-      json({ data: gids.map((gid) => ({ gid })), next_page: offset === null ? null : { offset, path: `/tasks?offset=${offset}`, uri: `${source.origin}/api/1.0/tasks?offset=${offset}` } });
+      json({
+        data: gids.map((gid) => ({ gid })),
+        next_page: offset === null ? null : { offset, path: `/tasks?offset=${offset}`, uri: `${source.origin}/api/1.0/tasks?offset=${offset}` },
+      });
     source.script('/api/1.0/tasks', page(['1', '2'], 'o1'), reply(503), page(['3'], 'o2'), page([], null));
     const http = client();
     type Envelope = { data: { gid: string }[]; next_page: { offset: string } | null };
@@ -349,7 +348,8 @@ describe('OutboundHttpClient with paginateItems', () => {
     for await (const task of paginateItems(async (offset) => {
       const envelope = await http.json<Envelope>('GET', '/tasks', { query: { project: '7', limit: 2, offset } });
       return { items: envelope.data, next: envelope.next_page?.offset };
-    })) gids.push(task.gid);
+    }))
+      gids.push(task.gid);
     expect(gids).toEqual(['1', '2', '3']);
     expect(source.requests.map((r) => r.url)).toEqual([
       '/api/1.0/tasks?project=7&limit=2',

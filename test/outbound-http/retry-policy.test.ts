@@ -1,12 +1,5 @@
 import fc from 'fast-check';
-import {
-  DEFAULT_RETRY_POLICY,
-  type Outcome,
-  type RetryPolicy,
-  backoffMs,
-  isSafeToRepeat,
-  shouldRetry,
-} from '../../src/outbound-http/retry-policy';
+import { DEFAULT_RETRY_POLICY, type Outcome, type RetryPolicy, backoffMs, isSafeToRepeat, shouldRetry } from '../../src/outbound-http/retry-policy';
 
 const policy: RetryPolicy = { maxAttempts: 4, baseDelayMs: 100, maxDelayMs: 1_000, maxRetryAfterMs: 5_000 };
 const response = (status: number): Outcome => ({ kind: 'response', status });

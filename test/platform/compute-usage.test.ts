@@ -5,7 +5,12 @@ import { simulatedSleep } from './platform-fixtures';
 import { usageScenario, type UsageScenario } from './usage-scenario';
 
 /** Per-file figures of a report, for comparison with the oracle. */
-const figures = (report: UsageReport) => new Map(report.files.filter((f) => f.surfaced > 0).map((f) => [f.id, { id: f.id, surfaced: f.surfaced, cited: f.cited, helpful: f.helpful, unhelpful: f.unhelpful }]));
+const figures = (report: UsageReport) =>
+  new Map(
+    report.files
+      .filter((f) => f.surfaced > 0)
+      .map((f) => [f.id, { id: f.id, surfaced: f.surfaced, cited: f.cited, helpful: f.helpful, unhelpful: f.unhelpful }]),
+  );
 
 describe.each(databaseKinds)('usage (%s staging)', (kind) => {
   let s: UsageScenario;
@@ -14,7 +19,8 @@ describe.each(databaseKinds)('usage (%s staging)', (kind) => {
   }, 120_000);
   afterAll(() => s?.close());
 
-  const run = (extra: Partial<Parameters<typeof computeUsage>[0]> = {}) => computeUsage({ gateway: s.gatewayClient(), gatewayUrl: s.gw.url, data: s.dataClient(), ...extra });
+  const run = (extra: Partial<Parameters<typeof computeUsage>[0]> = {}) =>
+    computeUsage({ gateway: s.gatewayClient(), gatewayUrl: s.gw.url, data: s.dataClient(), ...extra });
 
   it('per file: surfaced, cited, helpful and unhelpful exactly as the platform recorded them; never-surfaced and stale citations from the gateway', async () => {
     const report = await run({ scope: `detail/source eq '${s.gw.url}'` });
@@ -23,16 +29,24 @@ describe.each(databaseKinds)('usage (%s staging)', (kind) => {
     expect(report.totals.ratings).toBe(s.p.sim.context.store.feedback.length);
     expect(report.totals.helpful + report.totals.unhelpful).toBeGreaterThan(0);
     expect(report.totals.platformRecords).toBe(s.p.sim.context.pluginResources.length);
-    const listed = (await s.gw.get('/v1/files?$top=1000', { Authorization: 'Bearer test-key-primary-0123456789abcdef' })).body.value as Array<{ id: string; status?: string }>;
+    const listed = (await s.gw.get('/v1/files?$top=1000', { Authorization: 'Bearer test-key-primary-0123456789abcdef' })).body.value as Array<{
+      id: string;
+      status?: string;
+    }>;
     const active = listed.filter((f) => f.status !== 'deleted').map((f) => f.id);
     expect(report.neverSurfaced.sort()).toEqual(active.filter((id) => !expected.has(id)).sort());
     expect(report.neverSurfaced.length).toBeGreaterThan(0);
-    expect(report.staleCitations.map((f) => [f.id, f.status]).sort()).toEqual([[s.purged, 'missing'], [s.tombstoned, 'deleted']].sort());
+    expect(report.staleCitations.map((f) => [f.id, f.status]).sort()).toEqual(
+      [
+        [s.purged, 'missing'],
+        [s.tombstoned, 'deleted'],
+      ].sort(),
+    );
     expect(report.missingChecked).toBe(true);
     expect(report.files.map((f) => f.cited)).toEqual([...report.files.map((f) => f.cited)].sort((a, b) => b - a));
   });
 
-  it('without a scope the purged file cannot be told from other connectors\' records: only the tombstone is stale, and it says so', async () => {
+  it("without a scope the purged file cannot be told from other connectors' records: only the tombstone is stale, and it says so", async () => {
     const report = await run();
     expect(report.missingChecked).toBe(false);
     expect(report.staleCitations.map((f) => f.id)).toEqual([s.tombstoned]);
@@ -58,7 +72,7 @@ describe.each(databaseKinds)('usage (%s staging)', (kind) => {
     }
   });
 
-  it('under the platform\'s rate limit and injected 5xx the figures do not change', async () => {
+  it("under the platform's rate limit and injected 5xx the figures do not change", async () => {
     const clean = await run();
     s.p.sim.setHostility({ rateLimitPerMinute: { data: 5 }, faultRate: 0.2, seed: 'usage' });
     try {

@@ -20,15 +20,30 @@ beforeAll(async () => {
 afterAll(() => p.close());
 afterEach(() => p.sim.setHostility({ rateLimitPerMinute: 600, faultRate: 0 }));
 
-const oauth = () => ({ kind: 'oauth' as const, tokenUrl: `${p.origin}/oauth/v1/token`, clientId: p.sim.credentials.clients.conversations.clientId, clientSecret: p.sim.credentials.clients.conversations.clientSecret });
+const oauth = () => ({
+  kind: 'oauth' as const,
+  tokenUrl: `${p.origin}/oauth/v1/token`,
+  clientId: p.sim.credentials.clients.conversations.clientId,
+  clientSecret: p.sim.credentials.clients.conversations.clientSecret,
+});
 const client = (extra: Partial<ConstructorParameters<typeof ConversationsClient>[0]> = {}) =>
-  new ConversationsClient({ apiBaseUrl: p.origin, assistantName: p.sim.credentials.assistantName, auth: oauth(), logger: captureLogger().logger, now: () => p.sim.clock.now(), ...extra });
+  new ConversationsClient({
+    apiBaseUrl: p.origin,
+    assistantName: p.sim.credentials.assistantName,
+    auth: oauth(),
+    logger: captureLogger().logger,
+    now: () => p.sim.clock.now(),
+    ...extra,
+  });
 
 describe('Conversations client: history', () => {
   it('lists every message across cursors, newest first, one page at a time (never in parallel)', async () => {
     const rec = recordingFetch();
     const messages = await client({ fetch: rec.fetch, pageSize: 4 }).listMessages(conversationId);
-    const stored = p.sim.context.store.conversations.get(conversationId)!.messages.map((m) => m.message.message_id).reverse();
+    const stored = p.sim.context.store.conversations
+      .get(conversationId)!
+      .messages.map((m) => m.message.message_id)
+      .reverse();
     expect(messages.map((m) => m.message_id)).toEqual(stored);
     expect(messages.length).toBe(21);
     const times = messages.map((m) => m.created_at);
@@ -42,7 +57,10 @@ describe('Conversations client: history', () => {
 
   it('a conversation that does not exist, a wrong Assistant-Name: typed errors', async () => {
     await expect(client().listMessages('conv_missing')).rejects.toBeInstanceOf(PlatformNotFoundError);
-    await expect(client({ assistantName: 'someone-else' }).listMessages(conversationId)).rejects.toMatchObject({ name: 'PlatformForbiddenError', code: 'FORBIDDEN' });
+    await expect(client({ assistantName: 'someone-else' }).listMessages(conversationId)).rejects.toMatchObject({
+      name: 'PlatformForbiddenError',
+      code: 'FORBIDDEN',
+    });
     expect(PlatformForbiddenError).toBeDefined();
   });
 
@@ -56,7 +74,7 @@ describe('Conversations client: history', () => {
 });
 
 describe('Conversations client: feedback', () => {
-  it('submits helpful and unhelpful ratings by the message\'s own callback ids; the platform records them', async () => {
+  it("submits helpful and unhelpful ratings by the message's own callback ids; the platform records them", async () => {
     const c = client();
     const finals = (await c.listMessages(conversationId)).filter((m) => m.feedback);
     expect(finals.length).toBe(7);
@@ -75,7 +93,11 @@ describe('Conversations client: feedback', () => {
     const finals = (await c.listMessages(conversationId)).filter((m) => m.feedback);
     const progress = (await c.listMessages(conversationId)).find((m) => m.actor === 'ASSISTANT' && !m.feedback)!;
     const ids = { conversationId, responseId: finals[0]!.response_id, messageId: finals[0]!.message_id };
-    await expect(c.submitFeedback(ids, finals[1]!.feedback!.helpful.callback_id)).rejects.toMatchObject({ name: 'PlatformRequestError', status: 400, code: 'INVALID_REQUEST' });
+    await expect(c.submitFeedback(ids, finals[1]!.feedback!.helpful.callback_id)).rejects.toMatchObject({
+      name: 'PlatformRequestError',
+      status: 400,
+      code: 'INVALID_REQUEST',
+    });
     const before = rec.sent.length;
     await expect(c.submitFeedback(ids, finals[0]!.feedback!.helpful.callback_id, 'x'.repeat(1001))).rejects.toBeInstanceOf(PlatformRequestError);
     expect(() => c.rate(progress, 'helpful')).toThrow(/does not support feedback/);

@@ -28,7 +28,7 @@ const collect = async <T>(it: AsyncIterable<T>): Promise<T[]> => {
 };
 
 describe('Data API client: where it talks', () => {
-  it('a region by name is the seed\'s regional server; an unknown one names the known ones; a base URL is taken as given', () => {
+  it("a region by name is the seed's regional server; an unknown one names the known ones; a base URL is taken as given", () => {
     expect(DATA_API_REGION_NAMES).toEqual(['us', 'eu', 'ca', 'gov', 'jp', 'uk', 'us-prod4', 'us-prod3']);
     expect(dataApiBaseUrl({ region: 'EU' })).toBe(DATA_API_REGIONS.eu);
     expect(dataApiBaseUrl({})).toBe(DATA_API_REGIONS.us);
@@ -45,16 +45,32 @@ describe('Data API client: listing', () => {
   it('follows @odata.nextLink verbatim to the end, with $filter/$select/$orderby/$top on the first request only', async () => {
     const rec = recordingFetch();
     const client = keyClient({ fetch: rec.fetch });
-    const pages = await collect(client.pages<Record<string, unknown>>('plugin-resources', { filter: 'cited eq true', select: ['id', 'cited', 'created_time'], orderby: 'created_time desc', top: 7 }));
+    const pages = await collect(
+      client.pages<Record<string, unknown>>('plugin-resources', {
+        filter: 'cited eq true',
+        select: ['id', 'cited', 'created_time'],
+        orderby: 'created_time desc',
+        top: 7,
+      }),
+    );
     const items = pages.flatMap((pg) => pg.items);
-    const expected = p.sim.context.pluginResources.filter((r) => r.cited).sort((a, b) => (a.created_time < b.created_time ? 1 : a.created_time > b.created_time ? -1 : 0)).slice(0, 7);
+    const expected = p.sim.context.pluginResources
+      .filter((r) => r.cited)
+      .sort((a, b) => (a.created_time < b.created_time ? 1 : a.created_time > b.created_time ? -1 : 0))
+      .slice(0, 7);
     expect(items.map((r) => r.id).sort()).toEqual(expected.map((r) => r.id).sort());
     expect(items.every((r) => Object.keys(r).sort().join() === 'cited,created_time,id')).toBe(true);
     const times = items.map((r) => String(r.created_time));
     expect([...times].sort().reverse()).toEqual(times);
     expect(pages.length).toBe(3); // pages of 3
     const first = new URL(rec.sent[0]!.url);
-    expect([first.pathname, first.searchParams.get('$filter'), first.searchParams.get('$select'), first.searchParams.get('$orderby'), first.searchParams.get('$top')]).toEqual(['/regions/eu/export/v1/records/plugin-resources', 'cited eq true', 'id,cited,created_time', 'created_time desc', '7']);
+    expect([
+      first.pathname,
+      first.searchParams.get('$filter'),
+      first.searchParams.get('$select'),
+      first.searchParams.get('$orderby'),
+      first.searchParams.get('$top'),
+    ]).toEqual(['/regions/eu/export/v1/records/plugin-resources', 'cited eq true', 'id,cited,created_time', 'created_time desc', '7']);
     // Each follow-up is exactly the previous page's nextLink.
     expect(rec.sent.slice(1).map((s) => s.url)).toEqual(pages.slice(0, -1).map((pg) => new URL(pg.nextLink!).href));
     expect(rec.sent.every((s) => !new URL(s.url).searchParams.has('$count'))).toBe(true);
@@ -63,16 +79,28 @@ describe('Data API client: listing', () => {
 
   it('a nextLink chain that loops stops with a typed response error naming the link without its query', async () => {
     const again = `${regionBase('eu')}/plugin-resources?$skiptoken=same`;
-    const fetch: typeof globalThis.fetch = async () => new Response(JSON.stringify({ value: [{ id: 'r' }], '@odata.nextLink': again }), { status: 200, headers: { 'content-type': 'application/json' } });
+    const fetch: typeof globalThis.fetch = async () =>
+      new Response(JSON.stringify({ value: [{ id: 'r' }], '@odata.nextLink': again }), { status: 200, headers: { 'content-type': 'application/json' } });
     const pages = keyClient({ fetch }).pages('plugin-resources');
-    await expect(collect(pages)).rejects.toMatchObject({ name: 'PlatformResponseError', message: 'Data API pagination stopped: the @odata.nextLink chain loops', url: `${regionBase('eu')}/plugin-resources` });
+    await expect(collect(pages)).rejects.toMatchObject({
+      name: 'PlatformResponseError',
+      message: 'Data API pagination stopped: the @odata.nextLink chain loops',
+      url: `${regionBase('eu')}/plugin-resources`,
+    });
   });
 
-  it('a bad filter is a typed request error carrying the platform\'s code; bad credentials an auth error (the Data API answers 403)', async () => {
-    await expect(collect(keyClient().list('plugin-resources', { filter: 'nonsense eq eq' }))).rejects.toMatchObject({ name: 'PlatformRequestError', status: 400, code: 'BAD_REQUEST' });
+  it("a bad filter is a typed request error carrying the platform's code; bad credentials an auth error (the Data API answers 403)", async () => {
+    await expect(collect(keyClient().list('plugin-resources', { filter: 'nonsense eq eq' }))).rejects.toMatchObject({
+      name: 'PlatformRequestError',
+      status: 400,
+      code: 'BAD_REQUEST',
+    });
     const wrong = new DataApiClient({ baseUrl: regionBase('us'), auth: { kind: 'api-key', key: 'wrong' }, logger });
     await expect(wrong.count()).rejects.toBeInstanceOf(PlatformAuthError);
-    await expect(keyClient({ baseUrl: `${p.origin}/regions/mars/export/v1/records` }).count()).rejects.toMatchObject({ name: 'PlatformNotFoundError', status: 404 });
+    await expect(keyClient({ baseUrl: `${p.origin}/regions/mars/export/v1/records` }).count()).rejects.toMatchObject({
+      name: 'PlatformNotFoundError',
+      status: 404,
+    });
   });
 });
 
@@ -84,7 +112,9 @@ describe('Data API client: counting through /plugin-resources/$count only', () =
     const fileId = all[0]!.detail.external_resource_id;
     expect(await client.count()).toBe(all.length);
     expect(await client.count(`detail/external_resource_id eq '${fileId}'`)).toBe(all.filter((r) => r.detail.external_resource_id === fileId).length);
-    expect(await client.count(`cited eq true and detail/external_resource_id eq '${fileId}'`)).toBe(all.filter((r) => r.cited && r.detail.external_resource_id === fileId).length);
+    expect(await client.count(`cited eq true and detail/external_resource_id eq '${fileId}'`)).toBe(
+      all.filter((r) => r.cited && r.detail.external_resource_id === fileId).length,
+    );
     expect(rec.sent.map((s) => new URL(s.url).pathname)).toEqual(Array(3).fill('/regions/eu/export/v1/records/plugin-resources/$count'));
     expect(rec.sent.every((s) => !new URL(s.url).searchParams.has('$count'))).toBe(true);
   });
@@ -96,7 +126,12 @@ describe('Data API client: counting through /plugin-resources/$count only', () =
 });
 
 describe('Data API client: OAuth client credentials', () => {
-  const oauth = () => ({ kind: 'oauth' as const, tokenUrl: `${p.origin}/oauth/v1/token`, clientId: p.sim.credentials.clients.data.clientId, clientSecret: p.sim.credentials.clients.data.clientSecret });
+  const oauth = () => ({
+    kind: 'oauth' as const,
+    tokenUrl: `${p.origin}/oauth/v1/token`,
+    clientId: p.sim.credentials.clients.data.clientId,
+    clientSecret: p.sim.credentials.clients.data.clientSecret,
+  });
 
   it('one token serves many requests until shortly before it expires, then a fresh one is fetched before any refusal', async () => {
     const rec = recordingFetch();
@@ -119,12 +154,16 @@ describe('Data API client: OAuth client credentials', () => {
   });
 
   it('wrong client credentials are an auth error from the token endpoint', async () => {
-    await expect(keyClient({ auth: { ...oauth(), clientSecret: 'nope' } }).count()).rejects.toMatchObject({ name: 'PlatformAuthError', status: 401, code: 'invalid_client' });
+    await expect(keyClient({ auth: { ...oauth(), clientSecret: 'nope' } }).count()).rejects.toMatchObject({
+      name: 'PlatformAuthError',
+      status: 401,
+      code: 'invalid_client',
+    });
   });
 });
 
 describe('Data API client: hostility', () => {
-  it('429 waits out Retry-After (on the platform\'s clock) and every count still arrives', async () => {
+  it("429 waits out Retry-After (on the platform's clock) and every count still arrives", async () => {
     p.sim.setHostility({ rateLimitPerMinute: { data: 3 } });
     const clock = simulatedSleep(p);
     const client = keyClient({ sleep: clock.sleep });

@@ -43,7 +43,7 @@ describe('Message API client', () => {
     expect(rec.sent).toHaveLength(0);
   });
 
-  it('forced onto the deprecated path: it sends, and says so in the log (its own warning and the platform\'s)', async () => {
+  it("forced onto the deprecated path: it sends, and says so in the log (its own warning and the platform's)", async () => {
     const log = captureLogger();
     const c = client({ path: DEPRECATED_MESSAGE_SEND_PATH, forceDeprecated: true, logger: log.logger });
     await expect(c.send('hello', ['ada@example.test'])).resolves.toEqual(['RECEIVED']);

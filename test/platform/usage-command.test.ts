@@ -41,18 +41,34 @@ describe('content-gateway usage', () => {
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout) as UsageReport;
     const expected = s.expected();
-    expect(new Map(report.files.filter((f) => f.surfaced > 0).map((f) => [f.id, { id: f.id, surfaced: f.surfaced, cited: f.cited, helpful: f.helpful, unhelpful: f.unhelpful }]))).toEqual(expected);
+    expect(
+      new Map(
+        report.files
+          .filter((f) => f.surfaced > 0)
+          .map((f) => [f.id, { id: f.id, surfaced: f.surfaced, cited: f.cited, helpful: f.helpful, unhelpful: f.unhelpful }]),
+      ),
+    ).toEqual(expected);
     expect(report.staleCitations.map((f) => f.id).sort()).toEqual([s.purged, s.tombstoned].sort());
     expect(report.requests.platform).toBeGreaterThan(0);
     expect(report.dataApiUrl).toBe(`${s.p.origin}/regions/eu/export/v1/records`);
   });
 
   it('with OAuth client credentials instead of a Data API key (token from the Data API host): the same figures', async () => {
-    const oauth = { GATEWAY_API_KEY: TEST_KEYS[0], PLATFORM_DATA_CLIENT_ID: s.p.sim.credentials.clients.data.clientId, PLATFORM_DATA_CLIENT_SECRET: s.p.sim.credentials.clients.data.clientSecret };
+    const oauth = {
+      GATEWAY_API_KEY: TEST_KEYS[0],
+      PLATFORM_DATA_CLIENT_ID: s.p.sim.credentials.clients.data.clientId,
+      PLATFORM_DATA_CLIENT_SECRET: s.p.sim.credentials.clients.data.clientSecret,
+    };
     const r = await runCli([...args, '--json'], oauth);
     expect([r.code, r.stderr]).toEqual([0, '']);
     const report = JSON.parse(r.stdout) as UsageReport;
-    expect(new Map(report.files.filter((f) => f.surfaced > 0).map((f) => [f.id, { id: f.id, surfaced: f.surfaced, cited: f.cited, helpful: f.helpful, unhelpful: f.unhelpful }]))).toEqual(s.expected());
+    expect(
+      new Map(
+        report.files
+          .filter((f) => f.surfaced > 0)
+          .map((f) => [f.id, { id: f.id, surfaced: f.surfaced, cited: f.cited, helpful: f.helpful, unhelpful: f.unhelpful }]),
+      ),
+    ).toEqual(s.expected());
     const wrongSecret = 'not-the-secret-9f8e7d6c';
     const wrong = await runCli([...args, '--json'], { ...oauth, PLATFORM_DATA_CLIENT_SECRET: wrongSecret });
     expect(wrong.code).toBe(1);
@@ -65,9 +81,17 @@ describe('content-gateway usage', () => {
     expect(r.code).toBe(0);
     const top = [...s.expected().values()].sort((a, b) => b.cited - a.cited || b.surfaced - a.surfaced || (a.id < b.id ? -1 : 1))[0]!;
     const row = r.stdout.split('\n').find((l) => l.includes(top.id))!;
-    expect(row.trim().split(/\s+/).slice(-5)).toEqual([top.id === s.tombstoned ? 'deleted' : top.id === s.purged ? 'missing' : 'active', String(top.surfaced), String(top.cited), String(top.helpful), String(top.unhelpful)]);
+    expect(row.trim().split(/\s+/).slice(-5)).toEqual([
+      top.id === s.tombstoned ? 'deleted' : top.id === s.purged ? 'missing' : 'active',
+      String(top.surfaced),
+      String(top.cited),
+      String(top.helpful),
+      String(top.unhelpful),
+    ]);
     // The file figures add up: the two cited files gone from the gateway count among the files, not the active ones.
-    const [, files, active, surfaced, cited, never] = (/^ {2}(\d+) files \((\d+) active\): (\d+) surfaced, (\d+) cited; (\d+) active never surfaced$/m.exec(r.stdout) ?? []).map(Number);
+    const [, files, active, surfaced, cited, never] = (
+      /^ {2}(\d+) files \((\d+) active\): (\d+) surfaced, (\d+) cited; (\d+) active never surfaced$/m.exec(r.stdout) ?? []
+    ).map(Number);
     const used = [...s.expected().values()];
     expect({ files, active, surfaced, cited }).toEqual({ files: active! + 2, active, surfaced: used.length, cited: used.filter((u) => u.cited > 0).length });
     expect(active! - never!).toBe(used.filter((u) => u.id !== s.purged && u.id !== s.tombstoned).length);
@@ -90,7 +114,8 @@ describe('content-gateway usage', () => {
     });
     expect(r.code).toBe(0);
     const screen = r.out.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
-    for (const phase of ['counting', 'feedback', 'stale']) expect([phase, new RegExp(` ${phase} \\[[=-]+\\] \\d+/\\d+ files`).test(screen)]).toEqual([phase, true]);
+    for (const phase of ['counting', 'feedback', 'stale'])
+      expect([phase, new RegExp(` ${phase} \\[[=-]+\\] \\d+/\\d+ files`).test(screen)]).toEqual([phase, true]);
     const counted = [...screen.matchAll(/ counting \[=+\] (\d+)\/(\d+) files/g)].map((m) => [Number(m[1]), Number(m[2])]);
     expect(counted.length).toBeGreaterThan(0);
     expect(counted.at(-1)![0]).toBe(counted.at(-1)![1]);
@@ -130,7 +155,9 @@ describe('content-gateway usage', () => {
       await page.waitForSelector('body[data-charts-ready="true"]', { timeout: 10_000 });
       for (const id of ['#chart-cited', '#chart-use', '#chart-feedback']) expect([id, await canvasHasInk(page, id)]).toEqual([id, true]);
       const expected = s.expected();
-      const rows = await page.$$eval('#files-table tbody tr', (trs) => trs.map((tr) => Array.from(tr.querySelectorAll('td'), (td) => ((td as { textContent: string | null }).textContent ?? '').trim())));
+      const rows = await page.$$eval('#files-table tbody tr', (trs) =>
+        trs.map((tr) => Array.from(tr.querySelectorAll('td'), (td) => ((td as { textContent: string | null }).textContent ?? '').trim())),
+      );
       for (const [id, e] of expected) {
         const row = rows.find((r) => r[0]!.startsWith(id));
         expect([id, row?.slice(2)]).toEqual([id, [e.surfaced, e.cited, e.helpful, e.unhelpful].map(String)]);

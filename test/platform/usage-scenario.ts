@@ -43,7 +43,17 @@ export async function usageScenario(kind: DatabaseKind): Promise<UsageScenario> 
   const p = await startSimulator({ gateway: { baseUrl: gw.url, auth: { kind: 'api-key', key: TEST_KEYS[0] } } });
   await p.sim.ingest();
   const logger = captureLogger().logger;
-  const conversations = new ConversationsClient({ apiBaseUrl: p.origin, assistantName: p.sim.credentials.assistantName, auth: { kind: 'oauth', tokenUrl: `${p.origin}/oauth/v1/token`, clientId: p.sim.credentials.clients.conversations.clientId, clientSecret: p.sim.credentials.clients.conversations.clientSecret }, logger });
+  const conversations = new ConversationsClient({
+    apiBaseUrl: p.origin,
+    assistantName: p.sim.credentials.assistantName,
+    auth: {
+      kind: 'oauth',
+      tokenUrl: `${p.origin}/oauth/v1/token`,
+      clientId: p.sim.credentials.clients.conversations.clientId,
+      clientSecret: p.sim.credentials.clients.conversations.clientSecret,
+    },
+    logger,
+  });
   let n = 0;
   for (const email of USERS) {
     for (const q of QUESTIONS) {
@@ -51,7 +61,9 @@ export async function usageScenario(kind: DatabaseKind): Promise<UsageScenario> 
       if (n++ % 3 === 0) await conversations.rate(answer, n % 2 === 0 ? 'helpful' : 'unhelpful');
     }
   }
-  const cited = [...new Set(p.sim.context.pluginResources.filter((r) => r.cited).map((r) => r.detail.external_resource_id))].filter((id) => fs.existsSync(path.join(corpus, id.replace(/^demo:/, ''))));
+  const cited = [...new Set(p.sim.context.pluginResources.filter((r) => r.cited).map((r) => r.detail.external_resource_id))].filter((id) =>
+    fs.existsSync(path.join(corpus, id.replace(/^demo:/, ''))),
+  );
   const [purged, tombstoned] = cited as [string, string];
   // Purged: removed, synced (a tombstone), and the tombstone's retention over.
   fs.rmSync(path.join(corpus, purged.replace(/^demo:/, '')));
@@ -82,7 +94,8 @@ export async function usageScenario(kind: DatabaseKind): Promise<UsageScenario> 
     tombstoned,
     purged,
     expected,
-    dataClient: (extra = {}) => new DataApiClient({ baseUrl: `${p.origin}/export/v1/records`, auth: { kind: 'api-key', key: p.sim.credentials.dataApiKey }, logger, ...extra }),
+    dataClient: (extra = {}) =>
+      new DataApiClient({ baseUrl: `${p.origin}/export/v1/records`, auth: { kind: 'api-key', key: p.sim.credentials.dataApiKey }, logger, ...extra }),
     gatewayClient: () => new GatewayFilesClient({ baseUrl: gw.url, key: TEST_KEYS[0], logger }),
     close: async () => {
       await p.close();

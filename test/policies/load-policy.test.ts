@@ -58,7 +58,11 @@ describe('loading a policy file', () => {
   it.each([
     ['an unknown operator', rule('user.department = doc.department'), "rule 'r1' (line 4, column 28): '=' is not supported: write '=='"],
     ['&&', rule('"user.a == doc.a && user.b == doc.b"'), "rule 'r1' (line 4, column 29): '&&' is not supported: write 'and'"],
-    ['an unknown root', rule('group.name == doc.owner'), "rule 'r1' (line 4, column 12): unknown reference 'group.name': only user.<name> and doc.<name> are supported"],
+    [
+      'an unknown root',
+      rule('group.name == doc.owner'),
+      "rule 'r1' (line 4, column 12): unknown reference 'group.name': only user.<name> and doc.<name> are supported",
+    ],
     ['a function call', rule('"lower(user.a) == doc.a"'), "rule 'r1' (line 4, column 13): unknown name 'lower'"],
     ['ordering a list', rule('"user.roles >= 2"'), "rule 'r1' (line 4, column 13): user.roles is a list: test membership with 'in'"],
     ['ordering a boolean', rule('"doc.public > true"'), "rule 'r1' (line 4, column 26): '>' orders numbers or texts, not true"],
@@ -76,7 +80,9 @@ describe('loading a policy file', () => {
     expect(unknownKey.details).toMatchObject({ rule: 'b', line: 5 });
     expect(refusal('version: 1\nrules:\n  - name: a\n').message).toMatch(/rule 'a': rules\.0: a rule needs roles, allow, or both.*\(line 3, column 5\)/);
     expect(refusal('version: 2\nrules: []\n').message).toMatch(/version: version must be 1 \(line 1, column 10\)/);
-    expect(refusal('version: 1\nrules:\n  - name: a\n    allow: user.x == doc.x\n  - name: a\n    roles: [x]\n').message).toMatch(/rule 'a': the name is used by an earlier rule \(line 5, column 11\)/);
+    expect(refusal('version: 1\nrules:\n  - name: a\n    allow: user.x == doc.x\n  - name: a\n    roles: [x]\n').message).toMatch(
+      /rule 'a': the name is used by an earlier rule \(line 5, column 11\)/,
+    );
     expect(refusal('version: 1\nrules:\n  - name: [x\n').message).toMatch(/^policy\.yaml: invalid YAML \(line \d+, column \d+\)/);
     expect(refusal('version: 1\nrules:\n  - name: a\n    roles: []\n').message).toMatch(/roles lists at least one role/);
   });

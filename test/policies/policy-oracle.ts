@@ -24,11 +24,35 @@ const TAGS = ['a', 'b', 'c'];
 const ROLES = ['editor', 'viewer', 'admin'];
 
 const scalarOperands: Operand[] = [
-  { ref: 'user.dept' }, { ref: 'user.clearance' }, { ref: 'doc.dept' }, { ref: 'doc.level' }, { ref: 'doc.kind' },
-  { lit: 'eng' }, { lit: 'guide' }, { lit: '10' }, { lit: 2 }, { lit: 1 }, { lit: true },
+  { ref: 'user.dept' },
+  { ref: 'user.clearance' },
+  { ref: 'doc.dept' },
+  { ref: 'doc.level' },
+  { ref: 'doc.kind' },
+  { lit: 'eng' },
+  { lit: 'guide' },
+  { lit: '10' },
+  { lit: 2 },
+  { lit: 1 },
+  { lit: true },
 ];
-const memberLeft: Operand[] = [{ ref: 'user.dept' }, { ref: 'doc.dept' }, { ref: 'doc.kind' }, { ref: 'doc.level' }, { lit: 'a' }, { lit: 'editor' }, { lit: 'b' }];
-const listRight: Operand[] = [{ ref: 'user.projects' }, { ref: 'doc.tags' }, { ref: 'user.roles' }, { lit: ['eng', 'ops'] }, { lit: ['a', 'b'] }, { lit: ['guide', 'memo'] }];
+const memberLeft: Operand[] = [
+  { ref: 'user.dept' },
+  { ref: 'doc.dept' },
+  { ref: 'doc.kind' },
+  { ref: 'doc.level' },
+  { lit: 'a' },
+  { lit: 'editor' },
+  { lit: 'b' },
+];
+const listRight: Operand[] = [
+  { ref: 'user.projects' },
+  { ref: 'doc.tags' },
+  { ref: 'user.roles' },
+  { lit: ['eng', 'ops'] },
+  { lit: ['a', 'b'] },
+  { lit: ['guide', 'memo'] },
+];
 
 const isLit = (o: Operand): boolean => 'lit' in o;
 
@@ -37,20 +61,36 @@ export const condArb: fc.Arbitrary<Cond> = fc.letrec<{ cond: Cond }>((tie) => ({
     { depthSize: 'small', withCrossShrink: true },
     fc
       .record({ op: fc.constantFrom('==', '!=', '<', '<=', '>', '>=' as const), l: fc.constantFrom(...scalarOperands), r: fc.constantFrom(...scalarOperands) })
-      .filter(({ op, l, r }) => !(isLit(l) && isLit(r)) && !((op !== '==' && op !== '!=') && [l, r].some((o) => 'lit' in o && typeof o.lit === 'boolean')))
+      .filter(({ op, l, r }) => !(isLit(l) && isLit(r)) && !(op !== '==' && op !== '!=' && [l, r].some((o) => 'lit' in o && typeof o.lit === 'boolean')))
       .map(({ op, l, r }): Cond => ({ t: 'cmp', op, l, r })),
-    fc.record({ l: fc.constantFrom(...memberLeft), r: fc.constantFrom(...listRight), neg: fc.boolean() }).filter(({ l, r }) => !(isLit(l) && isLit(r))).map(({ l, r, neg }): Cond => ({ t: 'in', l, r, neg })),
+    fc
+      .record({ l: fc.constantFrom(...memberLeft), r: fc.constantFrom(...listRight), neg: fc.boolean() })
+      .filter(({ l, r }) => !(isLit(l) && isLit(r)))
+      .map(({ l, r, neg }): Cond => ({ t: 'in', l, r, neg })),
     fc.record({ t: fc.constantFrom('and' as const, 'or' as const), parts: fc.array(tie('cond'), { minLength: 2, maxLength: 3 }) }).map((c) => c as Cond),
     tie('cond').map((part): Cond => ({ t: 'not', part })),
   ),
 })).cond;
 
 export const rulesArb: fc.Arbitrary<Rule[]> = fc
-  .array(fc.record({ roles: fc.option(fc.subarray(ROLES, { minLength: 1 }), { nil: undefined }), allow: fc.option(condArb, { nil: undefined }) }, { requiredKeys: [] }), { minLength: 1, maxLength: 3 })
-  .map((rules) => rules.map((r, i) => ({ name: `rule-${i}`, ...(r.roles ? { roles: r.roles } : {}), ...(r.allow || !r.roles ? { allow: r.allow ?? { t: 'cmp', op: '==', l: { ref: 'user.dept' }, r: { ref: 'doc.dept' } } } : {}) })));
+  .array(
+    fc.record(
+      { roles: fc.option(fc.subarray(ROLES, { minLength: 1 }), { nil: undefined }), allow: fc.option(condArb, { nil: undefined }) },
+      { requiredKeys: [] },
+    ),
+    { minLength: 1, maxLength: 3 },
+  )
+  .map((rules) =>
+    rules.map((r, i) => ({
+      name: `rule-${i}`,
+      ...(r.roles ? { roles: r.roles } : {}),
+      ...(r.allow || !r.roles ? { allow: r.allow ?? { t: 'cmp', op: '==', l: { ref: 'user.dept' }, r: { ref: 'doc.dept' } } } : {}),
+    })),
+  );
 
 const maybe = <V>(arb: fc.Arbitrary<V>) => fc.option(arb, { nil: undefined, freq: 4 });
-const withoutAbsent = (o: Record<string, Value | undefined>): Record<string, Value> => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Record<string, Value>;
+const withoutAbsent = (o: Record<string, Value | undefined>): Record<string, Value> =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Record<string, Value>;
 
 export const userArb = fc
   .record({
@@ -121,12 +161,15 @@ function truth(c: Cond, user: Subject, doc: Subject): T {
   }
   if (Array.isArray(l) || Array.isArray(r) || typeof l !== typeof r) return 'unknown';
   switch (c.op) {
-    case '==': return l === r;
-    case '!=': return l !== r;
+    case '==':
+      return l === r;
+    case '!=':
+      return l !== r;
     default:
       if (typeof l === 'boolean') return 'unknown';
       // Documented: two texts that are both decimal numerals are not ordered.
-      if (typeof l === 'string' && typeof r === 'string' && !Number.isNaN(Number(l)) && l.trim() !== '' && !Number.isNaN(Number(r)) && r.trim() !== '') return 'unknown';
+      if (typeof l === 'string' && typeof r === 'string' && !Number.isNaN(Number(l)) && l.trim() !== '' && !Number.isNaN(Number(r)) && r.trim() !== '')
+        return 'unknown';
       return c.op === '<' ? l < r : c.op === '<=' ? l <= r : c.op === '>' ? l > r : l >= r;
   }
 }

@@ -9,7 +9,11 @@ type User = { active: boolean; subject: Subject };
 
 /** Groups as staging keeps them: metadata through JSON, USER members by native id. */
 function staged(groups: readonly GroupRecord[]): CompiledGroup[] {
-  return groups.map((g) => ({ nativeId: g.nativeId, metadata: JSON.parse(JSON.stringify(g.metadata)) as Record<string, unknown>, userMembers: g.members.filter((m) => m.type === 'USER').map((m) => m.nativeId) }));
+  return groups.map((g) => ({
+    nativeId: g.nativeId,
+    metadata: JSON.parse(JSON.stringify(g.metadata)) as Record<string, unknown>,
+    userMembers: g.members.filter((m) => m.type === 'USER').map((m) => m.nativeId),
+  }));
 }
 
 function reached(access: readonly AccessEntry[], groups: ReadonlyMap<string, GroupRecord>, seen = new Set<string>()): Set<string> {
@@ -41,7 +45,11 @@ describe('restoring a compilation from staged groups (incremental runs)', () => 
       fc.property(changeArb, (c) => {
         const policy = parsePolicy(renderPolicy(c.rules));
         const record = (u: User, i: number) => ({ nativeId: `u${i}`, active: u.active, ...u.subject });
-        const first = compilePolicy(policy, c.users.map(record), c.docs.map((d, i) => ({ nativeId: `d${i}`, attributes: d.attributes })));
+        const first = compilePolicy(
+          policy,
+          c.users.map(record),
+          c.docs.map((d, i) => ({ nativeId: `d${i}`, attributes: d.attributes })),
+        );
         const restored = restoreCompilation(policy, staged(first.groups));
         if (!restored) throw new Error('a compilation with document classes was not restored');
         const { compilation, userGroups } = restored;
@@ -80,7 +88,8 @@ describe('restoring a compilation from staged groups (incremental runs)', () => 
           const seen = reached(access.get(docId) ?? [], groups);
           for (const [userId, u] of users) {
             const expected = u.active && oracleGrants(c.rules, u.subject, doc);
-            if (seen.has(userId) !== expected) throw new Error(`${expected ? 'under' : 'over'}-exposed: ${userId} ${JSON.stringify(u)} on ${docId} ${JSON.stringify(doc)}`);
+            if (seen.has(userId) !== expected)
+              throw new Error(`${expected ? 'under' : 'over'}-exposed: ${userId} ${JSON.stringify(u)} on ${docId} ${JSON.stringify(doc)}`);
           }
           // A removed user appears in no group.
           for (const userId of seen) if (!users.has(userId)) throw new Error(`${userId} was removed but still reaches ${docId}`);

@@ -20,7 +20,12 @@ describe('AccessTokens', () => {
   const sign = async (claims: { sub?: string; exp: number; nbf?: number; version?: unknown }) => {
     const sub = claims.sub ?? 'platform';
     const version = 'version' in claims ? claims.version : await versionOf(sub);
-    const jwt = new SignJWT(version === undefined ? {} : { secret_version: version }).setProtectedHeader({ alg: 'HS256' }).setSubject(sub).setAudience(AUDIENCE).setIssuer(AUDIENCE).setExpirationTime(claims.exp);
+    const jwt = new SignJWT(version === undefined ? {} : { secret_version: version })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject(sub)
+      .setAudience(AUDIENCE)
+      .setIssuer(AUDIENCE)
+      .setExpirationTime(claims.exp);
     if (claims.nbf !== undefined) jwt.setNotBefore(claims.nbf);
     return jwt.sign(new TextEncoder().encode(KEY));
   };

@@ -45,7 +45,17 @@ describe('the concurrency cap under keep-alive load', () => {
     deckSha256 = blob.sha256;
     await gw.writer.putFiles([
       { file: htmlFile('test:a'), permissions: [] },
-      { file: htmlFile('test:deck', { mime_type: 'application/pdf', body_html: null, blob_key: blob.key, sha256: blob.sha256, sha1: blob.sha1, size: blob.size }), permissions: [] },
+      {
+        file: htmlFile('test:deck', {
+          mime_type: 'application/pdf',
+          body_html: null,
+          blob_key: blob.key,
+          sha256: blob.sha256,
+          sha1: blob.sha1,
+          size: blob.size,
+        }),
+        permissions: [],
+      },
     ]);
   });
   afterAll(() => gw.close());
@@ -78,7 +88,9 @@ describe('the concurrency cap under keep-alive load', () => {
   });
 
   it(`answers ${CONNECTIONS} connections that keep ${DEPTH} requests on the wire (pipelining: the next is sent before the answer is read) without a single 503`, async () => {
-    const answers = await Promise.all(Array.from({ length: CONNECTIONS }, () => pipelinedConnection(gw.url, { paths, count: PER_CONNECTION, depth: DEPTH, headers: AUTH })));
+    const answers = await Promise.all(
+      Array.from({ length: CONNECTIONS }, () => pipelinedConnection(gw.url, { paths, count: PER_CONNECTION, depth: DEPTH, headers: AUTH })),
+    );
     expect(statusCounts(answers.flat().map((a) => a.status))).toEqual({ 200: CONNECTIONS * PER_CONNECTION });
     // In order: every download answer sits where its request was, whole.
     for (const connection of answers) {
@@ -97,12 +109,25 @@ describe('the concurrency cap under truly concurrent load', () => {
   beforeAll(async () => {
     gw = await startTestGateway('sqlite', { maxConcurrentRequests: CAP, clientConcurrencyShare: 1, rateLimitRequests: 0 });
     const blob = await gw.blobs.put(crypto.randomBytes(8 * 1024 * 1024));
-    await gw.writer.putFiles([{ file: htmlFile('test:big', { mime_type: 'application/pdf', body_html: null, blob_key: blob.key, sha256: blob.sha256, sha1: blob.sha1, size: blob.size }), permissions: [] }]);
+    await gw.writer.putFiles([
+      {
+        file: htmlFile('test:big', {
+          mime_type: 'application/pdf',
+          body_html: null,
+          blob_key: blob.key,
+          sha256: blob.sha256,
+          sha1: blob.sha1,
+          size: blob.size,
+        }),
+        permissions: [],
+      },
+    ]);
   });
   afterAll(() => gw.close());
 
   /** A download whose body is not read: it holds its slot until destroyed. */
-  const slowDownload = (agent: http.Agent) => new Promise<http.IncomingMessage>((resolve, reject) => http.get(`${gw.url}${download}`, { agent, headers: AUTH }, resolve).on('error', reject));
+  const slowDownload = (agent: http.Agent) =>
+    new Promise<http.IncomingMessage>((resolve, reject) => http.get(`${gw.url}${download}`, { agent, headers: AUTH }, resolve).on('error', reject));
 
   it(`sheds with 503 + Retry-After exactly what is beyond a cap of ${CAP}: ${CAP} + 3 slow downloads on their own connections`, async () => {
     const agent = new http.Agent({ keepAlive: true, maxSockets: CAP + 3 });
@@ -155,13 +180,27 @@ describe("a client's share of the cap (CLIENT_CONCURRENCY_SHARE)", () => {
   beforeAll(async () => {
     gw = await startTestGateway('sqlite', { maxConcurrentRequests: CAP, clientConcurrencyShare: 0.75, rateLimitRequests: 0 });
     const blob = await gw.blobs.put(crypto.randomBytes(8 * 1024 * 1024));
-    await gw.writer.putFiles([{ file: htmlFile('test:big', { mime_type: 'application/pdf', body_html: null, blob_key: blob.key, sha256: blob.sha256, sha1: blob.sha1, size: blob.size }), permissions: [] }]);
+    await gw.writer.putFiles([
+      {
+        file: htmlFile('test:big', {
+          mime_type: 'application/pdf',
+          body_html: null,
+          blob_key: blob.key,
+          sha256: blob.sha256,
+          sha1: blob.sha1,
+          size: blob.size,
+        }),
+        permissions: [],
+      },
+    ]);
   });
   afterAll(() => gw.close());
 
   /** A download from `localAddress` whose body is not read. */
   const slowDownload = (localAddress: string, headers: Record<string, string> = {}, url = gw.url) =>
-    new Promise<http.IncomingMessage>((resolve, reject) => http.get(`${url}${download}`, { agent: false, localAddress, headers: { ...AUTH, ...headers } }, resolve).on('error', reject));
+    new Promise<http.IncomingMessage>((resolve, reject) =>
+      http.get(`${url}${download}`, { agent: false, localAddress, headers: { ...AUTH, ...headers } }, resolve).on('error', reject),
+    );
 
   it('lets one address hold 3 of 4 slots, and leaves the fourth to another address', async () => {
     const first = await Promise.all(Array.from({ length: CAP }, () => slowDownload('127.0.0.1')));
@@ -181,9 +220,26 @@ describe("a client's share of the cap (CLIENT_CONCURRENCY_SHARE)", () => {
   });
 
   it('tells clients behind a trusted proxy apart by their forwarded address (TRUST_PROXY)', async () => {
-    const behind = await startTestGateway('sqlite', { maxConcurrentRequests: CAP, clientConcurrencyShare: 0.75, rateLimitRequests: 0, trustProxy: '127.0.0.1' });
+    const behind = await startTestGateway('sqlite', {
+      maxConcurrentRequests: CAP,
+      clientConcurrencyShare: 0.75,
+      rateLimitRequests: 0,
+      trustProxy: '127.0.0.1',
+    });
     const blob = await behind.blobs.put(crypto.randomBytes(8 * 1024 * 1024));
-    await behind.writer.putFiles([{ file: htmlFile('test:big', { mime_type: 'application/pdf', body_html: null, blob_key: blob.key, sha256: blob.sha256, sha1: blob.sha1, size: blob.size }), permissions: [] }]);
+    await behind.writer.putFiles([
+      {
+        file: htmlFile('test:big', {
+          mime_type: 'application/pdf',
+          body_html: null,
+          blob_key: blob.key,
+          sha256: blob.sha256,
+          sha1: blob.sha1,
+          size: blob.size,
+        }),
+        permissions: [],
+      },
+    ]);
     const answers: http.IncomingMessage[] = [];
     try {
       for (let i = 0; i < CAP; i++) answers.push(await slowDownload('127.0.0.1', { 'X-Forwarded-For': '203.0.113.7' }, behind.url));

@@ -82,9 +82,18 @@ describe('failed authentication has its own small budget per address', () => {
   });
 
   it('counts wrong client secrets at /oauth2/token in the same budget (429 slow_down), never the right one', async () => {
-    const gw = await gateway({ authFailureLimit: 4, oauthTokenRateLimit: 0, oauthClients: [`platform:${await hashClientSecret(SECRET)}`], oauthSigningKey: SIGNING_KEY });
+    const gw = await gateway({
+      authFailureLimit: 4,
+      oauthTokenRateLimit: 0,
+      oauthClients: [`platform:${await hashClientSecret(SECRET)}`],
+      oauthSigningKey: SIGNING_KEY,
+    });
     const token = (secret: string) =>
-      fetch(`${gw.url}/oauth2/token`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: `grant_type=client_credentials&client_id=platform&client_secret=${secret}` });
+      fetch(`${gw.url}/oauth2/token`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: `grant_type=client_credentials&client_id=platform&client_secret=${secret}`,
+      });
     expect((await gw.get('/v1/files', wrong(0))).status).toBe(401);
     const answers = await many(5, 1, (i) => token(`wrong-secret-${i}-0123456789abcdef0123456789`));
     expect(answers.map((r) => r.status)).toEqual([401, 401, 401, 429, 429]);

@@ -47,7 +47,10 @@ describe('credentials come from the Authorization header only', () => {
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom(...TEST_KEYS),
-        fc.oneof(fc.constant(''), fc.tuple(fc.constantFrom('Bearer', 'bearer', 'BEARER', 'bEaReR'), fc.integer({ min: 1, max: 4 })).map(([s, n]) => `${s}${' '.repeat(n)}`)),
+        fc.oneof(
+          fc.constant(''),
+          fc.tuple(fc.constantFrom('Bearer', 'bearer', 'BEARER', 'bEaReR'), fc.integer({ min: 1, max: 4 })).map(([s, n]) => `${s}${' '.repeat(n)}`),
+        ),
         async (key, prefix) => {
           const res = await gw.get('/v1/files', { Authorization: `${prefix}${key}` });
           expect(res.status).toBe(200);
@@ -66,7 +69,12 @@ describe('credentials come from the Authorization header only', () => {
     const freeForm = fc.array(fc.tuple(piece, separator), { minLength: 1, maxLength: 4 }).map((parts) => parts.map(([p, s]) => `${p}${s}`).join(''));
     // Near misses of `Bearer <key>`: a scheme, any separator, a credential, maybe more words.
     const nearMiss = fc
-      .tuple(fc.constantFrom('Bearer', 'bearer', 'Basic', 'Token', 'Bearer:'), fc.constantFrom(' ', '\t', '  '), piece, fc.option(fc.tuple(fc.constantFrom(' ', '\t'), piece), { nil: undefined }))
+      .tuple(
+        fc.constantFrom('Bearer', 'bearer', 'Basic', 'Token', 'Bearer:'),
+        fc.constantFrom(' ', '\t', '  '),
+        piece,
+        fc.option(fc.tuple(fc.constantFrom(' ', '\t'), piece), { nil: undefined }),
+      )
       .map(([scheme, sep, credential, more]) => `${scheme}${sep}${credential}${more ? `${more[0]}${more[1]}` : ''}`);
     const header = fc.oneof(freeForm, nearMiss);
     await fc.assert(

@@ -50,7 +50,12 @@ function wire(r: CorpusRequest): Buffer {
 }
 
 function describeRequest(r: CorpusRequest): string {
-  return JSON.stringify({ method: r.method, target: r.target.length > 300 ? `${r.target.slice(0, 300)}…(${r.target.length})` : r.target, headers: r.headers.map(([n, v]) => [n, v.length > 100 ? `${v.slice(0, 100)}…` : v]), body: r.body.slice(0, 100) });
+  return JSON.stringify({
+    method: r.method,
+    target: r.target.length > 300 ? `${r.target.slice(0, 300)}…(${r.target.length})` : r.target,
+    headers: r.headers.map(([n, v]) => [n, v.length > 100 ? `${v.slice(0, 100)}…` : v]),
+    body: r.body.slice(0, 100),
+  });
 }
 
 /** Percent-encodes every UTF-8 byte of what `keep` does not accept (a lone surrogate becomes U+FFFD's bytes). */
@@ -75,10 +80,40 @@ const encode = (how: string, text: string): string => (ENCODERS[how] as (t: stri
 
 const hostileText = fc.oneof(
   { weight: 3, arbitrary: fc.string({ unit: 'binary', maxLength: 40 }) },
-  { weight: 2, arbitrary: fc.string({ unit: fc.constantFrom('a', '/', '%', '.', ':', '0', 'F', 'z', '\u0000', "'", ' ', '+', '?', '#', '&', '=', '\\', 'é'), maxLength: 30 }) },
+  {
+    weight: 2,
+    arbitrary: fc.string({
+      unit: fc.constantFrom('a', '/', '%', '.', ':', '0', 'F', 'z', '\u0000', "'", ' ', '+', '?', '#', '&', '=', '\\', 'é'),
+      maxLength: 30,
+    }),
+  },
   {
     weight: 3,
-    arbitrary: fc.constantFrom('..', '.', '../..', '..%2f..%2fetc%2fpasswd', '%2e%2e', '%00', '\u0000', '%', '%zz', '%E2%82', '%ED%A0%80', '%C0%AF', '%FF', 'é', '😀', '\ud800', ' ', '', '*', ';', '%2F', TEST_KEYS[0], METRICS_TOKEN),
+    arbitrary: fc.constantFrom(
+      '..',
+      '.',
+      '../..',
+      '..%2f..%2fetc%2fpasswd',
+      '%2e%2e',
+      '%00',
+      '\u0000',
+      '%',
+      '%zz',
+      '%E2%82',
+      '%ED%A0%80',
+      '%C0%AF',
+      '%FF',
+      'é',
+      '😀',
+      '\ud800',
+      ' ',
+      '',
+      '*',
+      ';',
+      '%2F',
+      TEST_KEYS[0],
+      METRICS_TOKEN,
+    ),
   },
   { weight: 1, arbitrary: fc.constantFrom('x'.repeat(1100), 'y'.repeat(9000), 'z'.repeat(17_000)) },
 );
@@ -89,16 +124,65 @@ const pathArb = fc.oneof(
   // The one binary file, where Range and the conditional headers mean something.
   fc.constantFrom('/v1/files/test%3Abin.pdf/download', '/v1/files/test:bin.pdf/download', '/v1/files/test%3Abin.pdf'),
   fc.constantFrom(
-    '/v1/files', '/v1/users', '/v1/groups', '/v1/files/permissions/metadata', '/healthz', '/readyz', '/openapi.json', '/metrics', '/oauth2/token',
-    '/', '/v1', '/v1/', '/v2/files', '/v1/files/', '/v1//files', '/v1/files/permissions', '/v1/groups/', '//', '*', '/v1/files/%', '/V1/FILES', '/v1/files;x',
+    '/v1/files',
+    '/v1/users',
+    '/v1/groups',
+    '/v1/files/permissions/metadata',
+    '/healthz',
+    '/readyz',
+    '/openapi.json',
+    '/metrics',
+    '/oauth2/token',
+    '/',
+    '/v1',
+    '/v1/',
+    '/v2/files',
+    '/v1/files/',
+    '/v1//files',
+    '/v1/files/permissions',
+    '/v1/groups/',
+    '//',
+    '*',
+    '/v1/files/%',
+    '/V1/FILES',
+    '/v1/files;x',
   ),
-  { weight: 3, arbitrary: fc.tuple(idText, encoder, fc.constantFrom('', '/download', '/permissions', '', '/download', '/permissions', '/', '/download/', '/members', '/x', '/permissions/metadata')).map(([id, how, suffix]) => `/v1/files/${encode(how, id)}${suffix}`) },
-  { weight: 2, arbitrary: fc.tuple(idText, encoder, fc.constantFrom('/members', '/members', '', '/members/', '/x')).map(([id, how, suffix]) => `/v1/groups/${encode(how, id)}${suffix}`) },
+  {
+    weight: 3,
+    arbitrary: fc
+      .tuple(
+        idText,
+        encoder,
+        fc.constantFrom('', '/download', '/permissions', '', '/download', '/permissions', '/', '/download/', '/members', '/x', '/permissions/metadata'),
+      )
+      .map(([id, how, suffix]) => `/v1/files/${encode(how, id)}${suffix}`),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .tuple(idText, encoder, fc.constantFrom('/members', '/members', '', '/members/', '/x'))
+      .map(([id, how, suffix]) => `/v1/groups/${encode(how, id)}${suffix}`),
+  },
   fc.tuple(hostileText, encoder).map(([text, how]) => `/${encode(how, text)}`),
-  fc.tuple(fc.constantFrom('/v1/files', '/v1/users', '/v1/files/test%3Aa'), fc.constantFrom('/..', '/../..', '/./', '/%2e%2e/%2e%2e/healthz', '/../../../etc/passwd')).map(([a, b]) => `${a}${b}`),
+  fc
+    .tuple(
+      fc.constantFrom('/v1/files', '/v1/users', '/v1/files/test%3Aa'),
+      fc.constantFrom('/..', '/../..', '/./', '/%2e%2e/%2e%2e/healthz', '/../../../etc/passwd'),
+    )
+    .map(([a, b]) => `${a}${b}`),
 );
 
-const datetime = fc.constantFrom('2026-01-01T00:00:00Z', '2026-01-01T00:00:00.123456789+05:30', '2026-13-45T99:99:99Z', '0000-01-01T00:00:00Z', '9999-12-31T23:59:59Z', '2026-01-01', '2026-02-30T00:00:00Z', 'now', '');
+const datetime = fc.constantFrom(
+  '2026-01-01T00:00:00Z',
+  '2026-01-01T00:00:00.123456789+05:30',
+  '2026-13-45T99:99:99Z',
+  '0000-01-01T00:00:00Z',
+  '9999-12-31T23:59:59Z',
+  '2026-01-01',
+  '2026-02-30T00:00:00Z',
+  'now',
+  '',
+);
 const filterValue = fc.oneof(
   hostileText.map((t) => `'${t.replace(/'/g, "''")}'`),
   hostileText.map((t) => `'${t}'`),
@@ -113,14 +197,23 @@ const filterClause = fc
   )
   .map(([f, o, v]) => `${f} ${o} ${v}`);
 const filterArb = fc.oneof(
-  fc.tuple(fc.array(filterClause, { minLength: 1, maxLength: 4 }), fc.constantFrom(' and ', ' or ', ' AND ', ' and not ', ''), fc.boolean()).map(([clauses, join, parens]) => {
-    const text = clauses.join(join);
-    return parens ? `(${text})` : text;
-  }),
+  fc
+    .tuple(fc.array(filterClause, { minLength: 1, maxLength: 4 }), fc.constantFrom(' and ', ' or ', ' AND ', ' and not ', ''), fc.boolean())
+    .map(([clauses, join, parens]) => {
+      const text = clauses.join(join);
+      return parens ? `(${text})` : text;
+    }),
   hostileText,
 );
-const selectArb = fc.array(fc.constantFrom('id', 'name', 'content', 'status', 'metadata', 'type', 'x', '', '*', ' id', 'id,', 'last_modified_datetime'), { maxLength: 5 }).map((f) => f.join(','));
-const orderbyArb = fc.tuple(fc.constantFrom('id', 'last_modified_datetime', 'type', 'name', '', 'id,type', 'ID'), fc.constantFrom('', ' asc', ' desc', ' DESC', ' sideways', '  asc ')).map(([f, d]) => `${f}${d}`);
+const selectArb = fc
+  .array(fc.constantFrom('id', 'name', 'content', 'status', 'metadata', 'type', 'x', '', '*', ' id', 'id,', 'last_modified_datetime'), { maxLength: 5 })
+  .map((f) => f.join(','));
+const orderbyArb = fc
+  .tuple(
+    fc.constantFrom('id', 'last_modified_datetime', 'type', 'name', '', 'id,type', 'ID'),
+    fc.constantFrom('', ' asc', ' desc', ' DESC', ' sideways', '  asc '),
+  )
+  .map(([f, d]) => `${f}${d}`);
 const integerText = fc.oneof(
   fc.integer({ min: -5, max: 2000 }).map(String),
   fc.bigInt({ min: 0n, max: 10n ** 30n }).map(String),
@@ -144,12 +237,20 @@ function queryArb(tokens: readonly string[]) {
     fc.tuple(fc.constant('$filter'), filterArb),
     fc.tuple(fc.constant('$select'), selectArb),
     fc.tuple(fc.constant('$orderby'), orderbyArb),
-    fc.tuple(fc.constantFrom('$count', '$expand', '$format', 'top', '$TOP', '$filter[]', '$top[0]', 'a[b]', '', '$', 'api_key', 'access_token', 'key', '$search'), fc.oneof(hostileText, integerText)),
+    fc.tuple(
+      fc.constantFrom('$count', '$expand', '$format', 'top', '$TOP', '$filter[]', '$top[0]', 'a[b]', '', '$', 'api_key', 'access_token', 'key', '$search'),
+      fc.oneof(hostileText, integerText),
+    ),
   );
   return fc
-    .tuple(fc.array(fc.tuple(option, encoder), { maxLength: 6 }), fc.oneof({ weight: 12, arbitrary: fc.constant('') }, { weight: 1, arbitrary: fc.constantFrom('&', '&&', '=', '%', '%zz', '&=&') }))
+    .tuple(
+      fc.array(fc.tuple(option, encoder), { maxLength: 6 }),
+      fc.oneof({ weight: 12, arbitrary: fc.constant('') }, { weight: 1, arbitrary: fc.constantFrom('&', '&&', '=', '%', '%zz', '&=&') }),
+    )
     .map(([options, junk]) => {
-      const parts = options.map(([[name, value], how]) => (how === 'bytes' ? `${name}=${encode(how, value)}` : `${encodeURIComponent(name)}=${encode(how, value)}`));
+      const parts = options.map(([[name, value], how]) =>
+        how === 'bytes' ? `${name}=${encode(how, value)}` : `${encodeURIComponent(name)}=${encode(how, value)}`,
+      );
       if (junk) parts.push(junk);
       return parts.length ? `?${parts.join('&')}` : '';
     });
@@ -157,38 +258,122 @@ function queryArb(tokens: readonly string[]) {
 
 const authArb = fc.oneof(
   { weight: 6, arbitrary: fc.constantFrom(`Bearer ${TEST_KEYS[0]}`, `Bearer ${TEST_KEYS[1]}`, TEST_KEYS[0]) },
-  { weight: 4, arbitrary: fc.constantFrom<string | undefined>(undefined, `bearer ${TEST_KEYS[0]}`, `Bearer  ${TEST_KEYS[0]} `,
-  'Bearer', 'Bearer ', `Basic ${Buffer.from(`x:${TEST_KEYS[0]}`).toString('base64')}`, 'Bearer wrong', `Bearer ${TEST_KEYS[0]}x`, `Bearer ${'k'.repeat(5000)}`,
-  'Bearer é', `Bearer ${METRICS_TOKEN}`, 'Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.', 'Bearer eyJhbGciOiJIUzI1NiJ9.e30.AAAA', 'Token abc', '') },
+  {
+    weight: 4,
+    arbitrary: fc.constantFrom<string | undefined>(
+      undefined,
+      `bearer ${TEST_KEYS[0]}`,
+      `Bearer  ${TEST_KEYS[0]} `,
+      'Bearer',
+      'Bearer ',
+      `Basic ${Buffer.from(`x:${TEST_KEYS[0]}`).toString('base64')}`,
+      'Bearer wrong',
+      `Bearer ${TEST_KEYS[0]}x`,
+      `Bearer ${'k'.repeat(5000)}`,
+      'Bearer é',
+      `Bearer ${METRICS_TOKEN}`,
+      'Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.',
+      'Bearer eyJhbGciOiJIUzI1NiJ9.e30.AAAA',
+      'Token abc',
+      '',
+    ),
+  },
 );
 const headerArb = fc.oneof(
-  fc.tuple(fc.constant('Range'), fc.constantFrom('bytes=0-0', 'bytes=0-', 'bytes=-1', 'bytes=5-1', 'bytes=0-1,2-3', 'bytes=99999999999999999999-', 'bytes=abc', 'items=0-1', 'bytes=-0', 'bytes=0-9007199254740993', 'bytes=', '')),
-  fc.tuple(fc.constantFrom('If-None-Match', 'If-Range', 'If-Match'), fc.oneof(fc.constantFrom('"abc"', '*', 'W/"x"', '', '"', `"${'0'.repeat(64)}"`, 'x'.repeat(3000)), hostileText.map((t) => t.replace(/[\r\n\u0000]/g, '')))),
-  fc.tuple(fc.constantFrom('If-Modified-Since', 'If-Unmodified-Since'), fc.constantFrom('Thu, 01 Jan 2026 00:00:00 GMT', 'yesterday', '', 'Thu, 01 Jan 1970 00:00:00 GMT', 'Fri, 31 Dec 9999 23:59:59 GMT')),
-  fc.tuple(fc.constant('X-Request-Id'), fc.oneof(fc.constantFrom('abc-123', 'a b', 'x'.repeat(200), 'é', '', TEST_KEYS[0], SKIPTOKEN_SECRET, METRICS_TOKEN, '../../etc'), fc.string({ maxLength: 20 }).map((t) => t.replace(/[\r\n\u0000]/g, '')))),
-  fc.tuple(fc.constantFrom('X-Forwarded-For', 'X-Forwarded-Proto', 'X-Forwarded-Host', 'Forwarded'), fc.constantFrom('https', 'evil.example', '1.2.3.4, 5.6.7.8', 'é', '', 'for=unknown;proto=gopher')),
-  fc.tuple(fc.constantFrom('Accept', 'Accept-Encoding', 'Content-Type', 'Cookie', 'Expect', 'Origin', 'Upgrade'), fc.constantFrom('application/json', '*/*', 'gzip, br', 'text/html;q=0', 'application/x-www-form-urlencoded', 'a=b', '100-continue', 'nonsense', 'h2c', '')),
+  fc.tuple(
+    fc.constant('Range'),
+    fc.constantFrom(
+      'bytes=0-0',
+      'bytes=0-',
+      'bytes=-1',
+      'bytes=5-1',
+      'bytes=0-1,2-3',
+      'bytes=99999999999999999999-',
+      'bytes=abc',
+      'items=0-1',
+      'bytes=-0',
+      'bytes=0-9007199254740993',
+      'bytes=',
+      '',
+    ),
+  ),
+  fc.tuple(
+    fc.constantFrom('If-None-Match', 'If-Range', 'If-Match'),
+    fc.oneof(
+      fc.constantFrom('"abc"', '*', 'W/"x"', '', '"', `"${'0'.repeat(64)}"`, 'x'.repeat(3000)),
+      hostileText.map((t) => t.replace(/[\r\n\u0000]/g, '')),
+    ),
+  ),
+  fc.tuple(
+    fc.constantFrom('If-Modified-Since', 'If-Unmodified-Since'),
+    fc.constantFrom('Thu, 01 Jan 2026 00:00:00 GMT', 'yesterday', '', 'Thu, 01 Jan 1970 00:00:00 GMT', 'Fri, 31 Dec 9999 23:59:59 GMT'),
+  ),
+  fc.tuple(
+    fc.constant('X-Request-Id'),
+    fc.oneof(
+      fc.constantFrom('abc-123', 'a b', 'x'.repeat(200), 'é', '', TEST_KEYS[0], SKIPTOKEN_SECRET, METRICS_TOKEN, '../../etc'),
+      fc.string({ maxLength: 20 }).map((t) => t.replace(/[\r\n\u0000]/g, '')),
+    ),
+  ),
+  fc.tuple(
+    fc.constantFrom('X-Forwarded-For', 'X-Forwarded-Proto', 'X-Forwarded-Host', 'Forwarded'),
+    fc.constantFrom('https', 'evil.example', '1.2.3.4, 5.6.7.8', 'é', '', 'for=unknown;proto=gopher'),
+  ),
+  fc.tuple(
+    fc.constantFrom('Accept', 'Accept-Encoding', 'Content-Type', 'Cookie', 'Expect', 'Origin', 'Upgrade'),
+    fc.constantFrom('application/json', '*/*', 'gzip, br', 'text/html;q=0', 'application/x-www-form-urlencoded', 'a=b', '100-continue', 'nonsense', 'h2c', ''),
+  ),
 );
 
 function requestArb(host: string, tokens: readonly string[]) {
   const method = fc.oneof(
     { weight: 12, arbitrary: fc.constant('GET') },
-    { weight: 4, arbitrary: fc.constantFrom('HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE', 'PROPFIND', 'QUERY', 'CONNECT', 'FOO', 'get', 'G ET') },
+    {
+      weight: 4,
+      arbitrary: fc.constantFrom('HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE', 'PROPFIND', 'QUERY', 'CONNECT', 'FOO', 'get', 'G ET'),
+    },
   );
-  const hostArb = fc.oneof({ weight: 10, arbitrary: fc.constant<string | undefined>(host) }, { weight: 1, arbitrary: fc.constantFrom<string | undefined>(undefined, '', 'evil.example', 'é', `${host}, other`, '[::1]', 'x'.repeat(3000), 'a b') });
+  const hostArb = fc.oneof(
+    { weight: 10, arbitrary: fc.constant<string | undefined>(host) },
+    { weight: 1, arbitrary: fc.constantFrom<string | undefined>(undefined, '', 'evil.example', 'é', `${host}, other`, '[::1]', 'x'.repeat(3000), 'a b') },
+  );
   const framing = fc.oneof(
     { weight: 10, arbitrary: fc.constant<Array<[string, string]>>([]) },
-    { weight: 1, arbitrary: fc.constantFrom<Array<[string, string]>>([['Content-Length', '5']], [['Transfer-Encoding', 'chunked']], [['Content-Length', '5'], ['Transfer-Encoding', 'chunked']], [['Content-Length', '-1']], [['Content-Length', 'abc']]) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom<Array<[string, string]>>(
+        [['Content-Length', '5']],
+        [['Transfer-Encoding', 'chunked']],
+        [
+          ['Content-Length', '5'],
+          ['Transfer-Encoding', 'chunked'],
+        ],
+        [['Content-Length', '-1']],
+        [['Content-Length', 'abc']],
+      ),
+    },
   );
   return fc
-    .tuple(method, fc.oneof({ weight: 12, arbitrary: pathArb }, { weight: 1, arbitrary: pathArb.map((p) => `http://${host}${p}`) }), queryArb(tokens), hostArb, authArb, fc.array(headerArb, { maxLength: 4 }), framing)
+    .tuple(
+      method,
+      fc.oneof({ weight: 12, arbitrary: pathArb }, { weight: 1, arbitrary: pathArb.map((p) => `http://${host}${p}`) }),
+      queryArb(tokens),
+      hostArb,
+      authArb,
+      fc.array(headerArb, { maxLength: 4 }),
+      framing,
+    )
     .map(([m, path, query, h, auth, extra, frame]): CorpusRequest => {
       const headers: Array<[string, string]> = [];
       if (h !== undefined) headers.push(['Host', h]);
       if (auth !== undefined) headers.push(['Authorization', auth]);
       headers.push(...extra, ...frame);
       const chunked = frame.some(([n]) => n === 'Transfer-Encoding');
-      const body = chunked ? 'hello'.length.toString(16) + '\r\nhello\r\n0\r\n\r\n' : frame.some(([n, v]) => n === 'Content-Length' && v === '5') ? 'hello' : '';
+      const body = chunked
+        ? 'hello'.length.toString(16) + '\r\nhello\r\n0\r\n\r\n'
+        : frame.some(([n, v]) => n === 'Content-Length' && v === '5')
+          ? 'hello'
+          : '';
       return { method: m, target: `${path}${query}`, headers, body };
     });
 }
@@ -212,9 +397,11 @@ function problems(r: CorpusRequest, res: RawResponse): string[] {
         found.push(`${res.status} body is not JSON: ${res.body.slice(0, 200)}`);
       }
       const error = (body as { error?: { code?: unknown; message?: unknown } } | undefined)?.error;
-      const exact = body !== undefined && Object.keys(body as object).join() === 'error' && error !== undefined && Object.keys(error).sort().join() === 'code,message';
+      const exact =
+        body !== undefined && Object.keys(body as object).join() === 'error' && error !== undefined && Object.keys(error).sort().join() === 'code,message';
       if (!exact || typeof error?.message !== 'string') found.push(`${res.status} is not the envelope: ${res.body.slice(0, 200)}`);
-      else if (errorCodes[error.code as ErrorCode]?.status !== res.status) found.push(`${res.status} with code ${String(error.code)}, which the registry gives another status`);
+      else if (errorCodes[error.code as ErrorCode]?.status !== res.status)
+        found.push(`${res.status} with code ${String(error.code)}, which the registry gives another status`);
     }
   }
   return found;
@@ -231,15 +418,37 @@ describe.each(databaseKinds)('the bad-input corpus (%s)', (kind) => {
     const blob = await gw.blobs.put(Buffer.from('%PDF-1.4 corpus\n'));
     await gw.writer.putFiles(
       FILE_IDS.map((id, i) => ({
-        file: id === 'test:bin.pdf' ? htmlFile(id, { mime_type: 'application/pdf', body_html: null, blob_key: blob.key, sha256: blob.sha256, sha1: blob.sha1, size: blob.size }) : htmlFile(id, { modified_at: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString() }),
-        permissions: [{ type: 'USER' as const, id: 'test:u1' }, { type: 'USER' as const, id: 'test:u2' }, { type: 'GROUP' as const, id: 'test:g' }],
+        file:
+          id === 'test:bin.pdf'
+            ? htmlFile(id, { mime_type: 'application/pdf', body_html: null, blob_key: blob.key, sha256: blob.sha256, sha1: blob.sha1, size: blob.size })
+            : htmlFile(id, { modified_at: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString() }),
+        permissions: [
+          { type: 'USER' as const, id: 'test:u1' },
+          { type: 'USER' as const, id: 'test:u2' },
+          { type: 'GROUP' as const, id: 'test:g' },
+        ],
       })),
     );
     await gw.writer.putUsers([user('test:u1'), user('test:u2'), user('test:u3')]);
-    await gw.writer.putGroups(GROUP_IDS.map((id) => ({ group: group(id), members: [{ type: 'USER' as const, id: 'test:u1' }, { type: 'USER' as const, id: 'test:u2' }, { type: 'GROUP' as const, id: 'test:g/sub' }] })));
+    await gw.writer.putGroups(
+      GROUP_IDS.map((id) => ({
+        group: group(id),
+        members: [
+          { type: 'USER' as const, id: 'test:u1' },
+          { type: 'USER' as const, id: 'test:u2' },
+          { type: 'GROUP' as const, id: 'test:g/sub' },
+        ],
+      })),
+    );
     // Real tokens from real nextLinks, so the corpus has valid ones to reuse, tamper with and misplace.
     tokens = [];
-    for (const path of ['/v1/files?$top=1', '/v1/users?$top=1', '/v1/groups?$top=1&$orderby=last_modified_datetime desc', '/v1/groups/test%3Ag/members?$top=1', '/v1/files/test%3Aa/permissions?$top=1']) {
+    for (const path of [
+      '/v1/files?$top=1',
+      '/v1/users?$top=1',
+      '/v1/groups?$top=1&$orderby=last_modified_datetime desc',
+      '/v1/groups/test%3Ag/members?$top=1',
+      '/v1/files/test%3Aa/permissions?$top=1',
+    ]) {
       const res = await gw.get(path, { Authorization: `Bearer ${TEST_KEYS[0]}` });
       const next = (res.body as { '@odata.nextLink'?: string })['@odata.nextLink'];
       const token = next ? new URL(next).searchParams.get('$skiptoken') : null;
@@ -259,7 +468,10 @@ describe.each(databaseKinds)('the bad-input corpus (%s)', (kind) => {
         const report: string[] = [];
         batch.forEach((r, i) => {
           const exchange = exchanges[i] as RawExchange;
-          const found = exchange.responses.length === 0 ? [`no answer (closed: ${exchange.closed}, bytes: ${JSON.stringify(exchange.rest.slice(0, 200))})`] : exchange.responses.flatMap((res) => problems(r, res));
+          const found =
+            exchange.responses.length === 0
+              ? [`no answer (closed: ${exchange.closed}, bytes: ${JSON.stringify(exchange.rest.slice(0, 200))})`]
+              : exchange.responses.flatMap((res) => problems(r, res));
           if (found.length) report.push(`${describeRequest(r)}\n    ${found.join('\n    ')}`);
         });
         if (report.length) throw new Error(report.join('\n'));

@@ -15,7 +15,14 @@ const SHORT = 'short-client-secret-0123456789a'; // 31
 
 async function hashSecret(args: string[], env: Record<string, string> = {}): Promise<{ printed: string[]; error?: Error }> {
   const printed: string[] = [];
-  const runtime: Runtime = { env, print: (line) => printed.push(line), listen: () => Promise.reject(new Error('no listening here')), onShutdown: () => undefined, setExitCode: () => undefined, interactive: false };
+  const runtime: Runtime = {
+    env,
+    print: (line) => printed.push(line),
+    listen: () => Promise.reject(new Error('no listening here')),
+    onShutdown: () => undefined,
+    setExitCode: () => undefined,
+    interactive: false,
+  };
   const program = (await buildProgram(runtime)).exitOverride();
   try {
     await program.parseAsync(['node', 'content-gateway', 'hash-secret', ...args]);
@@ -59,7 +66,11 @@ describe('the token endpoint in production', () => {
   });
 
   const token = (gw: TestGateway, id: string, secret: string) =>
-    fetch(`${gw.url}/oauth2/token`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: `grant_type=client_credentials&client_id=${id}&client_secret=${secret}` });
+    fetch(`${gw.url}/oauth2/token`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: `grant_type=client_credentials&client_id=${id}&client_secret=${secret}`,
+    });
 
   it('refuses a presented secret under 32 characters with invalid_client, even the configured one', async () => {
     const res = await token(production, 'short', SHORT);

@@ -62,7 +62,8 @@ function closedWithin(client: Client, ms: number): Promise<number> {
   return Promise.race([client.ended, late]).finally(() => clearTimeout(timer));
 }
 
-const request = (port: number, target: string, headers = '') => `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${KEY}\r\n${headers}\r\n`;
+const request = (port: number, target: string, headers = '') =>
+  `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${KEY}\r\n${headers}\r\n`;
 
 describe('timeouts and the cap on open connections, served by `serve`', () => {
   let dir: string;
@@ -131,7 +132,9 @@ describe('timeouts and the cap on open connections, served by `serve`', () => {
 
   it(`closes a connection whose request body trickles within REQUEST_TIMEOUT_MS (${REQUEST_TIMEOUT_MS} ms) + ${SLACK_MS} ms`, async () => {
     const client = await open();
-    client.socket.write(`POST /v1/files HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\n`);
+    client.socket.write(
+      `POST /v1/files HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\n`,
+    );
     const drip = setInterval(() => {
       if (!client.isEnded()) client.socket.write('x');
     }, 250);

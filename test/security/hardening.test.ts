@@ -5,7 +5,10 @@ import { AUTH, TEST_KEYS, startTestGateway, type TestGateway } from '../helpers/
 import { htmlFile } from '../helpers/staging-fixtures';
 
 /** A raw request, so tests can send what fetch refuses to (huge headers, GET bodies). */
-function raw(url: string, options: { path: string; method?: string; headers?: Record<string, string>; body?: string }): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+function raw(
+  url: string,
+  options: { path: string; method?: string; headers?: Record<string, string>; body?: string },
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
     const req = http.request(`${url}${options.path}`, { method: options.method ?? 'GET', headers: options.headers }, (res) => {
       let body = '';
@@ -57,7 +60,7 @@ describe('rate limiting', () => {
     expect(Number(res.headers['x-ratelimit-remaining'])).toBe(99);
   });
 
-  it('limits failed logins by address with a budget of their own (AUTH_FAILURE_LIMIT, 30 a minute), which no client\'s budget pays for', async () => {
+  it("limits failed logins by address with a budget of their own (AUTH_FAILURE_LIMIT, 30 a minute), which no client's budget pays for", async () => {
     const results = await Promise.all(Array.from({ length: 120 }, () => gw.get('/v1/files', { Authorization: 'Bearer guess' })));
     expect(results.filter((r) => r.status === 401).length).toBe(30);
     expect(results.filter((r) => r.status === 429).length).toBe(90);
@@ -65,13 +68,17 @@ describe('rate limiting', () => {
     expect([rotated.status, Number(rotated.headers['x-ratelimit-remaining'])]).toEqual([200, 98]);
   });
 
-  it('is on by default: truthful headers on every authenticated answer and on 401s (the failure budget\'s), none where nothing is authenticated', async () => {
+  it("is on by default: truthful headers on every authenticated answer and on 401s (the failure budget's), none where nothing is authenticated", async () => {
     const byDefault = await startTestGateway('sqlite');
     try {
       const first = await byDefault.get('/v1/files', AUTH);
       const second = await byDefault.get('/v1/files/test%3Anope', AUTH);
       const refused = await byDefault.get('/v1/files', { Authorization: 'Bearer guess' });
-      for (const [res, limit, remaining] of [[first, 300_000, 299_999], [second, 300_000, 299_998], [refused, 30, 29]] as const) {
+      for (const [res, limit, remaining] of [
+        [first, 300_000, 299_999],
+        [second, 300_000, 299_998],
+        [refused, 30, 29],
+      ] as const) {
         expect(Number(res.headers['x-ratelimit-limit'])).toBe(limit);
         expect(Number(res.headers['x-ratelimit-remaining'])).toBe(remaining);
         expect(Number(res.headers['x-ratelimit-reset'])).toBeGreaterThan(0);
@@ -103,9 +110,23 @@ describe('load shedding and request limits', () => {
     try {
       const bytes = crypto.randomBytes(8 * 1024 * 1024);
       const blob = await gw.blobs.put(bytes);
-      await gw.writer.putFiles([{ file: htmlFile('test:big', { mime_type: 'application/pdf', body_html: null, blob_key: blob.key, sha256: blob.sha256, sha1: blob.sha1, size: blob.size }), permissions: [] }]);
+      await gw.writer.putFiles([
+        {
+          file: htmlFile('test:big', {
+            mime_type: 'application/pdf',
+            body_html: null,
+            blob_key: blob.key,
+            sha256: blob.sha256,
+            sha1: blob.sha1,
+            size: blob.size,
+          }),
+          permissions: [],
+        },
+      ]);
       // Two slow downloads hold both slots (their bodies are not read yet).
-      const held = await Promise.all([0, 1].map(() => new Promise<http.IncomingMessage>((resolve) => http.get(`${gw.url}/v1/files/test%3Abig/download`, { headers: AUTH }, resolve))));
+      const held = await Promise.all(
+        [0, 1].map(() => new Promise<http.IncomingMessage>((resolve) => http.get(`${gw.url}/v1/files/test%3Abig/download`, { headers: AUTH }, resolve))),
+      );
       const shed = await gw.get('/v1/files', AUTH);
       expect(shed.status).toBe(503);
       expect(shed.headers['retry-after']).toBe('1');
@@ -127,10 +148,19 @@ describe('load shedding and request limits', () => {
       expect(longQuery.status).toBe(414);
       expect(longQuery.body.error).toEqual({ code: 'URI_TOO_LONG', message: expect.stringMatching(/longer than 2048/) });
       const json = JSON.stringify({ x: 'y'.repeat(1000) });
-      const withBody = await raw(gw.url, { path: '/v1/files', headers: { ...AUTH, 'Content-Type': 'application/json', 'Content-Length': String(json.length) }, body: json });
+      const withBody = await raw(gw.url, {
+        path: '/v1/files',
+        headers: { ...AUTH, 'Content-Type': 'application/json', 'Content-Length': String(json.length) },
+        body: json,
+      });
       expect(withBody.status).toBe(400);
       expect(JSON.parse(withBody.body).error.code).toBe('INPUT_VALIDATION_FAILED');
-      const tokenBody = await raw(gw.url, { path: '/v1/files', method: 'POST', headers: { ...AUTH, 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'a='.padEnd(200_000, 'b') });
+      const tokenBody = await raw(gw.url, {
+        path: '/v1/files',
+        method: 'POST',
+        headers: { ...AUTH, 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: 'a='.padEnd(200_000, 'b'),
+      });
       expect(tokenBody.status).toBeGreaterThanOrEqual(400);
       expect(tokenBody.status).toBeLessThan(500);
     } finally {

@@ -47,7 +47,9 @@ describe('Host header poisoning', () => {
 
     it('refuses every host not on the list, whatever it is', async () => {
       const label = fc.stringMatching(/^[a-z0-9]([a-z0-9-]{0,10}[a-z0-9])?$/);
-      const host = fc.tuple(fc.array(label, { minLength: 1, maxLength: 4 }), fc.option(fc.integer({ min: 1, max: 65535 }), { nil: undefined })).map(([labels, port]) => `${labels.join('.')}${port ? `:${port}` : ''}`);
+      const host = fc
+        .tuple(fc.array(label, { minLength: 1, maxLength: 4 }), fc.option(fc.integer({ min: 1, max: 65535 }), { nil: undefined }))
+        .map(([labels, port]) => `${labels.join('.')}${port ? `:${port}` : ''}`);
       await fc.assert(
         fc.asyncProperty(
           host.filter((h) => !['gateway.example.com', 'localhost', '127.0.0.1'].includes(h.replace(/:\d+$/, ''))),
@@ -66,7 +68,7 @@ describe('Host header poisoning', () => {
     });
   });
 
-  it('with ALLOWED_HOSTS and PUBLIC_BASE_URL, also answers to the public URL\'s host (what a proxy in front forwards)', async () => {
+  it("with ALLOWED_HOSTS and PUBLIC_BASE_URL, also answers to the public URL's host (what a proxy in front forwards)", async () => {
     const gw = await gatewayWithTwoFiles({ allowedHosts: ['localhost', '127.0.0.1'], publicBaseUrl: 'https://Gateway.Example.com/' });
     try {
       expect((await gw.get('/v1/files?$top=1', { ...AUTH, Host: 'gateway.example.com' })).status).toBe(200);
@@ -101,7 +103,13 @@ describe('Host header poisoning', () => {
 
 describe('ALLOWED_HOSTS', () => {
   it('takes comma-separated host names and addresses, and refuses ports, schemes and paths', () => {
-    expect(loadConfig({ ALLOWED_HOSTS: 'gateway.example.com, 10.0.0.5,[::1],localhost,gw.example.' }).allowedHosts).toEqual(['gateway.example.com', '10.0.0.5', '[::1]', 'localhost', 'gw.example.']);
+    expect(loadConfig({ ALLOWED_HOSTS: 'gateway.example.com, 10.0.0.5,[::1],localhost,gw.example.' }).allowedHosts).toEqual([
+      'gateway.example.com',
+      '10.0.0.5',
+      '[::1]',
+      'localhost',
+      'gw.example.',
+    ]);
     expect(loadConfig({}).allowedHosts).toEqual([]);
     for (const bad of ['gateway.example.com:443', 'https://gateway.example.com', 'gateway.example.com/v1', '*.example.com', 'a..b', '-a.example']) {
       expect(() => loadConfig({ ALLOWED_HOSTS: bad })).toThrow(ConfigError);

@@ -51,18 +51,49 @@ const encoded = (secret: string): fc.Arbitrary<string> =>
     fc.constant(secret),
     fc.constant(encodeURIComponent(secret)),
     fc.constant([...secret].map((c) => hex(c, true)).join('')),
-    fc.constant([...secret].map((c) => hex(c, true)).join('').replace(/%/g, '%25')),
-    fc.array(fc.constantFrom('raw', 'upper', 'lower'), { minLength: secret.length, maxLength: secret.length }).map((how) => [...secret].map((c, i) => (how[i] === 'raw' ? c : hex(c, how[i] === 'upper'))).join('')),
+    fc.constant(
+      [...secret]
+        .map((c) => hex(c, true))
+        .join('')
+        .replace(/%/g, '%25'),
+    ),
+    fc
+      .array(fc.constantFrom('raw', 'upper', 'lower'), { minLength: secret.length, maxLength: secret.length })
+      .map((how) => [...secret].map((c, i) => (how[i] === 'raw' ? c : hex(c, how[i] === 'upper'))).join('')),
   );
 
 /** A credential parameter name as a client might spell it: any case, escapes, brackets. */
 const credentialName = fc
   .tuple(
-    fc.constantFrom('access_token', 'token', 'apikey', 'api_key', 'api-key', 'key', 'secret', 'client_secret', 'password', 'auth', 'authorization', 'sig', 'signature', 'code', 'refresh_token', 'id_token', 'x-api-key', 'accessToken', 'my_access_token', 'X-Amz-Security-Token'),
+    fc.constantFrom(
+      'access_token',
+      'token',
+      'apikey',
+      'api_key',
+      'api-key',
+      'key',
+      'secret',
+      'client_secret',
+      'password',
+      'auth',
+      'authorization',
+      'sig',
+      'signature',
+      'code',
+      'refresh_token',
+      'id_token',
+      'x-api-key',
+      'accessToken',
+      'my_access_token',
+      'X-Amz-Security-Token',
+    ),
     fc.array(fc.constantFrom('same', 'upper', 'lower', 'escape'), { minLength: 30, maxLength: 30 }),
     fc.constantFrom('', '[]', '[0]'),
   )
-  .map(([name, how, suffix]) => `${[...name].map((c, i) => (how[i] === 'upper' ? c.toUpperCase() : how[i] === 'lower' ? c.toLowerCase() : how[i] === 'escape' ? hex(c, i % 2 === 0) : c)).join('')}${suffix}`);
+  .map(
+    ([name, how, suffix]) =>
+      `${[...name].map((c, i) => (how[i] === 'upper' ? c.toUpperCase() : how[i] === 'lower' ? c.toLowerCase() : how[i] === 'escape' ? hex(c, i % 2 === 0) : c)).join('')}${suffix}`,
+  );
 
 /** The request's log line is written when its response closes, which may be just after the client has it. */
 async function logged(gw: TestGateway): Promise<void> {
@@ -81,21 +112,42 @@ const form = { 'Content-Type': 'application/x-www-form-urlencoded' };
 function hostileRequest(secret: string, anywhere: boolean): fc.Arbitrary<Sent> {
   const get = (path: string, headers: Record<string, string> = {}): Sent => ({ method: 'GET', path, headers });
   const credentialPlaces: Array<fc.Arbitrary<Sent>> = [
-    fc.tuple(credentialName, encoded(secret), fc.constantFrom('/v1/files', '/v1/users', '/healthz', '/oauth2/token', '/nope')).map(([name, value, path]) => get(`${path}?${name}=${value}`)),
+    fc
+      .tuple(credentialName, encoded(secret), fc.constantFrom('/v1/files', '/v1/users', '/healthz', '/oauth2/token', '/nope'))
+      .map(([name, value, path]) => get(`${path}?${name}=${value}`)),
     fc.tuple(credentialName, encoded(secret)).map(([name, value]) => get(`/v1/files?$top=1&${name}=${value}&$select=id`)),
-    fc.constantFrom('Authorization', 'X-Api-Key', 'Cookie', 'X-Request-Id', 'User-Agent', 'Referer', 'Proxy-Authorization', 'X-Forwarded-For').chain((header) =>
-      fc.constantFrom(secret, `Bearer ${secret}`, basic('platform', secret), `a=${secret}`).map((value) => get('/v1/files', { [header]: value })),
-    ),
-    encoded(secret).map((value) => ({ method: 'POST', path: '/oauth2/token', headers: form, body: `grant_type=client_credentials&client_id=platform&client_secret=${value}` })),
-    fc.constant({ method: 'POST', path: '/oauth2/token', headers: { ...form, Authorization: basic('platform', secret) }, body: 'grant_type=client_credentials' }),
-    fc.constant({ method: 'POST', path: '/oauth2/token', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ client_id: 'platform', client_secret: secret }) }),
+    fc
+      .constantFrom('Authorization', 'X-Api-Key', 'Cookie', 'X-Request-Id', 'User-Agent', 'Referer', 'Proxy-Authorization', 'X-Forwarded-For')
+      .chain((header) =>
+        fc.constantFrom(secret, `Bearer ${secret}`, basic('platform', secret), `a=${secret}`).map((value) => get('/v1/files', { [header]: value })),
+      ),
+    encoded(secret).map((value) => ({
+      method: 'POST',
+      path: '/oauth2/token',
+      headers: form,
+      body: `grant_type=client_credentials&client_id=platform&client_secret=${value}`,
+    })),
+    fc.constant({
+      method: 'POST',
+      path: '/oauth2/token',
+      headers: { ...form, Authorization: basic('platform', secret) },
+      body: 'grant_type=client_credentials',
+    }),
+    fc.constant({
+      method: 'POST',
+      path: '/oauth2/token',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ client_id: 'platform', client_secret: secret }),
+    }),
     fc.constant({ method: 'POST', path: '/oauth2/token', headers: form, body: `client_secret=${secret}&`.repeat(500) }),
     encoded(secret).map((value) => ({ method: 'POST', path: `/oauth2/token?client_secret=${value}`, headers: form, body: 'grant_type=client_credentials' })),
   ];
   if (!anywhere) return fc.oneof(...credentialPlaces);
   return fc.oneof(
     ...credentialPlaces,
-    fc.tuple(fc.constantFrom('q', '$filter', 'foo', '$skiptoken', '$top', 'x'), encoded(secret)).map(([name, value]) => get(`/v1/files?$top=1&${name}=${value}&$select=id`)),
+    fc
+      .tuple(fc.constantFrom('q', '$filter', 'foo', '$skiptoken', '$top', 'x'), encoded(secret))
+      .map(([name, value]) => get(`/v1/files?$top=1&${name}=${value}&$select=id`)),
     encoded(secret).map((value) => get(`/v1/files?${value}=1`)),
     encoded(secret).map((value) => get(`/v1/files?${value}`)),
     encoded(secret).map((value) => get(`/v1/files/${value}`)),
@@ -137,14 +189,24 @@ describe('no configured secret reaches a log line', () => {
 
   it('redacts credential parameters by their decoded, case-insensitive name (`?apikey=`, `?access%5Ftoken=`)', async () => {
     const lines: string[] = [];
-    for (const path of [`/v1/files?apikey=${TEST_KEYS[0]}`, `/v1/files?access%5Ftoken=${TEST_KEYS[0]}`, `/v1/files?$top=1&API_KEY=${TEST_KEYS[1]}`, `/v1/files?x-api-key=${TEST_KEYS[1]}&$top=1`]) {
+    for (const path of [
+      `/v1/files?apikey=${TEST_KEYS[0]}`,
+      `/v1/files?access%5Ftoken=${TEST_KEYS[0]}`,
+      `/v1/files?$top=1&API_KEY=${TEST_KEYS[1]}`,
+      `/v1/files?x-api-key=${TEST_KEYS[1]}&$top=1`,
+    ]) {
       gw.logLines.length = 0;
       await send(gw.url, { method: 'GET', path, headers: {} });
       await logged(gw);
       lines.push(...gw.logLines);
     }
     const urls = lines.map((l) => (JSON.parse(l) as { req?: { url?: string } }).req?.url);
-    expect(urls).toEqual(['/v1/files?apikey=[redacted]', '/v1/files?access%5Ftoken=[redacted]', '/v1/files?$top=1&API_KEY=[redacted]', '/v1/files?x-api-key=[redacted]&$top=1']);
+    expect(urls).toEqual([
+      '/v1/files?apikey=[redacted]',
+      '/v1/files?access%5Ftoken=[redacted]',
+      '/v1/files?$top=1&API_KEY=[redacted]',
+      '/v1/files?x-api-key=[redacted]&$top=1',
+    ]);
   });
 
   it('keeps what an operator needs: paths, ids and OData options that hold no secret', async () => {
@@ -202,7 +264,9 @@ describe('request ids', () => {
     await fc.assert(
       fc.asyncProperty(
         fc.oneof(
-          fc.string({ unit: fc.constantFrom('a', '-', ':', ' ', '/', '%', '"', '{', '\u00e9', '=', ',', '\t'), minLength: 1, maxLength: 20 }).filter((s) => !/^[A-Za-z0-9._:-]+$/.test(s) && s.trim() === s && s.length > 0),
+          fc
+            .string({ unit: fc.constantFrom('a', '-', ':', ' ', '/', '%', '"', '{', '\u00e9', '=', ',', '\t'), minLength: 1, maxLength: 20 })
+            .filter((s) => !/^[A-Za-z0-9._:-]+$/.test(s) && s.trim() === s && s.length > 0),
           fc.integer({ min: 129, max: 400 }).map((n) => 'a'.repeat(n)),
         ),
         async (id) => {

@@ -66,7 +66,7 @@ describe('access tokens end with their client', () => {
     expect(await statusWith(after, await tokenFrom(after, 'platform', NEW_SECRET))).toBe(200);
   });
 
-  it('a second deployment given the same signing key and clients takes none of the first one\'s tokens (default audience: PUBLIC_BASE_URL)', async () => {
+  it("a second deployment given the same signing key and clients takes none of the first one's tokens (default audience: PUBLIC_BASE_URL)", async () => {
     const clients = [`platform:${await hashClientSecret(PLATFORM_SECRET)}`];
     const first = await gateway(clients, { publicBaseUrl: 'https://gateway-a.example.com' });
     const second = await gateway(clients, { publicBaseUrl: 'https://gateway-b.example.com' });
@@ -79,7 +79,7 @@ describe('access tokens end with their client', () => {
     expect(await statusWith(replica, token)).toBe(200);
   });
 
-  it('without PUBLIC_BASE_URL the default audience is still the deployment\'s own: replicas sharing the $skiptoken secret agree, other deployments do not', async () => {
+  it("without PUBLIC_BASE_URL the default audience is still the deployment's own: replicas sharing the $skiptoken secret agree, other deployments do not", async () => {
     const clients = [`platform:${await hashClientSecret(PLATFORM_SECRET)}`];
     const first = await gateway(clients);
     const replica = await gateway(clients);

@@ -42,7 +42,12 @@ describe('OAuth 2.0 client credentials', () => {
     ['no client authentication', () => token('grant_type=client_credentials'), 401, 'invalid_client'],
     ['another grant type', () => token('grant_type=password&username=a&password=b', basic('platform', SECRET)), 400, 'unsupported_grant_type'],
     ['no grant type', () => token('scope=x', basic('platform', SECRET)), 400, 'invalid_request'],
-    ['credentials in both places', () => token(`grant_type=client_credentials&client_id=platform&client_secret=${SECRET}`, basic('platform', SECRET)), 400, 'invalid_request'],
+    [
+      'credentials in both places',
+      () => token(`grant_type=client_credentials&client_id=platform&client_secret=${SECRET}`, basic('platform', SECRET)),
+      400,
+      'invalid_request',
+    ],
   ])('refuses %s with the RFC 6749 error', async (_what, call, status, error) => {
     const res = await call();
     expect(res.status).toBe(status);
@@ -51,7 +56,11 @@ describe('OAuth 2.0 client credentials', () => {
   });
 
   it('answers a JSON body with 415', async () => {
-    const res = await fetch(`${gw.url}/oauth2/token`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...basic('platform', SECRET) }, body: '{"grant_type":"client_credentials"}' });
+    const res = await fetch(`${gw.url}/oauth2/token`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', ...basic('platform', SECRET) },
+      body: '{"grant_type":"client_credentials"}',
+    });
     expect(res.status).toBe(415);
   });
 
@@ -60,7 +69,14 @@ describe('OAuth 2.0 client credentials', () => {
     const key = new TextEncoder().encode(SIGNING_KEY);
     const now = Math.floor(clock / 1000);
     const sign = (claims: { aud?: string; iss?: string; exp?: number }, signingKey = key) =>
-      new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('platform').setAudience(claims.aud ?? 'content-gateway').setIssuer(claims.iss ?? 'content-gateway').setIssuedAt(now).setExpirationTime(claims.exp ?? now + 60).sign(signingKey);
+      new SignJWT({})
+        .setProtectedHeader({ alg: 'HS256' })
+        .setSubject('platform')
+        .setAudience(claims.aud ?? 'content-gateway')
+        .setIssuer(claims.iss ?? 'content-gateway')
+        .setIssuedAt(now)
+        .setExpirationTime(claims.exp ?? now + 60)
+        .sign(signingKey);
     const [h, p, s] = issued.split('.') as [string, string, string];
     const payload = JSON.parse(Buffer.from(p, 'base64url').toString());
     const bad = {
@@ -69,7 +85,11 @@ describe('OAuth 2.0 client credentials', () => {
       wrongIssuer: await sign({ iss: 'someone-else' }),
       expired: await sign({ exp: now - 10 }),
       wrongKey: await sign({}, new TextEncoder().encode('another-key-entirely-0123456789abcdef')),
-      algNone: new UnsecuredJWT({ sub: 'platform' }).setAudience('content-gateway').setIssuer('content-gateway').setExpirationTime(now + 60).encode(),
+      algNone: new UnsecuredJWT({ sub: 'platform' })
+        .setAudience('content-gateway')
+        .setIssuer('content-gateway')
+        .setExpirationTime(now + 60)
+        .encode(),
     };
     for (const [name, jwt] of Object.entries(bad)) {
       const res = await gw.get('/v1/files', { Authorization: `Bearer ${jwt}` });

@@ -21,7 +21,10 @@ import { htmlFile } from '../helpers/staging-fixtures';
 function helmetHeaders(secure: boolean): Record<string, string> {
   const headers: Record<string, string> = {};
   const res = { setHeader: (name: string, value: string) => (headers[name.toLowerCase()] = String(value)), removeHeader: () => undefined };
-  const middlewares = [helmet({ strictTransportSecurity: false }), ...(secure ? [helmet.strictTransportSecurity({ maxAge: 31_536_000, includeSubDomains: true })] : [])];
+  const middlewares = [
+    helmet({ strictTransportSecurity: false }),
+    ...(secure ? [helmet.strictTransportSecurity({ maxAge: 31_536_000, includeSubDomains: true })] : []),
+  ];
   for (const m of middlewares) m({} as IncomingMessage, res as unknown as ServerResponse, () => undefined);
   return headers;
 }
@@ -53,12 +56,31 @@ const KEY = TEST_KEYS[0];
 /** Requests Node's HTTP parser (or its server) refuses before the app sees them. */
 function parserCases(host: string): Array<[string, string | Buffer, number, string]> {
   return [
-    ['raw UTF-8 in the path', Buffer.concat([Buffer.from('GET /v1/files/'), Buffer.from('é', 'utf8'), Buffer.from(` HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${KEY}\r\n\r\n`)]), 400, 'INPUT_VALIDATION_FAILED'],
+    [
+      'raw UTF-8 in the path',
+      Buffer.concat([
+        Buffer.from('GET /v1/files/'),
+        Buffer.from('é', 'utf8'),
+        Buffer.from(` HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${KEY}\r\n\r\n`),
+      ]),
+      400,
+      'INPUT_VALIDATION_FAILED',
+    ],
     ['an unknown method', `FOO /v1/files HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${KEY}\r\n\r\n`, 400, 'INPUT_VALIDATION_FAILED'],
     ['a lower-case method', `get /v1/files HTTP/1.1\r\nHost: ${host}\r\n\r\n`, 400, 'INPUT_VALIDATION_FAILED'],
-    ['a 20 KB header', `GET /v1/files HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${KEY}\r\nX-Padding: ${'x'.repeat(20_000)}\r\n\r\n`, 431, 'REQUEST_HEADERS_TOO_LARGE'],
+    [
+      'a 20 KB header',
+      `GET /v1/files HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${KEY}\r\nX-Padding: ${'x'.repeat(20_000)}\r\n\r\n`,
+      431,
+      'REQUEST_HEADERS_TOO_LARGE',
+    ],
     ['a 20 KB URL', `GET /v1/files?$filter=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: ${host}\r\n\r\n`, 431, 'REQUEST_HEADERS_TOO_LARGE'],
-    ['Content-Length with Transfer-Encoding', `GET /v1/files HTTP/1.1\r\nHost: ${host}\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`, 400, 'INPUT_VALIDATION_FAILED'],
+    [
+      'Content-Length with Transfer-Encoding',
+      `GET /v1/files HTTP/1.1\r\nHost: ${host}\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`,
+      400,
+      'INPUT_VALIDATION_FAILED',
+    ],
     ['two Content-Lengths', `GET /v1/files HTTP/1.1\r\nHost: ${host}\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab`, 400, 'INPUT_VALIDATION_FAILED'],
     ['a control character in the query', `GET /v1/files?a=\u0001 HTTP/1.1\r\nHost: ${host}\r\n\r\n`, 400, 'INPUT_VALIDATION_FAILED'],
     ['a header without a colon', `GET /v1/files HTTP/1.1\r\nHost: ${host}\r\nno colon here\r\n\r\n`, 400, 'INPUT_VALIDATION_FAILED'],
@@ -80,8 +102,11 @@ describe('what the HTTP parser refuses gets the error envelope and the security 
   });
   afterAll(() => gw.close());
 
-  it('sends helmet\'s headers on an ordinary answer too (the baseline the parser answers are held to)', async () => {
-    const { responses } = await rawExchange(gw.url, `GET /v1/files/nope HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${KEY}\r\nConnection: close\r\n\r\n`);
+  it("sends helmet's headers on an ordinary answer too (the baseline the parser answers are held to)", async () => {
+    const { responses } = await rawExchange(
+      gw.url,
+      `GET /v1/files/nope HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${KEY}\r\nConnection: close\r\n\r\n`,
+    );
     expectEnvelope(responses[0], 404, 'NOT_FOUND');
   });
 
@@ -114,11 +139,14 @@ describe('what the HTTP parser refuses gets the error envelope and the security 
   });
 
   it('serves a request with an Expect it does not know instead of a bare 417', async () => {
-    const { responses } = await rawExchange(gw.url, `GET /v1/files/test%3Aa HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${KEY}\r\nExpect: something-else\r\nConnection: close\r\n\r\n`);
+    const { responses } = await rawExchange(
+      gw.url,
+      `GET /v1/files/test%3Aa HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${KEY}\r\nExpect: something-else\r\nConnection: close\r\n\r\n`,
+    );
     expect(responses.map((r) => r.status)).toEqual([200]);
   });
 
-  it('refuses a URL over MAX_URL_LENGTH (and under the parser\'s limit) with 414 URI_TOO_LONG, as the README says', async () => {
+  it("refuses a URL over MAX_URL_LENGTH (and under the parser's limit) with 414 URI_TOO_LONG, as the README says", async () => {
     const res = await gw.get(`/v1/files?$filter=${'a'.repeat(9000)}`, AUTH);
     expect(res.status).toBe(414);
     expect(res.body.error.code).toBe('URI_TOO_LONG');
@@ -129,7 +157,14 @@ describe('what the HTTP parser refuses gets the error envelope and the security 
     const database = await createTestDatabase('sqlite');
     const blobDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-blobs-'));
     const logger = pino({ level: 'silent' });
-    const { app } = await createApp({ config: { publicBaseUrl: undefined }, db: database.db, blobs: new FsBlobStore(blobDir), logger, apiKeys: TEST_KEYS, skipTokenSecret: crypto.randomBytes(32).toString('hex') });
+    const { app } = await createApp({
+      config: { publicBaseUrl: undefined },
+      db: database.db,
+      blobs: new FsBlobStore(blobDir),
+      logger,
+      apiKeys: TEST_KEYS,
+      skipTokenSecret: crypto.randomBytes(32).toString('hex'),
+    });
     const server = http.createServer({ headersTimeout: 300, requestTimeout: 600, connectionsCheckingInterval: 50 }, app);
     answerClientErrors(server, logger);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -175,7 +210,14 @@ describe('the serve command guards both of its servers', () => {
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   it.each(['http', 'https'] as const)('answers parser errors in the envelope over %s (HSTS over HTTPS)', async (scheme) => {
-    const pems = scheme === 'https' ? selfsigned.generate([{ name: 'commonName', value: 'localhost' }], { days: 1, keySize: 2048, extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }] }] }) : undefined;
+    const pems =
+      scheme === 'https'
+        ? selfsigned.generate([{ name: 'commonName', value: 'localhost' }], {
+            days: 1,
+            keySize: 2048,
+            extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }] }],
+          })
+        : undefined;
     if (pems) {
       fs.writeFileSync(path.join(dir, 'cert.pem'), pems.cert);
       fs.writeFileSync(path.join(dir, 'key.pem'), pems.private);

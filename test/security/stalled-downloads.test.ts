@@ -45,7 +45,10 @@ async function stage(dir: string): Promise<Staged> {
   const binary = async (id: string, bytes: Buffer) => {
     const blob = await blobs.put(bytes);
     files.set(id, bytes);
-    staged.push({ file: htmlFile(id, { mime_type: 'application/pdf', body_html: null, blob_key: blob.key, sha256: blob.sha256, sha1: blob.sha1, size: blob.size }), permissions: [{ type: 'GROUP', id: '*' }] });
+    staged.push({
+      file: htmlFile(id, { mime_type: 'application/pdf', body_html: null, blob_key: blob.key, sha256: blob.sha256, sha1: blob.sha1, size: blob.size }),
+      permissions: [{ type: 'GROUP', id: '*' }],
+    });
   };
   await binary('test:huge', crypto.randomBytes(HUGE_BYTES));
   for (let i = 0; i < 30; i++) {
@@ -59,7 +62,19 @@ async function stage(dir: string): Promise<Staged> {
   }
   await new StagingWriter(db).putFiles(staged);
   await db.destroy();
-  return { files, env: { SQLITE_PATH: sqlitePath, BLOB_DIR: blobDir, GATEWAY_API_KEY: KEY, DEMO_CONTENT: 'off', LOG_LEVEL: 'warn', PORT: '0', HOST: '127.0.0.1', RATE_LIMIT_REQUESTS: '0' } };
+  return {
+    files,
+    env: {
+      SQLITE_PATH: sqlitePath,
+      BLOB_DIR: blobDir,
+      GATEWAY_API_KEY: KEY,
+      DEMO_CONTENT: 'off',
+      LOG_LEVEL: 'warn',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      RATE_LIMIT_REQUESTS: '0',
+    },
+  };
 }
 
 async function serve(env: Record<string, string>): Promise<{ server: CliProcess; port: number }> {
@@ -119,7 +134,7 @@ async function crawl(base: string, concurrency: number): Promise<CrawlResult> {
     return res;
   };
   const ids: string[] = [];
-  for (let url: string | undefined = `${base}/v1/files?$top=10`; url; ) {
+  for (let url: string | undefined = `${base}/v1/files?$top=10`; url;) {
     const res = await get(url);
     if (res.status !== 200) break;
     const page = (await res.json()) as { value: Array<{ id: string }>; '@odata.nextLink'?: string };

@@ -34,7 +34,8 @@ function send(url: string, path: string, options: { method?: string; headers?: R
 
 const form = (extra: Record<string, string> = {}): Record<string, string> => ({ 'Content-Type': 'application/x-www-form-urlencoded', ...extra });
 const basic = (id: string, secret: string): string => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
-const token = (url: string, body: string, headers: Record<string, string> = {}): Promise<Answer> => send(url, '/oauth2/token', { headers: form(headers), body });
+const token = (url: string, body: string, headers: Record<string, string> = {}): Promise<Answer> =>
+  send(url, '/oauth2/token', { headers: form(headers), body });
 
 /** An RFC 6749 §5.2 error answer: JSON with `error` (and a description), never cached. */
 function expectOAuthError(answer: Answer, status: number, error: string): void {
@@ -66,11 +67,15 @@ describe('the token endpoint answers in RFC 6749 form', () => {
     // Declared, not sent: the answer does not wait for a body that never comes.
     const declared = await new Promise<Answer>((resolve, reject) => {
       const t0 = performance.now();
-      const req = http.request(`${gw.url}/oauth2/token`, { method: 'POST', headers: form({ 'Content-Length': String(10 * 1024 * 1024) }), agent: false }, (res) => {
-        let body = '';
-        res.on('data', (c: Buffer) => (body += c.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body, ms: performance.now() - t0 }));
-      });
+      const req = http.request(
+        `${gw.url}/oauth2/token`,
+        { method: 'POST', headers: form({ 'Content-Length': String(10 * 1024 * 1024) }), agent: false },
+        (res) => {
+          let body = '';
+          res.on('data', (c: Buffer) => (body += c.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body, ms: performance.now() - t0 }));
+        },
+      );
       req.on('error', reject);
       req.write('grant_type=client_credentials&');
     });
@@ -83,8 +88,15 @@ describe('the token endpoint answers in RFC 6749 form', () => {
     expect([400, 413]).toContain(tooMany.status);
     expectOAuthError(tooMany, tooMany.status, 'invalid_request');
     expectOAuthError(await token(gw.url, `grant_type=client_credentials&client_id=platform&client_id=other&client_secret=${SECRET}`), 400, 'invalid_request');
-    expectOAuthError(await token(gw.url, 'grant_type=client_credentials&grant_type=client_credentials', { Authorization: basic('platform', SECRET) }), 400, 'invalid_request');
-    const gzip = await send(gw.url, '/oauth2/token', { headers: form({ 'Content-Encoding': 'br', Authorization: basic('platform', SECRET) }), body: 'not brotli' });
+    expectOAuthError(
+      await token(gw.url, 'grant_type=client_credentials&grant_type=client_credentials', { Authorization: basic('platform', SECRET) }),
+      400,
+      'invalid_request',
+    );
+    const gzip = await send(gw.url, '/oauth2/token', {
+      headers: form({ 'Content-Encoding': 'br', Authorization: basic('platform', SECRET) }),
+      body: 'not brotli',
+    });
     expect(gzip.status).toBeGreaterThanOrEqual(400);
     expect(gzip.status).toBeLessThan(500);
     expect((JSON.parse(gzip.body) as { error: string }).error).toBe('invalid_request');
@@ -107,7 +119,8 @@ describe('the token endpoint is rate limited per address and per client id', () 
     try {
       const from = { 'X-Forwarded-For': '203.0.113.7' };
       const answers: Answer[] = [];
-      for (let i = 0; i < 8; i += 1) answers.push(await token(gw.url, `grant_type=client_credentials&client_id=${i % 2 ? 'platform' : 'nobody'}&client_secret=wrong`, from));
+      for (let i = 0; i < 8; i += 1)
+        answers.push(await token(gw.url, `grant_type=client_credentials&client_id=${i % 2 ? 'platform' : 'nobody'}&client_secret=wrong`, from));
       expect(answers.map((a) => a.status)).toEqual([401, 401, 401, 401, 401, 429, 429, 429]);
       for (const a of answers.slice(5)) {
         expectOAuthError(a, 429, 'slow_down');
@@ -115,7 +128,9 @@ describe('the token endpoint is rate limited per address and per client id', () 
         expect(Number(a.headers['retry-after'])).toBeLessThanOrEqual(60);
       }
       // Another address has its own budget, and API keys on /v1 are not affected.
-      expect((await token(gw.url, `grant_type=client_credentials&client_id=platform&client_secret=${SECRET}`, { 'X-Forwarded-For': '203.0.113.8' })).status).toBe(200);
+      expect(
+        (await token(gw.url, `grant_type=client_credentials&client_id=platform&client_secret=${SECRET}`, { 'X-Forwarded-For': '203.0.113.8' })).status,
+      ).toBe(200);
       expect((await gw.get('/v1/files', { ...AUTH, 'X-Forwarded-For': '203.0.113.7' })).status).toBe(200);
     } finally {
       await gw.close();
@@ -127,7 +142,10 @@ describe('the token endpoint is rate limited per address and per client id', () 
     try {
       const statuses: number[] = [];
       for (let i = 0; i < 7; i += 1) {
-        statuses.push((await token(gw.url, 'grant_type=client_credentials', { Authorization: basic('platform', 'wrong'), 'X-Forwarded-For': `198.51.100.${i + 1}` })).status);
+        statuses.push(
+          (await token(gw.url, 'grant_type=client_credentials', { Authorization: basic('platform', 'wrong'), 'X-Forwarded-For': `198.51.100.${i + 1}` }))
+            .status,
+        );
       }
       expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429]);
       const other = await token(gw.url, 'grant_type=client_credentials', { Authorization: basic('other', OTHER_SECRET), 'X-Forwarded-For': '198.51.100.99' });
@@ -145,8 +163,22 @@ describe('secret checks are capped so serving is never starved', () => {
     const gw = await oauthGateway({ oauthTokenRateLimit: 0, oauthTokenConcurrency: 1 });
     try {
       const blob = await gw.blobs.put(crypto.randomBytes(256 * 1024));
-      await gw.writer.putFiles([{ file: htmlFile('test:bin', { mime_type: 'application/pdf', body_html: null, blob_key: blob.key, sha256: blob.sha256, sha1: blob.sha1, size: blob.size }), permissions: [] }]);
-      const flood = Array.from({ length: 96 }, (_, i) => token(gw.url, 'grant_type=client_credentials', { Authorization: basic('platform', `wrong-${i}`), 'X-Forwarded-For': `192.0.2.${i + 1}` }));
+      await gw.writer.putFiles([
+        {
+          file: htmlFile('test:bin', {
+            mime_type: 'application/pdf',
+            body_html: null,
+            blob_key: blob.key,
+            sha256: blob.sha256,
+            sha1: blob.sha1,
+            size: blob.size,
+          }),
+          permissions: [],
+        },
+      ]);
+      const flood = Array.from({ length: 96 }, (_, i) =>
+        token(gw.url, 'grant_type=client_credentials', { Authorization: basic('platform', `wrong-${i}`), 'X-Forwarded-For': `192.0.2.${i + 1}` }),
+      );
       const download = await gw.get('/v1/files/test%3Abin/download', AUTH);
       const answers = await Promise.all(flood);
       expect(download.status).toBe(200);

@@ -12,10 +12,20 @@ import { group, htmlFile, user } from '../helpers/staging-fixtures';
 describe('isStorableText', () => {
   it('is true exactly for strings without NUL that survive a UTF-8 round trip', () => {
     fc.assert(
-      fc.property(fc.string({ unit: fc.oneof(fc.constant('\u0000'), fc.constantFrom('\ud800', '\udfff', '\ud83d'), fc.constantFrom('a', '%', '/'), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 })) }), (text) => {
-        const expected = !text.includes('\u0000') && Buffer.from(text, 'utf8').toString('utf8') === text;
-        expect(isStorableText(text)).toBe(expected);
-      }),
+      fc.property(
+        fc.string({
+          unit: fc.oneof(
+            fc.constant('\u0000'),
+            fc.constantFrom('\ud800', '\udfff', '\ud83d'),
+            fc.constantFrom('a', '%', '/'),
+            fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
+          ),
+        }),
+        (text) => {
+          const expected = !text.includes('\u0000') && Buffer.from(text, 'utf8').toString('utf8') === text;
+          expect(isStorableText(text)).toBe(expected);
+        },
+      ),
       { numRuns: 300 },
     );
     expect(isStorableText('demo:a/b é 😀 %00')).toBe(true);

@@ -196,7 +196,12 @@ describeWithPostgres('errors of a dying Postgres connection, made to happen, in 
           await trx.raw('select 1');
           proxy.drop('close');
           await sleep(200);
-          errors.push(await trx.raw('select 1').then(() => 'no error', (error: unknown) => error));
+          errors.push(
+            await trx.raw('select 1').then(
+              () => 'no error',
+              (error: unknown) => error,
+            ),
+          );
         })
         .catch((error: unknown) => errors.push(error));
       expect(errors.length).toBeGreaterThan(0);

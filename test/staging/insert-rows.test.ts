@@ -48,7 +48,8 @@ describe.each(databaseKinds)('insertRows on %s', (kind) => {
     await t.db('groups').insert({ id: 's:g1', source: 's', native_id: 'g1', modified_at: '2026-01-01T00:00:00.000Z' });
   });
 
-  const usersInDb = async (): Promise<User[]> => (await t.db('users').orderBy('id').select('id', 'source', 'native_id', 'email', 'full_name', 'state', 'modified_at', 'metadata', 'content_hash')) as User[];
+  const usersInDb = async (): Promise<User[]> =>
+    (await t.db('users').orderBy('id').select('id', 'source', 'native_id', 'email', 'full_name', 'state', 'modified_at', 'metadata', 'content_hash')) as User[];
 
   it('stores any number of rows exactly as given (on Postgres across statement boundaries)', async () => {
     await fc.assert(
@@ -94,7 +95,13 @@ describe.each(databaseKinds)('insertRows on %s', (kind) => {
     ];
     await insertRows(t.db, 'group_members', members, ['group_id', 'member_type', 'member_id'], 'ignore');
     // A duplicate within one statement and one already stored: both kept once, nothing fails.
-    await insertRows(t.db, 'group_members', [members[0] as Member, members[0] as Member, { group_id: 's:g1', member_type: 'GROUP', member_id: 's:g2' }], ['group_id', 'member_type', 'member_id'], 'ignore');
+    await insertRows(
+      t.db,
+      'group_members',
+      [members[0] as Member, members[0] as Member, { group_id: 's:g1', member_type: 'GROUP', member_id: 's:g2' }],
+      ['group_id', 'member_type', 'member_id'],
+      'ignore',
+    );
     expect(await t.db('group_members').orderBy(['member_type', 'member_id']).select('group_id', 'member_type', 'member_id')).toEqual([
       { group_id: 's:g1', member_type: 'GROUP', member_id: 's:g2' },
       ...members,
@@ -114,7 +121,9 @@ describe.each(databaseKinds)('insertRows on %s', (kind) => {
     const broken = [...rows.slice(0, ROWS_PER_STATEMENT), ...rows.slice(ROWS_PER_STATEMENT).map((r) => ({ ...r, email: null }))];
     // Matched by message: under jest, better-sqlite3's errors can come from another test file's
     // realm (the native module keeps the error class it was first loaded with), failing `toThrow`.
-    await expect(t.db.transaction((trx) => insertRows(trx, 'users', broken, ['id'], 'merge'))).rejects.toMatchObject({ message: expect.stringMatching(/not.null/i) });
+    await expect(t.db.transaction((trx) => insertRows(trx, 'users', broken, ['id'], 'merge'))).rejects.toMatchObject({
+      message: expect.stringMatching(/not.null/i),
+    });
     expect(await usersInDb()).toEqual([]);
   });
 });

@@ -11,10 +11,27 @@ function staged(n: number): StagedFile {
       modified_at: at(n % 17),
       status: n % 11 === 0 ? 'deleted' : 'active',
       ...(binary
-        ? { mime_type: 'application/pdf', body_html: null, size: 1000 + n, sha256: `s${n}`, sha1: `h${n}`, blob_key: `s${n}`, custom_attributes: JSON.stringify({ n }), parent_id: 'test:p', parent_name: 'P', parent_path: '/p' }
+        ? {
+            mime_type: 'application/pdf',
+            body_html: null,
+            size: 1000 + n,
+            sha256: `s${n}`,
+            sha1: `h${n}`,
+            blob_key: `s${n}`,
+            custom_attributes: JSON.stringify({ n }),
+            parent_id: 'test:p',
+            parent_name: 'P',
+            parent_path: '/p',
+          }
         : {}),
     }),
-    permissions: n % 3 === 0 ? [{ type: 'GROUP', id: '*' }] : [{ type: 'USER', id: `test:u${n % 5}` }, { type: 'GROUP', id: 'test:g1' }],
+    permissions:
+      n % 3 === 0
+        ? [{ type: 'GROUP', id: '*' }]
+        : [
+            { type: 'USER', id: `test:u${n % 5}` },
+            { type: 'GROUP', id: 'test:g1' },
+          ],
   };
 }
 
@@ -42,10 +59,14 @@ describe.each(databaseKinds)('StagingWriter.loadFiles on %s', (kind) => {
   /** The tables' index definitions, by name (what a plan can use). */
   const indexes = async (t: TestDatabase): Promise<string[]> => {
     if (t.kind === 'postgres') {
-      const result = (await t.db.raw(`select indexname, indexdef from pg_indexes where schemaname = current_schema() and tablename in ('files', 'file_permissions') order by 1`)) as { rows: Array<{ indexname: string; indexdef: string }> };
+      const result = (await t.db.raw(
+        `select indexname, indexdef from pg_indexes where schemaname = current_schema() and tablename in ('files', 'file_permissions') order by 1`,
+      )) as { rows: Array<{ indexname: string; indexdef: string }> };
       return result.rows.map((r) => `${r.indexname}: ${r.indexdef}`);
     }
-    const list = (await t.db.raw(`select name, sql from sqlite_master where type = 'index' and tbl_name in ('files', 'file_permissions') order by 1`)) as Array<{ name: string; sql: string | null }>;
+    const list = (await t.db.raw(
+      `select name, sql from sqlite_master where type = 'index' and tbl_name in ('files', 'file_permissions') order by 1`,
+    )) as Array<{ name: string; sql: string | null }>;
     return list.map((r) => `${r.name}: ${r.sql}`);
   };
 
@@ -61,15 +82,23 @@ describe.each(databaseKinds)('StagingWriter.loadFiles on %s', (kind) => {
 
   it('adds to a table that holds rows as putFiles does: a file loaded again is replaced, access list and all', async () => {
     const first = Array.from({ length: 40 }, (_, i) => staged(i));
-    const again = Array.from({ length: 30 }, (_, i) => staged(i + 20)).map((f) => ({ ...f, file: { ...f.file, name: `renamed ${f.file.id}` }, permissions: [{ type: 'GROUP' as const, id: 'test:g2' }] }));
+    const again = Array.from({ length: 30 }, (_, i) => staged(i + 20)).map((f) => ({
+      ...f,
+      file: { ...f.file, name: `renamed ${f.file.id}` },
+      permissions: [{ type: 'GROUP' as const, id: 'test:g2' }],
+    }));
     await new StagingWriter(loaded.db).putFiles(first);
     await new StagingWriter(loaded.db).loadFiles(batchesOf(again, 7));
     await new StagingWriter(put.db).putFiles(first);
     await new StagingWriter(put.db).putFiles(again);
     expect(await rows(loaded)).toEqual(await rows(put));
-    const entries = async (id: string) => (await loaded.db('file_permissions').where({ file_id: id }).orderBy('principal_id').select('principal_type', 'principal_id')) as unknown[];
+    const entries = async (id: string) =>
+      (await loaded.db('file_permissions').where({ file_id: id }).orderBy('principal_id').select('principal_type', 'principal_id')) as unknown[];
     expect(await entries('test:f0021')).toEqual([{ principal_type: 'GROUP', principal_id: 'test:g2' }]);
-    expect(await entries('test:f0019')).toEqual([{ principal_type: 'GROUP', principal_id: 'test:g1' }, { principal_type: 'USER', principal_id: 'test:u4' }]);
+    expect(await entries('test:f0019')).toEqual([
+      { principal_type: 'GROUP', principal_id: 'test:g1' },
+      { principal_type: 'USER', principal_id: 'test:u4' },
+    ]);
   });
 
   it('leaves nothing behind, indexes included, when a batch fails half-way', async () => {

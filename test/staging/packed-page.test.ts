@@ -5,7 +5,12 @@ import type { PageRequest } from '../../src/staging/page-query';
 
 type Field = 'id' | 'modified';
 
-const request = (top: number, direction: 'asc' | 'desc' = 'asc', field: Field = 'id'): PageRequest<Field> => ({ top, skip: 0, orderBy: { field, direction }, filters: [] });
+const request = (top: number, direction: 'asc' | 'desc' = 'asc', field: Field = 'id'): PageRequest<Field> => ({
+  top,
+  skip: 0,
+  orderBy: { field, direction },
+  filters: [],
+});
 
 /** Distinct ids, sorted as the database sorts them, each with JSON of its own (non-ASCII included). */
 const rowsArb = fc
@@ -20,8 +25,8 @@ function packPageRows(rows: ReadonlyArray<readonly unknown[]>, width: number): P
   return { items: Buffer.from(texts.join(','), 'utf8'), lengths: texts.map((t) => Buffer.byteLength(t)), keys, n: rows.length, stored };
 }
 
-describe('packed pages (SQLite\'s page aggregate)', () => {
-  it('serve exactly the first `top` rows, and the last one\'s position when more follow', () => {
+describe("packed pages (SQLite's page aggregate)", () => {
+  it("serve exactly the first `top` rows, and the last one's position when more follow", () => {
     fc.assert(
       fc.property(rowsArb, fc.integer({ min: 1, max: 12 }), (rows, top) => {
         const read = rows.slice(0, top + 1);
@@ -37,29 +42,117 @@ describe('packed pages (SQLite\'s page aggregate)', () => {
   });
 
   it('count bytes, not characters, so a non-ASCII extra row is cut off whole', () => {
-    const page = pageFromPacked(packPageRows([['a', '"é"'], ['b', '"☕"']], 1), request(1));
+    const page = pageFromPacked(
+      packPageRows(
+        [
+          ['a', '"é"'],
+          ['b', '"☕"'],
+        ],
+        1,
+      ),
+      request(1),
+    );
     expect(page).toEqual({ json: Buffer.from('"é"'), count: 1, next: ['a'] });
   });
 
   it('read descending pages in descending order, and two ordering columns', () => {
-    expect(pageFromPacked(packPageRows([['b', '1'], ['a', '2']], 1), request(5, 'desc'))).toEqual({ json: Buffer.from('1,2'), count: 2 });
-    const byTime = packPageRows([['t1', 'b', '1'], ['t1', 'c', '2'], ['t2', 'a', '3']], 2);
+    expect(
+      pageFromPacked(
+        packPageRows(
+          [
+            ['b', '1'],
+            ['a', '2'],
+          ],
+          1,
+        ),
+        request(5, 'desc'),
+      ),
+    ).toEqual({ json: Buffer.from('1,2'), count: 2 });
+    const byTime = packPageRows(
+      [
+        ['t1', 'b', '1'],
+        ['t1', 'c', '2'],
+        ['t2', 'a', '3'],
+      ],
+      2,
+    );
     expect(pageFromPacked(byTime, request(2, 'asc', 'modified'))).toEqual({ json: Buffer.from('1,2'), count: 2, next: ['t1', 'c'] });
   });
 
   it('are declined when a row is out of page order (either direction) or repeats its position', () => {
-    expect(pageFromPacked(packPageRows([['b', '1'], ['a', '2']], 1), request(5))).toBeUndefined();
-    expect(pageFromPacked(packPageRows([['a', '1'], ['b', '2']], 1), request(5, 'desc'))).toBeUndefined();
-    expect(pageFromPacked(packPageRows([['t1', 'a', '1'], ['t1', 'a', '2']], 2), request(5, 'asc', 'modified'))).toBeUndefined();
+    expect(
+      pageFromPacked(
+        packPageRows(
+          [
+            ['b', '1'],
+            ['a', '2'],
+          ],
+          1,
+        ),
+        request(5),
+      ),
+    ).toBeUndefined();
+    expect(
+      pageFromPacked(
+        packPageRows(
+          [
+            ['a', '1'],
+            ['b', '2'],
+          ],
+          1,
+        ),
+        request(5, 'desc'),
+      ),
+    ).toBeUndefined();
+    expect(
+      pageFromPacked(
+        packPageRows(
+          [
+            ['t1', 'a', '1'],
+            ['t1', 'a', '2'],
+          ],
+          2,
+        ),
+        request(5, 'asc', 'modified'),
+      ),
+    ).toBeUndefined();
   });
 
   it('are declined when a row has no JSON, on the page or just after it', () => {
-    expect(pageFromPacked(packPageRows([['a', '1'], ['b', null]], 1), request(1))).toBeUndefined();
-    expect(pageFromPacked(packPageRows([['a', null], ['b', '2']], 1), request(5))).toBeUndefined();
+    expect(
+      pageFromPacked(
+        packPageRows(
+          [
+            ['a', '1'],
+            ['b', null],
+          ],
+          1,
+        ),
+        request(1),
+      ),
+    ).toBeUndefined();
+    expect(
+      pageFromPacked(
+        packPageRows(
+          [
+            ['a', null],
+            ['b', '2'],
+          ],
+          1,
+        ),
+        request(5),
+      ),
+    ).toBeUndefined();
   });
 
   it('are declined when the lengths or ordering values do not account for the rows and bytes', () => {
-    const good = packPageRows([['a', '"x"'], ['b', '"y"']], 1);
+    const good = packPageRows(
+      [
+        ['a', '"x"'],
+        ['b', '"y"'],
+      ],
+      1,
+    );
     const broken: PackedPage[] = [
       { ...good, lengths: [3, 4] },
       { ...good, lengths: [3] },

@@ -58,7 +58,13 @@ describeWithPostgres('Postgres sessions', () => {
     let page: unknown;
     try {
       await trx('t').insert({ id: 'bb', json: '{"n":"bb"}' });
-      page = await new StoredPageReader(trx, 't', { id: 'id' }, 'id', 'json').read({ orderBy: { field: 'id', direction: 'asc' }, filters: [], top: 2, skip: 0, after: ['a'] });
+      page = await new StoredPageReader(trx, 't', { id: 'id' }, 'id', 'json').read({
+        orderBy: { field: 'id', direction: 'asc' },
+        filters: [],
+        top: 2,
+        skip: 0,
+        after: ['a'],
+      });
     } finally {
       await trx.rollback();
     }
@@ -77,7 +83,12 @@ describeWithPostgres('Postgres sessions', () => {
     await db.raw(`create view session_settings as select 'only'::text as id, row_to_json(s)::text as json from (select ${settings}) s`);
     try {
       const viaKnex = ((await own.raw(`select ${settings}`)) as { rows: Array<Record<string, unknown>> }).rows[0];
-      const page = await new StoredPageReader(own, 'session_settings', { id: 'id' }, 'id', 'json').read({ orderBy: { field: 'id', direction: 'asc' }, filters: [], top: 1, skip: 0 });
+      const page = await new StoredPageReader(own, 'session_settings', { id: 'id' }, 'id', 'json').read({
+        orderBy: { field: 'id', direction: 'asc' },
+        filters: [],
+        top: 1,
+        skip: 0,
+      });
       expect(viaKnex).toEqual({ a: expect.stringContaining(t.env.DATABASE_SCHEMA as string), b: '4321ms', c: '1234ms', d: 'off', e: 'parity_check', f: '3' });
       expect(JSON.parse(page?.json.toString('utf8') ?? '')).toEqual(viaKnex);
     } finally {
@@ -86,7 +97,12 @@ describeWithPostgres('Postgres sessions', () => {
   });
 
   it('open at most `maxConnections` at once, list pages and other statements together, however many wait', async () => {
-    const small = createDb({ databaseUrl: process.env.TEST_DATABASE_URL as string, sqlitePath: ':memory:', searchPath: t.env.DATABASE_SCHEMA, maxConnections: 5 });
+    const small = createDb({
+      databaseUrl: process.env.TEST_DATABASE_URL as string,
+      sqlitePath: ':memory:',
+      searchPath: t.env.DATABASE_SCHEMA,
+      maxConnections: 5,
+    });
     const admin = knex({ client: 'pg', connection: process.env.TEST_DATABASE_URL as string, pool: { min: 0, max: 1 } });
     const tag = `pool_${crypto.randomBytes(6).toString('hex')}`;
     await db.raw(`create view ${tag} as select id, json from t, pg_sleep(0.15)`);
@@ -98,7 +114,10 @@ describeWithPostgres('Postgres sessions', () => {
         ...Array.from({ length: 8 }, () => reader.read({ orderBy: { field: 'id', direction: 'asc' }, filters: [], top: 2, skip: 0 })),
       ]);
       for (let i = 0; i < 8; i += 1) {
-        const { rows } = (await admin.raw("select count(*)::int as n from pg_stat_activity where pid <> pg_backend_pid() and state = 'active' and query like ?", [`%${tag}%`])) as { rows: Array<{ n: number }> };
+        const { rows } = (await admin.raw(
+          "select count(*)::int as n from pg_stat_activity where pid <> pg_backend_pid() and state = 'active' and query like ?",
+          [`%${tag}%`],
+        )) as { rows: Array<{ n: number }> };
         seen.push(rows[0]?.n ?? 0);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
@@ -113,7 +132,12 @@ describeWithPostgres('Postgres sessions', () => {
 
   it("read list pages on knex's connections, closed with knex", async () => {
     // One connection: the list page's statement and knex's share it.
-    const own = createDb({ databaseUrl: process.env.TEST_DATABASE_URL as string, sqlitePath: ':memory:', searchPath: t.env.DATABASE_SCHEMA, maxConnections: 1 });
+    const own = createDb({
+      databaseUrl: process.env.TEST_DATABASE_URL as string,
+      sqlitePath: ':memory:',
+      searchPath: t.env.DATABASE_SCHEMA,
+      maxConnections: 1,
+    });
     const admin = knex({ client: 'pg', connection: process.env.TEST_DATABASE_URL as string, pool: { min: 0, max: 1 } });
     try {
       const { rows } = (await own.raw('select pg_backend_pid() as pid')) as { rows: Array<{ pid: number }> };
@@ -121,7 +145,12 @@ describeWithPostgres('Postgres sessions', () => {
         ((await admin.raw('select query from pg_stat_activity where pid = ?', [Number(rows[0]?.pid)])) as { rows: Array<{ query: string }> }).rows;
       const seen: string[] = [];
       own.on('query', (q: { sql: string }) => seen.push(q.sql));
-      const page = await new StoredPageReader(own, 't', { id: 'id' }, 'id', 'json').read({ orderBy: { field: 'id', direction: 'asc' }, filters: [], top: 2, skip: 0 });
+      const page = await new StoredPageReader(own, 't', { id: 'id' }, 'id', 'json').read({
+        orderBy: { field: 'id', direction: 'asc' },
+        filters: [],
+        top: 2,
+        skip: 0,
+      });
       expect(page?.count).toBe(2);
       expect(seen).toHaveLength(1);
       // The page's statement was the last one on knex's one connection.

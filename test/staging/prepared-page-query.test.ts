@@ -16,7 +16,10 @@ const pageArb: fc.Arbitrary<Omit<PageRequest<PermissionField>, 'after'> & { page
     [],
     [{ field: 'type', op: 'eq', value: 'USER' }],
     [{ field: 'id', op: 'gt', value: 'a' }],
-    [{ field: 'type', op: 'eq', value: 'GROUP' }, { field: 'id', op: 'le', value: 'z' }],
+    [
+      { field: 'type', op: 'eq', value: 'GROUP' },
+      { field: 'id', op: 'le', value: 'z' },
+    ],
   ),
   pages: fc.integer({ min: 1, max: 5 }),
 });

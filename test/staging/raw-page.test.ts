@@ -15,7 +15,11 @@ describe("Postgres's raw page rows", () => {
     fc.assert(
       fc.property(rowsArb, fc.integer({ min: 0, max: 12 }), (rows, top) => {
         const read = rows.slice(0, top + 1);
-        const page = pageFromRawRows(read.map((r) => raw(r.id, r.json)), 1, top);
+        const page = pageFromRawRows(
+          read.map((r) => raw(r.id, r.json)),
+          1,
+          top,
+        );
         const served = rows.slice(0, top);
         expect(page).toBeDefined();
         expect(JSON.parse(`[${page?.json.toString('utf8') ?? ''}]`)).toEqual(served.map((r) => JSON.parse(r.json)));

@@ -11,9 +11,32 @@ const T = '2026-04-01T00:00:00.000Z';
 
 /** Staging written before one person, one user: a user per source account, access lists naming accounts. */
 async function stageOldRows(t: TestDatabase): Promise<void> {
-  const user = (source: string, native: string, email: string, state: string) => ({ id: `${source}:${native}`, source, native_id: native, email, full_name: native, state, modified_at: T, metadata: null, seen_run: null, content_hash: 'x' });
-  await t.db('users').insert([user('wm', '1', 'Ana@Example.com', 'Active'), user('fs', 'ana', 'ana@example.com', 'Active'), user('fs', 'bo', 'bo@example.com', 'Inactive')]);
-  const file = (id: string) => ({ id, source: id.split(':')[0], native_id: id.split(':')[1], name: id, external_url: 'https://x.example', mime_type: 'text/html', status: 'active', modified_at: T, body_html: '<p/>' });
+  const user = (source: string, native: string, email: string, state: string) => ({
+    id: `${source}:${native}`,
+    source,
+    native_id: native,
+    email,
+    full_name: native,
+    state,
+    modified_at: T,
+    metadata: null,
+    seen_run: null,
+    content_hash: 'x',
+  });
+  await t
+    .db('users')
+    .insert([user('wm', '1', 'Ana@Example.com', 'Active'), user('fs', 'ana', 'ana@example.com', 'Active'), user('fs', 'bo', 'bo@example.com', 'Inactive')]);
+  const file = (id: string) => ({
+    id,
+    source: id.split(':')[0],
+    native_id: id.split(':')[1],
+    name: id,
+    external_url: 'https://x.example',
+    mime_type: 'text/html',
+    status: 'active',
+    modified_at: T,
+    body_html: '<p/>',
+  });
   await t.db('files').insert([file('wm:doc'), file('fs:doc')]);
   await t.db('file_permissions').insert([
     { file_id: 'wm:doc', principal_type: 'USER', principal_id: 'wm:1', action: 'VIEW' },
@@ -48,12 +71,15 @@ describe.each(databaseKinds)('the one-person-one-user migration on %s', (kind) =
     const bo = personIdOf('fs:bo', 'bo@example.com');
     const identities = new IdentitiesRepository(t.db);
     const users = (await identities.listUsers({ ...PAGE, orderBy: { field: 'id', direction: 'asc' } })).items;
-    expect(users.map((u) => [u.id, u.email, u.state]).sort()).toEqual([
-      [ana, 'ana@example.com', 'Active'], // the first account by id (fs:ana) speaks for the person
-      [bo, 'bo@example.com', 'Inactive'],
-    ].sort());
+    expect(users.map((u) => [u.id, u.email, u.state]).sort()).toEqual(
+      [
+        [ana, 'ana@example.com', 'Active'], // the first account by id (fs:ana) speaks for the person
+        [bo, 'bo@example.com', 'Inactive'],
+      ].sort(),
+    );
     const files = new FilesRepository(t.db);
-    const access = async (id: string) => (await files.listPermissions(id, { ...PAGE, orderBy: { field: 'type', direction: 'asc' } })).items.map((p) => `${p.principal_type} ${p.principal_id}`);
+    const access = async (id: string) =>
+      (await files.listPermissions(id, { ...PAGE, orderBy: { field: 'type', direction: 'asc' } })).items.map((p) => `${p.principal_type} ${p.principal_id}`);
     expect(await access('wm:doc')).toEqual([`USER ${ana}`]);
     // Bo's account is inactive: his entry serves nothing; an account no source staged serves as given.
     expect(await access('fs:doc')).toEqual(['GROUP fs:eng', 'USER fs:ghost', `USER ${ana}`].sort((a, b) => (a < b ? -1 : 1)));
@@ -64,9 +90,27 @@ describe.each(databaseKinds)('the one-person-one-user migration on %s', (kind) =
   it('writes each person row as the gateway did when it shipped (its own frozen copy of the person id and row)', async () => {
     await migrateDownTo(t.db, MIGRATION);
     await stageOldRows(t);
-    const user = (native: string, email: string, fullName: string | null, state: string, metadata: string | null) => ({ id: `wm:${native}`, source: 'wm', native_id: native, email, full_name: fullName, state, modified_at: T, metadata, seen_run: null, content_hash: 'x' });
+    const user = (native: string, email: string, fullName: string | null, state: string, metadata: string | null) => ({
+      id: `wm:${native}`,
+      source: 'wm',
+      native_id: native,
+      email,
+      full_name: fullName,
+      state,
+      modified_at: T,
+      metadata,
+      seen_run: null,
+      content_hash: 'x',
+    });
     // Full-width letters and a German sharp s fold onto plain ones; an account without an email is a person of its own.
-    await t.db('users').insert([user('2', ' ＣＥ@Example.com ', null, 'Inactive', '{"a":1}'), user('3', 'ce@example.com', 'Ce', 'Inactive', null), user('4', '', 'Nobody', 'Active', null), user('5', 'STRAẞE@example.com', 'St', 'Active', null)]);
+    await t
+      .db('users')
+      .insert([
+        user('2', ' ＣＥ@Example.com ', null, 'Inactive', '{"a":1}'),
+        user('3', 'ce@example.com', 'Ce', 'Inactive', null),
+        user('4', '', 'Nobody', 'Active', null),
+        user('5', 'STRAẞE@example.com', 'St', 'Active', null),
+      ]);
     const before = new Date().toISOString();
     await migrateLatest(t.db);
 

@@ -34,7 +34,9 @@ async function plan(t: TestDatabase, sql: string, bindings: string[]): Promise<s
 async function vacuumUntilAllVisible(t: TestDatabase, table: string): Promise<void> {
   for (let attempt = 0; attempt < 100; attempt += 1) {
     await t.db.raw('vacuum analyze ??', [table]);
-    const { rows } = (await t.db.raw(`select relpages, relallvisible from pg_class where oid = ?::regclass`, [table])) as { rows: Array<{ relpages: number; relallvisible: number }> };
+    const { rows } = (await t.db.raw(`select relpages, relallvisible from pg_class where oid = ?::regclass`, [table])) as {
+      rows: Array<{ relpages: number; relallvisible: number }>;
+    };
     if (rows[0] && rows[0].relallvisible >= rows[0].relpages) return;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -62,7 +64,12 @@ describe.each(databaseKinds)('staging schema on %s', (kind) => {
 
   it.each([
     ['by id', 'select id from files where id > ? order by id limit 101', ['f10'], /files_pkey|files_list_id|sqlite_autoindex_files|PRIMARY KEY/i],
-    ['by time', 'select id from files where (modified_at, id) > (?, ?) order by modified_at, id limit 101', [at(10), 'f10'], /files_modified_id|files_list_modified/],
+    [
+      'by time',
+      'select id from files where (modified_at, id) > (?, ?) order by modified_at, id limit 101',
+      [at(10), 'f10'],
+      /files_modified_id|files_list_modified/,
+    ],
     ['active by id', "select id from files where status = 'active' and id > ? order by id limit 101", ['f10'], /files_status_id/],
   ])('seeks pages %s through an index (no scan, no sort)', async (_name, sql, bindings, index) => {
     const text = await plan(t, sql, bindings);
@@ -72,7 +79,13 @@ describe.each(databaseKinds)('staging schema on %s', (kind) => {
 
   it.each([
     ['by id', { field: 'id', direction: 'asc' }, ['f10'], /COVERING INDEX files_list_id/, /Index Only Scan using files_list_id/],
-    ['by time', { field: 'modified', direction: 'desc' }, [at(10), 'f10'], /COVERING INDEX files_list_modified/, /Index Only Scan Backward using files_list_modified/],
+    [
+      'by time',
+      { field: 'modified', direction: 'desc' },
+      [at(10), 'f10'],
+      /COVERING INDEX files_list_modified/,
+      /Index Only Scan Backward using files_list_modified/,
+    ],
   ] as const)('assembles stored list pages %s from one covering index scan', async (_name, orderBy, after, sqliteIndex, pgIndex) => {
     // Postgres picks an index-only scan once the table's visibility map says it pays (as after a
     // bulk load, which vacuums, or autovacuum); these 50 rows were written without one.
@@ -94,7 +107,7 @@ describe.each(databaseKinds)('staging schema on %s', (kind) => {
     expect(text).not.toMatch(/USE TEMP B-TREE|^\s*Sort|Seq Scan|SCAN files\b(?! USING)/m);
   });
 
-  it('re-points an account\'s access entries through the index of user entries only', async () => {
+  it("re-points an account's access entries through the index of user entries only", async () => {
     const writer = new StagingWriter(t.db);
     await writer.putUsers([user('acct-1'), user('acct-2')]);
     const access = [
@@ -115,7 +128,11 @@ describe.each(databaseKinds)('staging schema on %s', (kind) => {
       t.db.off('query', listener);
     }
     // The inactive account's user entry serves nothing; a group entry with the same id is no user's.
-    const served = await t.db('file_permissions').where({ file_id: 'repointed' }).orderBy(['principal_type', 'principal_id']).select('principal_type', 'principal_id', 'served_id');
+    const served = await t
+      .db('file_permissions')
+      .where({ file_id: 'repointed' })
+      .orderBy(['principal_type', 'principal_id'])
+      .select('principal_type', 'principal_id', 'served_id');
     expect(served).toEqual([
       { principal_type: 'GROUP', principal_id: 'acct-1', served_id: 'acct-1' },
       { principal_type: 'USER', principal_id: 'acct-1', served_id: null },
@@ -141,14 +158,22 @@ describe.each(databaseKinds)('staging schema on %s', (kind) => {
         groups: 5,
       });
       const snapshot = async () => ({
-        files: await t.db('files').where({ source: 'demo' }).orderBy('id').select('id', 'native_id', 'sha256', 'status', 'mime_type', 'modified_at', 'permissions_modified_at', 'wire_json'),
+        files: await t
+          .db('files')
+          .where({ source: 'demo' })
+          .orderBy('id')
+          .select('id', 'native_id', 'sha256', 'status', 'mime_type', 'modified_at', 'permissions_modified_at', 'wire_json'),
         permissions: await t.db('file_permissions').where('file_id', 'like', 'demo:%').orderBy(['file_id', 'principal_type', 'principal_id']),
         users: await t.db('users').where({ source: 'demo' }).orderBy('id').select('id', 'state', 'modified_at'),
         groups: await t.db('groups').where({ source: 'demo' }).orderBy('id').select('id', 'modified_at'),
         members: await t.db('group_members').orderBy(['group_id', 'member_type', 'member_id']),
       });
       const before = await snapshot();
-      expect(before.files.every((f: { id: string; native_id: string; modified_at: string }) => f.id === `demo:${f.native_id}` && f.modified_at === '2026-01-01T00:00:00.000Z')).toBe(true);
+      expect(
+        before.files.every(
+          (f: { id: string; native_id: string; modified_at: string }) => f.id === `demo:${f.native_id}` && f.modified_at === '2026-01-01T00:00:00.000Z',
+        ),
+      ).toBe(true);
       expect(before.files.map((f: { id: string }) => f.id)).toContain('demo:hr/salary-bands-2025.docx');
       expect(await seedDemo(t.db, blobs, { now: new Date('2026-01-02T00:00:00Z') })).toEqual(first);
       expect(await snapshot()).toEqual(before);

@@ -8,7 +8,11 @@ import { createTestDatabase, databaseKinds, type TestDatabase } from '../helpers
 import { at, htmlFile } from '../helpers/staging-fixtures';
 
 /** Ids as sources produce them, astral and private-use characters included (they sort differently in UTF-16). */
-const idArb = fc.string({ unit: fc.constantFrom('a', 'B', 'z', '0', ':', ' ', '%', '"', '\\', 'é', '\uE000', '\uFFFD', '中', '\u{1F600}', '\u{10000}'), minLength: 1, maxLength: 8 });
+const idArb = fc.string({
+  unit: fc.constantFrom('a', 'B', 'z', '0', ':', ' ', '%', '"', '\\', 'é', '\uE000', '\uFFFD', '中', '\u{1F600}', '\u{10000}'),
+  minLength: 1,
+  maxLength: 8,
+});
 
 const pageArb: fc.Arbitrary<Omit<PageRequest<FileField>, 'after'> & { pages: number }> = fc.record({
   top: fc.integer({ min: 1, max: 12 }),
@@ -18,7 +22,10 @@ const pageArb: fc.Arbitrary<Omit<PageRequest<FileField>, 'after'> & { pages: num
     [],
     [{ field: 'status', op: 'eq', value: 'active' }],
     [{ field: 'modified', op: 'ge', value: at(20) }],
-    [{ field: 'status', op: 'eq', value: 'deleted' }, { field: 'modified', op: 'lt', value: at(30) }],
+    [
+      { field: 'status', op: 'eq', value: 'deleted' },
+      { field: 'modified', op: 'lt', value: at(30) },
+    ],
   ),
   pages: fc.integer({ min: 1, max: 6 }),
 });
@@ -57,7 +64,10 @@ describe.each(databaseKinds)('pages assembled from stored JSON, on %s', (kind) =
   it('serves, page after page, exactly the items and positions the row-by-row read does', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.uniqueArray(fc.tuple(idArb, fc.integer({ min: 0, max: 40 }), fc.boolean(), fc.constantFrom(0, 0, 0, 0, 1050, 1100, 1150, 3000)), { maxLength: 30, selector: ([id]) => id }),
+        fc.uniqueArray(fc.tuple(idArb, fc.integer({ min: 0, max: 40 }), fc.boolean(), fc.constantFrom(0, 0, 0, 0, 1050, 1100, 1150, 3000)), {
+          maxLength: 30,
+          selector: ([id]) => id,
+        }),
         pageArb,
         async (rows, { pages, ...request }) => {
           await stage(rows, []);
@@ -79,7 +89,15 @@ describe.each(databaseKinds)('pages assembled from stored JSON, on %s', (kind) =
   });
 
   it('fails a page serving a row without stored JSON (the writers build it, a migration filled older rows), not the page before it', async () => {
-    await stage([['a', 1, false], ['b', 2, false], ['c', 3, false], ['d', 4, false]], ['c']);
+    await stage(
+      [
+        ['a', 1, false],
+        ['b', 2, false],
+        ['c', 3, false],
+        ['d', 4, false],
+      ],
+      ['c'],
+    );
     const page = (top: number): PageRequest<FileField> => ({ top, skip: 0, orderBy: { field: 'id', direction: 'asc' }, filters: [] });
     expect(await files.listStoredFiles(page(1))).toMatchObject({ count: 1, next: ['a'] });
     // The row after the page is read only to know that more follow (SQLite's aggregate then gives way to the plain rows).
@@ -89,7 +107,16 @@ describe.each(databaseKinds)('pages assembled from stored JSON, on %s', (kind) =
   });
 
   it('serves items whose JSON is too long for the list indexes from the table, in place (Postgres keeps no covered copy of them)', async () => {
-    await stage([['a', 1, false], ['b', 2, false, 3000], ['c', 3, false, 1049], ['d', 4, false, 1051], ['e', 5, false]], []);
+    await stage(
+      [
+        ['a', 1, false],
+        ['b', 2, false, 3000],
+        ['c', 3, false, 1049],
+        ['d', 4, false, 1051],
+        ['e', 5, false],
+      ],
+      [],
+    );
     const byId: PageRequest<FileField> = { top: 2, skip: 0, orderBy: { field: 'id', direction: 'asc' }, filters: [] };
     const byTime: PageRequest<FileField> = { top: 3, skip: 0, orderBy: { field: 'modified', direction: 'desc' }, filters: [] };
     for (const first of [byId, byTime]) {
@@ -107,9 +134,22 @@ describe.each(databaseKinds)('pages assembled from stored JSON, on %s', (kind) =
       expect(seen).toEqual(order.map((id) => expected.get(id)));
     }
     if (kind !== 'postgres') return;
-    const copies = (await t.db('files').orderBy('id').select('id', t.db.raw('list_json is not null as covered'), t.db.raw('octet_length(wire_json) + octet_length(id) as bytes'))) as Array<{ id: string; covered: boolean; bytes: number }>;
+    const copies = (await t
+      .db('files')
+      .orderBy('id')
+      .select('id', t.db.raw('list_json is not null as covered'), t.db.raw('octet_length(wire_json) + octet_length(id) as bytes'))) as Array<{
+      id: string;
+      covered: boolean;
+      bytes: number;
+    }>;
     // Both sides of the 2,400-byte line are exercised: b is far over it, d just over, c just under.
-    expect(copies.map((c) => [c.id, c.covered])).toEqual([['a', true], ['b', false], ['c', true], ['d', false], ['e', true]]);
+    expect(copies.map((c) => [c.id, c.covered])).toEqual([
+      ['a', true],
+      ['b', false],
+      ['c', true],
+      ['d', false],
+      ['e', true],
+    ]);
     expect(copies.filter((c) => c.id === 'c' || c.id === 'd').map((c) => c.bytes)).toEqual([2397, 2401]);
   });
 

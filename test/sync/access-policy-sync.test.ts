@@ -29,7 +29,14 @@ rules:
     allow: user.department == doc.department
 `);
 
-const user = (nativeId: string, attributes: Attributes, roles: string[] = [], active = true): UserRecord => ({ nativeId, email: `${nativeId}@example.com`, fullName: nativeId, active, attributes, roles });
+const user = (nativeId: string, attributes: Attributes, roles: string[] = [], active = true): UserRecord => ({
+  nativeId,
+  email: `${nativeId}@example.com`,
+  fullName: nativeId,
+  active,
+  attributes,
+  roles,
+});
 
 function seed(source: ScriptedSource): void {
   source
@@ -72,7 +79,15 @@ describe.each(databaseKinds)('syncing a source with an access policy (%s staging
 
   /** Crawls the gateway like the platform and compares every (user, document) pair with the policy. */
   async function expectExactAccess(policy: Policy): Promise<EffectiveAccess> {
-    const client = new GatewayClient({ baseUrl: gw.url, key: TEST_KEYS[0], authForm: 'bearer', concurrency: 2, timeoutMs: 10_000, recorder: new CrawlRecorder(), pacer: new RateLimitPacer() });
+    const client = new GatewayClient({
+      baseUrl: gw.url,
+      key: TEST_KEYS[0],
+      authForm: 'bearer',
+      concurrency: 2,
+      timeoutMs: 10_000,
+      recorder: new CrawlRecorder(),
+      pacer: new RateLimitPacer(),
+    });
     const crawl = await crawlGateway(client, { concurrency: 2, skipDownloads: true });
     client.close();
     const access = new EffectiveAccess(accessInputFromCrawl(crawl));
@@ -129,7 +144,10 @@ describe.each(databaseKinds)('syncing a source with an access policy (%s staging
     expect(summary).toMatchObject({ status: 'succeeded', mode: 'full' });
     expect(summary.fellBackToFull).toMatch(/access policy of 'hr-db' changed/);
     // Planned full up front: one run recorded, no failed incremental run before it.
-    const runs = (await gw.database.db('sync_runs').where({ source: 'hr-db' }).orderBy('id').select('mode', 'status')) as Array<{ mode: string; status: string }>;
+    const runs = (await gw.database.db('sync_runs').where({ source: 'hr-db' }).orderBy('id').select('mode', 'status')) as Array<{
+      mode: string;
+      status: string;
+    }>;
     expect(runs.slice(Number(runsBefore.n))).toEqual([{ mode: 'full', status: 'succeeded' }]);
     expect(source.opens).toBe(8);
     await expectExactAccess(POLICY_B);

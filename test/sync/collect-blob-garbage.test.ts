@@ -37,7 +37,12 @@ describe.each(setups)('collectBlobGarbage on %s, blobs in the %s store', (kind, 
   async function stage(): Promise<{ kept: string; gone: string[] }> {
     const [a, b, c] = await Promise.all(['%PDF kept', 'orphan one', 'orphan two'].map((text) => blobs.put(Buffer.from(text))));
     if (!a || !b || !c) throw new Error('put failed');
-    await new StagingWriter(t.db).putFiles([{ file: htmlFile('test:deck', { mime_type: 'application/pdf', body_html: null, blob_key: a.key, sha256: a.sha256, sha1: a.sha1, size: a.size }), permissions: [] }]);
+    await new StagingWriter(t.db).putFiles([
+      {
+        file: htmlFile('test:deck', { mime_type: 'application/pdf', body_html: null, blob_key: a.key, sha256: a.sha256, sha1: a.sha1, size: a.size }),
+        permissions: [],
+      },
+    ]);
     return { kept: a.key, gone: [b.key, c.key].sort() };
   }
 
@@ -50,7 +55,12 @@ describe.each(setups)('collectBlobGarbage on %s, blobs in the %s store', (kind, 
     expect(real).toEqual({ blobs: 3, unreferenced: 2, recent: 0, leftovers: 0 });
     expect(await keys()).toEqual([kept]);
     expect(await blobs.stat(kept)).toEqual({ size: '%PDF kept'.length });
-    expect(await collectBlobGarbage(t.db, blobs, { graceMs: HOUR, dryRun: false, now: later(2 * HOUR) })).toEqual({ blobs: 1, unreferenced: 0, recent: 0, leftovers: 0 });
+    expect(await collectBlobGarbage(t.db, blobs, { graceMs: HOUR, dryRun: false, now: later(2 * HOUR) })).toEqual({
+      blobs: 1,
+      unreferenced: 0,
+      recent: 0,
+      leftovers: 0,
+    });
   });
 
   it('spares blobs stored within the grace period', async () => {
@@ -62,7 +72,10 @@ describe.each(setups)('collectBlobGarbage on %s, blobs in the %s store', (kind, 
   it('spares a blob that a sync stores again after the collection listed it as old', async () => {
     const { gone } = await stage();
     const [again, other] = gone as [string, string];
-    const content = new Map([[(await blobs.put(Buffer.from('orphan one'))).key, 'orphan one'], [(await blobs.put(Buffer.from('orphan two'))).key, 'orphan two']]);
+    const content = new Map([
+      [(await blobs.put(Buffer.from('orphan one'))).key, 'orphan one'],
+      [(await blobs.put(Buffer.from('orphan two'))).key, 'orphan two'],
+    ]);
     await new Promise((resolve) => setTimeout(resolve, 60));
     // The store as it is, except that right after listing `again`, a sync stores its content anew.
     const racing = Object.create(blobs) as BlobStore;

@@ -15,7 +15,8 @@ describe.each(databaseKinds)('the full-run cadence (%s)', (kind) => {
   let t: TestDatabase;
   let blobDir: string;
   let clock: number;
-  const sync = (source: ReconcilingSource, options: Partial<SyncOptions> = {}) => runSync(source, { db: t.db, blobs: new FsBlobStore(blobDir), logger, now: () => new Date(clock) }, { fullEveryMs: 24 * HOUR, ...options });
+  const sync = (source: ReconcilingSource, options: Partial<SyncOptions> = {}) =>
+    runSync(source, { db: t.db, blobs: new FsBlobStore(blobDir), logger, now: () => new Date(clock) }, { fullEveryMs: 24 * HOUR, ...options });
 
   beforeEach(async () => {
     t = await createTestDatabase(kind);

@@ -38,16 +38,33 @@ const sourceArb: fc.Arbitrary<SourceModel> = fc
   .chain(({ accounts, groups, files }) =>
     fc.record({
       accounts: fc.constant(accounts),
-      groups: fc.tuple(...Array.from({ length: groups }, (_, g) => fc.record({ users: fc.subarray(accounts.map((_, i) => i)), groups: fc.subarray(Array.from({ length: g }, (_, i) => i)) }))),
+      groups: fc.tuple(
+        ...Array.from({ length: groups }, (_, g) =>
+          fc.record({ users: fc.subarray(accounts.map((_, i) => i)), groups: fc.subarray(Array.from({ length: g }, (_, i) => i)) }),
+        ),
+      ),
       files: fc.tuple(
         ...Array.from({ length: files }, () =>
-          fc.record({ users: fc.subarray(accounts.map((_, i) => i)), groups: fc.subarray(Array.from({ length: groups }, (_, i) => i)), everyone: fc.boolean(), dangling: fc.boolean() }),
+          fc.record({
+            users: fc.subarray(accounts.map((_, i) => i)),
+            groups: fc.subarray(Array.from({ length: groups }, (_, i) => i)),
+            everyone: fc.boolean(),
+            dangling: fc.boolean(),
+          }),
         ),
       ),
     }),
   );
 /** Between the two syncs: accounts switched on or off, dropped from their source, or given another person's address. */
-const changeArb: fc.Arbitrary<Change[]> = fc.array(fc.record({ source: fc.nat(2), account: fc.nat(4), kind: fc.constantFrom('toggle' as const, 'drop' as const, 'move' as const), to: fc.nat(PEOPLE.length - 1) }), { maxLength: 4 });
+const changeArb: fc.Arbitrary<Change[]> = fc.array(
+  fc.record({
+    source: fc.nat(2),
+    account: fc.nat(4),
+    kind: fc.constantFrom('toggle' as const, 'drop' as const, 'move' as const),
+    to: fc.nat(PEOPLE.length - 1),
+  }),
+  { maxLength: 4 },
+);
 
 const NAMES = ['alpha', 'beta', 'gamma'];
 const emailOf = (a: Account): string => {
@@ -61,10 +78,16 @@ function toSource(name: string, m: SourceModel): ScriptedSource {
     if (a.person >= 0) s.putUser({ nativeId: `u${i}`, email: emailOf(a), active: a.active });
   });
   m.groups.forEach((g, i) =>
-    s.putGroup({ nativeId: `g${i}`, members: [...g.users.map((u) => ({ type: 'USER' as const, nativeId: `u${u}` })), ...g.groups.map((x) => ({ type: 'GROUP' as const, nativeId: `g${x}` }))] }),
+    s.putGroup({
+      nativeId: `g${i}`,
+      members: [...g.users.map((u) => ({ type: 'USER' as const, nativeId: `u${u}` })), ...g.groups.map((x) => ({ type: 'GROUP' as const, nativeId: `g${x}` }))],
+    }),
   );
   m.files.forEach((f, i) => {
-    const access: AccessEntry[] = [...f.users.map((u) => ({ type: 'USER' as const, nativeId: `u${u}` })), ...f.groups.map((g) => ({ type: 'GROUP' as const, nativeId: `g${g}` }))];
+    const access: AccessEntry[] = [
+      ...f.users.map((u) => ({ type: 'USER' as const, nativeId: `u${u}` })),
+      ...f.groups.map((g) => ({ type: 'GROUP' as const, nativeId: `g${g}` })),
+    ];
     if (f.everyone) access.push({ type: 'EVERYONE' });
     if (f.dangling) access.push({ type: 'USER', nativeId: 'nobody' });
     s.html(`f${i}`, `<p>${i}</p>`, access);
@@ -75,7 +98,8 @@ function toSource(name: string, m: SourceModel): ScriptedSource {
 /** The oracle: each source's own model, evaluated directly, united over sources by normalised email. */
 function oracle(models: SourceModel[]): { people: Map<string, boolean>; access: Map<string, Set<string>> } {
   const people = new Map<string, boolean>();
-  for (const m of models) for (const a of m.accounts) if (a.person >= 0) people.set(normalizeEmail(emailOf(a)), (people.get(normalizeEmail(emailOf(a))) ?? false) || a.active);
+  for (const m of models)
+    for (const a of m.accounts) if (a.person >= 0) people.set(normalizeEmail(emailOf(a)), (people.get(normalizeEmail(emailOf(a))) ?? false) || a.active);
   const access = new Map<string, Set<string>>();
   models.forEach((m, s) => {
     const closure = (g: number, seen = new Set<number>()): number[] => {
@@ -111,7 +135,8 @@ function applyChanges(models: SourceModel[], changes: readonly Change[]): void {
     const a = models[c.source % models.length]?.accounts[c.account];
     if (!a || a.person < 0) continue;
     if (c.kind === 'toggle') a.active = !a.active;
-    else if (c.kind === 'drop') a.person = -1; // the source no longer lists the account
+    else if (c.kind === 'drop')
+      a.person = -1; // the source no longer lists the account
     else a.person = c.to;
   }
 }
@@ -137,12 +162,18 @@ describe.each(databaseKinds)('one person, one user over random multi-source dire
           const check = async (label: string) => {
             for (const [i, m] of models.entries()) {
               clock += 60_000;
-              const summary = await runSync(toSource(NAMES[i] as string, m), { db: gw.database.db, blobs: gw.blobs, logger, now: () => new Date(clock) }, { mode: 'full' });
+              const summary = await runSync(
+                toSource(NAMES[i] as string, m),
+                { db: gw.database.db, blobs: gw.blobs, logger, now: () => new Date(clock) },
+                { mode: 'full' },
+              );
               expect(summary.status).toBe('succeeded');
             }
             const crawl = await crawlAccess(gw.url, TEST_KEYS[0]);
             const want = oracle(models);
-            const servedActive = new Map(crawl.users.filter((u) => want.people.has(normalizeEmail(u.email))).map((u) => [normalizeEmail(u.email), u.state === 'Active']));
+            const servedActive = new Map(
+              crawl.users.filter((u) => want.people.has(normalizeEmail(u.email))).map((u) => [normalizeEmail(u.email), u.state === 'Active']),
+            );
             // People no source lists any more stay served, inactive.
             for (const u of crawl.users) if (!want.people.has(normalizeEmail(u.email))) expect([label, u.email, u.state]).toEqual([label, u.email, 'Inactive']);
             expect([label, servedActive]).toEqual([label, want.people]);

@@ -56,7 +56,15 @@ describe.each(databaseKinds)('policy texts compared in Unicode normal form (%s s
       if (file) source.files.set(id, { ...file, attributes });
     }
     expect(await runSync(source, { db: gw.database.db, blobs: gw.blobs, logger }, { policy: POLICY })).toMatchObject({ status: 'succeeded' });
-    const client = new GatewayClient({ baseUrl: gw.url, key: TEST_KEYS[0], authForm: 'bearer', concurrency: 2, timeoutMs: 10_000, recorder: new CrawlRecorder(), pacer: new RateLimitPacer() });
+    const client = new GatewayClient({
+      baseUrl: gw.url,
+      key: TEST_KEYS[0],
+      authForm: 'bearer',
+      concurrency: 2,
+      timeoutMs: 10_000,
+      recorder: new CrawlRecorder(),
+      pacer: new RateLimitPacer(),
+    });
     const access = new EffectiveAccess(accessInputFromCrawl(await crawlGateway(client, { concurrency: 2, skipDownloads: true })));
     client.close();
     const seen = (u: string) => ['tender', 'bid', 'local'].filter((d) => access.canSee(`${u}@example.com`, `intranet:${d}`));

@@ -24,9 +24,19 @@ describe.each(databaseKinds)('access reconciliation of a lossy change feed (%s)'
     clock += 60_000;
     return runSync(source, { db: t.db, blobs: new FsBlobStore(blobDir), logger, now: () => new Date(clock) }, options);
   };
-  const file = (id: string) => t.db('files').where({ id: `src:${id}` }).first();
+  const file = (id: string) =>
+    t
+      .db('files')
+      .where({ id: `src:${id}` })
+      .first();
   const access = async (id: string) =>
-    ((await t.db('file_permissions').where({ file_id: `src:${id}` }).orderBy('principal_id').select('principal_id')) as Array<{ principal_id: string }>).map((p) => p.principal_id);
+    (
+      (await t
+        .db('file_permissions')
+        .where({ file_id: `src:${id}` })
+        .orderBy('principal_id')
+        .select('principal_id')) as Array<{ principal_id: string }>
+    ).map((p) => p.principal_id);
 
   beforeEach(async () => {
     t = await createTestDatabase(kind);
@@ -42,7 +52,13 @@ describe.each(databaseKinds)('access reconciliation of a lossy change feed (%s)'
   async function synced(): Promise<ReconcilingSource> {
     const s = new ReconcilingSource('src');
     s.putUser({ nativeId: 'ana', email: 'ana@x.example', active: true }).putUser({ nativeId: 'bo', email: 'bo@x.example', active: true });
-    s.putGroup({ nativeId: 'all', members: [{ type: 'USER', nativeId: 'ana' }, { type: 'USER', nativeId: 'bo' }] });
+    s.putGroup({
+      nativeId: 'all',
+      members: [
+        { type: 'USER', nativeId: 'ana' },
+        { type: 'USER', nativeId: 'bo' },
+      ],
+    });
     for (let i = 0; i < 12; i++) s.html(`doc${i}`, `<p>${i}</p>`, ALL);
     expect(await sync(s)).toMatchObject({ mode: 'full', status: 'succeeded' });
     return s;

@@ -28,7 +28,10 @@ const noBlobs = {} as BlobStore;
  * re-crawl them all), so their values are pinned here, as computed by the version that introduced
  * them; rows stored with the first content-hash formula (unprefixed) must still be recognised.
  */
-const FIRST_FORMULA = { html: '7379081d0cced559c139184fed23257ef7508853618825b35019f72e014ea40a', binary: 'f7be9d33e64f4a6c53cc1b9caa87a553cc06bf012dbaa6d559d397d1233b47f3' };
+const FIRST_FORMULA = {
+  html: '7379081d0cced559c139184fed23257ef7508853618825b35019f72e014ea40a',
+  binary: 'f7be9d33e64f4a6c53cc1b9caa87a553cc06bf012dbaa6d559d397d1233b47f3',
+};
 describe('decideFile', () => {
   it('hashes content and access exactly as earlier versions stored them', async () => {
     const decision = await decideFile('fs', html, undefined, noBlobs, AT);
@@ -54,17 +57,55 @@ describe('decideFile', () => {
     const { row } = decision;
     expect(Object.keys(row).sort()).toEqual(
       [
-        'blob_key', 'body_html', 'content_hash', 'created_at', 'created_by', 'custom_attributes', 'deleted_at', 'external_url', 'id', 'mime_type',
-        'modified_at', 'modified_by', 'name', 'native_id', 'parent_id', 'parent_name', 'parent_path', 'permissions_hash', 'permissions_modified_at',
-        'seen_run', 'sha1', 'sha256', 'size', 'source', 'source_version', 'status', 'wire_json',
+        'blob_key',
+        'body_html',
+        'content_hash',
+        'created_at',
+        'created_by',
+        'custom_attributes',
+        'deleted_at',
+        'external_url',
+        'id',
+        'mime_type',
+        'modified_at',
+        'modified_by',
+        'name',
+        'native_id',
+        'parent_id',
+        'parent_name',
+        'parent_path',
+        'permissions_hash',
+        'permissions_modified_at',
+        'seen_run',
+        'sha1',
+        'sha256',
+        'size',
+        'source',
+        'source_version',
+        'status',
+        'wire_json',
       ].sort(),
     );
     expect(Object.values(row)).not.toContain(undefined);
     // The seen mark is the applying run's: SyncStore.apply sets it.
-    expect(row).toMatchObject({ id: 'fs:docs/plan.html', native_id: 'docs/plan.html', source: 'fs', modified_at: AT, permissions_modified_at: AT, parent_id: 'fs:docs', blob_key: null, seen_run: null });
+    expect(row).toMatchObject({
+      id: 'fs:docs/plan.html',
+      native_id: 'docs/plan.html',
+      source: 'fs',
+      modified_at: AT,
+      permissions_modified_at: AT,
+      parent_id: 'fs:docs',
+      blob_key: null,
+      seen_run: null,
+    });
     expect(row.custom_attributes).toBe('{"alpha":"a","zeta":"z"}');
     expect(row.wire_json).toBe(fileWireJson(row));
-    expect(JSON.parse(row.wire_json ?? '')).toMatchObject({ id: 'fs:docs/plan.html', last_modified_datetime: AT, custom_attributes: { alpha: 'a', zeta: 'z' }, parent_info: { id: 'fs:docs', name: 'docs', path: '/docs' } });
+    expect(JSON.parse(row.wire_json ?? '')).toMatchObject({
+      id: 'fs:docs/plan.html',
+      last_modified_datetime: AT,
+      custom_attributes: { alpha: 'a', zeta: 'z' },
+      parent_info: { id: 'fs:docs', name: 'docs', path: '/docs' },
+    });
   });
 
   it('keeps a stored binary when its version matches and the blob is still there, with the hashes earlier versions stored', async () => {
@@ -101,7 +142,13 @@ describe('decideFile', () => {
       permissions_hash: '4f53cda18c2baa0c0354bb5f9a3ecbe5ed12ab4d8e11ba873c2f11161202b945',
     });
     // Stored again with the same hashes, or with the first formula's: nothing to write.
-    const again = await decideFile('fs', binary, { ...state, content_hash: decision.row.content_hash, permissions_hash: decision.row.permissions_hash }, blobs, AT);
+    const again = await decideFile(
+      'fs',
+      binary,
+      { ...state, content_hash: decision.row.content_hash, permissions_hash: decision.row.permissions_hash },
+      blobs,
+      AT,
+    );
     expect(again).toEqual({ kind: 'unchanged' });
     const first = await decideFile('fs', binary, { ...state, content_hash: FIRST_FORMULA.binary, permissions_hash: decision.row.permissions_hash }, blobs, AT);
     expect(first).toEqual({ kind: 'unchanged' });
@@ -147,7 +194,10 @@ describe('decideFile', () => {
       expect(await decideFile('fs', { ...same.record, access: [] }, stored, noBlobs, AT)).toMatchObject({ kind: 'permissions', permissions: [] });
       expect(same.loads.n).toBe(0);
       const edited = lazy('r2', '<p>edited</p>');
-      expect(await decideFile('fs', edited.record, stored, noBlobs, AT)).toMatchObject({ kind: 'changed', row: { body_html: '<p>edited</p>', source_version: 'r2' } });
+      expect(await decideFile('fs', edited.record, stored, noBlobs, AT)).toMatchObject({
+        kind: 'changed',
+        row: { body_html: '<p>edited</p>', source_version: 'r2' },
+      });
       const unversioned = lazy(undefined);
       expect(await decideFile('fs', unversioned.record, stored, noBlobs, AT)).toEqual({ kind: 'unchanged' });
       expect([edited.loads.n, unversioned.loads.n]).toEqual([1, 1]);
@@ -162,7 +212,10 @@ describe('decideFile', () => {
       expect(decision).toMatchObject({ kind: 'changed', row: { name: 'Renamed', body_html: PAGE, sha256: added.row.sha256, source_version: 'r1' } });
       expect([renamed.loads.n, staged]).toEqual([0, ['fs:docs/plan.html']]);
       const lost = lazy('r1');
-      expect(await decideFile('fs', { ...lost.record, name: 'Renamed' }, added.row, noBlobs, AT, async () => null)).toMatchObject({ kind: 'changed', row: { body_html: PAGE } });
+      expect(await decideFile('fs', { ...lost.record, name: 'Renamed' }, added.row, noBlobs, AT, async () => null)).toMatchObject({
+        kind: 'changed',
+        row: { body_html: PAGE },
+      });
       expect(lost.loads.n).toBe(1);
     });
   });

@@ -48,7 +48,14 @@ describe.each(setups)('runSync on %s, blobs in the %s store', (kind, store) => {
     const s = new ScriptedSource('src');
     s.putUser({ nativeId: 'ana', email: 'ana@x.example', fullName: 'Ana', active: true })
       .putUser({ nativeId: 'bo', email: 'bo@x.example', active: true })
-      .putGroup({ nativeId: 'all', name: 'All', members: [{ type: 'GROUP', nativeId: 'eng' }, { type: 'USER', nativeId: 'bo' }] })
+      .putGroup({
+        nativeId: 'all',
+        name: 'All',
+        members: [
+          { type: 'GROUP', nativeId: 'eng' },
+          { type: 'USER', nativeId: 'bo' },
+        ],
+      })
       .putGroup({ nativeId: 'eng', name: 'Eng', members: [{ type: 'USER', nativeId: 'ana' }] });
     for (let i = 0; i < 10; i++) s.html(`doc${i}`, `<p>${i}</p>`, [{ type: 'GROUP', nativeId: 'all' }]);
     s.binary('deck', Buffer.from('%PDF deck v1'), 'v1', [{ type: 'USER', nativeId: 'ana' }, { type: 'EVERYONE' }]);
@@ -57,10 +64,18 @@ describe.each(setups)('runSync on %s, blobs in the %s store', (kind, store) => {
 
   it('stages everything a full run yields, with global ids, the wildcard and direct members', async () => {
     const summary = await sync(org());
-    expect(summary).toMatchObject({ status: 'succeeded', mode: 'full', counts: { added: 11, changed: 0, unchanged: 0, deleted: 0, failed: 0 }, identities: { added: 4, changed: 0, unchanged: 0, deleted: 0 } });
+    expect(summary).toMatchObject({
+      status: 'succeeded',
+      mode: 'full',
+      counts: { added: 11, changed: 0, unchanged: 0, deleted: 0, failed: 0 },
+      identities: { added: 4, changed: 0, unchanged: 0, deleted: 0 },
+    });
     expect(summary.fellBackToFull).toBe('no checkpoint yet');
     const perms = await t.db('file_permissions').where({ file_id: 'src:deck' }).orderBy('principal_type').select('principal_type', 'principal_id');
-    expect(perms).toEqual([{ principal_type: 'GROUP', principal_id: '*' }, { principal_type: 'USER', principal_id: 'src:ana' }]);
+    expect(perms).toEqual([
+      { principal_type: 'GROUP', principal_id: '*' },
+      { principal_type: 'USER', principal_id: 'src:ana' },
+    ]);
     expect(await t.db('group_members').where({ group_id: 'src:all' }).orderBy('member_type').select('member_type', 'member_id')).toEqual([
       { member_type: 'GROUP', member_id: 'src:eng' },
       { member_type: 'USER', member_id: 'src:bo' },
@@ -105,7 +120,8 @@ describe.each(setups)('runSync on %s, blobs in the %s store', (kind, store) => {
   it('replaces the whole access list when content and access change together, also for a tombstone that comes back', async () => {
     const source = org();
     await sync(source);
-    const access = (id: string) => t.db('file_permissions').where({ file_id: id }).orderBy(['principal_type', 'principal_id']).select('principal_type', 'principal_id');
+    const access = (id: string) =>
+      t.db('file_permissions').where({ file_id: id }).orderBy(['principal_type', 'principal_id']).select('principal_type', 'principal_id');
     clock += 60_000;
     // Content and access at once: the row is rewritten, and the old entries must not survive beside the new one.
     source.html('doc1', '<p>1, edited</p>', [{ type: 'USER', nativeId: 'bo' }]);
@@ -198,7 +214,16 @@ describe.each(setups)('runSync on %s, blobs in the %s store', (kind, store) => {
   it('records per-item failures and keeps those items; too many abort the run before any sweep', async () => {
     const source = org();
     await sync(source);
-    source.putFile({ ...source.files.get('deck')!, content: { kind: 'binary', version: 'broken', open: async () => { throw new SourceUnavailableError('503 from source'); } } });
+    source.putFile({
+      ...source.files.get('deck')!,
+      content: {
+        kind: 'binary',
+        version: 'broken',
+        open: async () => {
+          throw new SourceUnavailableError('503 from source');
+        },
+      },
+    });
     source.remove('file', 'doc9');
     const one = await sync(source, { mode: 'full' });
     expect(one).toMatchObject({ status: 'succeeded', counts: { failed: 1 } });
@@ -217,13 +242,26 @@ describe.each(setups)('runSync on %s, blobs in the %s store', (kind, store) => {
 
   it('stops reading and storing binary content once a batch fails, beyond what was already under way', async () => {
     const source = new ScriptedSource('src');
-    source.putFile({ nativeId: 'broken', name: 'Broken', externalUrl: 'https://src.example/broken', mimeType: 'application/pdf', access: [], content: { kind: 'binary', version: 'v', open: async () => { throw new SourceUnavailableError('503 from source'); } } });
+    source.putFile({
+      nativeId: 'broken',
+      name: 'Broken',
+      externalUrl: 'https://src.example/broken',
+      mimeType: 'application/pdf',
+      access: [],
+      content: {
+        kind: 'binary',
+        version: 'v',
+        open: async () => {
+          throw new SourceUnavailableError('503 from source');
+        },
+      },
+    });
     for (let i = 0; i < 300; i++) source.binary(`deck${i}`, Buffer.from(`%PDF deck ${i}`), 'v1');
     const aborted = await sync(source, { errorBudget: { maxFailures: 0, maxFailureRatio: 1, minItems: 1 } });
     expect(aborted).toMatchObject({ status: 'failed', counts: { failed: 1 } });
     // 32 are read and stored at once; the rest of the batch is left alone, also once what was
     // under way when the run stopped has finished.
-    for (let last = -1; last !== source.opens; ) {
+    for (let last = -1; last !== source.opens;) {
       last = source.opens;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
@@ -241,7 +279,10 @@ describe.each(setups)('runSync on %s, blobs in the %s store', (kind, store) => {
     expect((await t.db('files').where({ id: 'src:doc0' }).first()).status).toBe('deleted');
     expect((await t.db('users').where({ id: 'src:ana' }).first()).state).toBe('Inactive');
 
-    await t.db('sync_checkpoints').where({ source: 'src' }).update({ checkpoint: JSON.stringify({ position: 'nonsense' }) });
+    await t
+      .db('sync_checkpoints')
+      .where({ source: 'src' })
+      .update({ checkpoint: JSON.stringify({ position: 'nonsense' }) });
     const invalid = await sync(source);
     expect(invalid).toMatchObject({ mode: 'full', status: 'succeeded', fellBackToFull: 'the stored checkpoint is invalid' });
 
@@ -254,7 +295,12 @@ describe.each(setups)('runSync on %s, blobs in the %s store', (kind, store) => {
   it('a full run required before the first change is planned full (no incremental run recorded); one found part way follows a failed incremental run; both summaries say why', async () => {
     const source = org();
     await sync(source);
-    const runs = async () => (await t.db('sync_runs').where({ source: 'src' }).orderBy('id').select('mode', 'status', 'error')) as Array<{ mode: string; status: string; error: string | null }>;
+    const runs = async () =>
+      (await t.db('sync_runs').where({ source: 'src' }).orderBy('id').select('mode', 'status', 'error')) as Array<{
+        mode: string;
+        status: string;
+        error: string | null;
+      }>;
     const before = (await runs()).length;
     source.html('a', '<p>a</p>').html('b', '<p>b</p>');
     source.expire = new FullRunRequired('the workspace changed');

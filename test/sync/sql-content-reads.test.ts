@@ -63,21 +63,50 @@ describe.each(sourceKinds)('document bodies read from a SQL source (%s)', (kind)
     const mapping = fixtureMapping('modified');
     const { access: _explicit, ...listed } = mapping.documents;
     const documents = contentReads ? { ...listed, contentReads } : listed;
-    const adapter = createSqlAdapter({ connection: parseDatabaseUrl(source.url), mapping: resolveSqlMapping({ ...mapping, documents }), sourceName: 'sql', pageSize: PAGE });
+    const adapter = createSqlAdapter({
+      connection: parseDatabaseUrl(source.url),
+      mapping: resolveSqlMapping({ ...mapping, documents }),
+      sourceName: 'sql',
+      pageSize: PAGE,
+    });
     const log = captureLogger('debug');
     const summary = await runSync(adapter, { db: gw.database.db, blobs: gw.blobs, logger: log.logger }, { batchSize: BATCH, policy });
-    const queries = log.lines().filter((l) => l.msg === 'sql: query').map((l) => String(l.sql));
+    const queries = log
+      .lines()
+      .filter((l) => l.msg === 'sql: query')
+      .map((l) => String(l.sql));
     return { summary, queries, bodyReads: queries.filter(readsBodies) };
   }
 
   /** Every person's access to every document as the platform resolves it, and what `policy` says it must be. */
   async function accessAgainst(policy: Policy): Promise<{ granted: string[]; wrong: string[] }> {
-    const client = new GatewayClient({ baseUrl: gw.url, key: TEST_KEYS[0], authForm: 'bearer', concurrency: 2, timeoutMs: 10_000, recorder: new CrawlRecorder(), pacer: new RateLimitPacer() });
+    const client = new GatewayClient({
+      baseUrl: gw.url,
+      key: TEST_KEYS[0],
+      authForm: 'bearer',
+      concurrency: 2,
+      timeoutMs: 10_000,
+      recorder: new CrawlRecorder(),
+      pacer: new RateLimitPacer(),
+    });
     const access = new EffectiveAccess(accessInputFromCrawl(await crawlGateway(client, { concurrency: 2, skipDownloads: true })));
     client.close();
-    const people = (await source.db('people').select()) as Array<{ id: number; email: string; is_active: number | boolean; department: string; clearance: number }>;
+    const people = (await source.db('people').select()) as Array<{
+      id: number;
+      email: string;
+      is_active: number | boolean;
+      department: string;
+      clearance: number;
+    }>;
     const roles = (await source.db('role_assignments').select()) as Array<{ person_id: number; role: string }>;
-    const docs = (await source.db('documents').select('id', 'kind', 'space', 'department', 'level', 'tags')) as Array<{ id: number; kind: string; space: string; department: string; level: number; tags: string }>;
+    const docs = (await source.db('documents').select('id', 'kind', 'space', 'department', 'level', 'tags')) as Array<{
+      id: number;
+      kind: string;
+      space: string;
+      department: string;
+      level: number;
+      tags: string;
+    }>;
     const granted: string[] = [];
     const wrong: string[] = [];
     for (const d of docs) {

@@ -19,7 +19,6 @@ import { startTestGateway, TEST_KEYS, type TestGateway } from '../helpers/test-g
 const EXAMPLE = path.join(__dirname, '../../docs/examples/sql');
 const logger = pino({ level: 'silent' });
 
-
 describe.each(sourceKinds)('the documented policy example on %s', (kind) => {
   let source: SqlSource;
   let gw: TestGateway;
@@ -35,11 +34,22 @@ describe.each(sourceKinds)('the documented policy example on %s', (kind) => {
   });
 
   const sync = async () => {
-    const adapter = createSqlAdapter({ connection: parseDatabaseUrl(source.url), mapping: loadSqlMapping(path.join(EXAMPLE, 'mapping.yaml')), sourceName: 'sql', pageSize: 500 });
+    const adapter = createSqlAdapter({
+      connection: parseDatabaseUrl(source.url),
+      mapping: loadSqlMapping(path.join(EXAMPLE, 'mapping.yaml')),
+      sourceName: 'sql',
+      pageSize: 500,
+    });
     return runSync(adapter, { db: gw.database.db, blobs: gw.blobs, logger }, { policy: await loadPolicy(path.join(EXAMPLE, 'policy.yaml')) });
   };
   const conformance = async (expectations: string) => {
-    const report = await runConformance({ baseUrl: gw.url, key: TEST_KEYS[0], profile: 'strict', secondCrawl: false, expectations: parseExpectations(expectations) });
+    const report = await runConformance({
+      baseUrl: gw.url,
+      key: TEST_KEYS[0],
+      profile: 'strict',
+      secondCrawl: false,
+      expectations: parseExpectations(expectations),
+    });
     expect(report.findings.filter((f) => f.severity !== 'pass').map((f) => `${f.severity} ${f.check}: ${f.message}`)).toEqual([]);
     expect(report.summary.ok).toBe(true);
   };
@@ -55,7 +65,9 @@ describe.each(sourceKinds)('the documented policy example on %s', (kind) => {
   it('follows a change of department and clearance in an incremental run', async () => {
     await source.db('people').where({ id: 4 }).update({ department: 'finance', clearance: 3 });
     expect(await sync()).toMatchObject({ status: 'succeeded', mode: 'incremental' });
-    await conformance('expectations:\n  - file: "sql:5"\n    can_see: [ana@example.com, dee@example.com]\n    cannot_see: [bo@example.com, chen@example.com]\n  - file: "sql:4"\n    can_see: [ana@example.com, dee@example.com]\n');
+    await conformance(
+      'expectations:\n  - file: "sql:5"\n    can_see: [ana@example.com, dee@example.com]\n    cannot_see: [bo@example.com, chen@example.com]\n  - file: "sql:4"\n    can_see: [ana@example.com, dee@example.com]\n',
+    );
     const why = await explainStagedAccess(gw.database.db, await loadPolicy(path.join(EXAMPLE, 'policy.yaml')), 'dee@example.com', 'sql:5');
     expect(why.rules.find((r) => r.rule === 'department-cleared')).toMatchObject({ grants: true });
   });

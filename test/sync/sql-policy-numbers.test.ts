@@ -64,14 +64,29 @@ describe.each(sourceKinds)('a policy ordering numeric columns of a %s source', (
   it('never grants a document above the user clearance', async () => {
     const mapping = resolveSqlMapping({
       version: 1,
-      documents: { table: 'docs', id: 'id', title: 'title', body: 'title', urlTemplate: 'https://intranet.example.com/docs/{{id}}', attributes: { level: 'level' } },
+      documents: {
+        table: 'docs',
+        id: 'id',
+        title: 'title',
+        body: 'title',
+        urlTemplate: 'https://intranet.example.com/docs/{{id}}',
+        attributes: { level: 'level' },
+      },
       users: { table: 'people', id: 'id', email: 'email', attributes: { clearance: 'clearance' } },
       incremental: { mode: 'none' },
     });
     const adapter = createSqlAdapter({ connection: parseDatabaseUrl(source.url), mapping, sourceName: 'sql', pageSize: 10 });
     expect(await runSync(adapter, { db: gw.database.db, blobs: gw.blobs, logger }, { policy: POLICY })).toMatchObject({ status: 'succeeded' });
 
-    const client = new GatewayClient({ baseUrl: gw.url, key: TEST_KEYS[0], authForm: 'bearer', concurrency: 2, timeoutMs: 10_000, recorder: new CrawlRecorder(), pacer: new RateLimitPacer() });
+    const client = new GatewayClient({
+      baseUrl: gw.url,
+      key: TEST_KEYS[0],
+      authForm: 'bearer',
+      concurrency: 2,
+      timeoutMs: 10_000,
+      recorder: new CrawlRecorder(),
+      pacer: new RateLimitPacer(),
+    });
     const access = new EffectiveAccess(accessInputFromCrawl(await crawlGateway(client, { concurrency: 2, skipDownloads: true })));
     client.close();
     const clearance: Record<number, number> = { 1: 9, 2: 10, 3: 100 };

@@ -44,7 +44,14 @@ function mapping(levelFrom: LevelFrom, mode: 'modified' | 'changes'): SqlMapping
   const { access: _explicit, ...documents } = base.documents;
   if (levelFrom === 'column') return { ...base, documents };
   const { level: _level, ...attributes } = documents.attributes ?? {};
-  return { ...base, documents: { ...documents, attributes, attributeRows: { table: 'document_attributes', owner: 'document_id', name: 'name', value: 'value', types: { level: 'number' } } } };
+  return {
+    ...base,
+    documents: {
+      ...documents,
+      attributes,
+      attributeRows: { table: 'document_attributes', owner: 'document_id', name: 'name', value: 'value', types: { level: 'number' } },
+    },
+  };
 }
 
 /**
@@ -82,7 +89,12 @@ describe.each(databaseKinds)('a SQL source whose policy attributes change silent
     async function syncAll(failSettle?: string): Promise<Array<{ status: string; mode: string }>> {
       const out = [];
       for (const s of SOURCES) {
-        const adapter = createSqlAdapter({ connection: parseDatabaseUrl(source.url), mapping: resolveSqlMapping(mapping(s.levelFrom, s.mode)), sourceName: s.name, pageSize: 5 });
+        const adapter = createSqlAdapter({
+          connection: parseDatabaseUrl(source.url),
+          mapping: resolveSqlMapping(mapping(s.levelFrom, s.mode)),
+          sourceName: s.name,
+          pageSize: 5,
+        });
         const used = s.name === failSettle ? Object.assign(Object.create(adapter) as Adapter, { settle: failingSettle }) : adapter;
         out.push(await runSync(used, { db: gw.database.db, blobs: gw.blobs, logger }, { policy: POLICY }));
       }
@@ -90,7 +102,15 @@ describe.each(databaseKinds)('a SQL source whose policy attributes change silent
     }
 
     async function mismatches(): Promise<string[]> {
-      const client = new GatewayClient({ baseUrl: gw.url, key: TEST_KEYS[0], authForm: 'bearer', concurrency: 2, timeoutMs: 10_000, recorder: new CrawlRecorder(), pacer: new RateLimitPacer() });
+      const client = new GatewayClient({
+        baseUrl: gw.url,
+        key: TEST_KEYS[0],
+        authForm: 'bearer',
+        concurrency: 2,
+        timeoutMs: 10_000,
+        recorder: new CrawlRecorder(),
+        pacer: new RateLimitPacer(),
+      });
       const access = new EffectiveAccess(accessInputFromCrawl(await crawlGateway(client, { concurrency: 2, skipDownloads: true })));
       client.close();
       const people = (await source.db('people').select()) as Array<{ id: number; email: string; is_active: number | boolean; clearance: number }>;
@@ -102,7 +122,8 @@ describe.each(databaseKinds)('a SQL source whose policy attributes change silent
           const level = s.levelFrom === 'column' ? Number(d.level) : Number(rows.find((r) => r.document_id === d.id)?.value);
           for (const p of people) {
             const expected = Boolean(p.is_active) && policyGrants(POLICY, { attributes: { clearance: p.clearance }, roles: [] }, { attributes: { level } });
-            if (access.canSee(p.email, `${s.name}:${d.id}`) !== expected) wrong.push(`${expected ? 'under' : 'over'}-exposed: person ${p.id} on ${s.name}:${d.id}`);
+            if (access.canSee(p.email, `${s.name}:${d.id}`) !== expected)
+              wrong.push(`${expected ? 'under' : 'over'}-exposed: person ${p.id} on ${s.name}:${d.id}`);
           }
         }
       }

@@ -52,15 +52,34 @@ describe.each(databaseKinds)('a SQL source with an access policy (%s staging)', 
     const mapping = fixtureMapping('modified');
     // Access comes from the policy alone, so the oracle below is the policy itself.
     const { access: _explicit, ...documents } = mapping.documents;
-    const adapter = createSqlAdapter({ connection: parseDatabaseUrl(source.url), mapping: resolveSqlMapping({ ...mapping, documents }), sourceName: 'sql', pageSize: 5 });
+    const adapter = createSqlAdapter({
+      connection: parseDatabaseUrl(source.url),
+      mapping: resolveSqlMapping({ ...mapping, documents }),
+      sourceName: 'sql',
+      pageSize: 5,
+    });
     return runSync(adapter, { db: gw.database.db, blobs: gw.blobs, logger }, { policy: POLICY });
   };
 
   async function mismatches(): Promise<string[]> {
-    const client = new GatewayClient({ baseUrl: gw.url, key: TEST_KEYS[0], authForm: 'bearer', concurrency: 2, timeoutMs: 10_000, recorder: new CrawlRecorder(), pacer: new RateLimitPacer() });
+    const client = new GatewayClient({
+      baseUrl: gw.url,
+      key: TEST_KEYS[0],
+      authForm: 'bearer',
+      concurrency: 2,
+      timeoutMs: 10_000,
+      recorder: new CrawlRecorder(),
+      pacer: new RateLimitPacer(),
+    });
     const access = new EffectiveAccess(accessInputFromCrawl(await crawlGateway(client, { concurrency: 2, skipDownloads: true })));
     client.close();
-    const people = (await source.db('people').select()) as Array<{ id: number; email: string; is_active: number | boolean; department: string; clearance: number }>;
+    const people = (await source.db('people').select()) as Array<{
+      id: number;
+      email: string;
+      is_active: number | boolean;
+      department: string;
+      clearance: number;
+    }>;
     const roles = (await source.db('role_assignments').select()) as Array<{ person_id: number; role: string }>;
     const docs = (await source.db('documents').select()) as Array<{ id: number; kind: string; space: string; department: string; level: number; tags: string }>;
     const wrong: string[] = [];

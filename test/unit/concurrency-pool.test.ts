@@ -45,28 +45,33 @@ describe('ConcurrencyPool', () => {
 
   it('tryRun: never more than `limit` at once, queues at most `queueLimit`, and turns the rest away at once', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 0, max: 4 }), fc.array(fc.integer({ min: 0, max: 8 }), { minLength: 1, maxLength: 20 }), async (limit, queueLimit, durations) => {
-        const pool = new ConcurrencyPool(limit, { queueLimit, maxWaitMs: 10_000 });
-        let now = 0;
-        let peak = 0;
-        const outcomes = await Promise.all(
-          durations.map((ms) =>
-            pool.tryRun(async () => {
-              now += 1;
-              peak = Math.max(peak, now);
-              await sleep(ms);
-              now -= 1;
-              return ms;
-            }),
-          ),
-        );
-        expect(peak).toBeLessThanOrEqual(limit);
-        // All started in the same tick: the first `limit` run, the next `queueLimit` wait their turn, the rest are refused.
-        const ran = outcomes.filter((o) => o.ran).length;
-        expect(ran).toBe(Math.min(durations.length, limit + queueLimit));
-        for (const [i, o] of outcomes.entries()) if (o.ran) expect(o.value).toBe(durations[i]);
-        expect(pool.size).toBe(0);
-      }),
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 3 }),
+        fc.integer({ min: 0, max: 4 }),
+        fc.array(fc.integer({ min: 0, max: 8 }), { minLength: 1, maxLength: 20 }),
+        async (limit, queueLimit, durations) => {
+          const pool = new ConcurrencyPool(limit, { queueLimit, maxWaitMs: 10_000 });
+          let now = 0;
+          let peak = 0;
+          const outcomes = await Promise.all(
+            durations.map((ms) =>
+              pool.tryRun(async () => {
+                now += 1;
+                peak = Math.max(peak, now);
+                await sleep(ms);
+                now -= 1;
+                return ms;
+              }),
+            ),
+          );
+          expect(peak).toBeLessThanOrEqual(limit);
+          // All started in the same tick: the first `limit` run, the next `queueLimit` wait their turn, the rest are refused.
+          const ran = outcomes.filter((o) => o.ran).length;
+          expect(ran).toBe(Math.min(durations.length, limit + queueLimit));
+          for (const [i, o] of outcomes.entries()) if (o.ran) expect(o.value).toBe(durations[i]);
+          expect(pool.size).toBe(0);
+        },
+      ),
       { numRuns: 50 },
     );
   });

@@ -34,7 +34,24 @@ describe('credentialFromAuthorization', () => {
   });
 
   it('reads nothing from anything else: other schemes, tabs or several words, control or non-ASCII characters', () => {
-    for (const header of [undefined, '', ' ', 'Bearer', 'bearer', 'Bearer ', 'Bearer\tkey', 'Bearer\t junk x', 'Bearer key x', 'Bearer key\tx', 'Basic dXNlcjpwYXNz', 'Token key', 'key x', 'Bearer k\u00e9y', 'k\u0000ey', 'Bearer key,Bearer other']) {
+    for (const header of [
+      undefined,
+      '',
+      ' ',
+      'Bearer',
+      'bearer',
+      'Bearer ',
+      'Bearer\tkey',
+      'Bearer\t junk x',
+      'Bearer key x',
+      'Bearer key\tx',
+      'Basic dXNlcjpwYXNz',
+      'Token key',
+      'key x',
+      'Bearer k\u00e9y',
+      'k\u0000ey',
+      'Bearer key,Bearer other',
+    ]) {
       expect({ header, credential: credentialFromAuthorization(header) }).toEqual({ header, credential: undefined });
     }
     fc.assert(

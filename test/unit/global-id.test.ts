@@ -37,15 +37,27 @@ describe('globalId, the served id of a source item', () => {
 
   it('gives distinct native ids of a source distinct ids', () => {
     fc.assert(
-      fc.property(sourceArb, fc.uniqueArray(nativeArb.filter((n) => !/[\ud800-\udfff]/.test(n)), { minLength: 2, maxLength: 20 }), (source, natives) => {
-        expect(new Set(natives.map((n) => globalId(source, n))).size).toBe(natives.length);
-      }),
+      fc.property(
+        sourceArb,
+        fc.uniqueArray(
+          nativeArb.filter((n) => !/[\ud800-\udfff]/.test(n)),
+          { minLength: 2, maxLength: 20 },
+        ),
+        (source, natives) => {
+          expect(new Set(natives.map((n) => globalId(source, n))).size).toBe(natives.length);
+        },
+      ),
     );
   });
 
   it('draws the line at 1,024 characters percent-encoded, counting every byte of a multi-byte character', () => {
     // `src:` is `src%3A`, 6 characters; `é` is 6 (`%C3%A9`), `中` 9, `😀` 12.
-    for (const [unit, fits] of [['x', 1018], ['é', 169], ['中', 113], ['😀', 84]] as const) {
+    for (const [unit, fits] of [
+      ['x', 1018],
+      ['é', 169],
+      ['中', 113],
+      ['😀', 84],
+    ] as const) {
       expect(globalId('src', unit.repeat(fits))).toBe(`src:${unit.repeat(fits)}`);
       expect(globalId('src', unit.repeat(fits + 1))).toMatch(/^src:~[0-9a-f]{64}$/);
     }

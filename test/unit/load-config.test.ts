@@ -33,7 +33,14 @@ describe('loadConfig', () => {
 
   it("keeps MAX_URL_LENGTH at least as long as the gateway's own longest link", () => {
     // `/v1/files/<id>/permissions?$top=<any safe integer>&$skiptoken=<token>`: the longest path, query and token it sends.
-    const longest = '/v1/files/'.length + MAX_ID_LENGTH + '/permissions'.length + '?$top='.length + String(Number.MAX_SAFE_INTEGER).length + '&$skiptoken='.length + MAX_SKIPTOKEN_LENGTH;
+    const longest =
+      '/v1/files/'.length +
+      MAX_ID_LENGTH +
+      '/permissions'.length +
+      '?$top='.length +
+      String(Number.MAX_SAFE_INTEGER).length +
+      '&$skiptoken='.length +
+      MAX_SKIPTOKEN_LENGTH;
     expect(loadConfig({ MAX_URL_LENGTH: '6144' }).maxUrlLength).toBeGreaterThanOrEqual(longest);
     expect(() => loadConfig({ MAX_URL_LENGTH: '6143' })).toThrow(/MAX_URL_LENGTH/);
   });

@@ -8,7 +8,12 @@ import { runCli } from '../e2e/cli-process';
 /** Readable log lines on a terminal (or with LOG_FORMAT=pretty), JSON for collectors (issue 29 point 10). */
 describe('log format', () => {
   it('auto is readable on a terminal and JSON otherwise; json and pretty are what they say', () => {
-    expect([wantsPrettyLogs('auto', true), wantsPrettyLogs('auto', false), wantsPrettyLogs('json', true), wantsPrettyLogs('pretty', false)]).toEqual([true, false, false, true]);
+    expect([wantsPrettyLogs('auto', true), wantsPrettyLogs('auto', false), wantsPrettyLogs('json', true), wantsPrettyLogs('pretty', false)]).toEqual([
+      true,
+      false,
+      false,
+      true,
+    ]);
   });
 
   it('pretty lines are text with the level and message, and still redact secrets', () => {
@@ -24,7 +29,13 @@ describe('log format', () => {
   it('a sync with LOG_FORMAT=pretty logs readable lines, and JSON by default off a terminal', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-log-format-'));
     try {
-      const env = { SQLITE_PATH: path.join(dir, 'gw.sqlite'), BLOB_DIR: path.join(dir, 'blobs'), DEMO_CONTENT: 'off', FILESYSTEM_ROOT: path.join(__dirname, '../../src/demo/corpus'), LOG_LEVEL: 'info' };
+      const env = {
+        SQLITE_PATH: path.join(dir, 'gw.sqlite'),
+        BLOB_DIR: path.join(dir, 'blobs'),
+        DEMO_CONTENT: 'off',
+        FILESYSTEM_ROOT: path.join(__dirname, '../../src/demo/corpus'),
+        LOG_LEVEL: 'info',
+      };
       const pretty = await runCli(['sync', 'filesystem'], { ...env, LOG_FORMAT: 'pretty' });
       const json = await runCli(['sync', 'filesystem', '--full'], env);
       expect(pretty.stdout).toMatch(/^\[[\d:.]+\] INFO: /m);

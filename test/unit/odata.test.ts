@@ -17,7 +17,13 @@ describe('parseFilter', () => {
     ["status eq 'active'", [{ field: 'status', op: 'eq', value: 'active' }]],
     ['last_modified_datetime ge 2026-01-02T03:04:05+02:00', [{ field: 'modified', op: 'ge', value: '2026-01-02T01:04:05.000Z' }]],
     ["last_modified_datetime lt '2026-01-02T03:04:05.123Z'", [{ field: 'modified', op: 'lt', value: '2026-01-02T03:04:05.123Z' }]],
-    ["(status eq 'deleted') AND id eq 'it''s:here'", [{ field: 'status', op: 'eq', value: 'deleted' }, { field: 'id', op: 'eq', value: "it's:here" }]],
+    [
+      "(status eq 'deleted') AND id eq 'it''s:here'",
+      [
+        { field: 'status', op: 'eq', value: 'deleted' },
+        { field: 'id', op: 'eq', value: "it's:here" },
+      ],
+    ],
   ])('parses %s', (input, expected) => {
     expect(parseFilter(input, filesCollection)).toEqual(expected);
   });
@@ -52,7 +58,11 @@ describe('parseFilter', () => {
 describe('reduceFilter', () => {
   // Few values, so that bounds tie and rows sit on them; `\uffff` and `😀` compare by code point, not UTF-16 unit.
   const value = fc.constantFrom('2026-01-01T00:00:00.000Z', '2026-06-01T00:00:00.000Z', '😀', '\uffff');
-  const clause = fc.record({ field: fc.constantFrom('modified', 'id'), op: fc.constantFrom('eq' as const, 'gt' as const, 'ge' as const, 'lt' as const, 'le' as const), value });
+  const clause = fc.record({
+    field: fc.constantFrom('modified', 'id'),
+    op: fc.constantFrom('eq' as const, 'gt' as const, 'ge' as const, 'lt' as const, 'le' as const),
+    value,
+  });
   const holds = (c: { op: string; value: string }, v: string) => {
     const o = compareCodePoints(v, c.value);
     return { eq: o === 0, gt: o > 0, ge: o >= 0, lt: o < 0, le: o <= 0 }[c.op];
@@ -80,9 +90,16 @@ describe('SkipTokenCodec', () => {
   const options = fc.record({
     orderby: fc.string(),
     select: fc.string(),
-    filter: fc.array(fc.tuple(fc.string(), fc.constantFrom('eq' as const, 'gt' as const, 'ge' as const, 'lt' as const, 'le' as const), fc.string({ unit: 'binary' })), { maxLength: 6 }),
+    filter: fc.array(
+      fc.tuple(fc.string(), fc.constantFrom('eq' as const, 'gt' as const, 'ge' as const, 'lt' as const, 'le' as const), fc.string({ unit: 'binary' })),
+      { maxLength: 6 },
+    ),
   });
-  const position = fc.record({ collection: fc.string({ unit: 'binary' }), options, after: fc.array(fc.string({ unit: 'binary', maxLength: 200 }), { minLength: 1, maxLength: 2 }) });
+  const position = fc.record({
+    collection: fc.string({ unit: 'binary' }),
+    options,
+    after: fc.array(fc.string({ unit: 'binary', maxLength: 200 }), { minLength: 1, maxLength: 2 }),
+  });
 
   it('round-trips every position for the collection it was issued for', () => {
     fc.assert(
@@ -110,24 +127,50 @@ describe('SkipTokenCodec', () => {
   it('still reads tokens of the first format (options as given, keys as they are), for crawls that span an upgrade', () => {
     const body = Buffer.from(JSON.stringify({ v: 1, c: 'files', o: 'id desc', f: "status eq 'active'", s: 'name', k: ['src:a/b'] })).toString('base64url');
     const token = `${body}.${crypto.createHmac('sha256', 's'.repeat(40)).update(body).digest('base64url')}`;
-    expect(codec.decode(token, 'files')).toEqual({ format: 'given', options: { orderby: 'id desc', filter: "status eq 'active'", select: 'name' }, after: ['src:a/b'] });
+    expect(codec.decode(token, 'files')).toEqual({
+      format: 'given',
+      options: { orderby: 'id desc', filter: "status eq 'active'", select: 'name' },
+      after: ['src:a/b'],
+    });
     expect(() => codec.decode(token, 'users')).toThrow(/another collection/);
     const { page } = parseQueryOptions({ $skiptoken: token }, filesCollection, limits, codec, 'files');
-    expect(page).toMatchObject({ orderBy: { field: 'id', direction: 'desc' }, filters: [{ field: 'status', op: 'eq', value: 'active' }], select: ['name'], after: ['src:a/b'] });
+    expect(page).toMatchObject({
+      orderBy: { field: 'id', direction: 'desc' },
+      filters: [{ field: 'status', op: 'eq', value: 'active' }],
+      select: ['name'],
+      after: ['src:a/b'],
+    });
   });
 
   it('keeps a token under 3,500 characters for any served ids as keys and any canonical options a page can carry', () => {
     // Served ids: at most MAX_ID_LENGTH percent-encoded (wire/global-id); control characters cost 3 there and 6 in JSON.
-    const servedId = fc
-      .string({ unit: fc.constantFrom('a', '/', '\u0001', '"', 'é', '中', '😀', '%'), maxLength: 1100 })
-      .map((id) => { let s = `src:${id}`; while (encodeURIComponent(s).length > MAX_ID_LENGTH) s = s.slice(0, -1).replace(/[\ud800-\udbff]$/, ''); return s; });
+    const servedId = fc.string({ unit: fc.constantFrom('a', '/', '\u0001', '"', 'é', '中', '😀', '%'), maxLength: 1100 }).map((id) => {
+      let s = `src:${id}`;
+      while (encodeURIComponent(s).length > MAX_ID_LENGTH) s = s.slice(0, -1).replace(/[\ud800-\udbff]$/, '');
+      return s;
+    });
     const at = '2026-01-01T00:00:00.000Z';
     fc.assert(
       fc.property(servedId, servedId, fc.string({ maxLength: 2000 }), (key, filtered, collection) => {
-        const options = { orderby: 'last_modified_datetime desc', select: filesCollection.selectable.join(','), filter: [['modified', 'eq', at], ['modified', 'ge', at], ['modified', 'lt', at], ['status', 'eq', 'deleted'], ['id', 'eq', filtered]] as const };
+        const options = {
+          orderby: 'last_modified_datetime desc',
+          select: filesCollection.selectable.join(','),
+          filter: [
+            ['modified', 'eq', at],
+            ['modified', 'ge', at],
+            ['modified', 'lt', at],
+            ['status', 'eq', 'deleted'],
+            ['id', 'eq', filtered],
+          ] as const,
+        };
         expect(codec.encode(`permissions:${collection}`, options, [at, key]).length).toBeLessThan(3500);
       }),
-      { examples: [[`src:${'\u0001'.repeat(339)}`, `src:${'\u0001'.repeat(339)}`, 'x'.repeat(2000)], [`src:${'"'.repeat(339)}`, `src:${'😀'.repeat(84)}`, '']] },
+      {
+        examples: [
+          [`src:${'\u0001'.repeat(339)}`, `src:${'\u0001'.repeat(339)}`, 'x'.repeat(2000)],
+          [`src:${'"'.repeat(339)}`, `src:${'😀'.repeat(84)}`, ''],
+        ],
+      },
     );
   });
 

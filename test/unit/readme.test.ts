@@ -25,10 +25,20 @@ describe('README', () => {
   it('tells an operator how to check, after connecting the platform, that content is ingested and used, with the lifecycle stage of each endpoint', () => {
     expect(readme).toMatch(/^npm run cli -- usage --gateway-url \S+ --region \w+/m);
     for (const stage of ['(stable)', '(legacy;', 'deprecated']) expect([stage, readme.includes(stage)]).toEqual([stage, true]);
-    for (const endpoint of ['plugin-resources/$count', '/rest/v1/messages/send', '/rest/v1beta1', '/assistant/v1']) expect([endpoint, readme.includes(endpoint)]).toEqual([endpoint, true]);
+    for (const endpoint of ['plugin-resources/$count', '/rest/v1/messages/send', '/rest/v1beta1', '/assistant/v1'])
+      expect([endpoint, readme.includes(endpoint)]).toEqual([endpoint, true]);
     const [, guide, anchor] = /\]\((docs\/operating-with-the-platform\.md)#([\w-]+)\)/.exec(readme) ?? [];
     expect(guide).toBeDefined();
-    const headings = read(guide as string).split('\n').filter((l) => l.startsWith('#')).map((l) => l.replace(/^#+\s*/, '').toLowerCase().replace(/[^\w\s-]/g, '').replace(/\s+/g, '-'));
+    const headings = read(guide as string)
+      .split('\n')
+      .filter((l) => l.startsWith('#'))
+      .map((l) =>
+        l
+          .replace(/^#+\s*/, '')
+          .toLowerCase()
+          .replace(/[^\w\s-]/g, '')
+          .replace(/\s+/g, '-'),
+      );
     expect(headings).toContain(anchor);
   });
 
@@ -65,7 +75,16 @@ describe('docs/endpoints.md', () => {
   });
 
   it('has a curl example for every endpoint of the contract', () => {
-    for (const p of ['/v1/files"', '/v1/files/demo', '/download"', '/permissions"', '/v1/files/permissions/metadata"', '/v1/users"', '/v1/groups"', '/members"']) {
+    for (const p of [
+      '/v1/files"',
+      '/v1/files/demo',
+      '/download"',
+      '/permissions"',
+      '/v1/files/permissions/metadata"',
+      '/v1/users"',
+      '/v1/groups"',
+      '/members"',
+    ]) {
       expect(readme).toContain(p);
     }
   });

@@ -5,8 +5,10 @@ import type { Worker } from 'node:worker_threads';
 import { spawnModuleWorker } from '../../src/lib/spawn-module-worker';
 
 /** A worker module that answers its workerData doubled, in JavaScript (as built) or TypeScript (as written). */
-const WORKER_JS = "const { parentPort, workerData } = require('node:worker_threads');\nparentPort.postMessage({ doubled: workerData * 2, file: __filename });\n";
-const WORKER_TS = "import { parentPort, workerData } from 'node:worker_threads';\nconst n: number = workerData as number;\nparentPort?.postMessage({ doubled: n * 2, file: __filename });\n";
+const WORKER_JS =
+  "const { parentPort, workerData } = require('node:worker_threads');\nparentPort.postMessage({ doubled: workerData * 2, file: __filename });\n";
+const WORKER_TS =
+  "import { parentPort, workerData } from 'node:worker_threads';\nconst n: number = workerData as number;\nparentPort?.postMessage({ doubled: n * 2, file: __filename });\n";
 
 function answer(worker: Worker): Promise<{ doubled: number; file: string }> {
   return new Promise((resolve, reject) => {

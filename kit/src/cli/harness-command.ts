@@ -24,14 +24,17 @@ interface HarnessFlags extends Pick<HarnessMockOptions, 'seed' | 'tasks' | 'mock
 }
 
 /** A whole number of at least `min` (commander reports anything else as a usage error). */
-const wholeNumber = (min: number) => (text: string): number => {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < min) throw new InvalidArgumentError(`takes a whole number of at least ${min}`);
-  return n;
-};
+const wholeNumber =
+  (min: number) =>
+  (text: string): number => {
+    const n = Number(text);
+    if (!Number.isInteger(n) || n < min) throw new InvalidArgumentError(`takes a whole number of at least ${min}`);
+    return n;
+  };
 
 function parseBreak(text: string): AccessBreak {
-  if (text !== 'wildcard' && text !== 'nobody') throw new InvalidArgumentError('takes "wildcard" (everyone sees everything) or "nobody" (access lists served empty)');
+  if (text !== 'wildcard' && text !== 'nobody')
+    throw new InvalidArgumentError('takes "wildcard" (everyone sees everything) or "nobody" (access lists served empty)');
   return text;
 }
 
@@ -65,7 +68,9 @@ async function runAssistant(flags: HarnessFlags, logger: Logger, runtime: KitRun
 
 async function runCrawlHarness(flags: HarnessFlags, logger: Logger, runtime: KitRuntime): Promise<void> {
   const result = await runHarness({ ...sharedOptions(flags, logger, runtime), rawIds: flags.rawIds });
-  const totals = result.rounds.map((r) => `${r.label}: ${r.report.summary.checks.fail} failures, ${r.access.overExposed.length} over-exposed, ${r.access.underExposed.length} under-exposed`);
+  const totals = result.rounds.map(
+    (r) => `${r.label}: ${r.report.summary.checks.fail} failures, ${r.access.overExposed.length} over-exposed, ${r.access.underExposed.length} under-exposed`,
+  );
   runtime.print(`harness ${result.ok ? 'passed' : 'FAILED'} — ${totals.join('; ')}`);
   if (!result.ok) runtime.setExitCode(1);
 }
@@ -81,7 +86,9 @@ async function runMultiSource(flags: HarnessFlags, logger: Logger, runtime: KitR
     ...(flags.databaseUrl ? { databaseUrl: flags.databaseUrl } : {}),
     ...(flags.breakPolicy ? { brokenPolicy: true } : {}),
   });
-  const totals = result.rounds.map((r) => `${r.label}: ${r.report.summary.checks.fail} failures, ${r.access.overExposed.length} over-exposed, ${r.access.underExposed.length} under-exposed`);
+  const totals = result.rounds.map(
+    (r) => `${r.label}: ${r.report.summary.checks.fail} failures, ${r.access.overExposed.length} over-exposed, ${r.access.underExposed.length} under-exposed`,
+  );
   runtime.print(`multi-source harness ${result.ok ? 'passed' : 'FAILED'} — ${totals.join('; ')}`);
   if (!result.ok) runtime.setExitCode(1);
 }
@@ -111,15 +118,22 @@ export function registerHarnessCommand(program: Command, runtime: KitRuntime): v
     .option('--fault-rate <ratio>', 'share of the mock’s API requests answered 500/503 (0 to 1; with --mock-url set on the running mock)', parseRatio)
     .option('--event-loss-rate <ratio>', 'share of events the mock never delivers (0 to 1; with --mock-url set on the running mock)', parseRatio)
     .option('--no-reconcile', 'turn access reconciliation off, to see what lost events cost')
-    .option('--no-raw-ids', 'crawl with percent-encoded ids (default: pasted in raw, as the platform\'s own tools send them)')
+    .option('--no-raw-ids', "crawl with percent-encoded ids (default: pasted in raw, as the platform's own tools send them)")
     .option('--database-url <url>', 'stage into this Postgres database, in a schema of its own dropped afterwards (default: a SQLite file)')
     .option('--out <dir>', 'where the reports go (conformance HTML/JSON; with --assistant, assistant-report.json)', './harness-report')
     .option('--assistant', 'run the closed-loop scenario: the assistant’s answers, judged against the oracle')
     .option('--questions-per-user <n>', 'with --assistant: questions each member asks per round', wholeNumber(1), 4)
     .option('--probe-limit <n>', 'with --assistant: revoked (user, task) pairs asked about after each sync + ingest', wholeNumber(1), 300)
-    .option('--break-access <how>', 'with --assistant, a self-test: serve every access list as the wildcard ("wildcard": the scenario must report leaks) or empty ("nobody": it must report missed citations); either way it must exit 1', parseBreak)
+    .option(
+      '--break-access <how>',
+      'with --assistant, a self-test: serve every access list as the wildcard ("wildcard": the scenario must report leaks) or empty ("nobody": it must report missed citations); either way it must exit 1',
+      parseBreak,
+    )
     .option('--multi-source', 'run the multi-source scenario: work-management, filesystem and SQL (with an access policy) feeding one gateway')
-    .option('--break-policy', 'with --multi-source, a self-test: sync the SQL source with a policy that forgets the clearance test; the scenario must then report over-exposed pairs and exit 1')
+    .option(
+      '--break-policy',
+      'with --multi-source, a self-test: sync the SQL source with a policy that forgets the clearance test; the scenario must then report over-exposed pairs and exit 1',
+    )
     .action(async (flags: HarnessFlags) => {
       // The crawl's robustness probes make the gateway log every 4xx it answers: keep the scenario's output readable.
       const logger = createLogger({ level: runtime.env.LOG_LEVEL ?? 'error' });

@@ -48,7 +48,7 @@ export function registerMockCommand(program: Command, runtime: KitRuntime): void
     .command('work-management')
     .description(
       'Serve a generated organization as the work-management API under /api/1.0 (plus /_oracle and /_admin for tests). ' +
-        'The same --seed and --size always give the same organization. The service account\'s bearer token is WM_MOCK_TOKEN from the environment ' +
+        "The same --seed and --size always give the same organization. The service account's bearer token is WM_MOCK_TOKEN from the environment " +
         '(default: derived from the seed), written to --credentials-file, never printed.',
     );
   withListenOptions(command, 4010)

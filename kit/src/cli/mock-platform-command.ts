@@ -4,7 +4,13 @@ import { parseRatio } from './parse-ratio';
 import type { KitRuntime } from './kit-runtime';
 import { serveMock, wholeNumber, withListenOptions } from './serve-mock';
 
-const list = (text: string, previous: string[] = []): string[] => [...previous, ...text.split(',').map((s) => s.trim()).filter(Boolean)];
+const list = (text: string, previous: string[] = []): string[] => [
+  ...previous,
+  ...text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
+];
 
 interface PlatformFlags {
   port: number;
@@ -48,10 +54,17 @@ function gatewayOf(flags: PlatformFlags, secrets: Secrets) {
     return undefined;
   }
   if (flags.gatewayTokenUrl) {
-    if (!flags.gatewayClientId || !secrets.gatewayClientSecret) throw new InvalidArgumentError('--gateway-token-url needs --gateway-client-id and GATEWAY_CLIENT_SECRET in the environment');
-    return { baseUrl: flags.gatewayUrl, auth: { kind: 'oauth' as const, tokenUrl: flags.gatewayTokenUrl, clientId: flags.gatewayClientId, clientSecret: secrets.gatewayClientSecret } };
+    if (!flags.gatewayClientId || !secrets.gatewayClientSecret)
+      throw new InvalidArgumentError('--gateway-token-url needs --gateway-client-id and GATEWAY_CLIENT_SECRET in the environment');
+    return {
+      baseUrl: flags.gatewayUrl,
+      auth: { kind: 'oauth' as const, tokenUrl: flags.gatewayTokenUrl, clientId: flags.gatewayClientId, clientSecret: secrets.gatewayClientSecret },
+    };
   }
-  if (!secrets.gatewayKey) throw new InvalidArgumentError('--gateway-url needs GATEWAY_API_KEY in the environment (or --gateway-token-url, --gateway-client-id and GATEWAY_CLIENT_SECRET)');
+  if (!secrets.gatewayKey)
+    throw new InvalidArgumentError(
+      '--gateway-url needs GATEWAY_API_KEY in the environment (or --gateway-token-url, --gateway-client-id and GATEWAY_CLIENT_SECRET)',
+    );
   return { baseUrl: flags.gatewayUrl, auth: { kind: 'api-key' as const, key: secrets.gatewayKey } };
 }
 
@@ -70,7 +83,10 @@ export function registerMockPlatformCommand(mock: Command, runtime: KitRuntime):
     );
   withListenOptions(command, 4020)
     .option('--gateway-url <url>', 'base URL of the gateway to ingest (without it: a generated corpus)')
-    .option('--gateway-token-url <url>', 'OAuth client-credentials token endpoint of the gateway (instead of GATEWAY_API_KEY; the secret in GATEWAY_CLIENT_SECRET)')
+    .option(
+      '--gateway-token-url <url>',
+      'OAuth client-credentials token endpoint of the gateway (instead of GATEWAY_API_KEY; the secret in GATEWAY_CLIENT_SECRET)',
+    )
     .option('--gateway-client-id <id>', 'OAuth client id')
     .option('--ingest-every <seconds>', 'ingest again on this schedule (default: only at start and on POST /_admin/ingest)', wholeNumber('--ingest-every', 1))
     .option('--assistant-name <name>', 'the Assistant-Name the Conversations API requires')
@@ -98,7 +114,10 @@ export function registerMockPlatformCommand(mock: Command, runtime: KitRuntime):
           ...(secrets.messageApiKey ? { messageApiKey: secrets.messageApiKey } : {}),
         },
         hostility: { faultRate: flags.faultRate, ...(flags.rateLimit !== undefined ? { rateLimitPerMinute: flags.rateLimit } : {}) },
-        settings: { lifecycle: Object.fromEntries(flags.remove.map((id) => [id, 'removed' as const])), ...(flags.pilot.length ? { pilotVersions: flags.pilot } : {}) },
+        settings: {
+          lifecycle: Object.fromEntries(flags.remove.map((id) => [id, 'removed' as const])),
+          ...(flags.pilot.length ? { pilotVersions: flags.pilot } : {}),
+        },
       });
       const base = await serveMock(runtime, sim.app, flags, () => sim.close());
       const c = sim.credentials;
@@ -107,12 +126,18 @@ export function registerMockPlatformCommand(mock: Command, runtime: KitRuntime):
       runtime.print(`Conversations API: ${base}/rest/v1 (deprecated: ${base}/assistant/v1), Assistant-Name: ${c.assistantName}`);
       runtime.print(`Data API: ${base}/export/v1/records (regions: ${base}/regions/<us|eu|ca|gov|jp|uk|us-prod4|us-prod3>/export/v1/records)`);
       runtime.print(`Message API: ${base}/rest/v1/messages/send`);
-      runtime.print(`Token endpoint: POST ${base}/oauth/v1/token; conversations client ${c.clients.conversations.clientId}, data client ${c.clients.data.clientId}`);
+      runtime.print(
+        `Token endpoint: POST ${base}/oauth/v1/token; conversations client ${c.clients.conversations.clientId}, data client ${c.clients.data.clientId}`,
+      );
       runtime.print(`Admin: ${base}/_admin (POST /ask, POST /ingest, GET /state)`);
       runtime.print(`Credentials (Data API and message API keys, client secrets, admin key): ${file} (readable by you only)`);
       if (gateway) {
         const report = await sim.ingest();
-        runtime.print(report.status === 'succeeded' ? `Ingested ${gateway.baseUrl}: ${report.files} files, ${report.users} users, ${report.groups} groups (${report.failures.length} failures)` : `Ingest of ${gateway.baseUrl} failed: ${report.error ?? ''}`);
+        runtime.print(
+          report.status === 'succeeded'
+            ? `Ingested ${gateway.baseUrl}: ${report.files} files, ${report.users} users, ${report.groups} groups (${report.failures.length} failures)`
+            : `Ingest of ${gateway.baseUrl} failed: ${report.error ?? ''}`,
+        );
       } else runtime.print('No --gateway-url: serving the generated corpus (users ada, ben, cai, dee @example.test; eve is inactive)');
     });
   for (const [name, variable] of Object.entries(SECRETS)) refuseSecretOption(command, CLI_SPELLING[name as keyof typeof SECRETS], variable);

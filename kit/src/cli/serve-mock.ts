@@ -25,8 +25,19 @@ export function withListenOptions(command: Command, defaultPort: number): Comman
  * Serves a mock's app on `--host`/`--port` until shutdown, when `close` runs and requests in flight
  * get a grace period. Returns the base URL (an IPv6 host in brackets, the port actually bound).
  */
-export async function serveMock(runtime: KitRuntime, app: RequestListener, flags: { port: number; host: string }, close: () => void = () => {}): Promise<string> {
-  const server = await runtime.listen(app, { port: flags.port, host: flags.host, headersTimeoutMs: 60_000, requestTimeoutMs: 300_000, keepAliveTimeoutMs: 5_000 });
+export async function serveMock(
+  runtime: KitRuntime,
+  app: RequestListener,
+  flags: { port: number; host: string },
+  close: () => void = () => {},
+): Promise<string> {
+  const server = await runtime.listen(app, {
+    port: flags.port,
+    host: flags.host,
+    headersTimeoutMs: 60_000,
+    requestTimeoutMs: 300_000,
+    keepAliveTimeoutMs: 5_000,
+  });
   const drainable = drainableServer(server);
   runtime.onShutdown(async () => {
     close();

@@ -168,7 +168,7 @@ export const DEMO_DOCUMENTS: readonly DemoDocument[] = [
       {
         heading: 'Public holidays',
         paragraphs: [
-          'Wed 1 January - New Year\'s Day',
+          "Wed 1 January - New Year's Day",
           'Fri 18 April - Good Friday',
           'Fri 25 April - Freedom Day',
           'Thu 1 May - Labour Day',
@@ -177,7 +177,7 @@ export const DEMO_DOCUMENTS: readonly DemoDocument[] = [
           'Thu 19 June - Corpus Christi',
           'Fri 15 August - Assumption Day',
           'Sun 5 October - Republic Day',
-          'Sat 1 November - All Saints\' Day',
+          "Sat 1 November - All Saints' Day",
           'Mon 1 December - Restoration of Independence',
           'Mon 8 December - Immaculate Conception',
           'Thu 25 December - Christmas Day',
@@ -185,10 +185,7 @@ export const DEMO_DOCUMENTS: readonly DemoDocument[] = [
       },
       {
         heading: 'Company days',
-        paragraphs: [
-          'Tue 4 March - Carnival: the office is closed, as most of Lisbon is.',
-          'Wed 24 December and Wed 31 December: the office closes at 13:00.',
-        ],
+        paragraphs: ['Tue 4 March - Carnival: the office is closed, as most of Lisbon is.', 'Wed 24 December and Wed 31 December: the office closes at 13:00.'],
       },
     ],
   },

@@ -20,7 +20,9 @@ interface Project {
  * stream like a change made in the product).
  */
 export async function applyChangeRound(mock: MockClient, workspace: string, print: (line: string) => void): Promise<ChangeRound> {
-  const projects = (await mock.list<Project>(`/projects?workspace=${workspace}&archived=false&opt_fields=name,privacy_setting`)).sort((a, b) => a.gid.localeCompare(b.gid));
+  const projects = (await mock.list<Project>(`/projects?workspace=${workspace}&archived=false&opt_fields=name,privacy_setting`)).sort((a, b) =>
+    a.gid.localeCompare(b.gid),
+  );
   const tasksOf = async (p: Project) => (await mock.list<{ gid: string }>(`/projects/${p.gid}/tasks?opt_fields=name`)).map((t) => t.gid);
   const withTasks: Array<{ project: Project; tasks: string[] }> = [];
   for (const project of projects) {
@@ -39,7 +41,9 @@ export async function applyChangeRound(mock: MockClient, workspace: string, prin
   // A user leaves a project that has several user members.
   let removedMember: ChangeRound['removedMember'] | undefined;
   for (const project of projects) {
-    const members = await mock.list<{ member: { gid: string; resource_type: string } }>(`/memberships?parent=${project.gid}&opt_fields=member,member.resource_type`);
+    const members = await mock.list<{ member: { gid: string; resource_type: string } }>(
+      `/memberships?parent=${project.gid}&opt_fields=member,member.resource_type`,
+    );
     const users = members.filter((m) => m.member.resource_type === 'user').map((m) => m.member.gid);
     if (users.length >= 2) {
       const user = users[users.length - 1] as string;
@@ -85,15 +89,25 @@ export interface Member {
 
 /** Every member of the workspace with an email (the people who could ask the assistant), active or not. */
 export async function workspaceMembers(mock: MockClient, workspace: string): Promise<Member[]> {
-  const rows = await mock.list<{ user: { gid: string; email?: string | null }; is_guest: boolean; is_active: boolean }>(`/workspaces/${workspace}/workspace_memberships?opt_fields=user,user.email,is_guest,is_active`);
-  return rows.filter((r) => r.user.email).map((r) => ({ user: r.user.gid, email: r.user.email as string, isGuest: r.is_guest, isActive: r.is_active })).sort((a, b) => a.user.localeCompare(b.user));
+  const rows = await mock.list<{ user: { gid: string; email?: string | null }; is_guest: boolean; is_active: boolean }>(
+    `/workspaces/${workspace}/workspace_memberships?opt_fields=user,user.email,is_guest,is_active`,
+  );
+  return rows
+    .filter((r) => r.user.email)
+    .map((r) => ({ user: r.user.gid, email: r.user.email as string, isGuest: r.is_guest, isActive: r.is_active }))
+    .sort((a, b) => a.user.localeCompare(b.user));
 }
 
 /**
  * Deactivates the active guest who sees the most tasks (by the oracle's `visibility`, task gid →
  * users), as an administrator does when a contractor's engagement ends. Returns their gid.
  */
-export async function deactivateGuest(mock: MockClient, workspace: string, visibility: ReadonlyMap<string, readonly string[]>, print: (line: string) => void): Promise<string> {
+export async function deactivateGuest(
+  mock: MockClient,
+  workspace: string,
+  visibility: ReadonlyMap<string, readonly string[]>,
+  print: (line: string) => void,
+): Promise<string> {
   const guests = (await workspaceMembers(mock, workspace)).filter((m) => m.isGuest && m.isActive).map((m) => m.user);
   const seen = (user: string) => [...visibility.values()].filter((users) => users.includes(user)).length;
   const ranked = guests.map((user) => ({ user, tasks: seen(user) })).sort((a, b) => b.tasks - a.tasks || a.user.localeCompare(b.user));
@@ -112,9 +126,16 @@ export async function deactivateGuest(mock: MockClient, workspace: string, visib
  * audiences reaches everyone (a task multi-homed in a public project, followers, assignees).
  * Returns the project and the user.
  */
-export async function addProjectMember(mock: MockClient, workspace: string, visibility: ReadonlyMap<string, readonly string[]>, print: (line: string) => void): Promise<{ project: string; user: string }> {
+export async function addProjectMember(
+  mock: MockClient,
+  workspace: string,
+  visibility: ReadonlyMap<string, readonly string[]>,
+  print: (line: string) => void,
+): Promise<{ project: string; user: string }> {
   const members = (await workspaceMembers(mock, workspace)).filter((m) => m.isActive && !m.isGuest);
-  const projects = (await mock.list<Project>(`/projects?workspace=${workspace}&archived=false&opt_fields=name,privacy_setting`)).filter((p) => p.privacy_setting === 'private').sort((a, b) => a.gid.localeCompare(b.gid));
+  const projects = (await mock.list<Project>(`/projects?workspace=${workspace}&archived=false&opt_fields=name,privacy_setting`))
+    .filter((p) => p.privacy_setting === 'private')
+    .sort((a, b) => a.gid.localeCompare(b.gid));
   for (const project of projects) {
     const tasks = (await mock.list<{ gid: string }>(`/projects/${project.gid}/tasks?opt_fields=name`)).map((t) => t.gid).filter((t) => visibility.has(t));
     const unseen = members.map((m) => ({ user: m.user, tasks: tasks.filter((t) => !(visibility.get(t) ?? []).includes(m.user)).length }));

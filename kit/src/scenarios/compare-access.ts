@@ -19,7 +19,11 @@ export interface AccessComparison {
  * every (user, file) pair is either agreed, over-exposed (granted, not expected) or
  * under-exposed (expected, not granted).
  */
-export function compareAccess(expected: ReadonlyMap<string, readonly string[]>, granted: ReadonlyMap<string, ReadonlySet<string>>, population: number): AccessComparison {
+export function compareAccess(
+  expected: ReadonlyMap<string, readonly string[]>,
+  granted: ReadonlyMap<string, ReadonlySet<string>>,
+  population: number,
+): AccessComparison {
   const result: AccessComparison = { filesCompared: 0, pairsCompared: 0, overExposed: [], underExposed: [], missing: [] };
   for (const [file, users] of expected) {
     const actual = granted.get(file);

@@ -45,7 +45,14 @@ export async function startHarnessGateway(mock: HarnessMock, o: HarnessGatewayOp
     const blobs = new FsBlobStore(path.join(o.work, 'blobs'));
     const adapter = createWorkManagementAdapter({ baseUrl: `${mock.url}/api/1.0`, token: mock.token, workspace: mock.workspace, sourceName: HARNESS_SOURCE });
     const key = crypto.randomBytes(24).toString('hex');
-    const { app } = await createApp({ config: { publicBaseUrl: undefined }, db, blobs, logger: o.logger, apiKeys: [key], skipTokenSecret: crypto.randomBytes(32).toString('hex') });
+    const { app } = await createApp({
+      config: { publicBaseUrl: undefined },
+      db,
+      blobs,
+      logger: o.logger,
+      apiKeys: [key],
+      skipTokenSecret: crypto.randomBytes(32).toString('hex'),
+    });
     const server = await listenOnLoopback(o.front ? o.front(app) : app);
     const readFile = async (nativeId: string): Promise<{ status: string; body: string } | undefined> => {
       const res = await fetch(`${server.url}/v1/files/${encodeURIComponent(`${HARNESS_SOURCE}:${nativeId}`)}`, { headers: { Authorization: `Bearer ${key}` } });

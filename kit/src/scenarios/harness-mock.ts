@@ -31,24 +31,36 @@ export interface HarnessMock {
 
 /** The in-process mock (with the faults and event loss asked for), or the running one named by `mockUrl`. */
 export async function startHarnessMock(o: HarnessMockOptions): Promise<HarnessMock> {
-  const faults = { ...(o.faultRate !== undefined ? { faultRate: o.faultRate } : {}), ...(o.eventLossRate !== undefined ? { eventLossRate: o.eventLossRate } : {}) };
+  const faults = {
+    ...(o.faultRate !== undefined ? { faultRate: o.faultRate } : {}),
+    ...(o.eventLossRate !== undefined ? { eventLossRate: o.eventLossRate } : {}),
+  };
   let mock: { url: string; token: string; close?: () => Promise<void> };
   if (o.mockUrl) {
-    if (!o.mockToken) throw new Error('--mock-url needs the running mock\'s bearer token in WM_MOCK_TOKEN');
+    if (!o.mockToken) throw new Error("--mock-url needs the running mock's bearer token in WM_MOCK_TOKEN");
     mock = { url: o.mockUrl, token: o.mockToken };
     if (Object.keys(faults).length > 0) await new MockClient(mock.url, mock.token, { logger: o.logger }).request('PATCH', '/_admin/hostility', faults);
   } else {
     const quiet = o.hostile ? {} : { rateLimitPerMinute: 0, maxConcurrentReads: 0, maxConcurrentWrites: 0 };
     // Faults and lost events are drawn from the scenario's seed too: each seed loses other events.
-    const created = createWorkManagementMock({ seed: o.seed, size: { tasks: o.tasks, personalWorkspace: false }, hostility: { ...quiet, ...faults, seed: `harness-${o.seed}` } });
+    const created = createWorkManagementMock({
+      seed: o.seed,
+      size: { tasks: o.tasks, personalWorkspace: false },
+      hostility: { ...quiet, ...faults, seed: `harness-${o.seed}` },
+    });
     const server = await listenOnLoopback(created.app);
     const extra = [o.faultRate ? `fault rate ${o.faultRate}` : '', o.eventLossRate ? `event loss rate ${o.eventLossRate}` : ''].filter(Boolean).join(', ');
-    o.print(`work-management mock: ${created.model.indexes.tasks.size} tasks, ${created.model.indexes.users.size} users, seed ${o.seed}${extra ? `, ${extra}` : ''}, at ${server.url}`);
+    o.print(
+      `work-management mock: ${created.model.indexes.tasks.size} tasks, ${created.model.indexes.users.size} users, seed ${o.seed}${extra ? `, ${extra}` : ''}, at ${server.url}`,
+    );
     mock = { url: server.url, token: created.token, close: server.close };
   }
   const client = new MockClient(mock.url, mock.token, { logger: o.logger });
   try {
-    const workspaces = await client.request<{ data: Array<{ gid: string; is_organization: boolean; name: string }> }>('GET', '/api/1.0/workspaces?opt_fields=name,is_organization');
+    const workspaces = await client.request<{ data: Array<{ gid: string; is_organization: boolean; name: string }> }>(
+      'GET',
+      '/api/1.0/workspaces?opt_fields=name,is_organization',
+    );
     const workspace = workspaces.data.find((w) => w.is_organization) ?? workspaces.data[0];
     if (!workspace) throw new Error('the mock has no workspace');
     return { ...mock, client, workspace: workspace.gid };

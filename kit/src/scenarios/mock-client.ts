@@ -52,7 +52,10 @@ export class MockClient {
     const out: T[] = [];
     const sep = path.includes('?') ? '&' : '?';
     const pages = paginateItems<T>(async (offset) => {
-      const page = await this.request<{ data: T[]; next_page: { offset: string } | null }>('GET', `/api/1.0${path}${sep}limit=100${offset ? `&offset=${encodeURIComponent(offset)}` : ''}`);
+      const page = await this.request<{ data: T[]; next_page: { offset: string } | null }>(
+        'GET',
+        `/api/1.0${path}${sep}limit=100${offset ? `&offset=${encodeURIComponent(offset)}` : ''}`,
+      );
       return { items: page.data, next: page.next_page?.offset ?? null };
     });
     for await (const item of pages) out.push(item);
@@ -64,7 +67,10 @@ export class MockClient {
     const out = new Map<string, string[]>();
     let offset: number | null = 0;
     while (offset !== null) {
-      const page: { data: Array<{ gid: string; visible_to: string[] }>; next_offset: number | null } = await this.request('GET', `/_oracle/visibility/all?type=${type}&offset=${offset}&limit=10000`);
+      const page: { data: Array<{ gid: string; visible_to: string[] }>; next_offset: number | null } = await this.request(
+        'GET',
+        `/_oracle/visibility/all?type=${type}&offset=${offset}&limit=10000`,
+      );
       for (const row of page.data) out.set(row.gid, row.visible_to);
       offset = page.next_offset;
     }
@@ -77,7 +83,8 @@ export class MockClient {
    */
   async userEmails(workspace: string): Promise<(gids: readonly string[]) => Promise<string[]>> {
     const known = new Map<string, string>();
-    for (const u of await this.list<{ gid: string; email?: string }>(`/users?workspace=${workspace}&opt_fields=email`)) known.set(u.gid, normalizeEmail(u.email ?? u.gid));
+    for (const u of await this.list<{ gid: string; email?: string }>(`/users?workspace=${workspace}&opt_fields=email`))
+      known.set(u.gid, normalizeEmail(u.email ?? u.gid));
     const emailOf = async (gid: string): Promise<string> => {
       let email = known.get(gid);
       if (email === undefined) {
@@ -101,6 +108,7 @@ export class MockClient {
 
   /** The events after `after` the mock delivers (those its event loss dropped are not among them). */
   async deliveredEvents(after: number): Promise<Array<{ seq: number; resource: { gid: string; resource_type: string } }>> {
-    return (await this.request<{ data: Array<{ seq: number; resource: { gid: string; resource_type: string } }> }>('GET', `/_admin/events?after=${after}`)).data;
+    return (await this.request<{ data: Array<{ seq: number; resource: { gid: string; resource_type: string } }> }>('GET', `/_admin/events?after=${after}`))
+      .data;
   }
 }

@@ -84,9 +84,17 @@ async function compareWithOracle(mock: HarnessMock, report: ConformanceReport): 
 function printRound(print: (line: string) => void, r: HarnessRound): void {
   const c = r.report.summary.checks;
   const { access } = r;
-  print(`[${r.label}] conformance: ${c.pass} pass, ${c.warn} warn, ${c.fail} fail (${r.report.stats.requests} requests in ${(r.report.durationMs / 1000).toFixed(1)} s)`);
-  print(`[${r.label}] access: ${access.filesCompared} files × users = ${access.pairsCompared} pairs compared with the oracle; over-exposed ${access.overExposed.length}, under-exposed ${access.underExposed.length}`);
-  for (const m of [...access.overExposed.slice(0, 10).map((m) => `over-exposed: ${m.user} sees ${m.file}`), ...access.underExposed.slice(0, 10).map((m) => `under-exposed: ${m.user} cannot see ${m.file}`)]) print(`  ${m}`);
+  print(
+    `[${r.label}] conformance: ${c.pass} pass, ${c.warn} warn, ${c.fail} fail (${r.report.stats.requests} requests in ${(r.report.durationMs / 1000).toFixed(1)} s)`,
+  );
+  print(
+    `[${r.label}] access: ${access.filesCompared} files × users = ${access.pairsCompared} pairs compared with the oracle; over-exposed ${access.overExposed.length}, under-exposed ${access.underExposed.length}`,
+  );
+  for (const m of [
+    ...access.overExposed.slice(0, 10).map((m) => `over-exposed: ${m.user} sees ${m.file}`),
+    ...access.underExposed.slice(0, 10).map((m) => `under-exposed: ${m.user} cannot see ${m.file}`),
+  ])
+    print(`  ${m}`);
   for (const check of r.checks) print(`[${r.label}] ${check.ok ? 'ok  ' : 'FAIL'} ${check.name} (${check.detail})`);
   print(`[${r.label}] HTML report: ${r.reportPaths.html}`);
 }
@@ -96,11 +104,22 @@ async function runRound(scene: HarnessScene, label: string, mode: 'full' | 'auto
   const { o, gateway } = scene;
   const sync = await gateway.sync(mode, o.reconcile ?? true);
   o.print(`[${label}] sync: ${describeSync(sync)}`);
-  const report = await runConformance({ baseUrl: gateway.url, key: gateway.key, profile: 'strict', rawIds: o.rawIds ?? true, logger: o.logger, minCrawlGapMs: 1100 });
+  const report = await runConformance({
+    baseUrl: gateway.url,
+    key: gateway.key,
+    profile: 'strict',
+    rawIds: o.rawIds ?? true,
+    logger: o.logger,
+    minCrawlGapMs: 1100,
+  });
   const reportPaths = writeReports(report, path.join(o.out, label.replace(/\W+/g, '-')));
   const access = await compareWithOracle(scene.mock, report);
   const checks = [
-    { name: 'sync succeeded without failures', ok: sync.status === 'succeeded' && sync.counts.failed === 0, detail: `${sync.status}, ${sync.counts.failed} failed${sync.error ? `: ${sync.error}` : ''}` },
+    {
+      name: 'sync succeeded without failures',
+      ok: sync.status === 'succeeded' && sync.counts.failed === 0,
+      detail: `${sync.status}, ${sync.counts.failed} failed${sync.error ? `: ${sync.error}` : ''}`,
+    },
     ...(await extraChecks(sync)),
   ];
   const round = { label, sync, report, reportPaths, access, checks };
@@ -117,7 +136,9 @@ async function changeTheOrganization(scene: HarnessScene): Promise<ChangeOutcome
   const delivered = (await client.deliveredEvents(before)).filter((e) => e.seq <= head);
   const events = { caused: head - before, lost: head - before - delivered.length };
   const editAnnounced = delivered.some((e) => e.resource.gid === changes.editedComment.story);
-  scene.o.print(`change round: ${events.caused} events, ${events.lost} of them lost${events.lost > 0 && !editAnnounced ? ' (the comment edit among them)' : ''}`);
+  scene.o.print(
+    `change round: ${events.caused} events, ${events.lost} of them lost${events.lost > 0 && !editAnnounced ? ' (the comment edit among them)' : ''}`,
+  );
   return { changes, events, editAnnounced };
 }
 
@@ -132,7 +153,11 @@ async function commentCheck(scene: HarnessScene, changes: ChangeRound, strict: b
   const served = commentServed(body, changes.editedComment.text);
   // A comment edit moves no clock: when its event is lost, only a full run brings it (the bound for content).
   const ok = served || !strict;
-  return { name: 'edited comment served in the task body', ok, detail: `task ${changes.editedComment.task}${served ? '' : ' — its event was lost: the page waits for the next full run'}` };
+  return {
+    name: 'edited comment served in the task body',
+    ok,
+    detail: `task ${changes.editedComment.task}${served ? '' : ' — its event was lost: the page waits for the next full run'}`,
+  };
 }
 
 /** After the incremental run: the comment edit (if announced), tombstones, and an incremental mode. */
@@ -142,7 +167,11 @@ function afterChangesChecks(scene: HarnessScene, { changes, editAnnounced }: Cha
     return [
       await commentCheck(scene, changes, editAnnounced),
       { name: 'deleted tasks served as tombstones', ok: deleted.every((s) => s === 'deleted'), detail: deleted.join(', ') },
-      { name: 'the changes were picked up incrementally', ok: sync.mode === 'incremental', detail: `${sync.mode}${sync.fellBackToFull ? ` (${sync.fellBackToFull})` : ''}` },
+      {
+        name: 'the changes were picked up incrementally',
+        ok: sync.mode === 'incremental',
+        detail: `${sync.mode}${sync.fellBackToFull ? ` (${sync.fellBackToFull})` : ''}`,
+      },
     ];
   };
 }
@@ -184,6 +213,8 @@ export async function runHarness(o: HarnessOptions): Promise<HarnessResult> {
 function describeSync(sync: SyncSummary): string {
   const c = sync.counts;
   const r = sync.reconciliation;
-  const reconciled = r ? `; reconciled against ${r.listed} listed files (${r.unlisted} more asked about), changes no event announced: ${r.unannounced} (access lists ${r.accessRewritten}, deletions ${r.deleted}, files read again ${r.refreshed})` : '';
+  const reconciled = r
+    ? `; reconciled against ${r.listed} listed files (${r.unlisted} more asked about), changes no event announced: ${r.unannounced} (access lists ${r.accessRewritten}, deletions ${r.deleted}, files read again ${r.refreshed})`
+    : '';
   return `${sync.mode} ${sync.status} — added ${c.added}, changed ${c.changed}, unchanged ${c.unchanged}, deleted ${c.deleted}, failed ${c.failed} in ${(sync.durationMs / 1000).toFixed(1)} s${reconciled}`;
 }

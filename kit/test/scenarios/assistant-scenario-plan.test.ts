@@ -67,7 +67,13 @@ describe('revokedPairs and revocationProbes', () => {
 });
 
 describe('judgeAnswer', () => {
-  const oracle = new OracleView(new Map([['1', ['u1']], ['2', ['u1', 'u2']]]), new Map([['9', ['u2']]]));
+  const oracle = new OracleView(
+    new Map([
+      ['1', ['u1']],
+      ['2', ['u1', 'u2']],
+    ]),
+    new Map([['9', ['u2']]]),
+  );
   const byUrl = new Map([
     ['https://wm/1', 'wm:task:1'],
     ['https://wm/2', 'wm:task:2'],
@@ -80,13 +86,20 @@ describe('judgeAnswer', () => {
   it('counts a citation the oracle does not grant the asker as leaked, a deleted file included', () => {
     expect(judgeAnswer(q('u1', '1'), answer('https://wm/1', 'https://wm/2'), byUrl, oracle, 'wm').leaked).toEqual([]);
     expect(judgeAnswer(q('u2', '2'), answer('https://wm/2', 'https://wm/1', 'https://wm/9'), byUrl, oracle, 'wm').leaked).toEqual(['wm:task:1']);
-    expect(judgeAnswer(q('u1', '1'), answer('https://wm/1', 'https://wm/9', 'https://wm/gone'), byUrl, oracle, 'wm').leaked).toEqual(['wm:attachment:9', 'wm:task:3']);
+    expect(judgeAnswer(q('u1', '1'), answer('https://wm/1', 'https://wm/9', 'https://wm/gone'), byUrl, oracle, 'wm').leaked).toEqual([
+      'wm:attachment:9',
+      'wm:task:3',
+    ]);
   });
 
   it('counts a visible target not cited as missed, and a URL no gateway file has as unresolved', () => {
     expect(judgeAnswer(q('u2', '2'), answer('https://wm/9'), byUrl, oracle, 'wm')).toMatchObject({ missed: true, targetVisible: true });
     expect(judgeAnswer(q('u2', '1'), answer('https://wm/9'), byUrl, oracle, 'wm')).toMatchObject({ missed: false, targetVisible: false });
-    expect(judgeAnswer(q('u1', '1'), answer('https://elsewhere/x', 'https://wm/1'), byUrl, oracle, 'wm')).toMatchObject({ unresolved: ['https://elsewhere/x'], cited: ['wm:task:1'], missed: false });
+    expect(judgeAnswer(q('u1', '1'), answer('https://elsewhere/x', 'https://wm/1'), byUrl, oracle, 'wm')).toMatchObject({
+      unresolved: ['https://elsewhere/x'],
+      cited: ['wm:task:1'],
+      missed: false,
+    });
   });
 
   it('keeps per-file totals in the ledger', () => {
@@ -107,25 +120,55 @@ describe('compareUsage', () => {
   ledger.surfaced(['wm:task:1', 'wm:task:1', 'wm:task:2']);
   ledger.cited(['wm:task:1', 'wm:task:2']);
   ledger.feedback(['wm:task:1'], 'helpful');
-  const file = (id: string, status: 'active' | 'deleted', surfaced: number, cited: number, helpful: number) => ({ id, name: id, status, surfaced, cited, helpful, unhelpful: 0 });
+  const file = (id: string, status: 'active' | 'deleted', surfaced: number, cited: number, helpful: number) => ({
+    id,
+    name: id,
+    status,
+    surfaced,
+    cited,
+    helpful,
+    unhelpful: 0,
+  });
   const report = (files: ReturnType<typeof file>[]): UsageReport =>
-    ({ files, neverSurfaced: files.filter((f) => f.status === 'active' && f.surfaced === 0).map((f) => f.id), staleCitations: files.filter((f) => f.status !== 'active' && f.cited > 0) }) as unknown as UsageReport;
+    ({
+      files,
+      neverSurfaced: files.filter((f) => f.status === 'active' && f.surfaced === 0).map((f) => f.id),
+      staleCitations: files.filter((f) => f.status !== 'active' && f.cited > 0),
+    }) as unknown as UsageReport;
   const listed = ['wm:task:1', 'wm:task:2', 'wm:task:3'];
   const deleted = (id: string) => id === 'wm:task:2';
 
   it('agrees when usage reports what the scenario recorded', () => {
-    const a = compareUsage(report([file('wm:task:1', 'active', 2, 1, 1), file('wm:task:2', 'deleted', 1, 1, 0), file('wm:task:3', 'active', 0, 0, 0)]), ledger, listed, deleted);
+    const a = compareUsage(
+      report([file('wm:task:1', 'active', 2, 1, 1), file('wm:task:2', 'deleted', 1, 1, 0), file('wm:task:3', 'active', 0, 0, 0)]),
+      ledger,
+      listed,
+      deleted,
+    );
     expect(a).toMatchObject({ ok: true, differences: [], staleCitations: { expected: ['wm:task:2'] }, neverSurfaced: { expected: ['wm:task:3'] } });
   });
 
   it('names every field that differs, and a stale citation or never-surfaced file usage got wrong', () => {
-    const a = compareUsage(report([file('wm:task:1', 'active', 2, 1, 0), file('wm:task:2', 'active', 1, 1, 0), file('wm:task:3', 'active', 0, 0, 0), file('wm:task:4', 'active', 1, 0, 0)]), ledger, listed, deleted);
+    const a = compareUsage(
+      report([
+        file('wm:task:1', 'active', 2, 1, 0),
+        file('wm:task:2', 'active', 1, 1, 0),
+        file('wm:task:3', 'active', 0, 0, 0),
+        file('wm:task:4', 'active', 1, 0, 0),
+      ]),
+      ledger,
+      listed,
+      deleted,
+    );
     expect(a.ok).toBe(false);
     expect(a.differences).toEqual([
       { file: 'wm:task:1', field: 'helpful', recorded: 1, reported: 0 },
       { file: 'wm:task:4', field: 'surfaced', recorded: 0, reported: 1 },
     ]);
     expect(a.staleCitations).toEqual({ expected: ['wm:task:2'], reported: [] });
-    expect(compareUsage(report([file('wm:task:1', 'active', 2, 1, 1), file('wm:task:2', 'deleted', 1, 1, 0)]), ledger, listed, deleted)).toMatchObject({ ok: false, neverSurfaced: { expected: ['wm:task:3'], reported: [] } });
+    expect(compareUsage(report([file('wm:task:1', 'active', 2, 1, 1), file('wm:task:2', 'deleted', 1, 1, 0)]), ledger, listed, deleted)).toMatchObject({
+      ok: false,
+      neverSurfaced: { expected: ['wm:task:3'], reported: [] },
+    });
   });
 });

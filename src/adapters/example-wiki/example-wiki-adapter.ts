@@ -26,12 +26,20 @@ export function createExampleWikiAdapter(config: ExampleWikiConfig): Adapter {
   return {
     name: EXAMPLE_WIKI_ADAPTER_NAME,
     async *full(ctx: AdapterContext): AsyncGenerator<SyncEvent> {
-      const http = new OutboundHttpClient({ baseUrl: config.baseUrl, logger: ctx.logger, signal: ctx.signal, headers: () => ({ authorization: `Bearer ${config.token}` }) });
+      const http = new OutboundHttpClient({
+        baseUrl: config.baseUrl,
+        logger: ctx.logger,
+        signal: ctx.signal,
+        headers: () => ({ authorization: `Bearer ${config.token}` }),
+      });
       const list = <T>(path: string): AsyncIterable<T> =>
-        paginateItems(async (cursor) => {
-          const page = await http.json<Listing<T>>('GET', path, { query: { cursor, limit: 100 } });
-          return { items: page.items, next: page.next_cursor };
-        }, { signal: ctx.signal });
+        paginateItems(
+          async (cursor) => {
+            const page = await http.json<Listing<T>>('GET', path, { query: { cursor, limit: 100 } });
+            return { items: page.items, next: page.next_cursor };
+          },
+          { signal: ctx.signal },
+        );
 
       yield* events(list<WikiUser>('users'), ctx.signal, (user) => ({ type: 'user', user: toUserRecord(user) }));
       yield* events(list<WikiGroup>('groups'), ctx.signal, (group) => ({ type: 'group', group: toGroupRecord(group) }));

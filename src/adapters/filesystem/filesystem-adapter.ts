@@ -158,7 +158,10 @@ export class FilesystemAdapter implements IncrementalAdapter<FilesystemCheckpoin
       present.push({ file, real });
     }
     const [only, second] = present;
-    if (!only) throw new DirectoryFileError(`${path.join(this.config.root, '_directory.yaml')}: is missing (list the users and groups there, or set FILESYSTEM_DIRECTORY_FILE)`);
+    if (!only)
+      throw new DirectoryFileError(
+        `${path.join(this.config.root, '_directory.yaml')}: is missing (list the users and groups there, or set FILESYSTEM_DIRECTORY_FILE)`,
+      );
     if (second) throw new DirectoryFileError(`${path.join(this.config.root, '_directory.yaml')}: exists as both .yaml and .json; keep one`);
     return only;
   }
@@ -188,7 +191,10 @@ export class FilesystemAdapter implements IncrementalAdapter<FilesystemCheckpoin
       excludeRealPath: run.directoryRealPath,
     });
     // Reads overlap (file I/O waits, it does not compute); events still come out in walk order.
-    const read = readAhead(filesToRead(tree, scan, baseline, racyFrom, ctx.signal), READ_AHEAD, async (entry) => ({ entry, event: await this.fileEvent(ctx, run, entry) }));
+    const read = readAhead(filesToRead(tree, scan, baseline, racyFrom, ctx.signal), READ_AHEAD, async (entry) => ({
+      entry,
+      event: await this.fileEvent(ctx, run, entry),
+    }));
     for await (const { entry, event } of read) {
       throwIfAborted(ctx.signal);
       if (event.type === 'failure') scan.failed.push(entry.nativeId);
@@ -239,7 +245,14 @@ export class FilesystemAdapter implements IncrementalAdapter<FilesystemCheckpoin
       } catch (err) {
         return failure(err as Error);
       }
-      return { type: 'file', file: { ...record, name: fallbackTitle, content: new WalkedBinaryContent(run.realRoot, { absolutePath: entry.absolutePath, identity: entry.identity }, entry.version) } };
+      return {
+        type: 'file',
+        file: {
+          ...record,
+          name: fallbackTitle,
+          content: new WalkedBinaryContent(run.realRoot, { absolutePath: entry.absolutePath, identity: entry.identity }, entry.version),
+        },
+      };
     }
     if (entry.size > MAX_INLINE_BYTES) {
       return failure(new SourceError(`${entry.absolutePath}: ${entry.size} bytes is too large to serve inline (at most ${MAX_INLINE_BYTES})`));

@@ -14,7 +14,7 @@ export const FILESYSTEM_SETTINGS = [
   },
   {
     env: 'FILESYSTEM_BASE_URL',
-    description: 'URL the files are browsable under; a file\'s external URL is this plus its relative path. Unset: the file:// URL of the file.',
+    description: "URL the files are browsable under; a file's external URL is this plus its relative path. Unset: the file:// URL of the file.",
   },
   { env: 'FILESYSTEM_SOURCE_NAME', description: 'Source name: the id prefix of everything synced from this tree.', default: 'filesystem' },
   {
@@ -80,4 +80,3 @@ export function resolveFilesystemConfig(input: FilesystemConfigInput, names: Rea
 export function filesystemConfigFromEnv(env: Record<string, string | undefined>): FilesystemConfig {
   return resolveFilesystemConfig({ root: '', ...settingsFromEnv(env, ENV_OF) } as FilesystemConfigInput, ENV_OF);
 }
-

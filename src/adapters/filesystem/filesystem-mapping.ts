@@ -130,7 +130,12 @@ export function renderMarkdown(source: string, fallbackTitle: string): string {
 export function htmlTitle(html: string): string | undefined {
   for (const pattern of [/<title[^>]*>([\s\S]*?)<\/title>/i, /<h1[^>]*>([\s\S]*?)<\/h1>/i]) {
     const match = pattern.exec(html);
-    const text = match?.[1] === undefined ? '' : decodeEntities(match[1].replace(/<[^>]*>/g, '')).replace(/\s+/g, ' ').trim();
+    const text =
+      match?.[1] === undefined
+        ? ''
+        : decodeEntities(match[1].replace(/<[^>]*>/g, ''))
+            .replace(/\s+/g, ' ')
+            .trim();
     if (text) return text;
   }
   return undefined;
@@ -207,8 +212,14 @@ export function parseDirectory(text: string, file: string): Directory {
     }
     return seen;
   };
-  const userIds = uniqueIds('user', raw.users.map((u) => u.id));
-  const groupIds = uniqueIds('group', raw.groups.map((g) => g.id));
+  const userIds = uniqueIds(
+    'user',
+    raw.users.map((u) => u.id),
+  );
+  const groupIds = uniqueIds(
+    'group',
+    raw.groups.map((g) => g.id),
+  );
   // Cycles are allowed on purpose: a real directory can have them and the gateway must cope.
   const groups = raw.groups.map((g): GroupRecord => {
     const members: Principal[] = g.members.map((m) => ('user' in m ? { type: 'USER', nativeId: m.user } : { type: 'GROUP', nativeId: m.group }));
@@ -275,9 +286,7 @@ export function parseSidecar(text: string, file: string): Sidecar {
  * per-file overrides), else nobody. A sidecar that cannot be used makes the folder `broken`: its
  * files (and those of subfolders that inherit it) fail rather than fall back to wider access.
  */
-export type FolderRule =
-  | { kind: 'rule'; sidecar: string | undefined; sidecarRule: Sidecar }
-  | { kind: 'broken'; sidecar: string; error: AccessRuleError };
+export type FolderRule = { kind: 'rule'; sidecar: string | undefined; sidecarRule: Sidecar } | { kind: 'broken'; sidecar: string; error: AccessRuleError };
 
 /** Deny by default: no sidecar at or above a folder means no one has access. */
 export const NO_SIDECAR: FolderRule = { kind: 'rule', sidecar: undefined, sidecarRule: { rule: {}, overrides: new Map() } };
@@ -317,9 +326,18 @@ export function resolveFileAccess(folder: FolderRule, fileName: string, director
     ...groups.filter((g) => !directory.groupIds.has(g)).map((g) => `group "${g}"`),
   ];
   if (unknown.length > 0) {
-    return { ok: false, principals, error: new AccessRuleError(`${folder.sidecar ?? 'access rule'}: unknown ${unknown.join(', ')} (not in the directory file); the file is not synced until this is fixed`) };
+    return {
+      ok: false,
+      principals,
+      error: new AccessRuleError(
+        `${folder.sidecar ?? 'access rule'}: unknown ${unknown.join(', ')} (not in the directory file); the file is not synced until this is fixed`,
+      ),
+    };
   }
   if (rule.public === true) return { ok: true, access: [EVERYONE], principals };
-  const access: AccessEntry[] = [...users.map((u) => ({ type: 'USER' as const, nativeId: u })), ...groups.map((g) => ({ type: 'GROUP' as const, nativeId: g }))];
+  const access: AccessEntry[] = [
+    ...users.map((u) => ({ type: 'USER' as const, nativeId: u })),
+    ...groups.map((g) => ({ type: 'GROUP' as const, nativeId: g })),
+  ];
   return { ok: true, access, principals };
 }

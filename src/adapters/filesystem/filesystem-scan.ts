@@ -47,7 +47,13 @@ export function scanBaseline(checkpoint: FilesystemCheckpoint, changedPrincipals
  * else those `needsSync` picks. Folders update `scan`'s rule state as the walk reaches them (a
  * folder comes before its files and subfolders); every file is recorded in `scan.files`.
  */
-export async function* filesToRead(tree: AsyncIterable<TreeEntry>, scan: TreeScan, baseline: ScanBaseline | undefined, racyFrom: number, signal: AbortSignal): AsyncGenerator<TreeFile> {
+export async function* filesToRead(
+  tree: AsyncIterable<TreeEntry>,
+  scan: TreeScan,
+  baseline: ScanBaseline | undefined,
+  racyFrom: number,
+  signal: AbortSignal,
+): AsyncGenerator<TreeFile> {
   for await (const entry of tree) {
     throwIfAborted(signal);
     if (entry.kind === 'folder') {
@@ -95,7 +101,9 @@ export function goneFiles(baseline: ScanBaseline, scan: TreeScan, root: string):
     .sort(compareCodeUnits);
   const before = Object.keys(baseline.files).length;
   if (before >= INCREMENTAL_DELETE_GUARD.minFiles && gone.length / before > INCREMENTAL_DELETE_GUARD.share) {
-    throw new FullRunRequired(`${gone.length} of ${before} files disappeared from ${root} since the last run; a full sync decides (behind its mass-deletion guard)`);
+    throw new FullRunRequired(
+      `${gone.length} of ${before} files disappeared from ${root} since the last run; a full sync decides (behind its mass-deletion guard)`,
+    );
   }
   return gone;
 }

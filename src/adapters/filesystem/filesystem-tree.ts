@@ -322,9 +322,17 @@ async function readFolderRule(
   const first = read[0];
   if (!first) return { rule: undefined, sidecars };
   if (read.length > 1) {
-    return { rule: { kind: 'broken', sidecar: first.display, error: new AccessRuleError(`${path.join(o.root, folder.rel)}: has both _access.yaml and _access.json; keep one`) }, sidecars };
+    return {
+      rule: {
+        kind: 'broken',
+        sidecar: first.display,
+        error: new AccessRuleError(`${path.join(o.root, folder.rel)}: has both _access.yaml and _access.json; keep one`),
+      },
+      sidecars,
+    };
   }
-  if (!('text' in first.text)) return { rule: { kind: 'broken', sidecar: first.display, error: new AccessRuleError(`${first.display}: ${first.text.error}`) }, sidecars };
+  if (!('text' in first.text))
+    return { rule: { kind: 'broken', sidecar: first.display, error: new AccessRuleError(`${first.display}: ${first.text.error}`) }, sidecars };
   try {
     return { rule: { kind: 'rule', sidecar: first.display, sidecarRule: parseSidecar(first.text.text, first.display) }, sidecars };
   } catch (err) {

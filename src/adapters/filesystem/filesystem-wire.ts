@@ -106,7 +106,8 @@ export function toWireFields(fields: unknown): Record<string, unknown> {
 export function fromWireFields(fields: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(fields)) {
-    const wrapped = typeof value === 'object' && value !== null && WIRE_ERROR in value ? (value as Record<typeof WIRE_ERROR, WireError>)[WIRE_ERROR] : undefined;
+    const wrapped =
+      typeof value === 'object' && value !== null && WIRE_ERROR in value ? (value as Record<typeof WIRE_ERROR, WireError>)[WIRE_ERROR] : undefined;
     out[key] = wrapped ? fromWireError(wrapped) : value;
   }
   return out;
@@ -115,7 +116,9 @@ export function fromWireFields(fields: Record<string, unknown>): Record<string, 
 // The messages between the sync thread (filesystem-worker-events.ts) and the worker (filesystem-worker.ts).
 
 /** A run: `now` is the sync thread's clock when it asked (the adapter reads it once, as the scan time). */
-export type RunRequest = { type: 'run'; config: FilesystemConfig; now: string; window: number } & ({ mode: 'full' } | { mode: 'changes'; since: FilesystemCheckpoint });
+export type RunRequest = { type: 'run'; config: FilesystemConfig; now: string; window: number } & (
+  { mode: 'full' } | { mode: 'changes'; since: FilesystemCheckpoint }
+);
 
 /** Messages from the sync thread. */
 export type ToWorker =
@@ -125,7 +128,4 @@ export type ToWorker =
 
 /** Messages to the sync thread, in the order things happened. */
 export type FromWorker =
-  | { type: 'events'; events: WireEvent[] }
-  | { type: 'log'; log: WireLog }
-  | { type: 'end' }
-  | { type: 'error'; error: ReturnType<typeof toWireError> };
+  { type: 'events'; events: WireEvent[] } | { type: 'log'; log: WireLog } | { type: 'end' } | { type: 'error'; error: ReturnType<typeof toWireError> };

@@ -70,9 +70,11 @@ export class SqlAdapter implements AccessReconcilingAdapter<SqlCheckpoint> {
 
   async *changes(ctx: AdapterContext, since: SqlCheckpoint): AsyncIterable<SyncEvent> {
     if (since.progress) throw new FullRunRequired('the stored checkpoint belongs to an unfinished full run');
-    if (since.mapping !== this.config.mapping.fingerprint) throw new FullRunRequired('the mapping file changed since the last run; a full run renders every document again');
+    if (since.mapping !== this.config.mapping.fingerprint)
+      throw new FullRunRequired('the mapping file changed since the last run; a full run renders every document again');
     const keyset = this.keyset();
-    if (!keyset || since.mode !== this.config.mapping.incremental.mode) throw new FullRunRequired(`the checkpoint is of incremental mode ${since.mode}, the mapping says ${this.config.mapping.incremental.mode}`);
+    if (!keyset || since.mode !== this.config.mapping.incremental.mode)
+      throw new FullRunRequired(`the checkpoint is of incremental mode ${since.mode}, the mapping says ${this.config.mapping.incremental.mode}`);
     yield* this.session(ctx, (reader, contents) => this.incrementalRun(ctx, reader, contents, keyset, since));
   }
 
@@ -159,7 +161,13 @@ export class SqlAdapter implements AccessReconcilingAdapter<SqlCheckpoint> {
   }
 
   /** The directory again (deletes for users and groups gone), then the rows past the checkpoint's position, then the new checkpoint. */
-  private async *incrementalRun(ctx: AdapterContext, reader: SqlReader, contents: SqlContentLoader, keyset: Keyset, since: SqlCheckpoint): AsyncGenerator<SyncEvent> {
+  private async *incrementalRun(
+    ctx: AdapterContext,
+    reader: SqlReader,
+    contents: SqlContentLoader,
+    keyset: Keyset,
+    since: SqlCheckpoint,
+  ): AsyncGenerator<SyncEvent> {
     const dir = await readDirectory(reader, this.mapping);
     this.directory = dir;
     yield* directoryAndProblemEvents(ctx, dir);
@@ -170,7 +178,9 @@ export class SqlAdapter implements AccessReconcilingAdapter<SqlCheckpoint> {
     const end = await reader.lastPosition(keyset.source, keyset.order, keyset.id);
     if (end && since.position && since.mode === 'changes' && compareScalars(end.value, since.position.value) < 0) {
       // A change table whose last sequence is behind the checkpoint was emptied and restarted: its new rows would never be read.
-      throw new FullRunRequired(`the change table's last sequence (${String(end.value)}) is behind the checkpoint's (${String(since.position.value)}): it was reset`);
+      throw new FullRunRequired(
+        `the change table's last sequence (${String(end.value)}) is behind the checkpoint's (${String(since.position.value)}): it was reset`,
+      );
     }
     let position = since.position;
     let bound: Bound | undefined = startBound(since.position, keyset.overlap);
@@ -178,7 +188,15 @@ export class SqlAdapter implements AccessReconcilingAdapter<SqlCheckpoint> {
       throwIfAborted(ctx.signal);
       const changes = this.config.mapping.incremental.mode === 'changes';
       const columns = changes ? undefined : this.listed;
-      const rows = await reader.ordered({ source: keyset.source, order: keyset.order, id: keyset.id, after: bound, upTo: end, limit: this.config.pageSize, ...(columns ? { columns } : {}) });
+      const rows = await reader.ordered({
+        source: keyset.source,
+        order: keyset.order,
+        id: keyset.id,
+        after: bound,
+        upTo: end,
+        limit: this.config.pageSize,
+        ...(columns ? { columns } : {}),
+      });
       if (changes) yield* this.changeRowEvents(ctx, reader, contents, rows, dir);
       else yield* this.documentEvents(ctx, reader, contents, rows, dir);
       const last = rows[rows.length - 1];
@@ -192,13 +210,30 @@ export class SqlAdapter implements AccessReconcilingAdapter<SqlCheckpoint> {
   }
 
   /** A page of the change table: per document its last change; deletes as deletes, the rest read by id (a row gone since is a delete too). */
-  private async *changeRowEvents(ctx: AdapterContext, reader: SqlReader, contents: SqlContentLoader, rows: readonly Row[], dir: Directory): AsyncGenerator<SyncEvent> {
+  private async *changeRowEvents(
+    ctx: AdapterContext,
+    reader: SqlReader,
+    contents: SqlContentLoader,
+    rows: readonly Row[],
+    dir: Directory,
+  ): AsyncGenerator<SyncEvent> {
     const inc = this.config.mapping.incremental;
     if (inc.mode !== 'changes') return;
     const deleteOps = new Set(inc.deleteOps.map((op) => op.toLowerCase()));
     const changes = rows.flatMap((row) => {
       const id = idText(pick(row, inc.id));
-      return id === undefined ? [] : [{ id, deleted: deleteOps.has(String(pick(row, inc.op) ?? '').trim().toLowerCase()) }];
+      return id === undefined
+        ? []
+        : [
+            {
+              id,
+              deleted: deleteOps.has(
+                String(pick(row, inc.op) ?? '')
+                  .trim()
+                  .toLowerCase(),
+              ),
+            },
+          ];
     });
     const { upserts, deletes } = collapseChanges(changes);
     yield* this.byIdEvents(ctx, reader, contents, upserts, dir);
@@ -206,7 +241,13 @@ export class SqlAdapter implements AccessReconcilingAdapter<SqlCheckpoint> {
   }
 
   /** The documents with these ids as files; those no longer in the table as deletes. */
-  private async *byIdEvents(ctx: AdapterContext, reader: SqlReader, contents: SqlContentLoader, ids: readonly string[], dir: Directory): AsyncGenerator<SyncEvent> {
+  private async *byIdEvents(
+    ctx: AdapterContext,
+    reader: SqlReader,
+    contents: SqlContentLoader,
+    ids: readonly string[],
+    dir: Directory,
+  ): AsyncGenerator<SyncEvent> {
     if (ids.length === 0) return;
     const docs = this.mapping.documents;
     const rows = await reader.byIds(docs, docs.id, ids, this.listed);
@@ -219,7 +260,13 @@ export class SqlAdapter implements AccessReconcilingAdapter<SqlCheckpoint> {
    * Document rows as files, with their access rows read in one query; a row that cannot be mapped
    * is a failure. Rows listed without their content columns get pages loaded lazily.
    */
-  private async *documentEvents(ctx: AdapterContext, reader: SqlReader, contents: SqlContentLoader, rows: readonly Row[], dir: Directory): AsyncGenerator<SyncEvent> {
+  private async *documentEvents(
+    ctx: AdapterContext,
+    reader: SqlReader,
+    contents: SqlContentLoader,
+    rows: readonly Row[],
+    dir: Directory,
+  ): AsyncGenerator<SyncEvent> {
     if (rows.length === 0) return;
     const docs = this.mapping.documents;
     const access = await this.accessOf(reader, rows, dir);

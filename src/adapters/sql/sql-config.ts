@@ -10,7 +10,10 @@ export const SQL_SETTINGS = [
     description:
       'Database to read (required): postgres://user:pass@host:5432/db, mysql:// or mariadb://user:pass@host:3306/db, or sqlite:path/to/file.db (opened read-only). Secret: never logged (the password is masked).',
   },
-  { env: 'SQL_MAPPING', description: 'YAML or JSON mapping file: which table or query gives documents, users, roles, groups and changes (required; see docs/sql-adapter.md).' },
+  {
+    env: 'SQL_MAPPING',
+    description: 'YAML or JSON mapping file: which table or query gives documents, users, roles, groups and changes (required; see docs/sql-adapter.md).',
+  },
   { env: 'SQL_SOURCE_NAME', description: 'Source name: the id prefix of everything synced from this database.', default: 'sql' },
   { env: 'SQL_PAGE_SIZE', description: 'Rows read per query (documents, changes, listings).', default: '500' },
 ] as const;
@@ -31,7 +34,15 @@ const envSchema = z.object({
     unsetIfBlank,
     z.string().regex(ADAPTER_NAME, { message: 'expected lower-case letters, digits and dashes, starting with a letter (at most 32)' }).default('sql'),
   ),
-  SQL_PAGE_SIZE: z.preprocess(unsetIfBlank, z.coerce.number({ message: 'expected a whole number' }).int({ message: 'expected a whole number' }).min(1, { message: 'at least 1' }).max(10_000, { message: 'at most 10000' }).default(500)),
+  SQL_PAGE_SIZE: z.preprocess(
+    unsetIfBlank,
+    z.coerce
+      .number({ message: 'expected a whole number' })
+      .int({ message: 'expected a whole number' })
+      .min(1, { message: 'at least 1' })
+      .max(10_000, { message: 'at most 10000' })
+      .default(500),
+  ),
 });
 
 /**

@@ -45,7 +45,16 @@ export function parseDatabaseUrl(url: string): SqlConnection {
   if (dialect === 'sqlite') {
     const file = decodeURIComponent(url.replace(/^(sqlite|file):(\/\/)?/, ''));
     if (file === '') throw new Error('expected a file after sqlite:, e.g. sqlite:data/source.db');
-    return { dialect, redacted, knexConfig: { client: 'better-sqlite3', connection: { filename: path.resolve(file), options: { readonly: true } }, useNullAsDefault: true, pool: { min: 0, max: 1 } } };
+    return {
+      dialect,
+      redacted,
+      knexConfig: {
+        client: 'better-sqlite3',
+        connection: { filename: path.resolve(file), options: { readonly: true } },
+        useNullAsDefault: true,
+        pool: { min: 0, max: 1 },
+      },
+    };
   }
   if (dialect === 'postgres') {
     return {

@@ -63,7 +63,12 @@ export function contentFingerprint(mapping: DocumentsMapping, template: string):
  * listed values (which the page may show too: title, attributes) and the content fingerprint for
  * the rest. Undefined when the row's modified time is NULL: its page is read on every run.
  */
-export function contentVersion(row: Row, mapping: DocumentsMapping, fingerprint: string, extra: Readonly<Record<string, AttributeValue>> = {}): string | undefined {
+export function contentVersion(
+  row: Row,
+  mapping: DocumentsMapping,
+  fingerprint: string,
+  extra: Readonly<Record<string, AttributeValue>> = {},
+): string | undefined {
   if (mapping.modified === undefined || text(pick(row, mapping.modified)) === undefined) return undefined;
   const byName = ([a]: [string, unknown], [b]: [string, unknown]) => (a < b ? -1 : a > b ? 1 : 0);
   const listed = Object.entries(rowView(row)).sort(byName);

@@ -49,7 +49,9 @@ export function resolveSqlMapping(input: unknown, options: { baseDir?: string; o
     try {
       template = fs.readFileSync(file, 'utf8');
     } catch (error) {
-      throw new SqlMappingError(`Invalid ${origin}: documents.template: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+      throw new SqlMappingError(
+        `Invalid ${origin}: documents.template: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+      );
     }
   }
   const incremental: IncrementalMapping = mapping.incremental ?? (documents.modified !== undefined ? { mode: 'modified' } : { mode: 'none' });

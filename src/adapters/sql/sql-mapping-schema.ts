@@ -9,7 +9,9 @@ import { z } from 'zod';
  */
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_$]*$/;
-const column = z.string({ message: 'expected a column name' }).regex(IDENTIFIER, { message: 'expected a column name (letters, digits, _ and $; not starting with a digit)' });
+const column = z
+  .string({ message: 'expected a column name' })
+  .regex(IDENTIFIER, { message: 'expected a column name (letters, digits, _ and $; not starting with a digit)' });
 const table = z
   .string({ message: 'expected a table name' })
   .regex(/^[A-Za-z_][A-Za-z0-9_$]*(\.[A-Za-z_][A-Za-z0-9_$]*)?$/, { message: 'expected a table name, optionally schema-qualified (schema.table)' });
@@ -25,7 +27,8 @@ const query = z
 /** `table` or `query`, exactly one: where the rows of a mapping come from. */
 const rowSource = { table: table.optional(), query: query.optional() };
 function exactlyOneSource(value: { table?: string | undefined; query?: string | undefined }, ctx: z.RefinementCtx): void {
-  if ((value.table === undefined) === (value.query === undefined)) ctx.addIssue({ code: 'custom', path: ['table'], message: 'give exactly one of table or query' });
+  if ((value.table === undefined) === (value.query === undefined))
+    ctx.addIssue({ code: 'custom', path: ['table'], message: 'give exactly one of table or query' });
 }
 
 export const ATTRIBUTE_TYPES = ['auto', 'string', 'number', 'boolean', 'list'] as const;
@@ -117,9 +120,12 @@ const documents = z
   })
   .superRefine(exactlyOneSource)
   .superRefine((d, ctx) => {
-    if ((d.url === undefined) === (d.urlTemplate === undefined)) ctx.addIssue({ code: 'custom', path: ['url'], message: 'give exactly one of url (a column) or urlTemplate' });
-    if (d.template !== undefined && d.html !== undefined) ctx.addIssue({ code: 'custom', path: ['template'], message: 'give template (a file) or html (inline), not both' });
-    if (d.body === undefined && d.template === undefined && d.html === undefined) ctx.addIssue({ code: 'custom', path: ['body'], message: 'give a body column, a template or html' });
+    if ((d.url === undefined) === (d.urlTemplate === undefined))
+      ctx.addIssue({ code: 'custom', path: ['url'], message: 'give exactly one of url (a column) or urlTemplate' });
+    if (d.template !== undefined && d.html !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['template'], message: 'give template (a file) or html (inline), not both' });
+    if (d.body === undefined && d.template === undefined && d.html === undefined)
+      ctx.addIssue({ code: 'custom', path: ['body'], message: 'give a body column, a template or html' });
   });
 
 const users = z

@@ -46,7 +46,11 @@ export class SqlReader {
 
   /** Rows with ids after `after` (`null`: from the first), in id order: the pages of a full run and of a listing. */
   async pageById(source: RowSource, id: string, after: Scalar | null, limit: number, columns: readonly string[] = ['*']): Promise<Row[]> {
-    const q = this.from(source).select(...columns).whereNotNull(id).orderBy(id).limit(limit);
+    const q = this.from(source)
+      .select(...columns)
+      .whereNotNull(id)
+      .orderBy(id)
+      .limit(limit);
     if (after !== null) q.where(id, '>', after);
     return (await q) as Row[];
   }
@@ -54,7 +58,12 @@ export class SqlReader {
   /** The rows whose id is one of `ids` (`columns` of them, default every one). */
   async byIds(source: RowSource, id: string, ids: readonly Scalar[], columns: readonly string[] = ['*']): Promise<Row[]> {
     const out: Row[] = [];
-    for (let i = 0; i < ids.length; i += IN_CHUNK) out.push(...((await this.from(source).select(...columns).whereIn(id, ids.slice(i, i + IN_CHUNK))) as Row[]));
+    for (let i = 0; i < ids.length; i += IN_CHUNK)
+      out.push(
+        ...((await this.from(source)
+          .select(...columns)
+          .whereIn(id, ids.slice(i, i + IN_CHUNK))) as Row[]),
+      );
     return out;
   }
 
@@ -70,7 +79,10 @@ export class SqlReader {
    */
   async ordered(read: OrderedRead): Promise<Row[]> {
     const { order, id, after, upTo } = read;
-    const q = this.from(read.source).select(...(read.columns ?? ['*']), this.positionOf(order)).whereNotNull(order).whereNotNull(id);
+    const q = this.from(read.source)
+      .select(...(read.columns ?? ['*']), this.positionOf(order))
+      .whereNotNull(order)
+      .whereNotNull(id);
     if (after) {
       if ('inclusive' in after) q.where(order, '>=', after.value);
       else q.where((w) => w.where(order, '>', after.value).orWhere((e) => e.where(order, '=', after.value).andWhere(id, '>', after.id)));

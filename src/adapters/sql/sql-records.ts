@@ -62,7 +62,12 @@ export function attributesByOwner(rows: readonly Row[], mapping: AttributeRowsMa
     for (const [name, values] of names) {
       const type = mapping.types[name] ?? 'auto';
       const single = values.length === 1 && type !== 'list';
-      const value = single ? attributeValue(values[0], { column: name, type, separator: ',' }) : values.map((v) => text(v)).filter((v): v is string => v !== undefined).sort();
+      const value = single
+        ? attributeValue(values[0], { column: name, type, separator: ',' })
+        : values
+            .map((v) => text(v))
+            .filter((v): v is string => v !== undefined)
+            .sort();
       if (value !== undefined) setOwn(attrs, name, value);
     }
     out.set(owner, attrs);
@@ -127,7 +132,11 @@ export function documentRecord(
  * the directory does not know it: never a dangling grant), or EVERYONE. A row of another type
  * makes its document fail rather than guess.
  */
-export function accessByDocument(rows: readonly Row[], mapping: NonNullable<DocumentsMapping['access']>, dir: Pick<Directory, 'userIds' | 'groupIds'>): Map<string, AccessEntry[] | SqlRowError> {
+export function accessByDocument(
+  rows: readonly Row[],
+  mapping: NonNullable<DocumentsMapping['access']>,
+  dir: Pick<Directory, 'userIds' | 'groupIds'>,
+): Map<string, AccessEntry[] | SqlRowError> {
   const out = new Map<string, AccessEntry[] | SqlRowError>();
   const seen = new Set<string>();
   for (const row of rows) {
@@ -171,7 +180,12 @@ export function rolesByUser(rows: readonly Row[], mapping: NonNullable<SqlMappin
 }
 
 /** A user row as a user. `active` that is NULL or unreadable counts as inactive (never grants by accident). Throws SqlRowError. */
-export function userRecord(row: Row, mapping: UsersMapping, roles: readonly string[] | undefined, extra: Readonly<Record<string, AttributeValue>> = {}): UserRecord {
+export function userRecord(
+  row: Row,
+  mapping: UsersMapping,
+  roles: readonly string[] | undefined,
+  extra: Readonly<Record<string, AttributeValue>> = {},
+): UserRecord {
   const id = idText(pick(row, mapping.id));
   if (id === undefined) throw new SqlRowError(`a user row has no ${mapping.id}`);
   const email = text(pick(row, mapping.email))?.trim();
@@ -208,5 +222,9 @@ export function groupRecords(groupRows: readonly Row[], memberRows: readonly Row
     group.keys.add(key);
     group.members.push({ type, nativeId: member });
   }
-  return [...groups].map(([nativeId, g]) => ({ nativeId, ...(g.name ? { name: g.name } : {}), members: g.members.sort((a, b) => (a.type + a.nativeId < b.type + b.nativeId ? -1 : 1)) }));
+  return [...groups].map(([nativeId, g]) => ({
+    nativeId,
+    ...(g.name ? { name: g.name } : {}),
+    members: g.members.sort((a, b) => (a.type + a.nativeId < b.type + b.nativeId ? -1 : 1)),
+  }));
 }

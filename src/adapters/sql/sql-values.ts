@@ -69,7 +69,12 @@ function asList(value: unknown, separator: string): string[] | undefined {
         // not JSON: split it
       }
     }
-    return trimmed === '' ? [] : trimmed.split(separator).map((s) => s.trim()).filter((s) => s !== '');
+    return trimmed === ''
+      ? []
+      : trimmed
+          .split(separator)
+          .map((s) => s.trim())
+          .filter((s) => s !== '');
   }
   const single = text(value);
   return single === undefined ? undefined : [single];

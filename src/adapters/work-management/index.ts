@@ -9,7 +9,8 @@ export { resolveWorkManagementConfig, workManagementConfigFromEnv, type WorkMana
 /** `work-management`: one workspace of the work-management API (tasks as pages, attachments as files, teams and projects as groups). */
 export const workManagementAdapterFactory: AdapterFactory = {
   name: 'work-management',
-  description: 'One workspace of the work-management API: tasks as HTML pages, PDF/DOCX/PPTX/TXT attachments as files, users, and the workspace, teams, portfolios and projects as groups; incremental through its events streams.',
+  description:
+    'One workspace of the work-management API: tasks as HTML pages, PDF/DOCX/PPTX/TXT attachments as files, users, and the workspace, teams, portfolios and projects as groups; incremental through its events streams.',
   settings: WORK_MANAGEMENT_SETTINGS.map((s) => ({ ...s })),
   create: (env) => new WorkManagementAdapter(workManagementConfigFromEnv(env)),
 };

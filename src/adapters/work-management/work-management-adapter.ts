@@ -101,9 +101,19 @@ export class WorkManagementAdapter implements AccessReconcilingAdapter<WorkManag
     const projectTokens = prior ? { ...prior.streams.projects } : {};
     if (!workspaceToken) {
       // Every project without a stream gets one before its tasks are read (on a resumed run: those created since).
-      Object.assign(projectTokens, await bootstrapStreams(api, dir.projects.map((p) => p.gid).filter((gid) => !(gid in projectTokens))));
+      Object.assign(
+        projectTokens,
+        await bootstrapStreams(
+          api,
+          dir.projects.map((p) => p.gid).filter((gid) => !(gid in projectTokens)),
+        ),
+      );
     }
-    const streams: WorkManagementCheckpoint['streams'] = { ...(workspaceToken ? { workspace: workspaceToken } : {}), projects: projectTokens, tasks: { ...(prior?.streams.tasks ?? {}) } };
+    const streams: WorkManagementCheckpoint['streams'] = {
+      ...(workspaceToken ? { workspace: workspaceToken } : {}),
+      projects: projectTokens,
+      tasks: { ...(prior?.streams.tasks ?? {}) },
+    };
     this.countDirectory(run, dir);
 
     for (const event of directoryEvents(dir)) {
@@ -144,7 +154,13 @@ export class WorkManagementAdapter implements AccessReconcilingAdapter<WorkManag
     yield* crawlTaskLists(taskCtx, crawler, dir);
     if (!streams.workspace) {
       // Tasks in no project are in no project stream: each gets a stream of its own.
-      Object.assign(streams.tasks, await bootstrapStreams(api, [...crawler.orphans].filter((gid) => !(gid in streams.tasks))));
+      Object.assign(
+        streams.tasks,
+        await bootstrapStreams(
+          api,
+          [...crawler.orphans].filter((gid) => !(gid in streams.tasks)),
+        ),
+      );
     }
     run.stats.tasks = crawler.tasks;
     run.stats.attachments = crawler.attachmentFiles;
@@ -184,7 +200,11 @@ export class WorkManagementAdapter implements AccessReconcilingAdapter<WorkManag
     const deleted = new Set([...plan.deleted, ...gone]);
 
     // 4. Deletes: tasks gone (with their attachments), attachments gone from what was re-read.
-    const { deletes, attachments } = fileDeletes(since.attachments, { goneTasks: [...deleted, ...crawler.vanished], goneAttachments: plan.deletedAttachments, read: crawler.attachments });
+    const { deletes, attachments } = fileDeletes(since.attachments, {
+      goneTasks: [...deleted, ...crawler.vanished],
+      goneAttachments: plan.deletedAttachments,
+      read: crawler.attachments,
+    });
     for (const nativeId of deletes) {
       throwIfAborted(ctx.signal);
       yield { type: 'delete', kind: 'file', nativeId };

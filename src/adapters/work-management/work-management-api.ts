@@ -202,7 +202,9 @@ export class WorkManagementApi {
         idempotent: true,
       });
       if (!Array.isArray(answer?.data) || answer.data.length !== items.length) {
-        throw new SourceUnavailableError(`The batch endpoint answered ${Array.isArray(answer?.data) ? answer.data.length : 'no'} results for ${items.length} actions`);
+        throw new SourceUnavailableError(
+          `The batch endpoint answered ${Array.isArray(answer?.data) ? answer.data.length : 'no'} results for ${items.length} actions`,
+        );
       }
       results = answer.data as typeof results;
     } catch (error) {

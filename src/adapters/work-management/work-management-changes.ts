@@ -73,10 +73,18 @@ export async function* changedTasks(ctx: TaskContext, crawler: TaskCrawler, inpu
 }
 
 /** New and renamed projects read whole, then the own attachments of the others the events name; returns the projects read whole. */
-async function* recrawlProjects(ctx: TaskContext, crawler: TaskCrawler, plan: ChangePlan, newProjects: readonly WmProject[]): AsyncGenerator<SyncEvent, Set<string>> {
+async function* recrawlProjects(
+  ctx: TaskContext,
+  crawler: TaskCrawler,
+  plan: ChangePlan,
+  newProjects: readonly WmProject[],
+): AsyncGenerator<SyncEvent, Set<string>> {
   const projectsById = new Map(ctx.dir.projects.map((p) => [p.gid, p]));
   const fresh = new Set(newProjects.map((p) => p.gid));
-  const recrawl = [...newProjects, ...[...plan.renamedProjects].map((g) => projectsById.get(g)).filter((p): p is WmProject => p !== undefined && !fresh.has(p.gid))];
+  const recrawl = [
+    ...newProjects,
+    ...[...plan.renamedProjects].map((g) => projectsById.get(g)).filter((p): p is WmProject => p !== undefined && !fresh.has(p.gid)),
+  ];
   const recrawled = new Set(recrawl.map((p) => p.gid));
   for (const project of recrawl) yield* crawlProject(ctx, crawler, project);
   for (const gid of plan.projectAttachments) {

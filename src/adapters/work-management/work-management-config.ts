@@ -12,7 +12,8 @@ export const WORK_MANAGEMENT_SETTINGS = [
   },
   {
     env: 'WORK_MANAGEMENT_TOKEN',
-    description: 'Bearer token (secret; never logged). A service account token sees the whole organization; a personal token only what its user sees (required).',
+    description:
+      'Bearer token (secret; never logged). A service account token sees the whole organization; a personal token only what its user sees (required).',
   },
   { env: 'WORK_MANAGEMENT_WORKSPACE', description: 'Gid of the workspace to sync.', default: 'the first organization workspace' },
   { env: 'WORK_MANAGEMENT_SOURCE_NAME', description: 'Source name: the id prefix of everything synced from this workspace.', default: 'work-management' },
@@ -20,7 +21,8 @@ export const WORK_MANAGEMENT_SETTINGS = [
   { env: 'WORK_MANAGEMENT_TEMPLATE', description: 'Mustache template a task is rendered with.', default: 'templates/html/task.mustache' },
   {
     env: 'WORK_MANAGEMENT_EVENT_STREAMS',
-    description: 'Change feed of incremental runs: `workspace` (one workspace stream; needs an Enterprise+ service account), `projects` (one stream per project), or `auto` (the workspace stream when the service offers it).',
+    description:
+      'Change feed of incremental runs: `workspace` (one workspace stream; needs an Enterprise+ service account), `projects` (one stream per project), or `auto` (the workspace stream when the service offers it).',
     default: 'auto',
   },
 ] as const;
@@ -35,7 +37,10 @@ export const workManagementConfigSchema = z.object({
   baseUrl: httpUrl,
   token: z.string().min(1, { message: 'is required' }),
   workspace: z.string().regex(/^\d+$/, { message: 'expected a workspace gid (digits)' }).optional(),
-  sourceName: z.string().regex(ADAPTER_NAME, { message: 'expected lower-case letters, digits and dashes, starting with a letter (at most 32)' }).default('work-management'),
+  sourceName: z
+    .string()
+    .regex(ADAPTER_NAME, { message: 'expected lower-case letters, digits and dashes, starting with a letter (at most 32)' })
+    .default('work-management'),
   concurrency: z.coerce.number().int({ message: 'expected a whole number' }).min(1, { message: 'at least 1' }).max(16, { message: 'at most 16' }).default(4),
   template: z.string().min(1).optional(),
   eventStreams: z.enum(['auto', 'workspace', 'projects'], { message: 'expected auto, workspace or projects' }).default('auto'),

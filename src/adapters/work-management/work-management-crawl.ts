@@ -58,10 +58,20 @@ async function userTaskList(api: WorkManagementApi, user: string, workspace: str
  * Tasks of every project (not crawled whole in this run) modified since the watermark, and with
  * `byAssignee` (no workspace stream: tasks in no project have no events) every member's.
  */
-export async function modifiedSince(api: WorkManagementApi, dir: Directory, watermark: string, skip: ReadonlySet<string>, byAssignee: boolean): Promise<WmTaskRecord[]> {
+export async function modifiedSince(
+  api: WorkManagementApi,
+  dir: Directory,
+  watermark: string,
+  skip: ReadonlySet<string>,
+  byAssignee: boolean,
+): Promise<WmTaskRecord[]> {
   const listings = [
     ...dir.projects.filter((p) => !skip.has(p.gid)).map((p) => api.all<WmTaskRecord>('/tasks', { project: p.gid, modified_since: watermark }, TASK_FIELDS)),
-    ...(byAssignee ? dir.memberships.map((m) => api.all<WmTaskRecord>('/tasks', { assignee: m.user.gid, workspace: dir.workspace.gid, modified_since: watermark }, TASK_FIELDS)) : []),
+    ...(byAssignee
+      ? dir.memberships.map((m) =>
+          api.all<WmTaskRecord>('/tasks', { assignee: m.user.gid, workspace: dir.workspace.gid, modified_since: watermark }, TASK_FIELDS),
+        )
+      : []),
   ];
   const seen = new Set<string>();
   return (await Promise.all(listings)).flat().filter((t) => (seen.has(t.gid) ? false : (seen.add(t.gid), true)));

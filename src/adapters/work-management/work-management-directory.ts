@@ -1,8 +1,27 @@
 import type { GroupRecord, SyncEvent, UserRecord } from '../adapter';
 import { SourceError, SourceNotFoundError, SourcePermissionError } from '../source-error';
 import type { WorkManagementApi } from './work-management-api';
-import { population, portfolioGroup, projectGroup, teamGroup, teamsReferenced, toUser, workspaceMembersGroup, type Population } from './work-management-mapping';
-import type { Ref, WmMembership, WmPortfolioSetting, WmProject, WmTeam, WmTeamMembership, WmUser, WmWorkspace, WmWorkspaceMembership } from './work-management-records';
+import {
+  population,
+  portfolioGroup,
+  projectGroup,
+  teamGroup,
+  teamsReferenced,
+  toUser,
+  workspaceMembersGroup,
+  type Population,
+} from './work-management-mapping';
+import type {
+  Ref,
+  WmMembership,
+  WmPortfolioSetting,
+  WmProject,
+  WmTeam,
+  WmTeamMembership,
+  WmUser,
+  WmWorkspace,
+  WmWorkspaceMembership,
+} from './work-management-records';
 
 /** `opt_fields` of every directory record: exactly the sub-fields the mapping reads, nothing fetched twice. */
 export const DIRECTORY_FIELDS = {
@@ -90,10 +109,16 @@ export async function crawlDirectory(api: WorkManagementApi, workspace: WmWorksp
   const missing = [...referenced.keys()].filter((gid) => !known.has(gid));
   const fetched = await mapAll(
     missing.map((gid) => ({ gid })),
-    (t) => optional(api.get<{ data: WmTeam }>(`/teams/${t.gid}`, { opt_fields: DIRECTORY_FIELDS.team }).then((r) => r.data), { gid: t.gid, name: referenced.get(t.gid)?.name ?? `Team ${t.gid}` }),
+    (t) =>
+      optional(
+        api.get<{ data: WmTeam }>(`/teams/${t.gid}`, { opt_fields: DIRECTORY_FIELDS.team }).then((r) => r.data),
+        { gid: t.gid, name: referenced.get(t.gid)?.name ?? `Team ${t.gid}` },
+      ),
   );
   teams.push(...fetched.values());
-  const teamMemberships = await mapAll(teams, (t) => optional(api.all<WmTeamMembership>(`/teams/${t.gid}/team_memberships`, {}, DIRECTORY_FIELDS.teamMembership), []));
+  const teamMemberships = await mapAll(teams, (t) =>
+    optional(api.all<WmTeamMembership>(`/teams/${t.gid}/team_memberships`, {}, DIRECTORY_FIELDS.teamMembership), []),
+  );
 
   return { workspace, users, memberships, people, teams, teamMemberships, projects, projectMemberships, inherits, portfolios };
 }
@@ -115,7 +140,10 @@ export function directoryGroups(dir: Directory): GroupRecord[] {
 }
 
 export function directoryEvents(dir: Directory): SyncEvent[] {
-  return [...directoryUsers(dir).map((user): SyncEvent => ({ type: 'user', user })), ...directoryGroups(dir).map((group): SyncEvent => ({ type: 'group', group }))];
+  return [
+    ...directoryUsers(dir).map((user): SyncEvent => ({ type: 'user', user })),
+    ...directoryGroups(dir).map((group): SyncEvent => ({ type: 'group', group })),
+  ];
 }
 
 /** Native ids of every group the directory yields (to delete those that disappear). */
@@ -138,7 +166,8 @@ export async function optional<T>(promise: Promise<T>, fallback: T): Promise<T> 
   try {
     return await promise;
   } catch (error) {
-    if (error instanceof SourceNotFoundError || error instanceof SourcePermissionError || (error instanceof SourceError && error.details.status === 402)) return fallback;
+    if (error instanceof SourceNotFoundError || error instanceof SourcePermissionError || (error instanceof SourceError && error.details.status === 402))
+      return fallback;
     throw error;
   }
 }

@@ -4,7 +4,17 @@ import Mustache from 'mustache';
 import { escapeHtml } from '../../lib/escape-html';
 import type { Readable } from 'node:stream';
 import type { AccessEntry, FileRecord, GroupRecord, Principal, SupportedMimeType, UserRecord } from '../adapter';
-import type { WmAttachment, WmMembership, WmProject, WmStory, WmTask, WmTeam, WmTeamMembership, WmUser, WmWorkspaceMembership } from './work-management-records';
+import type {
+  WmAttachment,
+  WmMembership,
+  WmProject,
+  WmStory,
+  WmTask,
+  WmTeam,
+  WmTeamMembership,
+  WmUser,
+  WmWorkspaceMembership,
+} from './work-management-records';
 
 /**
  * Pure mapping from work-management records to the gateway's vocabulary, following the visibility
@@ -65,15 +75,16 @@ const userMember = (gid: string): Principal => ({ type: 'USER', nativeId: gid })
 
 /** Everyone in the workspace but guests and inactive users. */
 export function workspaceMembersGroup(workspaceGid: string, workspaceName: string, people: Population): GroupRecord {
-  const members = [...people.active].filter((gid) => !people.guests.has(gid)).sort().map(userMember);
+  const members = [...people.active]
+    .filter((gid) => !people.guests.has(gid))
+    .sort()
+    .map(userMember);
   return { nativeId: groupId.workspaceMembers(workspaceGid), name: `${workspaceName} (all members)`, members };
 }
 
 /** A team's direct members: active users, without limited-access members (they only see their own projects). */
 export function teamGroup(team: WmTeam, memberships: readonly WmTeamMembership[], people: Population): GroupRecord {
-  const members = memberships
-    .filter((m) => m.team.gid === team.gid && !m.is_limited_access && people.active.has(m.user.gid))
-    .map((m) => m.user.gid);
+  const members = memberships.filter((m) => m.team.gid === team.gid && !m.is_limited_access && people.active.has(m.user.gid)).map((m) => m.user.gid);
   return { nativeId: groupId.team(team.gid), name: team.name, members: [...new Set(members)].sort().map(userMember) };
 }
 
@@ -96,7 +107,13 @@ function groupRecord(nativeId: string, name: string, groups: ReadonlySet<string>
  * A project's audience as a group: member users, member teams (as sub-groups), what its privacy
  * adds, and the portfolios it inherits access control from (`inheritsFrom`, as sub-groups).
  */
-export function projectGroup(project: WmProject, workspaceGid: string, memberships: readonly WmMembership[], people: Population, inheritsFrom: readonly string[] = []): GroupRecord {
+export function projectGroup(
+  project: WmProject,
+  workspaceGid: string,
+  memberships: readonly WmMembership[],
+  people: Population,
+  inheritsFrom: readonly string[] = [],
+): GroupRecord {
   const { users, groups } = membersOf(memberships, people);
   // Public projects reach every workspace member (guests are not members) and, like team-only
   // projects, the members of their own team (guests on that team included): reference §6 table.
@@ -218,10 +235,15 @@ export function renderTaskHtml(page: TaskPage, templateFile: string): string {
     due: task.due_on ?? undefined,
     completed: task.completed === true,
     parent: page.parent,
-    paragraphs: (task.notes ?? '').split(/\n\s*\n/).map((p) => p.trim()).filter(Boolean),
+    paragraphs: (task.notes ?? '')
+      .split(/\n\s*\n/)
+      .map((p) => p.trim())
+      .filter(Boolean),
     customFields: (task.custom_fields ?? []).filter((f) => f.enabled !== false && f.display_value).map((f) => ({ name: f.name, value: f.display_value })),
     subtasks: page.subtasks,
-    comments: page.comments.filter((s) => s.type === 'comment').map((s) => ({ author: name(s.created_by) ?? 'someone', date: s.created_at.slice(0, 10), text: s.text })),
+    comments: page.comments
+      .filter((s) => s.type === 'comment')
+      .map((s) => ({ author: name(s.created_by) ?? 'someone', date: s.created_at.slice(0, 10), text: s.text })),
     attachments: page.attachments,
   };
   return Mustache.render(template(templateFile), view, {}, { escape: escapeHtml });

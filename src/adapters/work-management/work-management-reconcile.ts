@@ -108,7 +108,12 @@ async function lookUp<T>(api: WorkManagementApi, path: (gid: string) => string, 
   );
 }
 
-async function* settleTasks(state: ReconcileState, gids: readonly string[], whole: Set<string>, known: Map<string, AccessEntry[]>): AsyncGenerator<SettleEvent> {
+async function* settleTasks(
+  state: ReconcileState,
+  gids: readonly string[],
+  whole: Set<string>,
+  known: Map<string, AccessEntry[]>,
+): AsyncGenerator<SettleEvent> {
   for (const r of await lookUp<WmTaskAccess>(state.task.api, (g) => `/tasks/${g}`, SETTLE_TASK_FIELDS, gids)) {
     if (r.gone) yield* deleteTask(state, r.gid);
     else if (r.error || !r.record) yield failure(fileId.task(r.gid), r.error);
@@ -136,7 +141,13 @@ async function* settleAttachments(state: ReconcileState, gids: readonly string[]
     const parent = o.record?.parent;
     if (o.error) yield failure(nativeId, o.error);
     else {
-      const access = parent ? (parent.resource_type === 'task' ? known.get(parent.gid) : state.task.dir.projects.some((p) => p.gid === parent.gid) ? projectAccess(parent.gid) : undefined) : undefined;
+      const access = parent
+        ? parent.resource_type === 'task'
+          ? known.get(parent.gid)
+          : state.task.dir.projects.some((p) => p.gid === parent.gid)
+            ? projectAccess(parent.gid)
+            : undefined
+        : undefined;
       yield access ? { type: 'live', file: { nativeId, access } } : { type: 'delete', kind: 'file', nativeId };
     }
   }
@@ -153,7 +164,10 @@ async function addParents(state: ReconcileState, gids: readonly string[], whole:
 
 /** Tasks read whole (comments, attachments, subtasks listed) and projects' own attachments; attachments gone from them are deleted. */
 async function* readWhole(state: ReconcileState, gids: readonly string[], projects: readonly string[]): AsyncGenerator<SettleEvent> {
-  const read = await readTasks(state.task.api, gids.filter((g) => !state.read.has(g)));
+  const read = await readTasks(
+    state.task.api,
+    gids.filter((g) => !state.read.has(g)),
+  );
   const crawler = new TaskCrawler(state.task);
   for (const gid of read.gone) yield* deleteTask(state, gid);
   for (const f of read.failed) yield failure(fileId.task(f.gid), f.error);

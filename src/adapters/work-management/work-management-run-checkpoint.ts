@@ -27,7 +27,9 @@ export function checkpointOf(parts: CheckpointParts): WorkManagementCheckpoint {
     streams: parts.streams,
     projects: dir.projects.map((p) => p.gid),
     users: directoryUsers(dir).map((u) => u.nativeId),
-    inactive: directoryUsers(dir).filter((u) => !u.active).map((u) => u.nativeId),
+    inactive: directoryUsers(dir)
+      .filter((u) => !u.active)
+      .map((u) => u.nativeId),
     groups: directoryGroupIds(dir),
     attachments: Object.fromEntries([...parts.attachments].sort(([a], [b]) => compareGids(a, b))),
     descendants: parts.descendants,
@@ -45,7 +47,11 @@ export function mergeAttachments(known: Map<string, string[]>, read: ReadonlyMap
 }
 
 /** Subtasks (at any depth) of each task with a stream of its own: as read in this run, else as before. */
-export function descendantsOf(tasks: readonly string[], crawler: Pick<TaskCrawler, 'children' | 'descendants'>, before: Readonly<Record<string, string[]>>): Record<string, string[]> {
+export function descendantsOf(
+  tasks: readonly string[],
+  crawler: Pick<TaskCrawler, 'children' | 'descendants'>,
+  before: Readonly<Record<string, string[]>>,
+): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   for (const gid of [...tasks].sort(compareGids)) {
     const list = crawler.children.has(gid) ? [...new Set([...crawler.descendants(gid), ...(before[gid] ?? [])])] : (before[gid] ?? []);

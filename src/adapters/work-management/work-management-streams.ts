@@ -15,11 +15,17 @@ export interface Feed {
 }
 
 /** The workspace stream's first token, unless streams are per project (or the service has none). */
-export async function bootstrapWorkspaceStream(api: WorkManagementApi, workspace: WmWorkspace, eventStreams: WorkManagementConfig['eventStreams']): Promise<string | undefined> {
+export async function bootstrapWorkspaceStream(
+  api: WorkManagementApi,
+  workspace: WmWorkspace,
+  eventStreams: WorkManagementConfig['eventStreams'],
+): Promise<string | undefined> {
   if (eventStreams === 'projects') return undefined;
   const token = await bootstrapStream(api, `/workspaces/${workspace.gid}/events`);
   if (!token && eventStreams === 'workspace') {
-    throw new SourceError(`The workspace events stream of ${workspace.gid} is not available to this token (WORK_MANAGEMENT_EVENT_STREAMS=workspace needs a service account on a plan that has it)`);
+    throw new SourceError(
+      `The workspace events stream of ${workspace.gid} is not available to this token (WORK_MANAGEMENT_EVENT_STREAMS=workspace needs a service account on a plan that has it)`,
+    );
   }
   return token;
 }
@@ -42,12 +48,16 @@ export async function readFeed(api: WorkManagementApi, workspace: WmWorkspace, s
     if (read.kind !== 'ok') throw new FullRunRequired(`The workspace events sync token is no longer accepted (${read.kind})`);
     return { events: read.events, streams: { workspace: read.token, projects: {}, tasks: {} }, goneTasks: [] };
   }
-  const read = (tokens: Record<string, string>) => Promise.all(Object.entries(tokens).map(async ([gid, token]) => [gid, await readStream(api, '/events', { resource: gid }, token)] as const));
+  const read = (tokens: Record<string, string>) =>
+    Promise.all(Object.entries(tokens).map(async ([gid, token]) => [gid, await readStream(api, '/events', { resource: gid }, token)] as const));
   const [projectReads, taskReads] = await Promise.all([read(since.streams.projects), read(since.streams.tasks)]);
   const events: WmEvent[] = [];
   const streams: WorkManagementCheckpoint['streams'] = { projects: {}, tasks: {} };
   const goneTasks: string[] = [];
-  for (const [kind, reads] of [['project', projectReads], ['task', taskReads]] as const) {
+  for (const [kind, reads] of [
+    ['project', projectReads],
+    ['task', taskReads],
+  ] as const) {
     for (const [gid, r] of reads) {
       if (r.kind === 'expired') throw new FullRunRequired(`The events sync token of ${kind} ${gid} is no longer accepted`);
       if (r.kind === 'gone') {
@@ -66,13 +76,24 @@ export async function readFeed(api: WorkManagementApi, workspace: WmWorkspace, s
  * (per-project streams) any without a stream so far, which get one before their tasks are read,
  * as a full run does; streams of projects gone are dropped.
  */
-export async function projectStreams(api: WorkManagementApi, since: WorkManagementCheckpoint, dir: Directory, read: WorkManagementCheckpoint['streams']): Promise<{ streams: WorkManagementCheckpoint['streams']; newProjects: WmProject[] }> {
+export async function projectStreams(
+  api: WorkManagementApi,
+  since: WorkManagementCheckpoint,
+  dir: Directory,
+  read: WorkManagementCheckpoint['streams'],
+): Promise<{ streams: WorkManagementCheckpoint['streams']; newProjects: WmProject[] }> {
   const known = new Set(since.projects);
   const streams: WorkManagementCheckpoint['streams'] = { ...read, projects: { ...read.projects }, tasks: { ...read.tasks } };
   const newProjects = dir.projects.filter((p) => !known.has(p.gid) || (!streams.workspace && !(p.gid in streams.projects)));
   if (!streams.workspace) {
     for (const gid of Object.keys(streams.projects)) if (!dir.projects.some((p) => p.gid === gid)) delete streams.projects[gid];
-    Object.assign(streams.projects, await bootstrapStreams(api, newProjects.map((p) => p.gid)));
+    Object.assign(
+      streams.projects,
+      await bootstrapStreams(
+        api,
+        newProjects.map((p) => p.gid),
+      ),
+    );
   }
   return { streams, newProjects };
 }
@@ -81,9 +102,20 @@ export async function projectStreams(api: WorkManagementApi, since: WorkManageme
  * Task streams follow the tasks in no project: dropped when a task is gone (`deleted`, vanished)
  * or joined a project (or became a subtask), started for tasks that left every project or are new.
  */
-export async function taskStreams(api: WorkManagementApi, before: Readonly<Record<string, string>>, deleted: ReadonlySet<string>, crawler: Pick<TaskCrawler, 'vanished' | 'homed' | 'orphans'>): Promise<Record<string, string>> {
+export async function taskStreams(
+  api: WorkManagementApi,
+  before: Readonly<Record<string, string>>,
+  deleted: ReadonlySet<string>,
+  crawler: Pick<TaskCrawler, 'vanished' | 'homed' | 'orphans'>,
+): Promise<Record<string, string>> {
   const tasks = { ...before };
   for (const gid of Object.keys(tasks)) if (deleted.has(gid) || crawler.vanished.has(gid) || crawler.homed.has(gid)) delete tasks[gid];
-  Object.assign(tasks, await bootstrapStreams(api, [...crawler.orphans].filter((gid) => !(gid in tasks))));
+  Object.assign(
+    tasks,
+    await bootstrapStreams(
+      api,
+      [...crawler.orphans].filter((gid) => !(gid in tasks)),
+    ),
+  );
   return tasks;
 }

@@ -66,7 +66,10 @@ export async function loadBundle(api: WorkManagementApi, task: WmTaskRecord): Pr
 }
 
 /** Full records of tasks by gid (batched): those gone (404/403) and those that failed are told apart. */
-export async function readTasks(api: WorkManagementApi, gids: readonly string[]): Promise<{ tasks: WmTaskRecord[]; gone: string[]; failed: Array<{ gid: string; error: Error }> }> {
+export async function readTasks(
+  api: WorkManagementApi,
+  gids: readonly string[],
+): Promise<{ tasks: WmTaskRecord[]; gone: string[]; failed: Array<{ gid: string; error: Error }> }> {
   const results = await Promise.all(
     gids.map((gid) =>
       api.get<{ data: WmTaskRecord }>(`/tasks/${gid}`, { opt_fields: TASK_FIELDS }).then(
@@ -136,7 +139,13 @@ export async function projectAttachmentEvents(ctx: TaskContext, project: WmProje
   return { events, attachmentIds };
 }
 
-function attachmentEvents(ctx: TaskContext, attachments: readonly WmAttachment[], parent: { nativeId: string; name: string; url: string }, access: readonly AccessEntry[], out: SyncEvent[]): string[] {
+function attachmentEvents(
+  ctx: TaskContext,
+  attachments: readonly WmAttachment[],
+  parent: { nativeId: string; name: string; url: string },
+  access: readonly AccessEntry[],
+  out: SyncEvent[],
+): string[] {
   const ids: string[] = [];
   for (const a of attachments) {
     if (!isSyncedAttachment(a)) continue;
@@ -207,7 +216,10 @@ export class TaskCrawler {
       this.tasks += 1;
       this.attachmentFiles += attachmentIds.length;
       this.attachments.set(task.gid, attachmentIds);
-      this.children.set(task.gid, bundle.subtasks.map((s) => s.gid));
+      this.children.set(
+        task.gid,
+        bundle.subtasks.map((s) => s.gid),
+      );
       if (task.projects.length === 0 && !task.parent) this.orphans.add(task.gid);
       else this.homed.add(task.gid);
       for (const event of events) {

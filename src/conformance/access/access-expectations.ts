@@ -33,7 +33,7 @@ export function parseExpectations(text: string, source = 'expectations'): Access
   try {
     data = YAML.parse(text);
   } catch (error) {
-    throw new Error(`${source}: not YAML or JSON: ${(error as Error).message}`);
+    throw new Error(`${source}: not YAML or JSON: ${(error as Error).message}`, { cause: error });
   }
   const parsed = schema.safeParse(data);
   if (!parsed.success) {

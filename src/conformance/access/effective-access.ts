@@ -80,7 +80,11 @@ export function accessInputFromCrawl(crawl: Pick<CrawlRecord, 'users' | 'groups'
  */
 export function findGroupCycles(groups: AccessInput['groups']): string[][] {
   const edges = new Map<string, string[]>();
-  for (const g of groups) edges.set(g.id, (g.members?.entries ?? []).filter((m) => m.type === 'GROUP').map((m) => m.id));
+  for (const g of groups)
+    edges.set(
+      g.id,
+      (g.members?.entries ?? []).filter((m) => m.type === 'GROUP').map((m) => m.id),
+    );
   const index = new Map<string, number>();
   const low = new Map<string, number>();
   const onStack = new Set<string>();

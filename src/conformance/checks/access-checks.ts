@@ -8,7 +8,8 @@ export function accessChecks(input: CheckInput): Finding[] {
   const { access, crawl } = input;
   const problems: Finding[] = [];
   let held = 0;
-  const urlOf = (fileId: string) => crawl.files.find((f) => f.listing.id === fileId)?.permissions?.url ?? `${crawl.baseUrl}/v1/files/${encodeURIComponent(fileId)}/permissions`;
+  const urlOf = (fileId: string) =>
+    crawl.files.find((f) => f.listing.id === fileId)?.permissions?.url ?? `${crawl.baseUrl}/v1/files/${encodeURIComponent(fileId)}/permissions`;
   for (const e of expectations) {
     const answer = access.whoCanSee(e.file);
     if (!answer) {
@@ -37,7 +38,13 @@ export function accessChecks(input: CheckInput): Finding[] {
         held++;
         continue;
       }
-      problems.push(fail('access.expectations', `${email} must not see ${e.file} but can, through ${access.grantFor(email, e.file) ?? '?'}.`, { url, field: 'cannot_see', value: email }));
+      problems.push(
+        fail('access.expectations', `${email} must not see ${e.file} but can, through ${access.grantFor(email, e.file) ?? '?'}.`, {
+          url,
+          field: 'cannot_see',
+          value: email,
+        }),
+      );
     }
   }
   return outcome('access.expectations', problems, `all ${plural(held, 'expectation')} hold`);

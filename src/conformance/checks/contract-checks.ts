@@ -11,7 +11,15 @@ export function contractChecks(input: CheckInput): Finding[] {
     if (problems.length && input.violationsDropped) {
       problems.push(fail(check, `${input.violationsDropped} more violations were not stored.`));
     }
-    out.push(...outcome(check, problems, check === 'contract.responses' ? `all ${input.stats.requests.toLocaleString('en-US')} responses match the contract` : 'every error answer is the envelope with the right code'));
+    out.push(
+      ...outcome(
+        check,
+        problems,
+        check === 'contract.responses'
+          ? `all ${input.stats.requests.toLocaleString('en-US')} responses match the contract`
+          : 'every error answer is the envelope with the right code',
+      ),
+    );
   }
   return out;
 }

@@ -31,12 +31,33 @@ function requiredFields(f: FileSummary): Finding[] {
     if (!ok) out.push(fail('files.required-fields', `File ${l.id}: ${message}`, e(field, value)));
   };
   need(typeof l.name === 'string' && l.name.length > 0, 'name', 'name is missing or empty.', l.name);
-  need(typeof l.externalUrl === 'string' && l.externalUrl.length > 0, 'external_url', 'external_url is missing or empty (users are sent there from a result).', l.externalUrl);
-  need(typeof l.lastModified === 'string' && ISO.test(l.lastModified), 'last_modified_datetime', 'last_modified_datetime is missing or not ISO-8601 (the platform caches binaries by it).', l.lastModified);
-  need(l.status === undefined || l.status === null || l.status === 'active' || l.status === 'deleted', 'status', "status must be 'active' or 'deleted'.", l.status);
+  need(
+    typeof l.externalUrl === 'string' && l.externalUrl.length > 0,
+    'external_url',
+    'external_url is missing or empty (users are sent there from a result).',
+    l.externalUrl,
+  );
+  need(
+    typeof l.lastModified === 'string' && ISO.test(l.lastModified),
+    'last_modified_datetime',
+    'last_modified_datetime is missing or not ISO-8601 (the platform caches binaries by it).',
+    l.lastModified,
+  );
+  need(
+    l.status === undefined || l.status === null || l.status === 'active' || l.status === 'deleted',
+    'status',
+    "status must be 'active' or 'deleted'.",
+    l.status,
+  );
   need(l.keys.includes('content'), 'content', 'content is missing.');
   if (l.keys.includes('content')) need(typeof l.mimeType === 'string', 'content.mime_type', 'content.mime_type is missing.', l.mimeType);
-  if (isBinary(f)) need(typeof l.downloadPath === 'string' && l.downloadPath.length > 0, 'content.download_path', `a ${String(l.mimeType)} file needs content.download_path.`, l.downloadPath);
+  if (isBinary(f))
+    need(
+      typeof l.downloadPath === 'string' && l.downloadPath.length > 0,
+      'content.download_path',
+      `a ${String(l.mimeType)} file needs content.download_path.`,
+      l.downloadPath,
+    );
   return out;
 }
 
@@ -52,30 +73,91 @@ function downloadFindings(f: FileSummary, out: Record<string, Finding[]>, profil
   if (!d) return;
   const id = f.listing.id;
   if (d.status !== 200 || d.error) {
-    out['files.download']?.push(fail('files.download', `File ${id}: the download answered ${d.status}${d.error ? ` (${d.error})` : ''}.`, { url: d.url, field: 'status', value: d.status }));
+    out['files.download']?.push(
+      fail('files.download', `File ${id}: the download answered ${d.status}${d.error ? ` (${d.error})` : ''}.`, {
+        url: d.url,
+        field: 'status',
+        value: d.status,
+      }),
+    );
     return;
   }
   const checksum = d.checksumSha256;
-  if (checksum === undefined) out['files.checksum-sha256']?.push(absent('files.checksum-sha256', `File ${id}: no Checksum-SHA256 header; the platform cannot detect corruption in transit.`, { url: d.url, field: 'Checksum-SHA256' }));
-  else if (!/^[0-9a-f]{64}$/.test(checksum)) out['files.checksum-sha256']?.push(fail('files.checksum-sha256', `File ${id}: Checksum-SHA256 must be 64 lower-case hex characters.`, { url: d.url, field: 'Checksum-SHA256', value: checksum }));
-  else if (checksum !== d.sha256) out['files.checksum-sha256']?.push(fail('files.checksum-sha256', `File ${id}: the downloaded bytes hash to ${d.sha256 ?? '?'}, not the Checksum-SHA256 sent.`, { url: d.url, field: 'Checksum-SHA256', value: checksum }));
+  if (checksum === undefined)
+    out['files.checksum-sha256']?.push(
+      absent('files.checksum-sha256', `File ${id}: no Checksum-SHA256 header; the platform cannot detect corruption in transit.`, {
+        url: d.url,
+        field: 'Checksum-SHA256',
+      }),
+    );
+  else if (!/^[0-9a-f]{64}$/.test(checksum))
+    out['files.checksum-sha256']?.push(
+      fail('files.checksum-sha256', `File ${id}: Checksum-SHA256 must be 64 lower-case hex characters.`, {
+        url: d.url,
+        field: 'Checksum-SHA256',
+        value: checksum,
+      }),
+    );
+  else if (checksum !== d.sha256)
+    out['files.checksum-sha256']?.push(
+      fail('files.checksum-sha256', `File ${id}: the downloaded bytes hash to ${d.sha256 ?? '?'}, not the Checksum-SHA256 sent.`, {
+        url: d.url,
+        field: 'Checksum-SHA256',
+        value: checksum,
+      }),
+    );
 
-  if (d.contentLength === undefined) out['files.content-length']?.push(absent('files.content-length', `File ${id}: no Content-Length header (${d.bytes} bytes received).`, { url: d.url, field: 'Content-Length' }));
-  else if (Number(d.contentLength) !== d.bytes) out['files.content-length']?.push(fail('files.content-length', `File ${id}: Content-Length says ${d.contentLength}, ${d.bytes} bytes arrived.`, { url: d.url, field: 'Content-Length', value: d.contentLength }));
+  if (d.contentLength === undefined)
+    out['files.content-length']?.push(
+      absent('files.content-length', `File ${id}: no Content-Length header (${d.bytes} bytes received).`, { url: d.url, field: 'Content-Length' }),
+    );
+  else if (Number(d.contentLength) !== d.bytes)
+    out['files.content-length']?.push(
+      fail('files.content-length', `File ${id}: Content-Length says ${d.contentLength}, ${d.bytes} bytes arrived.`, {
+        url: d.url,
+        field: 'Content-Length',
+        value: d.contentLength,
+      }),
+    );
 
   const size = f.listing.size;
-  if (size === undefined || size === null) out['files.size-declared']?.push(warn('files.size-declared', `File ${id}: no content.size; the platform cannot skip files over the cap before downloading.`, { url: f.listing.url, field: 'content.size' }));
-  else if (size !== d.bytes) out['files.size-matches']?.push(fail('files.size-matches', `File ${id}: content.size says ${String(size)}, ${d.bytes} bytes downloaded.`, { url: f.listing.url, field: 'content.size', value: size }));
+  if (size === undefined || size === null)
+    out['files.size-declared']?.push(
+      warn('files.size-declared', `File ${id}: no content.size; the platform cannot skip files over the cap before downloading.`, {
+        url: f.listing.url,
+        field: 'content.size',
+      }),
+    );
+  else if (size !== d.bytes)
+    out['files.size-matches']?.push(
+      fail('files.size-matches', `File ${id}: content.size says ${String(size)}, ${d.bytes} bytes downloaded.`, {
+        url: f.listing.url,
+        field: 'content.size',
+        value: size,
+      }),
+    );
 
   const sha1 = f.listing.sha1;
   if (sha1 !== undefined && sha1 !== null && (typeof sha1 !== 'string' || sha1.toLowerCase() !== d.sha1)) {
-    out['files.sha1-matches']?.push(fail('files.sha1-matches', `File ${id}: content.sha1_hash does not match the downloaded bytes (${d.sha1 ?? '?'}).`, { url: f.listing.url, field: 'content.sha1_hash', value: sha1 }));
+    out['files.sha1-matches']?.push(
+      fail('files.sha1-matches', `File ${id}: content.sha1_hash does not match the downloaded bytes (${d.sha1 ?? '?'}).`, {
+        url: f.listing.url,
+        field: 'content.sha1_hash',
+        value: sha1,
+      }),
+    );
   }
 
   const type = (d.contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
   const mime = String(f.listing.mimeType).toLowerCase();
   if (type !== mime && type !== 'application/octet-stream') {
-    out['files.download-content-type']?.push(warn('files.download-content-type', `File ${id}: downloaded as '${d.contentType ?? '(none)'}', listed as ${mime}.`, { url: d.url, field: 'Content-Type', value: d.contentType ?? '' }));
+    out['files.download-content-type']?.push(
+      warn('files.download-content-type', `File ${id}: downloaded as '${d.contentType ?? '(none)'}', listed as ${mime}.`, {
+        url: d.url,
+        field: 'Content-Type',
+        value: d.contentType ?? '',
+      }),
+    );
   }
 }
 
@@ -86,14 +168,32 @@ function listingFindings(f: FileSummary, push: Push, finishedAt: number): void {
   const l = f.listing;
   requiredFields(f).forEach(push);
   if (typeof l.mimeType === 'string' && !SUPPORTED_MIME_TYPES.includes(l.mimeType.toLowerCase())) {
-    push(fail('files.supported-mime', `File ${l.id}: ${l.mimeType} is not a type the platform indexes.`, { url: l.url, field: 'content.mime_type', value: l.mimeType }));
+    push(
+      fail('files.supported-mime', `File ${l.id}: ${l.mimeType} is not a type the platform indexes.`, {
+        url: l.url,
+        field: 'content.mime_type',
+        value: l.mimeType,
+      }),
+    );
   }
   const bytes = typeof l.size === 'number' ? l.size : f.download?.status === 200 ? f.download.bytes : undefined;
   if (bytes !== undefined && bytes > FILE_SIZE_CAP) {
-    push(warn('files.size-limit', `File ${l.id}: ${bytes.toLocaleString('en-US')} bytes (${(bytes / MIB).toFixed(1)} MiB) is over the platform's 25 MB cap; it will be downloaded and then rejected.`, { url: l.url, field: 'content.size', value: bytes }));
+    push(
+      warn(
+        'files.size-limit',
+        `File ${l.id}: ${bytes.toLocaleString('en-US')} bytes (${(bytes / MIB).toFixed(1)} MiB) is over the platform's 25 MB cap; it will be downloaded and then rejected.`,
+        { url: l.url, field: 'content.size', value: bytes },
+      ),
+    );
   }
   if (typeof l.lastModified === 'string' && Date.parse(l.lastModified) > finishedAt + 5 * 60_000) {
-    push(warn('files.timestamp-plausible', `File ${l.id}: last_modified_datetime is in the future.`, { url: l.url, field: 'last_modified_datetime', value: l.lastModified }));
+    push(
+      warn('files.timestamp-plausible', `File ${l.id}: last_modified_datetime is in the future.`, {
+        url: l.url,
+        field: 'last_modified_datetime',
+        value: l.lastModified,
+      }),
+    );
   }
 }
 
@@ -107,12 +207,31 @@ function detailFindings(f: FileSummary, push: Push): void {
     return;
   }
   if (d.id !== l.id) push(fail('files.detail', `File ${l.id}: /v1/files/{id} returned another id.`, { url: d.url, field: 'value.id', value: d.id }));
-  if (d.mimeType !== l.mimeType) push(fail('files.detail', `File ${l.id}: MIME type ${String(d.mimeType)} on /v1/files/{id}, ${String(l.mimeType)} in the list.`, { url: d.url, field: 'value.content.mime_type', value: d.mimeType }));
+  if (d.mimeType !== l.mimeType)
+    push(
+      fail('files.detail', `File ${l.id}: MIME type ${String(d.mimeType)} on /v1/files/{id}, ${String(l.mimeType)} in the list.`, {
+        url: d.url,
+        field: 'value.content.mime_type',
+        value: d.mimeType,
+      }),
+    );
   if (typeof d.lastModified === 'string' && typeof l.lastModified === 'string' && Date.parse(d.lastModified) !== Date.parse(l.lastModified)) {
-    push(fail('files.detail', `File ${l.id}: last_modified_datetime is ${d.lastModified} on /v1/files/{id} but ${l.lastModified} in the list.`, { url: d.url, field: 'value.last_modified_datetime', value: d.lastModified }));
+    push(
+      fail('files.detail', `File ${l.id}: last_modified_datetime is ${d.lastModified} on /v1/files/{id} but ${l.lastModified} in the list.`, {
+        url: d.url,
+        field: 'value.last_modified_datetime',
+        value: d.lastModified,
+      }),
+    );
   }
   if (isHtml(f) && !(d.bodyLength && d.bodyLength > 0)) {
-    push(fail('files.html-body', `File ${l.id}: a text/html file without ${d.bodyType && d.bodyType !== 'string' ? 'a string' : 'a non-empty'} content.body on /v1/files/{id}; the platform reads HTML only from there.`, { url: d.url, field: 'value.content.body', value: d.bodyType === undefined ? '(absent)' : d.bodyLength === 0 ? '(empty)' : `(${d.bodyType})` }));
+    push(
+      fail(
+        'files.html-body',
+        `File ${l.id}: a text/html file without ${d.bodyType && d.bodyType !== 'string' ? 'a string' : 'a non-empty'} content.body on /v1/files/{id}; the platform reads HTML only from there.`,
+        { url: d.url, field: 'value.content.body', value: d.bodyType === undefined ? '(absent)' : d.bodyLength === 0 ? '(empty)' : `(${d.bodyType})` },
+      ),
+    );
   }
 }
 
@@ -138,8 +257,20 @@ function timestampStability(input: CheckInput, push: Push): void {
 }
 
 const FILE_CHECK_IDS = [
-  'files.required-fields', 'files.supported-mime', 'files.detail', 'files.html-body', 'files.download', 'files.checksum-sha256', 'files.content-length',
-  'files.size-matches', 'files.size-declared', 'files.sha1-matches', 'files.download-content-type', 'files.size-limit', 'files.timestamp-stable', 'files.timestamp-plausible',
+  'files.required-fields',
+  'files.supported-mime',
+  'files.detail',
+  'files.html-body',
+  'files.download',
+  'files.checksum-sha256',
+  'files.content-length',
+  'files.size-matches',
+  'files.size-declared',
+  'files.sha1-matches',
+  'files.download-content-type',
+  'files.size-limit',
+  'files.timestamp-stable',
+  'files.timestamp-plausible',
 ];
 
 /** What each check says when it finds nothing, given how many files of each kind there were. */
@@ -169,7 +300,13 @@ function htmlBodyInList(files: FileSummary[]): Finding[] {
   return outcome(
     'files.html-body-in-list',
     inList.length
-      ? [warn('files.html-body-in-list', `${plural(inList.length, 'list item')} carry content.body; the platform reads HTML only from /v1/files/{id}, so this is wasted payload.`, { url: inList[0]?.listing.url, field: 'content.body', value: inList[0]?.listing.id })]
+      ? [
+          warn(
+            'files.html-body-in-list',
+            `${plural(inList.length, 'list item')} carry content.body; the platform reads HTML only from /v1/files/{id}, so this is wasted payload.`,
+            { url: inList[0]?.listing.url, field: 'content.body', value: inList[0]?.listing.id },
+          ),
+        ]
       : [],
     'list pages leave HTML bodies out',
   );
@@ -193,8 +330,16 @@ export function fileChecks(input: CheckInput): Finding[] {
   const binaries = active.filter((f) => f.download);
   const html = active.filter(isHtml);
   const results: Finding[] = [];
-  if (files.length === 0) results.push(warn('files.listed', 'The gateway lists no files.', { url: input.crawl.listings.find((l) => l.collection === 'files')?.firstUrl }));
-  else results.push(...outcome('files.listed', [], `${plural(files.length, 'file')} listed (${plural(active.length, 'active file')}, ${html.length} HTML, ${binaries.length} binaries)`));
+  if (files.length === 0)
+    results.push(warn('files.listed', 'The gateway lists no files.', { url: input.crawl.listings.find((l) => l.collection === 'files')?.firstUrl }));
+  else
+    results.push(
+      ...outcome(
+        'files.listed',
+        [],
+        `${plural(files.length, 'file')} listed (${plural(active.length, 'active file')}, ${html.length} HTML, ${binaries.length} binaries)`,
+      ),
+    );
   const passes = passMessages({ files: files.length, active: active.length, html: html.length, binaries: binaries.length }, Boolean(input.second));
   for (const id of FILE_CHECK_IDS) results.push(...outcome(id, out[id] ?? [], passes[id] ?? 'ok'));
   results.push(...htmlBodyInList(files));

@@ -60,9 +60,12 @@ export function identityChecks(input: CheckInput): Finding[] {
     memberCount += list.entries.length;
     for (const m of list.entries) {
       const e = { url: list.url, field: 'value', value: m };
-      if (m.type === 'USER' && !userIds.has(m.id)) resolve.push(fail('groups.members-resolve', `Group ${g.id}: member USER ${m.id} is not served by /v1/users.`, e));
-      else if (m.type === 'GROUP' && !groupIds.has(m.id)) resolve.push(fail('groups.members-resolve', `Group ${g.id}: member GROUP ${m.id} is not served by /v1/groups.`, e));
-      else if (m.type !== 'USER' && m.type !== 'GROUP') resolve.push(fail('groups.members-resolve', `Group ${g.id}: member type ${JSON.stringify(m.type)} is neither USER nor GROUP.`, e));
+      if (m.type === 'USER' && !userIds.has(m.id))
+        resolve.push(fail('groups.members-resolve', `Group ${g.id}: member USER ${m.id} is not served by /v1/users.`, e));
+      else if (m.type === 'GROUP' && !groupIds.has(m.id))
+        resolve.push(fail('groups.members-resolve', `Group ${g.id}: member GROUP ${m.id} is not served by /v1/groups.`, e));
+      else if (m.type !== 'USER' && m.type !== 'GROUP')
+        resolve.push(fail('groups.members-resolve', `Group ${g.id}: member type ${JSON.stringify(m.type)} is neither USER nor GROUP.`, e));
     }
     // Flattened: the group lists a sub-group AND every user that sub-group holds, directly.
     const direct = new Set(list.entries.filter((m) => m.type === 'USER').map((m) => m.id));
@@ -77,24 +80,42 @@ export function identityChecks(input: CheckInput): Finding[] {
     }
   }
   const cycles = findGroupCycles(crawl.groups.map((g) => ({ id: g.id, members: { entries: g.members?.entries ?? [] } }))).map((c) =>
-    warn('groups.cycles', `Groups ${c.join(' ⇄ ')} contain each other; the platform's handling of cycles is undocumented.`, { url: crawl.groups.find((g) => g.id === c[0])?.members?.url, field: 'value', value: c.join(', ') }),
+    warn('groups.cycles', `Groups ${c.join(' ⇄ ')} contain each other; the platform's handling of cycles is undocumented.`, {
+      url: crawl.groups.find((g) => g.id === c[0])?.members?.url,
+      field: 'value',
+      value: c.join(', '),
+    }),
   );
 
   const paged = crawl.listings
     .filter((l) => l.collection.startsWith('members:') && l.maxPageItems > LARGE_PAGE)
-    .map((l) => warn('groups.members-paged', `${l.collection.slice('members:'.length)}: a page of ${l.maxPageItems.toLocaleString('en-US')} members; page large groups at 1,000–5,000 members with a nextLink.`, { url: l.firstUrl, field: 'value', value: l.maxPageItems }));
+    .map((l) =>
+      warn(
+        'groups.members-paged',
+        `${l.collection.slice('members:'.length)}: a page of ${l.maxPageItems.toLocaleString('en-US')} members; page large groups at 1,000–5,000 members with a nextLink.`,
+        { url: l.firstUrl, field: 'value', value: l.maxPageItems },
+      ),
+    );
 
   const email: Finding[] = [];
   const byEmail = new Map<string, string[]>();
   for (const u of crawl.users) {
     const e = { url: u.url, field: 'primary_email_addr', value: u.email ?? '(absent)' };
-    if (typeof u.email !== 'string' || u.email.length === 0) email.push(fail('users.email', `User ${u.id} has no primary_email_addr; the platform maps users by email, so this user sees nothing.`, e));
+    if (typeof u.email !== 'string' || u.email.length === 0)
+      email.push(fail('users.email', `User ${u.id} has no primary_email_addr; the platform maps users by email, so this user sees nothing.`, e));
     else if (!EMAIL.test(u.email)) email.push(fail('users.email', `User ${u.id}: primary_email_addr is not an email address.`, e));
     else byEmail.set(u.email.toLowerCase(), [...(byEmail.get(u.email.toLowerCase()) ?? []), u.id]);
   }
   const unique: Finding[] = [];
   for (const [address, ids] of byEmail) {
-    if (ids.length > 1) unique.push(fail('users.unique-email', `Users ${ids.join(', ')} share ${address}; the platform cannot tell them apart.`, { url: crawl.users.find((u) => u.id === ids[0])?.url, field: 'primary_email_addr', value: address }));
+    if (ids.length > 1)
+      unique.push(
+        fail('users.unique-email', `Users ${ids.join(', ')} share ${address}; the platform cannot tell them apart.`, {
+          url: crawl.users.find((u) => u.id === ids[0])?.url,
+          field: 'primary_email_addr',
+          value: address,
+        }),
+      );
   }
   const inactive = access.users.filter((u) => !u.active);
   return [
@@ -107,7 +128,15 @@ export function identityChecks(input: CheckInput): Finding[] {
     pass(
       'users.inactive',
       inactive.length ? `${plural(inactive.length, 'inactive user')} (not counted as able to see; reported separately in access answers)` : 'no inactive users',
-      inactive.length ? { field: 'state', value: inactive.slice(0, 20).map((u) => u.email ?? u.id).join(', ') } : {},
+      inactive.length
+        ? {
+            field: 'state',
+            value: inactive
+              .slice(0, 20)
+              .map((u) => u.email ?? u.id)
+              .join(', '),
+          }
+        : {},
     ),
   ];
 }

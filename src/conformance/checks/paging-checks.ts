@@ -29,8 +29,16 @@ function compareSets(check: string, what: string, url: string, expected: readonl
   const missing = difference(e, a);
   const extra = difference(a, e);
   const out: Finding[] = [];
-  if (missing.length) out.push(fail(check, `${how}: ${plural(missing.length, what)} of the first crawl ${missing.length === 1 ? 'is' : 'are'} missing.`, { url, field: 'id', value: missing.slice(0, 20).join(', ') }));
-  if (extra.length) out.push(fail(check, `${how}: ${plural(extra.length, what)} not in the first crawl appeared.`, { url, field: 'id', value: extra.slice(0, 20).join(', ') }));
+  if (missing.length)
+    out.push(
+      fail(check, `${how}: ${plural(missing.length, what)} of the first crawl ${missing.length === 1 ? 'is' : 'are'} missing.`, {
+        url,
+        field: 'id',
+        value: missing.slice(0, 20).join(', '),
+      }),
+    );
+  if (extra.length)
+    out.push(fail(check, `${how}: ${plural(extra.length, what)} not in the first crawl appeared.`, { url, field: 'id', value: extra.slice(0, 20).join(', ') }));
   return out;
 }
 
@@ -43,13 +51,34 @@ export function pagingChecks(input: CheckInput): Finding[] {
   const origin = originOf(input.crawl.baseUrl);
   let linkCount = 0;
   for (const l of listings) {
-    for (const d of l.duplicates) duplicates.push(fail('paging.no-duplicates', `${l.collection}: '${d.key}' is served again on a later page.`, { url: d.url, field: 'id', value: d.key }));
+    for (const d of l.duplicates)
+      duplicates.push(fail('paging.no-duplicates', `${l.collection}: '${d.key}' is served again on a later page.`, { url: d.url, field: 'id', value: d.key }));
     for (const link of l.nextLinks) {
       linkCount++;
-      if (!/^https?:\/\/[^/?#]+/i.test(link)) links.push(fail('paging.absolute-next-link', `${l.collection}: @odata.nextLink is not an absolute URL; the platform follows it verbatim.`, { url: l.firstUrl, field: '@odata.nextLink', value: link }));
-      else if (origin && originOf(link) !== origin) links.push(warn('paging.absolute-next-link', `${l.collection}: @odata.nextLink points at another origin (${originOf(link) ?? '?'}); check PUBLIC_BASE_URL or your proxy settings.`, { url: l.firstUrl, field: '@odata.nextLink', value: link }));
+      if (!/^https?:\/\/[^/?#]+/i.test(link))
+        links.push(
+          fail('paging.absolute-next-link', `${l.collection}: @odata.nextLink is not an absolute URL; the platform follows it verbatim.`, {
+            url: l.firstUrl,
+            field: '@odata.nextLink',
+            value: link,
+          }),
+        );
+      else if (origin && originOf(link) !== origin)
+        links.push(
+          warn(
+            'paging.absolute-next-link',
+            `${l.collection}: @odata.nextLink points at another origin (${originOf(link) ?? '?'}); check PUBLIC_BASE_URL or your proxy settings.`,
+            { url: l.firstUrl, field: '@odata.nextLink', value: link },
+          ),
+        );
     }
-    if (l.loop) loops.push(fail('paging.terminates', `${l.collection}: a nextLink points back to a page already read; the crawl would never end.`, { url: l.loop.url, field: '@odata.nextLink' }));
+    if (l.loop)
+      loops.push(
+        fail('paging.terminates', `${l.collection}: a nextLink points back to a page already read; the crawl would never end.`, {
+          url: l.loop.url,
+          field: '@odata.nextLink',
+        }),
+      );
   }
 
   const top: Finding[] = [];
@@ -57,32 +86,84 @@ export function pagingChecks(input: CheckInput): Finding[] {
   if (input.oddTop) {
     const l = input.oddTop.listing;
     if (l.requestedTop !== undefined && l.maxPageItems > l.requestedTop) {
-      top.push(warn('paging.top-is-maximum', `$top=${l.requestedTop} returned a page of ${l.maxPageItems} items; $top is a maximum.`, { url: l.firstUrl, field: '$top', value: l.maxPageItems }));
+      top.push(
+        warn('paging.top-is-maximum', `$top=${l.requestedTop} returned a page of ${l.maxPageItems} items; $top is a maximum.`, {
+          url: l.firstUrl,
+          field: '$top',
+          value: l.maxPageItems,
+        }),
+      );
     }
-    if (l.failure) odd.push(fail('paging.odd-top', `Listing with $top=${l.requestedTop ?? '?'} failed: ${l.failure.message}.`, { url: l.failure.url, field: 'status', value: l.failure.status }));
-    else odd.push(...compareSets('paging.odd-top', 'file', l.firstUrl, input.crawl.files.map((f) => f.listing.id), input.oddTop.files.map(([id]) => id), `With $top=${l.requestedTop ?? '?'}`));
+    if (l.failure)
+      odd.push(
+        fail('paging.odd-top', `Listing with $top=${l.requestedTop ?? '?'} failed: ${l.failure.message}.`, {
+          url: l.failure.url,
+          field: 'status',
+          value: l.failure.status,
+        }),
+      );
+    else
+      odd.push(
+        ...compareSets(
+          'paging.odd-top',
+          'file',
+          l.firstUrl,
+          input.crawl.files.map((f) => f.listing.id),
+          input.oddTop.files.map(([id]) => id),
+          `With $top=${l.requestedTop ?? '?'}`,
+        ),
+      );
   }
 
   const stable: Finding[] = [];
   if (input.second) {
     const s = input.second;
     for (const l of [s.files.listing, s.users.listing, s.groups.listing]) {
-      if (l.failure) stable.push(fail('paging.stable-crawls', `The second crawl of ${l.collection} failed: ${l.failure.message}.`, { url: l.failure.url, field: 'status', value: l.failure.status }));
+      if (l.failure)
+        stable.push(
+          fail('paging.stable-crawls', `The second crawl of ${l.collection} failed: ${l.failure.message}.`, {
+            url: l.failure.url,
+            field: 'status',
+            value: l.failure.status,
+          }),
+        );
     }
     const firstUsers = input.crawl.users.map((u) => u.id);
     const firstGroups = input.crawl.groups.map((g) => g.id);
-    if (!s.files.listing.failure) stable.push(...compareSets('paging.stable-crawls', 'file', s.files.listing.firstUrl, input.crawl.files.map((f) => f.listing.id), s.files.files.map(([id]) => id), 'Second crawl of /v1/files'));
-    if (!s.users.listing.failure) stable.push(...compareSets('paging.stable-crawls', 'user', s.users.listing.firstUrl, firstUsers, s.users.ids, 'Second crawl of /v1/users'));
-    if (!s.groups.listing.failure) stable.push(...compareSets('paging.stable-crawls', 'group', s.groups.listing.firstUrl, firstGroups, s.groups.ids, 'Second crawl of /v1/groups'));
+    if (!s.files.listing.failure)
+      stable.push(
+        ...compareSets(
+          'paging.stable-crawls',
+          'file',
+          s.files.listing.firstUrl,
+          input.crawl.files.map((f) => f.listing.id),
+          s.files.files.map(([id]) => id),
+          'Second crawl of /v1/files',
+        ),
+      );
+    if (!s.users.listing.failure)
+      stable.push(...compareSets('paging.stable-crawls', 'user', s.users.listing.firstUrl, firstUsers, s.users.ids, 'Second crawl of /v1/users'));
+    if (!s.groups.listing.failure)
+      stable.push(...compareSets('paging.stable-crawls', 'group', s.groups.listing.firstUrl, firstGroups, s.groups.ids, 'Second crawl of /v1/groups'));
   }
 
   const pages = listings.reduce((n, l) => n + l.pages, 0);
   return [
     ...outcome('paging.no-duplicates', duplicates, `no id served twice across ${plural(pages, 'page')} of ${plural(listings.length, 'listing')}`),
-    ...outcome('paging.absolute-next-link', links, linkCount ? `all ${plural(linkCount, 'nextLink')} are absolute URLs on the gateway's origin` : 'no listing had a second page (nothing to check)'),
+    ...outcome(
+      'paging.absolute-next-link',
+      links,
+      linkCount ? `all ${plural(linkCount, 'nextLink')} are absolute URLs on the gateway's origin` : 'no listing had a second page (nothing to check)',
+    ),
     ...outcome('paging.terminates', loops, 'every listing ends'),
     ...(input.oddTop ? outcome('paging.top-is-maximum', top, `no page exceeded $top=${input.oddTop.listing.requestedTop ?? '?'}`) : []),
-    ...(input.oddTop ? outcome('paging.odd-top', odd, `$top=${input.oddTop.listing.requestedTop ?? '?'} crawls the same ${plural(input.crawl.files.length, 'file')} in ${plural(input.oddTop.listing.pages, 'page')}`) : []),
+    ...(input.oddTop
+      ? outcome(
+          'paging.odd-top',
+          odd,
+          `$top=${input.oddTop.listing.requestedTop ?? '?'} crawls the same ${plural(input.crawl.files.length, 'file')} in ${plural(input.oddTop.listing.pages, 'page')}`,
+        )
+      : []),
     ...(input.second ? outcome('paging.stable-crawls', stable, 'a second crawl lists the same files, users and groups') : []),
   ];
 }

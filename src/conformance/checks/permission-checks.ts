@@ -7,9 +7,18 @@ export function permissionChecks(input: CheckInput): Finding[] {
   const metadata: Finding[] = [];
   const m = crawl.metadata;
   if (!m) metadata.push(fail('permissions.metadata', '/v1/files/permissions/metadata was not read.'));
-  else if (m.status === 404) metadata.push(warn('permissions.metadata', 'The permission-model endpoint is not implemented (404).', { url: m.url, field: 'status', value: 404 }));
-  else if (m.status !== 200) metadata.push(fail('permissions.metadata', `The permission-model endpoint answered ${m.status}.`, { url: m.url, field: 'status', value: m.status }));
-  else if (m.model !== 'resource_permission') metadata.push(fail('permissions.metadata', "model must be 'resource_permission' (the only model the platform supports).", { url: m.url, field: 'model', value: m.model }));
+  else if (m.status === 404)
+    metadata.push(warn('permissions.metadata', 'The permission-model endpoint is not implemented (404).', { url: m.url, field: 'status', value: 404 }));
+  else if (m.status !== 200)
+    metadata.push(fail('permissions.metadata', `The permission-model endpoint answered ${m.status}.`, { url: m.url, field: 'status', value: m.status }));
+  else if (m.model !== 'resource_permission')
+    metadata.push(
+      fail('permissions.metadata', "model must be 'resource_permission' (the only model the platform supports).", {
+        url: m.url,
+        field: 'model',
+        value: m.model,
+      }),
+    );
 
   const userIds = new Set(crawl.users.map((u) => u.id));
   const groupIds = new Set(crawl.groups.map((g) => g.id));
@@ -32,17 +41,29 @@ export function permissionChecks(input: CheckInput): Finding[] {
     }
     lists++;
     entries += p.entries.length;
-    if (p.entries.length === 0 && f.listing.status !== 'deleted') empty.push(warn('permissions.non-empty', `File ${id}: the access list is empty, so nobody can see the file.`, { url: p.url, field: 'value.permissions', value: '[]' }));
+    if (p.entries.length === 0 && f.listing.status !== 'deleted')
+      empty.push(
+        warn('permissions.non-empty', `File ${id}: the access list is empty, so nobody can see the file.`, {
+          url: p.url,
+          field: 'value.permissions',
+          value: '[]',
+        }),
+      );
     for (const entry of p.entries) {
       const e = { url: p.url, field: 'value.permissions', value: entry };
-      if (entry.action !== 'VIEW') view.push(fail('permissions.view-only', `File ${id}: action ${JSON.stringify(entry.action ?? null)}; only VIEW is evaluated.`, e));
+      if (entry.action !== 'VIEW')
+        view.push(fail('permissions.view-only', `File ${id}: action ${JSON.stringify(entry.action ?? null)}; only VIEW is evaluated.`, e));
       if (entry.id === '*') {
-        if (entry.type !== 'GROUP') wildcard.push(fail('permissions.wildcard', `File ${id}: {type: ${entry.type}, id: "*"} grants nothing; everyone is {type: GROUP, id: "*"}.`, e));
+        if (entry.type !== 'GROUP')
+          wildcard.push(fail('permissions.wildcard', `File ${id}: {type: ${entry.type}, id: "*"} grants nothing; everyone is {type: GROUP, id: "*"}.`, e));
         continue;
       }
-      if (entry.type === 'USER' && !userIds.has(entry.id)) resolve.push(fail('permissions.principals-resolve', `File ${id}: USER ${entry.id} is not a user served by /v1/users; the grant reaches nobody.`, e));
-      else if (entry.type === 'GROUP' && !groupIds.has(entry.id)) resolve.push(fail('permissions.principals-resolve', `File ${id}: GROUP ${entry.id} is not a group served by /v1/groups; the grant reaches nobody.`, e));
-      else if (entry.type !== 'USER' && entry.type !== 'GROUP') resolve.push(fail('permissions.principals-resolve', `File ${id}: type ${JSON.stringify(entry.type)} is neither USER nor GROUP.`, e));
+      if (entry.type === 'USER' && !userIds.has(entry.id))
+        resolve.push(fail('permissions.principals-resolve', `File ${id}: USER ${entry.id} is not a user served by /v1/users; the grant reaches nobody.`, e));
+      else if (entry.type === 'GROUP' && !groupIds.has(entry.id))
+        resolve.push(fail('permissions.principals-resolve', `File ${id}: GROUP ${entry.id} is not a group served by /v1/groups; the grant reaches nobody.`, e));
+      else if (entry.type !== 'USER' && entry.type !== 'GROUP')
+        resolve.push(fail('permissions.principals-resolve', `File ${id}: type ${JSON.stringify(entry.type)} is neither USER nor GROUP.`, e));
     }
   }
   return [

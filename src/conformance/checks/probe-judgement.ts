@@ -10,10 +10,20 @@ export function judgeProbe(p: ProbeResult): Finding | undefined {
   if (p.status === 0) return fail(p.check, `${p.description}: no answer (${p.error ?? 'connection failed'}).`, e);
   if (p.leaked) return fail(p.check, `${p.description}: the answer looks like a system file — the id reached the file system.`, { ...e, field: 'body' });
   if (p.status >= 500) return fail(p.check, `${p.description}: answered ${p.status}; bad input must get a 4xx, never a 5xx.`, e);
-  if (p.status >= 400 && !p.envelope) return fail(p.check, `${p.description}: the ${p.status} answer is not the error envelope {"error": {"code", "message"}}.`, e);
-  if (p.chain?.loop) return fail(p.check, `${p.description}: answered 200, and following its @odata.nextLink never ends — ${p.chain.loop} links back to a page already read (the platform would crawl forever).`, { url: p.chain.loop, field: '@odata.nextLink', value: p.chain.loop });
+  if (p.status >= 400 && !p.envelope)
+    return fail(p.check, `${p.description}: the ${p.status} answer is not the error envelope {"error": {"code", "message"}}.`, e);
+  if (p.chain?.loop)
+    return fail(
+      p.check,
+      `${p.description}: answered 200, and following its @odata.nextLink never ends — ${p.chain.loop} links back to a page already read (the platform would crawl forever).`,
+      { url: p.chain.loop, field: '@odata.nextLink', value: p.chain.loop },
+    );
   if (p.chain && p.chain.missing > 0) {
-    return fail(p.check, `${p.description}: answered 200, but the listing it starts never lists ${p.chain.missing} of the files the crawl found (e.g. ${p.chain.firstMissing ?? '?'}); ${p.chain.listed} listed over ${p.chain.pages} page(s)${p.chain.failure ? `, stopped: ${p.chain.failure}` : ''}.`, { ...e, field: 'value', value: `${p.chain.listed} listed, ${p.chain.missing} missing` });
+    return fail(
+      p.check,
+      `${p.description}: answered 200, but the listing it starts never lists ${p.chain.missing} of the files the crawl found (e.g. ${p.chain.firstMissing ?? '?'}); ${p.chain.listed} listed over ${p.chain.pages} page(s)${p.chain.failure ? `, stopped: ${p.chain.failure}` : ''}.`,
+      { ...e, field: 'value', value: `${p.chain.listed} listed, ${p.chain.missing} missing` },
+    );
   }
   const other = (message: string) => (p.otherwise === 'fail' ? fail : warn)(p.check, `${p.description}: ${message}`, e);
   switch (p.expect) {

@@ -42,7 +42,9 @@ export function runChecks(input: CheckInput): Finding[] {
 }
 
 /** Each check's worst severity and how many findings it has of each severity. */
-export function summarizeChecks(findings: readonly Finding[]): Array<{ check: string; severity: Finding['severity']; counts: Record<Finding['severity'], number> }> {
+export function summarizeChecks(
+  findings: readonly Finding[],
+): Array<{ check: string; severity: Finding['severity']; counts: Record<Finding['severity'], number> }> {
   const byCheck = new Map<string, { check: string; severity: Finding['severity']; counts: Record<Finding['severity'], number> }>();
   for (const f of findings) {
     let entry = byCheck.get(f.check);

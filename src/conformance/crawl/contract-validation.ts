@@ -88,26 +88,51 @@ export class ContractValidation {
 
     const operation = this.api.router.matchOperation({ method: r.method.toLowerCase(), path: r.path, headers: {} });
     if (!operation) {
-      if (r.status < 400) out.push({ check: 'contract.responses', ...base, message: `${r.method} ${r.path} answered ${r.status} but is not an operation of the contract.` });
+      if (r.status < 400)
+        out.push({ check: 'contract.responses', ...base, message: `${r.method} ${r.path} answered ${r.status} but is not an operation of the contract.` });
       return out;
     }
     const operationId = String(operation.operationId);
     const responses = (operation.responses ?? {}) as Record<string, { content?: Record<string, unknown> }>;
     const documented = Object.keys(responses);
     if (!documented.includes(String(r.status))) {
-      out.push({ check: 'contract.responses', ...base, operation: operationId, field: 'status', message: `${operationId}: status ${r.status} is not documented (documented: ${documented.join(', ')}).` });
+      out.push({
+        check: 'contract.responses',
+        ...base,
+        operation: operationId,
+        field: 'status',
+        message: `${operationId}: status ${r.status} is not documented (documented: ${documented.join(', ')}).`,
+      });
       return out;
     }
     const declared = responses[String(r.status)]?.content ?? {};
     const wantsJson = Object.keys(declared).some((t) => t.includes('json'));
     if (wantsJson && !json) {
-      out.push({ check: 'contract.responses', ...base, operation: operationId, field: 'Content-Type', message: `${operationId} ${r.status}: Content-Type should be application/json, was '${String(r.headers['content-type'] ?? 'missing')}'.` });
+      out.push({
+        check: 'contract.responses',
+        ...base,
+        operation: operationId,
+        field: 'Content-Type',
+        message: `${operationId} ${r.status}: Content-Type should be application/json, was '${String(r.headers['content-type'] ?? 'missing')}'.`,
+      });
     } else if (wantsJson && r.jsonError !== undefined) {
-      out.push({ check: 'contract.responses', ...base, operation: operationId, field: 'body', message: `${operationId} ${r.status}: the body is not JSON (${r.jsonError}).` });
+      out.push({
+        check: 'contract.responses',
+        ...base,
+        operation: operationId,
+        field: 'body',
+        message: `${operationId} ${r.status}: the body is not JSON (${r.jsonError}).`,
+      });
     } else if (json && r.jsonError === undefined && r.json !== undefined) {
       const result = this.api.validateResponse(r.json, operation, r.status);
       for (const e of result.errors ?? []) {
-        out.push({ check: 'contract.responses', ...base, operation: operationId, field: `body${e.instancePath}`, message: `${operationId} ${r.status}: body${e.instancePath} ${e.message ?? 'is invalid'}${e.params && Object.keys(e.params).length ? ` ${JSON.stringify(e.params)}` : ''}.` });
+        out.push({
+          check: 'contract.responses',
+          ...base,
+          operation: operationId,
+          field: `body${e.instancePath}`,
+          message: `${operationId} ${r.status}: body${e.instancePath} ${e.message ?? 'is invalid'}${e.params && Object.keys(e.params).length ? ` ${JSON.stringify(e.params)}` : ''}.`,
+        });
       }
     }
     out.push(...this.headerViolations(r, operation, operationId));
@@ -124,7 +149,13 @@ export class ContractValidation {
     const json = isJsonType(r.headers);
     const envelope = json && r.jsonError === undefined ? errorEnvelope(r.json) : undefined;
     if (!envelope) {
-      return [{ ...base, field: 'body', message: `A ${r.status} answer is not the error envelope {"error": {"code", "message"}}${r.jsonError ? ` (${r.jsonError})` : json ? '' : ` (Content-Type ${String(r.headers['content-type'] ?? 'missing')})`}.` }];
+      return [
+        {
+          ...base,
+          field: 'body',
+          message: `A ${r.status} answer is not the error envelope {"error": {"code", "message"}}${r.jsonError ? ` (${r.jsonError})` : json ? '' : ` (Content-Type ${String(r.headers['content-type'] ?? 'missing')})`}.`,
+        },
+      ];
     }
     const tolerated = this.profile === 'platform' ? { severity: 'warn' as const } : {};
     const table = this.profile === 'strict' ? STRICT_ERROR_CODE_STATUS : ERROR_CODE_STATUS;
@@ -132,10 +163,19 @@ export class ContractValidation {
     if (expected === undefined) {
       // The platform's table has no code for these statuses; any code is the gateway's own.
       if (this.profile === 'platform' && ![400, 401, 404, 429, 500, 502].includes(r.status)) return [];
-      return [{ ...base, ...tolerated, field: 'error.code', message: `Error code '${envelope.code}' is not one of the ${this.profile === 'strict' ? "contract's" : "platform's"} codes (${Object.keys(table).join(', ')}).` }];
+      return [
+        {
+          ...base,
+          ...tolerated,
+          field: 'error.code',
+          message: `Error code '${envelope.code}' is not one of the ${this.profile === 'strict' ? "contract's" : "platform's"} codes (${Object.keys(table).join(', ')}).`,
+        },
+      ];
     }
     if (expected !== r.status && !(r.status === 500 && envelope.code === 'EXTERNAL_REST_ERROR')) {
-      return [{ ...base, ...tolerated, field: 'error.code', message: `Error code '${envelope.code}' goes with HTTP ${expected}, but the status was ${r.status}.` }];
+      return [
+        { ...base, ...tolerated, field: 'error.code', message: `Error code '${envelope.code}' goes with HTTP ${expected}, but the status was ${r.status}.` },
+      ];
     }
     return [];
   }
@@ -151,12 +191,20 @@ export class ContractValidation {
     const declared = ((operation.responses ?? {}) as Record<string, { headers?: Record<string, { required?: boolean }> }>)[String(r.status)]?.headers ?? {};
     for (const [name, header] of Object.entries(declared)) {
       if (header.required && r.headers[name.toLowerCase()] === undefined) {
-        out.push({ ...base, field: `headers.${name.toLowerCase()}`, message: `${operationId} ${r.status}: the ${name} header is missing (${this.profile === 'strict' ? 'our contract requires it' : 'required'}).` });
+        out.push({
+          ...base,
+          field: `headers.${name.toLowerCase()}`,
+          message: `${operationId} ${r.status}: the ${name} header is missing (${this.profile === 'strict' ? 'our contract requires it' : 'required'}).`,
+        });
       }
     }
     const result = this.api.validateResponseHeaders(r.headers, operation, { statusCode: r.status, setMatchType: SetMatchType.Any });
     for (const e of result.errors ?? []) {
-      out.push({ ...base, field: `headers${e.instancePath}`, message: `${operationId} ${r.status}: headers${e.instancePath} ${e.message ?? 'are invalid'}${e.params && Object.keys(e.params).length ? ` ${JSON.stringify(e.params)}` : ''}.` });
+      out.push({
+        ...base,
+        field: `headers${e.instancePath}`,
+        message: `${operationId} ${r.status}: headers${e.instancePath} ${e.message ?? 'are invalid'}${e.params && Object.keys(e.params).length ? ` ${JSON.stringify(e.params)}` : ''}.`,
+      });
     }
     return out;
   }

@@ -73,7 +73,13 @@ async function crawlPermissionModel(client: GatewayClient): Promise<CrawlRecord[
 }
 
 /** An access list or a group's members, paged to the end (kept in the record when notable). */
-async function listPrincipals(state: CrawlState, collection: string, kind: ExchangeKind, page: { url: string; contractPath: string }, permissions: boolean): Promise<FilePermissions> {
+async function listPrincipals(
+  state: CrawlState,
+  collection: string,
+  kind: ExchangeKind,
+  page: { url: string; contractPath: string },
+  permissions: boolean,
+): Promise<FilePermissions> {
   const entries: Principal[] = [];
   const listing = await listAll(state.client, {
     collection,
@@ -174,7 +180,12 @@ async function crawlFiles(state: CrawlState): Promise<void> {
 }
 
 /** `/v1/groups` or `/v1/users` to the end: each item with a string id kept once, as `toRecord` makes it. */
-async function listIdentities<T>(state: CrawlState, collection: 'groups' | 'users', into: Map<string, T>, toRecord: (item: Record<string, unknown>, id: string, url: string) => T): Promise<void> {
+async function listIdentities<T>(
+  state: CrawlState,
+  collection: 'groups' | 'users',
+  into: Map<string, T>,
+  toRecord: (item: Record<string, unknown>, id: string, url: string) => T,
+): Promise<void> {
   const listing = await listAll(state.client, {
     collection,
     kind: collection,
@@ -206,7 +217,13 @@ async function crawlGroups(state: CrawlState): Promise<void> {
 
 /** Every user. */
 async function crawlUsers(state: CrawlState): Promise<void> {
-  await listIdentities(state, 'users', state.users, (item, id, url) => ({ id, url, email: item.primary_email_addr, fullName: item.full_name, state: item.state }));
+  await listIdentities(state, 'users', state.users, (item, id, url) => ({
+    id,
+    url,
+    email: item.primary_email_addr,
+    fullName: item.full_name,
+    state: item.state,
+  }));
   state.options.logger?.info({ users: state.users.size }, 'conformance: users crawled');
 }
 
@@ -218,7 +235,16 @@ async function crawlUsers(state: CrawlState): Promise<void> {
  */
 export async function crawlGateway(client: GatewayClient, options: CrawlOptions): Promise<CrawlRecord> {
   const startedAt = new Date().toISOString();
-  const state: CrawlState = { client, options, pool: new ConcurrencyPool(options.concurrency), listings: [], notable: 0, files: new Map(), groups: new Map(), users: new Map() };
+  const state: CrawlState = {
+    client,
+    options,
+    pool: new ConcurrencyPool(options.concurrency),
+    listings: [],
+    notable: 0,
+    files: new Map(),
+    groups: new Map(),
+    users: new Map(),
+  };
   const metadata = await crawlPermissionModel(client);
   await crawlFiles(state);
   await crawlGroups(state);

@@ -5,16 +5,7 @@
  */
 
 /** Which part of the crawl a request belongs to (latency is reported per kind). */
-export type ExchangeKind =
-  | 'list-files'
-  | 'get-file'
-  | 'download'
-  | 'permissions'
-  | 'metadata'
-  | 'users'
-  | 'groups'
-  | 'members'
-  | 'probe';
+export type ExchangeKind = 'list-files' | 'get-file' | 'download' | 'permissions' | 'metadata' | 'users' | 'groups' | 'members' | 'probe';
 
 /** An access entry or a group member, as served (values kept raw so checks can flag bad ones). */
 export interface Principal {

@@ -40,7 +40,8 @@ export async function listAll(client: GatewayClient, r: ListRequest): Promise<Li
     const contractPath = link === undefined ? r.firstContractPath : undefined;
     const res = await client.get(url, { kind: r.kind, mode: 'json', ...(contractPath ? { contractPath } : {}) });
     if (res.status !== 200) throw new PageFailure({ url, status: res.status, message: res.error ?? `HTTP ${res.status}` });
-    if (res.jsonError !== undefined || !isObj(res.json)) throw new PageFailure({ url, status: res.status, message: res.jsonError ?? 'the body is not a JSON object' });
+    if (res.jsonError !== undefined || !isObj(res.json))
+      throw new PageFailure({ url, status: res.status, message: res.jsonError ?? 'the body is not a JSON object' });
     return { url, body: res.json };
   };
   try {

@@ -93,20 +93,49 @@ function otherHeaderForm(a: ProbeAim): Probe[] {
  * it, as long as the answer is no 5xx and the listing it starts still ends and lists every file.
  */
 function malformedTop(a: ProbeAim): Probe[] {
-  const judged: Pick<Probe, 'expect' | 'otherwise'> = a.profile === 'strict' ? { expect: '4xx', otherwise: 'fail' } : { expect: '2xx-or-4xx', otherwise: 'fail' };
-  const files = ['abc', '-1', '0', '1.5'].map((top): Probe => ({ check: 'robustness.malformed-top', description: `$top=${top}`, path: `/v1/files?$top=${enc(top)}`, ...judged, follow: true }));
-  const others = ['/v1/users', '/v1/groups', `/v1/files/${enc(a.fileId)}/permissions`, `/v1/groups/${enc(a.groupId)}/members`].map(
-    (path): Probe => ({ check: 'robustness.malformed-top', description: '$top=abc', path: `${path}?$top=abc`, ...judged }),
-  );
+  const judged: Pick<Probe, 'expect' | 'otherwise'> =
+    a.profile === 'strict' ? { expect: '4xx', otherwise: 'fail' } : { expect: '2xx-or-4xx', otherwise: 'fail' };
+  const files = ['abc', '-1', '0', '1.5'].map((top): Probe => ({
+    check: 'robustness.malformed-top',
+    description: `$top=${top}`,
+    path: `/v1/files?$top=${enc(top)}`,
+    ...judged,
+    follow: true,
+  }));
+  const others = ['/v1/users', '/v1/groups', `/v1/files/${enc(a.fileId)}/permissions`, `/v1/groups/${enc(a.groupId)}/members`].map((path): Probe => ({
+    check: 'robustness.malformed-top',
+    description: '$top=abc',
+    path: `${path}?$top=abc`,
+    ...judged,
+  }));
   return [...files, ...others];
 }
 
 /** Other options: malformed ones may be refused or ignored (never a 5xx); unknown ones should be ignored. */
 function queryOptions(): Probe[] {
-  const malformed = ['$skip=-1', '$skip=abc', `$filter=${enc('((')}`, `$filter=${enc("last_modified_datetime gt 'not-a-date'")}`, `$orderby=${enc('no_such_field desc')}`, `$select=${enc('no_such_field')}`];
+  const malformed = [
+    '$skip=-1',
+    '$skip=abc',
+    `$filter=${enc('((')}`,
+    `$filter=${enc("last_modified_datetime gt 'not-a-date'")}`,
+    `$orderby=${enc('no_such_field desc')}`,
+    `$select=${enc('no_such_field')}`,
+  ];
   return [
-    ...malformed.map((query): Probe => ({ check: 'robustness.query-options', description: decodeURIComponent(query), path: `/v1/files?${query}`, expect: '2xx-or-4xx', otherwise: 'fail' })),
-    { check: 'robustness.query-options', description: 'unknown options $count=true&$expand=content (should be ignored)', path: '/v1/files?$count=true&$expand=content', expect: '200', otherwise: 'warn' },
+    ...malformed.map((query): Probe => ({
+      check: 'robustness.query-options',
+      description: decodeURIComponent(query),
+      path: `/v1/files?${query}`,
+      expect: '2xx-or-4xx',
+      otherwise: 'fail',
+    })),
+    {
+      check: 'robustness.query-options',
+      description: 'unknown options $count=true&$expand=content (should be ignored)',
+      path: '/v1/files?$count=true&$expand=content',
+      expect: '200',
+      otherwise: 'warn',
+    },
   ];
 }
 
@@ -116,10 +145,25 @@ function tamperedCursors(a: ProbeAim): Probe[] {
   const check = 'robustness.tampered-skiptoken';
   if (!withToken) {
     // The gateway's links carry no $skiptoken (e.g. $skip paging): a stray one may be ignored.
-    return [{ check, description: '$skiptoken=not-a-real-token (this gateway does not use $skiptoken)', path: '/v1/files?$skiptoken=not-a-real-token', expect: '2xx-or-4xx', otherwise: 'fail' }];
+    return [
+      {
+        check,
+        description: '$skiptoken=not-a-real-token (this gateway does not use $skiptoken)',
+        path: '/v1/files?$skiptoken=not-a-real-token',
+        expect: '2xx-or-4xx',
+        otherwise: 'fail',
+      },
+    ];
   }
   return [
-    ...tamperedLinks(withToken).map((url): Probe => ({ check, description: 'a served nextLink with its $skiptoken altered', path: '', url, expect: '4xx', otherwise: 'fail' })),
+    ...tamperedLinks(withToken).map((url): Probe => ({
+      check,
+      description: 'a served nextLink with its $skiptoken altered',
+      path: '',
+      url,
+      expect: '4xx',
+      otherwise: 'fail',
+    })),
     { check, description: '$skiptoken=not-a-real-token', path: '/v1/files?$skiptoken=not-a-real-token', expect: '4xx', otherwise: 'fail' },
   ];
 }
@@ -131,7 +175,8 @@ function tamperedCursors(a: ProbeAim): Probe[] {
  * under `platform`, a warning under `strict`.
  */
 function unknownIds(a: ProbeAim): Probe[] {
-  const listOfUnknown: Pick<Probe, 'expect' | 'otherwise'> = a.profile === 'platform' ? { expect: '2xx-or-4xx', otherwise: 'fail' } : { expect: '4xx', otherwise: 'warn' };
+  const listOfUnknown: Pick<Probe, 'expect' | 'otherwise'> =
+    a.profile === 'platform' ? { expect: '2xx-or-4xx', otherwise: 'fail' } : { expect: '4xx', otherwise: 'warn' };
   const idProbes = (check: string, id: string, what: string): Probe[] => [
     { check, description: `${what} file id`, path: `/v1/files/${enc(id)}`, expect: '4xx', otherwise: 'fail' },
     { check, description: `the download of ${what} file`, path: `/v1/files/${enc(id)}/download`, expect: '4xx', otherwise: 'fail', download: true },
@@ -148,10 +193,29 @@ function pathTraversal(): Probe[] {
   return [
     ...traversal.flatMap((id): Probe[] => [
       { check, description: `file id ${JSON.stringify(id)}`, path: `/v1/files/${enc(id)}`, expect: '4xx', otherwise: 'fail' },
-      { check, description: `download of file id ${JSON.stringify(id)}`, path: `/v1/files/${enc(id)}/download`, expect: '4xx', otherwise: 'fail', download: true },
+      {
+        check,
+        description: `download of file id ${JSON.stringify(id)}`,
+        path: `/v1/files/${enc(id)}/download`,
+        expect: '4xx',
+        otherwise: 'fail',
+        download: true,
+      },
     ]),
-    { check, description: 'access list of file id "../../../../etc/passwd"', path: `/v1/files/${enc(traversal[0] ?? '')}/permissions`, expect: '4xx', otherwise: 'fail' },
-    { check, description: 'members of group id "../../../../etc/passwd"', path: `/v1/groups/${enc(traversal[0] ?? '')}/members`, expect: '4xx', otherwise: 'fail' },
+    {
+      check,
+      description: 'access list of file id "../../../../etc/passwd"',
+      path: `/v1/files/${enc(traversal[0] ?? '')}/permissions`,
+      expect: '4xx',
+      otherwise: 'fail',
+    },
+    {
+      check,
+      description: 'members of group id "../../../../etc/passwd"',
+      path: `/v1/groups/${enc(traversal[0] ?? '')}/members`,
+      expect: '4xx',
+      otherwise: 'fail',
+    },
     { check, description: 'raw ".." segments in the path', path: '/v1/files/../../../../etc/passwd', expect: '4xx', otherwise: 'fail' },
   ];
 }

@@ -43,7 +43,8 @@ async function followChain(client: GatewayClient, url: string, first: GatewayRes
   if (!body || !Array.isArray(body.value)) return undefined;
   const listed = new Set<string>();
   const collect = (items: unknown[]) => {
-    for (const item of items) if (item && typeof item === 'object' && typeof (item as { id?: unknown }).id === 'string') listed.add((item as { id: string }).id);
+    for (const item of items)
+      if (item && typeof item === 'object' && typeof (item as { id?: unknown }).id === 'string') listed.add((item as { id: string }).id);
   };
   collect(body.value);
   const chain: ProbeChain = { pages: 1, listed: 0, missing: 0 };
@@ -52,7 +53,14 @@ async function followChain(client: GatewayClient, url: string, first: GatewayRes
     const nextUrl = /^https?:\/\//i.test(next) ? next : new URL(next, url).href;
     if (nextUrl === url) chain.loop = url;
     else {
-      const rest = await listAll(client, { collection: 'probe', kind: 'probe', firstUrl: nextUrl, keyOf: () => undefined, onItems: collect, maxPages: Math.max(10, fileIds.size + 2) });
+      const rest = await listAll(client, {
+        collection: 'probe',
+        kind: 'probe',
+        firstUrl: nextUrl,
+        keyOf: () => undefined,
+        onItems: collect,
+        maxPages: Math.max(10, fileIds.size + 2),
+      });
       chain.pages += rest.pages;
       if (rest.loop) chain.loop = rest.loop.url;
       if (rest.failure) chain.failure = `${rest.failure.url}: ${rest.failure.message}`;
@@ -70,7 +78,15 @@ async function runProbe(client: GatewayClient, p: Probe, fileIds: ReadonlySet<st
   const url = p.url ?? client.url(p.path);
   const res = await client.get(url, { kind: 'probe', mode: p.download ? 'hash' : 'json', auth: p.auth ?? 'default' });
   const envelope = errorEnvelope(res.json);
-  const result: ProbeResult = { check: p.check, description: p.description, url, status: res.status, envelope: envelope !== undefined, expect: p.expect, otherwise: p.otherwise };
+  const result: ProbeResult = {
+    check: p.check,
+    description: p.description,
+    url,
+    status: res.status,
+    envelope: envelope !== undefined,
+    expect: p.expect,
+    otherwise: p.otherwise,
+  };
   if (envelope) result.code = envelope.code;
   const items = res.status >= 200 && res.status < 300 ? itemsOf(res) : undefined;
   if (items !== undefined) result.items = items;

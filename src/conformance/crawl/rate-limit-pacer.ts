@@ -46,7 +46,13 @@ export class RateLimitPacer {
   slowdowns = 0;
 
   constructor(
-    private readonly options: { threshold?: number; maxSpacingMs?: number; maxPauseMs?: number; now?: () => number; sleep?: (ms: number) => Promise<void> } = {},
+    private readonly options: {
+      threshold?: number;
+      maxSpacingMs?: number;
+      maxPauseMs?: number;
+      now?: () => number;
+      sleep?: (ms: number) => Promise<void>;
+    } = {},
   ) {}
 
   private now(): number {

@@ -26,7 +26,16 @@ export interface ConformanceReport {
   startedAt: string;
   finishedAt: string;
   durationMs: number;
-  options: { profile: Profile; rawIds: boolean; concurrency: number; authForm: string; oddTop?: number; secondCrawl: boolean; probes: boolean; expectations: number };
+  options: {
+    profile: Profile;
+    rawIds: boolean;
+    concurrency: number;
+    authForm: string;
+    oddTop?: number;
+    secondCrawl: boolean;
+    probes: boolean;
+    expectations: number;
+  };
   summary: { ok: boolean; checks: Record<Severity, number>; findings: Record<Severity, number> };
   checks: CheckSummary[];
   /** Worst first. */
@@ -46,7 +55,10 @@ export function buildReport(args: {
   run: RecordedRun;
 }): ConformanceReport {
   // Catalog order puts root causes (crawl, contract, auth) before their consequences.
-  const findings = sortFindings(args.findings, CHECKS.map((c) => c.id));
+  const findings = sortFindings(
+    args.findings,
+    CHECKS.map((c) => c.id),
+  );
   const checks = summarizeChecks(findings).map((c) => {
     const definition = checkDefinition(c.check);
     return { ...c, title: definition?.title ?? c.check, rule: definition?.[args.options.profile].rule ?? '' };
@@ -67,7 +79,7 @@ export function buildReport(args: {
     durationMs: args.finishedAt.getTime() - args.startedAt.getTime(),
     options: args.options,
     summary: { ok: checkCounts.fail === 0, checks: checkCounts, findings: count(findings) },
-    checks: checks.sort((a, b) => ({ fail: 2, warn: 1, pass: 0 })[b.severity] - ({ fail: 2, warn: 1, pass: 0 })[a.severity]),
+    checks: checks.sort((a, b) => ({ fail: 2, warn: 1, pass: 0 })[b.severity] - { fail: 2, warn: 1, pass: 0 }[a.severity]),
     findings,
     stats,
     accessPolicy: INACTIVE_POLICY,
@@ -82,7 +94,7 @@ export function readReport(file: string): ConformanceReport {
   try {
     data = JSON.parse(fs.readFileSync(file, 'utf8'));
   } catch (error) {
-    throw new Error(`${file}: not a readable JSON report (${(error as Error).message})`);
+    throw new Error(`${file}: not a readable JSON report (${(error as Error).message})`, { cause: error });
   }
   const r = data as Partial<ConformanceReport>;
   if (r.tool !== 'content-gateway conformance' || r.formatVersion !== 1 || !r.crawl || !Array.isArray(r.crawl.files)) {

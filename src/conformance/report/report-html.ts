@@ -26,7 +26,12 @@ function pageData(report: ConformanceReport) {
     checks: report.checks,
     stats: report.stats,
     access: {
-      users: crawl.users.map((u) => ({ id: u.id, email: str(u.email) ?? null, name: str(u.fullName) ?? null, active: !(typeof u.state === 'string' && u.state.toLowerCase() === 'inactive') })),
+      users: crawl.users.map((u) => ({
+        id: u.id,
+        email: str(u.email) ?? null,
+        name: str(u.fullName) ?? null,
+        active: !(typeof u.state === 'string' && u.state.toLowerCase() === 'inactive'),
+      })),
       groups: crawl.groups.map((g) => ({ id: g.id, name: str(g.name) ?? null, members: (g.members?.entries ?? []).map((m) => [m.type, m.id]) })),
       files: crawl.files.map((f) => ({
         id: f.listing.id,
@@ -71,10 +76,24 @@ function statCards(report: ConformanceReport) {
 
 /** One row per check: its result, what it checks, and its finding counts. */
 function checkRows(report: ConformanceReport) {
-  return report.checks.map((c) => ({ check: c.check, severity: c.severity, SEVERITY: c.severity.toUpperCase(), title: c.title, rule: c.rule ?? '', ...c.counts }));
+  return report.checks.map((c) => ({
+    check: c.check,
+    severity: c.severity,
+    SEVERITY: c.severity.toUpperCase(),
+    title: c.title,
+    rule: c.rule ?? '',
+    ...c.counts,
+  }));
 }
 
-const latencyRow = (l: LatencySummary | undefined) => ({ count: formatCount(l?.count ?? 0), p50: l?.p50 ?? 0, p90: l?.p90 ?? 0, p99: l?.p99 ?? 0, max: l?.max ?? 0, mean: l?.mean ?? 0 });
+const latencyRow = (l: LatencySummary | undefined) => ({
+  count: formatCount(l?.count ?? 0),
+  p50: l?.p50 ?? 0,
+  p90: l?.p90 ?? 0,
+  p99: l?.p99 ?? 0,
+  max: l?.max ?? 0,
+  mean: l?.mean ?? 0,
+});
 
 /** Status codes in order, with how many responses carried each. */
 function statusRows(report: ConformanceReport) {

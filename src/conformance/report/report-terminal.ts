@@ -22,13 +22,19 @@ export function renderTerminalReport(report: ConformanceReport, options: { limit
   const s = report.summary;
   const st = report.stats;
   const lines: string[] = [];
-  lines.push(`Conformance of ${report.target} (${report.options.profile} profile, ids ${report.options.rawIds ? 'raw' : 'percent-encoded'}): ${s.ok ? 'PASS' : 'FAIL'}`);
-  lines.push(`  ${report.checks.length} checks: ${s.checks.pass} pass, ${s.checks.warn} warn, ${s.checks.fail} fail  (findings: ${formatCount(s.findings.fail)} failures, ${formatCount(s.findings.warn)} warnings)`);
+  lines.push(
+    `Conformance of ${report.target} (${report.options.profile} profile, ids ${report.options.rawIds ? 'raw' : 'percent-encoded'}): ${s.ok ? 'PASS' : 'FAIL'}`,
+  );
+  lines.push(
+    `  ${report.checks.length} checks: ${s.checks.pass} pass, ${s.checks.warn} warn, ${s.checks.fail} fail  (findings: ${formatCount(s.findings.fail)} failures, ${formatCount(s.findings.warn)} warnings)`,
+  );
   lines.push(
     `  Crawl: ${formatCount(report.crawl.files.length)} files, ${formatCount(report.crawl.groups.length)} groups, ${formatCount(report.crawl.users.length)} users; ` +
       `${formatCount(st.requests)} requests, ${formatBytes(st.bytes)} in ${formatDuration(st.durationMs)} (${st.requestsPerSecond} req/s, ${formatBytes(st.bytesPerSecond)}/s, up to ${st.maxInFlight} in flight)`,
   );
-  lines.push(`  Latency: p50 ${st.latencyMs.p50} ms, p90 ${st.latencyMs.p90} ms, p99 ${st.latencyMs.p99} ms, max ${st.latencyMs.max} ms${st.retries ? `; ${st.retries} retries after Retry-After` : ''}${st.slowdowns ? `; slowed down ${st.slowdowns}× on low rate-limit headroom` : ''}`);
+  lines.push(
+    `  Latency: p50 ${st.latencyMs.p50} ms, p90 ${st.latencyMs.p90} ms, p99 ${st.latencyMs.p99} ms, max ${st.latencyMs.max} ms${st.retries ? `; ${st.retries} retries after Retry-After` : ''}${st.slowdowns ? `; slowed down ${st.slowdowns}× on low rate-limit headroom` : ''}`,
+  );
   const bad = report.findings.filter((f) => f.severity !== 'pass');
   if (bad.length) {
     lines.push('', bad.some((f) => f.severity === 'fail') ? 'Worst findings first:' : 'Warnings:');
@@ -42,7 +48,10 @@ export function renderTerminalReport(report: ConformanceReport, options: { limit
   const failing = report.checks.filter((c) => c.severity !== 'pass');
   if (failing.length) {
     lines.push('', 'Checks not passing:');
-    for (const c of failing) lines.push(`  ${LABEL[c.severity]} ${c.check} (${c.counts.fail ? `${c.counts.fail} fail` : `${c.counts.warn} warn`}): ${c.title}${c.rule ? ` — rule: ${c.rule}` : ''}`);
+    for (const c of failing)
+      lines.push(
+        `  ${LABEL[c.severity]} ${c.check} (${c.counts.fail ? `${c.counts.fail} fail` : `${c.counts.warn} warn`}): ${c.title}${c.rule ? ` — rule: ${c.rule}` : ''}`,
+      );
   }
   if (options.reportPaths) {
     lines.push('', `HTML report: ${options.reportPaths.html}`, `JSON report: ${options.reportPaths.json}`);

@@ -74,7 +74,10 @@ export function downloadFile(deps: HandlerDeps) {
       'Content-Disposition': contentDisposition(fileName(file.name, file.mime_type)),
     };
     if (fresh(req.headers, { etag, 'last-modified': lastModified })) {
-      res.set({ ...representation, ...validators }).status(304).end();
+      res
+        .set({ ...representation, ...validators })
+        .status(304)
+        .end();
       return;
     }
 
@@ -104,7 +107,8 @@ export function downloadFile(deps: HandlerDeps) {
     } catch (error) {
       if (error instanceof ClientClosedError) throw error;
       // Failed before the first byte: the answer becomes the error, without the file's headers.
-      if (!res.headersSent) for (const name of [...Object.keys(representation), ...Object.keys(validators), 'Content-Length', 'Content-Range']) res.removeHeader(name);
+      if (!res.headersSent)
+        for (const name of [...Object.keys(representation), ...Object.keys(validators), 'Content-Length', 'Content-Range']) res.removeHeader(name);
       throw unavailable('read_failed', error instanceof Error ? error.message : String(error));
     }
   };

@@ -30,5 +30,8 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   }
   if (error.status >= 500) req.log?.error({ err: error.cause ?? error }, 'request failed');
   const message = error.expose ? error.message : `The gateway could not complete the request (request id ${String(req.id ?? 'unknown')}).`;
-  res.status(error.status).set(error.headers).json({ error: { code: error.code, message } });
+  res
+    .status(error.status)
+    .set(error.headers)
+    .json({ error: { code: error.code, message } });
 };

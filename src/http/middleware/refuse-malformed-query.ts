@@ -12,7 +12,12 @@ export function refuseMalformedQuery() {
   return function malformedQuery(req: Request, _res: Response, next: NextFunction): void {
     const at = req.url.indexOf('?');
     if (at >= 0 && !isValidPercentEncoding(req.url.slice(at + 1))) {
-      next(new GatewayError('INPUT_VALIDATION_FAILED', 'The query string is not valid percent-encoding: every % must start an escape of UTF-8 (send a % itself as %25).'));
+      next(
+        new GatewayError(
+          'INPUT_VALIDATION_FAILED',
+          'The query string is not valid percent-encoding: every % must start an escape of UTF-8 (send a % itself as %25).',
+        ),
+      );
       return;
     }
     next();

@@ -26,7 +26,11 @@ export function requestLogger(logger: Logger, redactor: SecretRedactor) {
       return id;
     },
     serializers: {
-      req: (req: { method: string; url: string; remoteAddress?: string }) => ({ method: req.method, url: redactor.redactUrl(req.url), remoteAddress: req.remoteAddress }),
+      req: (req: { method: string; url: string; remoteAddress?: string }) => ({
+        method: req.method,
+        url: redactor.redactUrl(req.url),
+        remoteAddress: req.remoteAddress,
+      }),
       res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
     },
     customLogLevel(_req, res, err) {

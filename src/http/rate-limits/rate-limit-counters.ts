@@ -29,7 +29,11 @@ export class RateLimitCounters {
     const local = new RateLimiterMemory({ keyPrefix: name, points, duration: durationSeconds });
     if (!this.health || this.store.kind === 'memory') return local;
     if (this.store.kind === 'cluster') {
-      return new SharedCounter(new RateLimiterCluster({ keyPrefix: name, points, duration: durationSeconds, timeoutMs: CLUSTER_TIMEOUT_MS }), local, this.health);
+      return new SharedCounter(
+        new RateLimiterCluster({ keyPrefix: name, points, duration: durationSeconds, timeoutMs: CLUSTER_TIMEOUT_MS }),
+        local,
+        this.health,
+      );
     }
     const shared = new RateLimiterRedis({
       storeClient: this.store.client,

@@ -37,9 +37,13 @@ export class RateLimiter {
       if (!(rejection instanceof RateLimiterRes)) throw rejection;
       this.setHeaders(res, rejection);
       const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
-      throw new GatewayError('RATE_LIMIT_EXCEEDED', `Rate limit of ${this.limit} ${this.what} per ${this.windowSeconds} s exceeded; retry after ${retryAfter} s.`, {
-        headers: { 'Retry-After': String(retryAfter) },
-      });
+      throw new GatewayError(
+        'RATE_LIMIT_EXCEEDED',
+        `Rate limit of ${this.limit} ${this.what} per ${this.windowSeconds} s exceeded; retry after ${retryAfter} s.`,
+        {
+          headers: { 'Retry-After': String(retryAfter) },
+        },
+      );
     }
   }
 

@@ -25,7 +25,13 @@ export class StoreHealth {
     private readonly now: () => number = Date.now,
   ) {
     const registers = [registry];
-    this.upGauge = new Gauge({ name: 'content_gateway_rate_limit_store_up', help: 'Whether the shared rate-limit store answers (1) or this process counts on its own (0).', labelNames: ['store'], aggregator: 'min', registers });
+    this.upGauge = new Gauge({
+      name: 'content_gateway_rate_limit_store_up',
+      help: 'Whether the shared rate-limit store answers (1) or this process counts on its own (0).',
+      labelNames: ['store'],
+      aggregator: 'min',
+      registers,
+    });
     this.fallbacks = new Counter({
       name: 'content_gateway_rate_limit_fallback_total',
       help: 'Requests counted in this process because the shared rate-limit store did not answer.',
@@ -58,6 +64,9 @@ export class StoreHealth {
     this.retryAt = this.now() + STORE_RETRY_MS;
     this.upGauge.set({ store: this.store }, 0);
     const reason = (error instanceof Error ? error.message : String(error)).replace(/\/\/[^@\s/]*@/g, '//');
-    this.logger.warn({ store: this.store, reason }, 'rate-limit store unreachable: each process counts on its own until it answers (limits not shared meanwhile)');
+    this.logger.warn(
+      { store: this.store, reason },
+      'rate-limit store unreachable: each process counts on its own until it answers (limits not shared meanwhile)',
+    );
   }
 }

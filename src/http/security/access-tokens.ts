@@ -48,7 +48,9 @@ export class AccessTokens {
   ) {
     // A key object, not bytes: jose would import raw bytes again on every verification.
     this.key = crypto.createSecretKey(Buffer.from(signingKey, 'utf8'));
-    this.versions = new Map(clients.map((c) => [c.id, crypto.createHmac('sha256', this.key).update(`${c.id}:${c.secretHash}`).digest('base64url').slice(0, 22)]));
+    this.versions = new Map(
+      clients.map((c) => [c.id, crypto.createHmac('sha256', this.key).update(`${c.id}:${c.secretHash}`).digest('base64url').slice(0, 22)]),
+    );
   }
 
   async issue(clientId: string): Promise<string> {

@@ -9,7 +9,8 @@ import { verifyClientSecret, type OAuthClient } from './client-secrets';
 import type { AccessTokens } from './access-tokens';
 
 /** RFC 6749 §5.2's codes, plus `slow_down` (RFC 8628 §3.5) and `temporarily_unavailable` (RFC 6749 §4.1.2.1) for the limits. */
-type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unsupported_grant_type' | 'unauthorized_client' | 'slow_down' | 'temporarily_unavailable';
+type OAuthErrorCode =
+  'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unsupported_grant_type' | 'unauthorized_client' | 'slow_down' | 'temporarily_unavailable';
 
 export interface TokenEndpointLimits {
   /** Requests per minute per address and per client id (0: none). */
@@ -68,7 +69,11 @@ function clientCredentials(req: Request): { id: string; secret: string; via: 'ba
     const colon = decoded.indexOf(':');
     if (colon < 0) return { problem: 'malformed Basic credentials' };
     try {
-      return { id: decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' ')), secret: decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' ')), via: 'basic' };
+      return {
+        id: decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' ')),
+        secret: decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' ')),
+        via: 'basic',
+      };
     } catch {
       return { problem: 'malformed Basic credentials' };
     }
@@ -100,7 +105,8 @@ async function spend(limiter: RequestCounter | undefined, key: string): Promise<
  */
 async function refuseClient(req: Request, res: Response, failures: RequestCounter | undefined, description: string): Promise<void> {
   const wait = await spend(failures, callerAddress(req));
-  if (wait) return oauthError(res, 429, 'slow_down', `too many failed client authentications from this address; retry after ${wait} s`, { 'Retry-After': wait });
+  if (wait)
+    return oauthError(res, 429, 'slow_down', `too many failed client authentications from this address; retry after ${wait} s`, { 'Retry-After': wait });
   oauthError(res, 401, 'invalid_client', description);
 }
 
@@ -143,7 +149,10 @@ export function oauthTokenRoute(clients: readonly OAuthClient[], tokens: AccessT
   const decoy = clients[0]?.secretHash ?? 'scrypt$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
   const perAddress = limits.ratePerMinute > 0 ? limits.counters.counter('token-address', limits.ratePerMinute, 60) : undefined;
   const perClient = limits.ratePerMinute > 0 ? limits.counters.counter('token-client', limits.ratePerMinute, 60) : undefined;
-  const secretChecks = new ConcurrencyPool(limits.concurrency === 'auto' ? autoSecretChecks() : limits.concurrency, { queueLimit: QUEUE_LIMIT, maxWaitMs: QUEUE_WAIT_MS });
+  const secretChecks = new ConcurrencyPool(limits.concurrency === 'auto' ? autoSecretChecks() : limits.concurrency, {
+    queueLimit: QUEUE_LIMIT,
+    maxWaitMs: QUEUE_WAIT_MS,
+  });
   const parseBody = express.urlencoded({ extended: false, limit: BODY_LIMIT_BYTES, parameterLimit: 20, type: () => true });
 
   const router = express.Router();
@@ -176,7 +185,12 @@ export function oauthTokenRoute(clients: readonly OAuthClient[], tokens: AccessT
       if (credentials && 'problem' in credentials) return oauthError(res, 400, 'invalid_request', credentials.problem);
       if (!credentials) return refuseClient(req, res, limits.failures, 'client authentication is required (HTTP Basic or client_id/client_secret)');
       if (credentials.secret.length < limits.minSecretLength) {
-        return refuseClient(req, res, limits.failures, `client secrets must be at least ${limits.minSecretLength} characters in production (make a new one and its OAUTH_CLIENTS entry with \`hash-secret\`)`);
+        return refuseClient(
+          req,
+          res,
+          limits.failures,
+          `client secrets must be at least ${limits.minSecretLength} characters in production (make a new one and its OAUTH_CLIENTS entry with \`hash-secret\`)`,
+        );
       }
       const client = byId.get(credentials.id);
       const wait = await spend(perClient, client ? client.id : UNKNOWN_CLIENT);

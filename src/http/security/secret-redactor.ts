@@ -112,7 +112,10 @@ export class SecretRedactor {
    */
   redactUrl(url: string): string {
     const q = url.indexOf('?');
-    const byName = q < 0 ? url : `${url.slice(0, q + 1)}${url.slice(q + 1).replace(/([^&;=]*)=([^&;]*)/g, (pair, name: string) => (isCredentialName(name) ? `${name}=${REDACTED}` : pair))}`;
+    const byName =
+      q < 0
+        ? url
+        : `${url.slice(0, q + 1)}${url.slice(q + 1).replace(/([^&;=]*)=([^&;]*)/g, (pair, name: string) => (isCredentialName(name) ? `${name}=${REDACTED}` : pair))}`;
     return this.holdsSecret(byName) ? REDACTED : byName.replace(JWT, REDACTED);
   }
 }

@@ -34,18 +34,34 @@ export async function computeUsage(options: UsageOptions): Promise<UsageReport> 
   const progress = options.onProgress ?? (() => undefined);
   const files = await options.gateway.listFiles((n) => progress('gateway', n, n));
   const ids = files.map((f) => f.id);
-  const { counts, stats } = await countFileUsage(ids, { data: options.data, ...(options.scope ? { scope: options.scope } : {}), strategy: options.strategy ?? 'batched', budget, onProgress: (done) => progress('counting', done, ids.length) });
+  const { counts, stats } = await countFileUsage(ids, {
+    data: options.data,
+    ...(options.scope ? { scope: options.scope } : {}),
+    strategy: options.strategy ?? 'batched',
+    budget,
+    onProgress: (done) => progress('counting', done, ids.length),
+  });
   progress('feedback', 0, 1);
   const shared = { data: options.data, budget, ...(options.scope ? { scope: options.scope } : {}) };
   const feedback = await feedbackByFile(shared);
   progress('feedback', 1, 1);
   const platformRecords = await options.data.count(options.scope);
-  const usage = files.map((f: GatewayFile): FileUsage => ({ id: f.id, name: f.name, status: f.status, surfaced: 0, cited: 0, helpful: 0, unhelpful: 0, ...counts.get(f.id), ...feedback.byFile.get(f.id) }));
+  const usage = files.map((f: GatewayFile): FileUsage => ({
+    id: f.id,
+    name: f.name,
+    status: f.status,
+    surfaced: 0,
+    cited: 0,
+    helpful: 0,
+    unhelpful: 0,
+    ...counts.get(f.id),
+    ...feedback.byFile.get(f.id),
+  }));
   const missingChecked = options.scope !== undefined;
   if (missingChecked) {
     progress('stale', 0, 1);
     const known = new Set(ids);
-    const citedTotal = await options.data.count(allOf(options.scope, "cited eq true"));
+    const citedTotal = await options.data.count(allOf(options.scope, 'cited eq true'));
     const citedKnown = usage.reduce((n, f) => n + f.cited, 0);
     if (citedTotal > citedKnown) {
       for (const [id, cited] of await citedOutside(shared, known)) {

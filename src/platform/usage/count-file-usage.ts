@@ -80,7 +80,9 @@ class BatchCounter {
   }
 
   count(ids: readonly string[], cited = false): Promise<number> {
-    return this.options.data.count(allOf(this.options.scope, cited ? 'cited eq true' : undefined, ids.length === 1 ? `${FILE_FIELD} eq ${quote(ids[0] as string)}` : anyOf(FILE_FIELD, ids)));
+    return this.options.data.count(
+      allOf(this.options.scope, cited ? 'cited eq true' : undefined, ids.length === 1 ? `${FILE_FIELD} eq ${quote(ids[0] as string)}` : anyOf(FILE_FIELD, ids)),
+    );
   }
 
   async single(id: string, surfaced: number): Promise<void> {

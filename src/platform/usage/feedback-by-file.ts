@@ -40,7 +40,10 @@ export async function feedbackByFile(options: FeedbackOptions): Promise<{ byFile
   const byFile = new Map<string, FeedbackCounts>();
   for (const batch of filterBatches('interaction_id', [...byQuestion.keys()], options.budget)) {
     const filter = allOf(options.scope, 'cited eq true', anyOf('interaction_id', batch)) as string;
-    for await (const record of options.data.list<{ interaction_id?: unknown; detail?: { external_resource_id?: unknown } }>('plugin-resources', { filter, select: ['interaction_id', 'detail'] })) {
+    for await (const record of options.data.list<{ interaction_id?: unknown; detail?: { external_resource_id?: unknown } }>('plugin-resources', {
+      filter,
+      select: ['interaction_id', 'detail'],
+    })) {
       const rated = byQuestion.get(String(record.interaction_id));
       const file = record.detail?.external_resource_id;
       if (!rated || typeof file !== 'string') continue;
@@ -56,10 +59,12 @@ export async function feedbackByFile(options: FeedbackOptions): Promise<{ byFile
 /** Ids of cited files among `scope`'s records that `known` does not hold (files the gateway no longer lists). */
 export async function citedOutside(options: FeedbackOptions, known: ReadonlySet<string>): Promise<Map<string, number>> {
   const out = new Map<string, number>();
-  for await (const record of options.data.list<{ detail?: { external_resource_id?: unknown } }>('plugin-resources', { filter: allOf(options.scope, 'cited eq true') as string, select: ['detail'] })) {
+  for await (const record of options.data.list<{ detail?: { external_resource_id?: unknown } }>('plugin-resources', {
+    filter: allOf(options.scope, 'cited eq true') as string,
+    select: ['detail'],
+  })) {
     const file = record.detail?.external_resource_id;
     if (typeof file === 'string' && !known.has(file)) out.set(file, (out.get(file) ?? 0) + 1);
   }
   return out;
 }
-

@@ -5,7 +5,12 @@ import type { FileUsage, UsageReport } from './usage-report';
 /** Escapes text for HTML element content and quoted attribute values. */
 const esc = (text: string): string => text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
 /** JSON (or script) safe inside a <script> element: nothing in it can close the element. */
-const scriptSafe = (text: string): string => text.replace(/<\//g, '<\\/').replace(/<!--/g, '<\\!--').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+const scriptSafe = (text: string): string =>
+  text
+    .replace(/<\//g, '<\\/')
+    .replace(/<!--/g, '<\\!--')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 const n = (v: number): string => v.toLocaleString('en-US');
 
 /** chart.js's UMD build, read from node_modules when a page is rendered, so the page needs no network. */
@@ -19,12 +24,18 @@ const TOP = 15;
 function chartData(report: UsageReport) {
   const label = (f: FileUsage) => (f.name && f.name !== f.id ? f.name : f.id);
   const cited = report.files.filter((f) => f.surfaced > 0).slice(0, TOP);
-  const rated = report.files.filter((f) => f.helpful + f.unhelpful > 0).sort((a, b) => b.helpful + b.unhelpful - (a.helpful + a.unhelpful)).slice(0, TOP);
+  const rated = report.files
+    .filter((f) => f.helpful + f.unhelpful > 0)
+    .sort((a, b) => b.helpful + b.unhelpful - (a.helpful + a.unhelpful))
+    .slice(0, TOP);
   const t = report.totals;
   const stale = report.staleCitations.length;
   return {
     cited: { labels: cited.map(label), cited: cited.map((f) => f.cited), surfaced: cited.map((f) => f.surfaced - f.cited) },
-    use: { labels: ['Cited', 'Surfaced, never cited', 'Never surfaced', 'Stale citations'], values: [t.citedFiles - stale, t.surfacedFiles - t.citedFiles, report.neverSurfaced.length, stale] },
+    use: {
+      labels: ['Cited', 'Surfaced, never cited', 'Never surfaced', 'Stale citations'],
+      values: [t.citedFiles - stale, t.surfacedFiles - t.citedFiles, report.neverSurfaced.length, stale],
+    },
     rated: { labels: rated.map(label), helpful: rated.map((f) => f.helpful), unhelpful: rated.map((f) => f.unhelpful) },
   };
 }
@@ -46,10 +57,16 @@ const STYLE = `body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#111827;b
 table{border-collapse:collapse;width:100%;background:#fff}th,td{border-bottom:1px solid #e5e7eb;padding:5px 8px;text-align:left}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}.deleted,.missing{color:#dc2626}`;
 
 function rows(files: readonly FileUsage[]): string {
-  return files.map((f) => `<tr><td><code>${esc(f.id)}</code>${f.name && f.name !== f.id ? `<br><span class="muted">${esc(f.name)}</span>` : ''}</td><td class="${f.status}">${f.status}</td><td class="num">${n(f.surfaced)}</td><td class="num">${n(f.cited)}</td><td class="num">${n(f.helpful)}</td><td class="num">${n(f.unhelpful)}</td></tr>`).join('\n');
+  return files
+    .map(
+      (f) =>
+        `<tr><td><code>${esc(f.id)}</code>${f.name && f.name !== f.id ? `<br><span class="muted">${esc(f.name)}</span>` : ''}</td><td class="${f.status}">${f.status}</td><td class="num">${n(f.surfaced)}</td><td class="num">${n(f.cited)}</td><td class="num">${n(f.helpful)}</td><td class="num">${n(f.unhelpful)}</td></tr>`,
+    )
+    .join('\n');
 }
 
-const HEAD = '<thead><tr><th>File</th><th>Status at the gateway</th><th class="num">Surfaced</th><th class="num">Cited</th><th class="num">Helpful</th><th class="num">Unhelpful</th></tr></thead>';
+const HEAD =
+  '<thead><tr><th>File</th><th>Status at the gateway</th><th class="num">Surfaced</th><th class="num">Cited</th><th class="num">Helpful</th><th class="num">Unhelpful</th></tr></thead>';
 const card = (label: string, value: string, href: string) => `<a class="card" href="${href}"><b>${value}</b>${esc(label)}</a>`;
 
 /** A self-contained page: cards, three charts (chart.js inline), and every file in tables. */

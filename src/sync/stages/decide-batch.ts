@@ -10,10 +10,20 @@ import { storeBlobs, type FileOutcome } from './store-blobs';
  * transaction. Files are decided with their content stored first (stage 3, `storeBlobs`); users
  * and groups are written only when their fingerprint changed. Counts and failures go to `tally`.
  */
-export async function decideBatch(ctx: Pick<RunContext, 'source' | 'store' | 'blobs' | 'signal'>, tally: RunTally, events: Parameters<typeof sortEvents>[1], stamp: string): Promise<SyncBatch> {
+export async function decideBatch(
+  ctx: Pick<RunContext, 'source' | 'store' | 'blobs' | 'signal'>,
+  tally: RunTally,
+  events: Parameters<typeof sortEvents>[1],
+  stamp: string,
+): Promise<SyncBatch> {
   const sorted = sortEvents(ctx.source, events, tally);
   const states = await ctx.store.fileStates([...sorted.files.keys()]);
-  await takeFileOutcomes(storeBlobs(ctx.source, sorted.files, states, ctx.blobs, stamp, (id) => ctx.store.stagedBody(id)), sorted.batch, tally, ctx.signal);
+  await takeFileOutcomes(
+    storeBlobs(ctx.source, sorted.files, states, ctx.blobs, stamp, (id) => ctx.store.stagedBody(id)),
+    sorted.batch,
+    tally,
+    ctx.signal,
+  );
   await decideIdentities(ctx, sorted, tally, stamp);
   return sorted.batch;
 }

@@ -14,5 +14,12 @@ export async function recordCheckpoint(
 ): Promise<void> {
   if (checkpoint !== undefined && ctx.mode === 'incremental') await ctx.checkpoints.save(ctx.source, checkpoint, stamp);
   await ctx.runs.saveProgress(ctx.runId, tally.counts, ctx.mode === 'full' ? checkpoint : undefined, stamp);
-  ctx.options.onProgress?.({ source: ctx.source, mode: ctx.mode, processed: tally.processed, counts: { ...tally.counts }, identities: { ...tally.identities }, elapsedMs: Date.now() - ctx.started });
+  ctx.options.onProgress?.({
+    source: ctx.source,
+    mode: ctx.mode,
+    processed: tally.processed,
+    counts: { ...tally.counts },
+    identities: { ...tally.identities },
+    elapsedMs: Date.now() - ctx.started,
+  });
 }

@@ -4,7 +4,11 @@ import type { SyncOptions } from '../sync-options';
 import { releaseBlobs } from './apply-batch';
 
 /** Why deleting `deletes` of `active` files is refused (the mass-deletion guard), or undefined. */
-export function refuseDeletes(options: Pick<SyncOptions, 'allowMassDelete' | 'massDeleteMinFiles' | 'maxDeleteShare'>, deletes: number, active: number): string | undefined {
+export function refuseDeletes(
+  options: Pick<SyncOptions, 'allowMassDelete' | 'massDeleteMinFiles' | 'maxDeleteShare'>,
+  deletes: number,
+  active: number,
+): string | undefined {
   if (options.allowMassDelete || active < options.massDeleteMinFiles || deletes / active <= options.maxDeleteShare) return undefined;
   return `The run would delete ${deletes} of ${active} active files (over ${Math.round(options.maxDeleteShare * 100)} %); nothing was deleted. If the source really lost them, run again with --allow-mass-delete.`;
 }

@@ -11,7 +11,10 @@ const page = (id: string) => pages.find((p) => p.id === id)!;
 describe('example-wiki mapping (pure)', () => {
   it('maps a public page to EVERYONE alone, and a restricted one to its reader users and groups (none: nobody)', () => {
     expect(toAccess(page('p-welcome'))).toEqual([EVERYONE]);
-    expect(toAccess(page('p-deploy'))).toEqual([{ type: 'USER', nativeId: 'u3' }, { type: 'GROUP', nativeId: 'g-eng' }]);
+    expect(toAccess(page('p-deploy'))).toEqual([
+      { type: 'USER', nativeId: 'u3' },
+      { type: 'GROUP', nativeId: 'g-eng' },
+    ]);
     expect(toAccess(page('p-draft'))).toEqual([]);
   });
 
@@ -70,6 +73,8 @@ describe('example-wiki adapter against the fake wiki', () => {
   it('refuses missing or invalid settings naming each variable, never quoting a value', () => {
     const create = (env: Record<string, string>) => () => exampleWikiAdapterFactory.create(env, { logger: captureLogger().logger });
     expect(create({})).toThrow('Invalid example-wiki adapter settings: EXAMPLE_WIKI_URL: expected an absolute http(s) URL; EXAMPLE_WIKI_TOKEN: is required');
-    expect(create({ EXAMPLE_WIKI_URL: 'ftp://secret-host/x', EXAMPLE_WIKI_TOKEN: 's3cret' })).toThrow(/^(?!.*(secret-host|s3cret)).*EXAMPLE_WIKI_URL: expected an absolute http\(s\) URL$/);
+    expect(create({ EXAMPLE_WIKI_URL: 'ftp://secret-host/x', EXAMPLE_WIKI_TOKEN: 's3cret' })).toThrow(
+      /^(?!.*(secret-host|s3cret)).*EXAMPLE_WIKI_URL: expected an absolute http\(s\) URL$/,
+    );
   });
 });

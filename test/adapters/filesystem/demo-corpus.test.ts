@@ -43,7 +43,11 @@ describe('the bundled demo corpus', () => {
   it('has a directory with an inactive user and the all-staff > engineering > platform-team chain', () => {
     expect(users().length).toBeGreaterThanOrEqual(6);
     expect(users().every((u) => u.email.endsWith('@northwind.example'))).toBe(true);
-    expect(users().filter((u) => !u.active).map((u) => u.nativeId)).toEqual(['gus']);
+    expect(
+      users()
+        .filter((u) => !u.active)
+        .map((u) => u.nativeId),
+    ).toEqual(['gus']);
     expect(members('all-staff')).toContainEqual({ type: 'GROUP', nativeId: 'engineering' });
     expect(members('engineering')).toContainEqual({ type: 'GROUP', nativeId: 'platform-team' });
     expect(members('platform-team')).toContainEqual({ type: 'USER', nativeId: 'ana' });
@@ -133,14 +137,20 @@ describe('the bundled demo corpus', () => {
 describe('the demo document script', () => {
   it('regenerates exactly the shipped documents, with the work-management mock builders', async () => {
     for (const doc of DEMO_DOCUMENTS) {
-      expect([doc.relativePath, (await buildDemoDocument(doc)).equals(fs.readFileSync(path.join(DEMO_CORPUS_DIR, doc.relativePath)))]).toEqual([doc.relativePath, true]);
+      expect([doc.relativePath, (await buildDemoDocument(doc)).equals(fs.readFileSync(path.join(DEMO_CORPUS_DIR, doc.relativePath)))]).toEqual([
+        doc.relativePath,
+        true,
+      ]);
     }
   });
 
   it('builds the same bytes whatever the clock says', async () => {
     const atClock = async (now: string): Promise<Buffer[]> => {
       // Only the clock is faked: the builders' zip and PDF writers still need real timers and ticks.
-      jest.useFakeTimers({ now: new Date(now), doNotFake: ['nextTick', 'setImmediate', 'clearImmediate', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'queueMicrotask'] });
+      jest.useFakeTimers({
+        now: new Date(now),
+        doNotFake: ['nextTick', 'setImmediate', 'clearImmediate', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'queueMicrotask'],
+      });
       try {
         expect(new Date().toISOString()).toBe(new Date(now).toISOString());
         return await Promise.all(DEMO_DOCUMENTS.map(buildDemoDocument));

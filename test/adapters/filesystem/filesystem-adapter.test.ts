@@ -37,7 +37,9 @@ describe('access from sidecars', () => {
   });
 
   it('applies a per-file override only to that file, and not to subfolders', async () => {
-    const events = await full(makeTree({ '_access.yaml': 'public: true\nfiles:\n  secret.txt: { users: [ana] }\n', 'open.txt': 'x', 'secret.txt': 'x', 'sub/secret.txt': 'x' }));
+    const events = await full(
+      makeTree({ '_access.yaml': 'public: true\nfiles:\n  secret.txt: { users: [ana] }\n', 'open.txt': 'x', 'secret.txt': 'x', 'sub/secret.txt': 'x' }),
+    );
     expect(fileOf(events, 'open.txt').access).toEqual([EVERYONE]);
     expect(fileOf(events, 'secret.txt').access).toEqual([{ type: 'USER', nativeId: 'ana' }]);
     expect(fileOf(events, 'sub/secret.txt').access).toEqual([EVERYONE]);
@@ -95,7 +97,9 @@ describe('sidecar problems fail the files they govern, and only those', () => {
   });
 
   it('an unknown principal in a per-file override fails only that file', async () => {
-    const events = await full(makeTree({ 'hr/_access.yaml': 'groups: [eng]\nfiles:\n  pay.docx: { users: [zed] }\n', 'hr/pay.docx': 'x', 'hr/policy.html': '<h1>P</h1>' }));
+    const events = await full(
+      makeTree({ 'hr/_access.yaml': 'groups: [eng]\nfiles:\n  pay.docx: { users: [zed] }\n', 'hr/pay.docx': 'x', 'hr/policy.html': '<h1>P</h1>' }),
+    );
     expect(ids(events)).toEqual(['hr/policy.html']);
     expect(failuresOf(events)).toEqual([{ nativeId: 'hr/pay.docx', message: expect.stringMatching(/hr\/_access\.yaml: unknown user "zed"/) }]);
   });
@@ -126,7 +130,17 @@ describe('the directory file', () => {
       { type: 'user', user: { nativeId: 'ana', email: 'ana@example.com', fullName: 'Ana', active: true } },
       { type: 'user', user: { nativeId: 'bo', email: 'bo@example.com', fullName: 'Bo', active: false } },
       { type: 'group', group: { nativeId: 'core', name: 'Core', members: [{ type: 'USER', nativeId: 'bo' }] } },
-      { type: 'group', group: { nativeId: 'eng', name: 'Engineering', members: [{ type: 'GROUP', nativeId: 'core' }, { type: 'USER', nativeId: 'ana' }] } },
+      {
+        type: 'group',
+        group: {
+          nativeId: 'eng',
+          name: 'Engineering',
+          members: [
+            { type: 'GROUP', nativeId: 'core' },
+            { type: 'USER', nativeId: 'ana' },
+          ],
+        },
+      },
     ]);
     const checkpoint = events.at(-1);
     expect(checkpoint?.type === 'checkpoint' && filesystemCheckpointSchema.safeParse(checkpoint.checkpoint).success).toBe(true);
@@ -199,7 +213,9 @@ describe('files', () => {
   });
 
   it('renders Markdown with raw HTML escaped: a <script> in a .md file is never served as markup', async () => {
-    const events = await full(makeTree({ '_access.yaml': 'public: true\n', 'evil.md': '# Hi\n\n<script>alert("x")</script>\n\n<img src=x onerror=alert(1)>\n' }));
+    const events = await full(
+      makeTree({ '_access.yaml': 'public: true\n', 'evil.md': '# Hi\n\n<script>alert("x")</script>\n\n<img src=x onerror=alert(1)>\n' }),
+    );
     const html = htmlOf(fileOf(events, 'evil.md'));
     expect(html).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;');
     expect(html).not.toMatch(/<script|<img/i);
@@ -247,7 +263,13 @@ describe('files', () => {
 describe('paths never escape the root', () => {
   it('skips links that resolve outside the root (files and folders), follows links inside it, and stops at cycles', async () => {
     const outside = makeTree({ 'secret.txt': 'outside the root', 'dir/also.txt': 'outside' });
-    const root = makeTree({ '_access.yaml': 'public: true\n', 'ok.txt': 'inside', 'real/doc.txt': 'real', 'locked/_access.yaml': 'users: [ana]\n', 'locked/pay.txt': 'pay' });
+    const root = makeTree({
+      '_access.yaml': 'public: true\n',
+      'ok.txt': 'inside',
+      'real/doc.txt': 'real',
+      'locked/_access.yaml': 'users: [ana]\n',
+      'locked/pay.txt': 'pay',
+    });
     fs.symlinkSync(path.join(outside, 'secret.txt'), path.join(root, 'leak.txt'));
     fs.symlinkSync(path.join(outside, 'dir'), path.join(root, 'leak-dir'));
     fs.symlinkSync('../../' + path.basename(outside) + '/secret.txt', path.join(root, 'real', 'relative-leak.txt'));
@@ -333,7 +355,9 @@ describe('cancellation', () => {
 
   it('stops between directory events too', async () => {
     const controller = new AbortController();
-    const iterator = createFilesystemAdapter({ root: makeTree({ 'a.txt': 'x' }) }).full(context({ signal: controller.signal }))[Symbol.asyncIterator]();
+    const iterator = createFilesystemAdapter({ root: makeTree({ 'a.txt': 'x' }) })
+      .full(context({ signal: controller.signal }))
+      [Symbol.asyncIterator]();
     expect((await iterator.next()).value).toMatchObject({ type: 'user' });
     controller.abort();
     await expect(iterator.next()).rejects.toMatchObject({ name: 'AbortError' });

@@ -57,8 +57,17 @@ describe('filesystem adapter settings', () => {
 
   it('is registered as "filesystem", documents its variables, and builds an incremental adapter without touching the disk', () => {
     expect(findAdapterFactory('filesystem')).toBe(filesystemAdapterFactory);
-    expect(filesystemAdapterFactory.settings.map((s) => s.env)).toEqual(['FILESYSTEM_ROOT', 'FILESYSTEM_DIRECTORY_FILE', 'FILESYSTEM_BASE_URL', 'FILESYSTEM_SOURCE_NAME', 'FILESYSTEM_WORKER_THREAD']);
-    const adapter = filesystemAdapterFactory.create({ FILESYSTEM_ROOT: '/does/not/exist', FILESYSTEM_SOURCE_NAME: 'share' }, { logger: pino({ level: 'silent' }) });
+    expect(filesystemAdapterFactory.settings.map((s) => s.env)).toEqual([
+      'FILESYSTEM_ROOT',
+      'FILESYSTEM_DIRECTORY_FILE',
+      'FILESYSTEM_BASE_URL',
+      'FILESYSTEM_SOURCE_NAME',
+      'FILESYSTEM_WORKER_THREAD',
+    ]);
+    const adapter = filesystemAdapterFactory.create(
+      { FILESYSTEM_ROOT: '/does/not/exist', FILESYSTEM_SOURCE_NAME: 'share' },
+      { logger: pino({ level: 'silent' }) },
+    );
     expect(adapter.name).toBe('share');
     expect(isIncremental(adapter)).toBe(true);
     expect(createFilesystemAdapter({ root: '/x' }).name).toBe('filesystem');

@@ -40,7 +40,9 @@ describe('paths and native ids', () => {
   });
 
   it('accepts any path of ordinary segments and refuses any with a ".." segment (property)', () => {
-    const segment = fc.string({ minLength: 1, maxLength: 8 }).filter((s) => !s.includes('/') && !s.includes('\0') && s !== '.' && s !== '..' && !/^[A-Za-z]:/.test(s));
+    const segment = fc
+      .string({ minLength: 1, maxLength: 8 })
+      .filter((s) => !s.includes('/') && !s.includes('\0') && s !== '.' && s !== '..' && !/^[A-Za-z]:/.test(s));
     fc.assert(
       fc.property(fc.array(segment, { minLength: 1, maxLength: 5 }), fc.nat(5), (segments, at) => {
         expect(checkRelativePath(segments.join('/'))).toBe(segments.join('/'));
@@ -95,7 +97,10 @@ describe('file types and content', () => {
   });
 
   it('renders Markdown to a titled HTML document and escapes raw HTML in it', () => {
-    const html = renderMarkdown('# Hello & welcome\n\nText with <script>alert(1)</script> and <b onclick="x()">bold</b>.\n\n[link](javascript:alert(1))\n', 'fallback');
+    const html = renderMarkdown(
+      '# Hello & welcome\n\nText with <script>alert(1)</script> and <b onclick="x()">bold</b>.\n\n[link](javascript:alert(1))\n',
+      'fallback',
+    );
     expect(html).toMatch(/^<!DOCTYPE html>/);
     expect(html).toContain('<title>Hello &amp; welcome</title>');
     expect(html).toContain('<h1>Hello &amp; welcome</h1>');
@@ -130,7 +135,14 @@ describe('the directory file', () => {
     ]);
     expect(directory.groups).toEqual([
       { nativeId: 'core', name: 'Core', members: [{ type: 'USER', nativeId: 'bo' }] },
-      { nativeId: 'eng', name: 'Engineering', members: [{ type: 'GROUP', nativeId: 'core' }, { type: 'USER', nativeId: 'ana' }] },
+      {
+        nativeId: 'eng',
+        name: 'Engineering',
+        members: [
+          { type: 'GROUP', nativeId: 'core' },
+          { type: 'USER', nativeId: 'ana' },
+        ],
+      },
     ]);
   });
 
@@ -143,8 +155,16 @@ describe('the directory file', () => {
   it.each([
     ['an unknown member', 'groups:\n  - { id: g, name: G, members: [{ user: ghost }] }\n', /people\.yaml: group "g" has unknown user member "ghost"/],
     ['a bad email', 'users:\n  - { id: a, email: nope, full_name: A, active: true }\n', /people\.yaml: invalid content/],
-    ['a duplicate id', 'users:\n  - { id: a, email: a@x.io, full_name: A, active: true }\n  - { id: a, email: b@x.io, full_name: B, active: true }\n', /duplicate user id "a"/],
-    ['a member listed twice', 'users:\n  - { id: a, email: a@x.io, full_name: A, active: true }\ngroups:\n  - { id: g, name: G, members: [{ user: a }, { user: a }] }\n', /lists a member twice/],
+    [
+      'a duplicate id',
+      'users:\n  - { id: a, email: a@x.io, full_name: A, active: true }\n  - { id: a, email: b@x.io, full_name: B, active: true }\n',
+      /duplicate user id "a"/,
+    ],
+    [
+      'a member listed twice',
+      'users:\n  - { id: a, email: a@x.io, full_name: A, active: true }\ngroups:\n  - { id: g, name: G, members: [{ user: a }, { user: a }] }\n',
+      /lists a member twice/,
+    ],
     ['malformed YAML', 'users: [\n', /people\.yaml: cannot parse/],
     ['an unknown key', 'people: []\n', /invalid content/],
   ])('refuses %s, naming the file', (_label, text, problem) => {
@@ -175,7 +195,11 @@ describe('access sidecars', () => {
     expect(resolveFileAccess(folder('{}\n'), 'x.txt', directory)).toMatchObject({ ok: true, access: [] });
     expect(resolveFileAccess(folder('groups: [eng, core, eng]\nusers: [bo]\n'), 'x.txt', directory)).toEqual({
       ok: true,
-      access: [{ type: 'USER', nativeId: 'bo' }, { type: 'GROUP', nativeId: 'core' }, { type: 'GROUP', nativeId: 'eng' }],
+      access: [
+        { type: 'USER', nativeId: 'bo' },
+        { type: 'GROUP', nativeId: 'core' },
+        { type: 'GROUP', nativeId: 'eng' },
+      ],
       principals: ['GROUP:core', 'GROUP:eng', 'USER:bo'],
     });
   });
@@ -206,7 +230,9 @@ describe('access sidecars', () => {
 
   it('refuses an override for a file that is not in the folder', () => {
     const sidecar = parseSidecar('public: true\nfiles:\n  nope.txt: { users: [ana] }\n', '/c/_access.yaml');
-    expect(() => checkOverrides(sidecar, '/c/_access.yaml', new Set(['yes.txt']))).toThrow(/\/c\/_access\.yaml: "files" names "nope\.txt", which is not a file in that folder/);
+    expect(() => checkOverrides(sidecar, '/c/_access.yaml', new Set(['yes.txt']))).toThrow(
+      /\/c\/_access\.yaml: "files" names "nope\.txt", which is not a file in that folder/,
+    );
     expect(() => checkOverrides(sidecar, '/c/_access.yaml', new Set(['nope.txt']))).not.toThrow();
   });
 });

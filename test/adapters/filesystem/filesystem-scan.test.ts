@@ -71,7 +71,12 @@ describe('noteFolder: which folders may have a new rule', () => {
   const base = scanBaseline(before, new Set());
 
   it('flags nothing when every sidecar hashes the same', () => {
-    const scan = walkFolders(newTreeScan(), base, [folder(''), folder('team', { 'team/_access.yaml': 'h1' }), folder('team/sub'), folder('team/own', { 'team/own/_access.yaml': 'h2' })]);
+    const scan = walkFolders(newTreeScan(), base, [
+      folder(''),
+      folder('team', { 'team/_access.yaml': 'h1' }),
+      folder('team/sub'),
+      folder('team/own', { 'team/own/_access.yaml': 'h2' }),
+    ]);
     expect([...scan.ruleChanged]).toEqual([
       ['', false],
       ['team', false],
@@ -82,13 +87,25 @@ describe('noteFolder: which folders may have a new rule', () => {
   });
 
   it('passes a changed sidecar down to folders without one, not to a folder with its own', () => {
-    const scan = walkFolders(newTreeScan(), base, [folder(''), folder('team', { 'team/_access.yaml': 'h9' }), folder('team/sub'), folder('team/sub/deep'), folder('team/own', { 'team/own/_access.yaml': 'h2' }), folder('other')]);
+    const scan = walkFolders(newTreeScan(), base, [
+      folder(''),
+      folder('team', { 'team/_access.yaml': 'h9' }),
+      folder('team/sub'),
+      folder('team/sub/deep'),
+      folder('team/own', { 'team/own/_access.yaml': 'h2' }),
+      folder('other'),
+    ]);
     expect(Object.fromEntries(scan.ruleChanged)).toEqual({ '': false, team: true, 'team/sub': true, 'team/sub/deep': true, 'team/own': false, other: false });
     expect(needsSync(scan, base, file('team/sub/deep/x.html', '1:1'))).toBe(true);
   });
 
   it('flags a folder whose sidecar was removed or added', () => {
-    const scan = walkFolders(newTreeScan(), base, [folder(''), folder('team'), folder('team/own', { 'team/own/_access.yaml': 'h2' }), folder('fresh', { 'fresh/_access.yaml': 'h3' })]);
+    const scan = walkFolders(newTreeScan(), base, [
+      folder(''),
+      folder('team'),
+      folder('team/own', { 'team/own/_access.yaml': 'h2' }),
+      folder('fresh', { 'fresh/_access.yaml': 'h3' }),
+    ]);
     expect(Object.fromEntries(scan.ruleChanged)).toEqual({ '': false, team: true, 'team/own': false, fresh: true });
   });
 });

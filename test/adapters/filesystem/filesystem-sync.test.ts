@@ -49,9 +49,18 @@ describe.each(databaseKinds)('the filesystem adapter through runSync on %s', (ki
   const incremental = () => sync({ mode: 'incremental' });
   const tick = () => (clock += 60_000);
 
-  const files = () => t.db('files').where({ source: 'fs' }).orderBy('id').select('id', 'name', 'status', 'mime_type', 'modified_at', 'permissions_modified_at', 'sha256', 'body_html', 'external_url', 'wire_json');
+  const files = () =>
+    t
+      .db('files')
+      .where({ source: 'fs' })
+      .orderBy('id')
+      .select('id', 'name', 'status', 'mime_type', 'modified_at', 'permissions_modified_at', 'sha256', 'body_html', 'external_url', 'wire_json');
   const permissions = async () => {
-    const rows = (await t.db('file_permissions').where('file_id', 'like', 'fs:%').orderBy(['file_id', 'principal_type', 'principal_id']).select('file_id', 'principal_type', 'principal_id')) as Array<{ file_id: string; principal_type: string; principal_id: string }>;
+    const rows = (await t
+      .db('file_permissions')
+      .where('file_id', 'like', 'fs:%')
+      .orderBy(['file_id', 'principal_type', 'principal_id'])
+      .select('file_id', 'principal_type', 'principal_id')) as Array<{ file_id: string; principal_type: string; principal_id: string }>;
     const out: Record<string, string[]> = {};
     for (const r of rows) (out[r.file_id] ??= []).push(`${r.principal_type} ${r.principal_id}`);
     return out;
@@ -79,12 +88,25 @@ describe.each(databaseKinds)('the filesystem adapter through runSync on %s', (ki
 
   it('stages files, access lists, users and groups from a full run', async () => {
     const summary = await sync();
-    expect(summary).toMatchObject({ status: 'succeeded', mode: 'full', counts: { added: FILE_COUNT, changed: 0, failed: 0, deleted: 0 }, identities: { added: 2 + 2 } });
+    expect(summary).toMatchObject({
+      status: 'succeeded',
+      mode: 'full',
+      counts: { added: FILE_COUNT, changed: 0, failed: 0, deleted: 0 },
+      identities: { added: 2 + 2 },
+    });
     const staged = await files();
     expect(staged.map((f: { id: string }) => f.id)).toEqual(
       [
-        'fs:deck.pdf', 'fs:guide.txt', 'fs:notes.md', 'fs:private/x.html', 'fs:team/plan.html', 'fs:team/secret.docx', 'fs:team/slides.pptx',
-        'fs:team/sub/deep.html', 'fs:welcome.html', 'fs:\u00fcn\u00ef/caf\u00e9 \u2615.html',
+        'fs:deck.pdf',
+        'fs:guide.txt',
+        'fs:notes.md',
+        'fs:private/x.html',
+        'fs:team/plan.html',
+        'fs:team/secret.docx',
+        'fs:team/slides.pptx',
+        'fs:team/sub/deep.html',
+        'fs:welcome.html',
+        'fs:\u00fcn\u00ef/caf\u00e9 \u2615.html',
       ].sort(),
     );
     expect(staged).toHaveLength(FILE_COUNT);
@@ -180,7 +202,7 @@ describe.each(databaseKinds)('the filesystem adapter through runSync on %s', (ki
     expect((await incremental()).counts).toMatchObject({ added: 2, deleted: 1 });
   });
 
-  it('changing a sidecar changes the affected files\' permissions and nothing else', async () => {
+  it("changing a sidecar changes the affected files' permissions and nothing else", async () => {
     await sync();
     const before = await snapshot();
     const perms = await permissions();
@@ -189,7 +211,12 @@ describe.each(databaseKinds)('the filesystem adapter through runSync on %s', (ki
     const summary = await incremental();
     // plan, slides and sub/deep follow the folder rule; secret.docx keeps its override.
     expect(summary.counts).toMatchObject({ added: 0, changed: 3, unchanged: 1, deleted: 0 });
-    expect(await permissions()).toEqual({ ...perms, 'fs:team/plan.html': ['GROUP fs:core'], 'fs:team/slides.pptx': ['GROUP fs:core'], 'fs:team/sub/deep.html': ['GROUP fs:core'] });
+    expect(await permissions()).toEqual({
+      ...perms,
+      'fs:team/plan.html': ['GROUP fs:core'],
+      'fs:team/slides.pptx': ['GROUP fs:core'],
+      'fs:team/sub/deep.html': ['GROUP fs:core'],
+    });
     const after = await snapshot();
     expect(after.users).toEqual(before.users);
     expect(after.groups).toEqual(before.groups);
@@ -229,7 +256,9 @@ describe.each(databaseKinds)('the filesystem adapter through runSync on %s', (ki
     expect((await row('team/secret.docx')).status).toBe('active');
     // Adding zed to the directory fixes it: the failed file is retried.
     tick();
-    writeFiles(root, { '_directory.yaml': `${DIRECTORY.replace('users:\n', 'users:\n  - { id: zed, email: zed@example.com, full_name: Zed, active: true }\n')}` });
+    writeFiles(root, {
+      '_directory.yaml': `${DIRECTORY.replace('users:\n', 'users:\n  - { id: zed, email: zed@example.com, full_name: Zed, active: true }\n')}`,
+    });
     const fixed = await incremental();
     expect(fixed.counts).toMatchObject({ failed: 0, added: 0, changed: 1 /* secret.docx */ });
     expect(fixed.identities).toMatchObject({ added: 1 /* zed */ });
@@ -318,7 +347,11 @@ groups:
     for (const rel of ['guide.txt', 'team/slides.pptx']) fs.rmSync(path.join(root, rel));
     const controller = new AbortController();
     // Aborted mid-walk: after the first batch of events is committed.
-    const summary = await runSync(adapter, { db: t.db, blobs, logger: pino({ level: 'silent' }), now, signal: controller.signal }, { mode: 'full', batchSize: 2, onProgress: () => controller.abort() });
+    const summary = await runSync(
+      adapter,
+      { db: t.db, blobs, logger: pino({ level: 'silent' }), now, signal: controller.signal },
+      { mode: 'full', batchSize: 2, onProgress: () => controller.abort() },
+    );
     expect(summary.status).toBe('cancelled');
     expect((await files()).every((f: { status: string }) => f.status === 'active')).toBe(true);
   });

@@ -27,7 +27,10 @@ function spyOnWorkers() {
 
 /** A context whose logger writes into `trace`, between the events the caller records there. */
 function tracing(trace: Trace, signal = new AbortController().signal): AdapterContext {
-  const logger = pino({ level: 'debug', base: undefined, timestamp: false }, { write: (line: string) => void trace.push({ log: JSON.parse(line) as unknown }) });
+  const logger = pino(
+    { level: 'debug', base: undefined, timestamp: false },
+    { write: (line: string) => void trace.push({ log: JSON.parse(line) as unknown }) },
+  );
   return { logger, signal, now: () => new Date('2026-05-01T00:00:00Z') };
 }
 
@@ -38,7 +41,10 @@ async function normalised(event: SyncEvent): Promise<Record<string, unknown>> {
     return { ...event, error: { class: error.constructor.name, name: error.name, message: error.message, action: error.action } };
   }
   if (event.type === 'file' && event.file.content.kind === 'binary') {
-    return { ...event, file: { ...event.file, content: { kind: 'binary', version: event.file.content.version, bytes: (await bytesOf(event.file)).toString('base64') } } };
+    return {
+      ...event,
+      file: { ...event.file, content: { kind: 'binary', version: event.file.content.version, bytes: (await bytesOf(event.file)).toString('base64') } },
+    };
   }
   return event;
 }
@@ -70,12 +76,19 @@ describe('the filesystem adapter on a worker thread', () => {
       const onWorker = await traceOf(true, root);
       expect(onWorker.trace).toEqual(inThread.trace);
       expect(inThread.trace.filter((e) => e.type === 'file')).toHaveLength(tree.files.length + (process.getuid?.() === 0 ? 1 : 0));
-      expect(inThread.trace.filter((e) => e.type === 'failure').map((e) => (e.error as { class: string }).class)).toEqual(['AccessRuleError', 'AccessRuleError']);
+      expect(inThread.trace.filter((e) => e.type === 'failure').map((e) => (e.error as { class: string }).class)).toEqual([
+        'AccessRuleError',
+        'AccessRuleError',
+      ]);
       expect(inThread.trace.some((e) => e.log !== undefined)).toBe(true);
 
       // Edit, add, delete, and change a sidecar; then both threads' incremental runs from the same checkpoint.
       const [first, second] = tree.files.filter((f) => f.kind === 'html');
-      writeFiles(root, { [first?.path ?? '']: '<title>Edited</title>', 'new/_access.yaml': 'public: true\n', 'new/n.md': '# New' }, new Date('2025-06-01T00:00:00Z'));
+      writeFiles(
+        root,
+        { [first?.path ?? '']: '<title>Edited</title>', 'new/_access.yaml': 'public: true\n', 'new/n.md': '# New' },
+        new Date('2025-06-01T00:00:00Z'),
+      );
       fs.rmSync(path.join(root, second?.path ?? ''));
       fs.writeFileSync(path.join(root, '_access.yaml'), 'groups: [eng]\n');
       const changedInThread = await traceOf(false, root, inThread.checkpoint);
@@ -91,7 +104,11 @@ describe('the filesystem adapter on a worker thread', () => {
     const noDirectory = makeTree({ 'a.txt': 'x' }, false);
     for (const workerThread of [false, true]) {
       const run = createFilesystemAdapter({ root: noDirectory, workerThread }).full(tracing([]));
-      await expect((async () => { for await (const _ of run); })()).rejects.toThrow(DirectoryFileError);
+      await expect(
+        (async () => {
+          for await (const _ of run);
+        })(),
+      ).rejects.toThrow(DirectoryFileError);
     }
     const root = makeTree({ '_access.yaml': 'public: true\n', ...Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`f${i}.txt`, 'x'])) });
     const { checkpoint } = await traceOf(true, root);

@@ -71,7 +71,12 @@ export function failuresOf(events: readonly SyncEvent[]): Array<{ nativeId: stri
 
 export function fileOf(events: readonly SyncEvent[], nativeId: string): FileRecord {
   const file = filesOf(events).find((f) => f.nativeId === nativeId);
-  if (!file) throw new Error(`no file ${nativeId} among ${filesOf(events).map((f) => f.nativeId).join(', ')}`);
+  if (!file)
+    throw new Error(
+      `no file ${nativeId} among ${filesOf(events)
+        .map((f) => f.nativeId)
+        .join(', ')}`,
+    );
   return file;
 }
 

@@ -34,14 +34,31 @@ describe.each(sourceKinds)('the SQL adapter reading %s', (kind) => {
   let writer: FixtureWriter;
   let clock: number;
 
-  const adapterFor = (mapping: SqlMappingInput, pageSize = 4): Adapter => createSqlAdapter({ connection: parseDatabaseUrl(source.url), mapping: resolveSqlMapping(mapping), sourceName: 'hr', pageSize });
+  const adapterFor = (mapping: SqlMappingInput, pageSize = 4): Adapter =>
+    createSqlAdapter({ connection: parseDatabaseUrl(source.url), mapping: resolveSqlMapping(mapping), sourceName: 'hr', pageSize });
   const sync = async (adapter: Adapter, mode: SyncOptions['mode'], options: Partial<SyncOptions> = {}) => {
     clock += 3_600_000;
     return runSync(adapter, { db: staging.db, blobs: new FsBlobStore(blobDir), logger, now: () => new Date(clock) }, { mode, ...options });
   };
-  const files = async () => (await staging.db('files').where({ source: 'hr' }).orderBy('native_id').select('native_id', 'status', 'name')) as Array<{ native_id: string; status: string; name: string }>;
-  const active = async () => (await files()).filter((f) => f.status === 'active').map((f) => f.native_id).sort((a, b) => Number(a) - Number(b));
-  const access = async (id: string) => ((await staging.db('file_permissions').where({ file_id: `hr:${id}` }).orderBy(['principal_type', 'principal_id']).select('principal_type', 'principal_id')) as Array<{ principal_type: string; principal_id: string }>).map((p) => `${p.principal_type} ${p.principal_id}`);
+  const files = async () =>
+    (await staging.db('files').where({ source: 'hr' }).orderBy('native_id').select('native_id', 'status', 'name')) as Array<{
+      native_id: string;
+      status: string;
+      name: string;
+    }>;
+  const active = async () =>
+    (await files())
+      .filter((f) => f.status === 'active')
+      .map((f) => f.native_id)
+      .sort((a, b) => Number(a) - Number(b));
+  const access = async (id: string) =>
+    (
+      (await staging
+        .db('file_permissions')
+        .where({ file_id: `hr:${id}` })
+        .orderBy(['principal_type', 'principal_id'])
+        .select('principal_type', 'principal_id')) as Array<{ principal_type: string; principal_id: string }>
+    ).map((p) => `${p.principal_type} ${p.principal_id}`);
 
   beforeEach(async () => {
     source = await createSqlSource(kind);
@@ -61,7 +78,14 @@ describe.each(sourceKinds)('the SQL adapter reading %s', (kind) => {
   it('yields users with roles and attributes, nested groups, and files with policy inputs and only grants the directory can resolve', async () => {
     const events = await collect(adapterFor(fixtureMapping()).full(ctx));
     const users = events.flatMap((e) => (e.type === 'user' ? [e.user] : []));
-    expect(users.find((u) => u.nativeId === '1')).toEqual({ nativeId: '1', email: 'person1@example.com', fullName: 'Person 1', active: true, attributes: { department: 'legal', clearance: 1 }, roles: ['editor', 'viewer'] });
+    expect(users.find((u) => u.nativeId === '1')).toEqual({
+      nativeId: '1',
+      email: 'person1@example.com',
+      fullName: 'Person 1',
+      active: true,
+      attributes: { department: 'legal', clearance: 1 },
+      roles: ['editor', 'viewer'],
+    });
     expect(users.find((u) => u.nativeId === '6')).toMatchObject({ active: false, roles: [] });
     const groups = events.flatMap((e) => (e.type === 'group' ? [e.group] : []));
     expect(groups.find((g) => g.nativeId === 'all-staff')?.members).toEqual([
@@ -70,10 +94,16 @@ describe.each(sourceKinds)('the SQL adapter reading %s', (kind) => {
       { type: 'USER', nativeId: '3' },
     ]);
     const file = (id: string) => events.flatMap((e) => (e.type === 'file' && e.file.nativeId === id ? [e.file] : []))[0];
-    expect(file('4')).toMatchObject({ attributes: { kind: 'policy', space: 'general', department: 'legal', level: 0, tags: ['alpha', 'beta'] }, customAttributes: { kind: 'policy' } });
+    expect(file('4')).toMatchObject({
+      attributes: { kind: 'policy', space: 'general', department: 'legal', level: 0, tags: ['alpha', 'beta'] },
+      customAttributes: { kind: 'policy' },
+    });
     expect(file('4')?.access).toEqual([{ type: 'USER', nativeId: '5' }, { type: 'GROUP', nativeId: 'finance-team' }, { type: 'EVERYONE' }]);
     // Document 1 also grants user 999, whom the people table lacks: left out.
-    expect(file('1')?.access).toEqual([{ type: 'USER', nativeId: '2' }, { type: 'GROUP', nativeId: 'all-staff' }]);
+    expect(file('1')?.access).toEqual([
+      { type: 'USER', nativeId: '2' },
+      { type: 'GROUP', nativeId: 'all-staff' },
+    ]);
     expect(events.filter((e) => e.type === 'failure')).toEqual([]);
   });
 
@@ -124,7 +154,16 @@ describe.each(sourceKinds)('the SQL adapter reading %s', (kind) => {
     await sync(adapter, 'full');
     const same = source.ts(Date.parse('2026-04-02T00:00:00Z'));
     await source.db('documents').whereIn('id', [1, 2, 3, 4, 5, 6, 7]).update({ updated_at: same, body: '<p>bulk edit</p>' });
-    const events = await collect((adapter as SqlAdapter).changes(ctx, (await staging.db('sync_checkpoints').where({ source: 'hr' }).first().then((r: { checkpoint: string }) => JSON.parse(r.checkpoint))) as SqlCheckpoint));
+    const events = await collect(
+      (adapter as SqlAdapter).changes(
+        ctx,
+        (await staging
+          .db('sync_checkpoints')
+          .where({ source: 'hr' })
+          .first()
+          .then((r: { checkpoint: string }) => JSON.parse(r.checkpoint))) as SqlCheckpoint,
+      ),
+    );
     const read = events.flatMap((e) => (e.type === 'file' ? [e.file.nativeId] : []));
     // Document 12 holds the stored position: a timestamp does not identify a write, so it is read again.
     expect(read).toEqual(['12', '1', '2', '3', '4', '5', '6', '7']);
@@ -151,7 +190,8 @@ describe.each(sourceKinds)('the SQL adapter reading %s', (kind) => {
       ...base,
       documents: {
         ...docs,
-        query: 'select d.id, d.title, d.body, d.kind, d.space, d.department, d.level, d.tags, d.author, d.updated_at, p.full_name as author_name from documents d left join people p on p.email = d.author',
+        query:
+          'select d.id, d.title, d.body, d.kind, d.space, d.department, d.level, d.tags, d.author, d.updated_at, p.full_name as author_name from documents d left join people p on p.email = d.author',
         customAttributes: { author: 'author_name' },
       },
     };
@@ -187,7 +227,10 @@ describe.each(sourceKinds)('the SQL adapter reading %s', (kind) => {
     const base = fixtureMapping('modified');
     const mapping: SqlMappingInput = {
       ...base,
-      documents: { ...base.documents, attributeRows: { table: 'document_attributes', owner: 'document_id', name: 'attr', value: 'val', types: { project: 'list', review: 'number' } } },
+      documents: {
+        ...base.documents,
+        attributeRows: { table: 'document_attributes', owner: 'document_id', name: 'attr', value: 'val', types: { project: 'list', review: 'number' } },
+      },
       users: { ...base.users!, attributeRows: { table: 'person_attributes', owner: 'person_id', name: 'attr', value: 'val', types: { project: 'list' } } },
     };
     const events = await collect(adapterFor(mapping, 2).full(ctx));
@@ -219,7 +262,10 @@ describe.each(sourceKinds)('the SQL adapter reading %s', (kind) => {
   it('refuses a checkpoint taken under another mapping (the next run is full, re-rendering everything)', async () => {
     await sync(adapterFor(fixtureMapping('modified')), 'full');
     const base = fixtureMapping('modified');
-    const summary = await sync(adapterFor({ ...base, documents: { ...base.documents, body: undefined, html: '<h1>{{title}}</h1><p>{{department}}</p>' } }), 'auto');
+    const summary = await sync(
+      adapterFor({ ...base, documents: { ...base.documents, body: undefined, html: '<h1>{{title}}</h1><p>{{department}}</p>' } }),
+      'auto',
+    );
     expect(summary).toMatchObject({ mode: 'full', status: 'succeeded', counts: { changed: 12 } });
     expect(summary.fellBackToFull).toMatch(/the mapping file changed/);
   });
@@ -232,13 +278,23 @@ describe.each(sourceKinds)('the SQL adapter reading %s', (kind) => {
     const resumed = await collect(adapter.full(ctx, progress));
     const ids = resumed.flatMap((e) => (e.type === 'file' ? [Number(e.file.nativeId)] : []));
     expect(ids).toEqual([9, 10, 11, 12]);
-    expect(isIncremental(adapter) && adapter.checkpointSchema.safeParse(resumed[resumed.length - 1]?.type === 'checkpoint' ? (resumed[resumed.length - 1] as { checkpoint: unknown }).checkpoint : null).success).toBe(true);
+    expect(
+      isIncremental(adapter) &&
+        adapter.checkpointSchema.safeParse(
+          resumed[resumed.length - 1]?.type === 'checkpoint' ? (resumed[resumed.length - 1] as { checkpoint: unknown }).checkpoint : null,
+        ).success,
+    ).toBe(true);
   });
 });
 
 describe('the SQL adapter and its database', () => {
   it('reports an unreachable database as a retryable SourceError, without the password', async () => {
-    const adapter = createSqlAdapter({ connection: parseDatabaseUrl('postgres://reader:hunter2-secret@127.0.0.1:1/db'), mapping: resolveSqlMapping(fixtureMapping()), sourceName: 'hr', pageSize: 10 });
+    const adapter = createSqlAdapter({
+      connection: parseDatabaseUrl('postgres://reader:hunter2-secret@127.0.0.1:1/db'),
+      mapping: resolveSqlMapping(fixtureMapping()),
+      sourceName: 'hr',
+      pageSize: 10,
+    });
     const error = await collect(adapter.full(ctx)).then(
       () => undefined,
       (e: unknown) => e,
@@ -254,7 +310,12 @@ describe('the SQL adapter and its database', () => {
     const db = (await import('better-sqlite3')).default(file);
     db.close();
     try {
-      const adapter = createSqlAdapter({ connection: parseDatabaseUrl(`sqlite:${file}`), mapping: resolveSqlMapping(fixtureMapping()), sourceName: 'hr', pageSize: 10 });
+      const adapter = createSqlAdapter({
+        connection: parseDatabaseUrl(`sqlite:${file}`),
+        mapping: resolveSqlMapping(fixtureMapping()),
+        sourceName: 'hr',
+        pageSize: 10,
+      });
       await expect(collect(adapter.full(ctx))).rejects.toThrow(SourceError);
       await expect(collect(adapter.full(ctx))).rejects.toThrow(/^sqlite:.*empty\.db: select .* no such table: /);
     } finally {

@@ -3,7 +3,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { findAdapterFactory } from '../../../src/adapters/adapter-registry';
 import { isIncremental, reconcilesAccess } from '../../../src/adapters/adapter';
-import { createSqlAdapter, loadSqlMapping, parseDatabaseUrl, resolveSqlMapping, sqlAdapterFactory, sqlConfigFromEnv, SQL_SETTINGS, SqlMappingError } from '../../../src/adapters/sql';
+import {
+  createSqlAdapter,
+  loadSqlMapping,
+  parseDatabaseUrl,
+  resolveSqlMapping,
+  sqlAdapterFactory,
+  sqlConfigFromEnv,
+  SQL_SETTINGS,
+  SqlMappingError,
+} from '../../../src/adapters/sql';
 import { runCli } from '../../e2e/cli-process';
 import { fixtureMapping, writeMapping } from '../../helpers/sql-fixture';
 
@@ -19,7 +28,10 @@ describe('sql adapter settings', () => {
   it('is registered and builds an incremental, access-reconciling adapter without any I/O', () => {
     expect(findAdapterFactory('sql')).toBe(sqlAdapterFactory);
     const mapping = writeMapping(dir, fixtureMapping('modified'));
-    const adapter = sqlAdapterFactory.create({ SQL_DATABASE_URL: `postgres://reader:${SECRET}@db.invalid:5432/intranet`, SQL_MAPPING: mapping }, { logger: undefined as never });
+    const adapter = sqlAdapterFactory.create(
+      { SQL_DATABASE_URL: `postgres://reader:${SECRET}@db.invalid:5432/intranet`, SQL_MAPPING: mapping },
+      { logger: undefined as never },
+    );
     expect(adapter.name).toBe('sql');
     expect(isIncremental(adapter) && reconcilesAccess(adapter)).toBe(true);
     expect(JSON.stringify(sqlAdapterFactory.settings)).not.toContain(SECRET);
@@ -55,9 +67,15 @@ describe('sql adapter settings', () => {
   it('reads each kind of URL, masking the password', () => {
     expect(parseDatabaseUrl(`postgresql://u:${SECRET}@h:5433/db`)).toMatchObject({ dialect: 'postgres', redacted: 'postgresql://u:***@h:5433/db' });
     const maria = parseDatabaseUrl(`mariadb://u:${SECRET}@h/db`);
-    expect(maria).toMatchObject({ dialect: 'mysql', knexConfig: { client: 'mysql2', connection: { host: 'h', port: 3306, user: 'u', password: SECRET, database: 'db', timezone: 'Z' } } });
+    expect(maria).toMatchObject({
+      dialect: 'mysql',
+      knexConfig: { client: 'mysql2', connection: { host: 'h', port: 3306, user: 'u', password: SECRET, database: 'db', timezone: 'Z' } },
+    });
     expect(maria.redacted).not.toContain(SECRET);
-    expect(parseDatabaseUrl('sqlite:data/x.db')).toMatchObject({ dialect: 'sqlite', knexConfig: { client: 'better-sqlite3', connection: { filename: path.resolve('data/x.db'), options: { readonly: true } } } });
+    expect(parseDatabaseUrl('sqlite:data/x.db')).toMatchObject({
+      dialect: 'sqlite',
+      knexConfig: { client: 'better-sqlite3', connection: { filename: path.resolve('data/x.db'), options: { readonly: true } } },
+    });
     expect(() => parseDatabaseUrl('not a url')).toThrow(/expected a URL such as/);
   });
 
@@ -101,7 +119,9 @@ describe('sql mapping file', () => {
     const a = resolveSqlMapping(fixtureMapping());
     expect(resolveSqlMapping(fixtureMapping()).fingerprint).toBe(a.fingerprint);
     expect(resolveSqlMapping({ ...fixtureMapping(), documents: { ...fixtureMapping().documents, title: 'id' } }).fingerprint).not.toBe(a.fingerprint);
-    expect(resolveSqlMapping({ ...fixtureMapping(), documents: { ...fixtureMapping().documents, html: '<p>{{title}}</p>' } }).fingerprint).not.toBe(a.fingerprint);
+    expect(resolveSqlMapping({ ...fixtureMapping(), documents: { ...fixtureMapping().documents, html: '<p>{{title}}</p>' } }).fingerprint).not.toBe(
+      a.fingerprint,
+    );
   });
 
   it('refuses what it cannot run safely or unambiguously, naming each key', () => {
@@ -112,9 +132,15 @@ describe('sql mapping file', () => {
     expect(problems({ ...base, documents: { ...docs, contentReads: 'sometimes' } })).toMatch(/documents\.contentReads: expected when-changed or every-run/);
     expect(problems({ ...base, documents: { ...docs, query: 'select * from documents' } })).toMatch(/documents\.table: give exactly one of table or query/);
     const { table: _t, ...noTable } = docs;
-    expect(problems({ ...base, documents: { ...noTable, query: 'select * from a; delete from b' } })).toMatch(/documents\.query: expected one SQL statement \(no ";" inside\)/);
-    expect(problems({ ...base, documents: { ...noTable, query: 'delete from documents' } })).toMatch(/documents\.query: expected one SQL statement starting with SELECT or WITH/);
-    expect(problems({ ...base, documents: { ...noTable, query: "select * from documents where meta ? 'x'" } })).toMatch(/documents\.query: may not contain "\?"/);
+    expect(problems({ ...base, documents: { ...noTable, query: 'select * from a; delete from b' } })).toMatch(
+      /documents\.query: expected one SQL statement \(no ";" inside\)/,
+    );
+    expect(problems({ ...base, documents: { ...noTable, query: 'delete from documents' } })).toMatch(
+      /documents\.query: expected one SQL statement starting with SELECT or WITH/,
+    );
+    expect(problems({ ...base, documents: { ...noTable, query: "select * from documents where meta ? 'x'" } })).toMatch(
+      /documents\.query: may not contain "\?"/,
+    );
     expect(problems({ ...base, documents: { ...noTable, query: ' select * from documents ; ' } })).toBe('valid');
     expect(problems({ ...base, documents: { ...docs, url: 'link' } })).toMatch(/documents\.url: give exactly one of url \(a column\) or urlTemplate/);
     expect(problems({ ...base, documents: { ...docs, body: undefined } })).toMatch(/documents\.body: give a body column, a template or html/);
@@ -122,7 +148,9 @@ describe('sql mapping file', () => {
     expect(problems({ ...base, documents: { ...docs, attributes: { level: { column: 'level', type: 'float' } } } })).toMatch(/documents\.attributes\.level/);
     expect(problems({ ...base, incremental: { mode: 'changes', table: 'c', id: 'id', seq: 'seq' } })).toMatch(/incremental\.op/);
     expect(problems({ ...base, incremental: { mode: 'sometimes' } })).toMatch(/incremental/);
-    expect(problems({ ...base, documents: { ...docs, modified: undefined }, incremental: { mode: 'modified' } })).toMatch(/documents\.modified: incremental mode "modified" needs/);
+    expect(problems({ ...base, documents: { ...docs, modified: undefined }, incremental: { mode: 'modified' } })).toMatch(
+      /documents\.modified: incremental mode "modified" needs/,
+    );
     expect(problems({ ...base, users: undefined })).toMatch(/roles: role assignments need users/);
     expect(problems({ ...base, version: 2 })).toMatch(/version: expected version: 1/);
   });

@@ -17,7 +17,6 @@ import { startTestGateway, TEST_KEYS, type TestGateway } from '../../helpers/tes
 const EXAMPLE = path.join(__dirname, '../../../docs/examples/sql');
 const logger = pino({ level: 'silent' });
 
-
 describe.each(sourceKinds)('the documented example on %s', (kind) => {
   let source: SqlSource;
   let gw: TestGateway;
@@ -33,7 +32,12 @@ describe.each(sourceKinds)('the documented example on %s', (kind) => {
   });
 
   it('syncs with the example mapping and passes conformance with the example expectations', async () => {
-    const adapter = createSqlAdapter({ connection: parseDatabaseUrl(source.url), mapping: loadSqlMapping(path.join(EXAMPLE, 'mapping.yaml')), sourceName: 'sql', pageSize: 500 });
+    const adapter = createSqlAdapter({
+      connection: parseDatabaseUrl(source.url),
+      mapping: loadSqlMapping(path.join(EXAMPLE, 'mapping.yaml')),
+      sourceName: 'sql',
+      pageSize: 500,
+    });
     const summary = await runSync(adapter, { db: gw.database.db, blobs: gw.blobs, logger });
     expect(summary).toMatchObject({ status: 'succeeded', counts: { added: 6, failed: 0 }, identities: { added: 5 + 2 } });
     const report = await runConformance({

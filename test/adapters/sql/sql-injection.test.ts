@@ -39,7 +39,15 @@ describe.each(sourceKinds)('hostile values on %s', (kind) => {
     adapter = new SqlAdapter({
       connection: parseDatabaseUrl(source.url),
       mapping: resolveSqlMapping({
-        documents: { table: 'pages', id: 'id', title: 'title', html: '<h1>{{title}}</h1>', urlTemplate: 'https://wiki.example.com/{{id}}', modified: 'changed', access: { table: 'page_access', document: 'page', principal: 'who', type: 'who' } },
+        documents: {
+          table: 'pages',
+          id: 'id',
+          title: 'title',
+          html: '<h1>{{title}}</h1>',
+          urlTemplate: 'https://wiki.example.com/{{id}}',
+          modified: 'changed',
+          access: { table: 'page_access', document: 'page', principal: 'who', type: 'who' },
+        },
         incremental: { mode: 'modified', overlap: 0 },
       }),
       sourceName: 'wiki',
@@ -53,7 +61,9 @@ describe.each(sourceKinds)('hostile values on %s', (kind) => {
   it('reads every page, keyset pages included (hostile ids as the tie-break), with its access', async () => {
     const events = await collect(adapter.full(ctx));
     expect(files(events)).toEqual([...HOSTILE].sort());
-    expect(events.filter((e) => e.type === 'file').every((e) => e.type === 'file' && e.file.access.length === 1 && e.file.access[0]?.type === 'EVERYONE')).toBe(true);
+    expect(events.filter((e) => e.type === 'file').every((e) => e.type === 'file' && e.file.access.length === 1 && e.file.access[0]?.type === 'EVERYONE')).toBe(
+      true,
+    );
     const checkpoint = events.filter((e): e is Extract<SyncEvent, { type: 'checkpoint' }> => e.type === 'checkpoint').pop()?.checkpoint as SqlCheckpoint;
     // Equal timestamps everywhere: the incremental run starts at (timestamp, a hostile id).
     const since: SqlCheckpoint = { ...checkpoint, position: { value: checkpoint.position?.value ?? '', id: HOSTILE[0] as string } };

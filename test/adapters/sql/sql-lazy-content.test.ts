@@ -36,7 +36,8 @@ describe.each(sourceKinds)('lazily loaded SQL pages (%s)', (kind) => {
     const { modified, ...documents } = base.documents;
     return { ...base, documents: { ...documents, ...(lazy ? { modified } : {}), attributes, html } };
   }
-  const read = (m: SqlMappingInput) => files(createSqlAdapter({ connection: parseDatabaseUrl(source.url), mapping: resolveSqlMapping(m), sourceName: 'sql', pageSize: 5 }).full(ctx));
+  const read = (m: SqlMappingInput) =>
+    files(createSqlAdapter({ connection: parseDatabaseUrl(source.url), mapping: resolveSqlMapping(m), sourceName: 'sql', pageSize: 5 }).full(ctx));
 
   it('renders the same bytes as from whole rows, loaded after the run has closed its connection', async () => {
     const lazy = await read(mapping(true));
@@ -59,7 +60,10 @@ describe.each(sourceKinds)('lazily loaded SQL pages (%s)', (kind) => {
     expect(again.map(version)).toEqual(before.map(version));
     const retemplated = await read(mapping(true, '<h2>{{title}}</h2>{{{body}}}'));
     expect(retemplated.map(version).filter((v, i) => v === version(before[i]))).toEqual([]);
-    await source.db('documents').where({ id: 3 }).update({ updated_at: source.ts(Date.parse('2026-06-01T00:00:00Z')) });
+    await source
+      .db('documents')
+      .where({ id: 3 })
+      .update({ updated_at: source.ts(Date.parse('2026-06-01T00:00:00Z')) });
     const touched = await read(mapping(true));
     expect(touched.filter((f, i) => version(f) !== version(before[i])).map((f) => f.nativeId)).toEqual(['3']);
   });

@@ -84,7 +84,14 @@ describe('access rows', () => {
   });
 
   it('make their document fail on a type that is none of USER, GROUP, EVERYONE (never a guess)', () => {
-    const out = accessByDocument([{ document_id: 3, principal_type: 'ROLE', principal_id: 'x' }, { document_id: 3, principal_type: 'USER', principal_id: '1' }], access, directory);
+    const out = accessByDocument(
+      [
+        { document_id: 3, principal_type: 'ROLE', principal_id: 'x' },
+        { document_id: 3, principal_type: 'USER', principal_id: '1' },
+      ],
+      access,
+      directory,
+    );
     expect(out.get('3')).toBeInstanceOf(SqlRowError);
   });
 
@@ -96,11 +103,34 @@ describe('access rows', () => {
 
 describe('users, roles and groups', () => {
   it('users carry roles (sorted, unique), attributes, and active only when the flag says so', () => {
-    const roles = rolesByUser([{ person_id: 1, role: 'viewer' }, { person_id: 1, role: 'editor' }, { person_id: 1, role: 'viewer' }, { person_id: 2, role: ' ' }], mapping.roles!);
+    const roles = rolesByUser(
+      [
+        { person_id: 1, role: 'viewer' },
+        { person_id: 1, role: 'editor' },
+        { person_id: 1, role: 'viewer' },
+        { person_id: 2, role: ' ' },
+      ],
+      mapping.roles!,
+    );
     expect(roles).toEqual(new Map([['1', ['editor', 'viewer']]]));
     const person = { id: 1, email: ' ana@example.com ', full_name: 'Ana', is_active: 1, department: 'finance', clearance: '2' };
-    expect(userRecord(person, users, roles.get('1'))).toEqual({ nativeId: '1', email: 'ana@example.com', fullName: 'Ana', active: true, attributes: { department: 'finance', clearance: 2 }, roles: ['editor', 'viewer'] });
-    for (const [value, active] of [[0, false], ['f', false], [null, false], ['maybe', false], [true, true], ['yes', true], ['t', true]] as const) {
+    expect(userRecord(person, users, roles.get('1'))).toEqual({
+      nativeId: '1',
+      email: 'ana@example.com',
+      fullName: 'Ana',
+      active: true,
+      attributes: { department: 'finance', clearance: 2 },
+      roles: ['editor', 'viewer'],
+    });
+    for (const [value, active] of [
+      [0, false],
+      ['f', false],
+      [null, false],
+      ['maybe', false],
+      [true, true],
+      ['yes', true],
+      ['t', true],
+    ] as const) {
       expect({ value, active: userRecord({ ...person, is_active: value }, users, []).active }).toEqual({ value, active });
     }
     expect(() => userRecord({ ...person, email: 'not-an-email' }, users, [])).toThrow('user 1: "not-an-email" is not an email address');
@@ -123,7 +153,14 @@ describe('users, roles and groups', () => {
       directory.userIds,
     );
     expect(groups).toEqual([
-      { nativeId: 'a', name: 'A', members: [{ type: 'GROUP', nativeId: 'b' }, { type: 'USER', nativeId: '1' }] },
+      {
+        nativeId: 'a',
+        name: 'A',
+        members: [
+          { type: 'GROUP', nativeId: 'b' },
+          { type: 'USER', nativeId: '1' },
+        ],
+      },
       { nativeId: 'b', members: [] },
     ]);
   });
@@ -149,9 +186,15 @@ describe('attribute rows (a key-value table)', () => {
   });
 });
 
-describe('names that are Object.prototype\'s own', () => {
+describe("names that are Object.prototype's own", () => {
   it('stay plain attributes: __proto__ and constructor from a mapping or a key-value row are own properties', () => {
-    const byOwner = attributesByOwner([{ owner: 1, k: '__proto__', v: 'x' }, { owner: 1, k: 'constructor', v: 'y' }], { owner: 'owner', name: 'k', value: 'v', types: {} });
+    const byOwner = attributesByOwner(
+      [
+        { owner: 1, k: '__proto__', v: 'x' },
+        { owner: 1, k: 'constructor', v: 'y' },
+      ],
+      { owner: 'owner', name: 'k', value: 'v', types: {} },
+    );
     const attrs = byOwner.get('1') ?? {};
     expect(Object.getPrototypeOf(attrs)).toBe(Object.prototype);
     expect(Object.keys(attrs).sort()).toEqual(['__proto__', 'constructor']);
@@ -176,7 +219,9 @@ describe('attribute values', () => {
     expect(attributeValue(new Date('2026-01-02T03:04:05Z'), spec('auto'))).toBe('2026-01-02T03:04:05.000Z');
     expect(attributeValue(7, spec('string'))).toBe('7');
     expect(attributeValue(null, spec('auto'))).toBeUndefined();
-    expect(rowAttributes({ a: 1, b: null }, { a: { column: 'a', type: 'auto', separator: ',' }, b: { column: 'b', type: 'auto', separator: ',' } })).toEqual({ a: 1 });
+    expect(rowAttributes({ a: 1, b: null }, { a: { column: 'a', type: 'auto', separator: ',' }, b: { column: 'b', type: 'auto', separator: ',' } })).toEqual({
+      a: 1,
+    });
     expect([flag(Buffer.from([1])), flag('OFF'), flag({})]).toEqual([true, false, undefined]);
   });
 });
@@ -210,7 +255,7 @@ describe('watermarks', () => {
     expect(compareScalars('a', 'a')).toBe(0);
   });
 
-  it('collapse a page of changes to each id\'s last operation', () => {
+  it("collapse a page of changes to each id's last operation", () => {
     const page = [
       { id: 'a', deleted: false },
       { id: 'b', deleted: true },

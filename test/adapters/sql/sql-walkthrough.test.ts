@@ -26,7 +26,11 @@ const CHANGES = [...GUIDE.matchAll(/db\.exec\(\\"([^"\\]+)\\"\)/g)].map((m) => m
 
 /** One change of the guide, a statement at a time (not every driver runs several in one call). */
 async function apply(source: SqlSource, change: string | undefined): Promise<void> {
-  for (const statement of (change ?? '').split(';').map((s) => s.trim()).filter((s) => s !== '')) await source.db.raw(statement);
+  for (const statement of (change ?? '')
+    .split(';')
+    .map((s) => s.trim())
+    .filter((s) => s !== ''))
+    await source.db.raw(statement);
 }
 /** Every `conformance … --expect <file>`, in order. */
 const EXPECTATIONS = [...GUIDE.matchAll(/--expect (\S+)/g)].map((m) => path.join(ROOT, m[1] as string));
@@ -48,9 +52,16 @@ describe.each(sourceKinds)('docs/sql-adapter.md followed in order on %s', (kind)
   });
 
   const adapter = () => createSqlAdapter({ connection: parseDatabaseUrl(source.url), mapping: loadSqlMapping(MAPPING), sourceName: 'sql', pageSize: 500 });
-  const sync = async (withPolicy: boolean) => runSync(adapter(), { db: gw.database.db, blobs: gw.blobs, logger }, withPolicy ? { policy: await loadPolicy(POLICY) } : {});
+  const sync = async (withPolicy: boolean) =>
+    runSync(adapter(), { db: gw.database.db, blobs: gw.blobs, logger }, withPolicy ? { policy: await loadPolicy(POLICY) } : {});
   const conformance = async (expectations: string) => {
-    const report = await runConformance({ baseUrl: gw.url, key: TEST_KEYS[0], profile: 'strict', secondCrawl: false, expectations: parseExpectations(fs.readFileSync(expectations, 'utf8')) });
+    const report = await runConformance({
+      baseUrl: gw.url,
+      key: TEST_KEYS[0],
+      profile: 'strict',
+      secondCrawl: false,
+      expectations: parseExpectations(fs.readFileSync(expectations, 'utf8')),
+    });
     expect(report.findings.filter((f) => f.severity !== 'pass').map((f) => `${f.severity} ${f.check}: ${f.message}`)).toEqual([]);
   };
   /** What the platform reads to decide whether to fetch a file again: each file's last modification. */

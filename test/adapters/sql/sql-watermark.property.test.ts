@@ -71,7 +71,9 @@ class Table {
     const id = (w.row % this.versions.size) + 1;
     const v = (this.versions.get(id) ?? 0) + 1;
     this.versions.set(id, v);
-    await this.db('docs').where({ id }).update({ v, m: this.stamp(w.delay) });
+    await this.db('docs')
+      .where({ id })
+      .update({ v, m: this.stamp(w.delay) });
   }
 }
 
@@ -92,7 +94,13 @@ async function runOnce(adapter: SqlAdapter, table: Table, since: SqlCheckpoint |
   return { yielded, checkpoint: checkpoint as SqlCheckpoint };
 }
 
-async function withTable(kind: SourceKind, column: 'timestamp' | 'sequence', overlap: number | undefined, pageSize: number, body: (adapter: SqlAdapter, table: Table) => Promise<void>): Promise<void> {
+async function withTable(
+  kind: SourceKind,
+  column: 'timestamp' | 'sequence',
+  overlap: number | undefined,
+  pageSize: number,
+  body: (adapter: SqlAdapter, table: Table) => Promise<void>,
+): Promise<void> {
   const source = await createSqlSource(kind);
   try {
     await source.db.schema.createTable('docs', (t) => {
@@ -103,7 +111,15 @@ async function withTable(kind: SourceKind, column: 'timestamp' | 'sequence', ove
       else t.datetime('m', { precision: 6 });
     });
     const mapping = resolveSqlMapping({
-      documents: { table: 'docs', id: 'id', title: 'title', html: '<p>{{title}} v{{v}}</p>', urlTemplate: 'https://x.example.com/{{id}}', modified: 'm', attributes: { v: { column: 'v', type: 'number' } } },
+      documents: {
+        table: 'docs',
+        id: 'id',
+        title: 'title',
+        html: '<p>{{title}} v{{v}}</p>',
+        urlTemplate: 'https://x.example.com/{{id}}',
+        modified: 'm',
+        attributes: { v: { column: 'v', type: 'number' } },
+      },
       incremental: { mode: 'modified', ...(overlap === undefined ? {} : { overlap }) },
     });
     const adapter = new SqlAdapter({ connection: parseDatabaseUrl(source.url), mapping, sourceName: 'sql', pageSize });
@@ -124,7 +140,9 @@ describe.each(sourceKinds)('incremental runs by a modified column (fast-check, r
   jest.setTimeout(120_000);
 
   it('timestamps with ties and late commits: no row version twice in a run, every row ends at its latest version', async () => {
-    const cases = fc.integer({ min: 0, max: 5 }).chain((lag) => fc.record({ lag: fc.constant(lag), extra: fc.integer({ min: 0, max: 3 }), pageSize: fc.integer({ min: 1, max: 4 }), plan: steps(lag) }));
+    const cases = fc
+      .integer({ min: 0, max: 5 })
+      .chain((lag) => fc.record({ lag: fc.constant(lag), extra: fc.integer({ min: 0, max: 3 }), pageSize: fc.integer({ min: 1, max: 4 }), plan: steps(lag) }));
     await fc.assert(
       fc.asyncProperty(cases, async ({ lag, extra, pageSize, plan }) => {
         await withTable(kind, 'timestamp', lag + extra, pageSize, async (adapter, table) => {

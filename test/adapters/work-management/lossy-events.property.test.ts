@@ -59,7 +59,11 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ kind: fc.constant('team-member' as const), team: index, user: index, add: fc.boolean() }),
   fc.record({ kind: fc.constant('deactivate' as const), user: index }),
 );
-const round = fc.record({ lossRate: fc.integer({ min: 0, max: 95 }).map((percent) => percent / 100), lossSeed: fc.string({ maxLength: 6 }), ops: fc.array(op, { minLength: 1, maxLength: 8 }) });
+const round = fc.record({
+  lossRate: fc.integer({ min: 0, max: 95 }).map((percent) => percent / 100),
+  lossSeed: fc.string({ maxLength: 6 }),
+  ops: fc.array(op, { minLength: 1, maxLength: 8 }),
+});
 
 /** Picks the `i`-th of a non-empty list (modulo its length). */
 function pick<T>(list: readonly T[], i: number): T | undefined {
@@ -80,7 +84,9 @@ async function apply(m: RunningMock, o: Op): Promise<void> {
   const task = 'task' in o ? pick(tasks, o.task) : undefined;
   const project = 'project' in o ? pick(projects, o.project) : undefined;
   const user = 'user' in o ? pick(members, o.user) : undefined;
-  const synced = [...s.indexes.attachments.values()].filter((a) => a.host === 'asana' && SUPPORTED.test(a.name) && s.indexes.tasks.get(a.parent)?.workspace === org);
+  const synced = [...s.indexes.attachments.values()].filter(
+    (a) => a.host === 'asana' && SUPPORTED.test(a.name) && s.indexes.tasks.get(a.parent)?.workspace === org,
+  );
   const onTask = o.kind === 'restored-attachment' || o.kind === 'delete-attachment-task' ? pick(synced, o.attachment) : undefined;
   const host = onTask ? s.indexes.tasks.get(onTask.parent) : undefined;
   switch (o.kind) {
@@ -99,13 +105,17 @@ async function apply(m: RunningMock, o: Op): Promise<void> {
       if (task) await call(`/_admin/tasks/${task.gid}`, 'DELETE');
       return;
     case 'delete-attachment': {
-      const attachment = pick([...s.indexes.attachments.values()].filter((a) => a.host === 'asana'), o.attachment);
+      const attachment = pick(
+        [...s.indexes.attachments.values()].filter((a) => a.host === 'asana'),
+        o.attachment,
+      );
       if (attachment) await call(`/_admin/attachments/${attachment.gid}`, 'DELETE');
       return;
     }
     case 'restored-attachment':
       // The mock has no attachment trash: the deletion event is recorded alone, the attachment stays listed.
-      if (onTask && host) s.recorder.record('deleted', s.recorder.ref('attachment', onTask.gid, onTask.name), s.recorder.taskRef(host), s.recorder.taskScopes(host));
+      if (onTask && host)
+        s.recorder.record('deleted', s.recorder.ref('attachment', onTask.gid, onTask.name), s.recorder.taskRef(host), s.recorder.taskScopes(host));
       return;
     case 'delete-attachment-task':
       if (host) await call(`/_admin/tasks/${host.gid}`, 'DELETE');
@@ -117,13 +127,23 @@ async function apply(m: RunningMock, o: Op): Promise<void> {
       if (task && user) await call(`/_admin/tasks/${task.gid}`, 'PUT', { assignee: o.user % 5 === 0 ? null : user });
       return;
     case 'project-member':
-      if (project && user) await call(o.add ? `/_admin/projects/${project.gid}/members` : `/_admin/projects/${project.gid}/members/${pick(s.projects.memberships(project.gid), o.user)?.member ?? user}`, o.add ? 'POST' : 'DELETE', o.add ? { member: user } : undefined);
+      if (project && user)
+        await call(
+          o.add
+            ? `/_admin/projects/${project.gid}/members`
+            : `/_admin/projects/${project.gid}/members/${pick(s.projects.memberships(project.gid), o.user)?.member ?? user}`,
+          o.add ? 'POST' : 'DELETE',
+          o.add ? { member: user } : undefined,
+        );
       return;
     case 'privacy':
       if (project) await call(`/_admin/projects/${project.gid}`, 'PUT', { privacy_setting: ['public_to_workspace', 'private_to_team', 'private'][o.setting] });
       return;
     case 'team-member': {
-      const team = pick([...s.indexes.teams.values()].filter((t) => t.workspace === org), o.team);
+      const team = pick(
+        [...s.indexes.teams.values()].filter((t) => t.workspace === org),
+        o.team,
+      );
       const membership = team ? pick(s.indexes.list(s.indexes.teamMembershipsByTeam.get(team.gid), s.indexes.teamMemberships), o.user) : undefined;
       if (team && user && o.add) await call('/_admin/team_memberships', 'POST', { team: team.gid, user });
       else if (membership && !o.add) await call(`/_admin/team_memberships/${membership.gid}`, 'DELETE');
@@ -143,7 +163,8 @@ async function exposure(m: RunningMock, t: TestDatabase, source: string): Promis
   for (const task of s.indexes.tasks.values()) if (task.workspace === org) expected.set(`task:${task.gid}`, new Set(m.mock.oracle.visibleTo('task', task.gid)));
   for (const a of s.indexes.attachments.values()) {
     const workspace = a.parentType === 'task' ? s.indexes.tasks.get(a.parent)?.workspace : s.indexes.projects.get(a.parent)?.workspace;
-    if (workspace === org && a.host === 'asana' && SUPPORTED.test(a.name)) expected.set(`attachment:${a.gid}`, new Set(m.mock.oracle.visibleTo('attachment', a.gid)));
+    if (workspace === org && a.host === 'asana' && SUPPORTED.test(a.name))
+      expected.set(`attachment:${a.gid}`, new Set(m.mock.oracle.visibleTo('attachment', a.gid)));
   }
   const staged = await stagedAccess(t.db, source);
   const over: string[] = [];
@@ -157,11 +178,20 @@ type Round = { lossRate: number; lossSeed: string; ops: Op[] };
 
 /** Syncs a fresh organization in full, then each round's changes, an incremental run and the comparison with the oracle. */
 async function checkRounds(seed: number, eventStreams: 'workspace' | 'projects', reconcile: boolean, rounds: readonly Round[]): Promise<void> {
-  const m = await startMock({ seed: `lossy-${seed}`, size: { tasks: 80, personalWorkspace: false }, hostility: { rateLimitPerMinute: 0, maxConcurrentReads: 0, maxConcurrentWrites: 0 } });
+  const m = await startMock({
+    seed: `lossy-${seed}`,
+    size: { tasks: 80, personalWorkspace: false },
+    hostility: { rateLimitPerMinute: 0, maxConcurrentReads: 0, maxConcurrentWrites: 0 },
+  });
   const t = await createTestDatabase('sqlite');
   const blobDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-wm-lossy-'));
   try {
-    const adapter: WorkManagementAdapter = createWorkManagementAdapter({ baseUrl: m.base, token: m.mock.token, workspace: m.mock.organization.organization, eventStreams });
+    const adapter: WorkManagementAdapter = createWorkManagementAdapter({
+      baseUrl: m.base,
+      token: m.mock.token,
+      workspace: m.mock.organization.organization,
+      eventStreams,
+    });
     const sync = (mode: 'full' | 'auto') => runSync(adapter, { db: t.db, blobs: new FsBlobStore(blobDir), logger }, { mode, reconcile });
     expect((await sync('full')).status).toBe('succeeded');
     for (const r of rounds) {
@@ -171,7 +201,13 @@ async function checkRounds(seed: number, eventStreams: 'workspace' | 'projects',
       const summary = await sync('auto');
       expect({ status: summary.status, failures: summary.failures }).toEqual({ status: 'succeeded', failures: [] });
       const { over, under, stale } = await exposure(m, t, adapter.name);
-      expect({ mode: summary.mode, reconcile, over: over.slice(0, 5), under: under.slice(0, 5), stale }).toEqual({ mode: summary.mode, reconcile, over: [], under: [], stale: [] });
+      expect({ mode: summary.mode, reconcile, over: over.slice(0, 5), under: under.slice(0, 5), stale }).toEqual({
+        mode: summary.mode,
+        reconcile,
+        over: [],
+        under: [],
+        stale: [],
+      });
     }
   } finally {
     await m.close();
@@ -193,10 +229,16 @@ const settings = { numRuns: 12, endOnFailure: true };
 
 describe('work-management sync under lost events (property)', () => {
   it('right after each incremental run, no (user, file) pair is over- or under-exposed against the oracle', async () => {
-    await fc.assert(fc.asyncProperty(fc.integer({ min: 1, max: 1_000_000 }), streams, fc.boolean(), fc.array(round, { minLength: 1, maxLength: 3 }), checkRounds), settings);
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: 1_000_000 }), streams, fc.boolean(), fc.array(round, { minLength: 1, maxLength: 3 }), checkRounds),
+      settings,
+    );
   }, 300_000);
 
   it('an attachment an event called deleted but its task still lists goes with the task deleted later', async () => {
-    await fc.assert(fc.asyncProperty(fc.integer({ min: 1, max: 1_000_000 }), streams, fc.boolean(), restoredThenTaskDeleted, checkRounds), { ...settings, numRuns: 6 });
+    await fc.assert(fc.asyncProperty(fc.integer({ min: 1, max: 1_000_000 }), streams, fc.boolean(), restoredThenTaskDeleted, checkRounds), {
+      ...settings,
+      numRuns: 6,
+    });
   }, 300_000);
 });

@@ -46,7 +46,11 @@ function oracleAccess(m: RunningMock): Map<string, Set<string>> {
 }
 
 /** Every difference between the gateway's access (from staging) and the oracle's. */
-async function compare(m: RunningMock, t: TestDatabase, source: string): Promise<{ mismatches: Mismatch[]; missingFiles: string[]; staleFiles: string[]; pairs: number; files: number }> {
+async function compare(
+  m: RunningMock,
+  t: TestDatabase,
+  source: string,
+): Promise<{ mismatches: Mismatch[]; missingFiles: string[]; staleFiles: string[]; pairs: number; files: number }> {
   const staged = await stagedAccess(t.db, source);
   const expected = oracleAccess(m);
   const mismatches: Mismatch[] = [];
@@ -79,13 +83,23 @@ function explain(m: RunningMock, mismatch: Mismatch): string {
 async function expectOracleEquality(m: RunningMock, t: TestDatabase, source: string): Promise<void> {
   const result = await compare(m, t, source);
   expect(result.files).toBeGreaterThan(200);
-  expect({ missingFiles: result.missingFiles, staleFiles: result.staleFiles, mismatches: result.mismatches.slice(0, 10).map((x) => explain(m, x)) }).toEqual({ missingFiles: [], staleFiles: [], mismatches: [] });
+  expect({ missingFiles: result.missingFiles, staleFiles: result.staleFiles, mismatches: result.mismatches.slice(0, 10).map((x) => explain(m, x)) }).toEqual({
+    missingFiles: [],
+    staleFiles: [],
+    mismatches: [],
+  });
   expect(result.pairs).toBeGreaterThan(10_000);
 }
 
 /** Top-level tasks of the organization that are in exactly one project of the given privacy. */
 function tasksIn(store: WorkManagementStore, org: string, privacy: string): Task[] {
-  return [...store.indexes.tasks.values()].filter((t) => t.workspace === org && t.parent === null && t.memberships.length === 1 && store.indexes.projects.get(t.memberships[0]?.project ?? '')?.privacySetting === privacy);
+  return [...store.indexes.tasks.values()].filter(
+    (t) =>
+      t.workspace === org &&
+      t.parent === null &&
+      t.memberships.length === 1 &&
+      store.indexes.projects.get(t.memberships[0]?.project ?? '')?.privacySetting === privacy,
+  );
 }
 
 describe.each(databaseKinds)('work-management sync equals the visibility oracle (%s)', (kind) => {
@@ -137,16 +151,22 @@ describe.each(databaseKinds)('work-management sync equals the visibility oracle 
       };
 
       // Move a task from a private project to a public one.
-      const publicProject = [...store.indexes.projects.values()].find((p) => p.workspace === org && p.privacySetting === 'public_to_workspace') as { gid: string };
+      const publicProject = [...store.indexes.projects.values()].find((p) => p.workspace === org && p.privacySetting === 'public_to_workspace') as {
+        gid: string;
+      };
       const moved = tasksIn(store, org, 'private').find((task) => (store.indexes.storiesByTask.get(task.gid)?.length ?? 0) > 0) as Task;
       await admin(`/_admin/tasks/${moved.gid}/move`, 'POST', { to: publicProject.gid });
       // A public task becomes private to a team-shared project (and is not touched again: only
       // the events tell, since a move leaves modified_at alone).
-      const shared = [...store.indexes.projects.values()].find((p) => p.workspace === org && p.privacySetting === 'private' && store.projects.memberships(p.gid).some((x) => x.memberType === 'team')) as { gid: string };
+      const shared = [...store.indexes.projects.values()].find(
+        (p) => p.workspace === org && p.privacySetting === 'private' && store.projects.memberships(p.gid).some((x) => x.memberType === 'team'),
+      ) as { gid: string };
       const hidden = tasksIn(store, org, 'public_to_workspace').find((task) => task.gid !== moved.gid) as Task;
       await admin(`/_admin/tasks/${hidden.gid}/move`, 'POST', { to: shared.gid });
       // Remove a user member from a private project, and a team from a team-shared one.
-      const privateProject = [...store.indexes.projects.values()].find((p) => p.workspace === org && p.privacySetting === 'private' && store.projects.userMembers(p.gid).length > 1) as { gid: string };
+      const privateProject = [...store.indexes.projects.values()].find(
+        (p) => p.workspace === org && p.privacySetting === 'private' && store.projects.userMembers(p.gid).length > 1,
+      ) as { gid: string };
       const removedMember = store.projects.userMembers(privateProject.gid).find((u) => u !== store.indexes.projects.get(privateProject.gid)?.owner) as string;
       await admin(`/_admin/projects/${privateProject.gid}/members/${removedMember}`, 'DELETE');
       const removedTeam = store.projects.memberships(shared.gid).find((x) => x.memberType === 'team')?.member as string;
@@ -156,29 +176,63 @@ describe.each(databaseKinds)('work-management sync equals the visibility oracle 
       await admin(`/_admin/projects/${teamOnly.gid}`, 'PUT', { privacy_setting: 'public_to_workspace' });
       // Delete a task with an attachment and a task with subtasks (their subtasks go too).
       const withAttachment = [...store.indexes.tasks.values()].find(
-        (task) => task.workspace === org && task.gid !== moved.gid && task.gid !== hidden.gid && store.indexes.list(store.indexes.attachmentsByParent.get(task.gid), store.indexes.attachments).some((a) => a.host === 'asana'),
+        (task) =>
+          task.workspace === org &&
+          task.gid !== moved.gid &&
+          task.gid !== hidden.gid &&
+          store.indexes.list(store.indexes.attachmentsByParent.get(task.gid), store.indexes.attachments).some((a) => a.host === 'asana'),
       ) as Task;
-      const withSubtasks = [...store.indexes.tasks.values()].find((task) => task.workspace === org && task.parent === null && task.gid !== withAttachment.gid && task.gid !== moved.gid && task.gid !== hidden.gid && (store.indexes.subtasksByTask.get(task.gid)?.length ?? 0) > 0) as Task;
-      const goneTasks = [withAttachment, withSubtasks, ...store.indexes.list(store.indexes.subtasksByTask.get(withSubtasks.gid), store.indexes.tasks)].map((x) => x.gid);
-      const goneAttachments = (store.indexes.attachmentsByParent.get(withAttachment.gid) ?? []).filter((a) => store.indexes.attachments.get(a)?.host === 'asana');
+      const withSubtasks = [...store.indexes.tasks.values()].find(
+        (task) =>
+          task.workspace === org &&
+          task.parent === null &&
+          task.gid !== withAttachment.gid &&
+          task.gid !== moved.gid &&
+          task.gid !== hidden.gid &&
+          (store.indexes.subtasksByTask.get(task.gid)?.length ?? 0) > 0,
+      ) as Task;
+      const goneTasks = [withAttachment, withSubtasks, ...store.indexes.list(store.indexes.subtasksByTask.get(withSubtasks.gid), store.indexes.tasks)].map(
+        (x) => x.gid,
+      );
+      const goneAttachments = (store.indexes.attachmentsByParent.get(withAttachment.gid) ?? []).filter(
+        (a) => store.indexes.attachments.get(a)?.host === 'asana',
+      );
       await admin('/_admin/tasks/delete', 'POST', { gids: [withAttachment.gid, withSubtasks.gid] });
       // Edit a comment.
-      const story = [...store.indexes.stories.values()].find((s) => s.type === 'comment' && store.indexes.tasks.get(s.target)?.workspace === org && s.target !== moved.gid) as { gid: string; target: string };
+      const story = [...store.indexes.stories.values()].find(
+        (s) => s.type === 'comment' && store.indexes.tasks.get(s.target)?.workspace === org && s.target !== moved.gid,
+      ) as { gid: string; target: string };
       await admin(`/_admin/stories/${story.gid}`, 'PUT', { text: 'EDITED: the plan changed' });
       // Deactivate a user who follows tasks and is on a team.
-      const follower = [...store.indexes.tasks.values()].find((task) => task.workspace === org && task.followers.length > 1 && !goneTasks.includes(task.gid))?.followers.find((u) => store.people.workspaceMembership(u, org)?.isActive && !store.people.workspaceMembership(u, org)?.isGuest && (store.indexes.teamMembershipsByUser.get(u)?.length ?? 0) > 0) as string;
+      const follower = [...store.indexes.tasks.values()]
+        .find((task) => task.workspace === org && task.followers.length > 1 && !goneTasks.includes(task.gid))
+        ?.followers.find(
+          (u) =>
+            store.people.workspaceMembership(u, org)?.isActive &&
+            !store.people.workspaceMembership(u, org)?.isGuest &&
+            (store.indexes.teamMembershipsByUser.get(u)?.length ?? 0) > 0,
+        ) as string;
       await admin(`/_admin/users/${follower}/deactivate`, 'POST', {});
       // A new team member, a new comment, a new attachment, a new task in no project.
       const team = [...store.indexes.teams.values()].find((x) => x.workspace === org) as { gid: string };
-      const newcomer = [...store.indexes.workspaceMemberships.values()].find((wm) => wm.workspace === org && wm.isActive && !wm.isGuest && !(store.indexes.teamMembershipsByUser.get(wm.user) ?? []).some((g) => store.indexes.teamMemberships.get(g)?.team === team.gid))?.user as string;
+      const newcomer = [...store.indexes.workspaceMemberships.values()].find(
+        (wm) =>
+          wm.workspace === org &&
+          wm.isActive &&
+          !wm.isGuest &&
+          !(store.indexes.teamMembershipsByUser.get(wm.user) ?? []).some((g) => store.indexes.teamMemberships.get(g)?.team === team.gid),
+      )?.user as string;
       await admin('/_admin/team_memberships', 'POST', { team: team.gid, user: newcomer });
       await admin(`/_admin/tasks/${moved.gid}/comments`, 'POST', { text: 'Moved to a public project.' });
-      const assignee = [...store.indexes.workspaceMemberships.values()].find((wm) => wm.workspace === org && wm.isActive && wm.user !== follower)?.user as string;
+      const assignee = [...store.indexes.workspaceMemberships.values()].find((wm) => wm.workspace === org && wm.isActive && wm.user !== follower)
+        ?.user as string;
       await admin('/_admin/tasks', 'POST', { name: 'A private to-do', workspace: org, assignee, followers: [assignee] });
       // A new task in two projects, a new subtask (in no project) of a private task, a follower
       // removed and a task reassigned.
       await admin('/_admin/tasks', 'POST', { name: 'Multi-homed', projects: [privateProject.gid, teamOnly.gid].join(','), followers: [assignee] });
-      const privateTask = tasksIn(store, org, 'private').find((task) => !goneTasks.includes(task.gid) && task.gid !== moved.gid && task.gid !== hidden.gid && task.followers.length > 1) as Task;
+      const privateTask = tasksIn(store, org, 'private').find(
+        (task) => !goneTasks.includes(task.gid) && task.gid !== moved.gid && task.gid !== hidden.gid && task.followers.length > 1,
+      ) as Task;
       await admin('/_admin/tasks', 'POST', { name: 'A subtask', parent: privateTask.gid, followers: [newcomer] });
       await admin(`/_admin/tasks/${privateTask.gid}/followers`, 'POST', { remove: [privateTask.followers[privateTask.followers.length - 1]] });
       await admin(`/_admin/tasks/${privateTask.gid}/attachments`, 'POST', { name: 'handover.docx', kind: 'docx' });
@@ -190,11 +244,15 @@ describe.each(databaseKinds)('work-management sync equals the visibility oracle 
       await admin('/_admin/team_memberships', 'POST', { team: otherTeam.gid, user: assignee, is_limited_access: true });
 
       // A new private project (through the public API) with a member and a task; a project renamed.
-      const created = await m.api<{ data: { gid: string } }>('/projects', { body: { data: { name: 'Skunkworks', workspace: org, team: team.gid, privacy_setting: 'private' } } });
+      const created = await m.api<{ data: { gid: string } }>('/projects', {
+        body: { data: { name: 'Skunkworks', workspace: org, team: team.gid, privacy_setting: 'private' } },
+      });
       expect(created.status).toBe(201);
       await admin(`/_admin/projects/${created.body.data.gid}/members`, 'POST', { member: newcomer });
       await admin('/_admin/tasks', 'POST', { name: 'Secret plan', projects: created.body.data.gid });
-      const renamed = [...store.indexes.projects.values()].find((p) => p.workspace === org && p.gid !== publicProject.gid && (store.indexes.tasksByProject.get(p.gid)?.length ?? 0) > 0) as { gid: string };
+      const renamed = [...store.indexes.projects.values()].find(
+        (p) => p.workspace === org && p.gid !== publicProject.gid && (store.indexes.tasksByProject.get(p.gid)?.length ?? 0) > 0,
+      ) as { gid: string };
       await admin(`/_admin/projects/${renamed.gid}`, 'PUT', { name: 'Renamed Project Zeta' });
 
       const summary = await sync('auto');
@@ -204,11 +262,20 @@ describe.each(databaseKinds)('work-management sync equals the visibility oracle 
       const files = await stagedFiles(t.db, adapter.name);
       for (const gid of goneTasks) expect(files.deleted).toContain(`task:${gid}`);
       for (const gid of goneAttachments) expect(files.deleted).toContain(`attachment:${gid}`);
-      const page = (await t.db('files').where({ id: `${adapter.name}:task:${story.target}` }).first()) as { body_html: string };
+      const page = (await t
+        .db('files')
+        .where({ id: `${adapter.name}:task:${story.target}` })
+        .first()) as { body_html: string };
       expect(page.body_html).toContain('EDITED: the plan changed');
-      const inRenamed = (await t.db('files').where({ id: `${adapter.name}:task:${store.indexes.tasksByProject.get(renamed.gid)?.[0]}` }).first()) as { body_html: string };
+      const inRenamed = (await t
+        .db('files')
+        .where({ id: `${adapter.name}:task:${store.indexes.tasksByProject.get(renamed.gid)?.[0]}` })
+        .first()) as { body_html: string };
       expect(inRenamed.body_html).toContain('Renamed Project Zeta');
-      const user = (await t.db('users').where({ id: `${adapter.name}:${follower}` }).first()) as { state: string };
+      const user = (await t
+        .db('users')
+        .where({ id: `${adapter.name}:${follower}` })
+        .first()) as { state: string };
       expect(user.state).toBe('Inactive');
       // Far fewer requests than the full run.
       expect(adapter.lastRun?.mode).toBe('incremental');

@@ -12,7 +12,11 @@ export async function stagedAccess(db: Db, source: string): Promise<Map<string, 
   const users = (await db('users').where({ source }).select('id', 'state')) as Array<{ id: string; state: string }>;
   const active = new Set(users.filter((u) => u.state === 'Active').map((u) => u.id));
   const groupIds = db('groups').where({ source }).select('id');
-  const rows = (await db('group_members').whereIn('group_id', groupIds).select('group_id', 'member_type', 'member_id')) as Array<{ group_id: string; member_type: string; member_id: string }>;
+  const rows = (await db('group_members').whereIn('group_id', groupIds).select('group_id', 'member_type', 'member_id')) as Array<{
+    group_id: string;
+    member_type: string;
+    member_id: string;
+  }>;
   const members = new Map<string, Array<{ type: string; id: string }>>();
   for (const r of rows) members.set(r.group_id, [...(members.get(r.group_id) ?? []), { type: r.member_type, id: r.member_id }]);
 
@@ -39,7 +43,9 @@ export async function stagedAccess(db: Db, source: string): Promise<Map<string, 
   };
 
   const files = (await db('files').where({ source, status: 'active' }).select('id')) as Array<{ id: string }>;
-  const permissions = (await db('file_permissions').whereIn('file_id', db('files').where({ source, status: 'active' }).select('id')).select('file_id', 'principal_type', 'principal_id')) as Array<{
+  const permissions = (await db('file_permissions')
+    .whereIn('file_id', db('files').where({ source, status: 'active' }).select('id'))
+    .select('file_id', 'principal_type', 'principal_id')) as Array<{
     file_id: string;
     principal_type: string;
     principal_id: string;

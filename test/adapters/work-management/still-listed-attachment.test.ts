@@ -34,29 +34,38 @@ describe('work-management: an attachment an event called deleted but its task st
     fs.rmSync(blobDir, { recursive: true, force: true });
   });
 
-  it.each([true, false])('is deleted with its task later (access reconciliation: %s)', async (reconcile) => {
-    const adapter = createWorkManagementAdapter({ baseUrl: m.base, token: m.mock.token, workspace: m.mock.organization.organization });
-    const sync = (mode: 'full' | 'auto') => runSync(adapter, { db: t.db, blobs: new FsBlobStore(blobDir), logger }, { mode, reconcile });
-    expect((await sync('full')).status).toBe('succeeded');
+  it.each([true, false])(
+    'is deleted with its task later (access reconciliation: %s)',
+    async (reconcile) => {
+      const adapter = createWorkManagementAdapter({ baseUrl: m.base, token: m.mock.token, workspace: m.mock.organization.organization });
+      const sync = (mode: 'full' | 'auto') => runSync(adapter, { db: t.db, blobs: new FsBlobStore(blobDir), logger }, { mode, reconcile });
+      expect((await sync('full')).status).toBe('succeeded');
 
-    const s = m.mock.model;
-    const synced = (await stagedFiles(t.db, adapter.name)).active;
-    const attachment = [...s.indexes.attachments.values()].find((a) => a.host === 'asana' && SUPPORTED.test(a.name) && s.indexes.tasks.has(a.parent) && synced.has(`attachment:${a.gid}`));
-    if (!attachment) throw new Error('the generated organization has no synced task attachment');
-    const task = s.indexes.tasks.get(attachment.parent);
-    if (!task) throw new Error(`task ${attachment.parent} not found`);
-    s.recorder.record('deleted', s.recorder.ref('attachment', attachment.gid, attachment.name), s.recorder.taskRef(task), s.recorder.taskScopes(task));
+      const s = m.mock.model;
+      const synced = (await stagedFiles(t.db, adapter.name)).active;
+      const attachment = [...s.indexes.attachments.values()].find(
+        (a) => a.host === 'asana' && SUPPORTED.test(a.name) && s.indexes.tasks.has(a.parent) && synced.has(`attachment:${a.gid}`),
+      );
+      if (!attachment) throw new Error('the generated organization has no synced task attachment');
+      const task = s.indexes.tasks.get(attachment.parent);
+      if (!task) throw new Error(`task ${attachment.parent} not found`);
+      s.recorder.record('deleted', s.recorder.ref('attachment', attachment.gid, attachment.name), s.recorder.taskRef(task), s.recorder.taskScopes(task));
 
-    const first = await sync('auto');
-    expect({ mode: first.mode, status: first.status }).toEqual({ mode: 'incremental', status: 'succeeded' });
-    expect((await stagedFiles(t.db, adapter.name)).active).toContain(`attachment:${attachment.gid}`);
+      const first = await sync('auto');
+      expect({ mode: first.mode, status: first.status }).toEqual({ mode: 'incremental', status: 'succeeded' });
+      expect((await stagedFiles(t.db, adapter.name)).active).toContain(`attachment:${attachment.gid}`);
 
-    const deleted = await m.call(`/_admin/tasks/${task.gid}`, { method: 'DELETE' });
-    expect(deleted.status).toBeLessThan(300);
-    const second = await sync('auto');
-    expect({ mode: second.mode, status: second.status, failures: second.failures }).toEqual({ mode: 'incremental', status: 'succeeded', failures: [] });
-    const after = await stagedFiles(t.db, adapter.name);
-    expect({ task: after.active.has(`task:${task.gid}`), attachment: after.active.has(`attachment:${attachment.gid}`) }).toEqual({ task: false, attachment: false });
-    expect((await stagedAccess(t.db, adapter.name)).get(`attachment:${attachment.gid}`)).toBeUndefined();
-  }, 60_000);
+      const deleted = await m.call(`/_admin/tasks/${task.gid}`, { method: 'DELETE' });
+      expect(deleted.status).toBeLessThan(300);
+      const second = await sync('auto');
+      expect({ mode: second.mode, status: second.status, failures: second.failures }).toEqual({ mode: 'incremental', status: 'succeeded', failures: [] });
+      const after = await stagedFiles(t.db, adapter.name);
+      expect({ task: after.active.has(`task:${task.gid}`), attachment: after.active.has(`attachment:${attachment.gid}`) }).toEqual({
+        task: false,
+        attachment: false,
+      });
+      expect((await stagedAccess(t.db, adapter.name)).get(`attachment:${attachment.gid}`)).toBeUndefined();
+    },
+    60_000,
+  );
 });

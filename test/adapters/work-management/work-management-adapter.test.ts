@@ -23,7 +23,8 @@ async function collect(events: AsyncIterable<SyncEvent>): Promise<SyncEvent[]> {
   return out;
 }
 const files = (events: readonly SyncEvent[]): FileRecord[] => events.flatMap((e) => (e.type === 'file' ? [e.file] : []));
-const checkpoints = (events: readonly SyncEvent[]): WorkManagementCheckpoint[] => events.flatMap((e) => (e.type === 'checkpoint' ? [e.checkpoint as WorkManagementCheckpoint] : []));
+const checkpoints = (events: readonly SyncEvent[]): WorkManagementCheckpoint[] =>
+  events.flatMap((e) => (e.type === 'checkpoint' ? [e.checkpoint as WorkManagementCheckpoint] : []));
 const last = <T>(list: readonly T[]): T => list[list.length - 1] as T;
 
 const bytesOf = contentBytes;
@@ -42,7 +43,12 @@ function recordingFetch(sent: Sent[], before?: (url: URL, init: RequestInit | un
   return async (input, init) => {
     const url = new URL(String(input instanceof Request ? input.url : input));
     const headers = new Headers(init?.headers);
-    const entry: Sent = { method: init?.method ?? 'GET', url, authorization: headers.get('authorization'), body: typeof init?.body === 'string' ? JSON.parse(init.body) : undefined };
+    const entry: Sent = {
+      method: init?.method ?? 'GET',
+      url,
+      authorization: headers.get('authorization'),
+      body: typeof init?.body === 'string' ? JSON.parse(init.body) : undefined,
+    };
     sent.push(entry);
     await before?.(url, init);
     const response = await fetch(input, init);
@@ -66,16 +72,20 @@ describe('work-management adapter: talking to the service', () => {
     m = await startMock({ seed: 'limits', size: 'tiny', now: clock.now, hostility: { rateLimitPerMinute: 25 } });
     const sent: Sent[] = [];
     const sleeps: number[] = [];
-    const adapter = adapterFor(m, { concurrency: 1 }, {
-      http: {
-        fetch: recordingFetch(sent),
-        // The service's clock moves only while the adapter waits, so every wait is visible.
-        sleep: async (ms) => {
-          sleeps.push(ms);
-          clock.advance(ms);
+    const adapter = adapterFor(
+      m,
+      { concurrency: 1 },
+      {
+        http: {
+          fetch: recordingFetch(sent),
+          // The service's clock moves only while the adapter waits, so every wait is visible.
+          sleep: async (ms) => {
+            sleeps.push(ms);
+            clock.advance(ms);
+          },
         },
       },
-    });
+    );
     const limited = await collect(adapter.full(ctx()));
 
     const rejected = sent.filter((s) => s.status === 429);
@@ -86,7 +96,15 @@ describe('work-management adapter: talking to the service', () => {
     const free = await startMock({ seed: 'limits', size: 'tiny', hostility: { rateLimitPerMinute: 0 } });
     try {
       const unlimited = await collect(adapterFor(free).full(ctx()));
-      expect(files(limited).map((f) => f.nativeId).sort()).toEqual(files(unlimited).map((f) => f.nativeId).sort());
+      expect(
+        files(limited)
+          .map((f) => f.nativeId)
+          .sort(),
+      ).toEqual(
+        files(unlimited)
+          .map((f) => f.nativeId)
+          .sort(),
+      );
     } finally {
       await free.close();
     }
@@ -97,17 +115,21 @@ describe('work-management adapter: talking to the service', () => {
     m = await startMock({ seed: 'downloads', size: 'tiny', now: clock.now });
     const sent: Sent[] = [];
     let expireNext = false;
-    const adapter = adapterFor(m, {}, {
-      http: {
-        fetch: recordingFetch(sent, (url) => {
-          // The first download after the flag waits past the URL's two minutes.
-          if (url.pathname.startsWith('/_downloads/') && expireNext) {
-            expireNext = false;
-            clock.advance(3 * 60_000);
-          }
-        }),
+    const adapter = adapterFor(
+      m,
+      {},
+      {
+        http: {
+          fetch: recordingFetch(sent, (url) => {
+            // The first download after the flag waits past the URL's two minutes.
+            if (url.pathname.startsWith('/_downloads/') && expireNext) {
+              expireNext = false;
+              clock.advance(3 * 60_000);
+            }
+          }),
+        },
       },
-    });
+    );
     const events = await collect(adapter.full(ctx()));
     const attachment = files(events).find((f) => f.nativeId.startsWith('attachment:')) as FileRecord;
     const gid = attachment.nativeId.slice('attachment:'.length);
@@ -140,7 +162,9 @@ describe('work-management adapter: talking to the service', () => {
     await collect(adapter.full(ctx()));
     const batches = sent.filter((s) => s.method === 'POST' && s.url.pathname.endsWith('/batch'));
     expect(batches.length).toBeGreaterThan(0);
-    const actions = batches.flatMap((b) => (b.body as { data: { actions: Array<{ method: string; relative_path: string; options?: { fields?: string[] } }> } }).data.actions);
+    const actions = batches.flatMap(
+      (b) => (b.body as { data: { actions: Array<{ method: string; relative_path: string; options?: { fields?: string[] } }> } }).data.actions,
+    );
     expect(Math.max(...batches.map((b) => (b.body as { data: { actions: unknown[] } }).data.actions.length))).toBeLessThanOrEqual(10);
     expect(actions.every((a) => a.method === 'get' && !a.relative_path.includes('?'))).toBe(true);
     const fields = new Set(actions.flatMap((a) => a.options?.fields ?? []));
@@ -162,7 +186,15 @@ describe('work-management adapter: talking to the service', () => {
     const batched = await collect(adapterFor(m).full(ctx()));
     const adapter = adapterFor(m, {}, { http: { fetch: noBatch } });
     const direct = await collect(adapter.full(ctx()));
-    expect(files(direct).map((f) => f.nativeId).sort()).toEqual(files(batched).map((f) => f.nativeId).sort());
+    expect(
+      files(direct)
+        .map((f) => f.nativeId)
+        .sort(),
+    ).toEqual(
+      files(batched)
+        .map((f) => f.nativeId)
+        .sort(),
+    );
     expect(adapter.lastRun?.batches).toBe(1);
     expect(sent.every((s) => s.method === 'GET')).toBe(true);
   });
@@ -199,7 +231,9 @@ describe('work-management adapter: full and incremental runs', () => {
 
     const resumed = await collect(adapter.full(ctx(), middle));
     const done = new Set(middle.progress?.projectsDone);
-    const onlyInDone = [...m.mock.model.indexes.tasks.values()].filter((t) => t.parent === null && t.memberships.length > 0 && t.memberships.every((x) => done.has(x.project)) && !t.assignee);
+    const onlyInDone = [...m.mock.model.indexes.tasks.values()].filter(
+      (t) => t.parent === null && t.memberships.length > 0 && t.memberships.every((x) => done.has(x.project)) && !t.assignee,
+    );
     expect(onlyInDone.length).toBeGreaterThan(0);
     const again = new Set(files(resumed).map((f) => f.nativeId));
     for (const t of onlyInDone) expect(again.has(`task:${t.gid}`)).toBe(false);
@@ -237,7 +271,10 @@ describe('work-management adapter: full and incremental runs', () => {
     const org = m.mock.organization.organization;
     const adapter = createWorkManagementAdapter({ baseUrl: m.base, token: m.mock.token });
     const store = m.mock.model;
-    const membership = [...store.indexes.workspaceMemberships.values()].find((x) => x.workspace === org && x.isActive && !x.isGuest) as { gid: string; user: string };
+    const membership = [...store.indexes.workspaceMemberships.values()].find((x) => x.workspace === org && x.isActive && !x.isGuest) as {
+      gid: string;
+      user: string;
+    };
     await m.call(`/_admin/users/${membership.user}/deactivate`, { body: {} });
     const first = last(checkpoints(await collect(adapter.full(ctx()))));
     expect(first.inactive).toContain(membership.user);
@@ -252,7 +289,12 @@ describe('work-management adapter: full and incremental runs', () => {
     const adapter = createWorkManagementAdapter({ baseUrl: m.base, token: m.mock.token, eventStreams: 'projects' });
     const final = last(checkpoints(await collect(adapter.full(ctx()))));
     expect(final.streams.workspace).toBeUndefined();
-    expect(Object.keys(final.streams.projects).sort()).toEqual([...store.indexes.projects.values()].filter((p) => p.workspace === org).map((p) => p.gid).sort());
+    expect(Object.keys(final.streams.projects).sort()).toEqual(
+      [...store.indexes.projects.values()]
+        .filter((p) => p.workspace === org)
+        .map((p) => p.gid)
+        .sort(),
+    );
     const orphans = [...store.indexes.tasks.values()].filter((t) => t.workspace === org && t.parent === null && t.memberships.length === 0).map((t) => t.gid);
     expect(orphans.length).toBeGreaterThan(0);
     expect(Object.keys(final.streams.tasks).sort()).toEqual(orphans.sort());

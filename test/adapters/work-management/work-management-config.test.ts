@@ -4,7 +4,11 @@ import { WORK_MANAGEMENT_SETTINGS, workManagementConfigFromEnv } from '../../../
 import { findAdapterFactory } from '../../../src/adapters/adapter-registry';
 
 const SECRET = 'wm-very-secret-token';
-const env = (over: Record<string, string | undefined> = {}) => ({ WORK_MANAGEMENT_BASE_URL: 'http://127.0.0.1:4000/api/1.0/', WORK_MANAGEMENT_TOKEN: SECRET, ...over });
+const env = (over: Record<string, string | undefined> = {}) => ({
+  WORK_MANAGEMENT_BASE_URL: 'http://127.0.0.1:4000/api/1.0/',
+  WORK_MANAGEMENT_TOKEN: SECRET,
+  ...over,
+});
 
 describe('work-management settings', () => {
   it('reads the environment, with defaults', () => {
@@ -22,7 +26,13 @@ describe('work-management settings', () => {
 
   it('takes every setting', () => {
     const config = workManagementConfigFromEnv(
-      env({ WORK_MANAGEMENT_WORKSPACE: '12345', WORK_MANAGEMENT_SOURCE_NAME: 'acme-tasks', WORK_MANAGEMENT_CONCURRENCY: '8', WORK_MANAGEMENT_TEMPLATE: '/srv/t.mustache', WORK_MANAGEMENT_EVENT_STREAMS: 'projects' }),
+      env({
+        WORK_MANAGEMENT_WORKSPACE: '12345',
+        WORK_MANAGEMENT_SOURCE_NAME: 'acme-tasks',
+        WORK_MANAGEMENT_CONCURRENCY: '8',
+        WORK_MANAGEMENT_TEMPLATE: '/srv/t.mustache',
+        WORK_MANAGEMENT_EVENT_STREAMS: 'projects',
+      }),
     );
     expect(config).toMatchObject({ workspace: '12345', sourceName: 'acme-tasks', concurrency: 8, template: '/srv/t.mustache', eventStreams: 'projects' });
   });

@@ -38,7 +38,16 @@ describe('fileDeletes', () => {
   });
 
   it('keeps an attachment an event says is deleted when its task read again still has it, and keeps knowing it', () => {
-    const { deletes, attachments } = fileDeletes(before, found({ goneAttachments: ['a1', 'a4'], read: new Map([['t1', ['a1', 'a2']], ['t3', ['a4']]]) }));
+    const { deletes, attachments } = fileDeletes(
+      before,
+      found({
+        goneAttachments: ['a1', 'a4'],
+        read: new Map([
+          ['t1', ['a1', 'a2']],
+          ['t3', ['a4']],
+        ]),
+      }),
+    );
     expect(deletes).toEqual(['attachment:a5']);
     expect(Object.fromEntries(attachments)).toEqual({ t1: ['a1', 'a2'], t2: ['a3'], t3: ['a4'], p1: ['a6'] });
     // Known, so a later run that finds the task gone deletes the attachment along with it.

@@ -19,17 +19,34 @@ import {
   toUser,
   workspaceMembersGroup,
 } from '../../../src/adapters/work-management/work-management-mapping';
-import type { WmAttachment, WmMembership, WmProject, WmTask, WmTeamMembership, WmWorkspaceMembership } from '../../../src/adapters/work-management/work-management-records';
+import type {
+  WmAttachment,
+  WmMembership,
+  WmProject,
+  WmTask,
+  WmTeamMembership,
+  WmWorkspaceMembership,
+} from '../../../src/adapters/work-management/work-management-records';
 
 const TEMPLATE = path.join(__dirname, '../../../templates/html/task.mustache');
 const WS = '100';
 
-const wm = (user: string, opts: { active?: boolean; guest?: boolean } = {}): WmWorkspaceMembership => ({ gid: `wm${user}`, user: { gid: user }, is_active: opts.active ?? true, is_guest: opts.guest ?? false });
+const wm = (user: string, opts: { active?: boolean; guest?: boolean } = {}): WmWorkspaceMembership => ({
+  gid: `wm${user}`,
+  user: { gid: user },
+  is_active: opts.active ?? true,
+  is_guest: opts.guest ?? false,
+});
 // ana, bo: members; gus: inactive member; gina: guest; ivan: inactive guest.
 const memberships = [wm('ana'), wm('bo'), wm('gus', { active: false }), wm('gina', { guest: true }), wm('ivan', { active: false, guest: true })];
 const people = population(memberships);
 
-const project = (gid: string, privacy: WmProject['privacy_setting'], team: string | null = 'eng'): WmProject => ({ gid, name: `Project ${gid}`, privacy_setting: privacy, team: team ? { gid: team } : null });
+const project = (gid: string, privacy: WmProject['privacy_setting'], team: string | null = 'eng'): WmProject => ({
+  gid,
+  name: `Project ${gid}`,
+  privacy_setting: privacy,
+  team: team ? { gid: team } : null,
+});
 const userMember = (gid: string): WmMembership => ({ gid: `m-${gid}`, member: { gid, resource_type: 'user' } });
 const teamMember = (gid: string): WmMembership => ({ gid: `m-${gid}`, member: { gid, resource_type: 'team' } });
 const task = (over: Partial<WmTask> = {}): WmTask => ({
@@ -68,7 +85,13 @@ describe('population and users', () => {
   });
 
   it('maps users with their state: inactive members and guests are Inactive; no email, no user', () => {
-    expect(toUser({ gid: 'ana', name: 'Ana', email: 'ana@x.example' }, people)).toEqual({ nativeId: 'ana', email: 'ana@x.example', fullName: 'Ana', active: true, metadata: { guest: false } });
+    expect(toUser({ gid: 'ana', name: 'Ana', email: 'ana@x.example' }, people)).toEqual({
+      nativeId: 'ana',
+      email: 'ana@x.example',
+      fullName: 'Ana',
+      active: true,
+      metadata: { guest: false },
+    });
     expect(toUser({ gid: 'gus', name: 'Gus', email: 'gus@x.example' }, people)?.active).toBe(false);
     expect(toUser({ gid: 'ivan', name: 'Ivan', email: 'ivan@x.example' }, people)).toMatchObject({ active: false, metadata: { guest: false } });
     expect(toUser({ gid: 'gina', name: 'Gina', email: 'gina@partner.example' }, people)).toMatchObject({ active: true, metadata: { guest: true } });
@@ -81,20 +104,60 @@ describe('groups', () => {
     expect(workspaceMembersGroup(WS, 'Northwind', people)).toEqual({
       nativeId: 'workspace-members:100',
       name: 'Northwind (all members)',
-      members: [{ type: 'USER', nativeId: 'ana' }, { type: 'USER', nativeId: 'bo' }],
+      members: [
+        { type: 'USER', nativeId: 'ana' },
+        { type: 'USER', nativeId: 'bo' },
+      ],
     });
   });
 
   it('a team group holds its active members, guests included, without limited-access members', () => {
-    const tm = (user: string, opts: Partial<WmTeamMembership> = {}): WmTeamMembership => ({ gid: `tm-${user}`, user: { gid: user }, team: { gid: 'eng' }, ...opts });
-    const group = teamGroup({ gid: 'eng', name: 'Engineering' }, [tm('bo'), tm('ana', { is_limited_access: true }), tm('gina', { is_guest: true }), tm('gus'), tm('bo'), { ...tm('ana'), team: { gid: 'other' } }], people);
-    expect(group).toEqual({ nativeId: 'team:eng', name: 'Engineering', members: [{ type: 'USER', nativeId: 'bo' }, { type: 'USER', nativeId: 'gina' }] });
+    const tm = (user: string, opts: Partial<WmTeamMembership> = {}): WmTeamMembership => ({
+      gid: `tm-${user}`,
+      user: { gid: user },
+      team: { gid: 'eng' },
+      ...opts,
+    });
+    const group = teamGroup(
+      { gid: 'eng', name: 'Engineering' },
+      [tm('bo'), tm('ana', { is_limited_access: true }), tm('gina', { is_guest: true }), tm('gus'), tm('bo'), { ...tm('ana'), team: { gid: 'other' } }],
+      people,
+    );
+    expect(group).toEqual({
+      nativeId: 'team:eng',
+      name: 'Engineering',
+      members: [
+        { type: 'USER', nativeId: 'bo' },
+        { type: 'USER', nativeId: 'gina' },
+      ],
+    });
   });
 
   it.each([
-    ['private', [{ type: 'GROUP', nativeId: 'team:design' }, { type: 'USER', nativeId: 'gina' }]],
-    ['private_to_team', [{ type: 'GROUP', nativeId: 'team:design' }, { type: 'GROUP', nativeId: 'team:eng' }, { type: 'USER', nativeId: 'gina' }]],
-    ['public_to_workspace', [{ type: 'GROUP', nativeId: 'team:design' }, { type: 'GROUP', nativeId: 'team:eng' }, { type: 'GROUP', nativeId: 'workspace-members:100' }, { type: 'USER', nativeId: 'gina' }]],
+    [
+      'private',
+      [
+        { type: 'GROUP', nativeId: 'team:design' },
+        { type: 'USER', nativeId: 'gina' },
+      ],
+    ],
+    [
+      'private_to_team',
+      [
+        { type: 'GROUP', nativeId: 'team:design' },
+        { type: 'GROUP', nativeId: 'team:eng' },
+        { type: 'USER', nativeId: 'gina' },
+      ],
+    ],
+    [
+      'public_to_workspace',
+      [
+        { type: 'GROUP', nativeId: 'team:design' },
+        { type: 'GROUP', nativeId: 'team:eng' },
+        { type: 'GROUP', nativeId: 'workspace-members:100' },
+        { type: 'USER', nativeId: 'gina' },
+      ],
+    ],
   ] as const)('a %s project group: member users and teams, plus what its privacy adds', (privacy, members) => {
     const group = projectGroup(project('p1', privacy), WS, [userMember('gina'), userMember('gus'), teamMember('design')], people);
     expect(group).toEqual({ nativeId: 'project:p1', name: 'Project p1', members });
@@ -109,7 +172,10 @@ describe('groups', () => {
     expect(portfolioGroup({ gid: 'pf1', name: 'Bets' }, [userMember('ana'), userMember('gus'), teamMember('eng')], people)).toEqual({
       nativeId: 'portfolio:pf1',
       name: 'Bets',
-      members: [{ type: 'GROUP', nativeId: 'team:eng' }, { type: 'USER', nativeId: 'ana' }],
+      members: [
+        { type: 'GROUP', nativeId: 'team:eng' },
+        { type: 'USER', nativeId: 'ana' },
+      ],
     });
   });
 
@@ -140,13 +206,24 @@ describe('task access', () => {
   });
 
   it('a task in no project is visible to its collaborators only; a guest collaborator is one of them', () => {
-    expect(taskAccess(task({ projects: [], assignee: null, followers: [{ gid: 'gina' }, { gid: 'ivan' }] }), people)).toEqual([{ type: 'USER', nativeId: 'gina' }]);
+    expect(taskAccess(task({ projects: [], assignee: null, followers: [{ gid: 'gina' }, { gid: 'ivan' }] }), people)).toEqual([
+      { type: 'USER', nativeId: 'gina' },
+    ]);
     expect(taskAccess(task({ projects: [], assignee: null, followers: [] }), people)).toEqual([]);
   });
 });
 
 describe('attachments', () => {
-  const a = (over: Partial<WmAttachment> = {}): WmAttachment => ({ gid: '9', name: 'Plan.PDF', host: 'asana', size: 1234, created_at: '2025-01-03T00:00:00.000Z', permanent_url: 'https://wm.example/asset/9', view_url: 'https://wm.example/view/9', ...over });
+  const a = (over: Partial<WmAttachment> = {}): WmAttachment => ({
+    gid: '9',
+    name: 'Plan.PDF',
+    host: 'asana',
+    size: 1234,
+    created_at: '2025-01-03T00:00:00.000Z',
+    permanent_url: 'https://wm.example/asset/9',
+    view_url: 'https://wm.example/view/9',
+    ...over,
+  });
 
   it('syncs supported types (by name) stored by the service itself; links to other hosts are not files', () => {
     expect(attachmentMimeType(a())).toBe('application/pdf');
@@ -166,11 +243,27 @@ describe('attachments', () => {
 
   it("becomes a binary file with its task's access and the task as parent", async () => {
     const access = [{ type: 'GROUP' as const, nativeId: 'project:p1' }];
-    const file = attachmentFile(a(), { nativeId: 'task:7', name: 'Write the plan', url: 'https://wm.example/task/7' }, access, async () => Readable.from([Buffer.from('%PDF')]));
-    expect(file).toMatchObject({ nativeId: 'attachment:9', name: 'Plan.PDF', externalUrl: 'https://wm.example/asset/9', mimeType: 'application/pdf', access, parent: { nativeId: 'task:7', name: 'Write the plan' }, createdAt: '2025-01-03T00:00:00.000Z' });
+    const file = attachmentFile(a(), { nativeId: 'task:7', name: 'Write the plan', url: 'https://wm.example/task/7' }, access, async () =>
+      Readable.from([Buffer.from('%PDF')]),
+    );
+    expect(file).toMatchObject({
+      nativeId: 'attachment:9',
+      name: 'Plan.PDF',
+      externalUrl: 'https://wm.example/asset/9',
+      mimeType: 'application/pdf',
+      access,
+      parent: { nativeId: 'task:7', name: 'Write the plan' },
+      createdAt: '2025-01-03T00:00:00.000Z',
+    });
     expect(file.content).toMatchObject({ kind: 'binary', version: '9:1234:2025-01-03T00:00:00.000Z' });
-    expect(attachmentFile(a({ permanent_url: null, view_url: null }), { nativeId: 'task:7', name: 'T', url: 'https://wm.example/task/7' }, access, async () => Readable.from([])).externalUrl).toBe('https://wm.example/task/7');
-    expect(() => attachmentFile(a({ name: 'x.png' }), { nativeId: 'task:7', name: 'T', url: 'u' }, access, async () => Readable.from([]))).toThrow(/not of a supported type/);
+    expect(
+      attachmentFile(a({ permanent_url: null, view_url: null }), { nativeId: 'task:7', name: 'T', url: 'https://wm.example/task/7' }, access, async () =>
+        Readable.from([]),
+      ).externalUrl,
+    ).toBe('https://wm.example/task/7');
+    expect(() => attachmentFile(a({ name: 'x.png' }), { nativeId: 'task:7', name: 'T', url: 'u' }, access, async () => Readable.from([]))).toThrow(
+      /not of a supported type/,
+    );
     expect(attachmentLink(a({ view_url: null }), 'fallback')).toBe('https://wm.example/asset/9');
   });
 });

@@ -23,7 +23,14 @@ const logger = pino({ level: 'silent' });
 const budget = { maxFailures: 1000, maxFailureRatio: 1, minItems: 1 };
 const html = (id: string, body = `<p>${id}</p>`): SyncEvent => ({
   type: 'file',
-  file: { nativeId: id, name: id, externalUrl: `https://src.example/${id}`, mimeType: 'text/html', content: { kind: 'html', html: body }, access: [{ type: 'EVERYONE' }] },
+  file: {
+    nativeId: id,
+    name: id,
+    externalUrl: `https://src.example/${id}`,
+    mimeType: 'text/html',
+    content: { kind: 'html', html: body },
+    access: [{ type: 'EVERYONE' }],
+  },
 });
 
 describe.each(databaseKinds)('the stages that write, on %s', (kind) => {
@@ -56,7 +63,16 @@ describe.each(databaseKinds)('the stages that write, on %s', (kind) => {
     openLocks.push(lock);
     const { runId } = await startRun({ adapter, runs, store, logger }, mode, () => at);
     return {
-      adapter, source: 'src', mode, runId, store, runs, lock, logger, now, started: Date.now(),
+      adapter,
+      source: 'src',
+      mode,
+      runId,
+      store,
+      runs,
+      lock,
+      logger,
+      now,
+      started: Date.now(),
       options: { ...DEFAULT_SYNC_OPTIONS, ...options, onProgress: (p) => progress.push(p) },
       checkpoints: new CheckpointsRepository(t.db),
       blobs: new FsBlobStore(dir),
@@ -92,7 +108,7 @@ describe.each(databaseKinds)('the stages that write, on %s', (kind) => {
     expect(again.identities).toMatchObject({ added: 0, changed: 0, unchanged: 1 });
   });
 
-  it('checkpoint: a full run keeps its checkpoint with its progress (to resume), not as the source\'s', async () => {
+  it("checkpoint: a full run keeps its checkpoint with its progress (to resume), not as the source's", async () => {
     const ctx = await openRun('full');
     await recordCheckpoint(ctx, new RunTally(budget), { position: 7 }, at);
     expect(await ctx.checkpoints.load('src')).toBeUndefined();
@@ -120,7 +136,9 @@ describe.each(databaseKinds)('the stages that write, on %s', (kind) => {
     await takeFileOutcomes(outcomes(new SourceUnavailableError('down for a moment')), batch, tally, new AbortController().signal);
     expect(tally.counts.failed).toBe(1);
     expect(batch.seen).toEqual([{ kind: 'file', id: 'src:x' }]);
-    await expect(takeFileOutcomes(outcomes(new SourceError('credentials revoked')), batch, tally, new AbortController().signal)).rejects.toThrow('credentials revoked');
+    await expect(takeFileOutcomes(outcomes(new SourceError('credentials revoked')), batch, tally, new AbortController().signal)).rejects.toThrow(
+      'credentials revoked',
+    );
     const cancelled = new AbortController();
     cancelled.abort();
     await expect(takeFileOutcomes(outcomes(new Error('aborted')), batch, tally, cancelled.signal)).rejects.toBeInstanceOf(RunCancelled);
@@ -129,7 +147,12 @@ describe.each(databaseKinds)('the stages that write, on %s', (kind) => {
 
   it('sweep: what a full run did not see becomes a tombstone, unless that is more than the guard allows', async () => {
     const first = await openRun('full');
-    const staged = await decideBatch(first, new RunTally(budget), ['a', 'b', 'c', 'd'].map((id) => html(id)), at);
+    const staged = await decideBatch(
+      first,
+      new RunTally(budget),
+      ['a', 'b', 'c', 'd'].map((id) => html(id)),
+      at,
+    );
     await applyBatch(first, staged, at);
     await closeRun(first);
 

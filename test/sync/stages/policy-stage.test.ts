@@ -23,7 +23,10 @@ describe("the access policy's stage of a full run", () => {
     const events = await collect(PolicyStage.fresh(POLICY, source.name).apply(source.full(ctx)));
     expect(events.map((e) => e.type)).toEqual(['user', 'group', 'file', 'group', 'group', 'checkpoint']);
     const file = events.find((e): e is Extract<SyncEvent, { type: 'file' }> => e.type === 'file');
-    expect(file?.file.access).toEqual([{ type: 'USER', nativeId: 'u9' }, { type: 'GROUP', nativeId: expect.stringMatching(/^policy-d-[0-9a-f]{20}$/) }]);
+    expect(file?.file.access).toEqual([
+      { type: 'USER', nativeId: 'u9' },
+      { type: 'GROUP', nativeId: expect.stringMatching(/^policy-d-[0-9a-f]{20}$/) },
+    ]);
     expect(events.at(-1)).toEqual({ type: 'checkpoint', checkpoint: { position: 3 } });
   });
 
@@ -31,6 +34,11 @@ describe("the access policy's stage of a full run", () => {
     const source = new ScriptedSource('team-src');
     source.putGroup({ nativeId: 'policy-u-0123', members: [] });
     const events = await collect(PolicyStage.fresh(POLICY, source.name).apply(source.full(ctx)));
-    expect(events[0]).toMatchObject({ type: 'failure', kind: 'group', nativeId: 'policy-u-0123', error: { message: expect.stringContaining('which the access policy') } });
+    expect(events[0]).toMatchObject({
+      type: 'failure',
+      kind: 'group',
+      nativeId: 'policy-u-0123',
+      error: { message: expect.stringContaining('which the access policy') },
+    });
   });
 });

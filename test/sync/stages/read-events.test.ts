@@ -4,7 +4,10 @@ import { SyncAbortedError } from '../../../src/sync/error-budget';
 import { RunCancelled, RunTally } from '../../../src/sync/run-context';
 import { readEvents, type EventBatch } from '../../../src/sync/stages/read-events';
 
-const file = (n: number): SyncEvent => ({ type: 'file', file: { nativeId: `f${n}`, name: `f${n}`, externalUrl: 'https://x.example', mimeType: 'text/html', content: { kind: 'html', html: 'x' }, access: [] } });
+const file = (n: number): SyncEvent => ({
+  type: 'file',
+  file: { nativeId: `f${n}`, name: `f${n}`, externalUrl: 'https://x.example', mimeType: 'text/html', content: { kind: 'html', html: 'x' }, access: [] },
+});
 const checkpoint = (n: number): SyncEvent => ({ type: 'checkpoint', checkpoint: { position: n } });
 const failure = (n: number): SyncEvent => ({ type: 'failure', kind: 'file', nativeId: `f${n}`, error: new Error(`boom ${n}`) });
 
@@ -12,7 +15,12 @@ async function* of(events: readonly SyncEvent[]): AsyncGenerator<SyncEvent> {
   yield* events;
 }
 
-async function batches(events: readonly SyncEvent[], batchSize: number, tally = new RunTally({ maxFailures: 1000, maxFailureRatio: 1, minItems: 1 }), signal = new AbortController().signal): Promise<EventBatch[]> {
+async function batches(
+  events: readonly SyncEvent[],
+  batchSize: number,
+  tally = new RunTally({ maxFailures: 1000, maxFailureRatio: 1, minItems: 1 }),
+  signal = new AbortController().signal,
+): Promise<EventBatch[]> {
   const out: EventBatch[] = [];
   for await (const batch of readEvents(of(events), tally, batchSize, signal)) out.push(batch);
   return out;
@@ -67,7 +75,10 @@ describe('readEvents (stage 1)', () => {
     await fc.assert(
       fc.asyncProperty(fc.array(event, { maxLength: 60 }), fc.integer({ min: 1, max: 7 }), async (events, size) => {
         const got = await batches(events, size);
-        const flattened = got.flatMap((b) => [...b.events, ...(b.checkpoint === undefined ? [] : [{ type: 'checkpoint', checkpoint: b.checkpoint } as SyncEvent])]);
+        const flattened = got.flatMap((b) => [
+          ...b.events,
+          ...(b.checkpoint === undefined ? [] : [{ type: 'checkpoint', checkpoint: b.checkpoint } as SyncEvent]),
+        ]);
         expect(flattened).toEqual(events);
         for (const b of got) expect(b.events.length).toBeLessThanOrEqual(size);
         // Only the single batch of an empty read is empty without carrying a checkpoint.

@@ -3,11 +3,18 @@ import { RunTally } from '../../../src/sync/run-context';
 import { sortEvents } from '../../../src/sync/stages/sort-events';
 
 const budget = { maxFailures: 1000, maxFailureRatio: 1, minItems: 1 };
-const file = (id: string, name = id): SyncEvent => ({ type: 'file', file: { nativeId: id, name, externalUrl: 'https://x.example', mimeType: 'text/html', content: { kind: 'html', html: 'x' }, access: [] } });
+const file = (id: string, name = id): SyncEvent => ({
+  type: 'file',
+  file: { nativeId: id, name, externalUrl: 'https://x.example', mimeType: 'text/html', content: { kind: 'html', html: 'x' }, access: [] },
+});
 
 describe('sortEvents (stage 2a: decide, no I/O)', () => {
   it('keeps the last event for an id, under its global id', () => {
-    const sorted = sortEvents('src', [file('a', 'first'), file('b'), file('a', 'second'), { type: 'user', user: { nativeId: 'u', email: 'u@x.example', active: true } }], new RunTally(budget));
+    const sorted = sortEvents(
+      'src',
+      [file('a', 'first'), file('b'), file('a', 'second'), { type: 'user', user: { nativeId: 'u', email: 'u@x.example', active: true } }],
+      new RunTally(budget),
+    );
     expect([...sorted.files.keys()]).toEqual(['src:a', 'src:b']);
     expect(sorted.files.get('src:a')?.name).toBe('second');
     expect([...sorted.users.keys()]).toEqual(['src:u']);
@@ -17,7 +24,12 @@ describe('sortEvents (stage 2a: decide, no I/O)', () => {
     const tally = new RunTally(budget);
     const sorted = sortEvents(
       'src',
-      [file('a'), { type: 'delete', kind: 'file', nativeId: 'a' }, { type: 'delete', kind: 'user', nativeId: 'u' }, { type: 'delete', kind: 'group', nativeId: 'g' }],
+      [
+        file('a'),
+        { type: 'delete', kind: 'file', nativeId: 'a' },
+        { type: 'delete', kind: 'user', nativeId: 'u' },
+        { type: 'delete', kind: 'group', nativeId: 'g' },
+      ],
       tally,
     );
     expect(sorted.files.size).toBe(0);
@@ -27,13 +39,24 @@ describe('sortEvents (stage 2a: decide, no I/O)', () => {
   });
 
   it('marks a failed item seen (a sweep keeps it as it was), but not a failure that names no item', () => {
-    const sorted = sortEvents('src', [{ type: 'failure', kind: 'file', nativeId: 'x', error: new Error('e') }, { type: 'failure', error: new Error('e') }], new RunTally(budget));
+    const sorted = sortEvents(
+      'src',
+      [
+        { type: 'failure', kind: 'file', nativeId: 'x', error: new Error('e') },
+        { type: 'failure', error: new Error('e') },
+      ],
+      new RunTally(budget),
+    );
     expect(sorted.batch.seen).toEqual([{ kind: 'file', id: 'src:x' }]);
   });
 
   it('notes the files the events settle only when the run reconciles access', () => {
     const touched = new Set<string>();
-    sortEvents('src', [file('a'), { type: 'delete', kind: 'file', nativeId: 'b' }, { type: 'failure', kind: 'file', nativeId: 'c', error: new Error('e') }], new RunTally(budget, touched));
+    sortEvents(
+      'src',
+      [file('a'), { type: 'delete', kind: 'file', nativeId: 'b' }, { type: 'failure', kind: 'file', nativeId: 'c', error: new Error('e') }],
+      new RunTally(budget, touched),
+    );
     expect([...touched].sort()).toEqual(['src:a', 'src:b', 'src:c']);
     expect(() => sortEvents('src', [file('a')], new RunTally(budget))).not.toThrow();
   });

@@ -64,7 +64,12 @@ describe('storeBlobs (stage 3)', () => {
     expect(ids).toEqual([...files.keys()]);
     expect(gate.peak).toBe(BLOB_WRITES);
     for (const [, record] of files) expect(record.content.kind).toBe('binary');
-    expect(await blobs.stat(((await storeBlobs('src', new Map([[...files][0]!]), new Map(), blobs, stamp).next()).value as { decision: { row: { blob_key: string } } }).decision.row.blob_key)).toEqual({ size: 6 });
+    expect(
+      await blobs.stat(
+        ((await storeBlobs('src', new Map([[...files][0]!]), new Map(), blobs, stamp).next()).value as { decision: { row: { blob_key: string } } }).decision.row
+          .blob_key,
+      ),
+    ).toEqual({ size: 6 });
   });
 
   it('reads no file that had not started once its consumer stops', async () => {
@@ -81,9 +86,25 @@ describe('storeBlobs (stage 3)', () => {
 
   it('answers a failed read with its error, in its place, without stopping the others', async () => {
     const files = new Map<string, FileRecord>([
-      ['src:ok', { nativeId: 'ok', name: 'ok', externalUrl: 'https://x.example', mimeType: 'text/html', content: { kind: 'html', html: '<p>ok</p>' }, access: [] }],
-      ['src:bad', { nativeId: 'bad', name: 'bad.pdf', externalUrl: 'https://x.example', mimeType: 'application/pdf', content: { kind: 'binary', open: () => Promise.reject(new Error('source down')) }, access: [] }],
-      ['src:ok2', { nativeId: 'ok2', name: 'ok2', externalUrl: 'https://x.example', mimeType: 'text/html', content: { kind: 'html', html: '<p>ok</p>' }, access: [] }],
+      [
+        'src:ok',
+        { nativeId: 'ok', name: 'ok', externalUrl: 'https://x.example', mimeType: 'text/html', content: { kind: 'html', html: '<p>ok</p>' }, access: [] },
+      ],
+      [
+        'src:bad',
+        {
+          nativeId: 'bad',
+          name: 'bad.pdf',
+          externalUrl: 'https://x.example',
+          mimeType: 'application/pdf',
+          content: { kind: 'binary', open: () => Promise.reject(new Error('source down')) },
+          access: [],
+        },
+      ],
+      [
+        'src:ok2',
+        { nativeId: 'ok2', name: 'ok2', externalUrl: 'https://x.example', mimeType: 'text/html', content: { kind: 'html', html: '<p>ok</p>' }, access: [] },
+      ],
     ]);
     const got = [];
     for await (const o of storeBlobs('src', files, new Map(), blobs, stamp)) got.push([o.id, o.decision?.kind, o.error?.message]);
@@ -105,10 +126,18 @@ describe('storeBlobs (stage 3)', () => {
         askedWhenAnswered.push(asked);
         return `<p>page ${i}</p>`;
       };
-      files.set(`src:p${i}`, { nativeId: `p${i}`, name: `p${i}`, externalUrl: 'https://x.example', mimeType: 'text/html', content: { kind: 'html', version: 'v1', load }, access: [] });
+      files.set(`src:p${i}`, {
+        nativeId: `p${i}`,
+        name: `p${i}`,
+        externalUrl: 'https://x.example',
+        mimeType: 'text/html',
+        content: { kind: 'html', version: 'v1', load },
+        access: [],
+      });
     }
     const got = [];
-    for await (const o of storeBlobs('src', files, new Map(), blobs, stamp)) got.push(o.decision?.kind === 'added' ? o.decision.row.body_html : o.error?.message);
+    for await (const o of storeBlobs('src', files, new Map(), blobs, stamp))
+      got.push(o.decision?.kind === 'added' ? o.decision.row.body_html : o.error?.message);
     expect(Math.min(...askedWhenAnswered)).toBe(count);
     expect(got).toEqual(Array.from({ length: count }, (_, i) => `<p>page ${i}</p>`));
   });

@@ -18,7 +18,10 @@ const SNIPPET_MAX = 280;
 
 /** The sentence (or line) with the most query terms, cut to a readable length. */
 export function bestSnippet(text: string, terms: readonly string[]): string {
-  const sentences = text.split(/(?<=[.!?])\s+|\n+/).map((s) => s.trim()).filter(Boolean);
+  const sentences = text
+    .split(/(?<=[.!?])\s+|\n+/)
+    .map((s) => s.trim())
+    .filter(Boolean);
   let best = sentences[0] ?? '';
   let bestScore = -1;
   for (const s of sentences) {

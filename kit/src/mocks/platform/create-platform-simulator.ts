@@ -61,7 +61,14 @@ export function createPlatformSimulator(options: PlatformSimulatorOptions = {}):
   const credentials = generateCredentials(options.credentials);
   let hostility = applyHostility(DEFAULT_HOSTILITY, options.hostility ?? {});
   let corpus = load(options.gateway ? EMPTY_SNAPSHOT : generatedCorpus(clock.iso()));
-  const reader = options.gateway ? new GatewayReader({ baseUrl: options.gateway.baseUrl, auth: options.gateway.auth, ...(options.gateway.maxRetries !== undefined ? { maxRetries: options.gateway.maxRetries } : {}), ...(options.gateway.sleep ? { sleep: options.gateway.sleep } : {}) }) : undefined;
+  const reader = options.gateway
+    ? new GatewayReader({
+        baseUrl: options.gateway.baseUrl,
+        auth: options.gateway.auth,
+        ...(options.gateway.maxRetries !== undefined ? { maxRetries: options.gateway.maxRetries } : {}),
+        ...(options.gateway.sleep ? { sleep: options.gateway.sleep } : {}),
+      })
+    : undefined;
   const ingests: IngestReport[] = [];
   let running: Promise<IngestReport> | undefined;
   const runIngest = async (): Promise<IngestReport> => {
@@ -80,7 +87,12 @@ export function createPlatformSimulator(options: PlatformSimulatorOptions = {}):
     corpus: () => corpus,
     store,
     pluginResources,
-    assistant: new Assistant({ store, pluginResources, assistantName: credentials.assistantName, search: () => ({ ...corpus, source: corpus.snapshot.source }) }),
+    assistant: new Assistant({
+      store,
+      pluginResources,
+      assistantName: credentials.assistantName,
+      search: () => ({ ...corpus, source: corpus.snapshot.source }),
+    }),
     tokens: new SignedTokens(),
     hostility: () => hostility,
     setHostility: (patch) => {
@@ -113,7 +125,9 @@ export function createPlatformSimulator(options: PlatformSimulatorOptions = {}):
   app.use('/_admin', adminRouter(ctx));
   registerRoutes(app, ctx);
   app.use((req: Request, res: Response) => sendError(res, 'data', new ApiError('not-found', `No route ${req.method} ${req.path}`)));
-  app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => sendError(res, 'data', err instanceof ApiError ? err : new ApiError('bad-request', 'The request could not be read')));
+  app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) =>
+    sendError(res, 'data', err instanceof ApiError ? err : new ApiError('bad-request', 'The request could not be read')),
+  );
 
   return {
     app,

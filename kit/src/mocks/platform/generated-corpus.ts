@@ -37,14 +37,46 @@ const file = (id: string, name: string, mimeType: string, text: string, permissi
 });
 
 const FILES: readonly IngestedFile[] = [
-  file('welcome', 'Welcome handbook', MIME.html, 'Welcome to the company. The office opens at 8 and the cafeteria serves lunch from noon. Ask the help desk for a laptop.', [view('GROUP', '*')]),
-  file('expenses', 'Expense policy', MIME.pdf, 'Travel expenses are reimbursed within 30 days. Hotels up to 150 per night. Submit receipts in the finance tool.', [view('GROUP', 'g-all')]),
-  file('oncall', 'On-call runbook', MIME.docx, 'The on-call engineer acknowledges a page within 5 minutes. Escalate to the incident commander after 30 minutes.', [view('GROUP', 'g-eng')]),
-  file('k8s', 'Cluster upgrade plan', MIME.pptx, 'The cluster upgrade happens in March. Nodes drain one zone at a time. Rollback takes ten minutes.', [view('GROUP', 'g-sre')]),
-  file('salaries', 'Salary bands', MIME.docx, 'Salary bands are reviewed every April. Engineers band three earns between 70 and 90 thousand.', [view('GROUP', 'g-hr')]),
+  file(
+    'welcome',
+    'Welcome handbook',
+    MIME.html,
+    'Welcome to the company. The office opens at 8 and the cafeteria serves lunch from noon. Ask the help desk for a laptop.',
+    [view('GROUP', '*')],
+  ),
+  file(
+    'expenses',
+    'Expense policy',
+    MIME.pdf,
+    'Travel expenses are reimbursed within 30 days. Hotels up to 150 per night. Submit receipts in the finance tool.',
+    [view('GROUP', 'g-all')],
+  ),
+  file(
+    'oncall',
+    'On-call runbook',
+    MIME.docx,
+    'The on-call engineer acknowledges a page within 5 minutes. Escalate to the incident commander after 30 minutes.',
+    [view('GROUP', 'g-eng')],
+  ),
+  file('k8s', 'Cluster upgrade plan', MIME.pptx, 'The cluster upgrade happens in March. Nodes drain one zone at a time. Rollback takes ten minutes.', [
+    view('GROUP', 'g-sre'),
+  ]),
+  file('salaries', 'Salary bands', MIME.docx, 'Salary bands are reviewed every April. Engineers band three earns between 70 and 90 thousand.', [
+    view('GROUP', 'g-hr'),
+  ]),
   file('board', 'Board meeting notes', MIME.html, 'The board approved the expansion budget. Revenue grew 12 percent this quarter.', [view('GROUP', 'g-exec')]),
-  file('holidays', 'Holiday calendar', MIME.txt, 'Public holidays: New Year, Easter Monday, Labour Day and the two Christmas days. The office closes between Christmas and New Year.', [view('GROUP', '*')]),
-  file('offsite', 'Offsite plan for Ben', MIME.txt, 'The engineering offsite is in Lisbon in June; Ben books the venue.', [view('USER', 'u-ben'), { type: 'USER', id: '*', action: 'VIEW' }, { type: 'GROUP', id: 'g-exec', action: 'UPDATE' }]),
+  file(
+    'holidays',
+    'Holiday calendar',
+    MIME.txt,
+    'Public holidays: New Year, Easter Monday, Labour Day and the two Christmas days. The office closes between Christmas and New Year.',
+    [view('GROUP', '*')],
+  ),
+  file('offsite', 'Offsite plan for Ben', MIME.txt, 'The engineering offsite is in Lisbon in June; Ben books the venue.', [
+    view('USER', 'u-ben'),
+    { type: 'USER', id: '*', action: 'VIEW' },
+    { type: 'GROUP', id: 'g-exec', action: 'UPDATE' },
+  ]),
 ];
 
 export function generatedCorpus(now: string): CorpusSnapshot {

@@ -27,13 +27,23 @@ export const DEFAULT_HOSTILITY: Hostility = {
   seed: 'platform',
 };
 
-export type HostilityPatch = Partial<Omit<Hostility, 'rateLimitPerMinute' | 'latencyMs'>> & { rateLimitPerMinute?: Partial<Record<Family, number>> | number; latencyMs?: Partial<Hostility['latencyMs']> };
+export type HostilityPatch = Partial<Omit<Hostility, 'rateLimitPerMinute' | 'latencyMs'>> & {
+  rateLimitPerMinute?: Partial<Record<Family, number>> | number;
+  latencyMs?: Partial<Hostility['latencyMs']>;
+};
 
 /** Merges a partial override; a bare number for `rateLimitPerMinute` sets every family. */
 export function applyHostility(base: Hostility, patch: HostilityPatch): Hostility {
   const rate = patch.rateLimitPerMinute;
-  const rateLimitPerMinute = typeof rate === 'number' ? { conversations: rate, data: rate, message: rate, auth: rate } : { ...base.rateLimitPerMinute, ...(rate ?? {}) };
-  return { ...base, ...patch, rateLimitPerMinute, latencyMs: { ...base.latencyMs, ...(patch.latencyMs ?? {}) }, faultStatuses: patch.faultStatuses ?? base.faultStatuses };
+  const rateLimitPerMinute =
+    typeof rate === 'number' ? { conversations: rate, data: rate, message: rate, auth: rate } : { ...base.rateLimitPerMinute, ...(rate ?? {}) };
+  return {
+    ...base,
+    ...patch,
+    rateLimitPerMinute,
+    latencyMs: { ...base.latencyMs, ...(patch.latencyMs ?? {}) },
+    faultStatuses: patch.faultStatuses ?? base.faultStatuses,
+  };
 }
 
 /** A fixed one-minute window per key on the simulator clock; rejected requests count too. */

@@ -89,7 +89,20 @@ export function createWorkManagementMock(options: WorkManagementMockOptions = {}
   store.indexes.events.lossRate = hostility.eventLossRate;
   store.indexes.events.seedLoss(hostility.seed);
   const oracle = createVisibilityOracle(store, options.oracle);
-  const routes = new RouteTable().add([...directoryRoutes, ...projectRoutes, ...taskRoutes, ...storyRoutes, ...tagRoutes, ...attachmentRoutes, ...catalogRoutes, ...jobRoutes, ...eventRoutes, ...batchRoutes, ...auditLogRoutes, ...projectTemplateRoutes]);
+  const routes = new RouteTable().add([
+    ...directoryRoutes,
+    ...projectRoutes,
+    ...taskRoutes,
+    ...storyRoutes,
+    ...tagRoutes,
+    ...attachmentRoutes,
+    ...catalogRoutes,
+    ...jobRoutes,
+    ...eventRoutes,
+    ...batchRoutes,
+    ...auditLogRoutes,
+    ...projectTemplateRoutes,
+  ]);
   const ctx: MockContext = {
     store,
     oracle,
@@ -195,7 +208,6 @@ function flatQuery(query: Request['query']): Record<string, string> {
   return out;
 }
 
-
 async function serveApi(req: Request, res: Response, ctx: MockContext): Promise<void> {
   const query = flatQuery(req.query);
   const pretty = query.opt_pretty === 'true' || query.opt_pretty === '';
@@ -220,7 +232,10 @@ async function serveApi(req: Request, res: Response, ctx: MockContext): Promise<
     if (delay > 0) await sleep(delay);
     const fault = ctx.faults.fault();
     if (fault !== undefined) {
-      const body = errorBody(fault === 500 ? 'Server Error' : fault === 503 ? 'Service Unavailable' : fault === 504 ? 'Gateway Timeout' : 'Server Error', fault === 500 ? { phrase: phraseFor(ctx.faults.drawn) } : {});
+      const body = errorBody(
+        fault === 500 ? 'Server Error' : fault === 503 ? 'Service Unavailable' : fault === 504 ? 'Gateway Timeout' : 'Server Error',
+        fault === 500 ? { phrase: phraseFor(ctx.faults.drawn) } : {},
+      );
       return sendJson(res, { status: fault, body, headers: fault === 503 ? { 'retry-after': '1' } : {} }, pretty);
     }
     const origin = `${req.protocol}://${req.get('host') ?? '127.0.0.1'}`;
@@ -250,7 +265,12 @@ async function serveDownload(req: Request, res: Response, ctx: MockContext): Pro
     res.status(status).type('application/xml').send(s3Error(code, message));
   };
   if (!kind) return xml(404, 'NoSuchKey', 'The specified key does not exist.');
-  const check = ctx.downloads.check(kind, gid, typeof req.query.expires === 'string' ? req.query.expires : undefined, typeof req.query.signature === 'string' ? req.query.signature : undefined);
+  const check = ctx.downloads.check(
+    kind,
+    gid,
+    typeof req.query.expires === 'string' ? req.query.expires : undefined,
+    typeof req.query.signature === 'string' ? req.query.signature : undefined,
+  );
   if (check === 'bad-signature') return xml(403, 'SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided.');
   if (check === 'expired') return xml(403, 'AccessDenied', 'Request has expired');
   if (kind === 'attachments') {

@@ -11,9 +11,19 @@ export function users(g: GenerationState): void {
     // Scripted: the first users are plain active members; the last `guests` are guests; one guest is inactive.
     const isGuest = i >= n - guests;
     const isActive = !(i >= 3 && i < 3 + inactive - 1) && i !== n - 1;
-    const { first, last } = i < FIRST_NAMES.length * 2 ? { first: FIRST_NAMES[i % FIRST_NAMES.length] as string, last: LAST_NAMES[(i * 7) % LAST_NAMES.length] as string } : personName(g.rng);
+    const { first, last } =
+      i < FIRST_NAMES.length * 2
+        ? { first: FIRST_NAMES[i % FIRST_NAMES.length] as string, last: LAST_NAMES[(i * 7) % LAST_NAMES.length] as string }
+        : personName(g.rng);
     const user = g.store.people.addUser({ name: `${first} ${last}`, email: g.email(first, last, isGuest ? 'partner-agency.example' : 'northwind.example') });
-    g.store.people.addWorkspaceMembership({ user: user.gid, workspace: g.org, isActive, isGuest, isAdmin: i === 0, createdAt: g.time(GENERATION_START - 400 * DAY, GENERATION_START) });
+    g.store.people.addWorkspaceMembership({
+      user: user.gid,
+      workspace: g.org,
+      isActive,
+      isGuest,
+      isAdmin: i === 0,
+      createdAt: g.time(GENERATION_START - 400 * DAY, GENERATION_START),
+    });
     g.orgUsers.push(user);
     if (isGuest) g.guests.push(user.gid);
     else if (isActive) g.activeMembers.push(user.gid);
@@ -39,7 +49,8 @@ export function teamsAndMemberships(g: GenerationState): void {
   for (let i = 0; i < g.shape.teams; i++) {
     const base = TEAM_NAMES[i % TEAM_NAMES.length] as string;
     const name = i < TEAM_NAMES.length ? base : `${base} ${Math.floor(i / TEAM_NAMES.length) + 1}`;
-    const visibility = i === 0 ? 'public' : i === 1 ? 'secret' : i === 2 ? 'request_to_join' : g.rng.chance(0.15) ? 'secret' : g.rng.chance(0.2) ? 'request_to_join' : 'public';
+    const visibility =
+      i === 0 ? 'public' : i === 1 ? 'secret' : i === 2 ? 'request_to_join' : g.rng.chance(0.15) ? 'secret' : g.rng.chance(0.2) ? 'request_to_join' : 'public';
     const team = s.people.addTeam({ workspace: g.org, name, visibility, description: `The ${name} team.` });
     g.teams.push(team);
     g.teamMembers.set(team.gid, []);
@@ -67,4 +78,3 @@ export function teamsAndMemberships(g: GenerationState): void {
     if (i === 0 || g.rng.chance(0.5)) join(g.rng.pick(g.teams), guest, { isGuest: true });
   });
 }
-

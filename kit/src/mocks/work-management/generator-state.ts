@@ -56,7 +56,20 @@ export const GENERATION_END = Date.UTC(2025, 5, 1);
 export const DAY = 86_400_000;
 
 export const SECTION_NAMES = ['To do', 'In progress', 'Review', 'Done', 'Backlog', 'Blocked'];
-export const COLORS = ['dark-pink', 'dark-green', 'dark-blue', 'dark-red', 'dark-teal', 'dark-brown', 'dark-orange', 'dark-purple', 'dark-warm-gray', 'light-pink', 'light-green', 'light-blue'];
+export const COLORS = [
+  'dark-pink',
+  'dark-green',
+  'dark-blue',
+  'dark-red',
+  'dark-teal',
+  'dark-brown',
+  'dark-orange',
+  'dark-purple',
+  'dark-warm-gray',
+  'light-pink',
+  'light-green',
+  'light-blue',
+];
 export const KINDS = ['pdf', 'docx', 'pptx', 'txt'] as const;
 export const PROJECT_STATUS_TYPES = ['on_track', 'at_risk', 'off_track', 'on_hold', 'complete', 'dropped'];
 export const GOAL_STATUS_TYPES = ['on_track', 'at_risk', 'off_track', 'achieved', 'partial', 'missed', 'dropped'];

@@ -94,17 +94,40 @@ function scriptedPlacement(g: GenerationState, i: number, byGid: ReadonlyMap<Gid
   const p = g.projects;
   const placement: Placement = { workspace: g.org, parent: undefined, homes: [] };
   switch (i) {
-    case 0: placement.homes = [p[0] as ProjectInfo]; break;
-    case 1: placement.homes = [p[1] as ProjectInfo]; break;
-    case 2: placement.homes = [p[2] as ProjectInfo]; break;
-    case 3: placement.homes = [p[3] as ProjectInfo]; break;
-    case 4: placement.homes = [p[1] as ProjectInfo, p[2] as ProjectInfo]; break;
-    case 5: placement.homes = []; break;
-    case 6: placement.parent = byGid.get(s.indexes.tasksByWorkspace.get(g.org)?.[0] ?? ''); break;
-    case 7: placement.parent = byGid.get(s.indexes.tasksByWorkspace.get(g.org)?.[1] ?? ''); placement.homes = [p[2] as ProjectInfo]; break;
-    case 8: placement.parent = byGid.get(s.indexes.tasksByWorkspace.get(g.org)?.[6] ?? ''); break;
-    case 9: placement.homes = [p[4] as ProjectInfo]; break;
-    case 10: placement.homes = [p[1] as ProjectInfo]; break;
+    case 0:
+      placement.homes = [p[0] as ProjectInfo];
+      break;
+    case 1:
+      placement.homes = [p[1] as ProjectInfo];
+      break;
+    case 2:
+      placement.homes = [p[2] as ProjectInfo];
+      break;
+    case 3:
+      placement.homes = [p[3] as ProjectInfo];
+      break;
+    case 4:
+      placement.homes = [p[1] as ProjectInfo, p[2] as ProjectInfo];
+      break;
+    case 5:
+      placement.homes = [];
+      break;
+    case 6:
+      placement.parent = byGid.get(s.indexes.tasksByWorkspace.get(g.org)?.[0] ?? '');
+      break;
+    case 7:
+      placement.parent = byGid.get(s.indexes.tasksByWorkspace.get(g.org)?.[1] ?? '');
+      placement.homes = [p[2] as ProjectInfo];
+      break;
+    case 8:
+      placement.parent = byGid.get(s.indexes.tasksByWorkspace.get(g.org)?.[6] ?? '');
+      break;
+    case 9:
+      placement.homes = [p[4] as ProjectInfo];
+      break;
+    case 10:
+      placement.homes = [p[1] as ProjectInfo];
+      break;
     case 11:
       if (g.personalProjects[0]) {
         placement.workspace = g.personal as Gid;
@@ -142,7 +165,13 @@ function randomPlacement(g: GenerationState, recent: readonly Task[], pickProjec
 }
 
 /** The task itself: creator, assignee and followers drawn from the people around its projects (scripted ones on tasks 2 and 5). */
-function addTask(g: GenerationState, i: number, createdAt: number, { workspace, parent, homes }: Placement, orgUserGids: readonly Gid[]): { task: Task; followers: Gid[] } {
+function addTask(
+  g: GenerationState,
+  i: number,
+  createdAt: number,
+  { workspace, parent, homes }: Placement,
+  orgUserGids: readonly Gid[],
+): { task: Task; followers: Gid[] } {
   const inPersonal = workspace !== g.org;
   const people = homes.length > 0 ? [...new Set(homes.flatMap((h) => h.people))] : inPersonal ? g.personalUsers : g.activeMembers;
   const pool = people.length > 0 ? people : g.activeMembers;
@@ -205,11 +234,26 @@ function addCustomFieldValues(g: GenerationState, i: number, task: Task, homes: 
 function addStories(g: GenerationState, i: number, task: Task, homes: readonly ProjectInfo[], commenters: readonly Gid[]): void {
   const { createdBy, createdAt } = task;
   if (homes.length > 0 && g.rng.chance(0.3)) {
-    g.store.tasks.addStory({ target: task.gid, type: 'system', resourceSubtype: 'added_to_project', text: `added to ${homes[0]?.project.name ?? ''}`, createdBy, createdAt: createdAt + 1000, source: 'web' });
+    g.store.tasks.addStory({
+      target: task.gid,
+      type: 'system',
+      resourceSubtype: 'added_to_project',
+      text: `added to ${homes[0]?.project.name ?? ''}`,
+      createdBy,
+      createdAt: createdAt + 1000,
+      source: 'web',
+    });
   }
   let comments = i < 12 ? 1 + (i % 2) : poisson(g.rng, g.shape.commentsPerTask);
   while (comments-- > 0) {
-    g.store.tasks.addStory({ target: task.gid, type: 'comment', resourceSubtype: 'comment_added', createdBy: g.rng.pick(commenters), createdAt: Math.min(GENERATION_END, createdAt + g.rng.int(1, 30 * 24) * 3600_000), source: g.rng.pick(['web', 'web', 'email', 'mobile', 'api'] as const) });
+    g.store.tasks.addStory({
+      target: task.gid,
+      type: 'comment',
+      resourceSubtype: 'comment_added',
+      createdBy: g.rng.pick(commenters),
+      createdAt: Math.min(GENERATION_END, createdAt + g.rng.int(1, 30 * 24) * 3600_000),
+      source: g.rng.pick(['web', 'web', 'email', 'mobile', 'api'] as const),
+    });
   }
 }
 

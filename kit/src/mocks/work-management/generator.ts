@@ -26,7 +26,8 @@ const clamp = (v: number, lo: number, hi: number): number => Math.max(lo, Math.m
 /** The full shape for a preset name, a task count or a partial shape (missing knobs derived). */
 export function resolveShape(size: SizeSpec = 'small'): OrgShape {
   const partial: Partial<OrgShape> = typeof size === 'string' ? { tasks: SIZE_PRESETS[size] } : typeof size === 'number' ? { tasks: size } : size;
-  if (typeof size === 'string' && !(size in SIZE_PRESETS)) throw new Error(`unknown size ${size}: use ${Object.keys(SIZE_PRESETS).join(', ')} or a number of tasks`);
+  if (typeof size === 'string' && !(size in SIZE_PRESETS))
+    throw new Error(`unknown size ${size}: use ${Object.keys(SIZE_PRESETS).join(', ')} or a number of tasks`);
   const tasks = Math.max(12, Math.round(partial.tasks ?? SIZE_PRESETS.small));
   const users = Math.max(12, Math.round(partial.users ?? clamp(Math.round(4 * Math.sqrt(tasks)), 12, 2500)));
   const teams = Math.max(3, Math.round(partial.teams ?? clamp(Math.round(users / 12), 3, 80)));
@@ -73,7 +74,6 @@ export interface GeneratedOrganization {
   serviceAccount: Gid;
 }
 
-
 export function generateOrganization(options: GenerateOptions): GeneratedOrganization {
   const shape = resolveShape(options.size);
   const seed = String(options.seed);
@@ -92,7 +92,9 @@ function run(g: GenerationState): Omit<GeneratedOrganization, 'store' | 'shape'>
   teamsAndMemberships(g);
   customFields(g);
   g.customTypes = ['Bug', 'Request', 'Incident'].map((name) => s.catalog.addCustomType({ workspace: g.org, name }).gid);
-  g.tags = ['urgent', 'customer', 'blocked', 'quick-win', 'q3', 'tech-debt'].map((name, i) => s.catalog.addTag({ workspace: g.org, name, color: COLORS[i % COLORS.length] as string, createdAt: GENERATION_START }).gid);
+  g.tags = ['urgent', 'customer', 'blocked', 'quick-win', 'q3', 'tech-debt'].map(
+    (name, i) => s.catalog.addTag({ workspace: g.org, name, color: COLORS[i % COLORS.length] as string, createdAt: GENERATION_START }).gid,
+  );
   projectsOfOrg(g);
   projectsOfPersonalWorkspace(g);
   portfoliosAndGoals(g);

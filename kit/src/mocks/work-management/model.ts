@@ -14,7 +14,45 @@ import { PeopleStore } from './store-people';
 import { ProjectStore } from './store-projects';
 import { TaskStore } from './store-tasks';
 
-export type { Gid, ResourceType, PlanTier, AddOn, Workspace, User, WorkspaceMembership, UserTaskList, TeamVisibility, Team, TeamMembership, PrivacySetting, AccessLevel, Project, Membership, Section, TaskMembership, StoredValue, CustomFieldValue, Task, Story, AttachmentKind, Attachment, CustomFieldType, CustomField, EnumOption, CustomFieldSetting, CustomType, Tag, Portfolio, ProjectPortfolioSetting, Goal, StatusUpdate, ProjectStatus, TemplateTask, ProjectTemplate, Notification } from './model-types';
+export type {
+  Gid,
+  ResourceType,
+  PlanTier,
+  AddOn,
+  Workspace,
+  User,
+  WorkspaceMembership,
+  UserTaskList,
+  TeamVisibility,
+  Team,
+  TeamMembership,
+  PrivacySetting,
+  AccessLevel,
+  Project,
+  Membership,
+  Section,
+  TaskMembership,
+  StoredValue,
+  CustomFieldValue,
+  Task,
+  Story,
+  AttachmentKind,
+  Attachment,
+  CustomFieldType,
+  CustomField,
+  EnumOption,
+  CustomFieldSetting,
+  CustomType,
+  Tag,
+  Portfolio,
+  ProjectPortfolioSetting,
+  Goal,
+  StatusUpdate,
+  ProjectStatus,
+  TemplateTask,
+  ProjectTemplate,
+  Notification,
+} from './model-types';
 export { isoDate, removeItem, type StoreOptions } from './store-indexes';
 export type { StoreIndexes, EventRecorder, PeopleStore, ProjectStore, TaskStore, CatalogStore };
 

@@ -1,5 +1,20 @@
 /** The catalog store: custom fields, enum options and settings, custom types, tags, portfolios, goals, status updates and project templates. */
-import type { Gid, Project, CustomFieldType, CustomField, EnumOption, CustomFieldSetting, CustomType, Tag, Portfolio, ProjectPortfolioSetting, Goal, StatusUpdate, ProjectStatus, ProjectTemplate } from './model-types';
+import type {
+  Gid,
+  Project,
+  CustomFieldType,
+  CustomField,
+  EnumOption,
+  CustomFieldSetting,
+  CustomType,
+  Tag,
+  Portfolio,
+  ProjectPortfolioSetting,
+  Goal,
+  StatusUpdate,
+  ProjectStatus,
+  ProjectTemplate,
+} from './model-types';
 import type { EventRecorder } from './store-events';
 import { type StoreIndexes, pull, push } from './store-indexes';
 import type { ProjectStore } from './store-projects';

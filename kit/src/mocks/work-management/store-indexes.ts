@@ -4,7 +4,34 @@
  * (people, projects, tasks, catalog) change it, each keeping its own indexes consistent, and
  * readers (routes, rules, the oracle) walk it directly.
  */
-import type { Gid, ResourceType, Workspace, User, WorkspaceMembership, UserTaskList, Team, TeamMembership, Project, Membership, Section, Task, Story, Attachment, CustomField, EnumOption, CustomFieldSetting, CustomType, Tag, Portfolio, ProjectPortfolioSetting, Goal, StatusUpdate, ProjectStatus, ProjectTemplate, Notification } from './model-types';
+import type {
+  Gid,
+  ResourceType,
+  Workspace,
+  User,
+  WorkspaceMembership,
+  UserTaskList,
+  Team,
+  TeamMembership,
+  Project,
+  Membership,
+  Section,
+  Task,
+  Story,
+  Attachment,
+  CustomField,
+  EnumOption,
+  CustomFieldSetting,
+  CustomType,
+  Tag,
+  Portfolio,
+  ProjectPortfolioSetting,
+  Goal,
+  StatusUpdate,
+  ProjectStatus,
+  ProjectTemplate,
+  Notification,
+} from './model-types';
 import { AuditLog } from './rules/audit-log';
 import { EventLog } from './rules/events';
 

@@ -84,8 +84,8 @@ export function createVisibilityOracle(store: WorkManagementStore, options: Orac
       }
     },
     activeUsers: (workspace) =>
-      store
-        .indexes.list(store.indexes.workspaceMembershipsByWorkspace.get(workspace), store.indexes.workspaceMemberships)
+      store.indexes
+        .list(store.indexes.workspaceMembershipsByWorkspace.get(workspace), store.indexes.workspaceMemberships)
         .filter((m) => m.isActive)
         .map((m) => m.user)
         .sort(compareGids),
@@ -141,7 +141,9 @@ function taskAudience(rules: AudienceRules, task: Task, cache?: Map<Gid, Reasons
   if (task.assignee) addReason(reasons, task.assignee, `assignee of task ${task.gid}`);
   if (options.subtasksInheritParent && task.parent && depth < 50) {
     const parent = store.indexes.tasks.get(task.parent);
-    if (parent) for (const [user, why] of taskAudience(rules, parent, cache, depth + 1)) for (const r of why) addReason(reasons, user, `via parent task ${parent.gid}: ${r}`);
+    if (parent)
+      for (const [user, why] of taskAudience(rules, parent, cache, depth + 1))
+        for (const r of why) addReason(reasons, user, `via parent task ${parent.gid}: ${r}`);
   }
   for (const user of [...reasons.keys()]) if (!isActiveIn(store, user, task.workspace)) reasons.delete(user);
   return reasons;
@@ -158,7 +160,8 @@ function projectAudience(store: WorkManagementStore, project: Project, cache?: M
   }
   if (project.privacySetting !== 'private' && project.team) {
     // "Team only" and "shared with organization" both include the project's team (guests in it too).
-    for (const u of teamMembers(store, project.team)) addReason(reasons, u, `member of team ${project.team} of ${project.privacySetting} project ${project.gid}`);
+    for (const u of teamMembers(store, project.team))
+      addReason(reasons, u, `member of team ${project.team} of ${project.privacySetting} project ${project.gid}`);
   }
   if (project.privacySetting === 'public_to_workspace') {
     for (const wm of store.indexes.list(store.indexes.workspaceMembershipsByWorkspace.get(project.workspace), store.indexes.workspaceMemberships)) {
@@ -169,7 +172,9 @@ function projectAudience(store: WorkManagementStore, project: Project, cache?: M
     if (!s.isAccessControlInherited) continue;
     for (const m of store.indexes.list(store.indexes.membershipsByParent.get(s.portfolio), store.indexes.memberships)) {
       if (m.memberType === 'user') addReason(reasons, m.member, `member of portfolio ${s.portfolio} that project ${project.gid} inherits access from`);
-      else for (const u of teamMembers(store, m.member)) addReason(reasons, u, `member of team ${m.member} in portfolio ${s.portfolio} that project ${project.gid} inherits access from`);
+      else
+        for (const u of teamMembers(store, m.member))
+          addReason(reasons, u, `member of team ${m.member} in portfolio ${s.portfolio} that project ${project.gid} inherits access from`);
     }
   }
   for (const user of [...reasons.keys()]) if (!isActiveIn(store, user, project.workspace)) reasons.delete(user);
@@ -179,8 +184,8 @@ function projectAudience(store: WorkManagementStore, project: Project, cache?: M
 
 /** Members of a team that the team grants access through (limited-access members excluded). */
 function teamMembers(store: WorkManagementStore, team: Gid): Gid[] {
-  return store
-    .indexes.list(store.indexes.teamMembershipsByTeam.get(team), store.indexes.teamMemberships)
+  return store.indexes
+    .list(store.indexes.teamMembershipsByTeam.get(team), store.indexes.teamMemberships)
     .filter((m) => !m.isLimitedAccess)
     .map((m) => m.user);
 }

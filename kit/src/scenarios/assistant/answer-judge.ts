@@ -42,7 +42,13 @@ export interface JudgedAnswer {
  * the answer missed if the asker may see the one file with the question's code name and it is not
  * among the citations.
  */
-export function judgeAnswer(question: PlannedQuestion, answer: SeenAnswer, fileByUrl: ReadonlyMap<string, string>, oracle: OracleView, source: string): JudgedAnswer {
+export function judgeAnswer(
+  question: PlannedQuestion,
+  answer: SeenAnswer,
+  fileByUrl: ReadonlyMap<string, string>,
+  oracle: OracleView,
+  source: string,
+): JudgedAnswer {
   const prefix = `${source}:`;
   const cited: string[] = [];
   const unresolved: string[] = [];

@@ -74,8 +74,13 @@ export function summariseRound(round: AskedRound): RoundSummary {
     answersCiting: j.filter((x) => x.cited.length > 0).length,
     citations: j.reduce((n, x) => n + x.cited.length, 0),
     leaked: j.flatMap((x) => x.leaked.map((file) => ({ user: x.question.asker.user, email: x.question.asker.email, file, question: x.question.text }))),
-    missed: j.filter((x) => x.missed).map((x) => ({ user: x.question.asker.user, email: x.question.asker.email, task: x.question.task, question: x.question.text })),
+    missed: j
+      .filter((x) => x.missed)
+      .map((x) => ({ user: x.question.asker.user, email: x.question.asker.email, task: x.question.task, question: x.question.text })),
     unresolved: j.flatMap((x) => x.unresolved),
-    feedback: { helpful: round.feedback.filter((f) => f.rating === 'helpful').length, unhelpful: round.feedback.filter((f) => f.rating === 'unhelpful').length },
+    feedback: {
+      helpful: round.feedback.filter((f) => f.rating === 'helpful').length,
+      unhelpful: round.feedback.filter((f) => f.rating === 'unhelpful').length,
+    },
   };
 }

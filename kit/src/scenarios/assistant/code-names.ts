@@ -16,7 +16,8 @@ const VOWELS = 'aeiou';
 /** A pronounceable made-up word of three syllables and a closing consonant (`Dorvakel`), from 7 bytes. */
 function word(bytes: Buffer, at: number): string {
   let out = '';
-  for (let i = 0; i < 3; i++) out += (CONSONANTS[(bytes[at + 2 * i] as number) % CONSONANTS.length] as string) + (VOWELS[(bytes[at + 2 * i + 1] as number) % VOWELS.length] as string);
+  for (let i = 0; i < 3; i++)
+    out += (CONSONANTS[(bytes[at + 2 * i] as number) % CONSONANTS.length] as string) + (VOWELS[(bytes[at + 2 * i + 1] as number) % VOWELS.length] as string);
   out += CONSONANTS[(bytes[at + 6] as number) % CONSONANTS.length] as string;
   return out.charAt(0).toUpperCase() + out.slice(1);
 }

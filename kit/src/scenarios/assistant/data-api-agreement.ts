@@ -24,7 +24,11 @@ const literal = (value: string): string => `'${value.replace(/'/g, "''")}'`;
  * Reads every plugin-resource record through the Data API and records, per answer, the files the
  * assistant surfaced; the records' `cited` flags must name exactly the files the answer cites.
  */
-export async function recordSurfaced(platform: ScenarioPlatform, judged: readonly JudgedAnswer[], ledger: UsageLedger): Promise<{ records: number; disagreements: string[] }> {
+export async function recordSurfaced(
+  platform: ScenarioPlatform,
+  judged: readonly JudgedAnswer[],
+  ledger: UsageLedger,
+): Promise<{ records: number; disagreements: string[] }> {
   const rows = await platform.pluginResources();
   const byConversation = new Map<string, typeof rows>();
   for (const r of rows) byConversation.set(r.conversation_id, [...(byConversation.get(r.conversation_id) ?? []), r]);
@@ -33,11 +37,16 @@ export async function recordSurfaced(platform: ScenarioPlatform, judged: readonl
     const mine = byConversation.get(j.answer.conversationId) ?? [];
     byConversation.delete(j.answer.conversationId);
     ledger.surfaced(mine.map((r) => r.detail.external_resource_id));
-    const cited = mine.filter((r) => r.cited).map((r) => r.detail.external_resource_id).sort();
+    const cited = mine
+      .filter((r) => r.cited)
+      .map((r) => r.detail.external_resource_id)
+      .sort();
     const want = [...j.cited].sort();
-    if (cited.join('\n') !== want.join('\n')) disagreements.push(`conversation ${j.answer.conversationId}: the answer cites [${want.join(', ')}], the records mark [${cited.join(', ')}] cited`);
+    if (cited.join('\n') !== want.join('\n'))
+      disagreements.push(`conversation ${j.answer.conversationId}: the answer cites [${want.join(', ')}], the records mark [${cited.join(', ')}] cited`);
   }
-  for (const [conversation, extra] of byConversation) disagreements.push(`conversation ${conversation}: ${extra.length} records, but the scenario never asked in it`);
+  for (const [conversation, extra] of byConversation)
+    disagreements.push(`conversation ${conversation}: ${extra.length} records, but the scenario never asked in it`);
   return { records: rows.length, disagreements };
 }
 
@@ -54,7 +63,12 @@ export async function compareCounts(platform: ScenarioPlatform, ledger: UsageLed
   for (const u of ledger.all()) {
     const file = `detail/external_resource_id eq ${literal(u.file)}`;
     checks.push({ what: `${u.file} surfaced`, filter: file, expected: u.surfaced, counted: await platform.count(file) });
-    checks.push({ what: `${u.file} cited`, filter: `${file} and cited eq true`, expected: u.cited, counted: await platform.count(`${file} and cited eq true`) });
+    checks.push({
+      what: `${u.file} cited`,
+      filter: `${file} and cited eq true`,
+      expected: u.cited,
+      counted: await platform.count(`${file} and cited eq true`),
+    });
   }
   return checks;
 }

@@ -11,7 +11,8 @@ export async function gatewayFilesByUrl(gatewayUrl: string, key: string): Promis
     const page = (await res.json()) as { value: Array<{ id: string; external_url: string }>; '@odata.nextLink'?: string };
     for (const f of page.value) {
       const other = byUrl.get(f.external_url);
-      if (other !== undefined && other !== f.id) throw new Error(`files ${other} and ${f.id} share the external URL ${f.external_url}: citations of it cannot be told apart`);
+      if (other !== undefined && other !== f.id)
+        throw new Error(`files ${other} and ${f.id} share the external URL ${f.external_url}: citations of it cannot be told apart`);
       byUrl.set(f.external_url, f.id);
     }
     next = page['@odata.nextLink'];

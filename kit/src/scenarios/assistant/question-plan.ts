@@ -22,8 +22,15 @@ export type Visibility = ReadonlyMap<string, readonly string[]>;
 
 /** A stable pseudo-random order of `items` for a key (the same seed always asks the same questions). */
 export function shuffled<T>(items: readonly T[], key: string, id: (item: T) => string): T[] {
-  const rank = (item: T): string => crypto.createHash('sha256').update(`${key}/${id(item)}`).digest('hex');
-  return [...items].map((item) => ({ item, r: rank(item) })).sort((a, b) => (a.r < b.r ? -1 : a.r > b.r ? 1 : 0)).map((x) => x.item);
+  const rank = (item: T): string =>
+    crypto
+      .createHash('sha256')
+      .update(`${key}/${id(item)}`)
+      .digest('hex');
+  return [...items]
+    .map((item) => ({ item, r: rank(item) }))
+    .sort((a, b) => (a.r < b.r ? -1 : a.r > b.r ? 1 : 0))
+    .map((x) => x.item);
 }
 
 /**
@@ -31,7 +38,13 @@ export function shuffled<T>(items: readonly T[], key: string, id: (item: T) => s
  * they may see (the answer must cite it), half about tasks they may not (the answer must not);
  * when one kind runs out, the other fills in.
  */
-export function planQuestions(askers: readonly Asker[], visibility: Visibility, codes: ReadonlyMap<string, string>, perUser: number, seed: string): PlannedQuestion[] {
+export function planQuestions(
+  askers: readonly Asker[],
+  visibility: Visibility,
+  codes: ReadonlyMap<string, string>,
+  perUser: number,
+  seed: string,
+): PlannedQuestion[] {
   const tasks = [...codes.keys()].filter((gid) => visibility.has(gid)).sort();
   const audience = new Map(tasks.map((gid) => [gid, new Set(visibility.get(gid))]));
   const out: PlannedQuestion[] = [];
@@ -40,7 +53,10 @@ export function planQuestions(askers: readonly Asker[], visibility: Visibility, 
     const seen = order.filter((gid) => audience.get(gid)?.has(asker.user));
     const unseen = order.filter((gid) => !audience.get(gid)?.has(asker.user));
     const wantSeen = Math.min(seen.length, Math.max(perUser - unseen.length, Math.ceil(perUser / 2)));
-    const picked = [...seen.slice(0, wantSeen).map((task) => ({ task, visible: true })), ...unseen.slice(0, perUser - wantSeen).map((task) => ({ task, visible: false }))];
+    const picked = [
+      ...seen.slice(0, wantSeen).map((task) => ({ task, visible: true })),
+      ...unseen.slice(0, perUser - wantSeen).map((task) => ({ task, visible: false })),
+    ];
     picked.forEach(({ task, visible }, i) => out.push({ asker, task, visible, text: questionAbout(codes.get(task) as string, i + out.length) }));
   }
   return out;
@@ -60,7 +76,13 @@ export function revokedPairs(before: Visibility, after: Visibility): Array<{ use
  * Questions that probe revoked access: each revoked (user, task) pair asked by that user about
  * that task, at most `limit` of them, spread over the tasks (every task first, then more users).
  */
-export function revocationProbes(pairs: ReadonlyArray<{ user: string; task: string }>, askers: ReadonlyMap<string, Asker>, codes: ReadonlyMap<string, string>, limit: number, seed: string): PlannedQuestion[] {
+export function revocationProbes(
+  pairs: ReadonlyArray<{ user: string; task: string }>,
+  askers: ReadonlyMap<string, Asker>,
+  codes: ReadonlyMap<string, string>,
+  limit: number,
+  seed: string,
+): PlannedQuestion[] {
   const byTask = new Map<string, string[]>();
   for (const p of pairs) if (askers.has(p.user) && codes.has(p.task)) byTask.set(p.task, [...(byTask.get(p.task) ?? []), p.user]);
   const queues = [...byTask].map(([task, users]) => ({ task, users: shuffled(users, `${seed}/probes/${task}`, (u) => u) }));

@@ -57,13 +57,21 @@ async function syncAndIngest(loop: Loop, mode: 'full' | 'auto', reconcile: boole
   return { sync, ingest };
 }
 
-const syncLine = (s: SyncSummary) => `${s.mode} ${s.status}: added ${s.counts.added}, changed ${s.counts.changed}, deleted ${s.counts.deleted}, failed ${s.counts.failed}`;
+const syncLine = (s: SyncSummary) =>
+  `${s.mode} ${s.status}: added ${s.counts.added}, changed ${s.counts.changed}, deleted ${s.counts.deleted}, failed ${s.counts.failed}`;
 
-async function ask(loop: Loop, label: string, questions: Parameters<typeof askRound>[1], print: (line: string) => void): Promise<{ summary: RoundSummary; judged: JudgedAnswer[] }> {
+async function ask(
+  loop: Loop,
+  label: string,
+  questions: Parameters<typeof askRound>[1],
+  print: (line: string) => void,
+): Promise<{ summary: RoundSummary; judged: JudgedAnswer[] }> {
   const round = await askRound(label, questions, loop.ctx);
   loop.judged.push(...round.judged);
   const s = summariseRound(round);
-  print(`[${label}] ${s.questions} questions (${s.aboutVisible} about a task the asker may see, ${s.aboutHidden} about one they may not): ${s.answersCiting} answers cite ${s.citations} files; leaked ${s.leaked.length}, missed ${s.missed.length}`);
+  print(
+    `[${label}] ${s.questions} questions (${s.aboutVisible} about a task the asker may see, ${s.aboutHidden} about one they may not): ${s.answersCiting} answers cite ${s.citations} files; leaked ${s.leaked.length}, missed ${s.missed.length}`,
+  );
   return { summary: s, judged: round.judged };
 }
 
@@ -107,7 +115,11 @@ function probesByChange(probes: readonly PlannedQuestion[], changes: ScenarioCha
 }
 
 /** The first half: the organization code-named, synced, ingested, and every member asking. */
-async function initialLoop(o: AssistantScenarioOptions, work: string, cleanups: Array<() => Promise<void>>): Promise<{ loop: Loop; members: Asker[]; before: Map<string, string[]>; codes: Map<string, string>; round: RoundSummary }> {
+async function initialLoop(
+  o: AssistantScenarioOptions,
+  work: string,
+  cleanups: Array<() => Promise<void>>,
+): Promise<{ loop: Loop; members: Asker[]; before: Map<string, string[]>; codes: Map<string, string>; round: RoundSummary }> {
   const mock = await startHarnessMock(o);
   if (mock.close) cleanups.push(mock.close);
   const before = (await oracleNow(mock)).tasks;
@@ -115,17 +127,31 @@ async function initialLoop(o: AssistantScenarioOptions, work: string, cleanups: 
   o.print(`code names: ${codes.size} tasks given one in their notes`);
   const front = breakAccess(o.breakAccess);
   if (front) o.print(`access broken on purpose (${o.breakAccess}): the scenario must report leaks and fail`);
-  const gateway = await startHarnessGateway(mock, { work, logger: o.logger, ...(o.databaseUrl ? { databaseUrl: o.databaseUrl } : {}), ...(front ? { front } : {}) });
+  const gateway = await startHarnessGateway(mock, {
+    work,
+    logger: o.logger,
+    ...(o.databaseUrl ? { databaseUrl: o.databaseUrl } : {}),
+    ...(front ? { front } : {}),
+  });
   cleanups.push(gateway.close);
   o.print(`staging: ${gateway.stagingLabel}`);
   const running = await startSimulatorPlatform({ gateway: { url: gateway.url, key: gateway.key }, logger: o.logger, ...(o.hostile ? { hostile: true } : {}) });
   cleanups.push(running.close);
   o.print(`platform simulator: ${running.url}`);
-  const ctx: AskContext = { platform: running.platform, fileByUrl: new Map(), oracle: (await oracleNow(mock)).view, source: HARNESS_SOURCE, ledger: new UsageLedger(), feedbackEvery: o.feedbackEvery ?? 3, citing: { count: 0 } };
+  const ctx: AskContext = {
+    platform: running.platform,
+    fileByUrl: new Map(),
+    oracle: (await oracleNow(mock)).view,
+    source: HARNESS_SOURCE,
+    ledger: new UsageLedger(),
+    feedbackEvery: o.feedbackEvery ?? 3,
+    citing: { count: 0 },
+  };
   const loop: Loop = { mock, gateway, platform: running.platform, ctx, judged: [] };
   const { sync, ingest } = await syncAndIngest(loop, 'full', o.reconcile ?? true);
   o.print(`[initial] sync: ${syncLine(sync)}; ingest: ${ingest.status}, ${ingest.files} files`);
-  if (sync.status !== 'succeeded' || ingest.status !== 'succeeded') throw new Error(`the initial sync (${sync.status}) or ingest (${ingest.status}${ingest.error ? `: ${ingest.error}` : ''}) failed`);
+  if (sync.status !== 'succeeded' || ingest.status !== 'succeeded')
+    throw new Error(`the initial sync (${sync.status}) or ingest (${ingest.status}${ingest.error ? `: ${ingest.error}` : ''}) failed`);
   const members = (await workspaceMembers(mock.client, mock.workspace)).map((m) => ({ user: m.user, email: m.email }));
   const { summary } = await ask(loop, 'initial', planQuestions(members, before, codes, o.questionsPerUser, o.seed), o.print);
   return { loop, members, before, codes, round: summary };
@@ -148,17 +174,31 @@ export async function runAssistantScenario(o: AssistantScenarioOptions): Promise
     const { loop, members, before, codes, round } = await initialLoop(o, work, cleanups);
     const rounds = [round];
     const moved = await applyChangeRound(loop.mock.client, loop.mock.workspace, o.print);
-    const changes: ScenarioChanges = { ...moved, deactivatedGuest: await deactivateGuest(loop.mock.client, loop.mock.workspace, before, o.print), addedMember: await addProjectMember(loop.mock.client, loop.mock.workspace, before, o.print) };
+    const changes: ScenarioChanges = {
+      ...moved,
+      deactivatedGuest: await deactivateGuest(loop.mock.client, loop.mock.workspace, before, o.print),
+      addedMember: await addProjectMember(loop.mock.client, loop.mock.workspace, before, o.print),
+    };
     const after = (await oracleNow(loop.mock)).tasks;
     const revoked = revokedPairs(before, after);
     const granted = revokedPairs(after, before);
     const askers = new Map(members.map((m) => [m.user, m]));
     const probes = revocationProbes(revoked, askers, codes, o.probeLimit ?? 300, o.seed);
     const grants = revocationProbes(granted, askers, codes, o.probeLimit ?? 300, `${o.seed}/granted`).map((p) => ({ ...p, visible: true }));
-    o.print(`change round: ${revoked.length} (user, task) pairs revoked and ${granted.length} granted; asking about ${probes.length} and ${grants.length} of them after each sync + ingest`);
+    o.print(
+      `change round: ${revoked.length} (user, task) pairs revoked and ${granted.length} granted; asking about ${probes.length} and ${grants.length} of them after each sync + ingest`,
+    );
     const cycles = await revocationLoop(loop, [...probes, ...grants], o, rounds);
     const stopped = cycles.find((c) => c.stillCited === 0);
-    const revocation: RevocationReport = { revokedPairs: revoked.length, probes: probes.length, grantedPairs: granted.length, grantProbes: grants.length, probesByChange: probesByChange(probes, changes), cycles, cyclesToStop: stopped ? stopped.cycle : null };
+    const revocation: RevocationReport = {
+      revokedPairs: revoked.length,
+      probes: probes.length,
+      grantedPairs: granted.length,
+      grantProbes: grants.length,
+      probesByChange: probesByChange(probes, changes),
+      cycles,
+      cyclesToStop: stopped ? stopped.cycle : null,
+    };
     rounds.push((await ask(loop, 'after changes', planQuestions(members, after, codes, o.questionsPerUser, `${o.seed}/after`), o.print)).summary);
     const dataApi = await checkDataApi(loop.platform, loop.judged, loop.ctx.ledger);
     const usage = await checkUsage(loop);

@@ -37,33 +37,54 @@ function finalReply(messages: readonly ConversationMessage[], responseId: string
  * API with a token bound to their email (`user_email`), the way a chat front end would.
  */
 export async function startSimulatorPlatform(o: SimulatorPlatformOptions): Promise<RunningPlatform> {
-  const sim = createPlatformSimulator({ gateway: { baseUrl: o.gateway.url, auth: { kind: 'api-key', key: o.gateway.key } }, ...(o.hostile ? {} : { hostility: { rateLimitPerMinute: 0 } }) });
+  const sim = createPlatformSimulator({
+    gateway: { baseUrl: o.gateway.url, auth: { kind: 'api-key', key: o.gateway.key } },
+    ...(o.hostile ? {} : { hostility: { rateLimitPerMinute: 0 } }),
+  });
   const server = await listenOnLoopback(sim.app);
   const base = server.url;
   const { credentials } = sim;
   const tokenUrl = `${base}/oauth/v1/token`;
   const client = credentials.clients.conversations;
   // The operator's clients: history and feedback through the Conversations client, records and counts through the Data API client.
-  const conversations = new ConversationsClient({ apiBaseUrl: base, assistantName: credentials.assistantName, auth: { kind: 'oauth', tokenUrl, clientId: client.clientId, clientSecret: client.clientSecret }, logger: o.logger });
+  const conversations = new ConversationsClient({
+    apiBaseUrl: base,
+    assistantName: credentials.assistantName,
+    auth: { kind: 'oauth', tokenUrl, clientId: client.clientId, clientSecret: client.clientSecret },
+    logger: o.logger,
+  });
   const data = new DataApiClient({ baseUrl: `${base}/export/v1/records`, auth: { kind: 'api-key', key: credentials.dataApiKey }, logger: o.logger });
   // Starting a conversation needs a token bound to the person asking (the clients read and rate; a chat front end starts).
   const people = new Map<string, OAuthTokenSource>();
   const personHeaders = async (email: string) => {
     let tokens = people.get(email);
-    if (!tokens) people.set(email, (tokens = new OAuthTokenSource({ tokenUrl, clientId: client.clientId, clientSecret: client.clientSecret, userEmail: email }, { logger: o.logger })));
+    if (!tokens)
+      people.set(
+        email,
+        (tokens = new OAuthTokenSource({ tokenUrl, clientId: client.clientId, clientSecret: client.clientSecret, userEmail: email }, { logger: o.logger })),
+      );
     return { authorization: `Bearer ${await tokens.token()}`, 'assistant-name': credentials.assistantName };
   };
   // The start endpoints through the clients' HTTP layer: a 429 waits its Retry-After, 5xx back off.
   const start = new PlatformHttp({ baseUrl: `${base}/rest/v1`, api: 'conversations', logger: o.logger });
-  const post = async <T>(path: string, email: string, body: unknown): Promise<T> => JSON.parse((await start.send('POST', path, { body, headers: await personHeaders(email) })).text) as T;
+  const post = async <T>(path: string, email: string, body: unknown): Promise<T> =>
+    JSON.parse((await start.send('POST', path, { body, headers: await personHeaders(email) })).text) as T;
   // An ingest of a large gateway takes minutes: the admin path gets an hour.
-  const admin = new PlatformHttp({ baseUrl: base, api: 'data', logger: o.logger, timeoutMs: 3_600_000, headers: () => ({ authorization: `Bearer ${credentials.adminKey}` }) });
+  const admin = new PlatformHttp({
+    baseUrl: base,
+    api: 'data',
+    logger: o.logger,
+    timeoutMs: 3_600_000,
+    headers: () => ({ authorization: `Bearer ${credentials.adminKey}` }),
+  });
 
   const platform: ScenarioPlatform = {
     ingest: async () => JSON.parse((await admin.send('POST', '/_admin/ingest', { body: {} })).text) as IngestSummary,
     async ask(email, text): Promise<SeenAnswer> {
       const { conversation_id: conversationId } = await post<{ conversation_id: string }>('conversations', email, {});
-      const { response_id: responseId } = await post<{ response_id: string }>(`conversations/${encodeURIComponent(conversationId)}/responses`, email, { input: { text } });
+      const { response_id: responseId } = await post<{ response_id: string }>(`conversations/${encodeURIComponent(conversationId)}/responses`, email, {
+        input: { text },
+      });
       const final = finalReply(await conversations.listMessages(conversationId), responseId);
       return {
         conversationId,
@@ -83,7 +104,8 @@ export async function startSimulatorPlatform(o: SimulatorPlatformOptions): Promi
       return rows;
     },
     count: (filter) => data.count(filter),
-    usage: (gateway) => computeUsage({ gateway: new GatewayFilesClient({ baseUrl: gateway.url, key: gateway.key, logger: o.logger }), gatewayUrl: gateway.url, data }),
+    usage: (gateway) =>
+      computeUsage({ gateway: new GatewayFilesClient({ baseUrl: gateway.url, key: gateway.key, logger: o.logger }), gatewayUrl: gateway.url, data }),
   };
   return {
     platform,

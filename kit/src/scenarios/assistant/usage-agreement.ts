@@ -42,7 +42,11 @@ export function compareUsage(report: UsageReport, ledger: UsageLedger, listed: I
     }
   }
   const stale = {
-    expected: ledger.all().filter((u) => u.cited > 0 && deleted(u.file)).map((u) => u.file).sort(),
+    expected: ledger
+      .all()
+      .filter((u) => u.cited > 0 && deleted(u.file))
+      .map((u) => u.file)
+      .sort(),
     reported: report.staleCitations.map((f) => f.id).sort(),
   };
   const never = {

@@ -89,7 +89,14 @@ export async function runMultiSourceHarness(o: MultiSourceOptions): Promise<Mult
     cleanups.push(staging.close);
     const blobs = new FsBlobStore(path.join(work, 'blobs'));
     const key = crypto.randomBytes(24).toString('hex');
-    const { app } = await createApp({ config: { publicBaseUrl: undefined }, db: staging.db, blobs, logger: o.logger, apiKeys: [key], skipTokenSecret: crypto.randomBytes(32).toString('hex') });
+    const { app } = await createApp({
+      config: { publicBaseUrl: undefined },
+      db: staging.db,
+      blobs,
+      logger: o.logger,
+      apiKeys: [key],
+      skipTokenSecret: crypto.randomBytes(32).toString('hex'),
+    });
     const gateway = await listenOnLoopback(app);
     cleanups.push(gateway.close);
     o.print(`staging: ${staging.label}`);
@@ -97,18 +104,33 @@ export async function runMultiSourceHarness(o: MultiSourceOptions): Promise<Mult
     const people = await workManagementPeople(mock.client, mock.workspace, 12);
     const s = await setUpSources(work, mock, staging.db, people, o);
     cleanups.push(() => s.sqlDb.destroy());
-    const peopleBySources = countSources(s, await (await mock.client.userEmails(mock.workspace))((await mock.client.list<{ gid: string }>(`/users?workspace=${mock.workspace}`)).map((u) => u.gid)));
-    o.print(`people: ${Object.entries(peopleBySources).map(([n, count]) => `${count} in ${n} source(s)`).join(', ')}`);
+    const peopleBySources = countSources(
+      s,
+      await (
+        await mock.client.userEmails(mock.workspace)
+      )((await mock.client.list<{ gid: string }>(`/users?workspace=${mock.workspace}`)).map((u) => u.gid)),
+    );
+    o.print(
+      `people: ${Object.entries(peopleBySources)
+        .map(([n, count]) => `${count} in ${n} source(s)`)
+        .join(', ')}`,
+    );
 
     const round = async (label: string, mode: 'full' | 'auto'): Promise<MultiSourceRound> => {
       const syncs: SyncSummary[] = [];
-      for (const adapter of s.adapters) syncs.push(await runSync(adapter, { db: staging.db, blobs, logger: o.logger }, { mode, policy: s.policies[adapter.name] }));
-      for (const sync of syncs) o.print(`[${label}] sync ${sync.source}: ${sync.mode} ${sync.status}, added ${sync.counts.added}, changed ${sync.counts.changed}, deleted ${sync.counts.deleted}, failed ${sync.counts.failed}`);
+      for (const adapter of s.adapters)
+        syncs.push(await runSync(adapter, { db: staging.db, blobs, logger: o.logger }, { mode, policy: s.policies[adapter.name] }));
+      for (const sync of syncs)
+        o.print(
+          `[${label}] sync ${sync.source}: ${sync.mode} ${sync.status}, added ${sync.counts.added}, changed ${sync.counts.changed}, deleted ${sync.counts.deleted}, failed ${sync.counts.failed}`,
+        );
       const report = await runConformance({ baseUrl: gateway.url, key, profile: 'strict', rawIds: true, logger: o.logger, minCrawlGapMs: 1100 });
       writeReports(report, path.join(o.out, label.replace(/\W+/g, '-')));
       const access = await compare(report, s, mock.client, mock.workspace);
       o.print(`[${label}] conformance: ${report.summary.checks.pass} pass, ${report.summary.checks.warn} warn, ${report.summary.checks.fail} fail`);
-      o.print(`[${label}] access: ${access.filesCompared} documents × ${access.filesCompared ? access.pairsCompared / access.filesCompared : 0} people = ${access.pairsCompared} pairs; over-exposed ${access.overExposed.length}, under-exposed ${access.underExposed.length}`);
+      o.print(
+        `[${label}] access: ${access.filesCompared} documents × ${access.filesCompared ? access.pairsCompared / access.filesCompared : 0} people = ${access.pairsCompared} pairs; over-exposed ${access.overExposed.length}, under-exposed ${access.underExposed.length}`,
+      );
       for (const m of access.overExposed.slice(0, 10)) o.print(`  over-exposed: ${m.user} sees ${m.file}`);
       for (const m of access.underExposed.slice(0, 10)) o.print(`  under-exposed: ${m.user} cannot see ${m.file}`);
       return { label, syncs, report, access };
@@ -119,14 +141,26 @@ export async function runMultiSourceHarness(o: MultiSourceOptions): Promise<Mult
     await applyChangeRound(mock.client, mock.workspace, o.print);
     for (const c of changes) o.print(`change: ${c}`);
     rounds.push(await round('after changes', 'auto'));
-    const ok = rounds.every((r) => r.report.summary.ok && r.syncs.every((x) => x.status === 'succeeded' && x.counts.failed === 0) && r.access.overExposed.length === 0 && r.access.underExposed.length === 0);
+    const ok = rounds.every(
+      (r) =>
+        r.report.summary.ok &&
+        r.syncs.every((x) => x.status === 'succeeded' && x.counts.failed === 0) &&
+        r.access.overExposed.length === 0 &&
+        r.access.underExposed.length === 0,
+    );
     return { ok, rounds, peopleBySources, changes };
   } finally {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
   }
 }
 
-async function setUpSources(work: string, mock: { url: string; token: string; workspace: string }, db: Knex, people: Parameters<typeof filesystemModel>[0], o: MultiSourceOptions): Promise<Scenario> {
+async function setUpSources(
+  work: string,
+  mock: { url: string; token: string; workspace: string },
+  db: Knex,
+  people: Parameters<typeof filesystemModel>[0],
+  o: MultiSourceOptions,
+): Promise<Scenario> {
   const fsRoot = path.join(work, 'tree');
   const fsModel = filesystemModel(people);
   writeFilesystemTree(fsRoot, fsModel);
@@ -135,7 +169,12 @@ async function setUpSources(work: string, mock: { url: string; token: string; wo
   const sql = sqlModel(people);
   await createSqlSource(sqlDb, sql);
   const policy = parsePolicy(o.brokenPolicy ? BROKEN_POLICY_YAML : POLICY_YAML);
-  const sqlAdapter = createSqlAdapter({ connection: parseDatabaseUrl(`sqlite:${sqlFile}`), mapping: resolveSqlMapping(sqlMapping()), sourceName: SOURCES.records, pageSize: 100 });
+  const sqlAdapter = createSqlAdapter({
+    connection: parseDatabaseUrl(`sqlite:${sqlFile}`),
+    mapping: resolveSqlMapping(sqlMapping()),
+    sourceName: SOURCES.records,
+    pageSize: 100,
+  });
   const adapters: Adapter[] = [
     createWorkManagementAdapter({ baseUrl: `${mock.url}/api/1.0`, token: mock.token, workspace: mock.workspace, sourceName: SOURCES.wm }),
     createFilesystemAdapter({ root: fsRoot, sourceName: SOURCES.files, workerThread: false }),
@@ -157,7 +196,11 @@ function changeFilesystem(s: Scenario): string[] {
 async function activePeople(s: Scenario, client: Parameters<typeof workManagementExpected>[0], workspace: string): Promise<Set<string>> {
   const emails = await client.userEmails(workspace);
   const wm = await emails((await client.request<{ data: string[] }>('GET', `/_oracle/users?workspace=${workspace}`)).data);
-  return new Set([...wm, ...s.fsModel.users.filter((u) => u.active).map((u) => normalizeEmail(u.email)), ...s.sql.people.filter((p) => p.active).map((p) => normalizeEmail(p.email))]);
+  return new Set([
+    ...wm,
+    ...s.fsModel.users.filter((u) => u.active).map((u) => normalizeEmail(u.email)),
+    ...s.sql.people.filter((p) => p.active).map((p) => normalizeEmail(p.email)),
+  ]);
 }
 
 /** How many sources name each person (by normalised email). */
@@ -173,7 +216,12 @@ function countSources(s: Scenario, wmEmails: readonly string[]): Record<number, 
 }
 
 /** The crawl's effective access against the oracle of every source, people by normalised email. */
-async function compare(report: ConformanceReport, s: Scenario, client: Parameters<typeof workManagementExpected>[0], workspace: string): Promise<AccessComparison> {
+async function compare(
+  report: ConformanceReport,
+  s: Scenario,
+  client: Parameters<typeof workManagementExpected>[0],
+  workspace: string,
+): Promise<AccessComparison> {
   const effective = new EffectiveAccess(accessInputFromCrawl(report.crawl));
   const granted = new Map<string, Set<string>>();
   for (const file of report.crawl.files) {

@@ -51,9 +51,21 @@ const DEPARTMENTS = ['finance', 'legal', 'research'];
 const T0 = Date.parse('2026-04-01T08:00:00Z');
 
 export function sqlModel(people: readonly ScenarioPerson[]): SqlModel {
-  const shared = people.slice(4, 12).map((p, i) => ({ id: i + 1, email: wideSpelling(p.email), active: i !== 6, department: DEPARTMENTS[i % 3] as string, clearance: i % 4, roles: i === 2 ? ['editor'] : [] }));
+  const shared = people.slice(4, 12).map((p, i) => ({
+    id: i + 1,
+    email: wideSpelling(p.email),
+    active: i !== 6,
+    department: DEPARTMENTS[i % 3] as string,
+    clearance: i % 4,
+    roles: i === 2 ? ['editor'] : [],
+  }));
   shared.push({ id: 100, email: 'auditor@records.example', active: true, department: 'legal', clearance: 3, roles: [] });
-  const documents = Array.from({ length: 12 }, (_, i) => ({ id: i + 1, department: DEPARTMENTS[i % 3] as string, level: i % 4, kind: i % 5 === 0 ? 'handbook' : 'report' }));
+  const documents = Array.from({ length: 12 }, (_, i) => ({
+    id: i + 1,
+    department: DEPARTMENTS[i % 3] as string,
+    level: i % 4,
+    kind: i % 5 === 0 ? 'handbook' : 'report',
+  }));
   return { people: shared, documents };
 }
 
@@ -91,7 +103,9 @@ export async function createSqlSource(db: Knex, model: SqlModel): Promise<void> 
   });
   await db('staff').insert(model.people.map((p) => ({ id: p.id, email: p.email, is_active: p.active, department: p.department, clearance: p.clearance })));
   await db('staff_roles').insert(model.people.flatMap((p) => p.roles.map((role) => ({ person_id: p.id, role }))));
-  await db('records').insert(model.documents.map((d) => ({ ...d, title: `Record ${d.id}`, body: `<p>Record ${d.id} of ${d.department}.</p>`, updated_at: new Date(T0).toISOString() })));
+  await db('records').insert(
+    model.documents.map((d) => ({ ...d, title: `Record ${d.id}`, body: `<p>Record ${d.id} of ${d.department}.</p>`, updated_at: new Date(T0).toISOString() })),
+  );
 }
 
 /**
@@ -105,7 +119,9 @@ export async function changeSqlSource(db: Knex, model: SqlModel): Promise<string
   mover.department = mover.department === 'legal' ? 'research' : 'legal';
   record.level = 3;
   await db('staff').where({ id: mover.id }).update({ department: mover.department });
-  await db('records').where({ id: record.id }).update({ level: record.level, updated_at: new Date(T0 + 86_400_000).toISOString() });
+  await db('records')
+    .where({ id: record.id })
+    .update({ level: record.level, updated_at: new Date(T0 + 86_400_000).toISOString() });
   return [`person ${mover.id} moved to ${mover.department}`, `record ${record.id} rose to level ${record.level}`];
 }
 
@@ -121,7 +137,13 @@ export function sqlMapping(): SqlMappingInput {
       modified: 'updated_at',
       attributes: { kind: 'kind', department: 'department', level: { column: 'level', type: 'number' } },
     },
-    users: { table: 'staff', id: 'id', email: 'email', active: 'is_active', attributes: { department: 'department', clearance: { column: 'clearance', type: 'number' } } },
+    users: {
+      table: 'staff',
+      id: 'id',
+      email: 'email',
+      active: 'is_active',
+      attributes: { department: 'department', clearance: { column: 'clearance', type: 'number' } },
+    },
     roles: { table: 'staff_roles', user: 'person_id', role: 'role' },
     incremental: { mode: 'modified' },
   };

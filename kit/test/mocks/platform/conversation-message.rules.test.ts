@@ -43,7 +43,12 @@ describe('Conversation message: actor is USER or ASSISTANT; content and created_
 });
 
 describe('Content object: a discriminator type with one matching member (PLAIN_TEXT, COMMONMARK_TEXT, MARKDOWN_TEXT when is_commonmark is not set, CALLBACK_ACTION_CONTENT)', () => {
-  const MEMBER: Record<string, string> = { PLAIN_TEXT: 'plain_text', COMMONMARK_TEXT: 'commonmark_text', MARKDOWN_TEXT: 'markdown_text', CALLBACK_ACTION_CONTENT: 'callback_action' };
+  const MEMBER: Record<string, string> = {
+    PLAIN_TEXT: 'plain_text',
+    COMMONMARK_TEXT: 'commonmark_text',
+    MARKDOWN_TEXT: 'markdown_text',
+    CALLBACK_ACTION_CONTENT: 'callback_action',
+  };
   it('each content has exactly its member', () => {
     for (const m of messages) {
       const member = MEMBER[m.content.type];
@@ -59,13 +64,22 @@ describe('Content object: a discriminator type with one matching member (PLAIN_T
   it('CALLBACK_ACTION_CONTENT: a callback_id submitted via input.callback_id on the create-response endpoint', async () => {
     const headers = await p.conversationHeaders(ADA);
     const conv = await p.call('/rest/v1/conversations', { method: 'POST', body: {}, headers });
-    const asked = await p.call(`/rest/v1/conversations/${conv.body.conversation_id}/responses`, { body: { input: { text: 'office holidays expenses lunch cluster' } }, headers });
+    const asked = await p.call(`/rest/v1/conversations/${conv.body.conversation_id}/responses`, {
+      body: { input: { text: 'office holidays expenses lunch cluster' } },
+      headers,
+    });
     expect(asked.status).toBe(202);
     const more = finalMessage(asked.body.messages).actions.find((a: any) => a.type === 'CALLBACK_ACTION');
     expect(more).toBeDefined();
-    const clicked = await p.call(`/rest/v1/conversations/${conv.body.conversation_id}/responses`, { body: { input: { callback_id: more.callback_action.callback_id } }, headers });
+    const clicked = await p.call(`/rest/v1/conversations/${conv.body.conversation_id}/responses`, {
+      body: { input: { callback_id: more.callback_action.callback_id } },
+      headers,
+    });
     expect(clicked.status).toBe(202);
-    expect(clicked.body.messages[0]).toMatchObject({ actor: 'USER', content: { type: 'CALLBACK_ACTION_CONTENT', callback_action: { callback_id: more.callback_action.callback_id } } });
+    expect(clicked.body.messages[0]).toMatchObject({
+      actor: 'USER',
+      content: { type: 'CALLBACK_ACTION_CONTENT', callback_action: { callback_id: more.callback_action.callback_id } },
+    });
     expect(finalMessage(clicked.body.messages).citations.length).toBeGreaterThan(0);
   });
 });
@@ -122,7 +136,8 @@ describe('actions: absent when no actions; CALLBACK_ACTION with callback_action.
       if (!m.actions) continue;
       expect(m.actions.length).toBeGreaterThan(0);
       for (const a of m.actions) {
-        if (a.type === 'URL_ACTION') expect(a).toEqual({ type: 'URL_ACTION', label: expect.any(String), url_action: { url: expect.stringMatching(/^https:/) } });
+        if (a.type === 'URL_ACTION')
+          expect(a).toEqual({ type: 'URL_ACTION', label: expect.any(String), url_action: { url: expect.stringMatching(/^https:/) } });
         else expect(a).toEqual({ type: 'CALLBACK_ACTION', label: expect.any(String), callback_action: { callback_id: expect.any(String) } });
       }
     }

@@ -15,7 +15,8 @@ beforeAll(async () => {
 });
 afterAll(() => p.close());
 
-const list = (query = '', h: Record<string, string> = headers, base = '/rest/v1', id = conv) => p.call(`${base}/conversations/${id}/messages${query}`, { headers: h });
+const list = (query = '', h: Record<string, string> = headers, base = '/rest/v1', id = conv) =>
+  p.call(`${base}/conversations/${id}/messages${query}`, { headers: h });
 
 describe('List conversation messages: ordered by creation time, most recent first; metadata.next_cursor null when no more results', () => {
   it('pages through every message once, newest first, with opaque cursors', async () => {
@@ -52,7 +53,8 @@ describe('List conversation messages: limit default 20, range 1 to 100', () => {
 });
 
 describe('Errors: 400 INVALID_CURSOR, 401 UNAUTHORIZED, 403 FORBIDDEN, 404 NOT_FOUND, 429 RATE_LIMIT_EXCEEDED, 500 INTERNAL_ERROR, in {"error": {code, message}}', () => {
-  const expectError = (res: any, status: number, code: string) => expect([res.status, res.body]).toEqual([status, { error: { code, message: expect.any(String) } }]);
+  const expectError = (res: any, status: number, code: string) =>
+    expect([res.status, res.body]).toEqual([status, { error: { code, message: expect.any(String) } }]);
   it('400 INVALID_CURSOR: a cursor that is not one, or belongs to another conversation', async () => {
     expectError(await list('?cursor=bogus'), 400, 'INVALID_CURSOR');
     const other = (await p.ask(BEN, 'holiday')).conversation_id;
@@ -71,7 +73,7 @@ describe('Errors: 400 INVALID_CURSOR, 401 UNAUTHORIZED, 403 FORBIDDEN, 404 NOT_F
     expectError(await list('', { ...name, authorization: `Bearer ${token}` }), 401, 'UNAUTHORIZED');
     headers = await p.conversationHeaders();
   });
-  it('403 FORBIDDEN: Assistant-Name missing or not the organization\'s assistant', async () => {
+  it("403 FORBIDDEN: Assistant-Name missing or not the organization's assistant", async () => {
     expectError(await list('', { authorization: headers.authorization! }), 403, 'FORBIDDEN');
     expectError(await list('', { ...headers, 'assistant-name': 'someone-else' }), 403, 'FORBIDDEN');
   });
@@ -105,7 +107,10 @@ describe('Errors: 400 INVALID_CURSOR, 401 UNAUTHORIZED, 403 FORBIDDEN, 404 NOT_F
 
 describe('Submit feedback: callback_id of feedback.helpful or feedback.unhelpful passed back exactly decides which rating is recorded; additional_feedback optional; 200 {"status":"SUBMITTED"}', () => {
   const feedback = (m: any, body: unknown, base = '/rest/v1', raw?: string) =>
-    p.call(`${base}/conversations/${m.conversation_id}/responses/${m.response_id}/messages/${m.message_id}/feedback`, raw === undefined ? { body, headers } : { raw, headers });
+    p.call(
+      `${base}/conversations/${m.conversation_id}/responses/${m.response_id}/messages/${m.message_id}/feedback`,
+      raw === undefined ? { body, headers } : { raw, headers },
+    );
 
   it('helpful and unhelpful, with and without a comment', async () => {
     const a = finalMessage((await p.ask(BEN, 'expense receipts')).messages);
@@ -122,7 +127,13 @@ describe('Submit feedback: callback_id of feedback.helpful or feedback.unhelpful
     const { messages } = await p.ask(BEN, 'cluster upgrade');
     const a = finalMessage(messages);
     const b = finalMessage((await p.ask(BEN, 'salary')).messages);
-    for (const body of [{ callback_id: b.feedback.helpful.callback_id }, { callback_id: `${a.feedback.helpful.callback_id}x` }, {}, { callback_id: 7 }, { callback_id: a.feedback.helpful.callback_id, additional_feedback: 'x'.repeat(1001) }]) {
+    for (const body of [
+      { callback_id: b.feedback.helpful.callback_id },
+      { callback_id: `${a.feedback.helpful.callback_id}x` },
+      {},
+      { callback_id: 7 },
+      { callback_id: a.feedback.helpful.callback_id, additional_feedback: 'x'.repeat(1001) },
+    ]) {
       const res = await feedback(a, body);
       expect([res.status, res.body.error.code]).toEqual([400, 'INVALID_REQUEST']);
     }
@@ -146,7 +157,10 @@ describe('/assistant/v1 is deprecated: endpoints are the same on both; /rest/v1 
   });
   it('feedback works on the deprecated base too', async () => {
     const a = finalMessage((await p.ask(BEN, 'offsite')).messages);
-    const res = await p.call(`/assistant/v1/conversations/${a.conversation_id}/responses/${a.response_id}/messages/${a.message_id}/feedback`, { body: { callback_id: a.feedback.helpful.callback_id }, headers });
+    const res = await p.call(`/assistant/v1/conversations/${a.conversation_id}/responses/${a.response_id}/messages/${a.message_id}/feedback`, {
+      body: { callback_id: a.feedback.helpful.callback_id },
+      headers,
+    });
     expect([res.status, res.body, res.headers.get('x-service-root-uuid') !== null]).toEqual([200, { status: 'SUBMITTED' }, true]);
   });
 });

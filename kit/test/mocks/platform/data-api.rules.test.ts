@@ -21,14 +21,21 @@ describe('Data API plugin-resources: recorded as the assistant surfaces and cite
     expect(records.length).toBeGreaterThan(8);
     const files = p.sim.context.corpus().snapshot.files;
     for (const r of records) {
-      expect(r).toMatchObject({ id: expect.any(String), resource_id: expect.any(String), type: expect.stringMatching(/^RESOURCE_TYPE_(FILE|KNOWLEDGE)$/), conversation_id: expect.stringMatching(/^conv_/), user_id: expect.stringMatching(/^\d+$/), cited: expect.any(Boolean) });
+      expect(r).toMatchObject({
+        id: expect.any(String),
+        resource_id: expect.any(String),
+        type: expect.stringMatching(/^RESOURCE_TYPE_(FILE|KNOWLEDGE)$/),
+        conversation_id: expect.stringMatching(/^conv_/),
+        user_id: expect.stringMatching(/^\d+$/),
+        cited: expect.any(Boolean),
+      });
       expect(files.has(r.detail.external_resource_id)).toBe(true);
       expect(r.detail.url).toBe(files.get(r.detail.external_resource_id)!.externalUrl);
       expect(new Date(r.created_time).toISOString()).toBe(r.created_time);
     }
     expect(records.some((r) => r.cited) && records.some((r) => !r.cited)).toBe(true);
   });
-  it('cited records are exactly the answers\' citations', async () => {
+  it("cited records are exactly the answers' citations", async () => {
     const { messages, conversation_id } = await p.ask('ada@example.test', 'cluster rollback zone');
     const final = messages[messages.length - 1];
     const records = (await followAll(p, `${BASE}/plugin-resources?$filter=conversation_id eq '${conversation_id}'`, key)).items;
@@ -37,7 +44,7 @@ describe('Data API plugin-resources: recorded as the assistant surfaces and cite
   });
 });
 
-describe('Count plugin resources: $filter <field> eq \'<value>\' restricts which resources are counted; the body is the number, not paginated', () => {
+describe("Count plugin resources: $filter <field> eq '<value>' restricts which resources are counted; the body is the number, not paginated", () => {
   it('the bare number, with and without a filter', async () => {
     const records = await all();
     const total = await p.call(`${BASE}/plugin-resources/$count`, { headers: key });
@@ -106,7 +113,17 @@ describe('Data API authentication: the Authorization header carries either an AP
 describe('Data API errors: 400 bad request, 403 forbidden, 404 URL not found, 429 rate limit exceeded, 500 internal server error; body {code, message}', () => {
   const flat = (res: any, status: number) => expect([res.status, res.body]).toEqual([status, { code: expect.any(String), message: expect.any(String) }]);
   it('400: a bad $filter, $top, $skip, $orderby, $select, $skiptoken or an unknown option', async () => {
-    for (const q of ["$filter=user_id eq", '$filter=nope eq 1', '$top=-1', '$skip=x', '$orderby=nope', '$select=detail/name', '$skiptoken=forged', '$expand=x', '$top=1&$top=2']) {
+    for (const q of [
+      '$filter=user_id eq',
+      '$filter=nope eq 1',
+      '$top=-1',
+      '$skip=x',
+      '$orderby=nope',
+      '$select=detail/name',
+      '$skiptoken=forged',
+      '$expand=x',
+      '$top=1&$top=2',
+    ]) {
       flat(await p.call(`${BASE}/plugin-resources?${q}`, { headers: key }), 400);
     }
     flat(await p.call(`${BASE}/plugin-resources/$count?$filter=${encodeURIComponent("user_id eq '1")}`, { headers: key }), 400);
@@ -140,7 +157,19 @@ describe('Data API errors: 400 bad request, 403 forbidden, 404 URL not found, 42
 describe('Data API OData options: $filter, $select, $orderby, $top, $skip; @odata.nextLink followed verbatim', () => {
   it('select, order, top and skip together, across pages', async () => {
     const records = await all();
-    const sorted = [...records].sort((a, b) => (a.user_id < b.user_id ? 1 : a.user_id > b.user_id ? -1 : a.created_time < b.created_time ? -1 : a.created_time > b.created_time ? 1 : a.id < b.id ? -1 : 1));
+    const sorted = [...records].sort((a, b) =>
+      a.user_id < b.user_id
+        ? 1
+        : a.user_id > b.user_id
+          ? -1
+          : a.created_time < b.created_time
+            ? -1
+            : a.created_time > b.created_time
+              ? 1
+              : a.id < b.id
+                ? -1
+                : 1,
+    );
     const { items, pages } = await followAll(p, `${BASE}/plugin-resources?$select=id,user_id&$orderby=user_id desc&$top=7&$skip=2`, key);
     expect(pages).toBe(3);
     expect(items).toEqual(sorted.slice(2, 9).map((r) => ({ id: r.id, user_id: r.user_id })));
@@ -148,7 +177,16 @@ describe('Data API OData options: $filter, $select, $orderby, $top, $skip; @odat
   it('filters on nested detail fields and with functions', async () => {
     const records = await all();
     const file = records[0].detail.external_resource_id;
-    const { items } = await followAll(p, `${BASE}/plugin-resources?$filter=${encodeURIComponent(`detail/external_resource_id eq '${file}' and (cited eq true or cited eq false) and not contains(detail/name,'zzz')`)}`, key);
-    expect(items.map((r) => r.id).sort()).toEqual(records.filter((r) => r.detail.external_resource_id === file).map((r) => r.id).sort());
+    const { items } = await followAll(
+      p,
+      `${BASE}/plugin-resources?$filter=${encodeURIComponent(`detail/external_resource_id eq '${file}' and (cited eq true or cited eq false) and not contains(detail/name,'zzz')`)}`,
+      key,
+    );
+    expect(items.map((r) => r.id).sort()).toEqual(
+      records
+        .filter((r) => r.detail.external_resource_id === file)
+        .map((r) => r.id)
+        .sort(),
+    );
   });
 });

@@ -6,13 +6,15 @@ const FIELDS = new Set(['id', 'cited', 'user_id', 'detail/external_resource_id']
 const quote = (v: string) => `'${v.replace(/'/g, "''")}'`;
 const value = fc.constantFrom('a', 'b', "o'k", 'c d', '12', 'true', '');
 
-describe('the Data API\'s equality index', () => {
+describe("the Data API's equality index", () => {
   it('answers exactly what a full scan answers, for or-lists, conjunctions and filters it cannot use', () => {
     const record = fc.record({ id: fc.string({ maxLength: 4 }), cited: fc.boolean(), user_id: value, detail: fc.record({ external_resource_id: value }) });
     const term = fc.tuple(fc.constantFrom('detail/external_resource_id', 'user_id'), value).map(([f, v]) => `${f} eq ${quote(v)}`);
     const filter = fc.oneof(
       fc.array(value, { minLength: 1, maxLength: 4 }).map((vs) => vs.map((v) => `detail/external_resource_id eq ${quote(v)}`).join(' or ')),
-      fc.tuple(fc.array(value, { minLength: 1, maxLength: 3 }), fc.boolean()).map(([vs, c]) => `cited eq ${c} and (${vs.map((v) => `detail/external_resource_id eq ${quote(v)}`).join(' or ')})`),
+      fc
+        .tuple(fc.array(value, { minLength: 1, maxLength: 3 }), fc.boolean())
+        .map(([vs, c]) => `cited eq ${c} and (${vs.map((v) => `detail/external_resource_id eq ${quote(v)}`).join(' or ')})`),
       fc.array(term, { minLength: 1, maxLength: 3 }).map((ts) => ts.join(' or ')),
       term.map((t) => `not (${t})`),
     );

@@ -71,7 +71,8 @@ export async function startFakeGateway(initial: Partial<FakeState> = {}): Promis
   let base = '';
   app.post('/oauth2/token', express.urlencoded({ extended: false }), (req, res) => {
     const basic = Buffer.from(String(req.get('authorization') ?? '').replace(/^Basic\s+/i, ''), 'base64').toString();
-    if (!state.oauth || basic !== `${state.oauth.clientId}:${state.oauth.clientSecret}` || req.body.grant_type !== 'client_credentials') return void res.status(401).json({ error: 'invalid_client' });
+    if (!state.oauth || basic !== `${state.oauth.clientId}:${state.oauth.clientSecret}` || req.body.grant_type !== 'client_credentials')
+      return void res.status(401).json({ error: 'invalid_client' });
     const token = `tok-${tokens.size + 1}`;
     tokens.add(token);
     res.json({ access_token: token, token_type: 'Bearer', expires_in: 3600 });
@@ -82,12 +83,22 @@ export async function startFakeGateway(initial: Partial<FakeState> = {}): Promis
     if (!bearer || (bearer !== key && !tokens.has(bearer))) return void res.status(401).json({ error: { code: 'AUTHENTICATION_FAILED', message: 'no' } });
     if (state.throttle > 0) {
       state.throttle--;
-      return void res.status(429).set('retry-after', state.retryAfter).json({ error: { code: 'RATE_LIMIT_EXCEEDED', message: 'slow down' } });
+      return void res
+        .status(429)
+        .set('retry-after', state.retryAfter)
+        .json({ error: { code: 'RATE_LIMIT_EXCEEDED', message: 'slow down' } });
     }
     next();
   });
   const file = (id: string) => state.files.find((f) => f.id === id);
-  const listing = (f: FakeFile) => ({ id: f.id, name: f.name, external_url: `https://docs.example/${f.id}`, last_modified_datetime: f.modified, status: f.status ?? 'active', content: { mime_type: f.mime, ...(f.bytes ? { size: f.bytes.length } : {}) } });
+  const listing = (f: FakeFile) => ({
+    id: f.id,
+    name: f.name,
+    external_url: `https://docs.example/${f.id}`,
+    last_modified_datetime: f.modified,
+    status: f.status ?? 'active',
+    content: { mime_type: f.mime, ...(f.bytes ? { size: f.bytes.length } : {}) },
+  });
   app.get('/v1/files/permissions/metadata', (_req, res) => void res.json({ model: state.model }));
   app.get('/v1/files', (req, res) => void res.json(page(req, state.files.map(listing), state.pageSize, base)));
   app.get('/v1/files/:id', (req, res) => {
@@ -107,8 +118,22 @@ export async function startFakeGateway(initial: Partial<FakeState> = {}): Promis
     res.json({ ...p, value: { permissions: p.value } });
   });
   app.get('/v1/users', (req, res) => void res.json(page(req, state.users, state.pageSize, base)));
-  app.get('/v1/groups', (req, res) => void res.json(page(req, state.groups.map(({ id, name }) => ({ id, name })), state.pageSize, base)));
-  app.get('/v1/groups/:id/members', (req, res) => void res.json(page(req, state.groups.find((g) => g.id === req.params.id)?.members ?? [], state.pageSize, base)));
+  app.get(
+    '/v1/groups',
+    (req, res) =>
+      void res.json(
+        page(
+          req,
+          state.groups.map(({ id, name }) => ({ id, name })),
+          state.pageSize,
+          base,
+        ),
+      ),
+  );
+  app.get(
+    '/v1/groups/:id/members',
+    (req, res) => void res.json(page(req, state.groups.find((g) => g.id === req.params.id)?.members ?? [], state.pageSize, base)),
+  );
   const server = await listenOnLoopback(app);
   base = server.url;
   return { url: server.url, key, state, log, close: server.close };

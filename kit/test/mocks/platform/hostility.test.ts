@@ -8,7 +8,8 @@ beforeAll(async () => {
 });
 afterAll(() => p.close());
 
-const send = () => p.call('/rest/v1/messages/send', { body: { message: 'x', recipients: ['a@b.c'] }, headers: { authorization: p.sim.credentials.messageApiKey } });
+const send = () =>
+  p.call('/rest/v1/messages/send', { body: { message: 'x', recipients: ['a@b.c'] }, headers: { authorization: p.sim.credentials.messageApiKey } });
 
 describe('Rate limits: configurable per API family, 429 with Retry-After counted on the simulator clock', () => {
   it('the message API limit, then the window rolls', async () => {
@@ -29,7 +30,7 @@ describe('Rate limits: configurable per API family, 429 with Retry-After counted
 });
 
 describe('Fault injection: a share of requests answered 5xx, slow responses; seeded and reproducible', () => {
-  it('503 carries Retry-After; 500 is the family\'s internal error', async () => {
+  it("503 carries Retry-After; 500 is the family's internal error", async () => {
     p.sim.setHostility({ faultRate: 1, faultStatuses: [503] });
     const unavailable = await send();
     expect([unavailable.status, unavailable.headers.get('retry-after'), unavailable.body.code]).toEqual([503, '1', 'SERVICE_UNAVAILABLE']);
@@ -69,9 +70,15 @@ describe('Bad input gets the documented error envelope, never an unhandled 500',
   });
   it('the token endpoint: wrong secret 401, wrong grant 400, form bodies accepted', async () => {
     const c = p.sim.credentials.clients.data;
-    expect((await p.call('/oauth/v1/token', { body: { client_id: c.clientId, client_secret: 'no', grant_type: 'client_credentials' } })).body).toEqual({ error: 'invalid_client', error_description: expect.any(String) });
+    expect((await p.call('/oauth/v1/token', { body: { client_id: c.clientId, client_secret: 'no', grant_type: 'client_credentials' } })).body).toEqual({
+      error: 'invalid_client',
+      error_description: expect.any(String),
+    });
     expect((await p.call('/oauth/v1/token', { body: { client_id: c.clientId, client_secret: c.clientSecret, grant_type: 'password' } })).status).toBe(400);
-    const form = await p.call('/oauth/v1/token', { raw: new URLSearchParams({ client_id: c.clientId, client_secret: c.clientSecret, grant_type: 'client_credentials' }).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const form = await p.call('/oauth/v1/token', {
+      raw: new URLSearchParams({ client_id: c.clientId, client_secret: c.clientSecret, grant_type: 'client_credentials' }).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect([form.status, form.body.token_type, form.body.expires_in]).toEqual([200, 'Bearer', 3600]);
   });
 });

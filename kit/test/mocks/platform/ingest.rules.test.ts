@@ -13,8 +13,22 @@ const USERS = [
   { id: 'u4', primary_email_addr: 'dan@corp.test', state: 'Active' },
 ];
 const GROUPS = [
-  { id: 'all', name: 'All', members: [{ type: 'GROUP', id: 'eng' }, { type: 'USER', id: 'u4' }] },
-  { id: 'eng', name: 'Eng', members: [{ type: 'GROUP', id: 'sre' }, { type: 'USER', id: 'u3' }] },
+  {
+    id: 'all',
+    name: 'All',
+    members: [
+      { type: 'GROUP', id: 'eng' },
+      { type: 'USER', id: 'u4' },
+    ],
+  },
+  {
+    id: 'eng',
+    name: 'Eng',
+    members: [
+      { type: 'GROUP', id: 'sre' },
+      { type: 'USER', id: 'u3' },
+    ],
+  },
   { id: 'sre', name: 'SRE', members: [{ type: 'USER', id: 'u1' }] },
 ];
 
@@ -23,12 +37,47 @@ beforeAll(async () => {
     users: USERS,
     groups: GROUPS,
     files: [
-      { id: 'pub', name: 'Lunch menu', mime: MIMES.html, html: html('Lunch menu', 'Pancakes on fridays in the canteen.'), modified: '2025-01-01T00:00:00.000Z', permissions: [view('GROUP', '*')] },
-      { id: 'nested', name: 'Pager rota', mime: MIMES.txt, bytes: Buffer.from('The pager rota rotates weekly on mondays.'), modified: '2025-01-01T00:00:00.000Z', permissions: [view('GROUP', 'all')] },
+      {
+        id: 'pub',
+        name: 'Lunch menu',
+        mime: MIMES.html,
+        html: html('Lunch menu', 'Pancakes on fridays in the canteen.'),
+        modified: '2025-01-01T00:00:00.000Z',
+        permissions: [view('GROUP', '*')],
+      },
+      {
+        id: 'nested',
+        name: 'Pager rota',
+        mime: MIMES.txt,
+        bytes: Buffer.from('The pager rota rotates weekly on mondays.'),
+        modified: '2025-01-01T00:00:00.000Z',
+        permissions: [view('GROUP', 'all')],
+      },
       { id: 'sre-only', name: 'Runbook', mime: MIMES.pdf, bytes: DEMO_BYTES.pdf(), modified: '2025-01-01T00:00:00.000Z', permissions: [view('GROUP', 'sre')] },
-      { id: 'bob-only', name: 'Salary letter', mime: MIMES.docx, bytes: DEMO_BYTES.docx(), modified: '2025-01-01T00:00:00.000Z', permissions: [view('USER', 'u2')] },
-      { id: 'slides', name: 'All hands slides', mime: MIMES.pptx, bytes: DEMO_BYTES.pptx(), modified: '2025-01-01T00:00:00.000Z', permissions: [view('USER', 'u1')] },
-      { id: 'odd', name: 'Odd grants parrot', mime: MIMES.txt, bytes: Buffer.from('The parrot document is shared oddly.'), modified: '2025-01-01T00:00:00.000Z', permissions: [{ type: 'USER', id: '*', action: 'VIEW' }, { type: 'USER', id: 'u2', action: 'UPDATE' }, view('GROUP', 'ghosts')] },
+      {
+        id: 'bob-only',
+        name: 'Salary letter',
+        mime: MIMES.docx,
+        bytes: DEMO_BYTES.docx(),
+        modified: '2025-01-01T00:00:00.000Z',
+        permissions: [view('USER', 'u2')],
+      },
+      {
+        id: 'slides',
+        name: 'All hands slides',
+        mime: MIMES.pptx,
+        bytes: DEMO_BYTES.pptx(),
+        modified: '2025-01-01T00:00:00.000Z',
+        permissions: [view('USER', 'u1')],
+      },
+      {
+        id: 'odd',
+        name: 'Odd grants parrot',
+        mime: MIMES.txt,
+        bytes: Buffer.from('The parrot document is shared oddly.'),
+        modified: '2025-01-01T00:00:00.000Z',
+        permissions: [{ type: 'USER', id: '*', action: 'VIEW' }, { type: 'USER', id: 'u2', action: 'UPDATE' }, view('GROUP', 'ghosts')],
+      },
     ],
   });
   p = await startSimulator({ gateway: { baseUrl: gw.url, auth: { kind: 'api-key', key: gw.key }, sleep: async (ms) => void waits.push(ms) } });
@@ -74,7 +123,11 @@ describe('Content gateway: the platform polls it on a schedule and handles inges
   });
 
   it('polls on a schedule of the simulator clock, skipping a run while one is going', async () => {
-    const sched = await startSimulator({ gateway: { baseUrl: gw.url, auth: { kind: 'api-key', key: gw.key } }, ingestEveryMs: 3_600_000, now: () => Date.UTC(2025, 0, 1) });
+    const sched = await startSimulator({
+      gateway: { baseUrl: gw.url, auth: { kind: 'api-key', key: gw.key } },
+      ingestEveryMs: 3_600_000,
+      now: () => Date.UTC(2025, 0, 1),
+    });
     try {
       await sched.sim.advanceClock(0);
       await sched.sim.advanceClock(60_000);
@@ -121,7 +174,10 @@ describe('Permission evaluation: the platform walks from file to its permission 
 
 describe('Group member: direct member of a group; nested groups are resolved by the platform', () => {
   it('a member of a sub-group sees what the parent group was granted', async () => {
-    expect(p.sim.context.corpus().snapshot.groups.find((g) => g.id === 'all')?.members).toEqual([{ type: 'GROUP', id: 'eng' }, { type: 'USER', id: 'u4' }]);
+    expect(p.sim.context.corpus().snapshot.groups.find((g) => g.id === 'all')?.members).toEqual([
+      { type: 'GROUP', id: 'eng' },
+      { type: 'USER', id: 'u4' },
+    ]);
     expect(await visible('ann@corp.test')).toContain('nested');
   });
 });
@@ -180,7 +236,9 @@ describe('Files deleted or made invisible at the gateway disappear at the next i
 describe('Content gateway authentication: an API key or OAuth 2.0 client credentials; requests use bearer authentication', () => {
   it('ingests with a token from the gateway token endpoint', async () => {
     gw.state.oauth = { clientId: 'platform', clientSecret: 's3cret' };
-    const o = await startSimulator({ gateway: { baseUrl: gw.url, auth: { kind: 'oauth', tokenUrl: `${gw.url}/oauth2/token`, clientId: 'platform', clientSecret: 's3cret' } } });
+    const o = await startSimulator({
+      gateway: { baseUrl: gw.url, auth: { kind: 'oauth', tokenUrl: `${gw.url}/oauth2/token`, clientId: 'platform', clientSecret: 's3cret' } },
+    });
     try {
       expect((await o.sim.ingest()).status).toBe('succeeded');
     } finally {

@@ -17,15 +17,28 @@ describe('POST /rest/v1/messages/send is legacy: keep using; no enhancements (th
   it('sends with the key, bare or Bearer, and says it is legacy', async () => {
     for (const authorization of [key.authorization!, p.sim.credentials.messageApiKey]) {
       const res = await p.call('/rest/v1/messages/send', { body: BODY, headers: { authorization } });
-      expect([res.status, res.body, res.headers.get('x-api-lifecycle'), res.headers.get('deprecation')]).toEqual([200, { data: { status: 'RECEIVED' } }, 'legacy', null]);
+      expect([res.status, res.body, res.headers.get('x-api-lifecycle'), res.headers.get('deprecation')]).toEqual([
+        200,
+        { data: { status: 'RECEIVED' } },
+        'legacy',
+        null,
+      ]);
     }
     expect((await p.admin('/messages')).body.messages.at(-1)).toMatchObject({ path: '/rest/v1/messages/send', recipients: BODY.recipients });
   });
   it('a missing or wrong key is 401; a bad body 400; more than 500 recipients 400 — {code, message}', async () => {
     const flat = { code: expect.any(String), message: expect.any(String) };
     expect(await p.call('/rest/v1/messages/send', { body: BODY }).then((r) => [r.status, r.body])).toEqual([401, flat]);
-    expect(await p.call('/rest/v1/messages/send', { body: BODY, headers: { authorization: `Bearer ${p.sim.credentials.dataApiKey}` } }).then((r) => r.status)).toBe(401);
-    for (const body of [{}, { message: 'x' }, { message: 'x', recipients: [] }, { message: 'x', recipients: ['not-an-email'] }, { message: '', recipients: ['a@b.c'] }]) {
+    expect(
+      await p.call('/rest/v1/messages/send', { body: BODY, headers: { authorization: `Bearer ${p.sim.credentials.dataApiKey}` } }).then((r) => r.status),
+    ).toBe(401);
+    for (const body of [
+      {},
+      { message: 'x' },
+      { message: 'x', recipients: [] },
+      { message: 'x', recipients: ['not-an-email'] },
+      { message: '', recipients: ['a@b.c'] },
+    ]) {
       expect(await p.call('/rest/v1/messages/send', { body, headers: key }).then((r) => [r.status, r.body])).toEqual([400, flat]);
     }
     expect((await p.call('/rest/v1/messages/send', { raw: '{oops', headers: key })).status).toBe(400);
@@ -55,7 +68,7 @@ describe('POST /rest/v1beta1/messages/send is deprecated since 2023-01-31: switc
   });
 });
 
-describe('Lifecycle stages: stable, legacy, deprecated, experimental — one table drives every endpoint\'s behaviour and headers', () => {
+describe("Lifecycle stages: stable, legacy, deprecated, experimental — one table drives every endpoint's behaviour and headers", () => {
   it('every row is served with its stage in X-Api-Lifecycle (stable examples: the data API)', async () => {
     expect(new Set(LIFECYCLE_TABLE.map((r) => r.stage))).toEqual(new Set(['stable', 'legacy', 'deprecated', 'experimental']));
     expect(LIFECYCLE_TABLE.filter((r) => r.family === 'data').every((r) => r.stage === 'stable')).toBe(true);
@@ -83,7 +96,11 @@ describe('Experimental: beta endpoints for pilot customers, denoted by the versi
     const conv = (await p.ask('dee@example.test', 'holidays')).conversation_id;
     const headers = await p.conversationHeaders();
     const beta = await p.call(`/rest/v2beta1/conversations/${conv}/messages`, { headers });
-    expect([beta.status, beta.headers.get('x-api-lifecycle'), beta.headers.get('x-api-change-notice-days')]).toEqual([200, 'experimental', String(EXPERIMENTAL_NOTICE_DAYS)]);
+    expect([beta.status, beta.headers.get('x-api-lifecycle'), beta.headers.get('x-api-change-notice-days')]).toEqual([
+      200,
+      'experimental',
+      String(EXPERIMENTAL_NOTICE_DAYS),
+    ]);
     expect(EXPERIMENTAL_NOTICE_DAYS).toBeGreaterThanOrEqual(14);
     for (const version of ['v2beta3', 'v9', 'v2gamma1']) {
       const res = await p.call(`/rest/${version}/conversations/${conv}/messages`, { headers });

@@ -39,7 +39,18 @@ describe('content-gateway mock platform', () => {
     const lines: string[] = [];
     const shutdown: Array<() => Promise<void>> = [];
     const file = path.join(dir, 'platform.json');
-    await buildKitProgram(testRuntime(lines, shutdown)).parseAsync(['node', 'content-gateway', 'mock', 'platform', '--port', '0', '--remove', 'message.send@v1beta1', '--credentials-file', file]);
+    await buildKitProgram(testRuntime(lines, shutdown)).parseAsync([
+      'node',
+      'content-gateway',
+      'mock',
+      'platform',
+      '--port',
+      '0',
+      '--remove',
+      'message.send@v1beta1',
+      '--credentials-file',
+      file,
+    ]);
     const base = grab(lines, /listening on (http:\/\/127\.0\.0\.1:\d+)/);
     const c = JSON.parse(fs.readFileSync(file, 'utf8')) as WrittenCredentials;
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
@@ -50,10 +61,18 @@ describe('content-gateway mock platform', () => {
       expect(lines.join('\n')).not.toContain(secret);
     }
     try {
-      const ask = await fetch(`${base}/_admin/ask`, { method: 'POST', headers: { authorization: `Bearer ${c.adminKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ email: 'ada@example.test', question: 'cluster upgrade' }) });
+      const ask = await fetch(`${base}/_admin/ask`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${c.adminKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'ada@example.test', question: 'cluster upgrade' }),
+      });
       const body = (await ask.json()) as { messages: Array<{ citations?: unknown[] }> };
       expect(body.messages.at(-1)?.citations?.length).toBeGreaterThan(0);
-      const beta = await fetch(`${base}/rest/v1beta1/messages/send`, { method: 'POST', headers: { authorization: c.messageApiKey, 'content-type': 'application/json' }, body: JSON.stringify({ message: 'hi', recipients: ['a@b.c'] }) });
+      const beta = await fetch(`${base}/rest/v1beta1/messages/send`, {
+        method: 'POST',
+        headers: { authorization: c.messageApiKey, 'content-type': 'application/json' },
+        body: JSON.stringify({ message: 'hi', recipients: ['a@b.c'] }),
+      });
       expect(beta.status).toBe(410);
     } finally {
       for (const h of shutdown) await h();
@@ -64,12 +83,33 @@ describe('content-gateway mock platform', () => {
     const lines: string[] = [];
     const shutdown: Array<() => Promise<void>> = [];
     const env = { MOCK_PLATFORM_ADMIN_KEY: 'admin-key-from-the-environment-01' };
-    for (const [flag, variable] of [['--gateway-key', 'GATEWAY_API_KEY'], ['--admin-key', 'MOCK_PLATFORM_ADMIN_KEY'], ['--data-api-key', 'MOCK_PLATFORM_DATA_API_KEY'], ['--message-api-key', 'MOCK_PLATFORM_MESSAGE_API_KEY'], ['--gateway-client-secret', 'GATEWAY_CLIENT_SECRET']] as const) {
+    for (const [flag, variable] of [
+      ['--gateway-key', 'GATEWAY_API_KEY'],
+      ['--admin-key', 'MOCK_PLATFORM_ADMIN_KEY'],
+      ['--data-api-key', 'MOCK_PLATFORM_DATA_API_KEY'],
+      ['--message-api-key', 'MOCK_PLATFORM_MESSAGE_API_KEY'],
+      ['--gateway-client-secret', 'GATEWAY_CLIENT_SECRET'],
+    ] as const) {
       const program = buildKitProgram(testRuntime(lines, shutdown, env));
-      program.commands.find((c) => c.name() === 'mock')?.commands.find((c) => c.name() === 'platform')?.exitOverride().configureOutput({ writeErr: () => undefined });
-      await expect(program.parseAsync(['node', 'kit', 'mock', 'platform', '--port', '0', flag, 'a-secret-on-the-command-line'])).rejects.toThrow(new RegExp(`set ${variable} in the environment`));
+      program.commands
+        .find((c) => c.name() === 'mock')
+        ?.commands.find((c) => c.name() === 'platform')
+        ?.exitOverride()
+        .configureOutput({ writeErr: () => undefined });
+      await expect(program.parseAsync(['node', 'kit', 'mock', 'platform', '--port', '0', flag, 'a-secret-on-the-command-line'])).rejects.toThrow(
+        new RegExp(`set ${variable} in the environment`),
+      );
     }
-    await buildKitProgram(testRuntime(lines, shutdown, env)).parseAsync(['node', 'kit', 'mock', 'platform', '--port', '0', '--credentials-file', path.join(dir, 'p.json')]);
+    await buildKitProgram(testRuntime(lines, shutdown, env)).parseAsync([
+      'node',
+      'kit',
+      'mock',
+      'platform',
+      '--port',
+      '0',
+      '--credentials-file',
+      path.join(dir, 'p.json'),
+    ]);
     try {
       const base = grab(lines, /listening on (http:\/\/127\.0\.0\.1:\d+)/);
       const state = await fetch(`${base}/_admin/state`, { headers: { authorization: `Bearer ${env.MOCK_PLATFORM_ADMIN_KEY}` } });

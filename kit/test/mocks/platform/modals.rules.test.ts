@@ -35,14 +35,21 @@ describe('New capabilities such as modals are served only on /rest/v1', () => {
       title: { type: 'PLAIN_TEXT', plain_text: { text: expect.any(String) } },
       submit_label: expect.any(String),
     });
-    expect(modal.fields.map((f: any) => [f.field_id, f.type, f.required])).toEqual([['rating', 'CHOICE', true], ['comment', 'TEXT', false]]);
+    expect(modal.fields.map((f: any) => [f.field_id, f.type, f.required])).toEqual([
+      ['rating', 'CHOICE', true],
+      ['comment', 'TEXT', false],
+    ]);
 
     const path = `/rest/v1/conversations/${answer.conversation_id}/modals/${modal.modal_id}`;
     expect((await p.call(path, { headers })).body.modal).toEqual(modal);
     const submitted = await p.call(`${path}/submit`, { body: { values: { rating: 'UNHELPFUL', comment: 'The venue is wrong.' } }, headers });
     expect([submitted.status, submitted.body]).toEqual([200, { status: 'SUBMITTED' }]);
     expect((await p.call(path, { headers })).body.modal.status).toBe('SUBMITTED');
-    expect((await p.admin('/feedback')).body.feedback.at(-1)).toMatchObject({ message_id: answer.message_id, rating: 'unhelpful', additional_feedback: 'The venue is wrong.' });
+    expect((await p.admin('/feedback')).body.feedback.at(-1)).toMatchObject({
+      message_id: answer.message_id,
+      rating: 'unhelpful',
+      additional_feedback: 'The venue is wrong.',
+    });
     const again = await p.call(`${path}/submit`, { body: { values: { rating: 'HELPFUL' } }, headers });
     expect([again.status, again.body.error.code]).toEqual([400, 'INVALID_REQUEST']);
   });
@@ -65,7 +72,11 @@ describe('New capabilities such as modals are served only on /rest/v1', () => {
 
   it('the lifecycle table has modal rows for /rest/v1 only', () => {
     const modalRows = LIFECYCLE_TABLE.filter((r) => r.path.includes('/modals'));
-    expect(modalRows.map((r) => r.id).sort()).toEqual(['conversations.get-modal@rest/v1', 'conversations.open-modal@rest/v1', 'conversations.submit-modal@rest/v1']);
+    expect(modalRows.map((r) => r.id).sort()).toEqual([
+      'conversations.get-modal@rest/v1',
+      'conversations.open-modal@rest/v1',
+      'conversations.submit-modal@rest/v1',
+    ]);
     expect(modalRows.every((r) => r.path.startsWith('/rest/v1/') && r.onlyOn === '/rest/v1')).toBe(true);
   });
 });

@@ -21,7 +21,7 @@ describe('OData filters for the Data API', () => {
     );
   });
 
-  it('any id, quotes and all, matches exactly itself under the platform\'s filter grammar', () => {
+  it("any id, quotes and all, matches exactly itself under the platform's filter grammar", () => {
     fc.assert(
       fc.property(fc.uniqueArray(id, { minLength: 1, maxLength: 8 }), id, fc.boolean(), (ids, other, cited) => {
         const predicate = parseFilter(allOf(cited ? 'cited eq true' : undefined, anyOf(FIELD, ids)) as string, FIELDS);

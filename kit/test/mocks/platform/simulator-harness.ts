@@ -42,7 +42,11 @@ export async function startSimulator(options: PlatformSimulatorOptions = {}): Pr
     let body: string | undefined = init.raw;
     if (body === undefined && init.body !== undefined) body = JSON.stringify(init.body);
     if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
-    const res = await fetch(path.startsWith('http') ? path : `${origin}${path}`, { method: init.method ?? (body !== undefined ? 'POST' : 'GET'), headers, body });
+    const res = await fetch(path.startsWith('http') ? path : `${origin}${path}`, {
+      method: init.method ?? (body !== undefined ? 'POST' : 'GET'),
+      headers,
+      body,
+    });
     const text = await res.text();
     let parsed: unknown;
     try {
@@ -52,10 +56,18 @@ export async function startSimulator(options: PlatformSimulatorOptions = {}): Pr
     }
     return { status: res.status, headers: res.headers, body: parsed as T, text };
   };
-  const admin = <T = any>(path: string, init: CallInit = {}) => call<T>(`/_admin${path}`, { ...init, headers: { authorization: `Bearer ${sim.credentials.adminKey}`, ...(init.headers ?? {}) } });
+  const admin = <T = any>(path: string, init: CallInit = {}) =>
+    call<T>(`/_admin${path}`, { ...init, headers: { authorization: `Bearer ${sim.credentials.adminKey}`, ...(init.headers ?? {}) } });
   const token = async (scope: 'conversations' | 'data', userEmail?: string): Promise<string> => {
     const client = sim.credentials.clients[scope];
-    const res = await call('/oauth/v1/token', { body: { client_id: client.clientId, client_secret: client.clientSecret, grant_type: 'client_credentials', ...(userEmail ? { user_email: userEmail } : {}) } });
+    const res = await call('/oauth/v1/token', {
+      body: {
+        client_id: client.clientId,
+        client_secret: client.clientSecret,
+        grant_type: 'client_credentials',
+        ...(userEmail ? { user_email: userEmail } : {}),
+      },
+    });
     if (res.status !== 200) throw new Error(`token: ${res.status} ${res.text}`);
     return res.body.access_token as string;
   };
@@ -65,7 +77,10 @@ export async function startSimulator(options: PlatformSimulatorOptions = {}): Pr
     call,
     admin,
     token,
-    conversationHeaders: async (userEmail) => ({ authorization: `Bearer ${await token('conversations', userEmail)}`, 'assistant-name': sim.credentials.assistantName }),
+    conversationHeaders: async (userEmail) => ({
+      authorization: `Bearer ${await token('conversations', userEmail)}`,
+      'assistant-name': sim.credentials.assistantName,
+    }),
     ask: async (email, question, extra = {}) => {
       const res = await admin('/ask', { body: { email, question, ...extra } });
       if (res.status !== 200) throw new Error(`ask: ${res.status} ${res.text}`);

@@ -19,7 +19,9 @@ beforeAll(async () => {
 afterAll(() => m.close());
 
 async function oauthToken(scopes?: string[], expiresIn?: number): Promise<string> {
-  const res = await m.call('/_admin/tokens', { body: { user: ids.alice, kind: 'oauth', ...(scopes ? { scopes } : {}), ...(expiresIn ? { expires_in: expiresIn } : {}) } });
+  const res = await m.call('/_admin/tokens', {
+    body: { user: ids.alice, kind: 'oauth', ...(scopes ? { scopes } : {}), ...(expiresIn ? { expires_in: expiresIn } : {}) },
+  });
   expect(res.status).toBe(200);
   expect(res.body.data).toMatchObject({ user: ids.alice, kind: 'oauth', token_type: 'bearer', scopes: scopes ?? ['default'], expires_in: expiresIn ?? 3600 });
   return res.body.data.token;
@@ -69,10 +71,17 @@ describe('An OAuth token needs the scope <resource>:read|write|delete of each op
 
   it('the batch request needs no scope; each action needs its own', async () => {
     const token = await oauthToken(['tasks:read']);
-    const res = await m.api('/batch', { token, body: { data: { actions: [
-      { relative_path: `/tasks/${ids.task}`, method: 'get' },
-      { relative_path: `/projects/${ids.project}`, method: 'get' },
-    ] } } });
+    const res = await m.api('/batch', {
+      token,
+      body: {
+        data: {
+          actions: [
+            { relative_path: `/tasks/${ids.task}`, method: 'get' },
+            { relative_path: `/projects/${ids.project}`, method: 'get' },
+          ],
+        },
+      },
+    });
     expect(res.status).toBe(200);
     expect(res.body.data.map((r: { status_code: number }) => r.status_code)).toEqual([200, 403]);
   });
@@ -85,7 +94,8 @@ describe('An OAuth token needs the scope <resource>:read|write|delete of each op
   });
 
   it('the scope is the collection the path names, by method', () => {
-    const scope = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, own?: string | null) => requiredScope({ method, path, ...(own !== undefined ? { scope: own } : {}) });
+    const scope = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, own?: string | null) =>
+      requiredScope({ method, path, ...(own !== undefined ? { scope: own } : {}) });
     expect(scope('GET', '/projects/:project_gid/tasks')).toBe('tasks:read');
     expect(scope('GET', '/workspaces/:workspace_gid/tasks/search')).toBe('tasks:read');
     expect(scope('POST', '/tasks/:task_gid/duplicate')).toBe('tasks:write');

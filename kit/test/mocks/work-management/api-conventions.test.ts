@@ -40,7 +40,9 @@ describe('The special user identifier me means the authenticated user', () => {
     const me = await m.api('/users/me');
     expect(me.status).toBe(200);
     expect(me.body.data.gid).toBe(m.mock.organization.serviceAccount);
-    const asUser = m.mock.tokenFor(m.mock.model.indexes.list(m.mock.model.indexes.workspaceMembershipsByWorkspace.get(org), m.mock.model.indexes.workspaceMemberships)[0]?.user as string);
+    const asUser = m.mock.tokenFor(
+      m.mock.model.indexes.list(m.mock.model.indexes.workspaceMembershipsByWorkspace.get(org), m.mock.model.indexes.workspaceMemberships)[0]?.user as string,
+    );
     const userMe = await m.api(`/users/me/workspace_memberships`, { token: asUser });
     expect(userMe.status).toBe(200);
     expect(userMe.body.data.length).toBeGreaterThan(0);
@@ -78,7 +80,9 @@ describe('Errors: {errors: [{message, help}]} with the reference status codes', 
     for (const token of ['', 'wrong-token']) {
       const res = await m.api('/users/me', { token });
       expect(res.status).toBe(401);
-      expect(res.body).toEqual({ errors: [{ message: 'Not Authorized', help: expect.stringContaining('https://developers.work-management.example/docs/errors') }] });
+      expect(res.body).toEqual({
+        errors: [{ message: 'Not Authorized', help: expect.stringContaining('https://developers.work-management.example/docs/errors') }],
+      });
     }
   });
 
@@ -107,7 +111,15 @@ describe('Collection queries return a compact representation; opt_fields widens 
     const list = await m.api(`/projects/${project}/tasks`);
     expect(Object.keys(list.body.data[0]).sort()).toEqual(['gid', 'name', 'resource_subtype', 'resource_type']);
     const one = await m.api(`/tasks/${task}`);
-    expect(one.body.data).toEqual(expect.objectContaining({ notes: expect.any(String), memberships: expect.any(Array), custom_fields: expect.any(Array), followers: expect.any(Array), modified_at: expect.any(String) }));
+    expect(one.body.data).toEqual(
+      expect.objectContaining({
+        notes: expect.any(String),
+        memberships: expect.any(Array),
+        custom_fields: expect.any(Array),
+        followers: expect.any(Array),
+        modified_at: expect.any(String),
+      }),
+    );
     expect(one.body.data).not.toHaveProperty('html_notes');
     expect(one.body.data).not.toHaveProperty('created_by');
   });
@@ -135,7 +147,10 @@ describe('Collection queries return a compact representation; opt_fields widens 
 
   it('custom fields are compact with their type', async () => {
     const res = await m.api(`/workspaces/${org}/custom_fields`);
-    for (const f of res.body.data) expect(f).toEqual(expect.objectContaining({ gid: expect.any(String), name: expect.any(String), type: expect.any(String), resource_type: 'custom_field' }));
+    for (const f of res.body.data)
+      expect(f).toEqual(
+        expect.objectContaining({ gid: expect.any(String), name: expect.any(String), type: expect.any(String), resource_type: 'custom_field' }),
+      );
   });
 });
 

@@ -30,12 +30,12 @@ describe('The audit log is read-only: no write or update operations exist for au
   });
 });
 
-describe('The audit log is available only to service accounts in enterprise domains, with that service account\'s personal access token', () => {
+describe("The audit log is available only to service accounts in enterprise domains, with that service account's personal access token", () => {
   afterEach(async () => {
     await setTier('enterprise_plus');
   });
 
-  it.each(['enterprise', 'enterprise_plus'])('%s: the domain\'s service account reads it with its personal access token', async (tier) => {
+  it.each(['enterprise', 'enterprise_plus'])("%s: the domain's service account reads it with its personal access token", async (tier) => {
     await setTier(tier);
     const res = await audit();
     expect(res.status).toBe(200);
@@ -82,16 +82,31 @@ describe('Audit log events are immutable records of security and compliance even
     expect((await m.api('/exports/graph', { body: { data: { parent: ids.project } } })).status).toBe(201);
 
     const events = (await audit()).body.data.slice(before);
-    expect(events.map((e: { event_type: string }) => e.event_type)).toEqual(['user_deactivated', 'task_deleted', 'project_privacy_setting_changed', 'graph_export_started']);
+    expect(events.map((e: { event_type: string }) => e.event_type)).toEqual([
+      'user_deactivated',
+      'task_deleted',
+      'project_privacy_setting_changed',
+      'graph_export_started',
+    ]);
     const [deactivated, deleted, privacy, exported] = events;
-    expect(deactivated).toMatchObject({ event_category: 'user_access', actor: { actor_type: 'system' }, resource: { resource_type: 'user', gid: ids.bob }, context: { context_type: 'web' } });
+    expect(deactivated).toMatchObject({
+      event_category: 'user_access',
+      actor: { actor_type: 'system' },
+      resource: { resource_type: 'user', gid: ids.bob },
+      context: { context_type: 'web' },
+    });
     expect(deleted).toMatchObject({
       event_category: 'deletion',
       actor: { actor_type: 'user', gid: ids.alice, name: 'Alice Audit' },
       resource: { resource_type: 'task', gid: ids.task, name: 'Doomed task' },
       context: { context_type: 'api', api_authentication_method: 'personal_access_token' },
     });
-    expect(privacy).toMatchObject({ event_category: 'access_control', resource: { gid: ids.project }, details: { new_value: 'private' }, context: { api_authentication_method: 'oauth' } });
+    expect(privacy).toMatchObject({
+      event_category: 'access_control',
+      resource: { gid: ids.project },
+      details: { new_value: 'private' },
+      context: { api_authentication_method: 'oauth' },
+    });
     expect(exported).toMatchObject({ event_category: 'content_export', actor: { gid: m.mock.organization.serviceAccount } });
     for (const e of events) {
       expect(e.gid).toMatch(/^\d+$/);
@@ -111,7 +126,7 @@ describe('Audit log events are immutable records of security and compliance even
 });
 
 describe('The audit log is always paginated: next_page is never null, and polling it returns only newer events', () => {
-  it('pages by limit, filters, and a last page\'s next_page later yields what happened since', async () => {
+  it("pages by limit, filters, and a last page's next_page later yields what happened since", async () => {
     const all = (await audit()).body;
     expect(all.next_page).toEqual({ offset: expect.any(String), path: expect.any(String), uri: expect.any(String) });
     expect(all.next_page.path).not.toContain('limit=');

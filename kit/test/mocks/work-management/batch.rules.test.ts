@@ -36,9 +36,13 @@ describe('Batch rule 2: an empty action list gives 400', () => {
   });
 });
 
-describe('Batch rule 3: actions run in parallel with no ordering guarantee; an action cannot use another\'s output', () => {
+describe("Batch rule 3: actions run in parallel with no ordering guarantee; an action cannot use another's output", () => {
   it('results come back in action order, each answering its own request', async () => {
-    const res = await batch([get(`/tasks/${tasks[0]}`, { options: { fields: ['name'] } }), get('/users/me'), get(`/tasks/${tasks[1]}`, { data: { opt_fields: 'name' } })]);
+    const res = await batch([
+      get(`/tasks/${tasks[0]}`, { options: { fields: ['name'] } }),
+      get('/users/me'),
+      get(`/tasks/${tasks[1]}`, { data: { opt_fields: 'name' } }),
+    ]);
     expect(res.body.data.map((r: { status_code: number }) => r.status_code)).toEqual([200, 200, 200]);
     expect(res.body.data[0].body.data.gid).toBe(tasks[0]);
     expect(res.body.data[0].body.data).toEqual({ gid: tasks[0], name: expect.any(String) });
@@ -47,15 +51,16 @@ describe('Batch rule 3: actions run in parallel with no ordering guarantee; an a
   });
 
   it('actions are independent: one failing does not stop the others', async () => {
-    const res = await batch([get('/tasks/1999999999999999'), get(`/tasks/${tasks[2]}`), { relative_path: `/tasks/${tasks[2]}`, method: 'put', data: { name: 'renamed in batch' } }]);
+    const res = await batch([
+      get('/tasks/1999999999999999'),
+      get(`/tasks/${tasks[2]}`),
+      { relative_path: `/tasks/${tasks[2]}`, method: 'put', data: { name: 'renamed in batch' } },
+    ]);
     expect(res.body.data.map((r: { status_code: number }) => r.status_code)).toEqual([404, 200, 200]);
   });
 
-  it('a placeholder for another action\'s output is just a bad id', async () => {
-    const res = await batch([
-      { relative_path: '/tasks', method: 'post', data: { name: 'made in a batch', projects: [project] } },
-      get('/tasks/$0.gid'),
-    ]);
+  it("a placeholder for another action's output is just a bad id", async () => {
+    const res = await batch([{ relative_path: '/tasks', method: 'post', data: { name: 'made in a batch', projects: [project] } }, get('/tasks/$0.gid')]);
     expect(res.body.data[0].status_code).toBe(201);
     expect(res.body.data[0].headers.location).toMatch(/\/tasks\/\d+$/);
     expect(res.body.data[1].status_code).toBe(404);
@@ -64,7 +69,12 @@ describe('Batch rule 3: actions run in parallel with no ordering guarantee; an a
 
 describe('Batch rule 4: the response is 200 even when every action fails', () => {
   it('all-failing actions still give 200 with per-action errors', async () => {
-    const res = await batch([get('/tasks/1999999999999999'), get('/no/such/route'), { relative_path: '/tasks', method: 'post', data: {} }, { relative_path: '/users/me', method: 'fly' }]);
+    const res = await batch([
+      get('/tasks/1999999999999999'),
+      get('/no/such/route'),
+      { relative_path: '/tasks', method: 'post', data: {} },
+      { relative_path: '/users/me', method: 'fly' },
+    ]);
     expect(res.status).toBe(200);
     expect(res.body.data.map((r: { status_code: number }) => r.status_code)).toEqual([404, 404, 400, 400]);
     for (const r of res.body.data) expect(r.body.errors[0].message).toEqual(expect.any(String));

@@ -28,9 +28,19 @@ beforeAll(async () => {
     const fields: Record<string, string> = {};
     fields.text = s.catalog.addCustomField({ workspace: org, name: 'Customer', type: 'text' }).gid;
     fields.number = s.catalog.addCustomField({ workspace: org, name: 'Budget', type: 'number', precision: 2 }).gid;
-    const priority = s.catalog.addCustomField({ workspace: org, name: 'Priority', type: 'enum', enumOptions: [{ name: 'High' }, { name: 'Retired', enabled: false }] });
+    const priority = s.catalog.addCustomField({
+      workspace: org,
+      name: 'Priority',
+      type: 'enum',
+      enumOptions: [{ name: 'High' }, { name: 'Retired', enabled: false }],
+    });
     fields.enum = priority.gid;
-    const labels = s.catalog.addCustomField({ workspace: org, name: 'Labels', type: 'multi_enum', enumOptions: [{ name: 'Frontend' }, { name: 'Legacy', enabled: false }] });
+    const labels = s.catalog.addCustomField({
+      workspace: org,
+      name: 'Labels',
+      type: 'multi_enum',
+      enumOptions: [{ name: 'Frontend' }, { name: 'Legacy', enabled: false }],
+    });
     fields.multi_enum = labels.gid;
     fields.date = s.catalog.addCustomField({ workspace: org, name: 'Review', type: 'date' }).gid;
     fields.people = s.catalog.addCustomField({ workspace: org, name: 'Reviewers', type: 'people' }).gid;
@@ -87,15 +97,36 @@ describe('Custom field type: text, number, enum, multi_enum, date, people, refer
     expect(byGid[ids.fields.text as string]).toMatchObject({ type: 'text', text_value: 'Acme GmbH', display_value: 'Acme GmbH', enabled: true });
     expect(byGid[ids.fields.number as string]).toMatchObject({ type: 'number', number_value: 12.5, precision: 2, display_value: '12.50' });
     expect(byGid[ids.fields.enum as string]).toMatchObject({ type: 'enum', enum_value: { gid: ids.high, name: 'High', enabled: true }, display_value: 'High' });
-    expect(byGid[ids.fields.multi_enum as string]).toMatchObject({ type: 'multi_enum', multi_enum_values: [{ gid: ids.frontend, name: 'Frontend' }], display_value: 'Frontend' });
+    expect(byGid[ids.fields.multi_enum as string]).toMatchObject({
+      type: 'multi_enum',
+      multi_enum_values: [{ gid: ids.frontend, name: 'Frontend' }],
+      display_value: 'Frontend',
+    });
     expect(byGid[ids.fields.date as string]).toMatchObject({ type: 'date', date_value: { date: '2025-09-01', date_time: null }, display_value: '2025-09-01' });
-    expect(byGid[ids.fields.people as string]).toMatchObject({ type: 'people', people_value: [{ gid: ids.alice }, { gid: ids.bob }], display_value: 'Alice Field, Bob Field' });
-    expect(byGid[ids.fields.reference as string]).toMatchObject({ type: 'reference', reference_value: [{ gid: ids.b }], display_value: 'B (no fields)', input_restrictions: ['project'] });
+    expect(byGid[ids.fields.people as string]).toMatchObject({
+      type: 'people',
+      people_value: [{ gid: ids.alice }, { gid: ids.bob }],
+      display_value: 'Alice Field, Bob Field',
+    });
+    expect(byGid[ids.fields.reference as string]).toMatchObject({
+      type: 'reference',
+      reference_value: [{ gid: ids.b }],
+      display_value: 'B (no fields)',
+      input_restrictions: ['project'],
+    });
   });
 
   it('the compact custom field record includes type; enum fields carry enum_options', async () => {
     const res = await m.api(`/custom_fields/${ids.fields.enum}`);
-    expect(res.body.data).toMatchObject({ gid: ids.fields.enum, name: 'Priority', type: 'enum', enum_options: [{ gid: ids.high, enabled: true }, { gid: ids.retired, enabled: false }] });
+    expect(res.body.data).toMatchObject({
+      gid: ids.fields.enum,
+      name: 'Priority',
+      type: 'enum',
+      enum_options: [
+        { gid: ids.high, enabled: true },
+        { gid: ids.retired, enabled: false },
+      ],
+    });
     expect(res.body.data.enum_options[0].gid).not.toBe(ids.fields.enum);
   });
 
@@ -108,10 +139,14 @@ describe('Custom field type: text, number, enum, multi_enum, date, people, refer
   it('reference values must be of an allowed type, and input_restrictions must contain at least one entry', async () => {
     const task = await newTask([ids.a]);
     expect((await put(task, { [ids.fields.reference as string]: [task] })).status).toBe(400);
-    const empty = await m.api('/custom_fields', { body: { data: { workspace: ids.org, name: 'Bad ref', resource_subtype: 'reference', input_restrictions: [] } } });
+    const empty = await m.api('/custom_fields', {
+      body: { data: { workspace: ids.org, name: 'Bad ref', resource_subtype: 'reference', input_restrictions: [] } },
+    });
     expect(empty.status).toBe(400);
     expect(empty.body.errors[0].message).toMatch(/^input_restrictions:/);
-    const ok = await m.api('/custom_fields', { body: { data: { workspace: ids.org, name: 'Good ref', resource_subtype: 'reference', input_restrictions: ['task', 'goal'] } } });
+    const ok = await m.api('/custom_fields', {
+      body: { data: { workspace: ids.org, name: 'Good ref', resource_subtype: 'reference', input_restrictions: ['task', 'goal'] } },
+    });
     expect(ok.status).toBe(201);
     expect(ok.body.data.input_restrictions).toEqual(['task', 'goal']);
   });
@@ -196,7 +231,7 @@ describe('Enum option enabled: a disabled option cannot be chosen but stays in m
   });
 });
 
-describe('A custom field value is disabled when the field leaves the task\'s projects and enabled again when it returns', () => {
+describe("A custom field value is disabled when the field leaves the task's projects and enabled again when it returns", () => {
   it('removing the field from the project disables the value; adding it back enables it', async () => {
     const task = await newTask([ids.c], { [ids.fields.enum as string]: ids.high });
     expect((await entry(task, ids.fields.enum as string)).enabled).toBe(true);
@@ -244,7 +279,7 @@ describe('A disabled custom field value rejects any change other than being clea
     expect(await entry(task, ids.fields.number as string)).toBeUndefined();
   });
 
-  it('a field on none of the task\'s projects cannot be set at all', async () => {
+  it("a field on none of the task's projects cannot be set at all", async () => {
     const task = await newTask([ids.b]);
     expect((await put(task, { [ids.fields.text as string]: 'nope' })).status).toBe(400);
   });
@@ -252,7 +287,8 @@ describe('A disabled custom field value rejects any change other than being clea
 
 describe('Custom fields per project or portfolio: at most 20', () => {
   it('the 21st custom field setting on a project is rejected', async () => {
-    const project = (await m.api('/projects', { body: { data: { workspace: ids.org, team: m.mock.model.indexes.projects.get(ids.a)?.team, name: 'Twenty' } } })).body.data.gid;
+    const project = (await m.api('/projects', { body: { data: { workspace: ids.org, team: m.mock.model.indexes.projects.get(ids.a)?.team, name: 'Twenty' } } }))
+      .body.data.gid;
     for (let i = 0; i < 21; i++) {
       const f = await m.api('/custom_fields', { body: { data: { workspace: ids.org, name: `F${i}`, resource_subtype: 'text' } } });
       const res = await m.api(`/projects/${project}/addCustomFieldSetting`, { body: { data: { custom_field: f.body.data.gid } } });

@@ -15,7 +15,10 @@ const content: DocumentContent = {
   date: new Date('2025-02-03T10:00:00Z'),
   sections: Array.from({ length: 6 }, (_, i) => ({
     heading: `Section ${i + 1} <&>`,
-    paragraphs: Array.from({ length: 8 }, (_, j) => `Paragraph ${j + 1} of section ${i + 1}: the budget is approved for the pilot only, and the full rollout needs a second approval from finance.`),
+    paragraphs: Array.from(
+      { length: 8 },
+      (_, j) => `Paragraph ${j + 1} of section ${i + 1}: the budget is approved for the pilot only, and the full rollout needs a second approval from finance.`,
+    ),
   })),
 };
 
@@ -48,8 +51,12 @@ describe('generated documents are valid and reproducible', () => {
     expect((await buildPdf(content)).equals(bytes)).toBe(true);
   });
 
-  it('PDF: text outside the standard fonts\' encoding becomes ?, and a word wider than a line is cut to fit the page', async () => {
-    const odd: DocumentContent = { ...content, title: 'Plan Ω 😀 “quoted” — €5', sections: [{ heading: 'Long', paragraphs: [`short ${'x'.repeat(120)} tail\tafter\na tab`] }] };
+  it("PDF: text outside the standard fonts' encoding becomes ?, and a word wider than a line is cut to fit the page", async () => {
+    const odd: DocumentContent = {
+      ...content,
+      title: 'Plan Ω 😀 “quoted” — €5',
+      sections: [{ heading: 'Long', paragraphs: [`short ${'x'.repeat(120)} tail\tafter\na tab`] }],
+    };
     const text = await extractText(MIME.pdf, await buildPdf(odd));
     expect(text).toContain('Plan ? ? “quoted” — €5');
     expect(text).toMatch(/tail\s+after\s+a\s+tab/); // whitespace separates words; it is not drawn as ?
@@ -76,7 +83,15 @@ describe('generated documents are valid and reproducible', () => {
     const bytes = await buildPptx(content);
     const zip = await JSZip.loadAsync(bytes);
     const names = Object.keys(zip.files);
-    for (const part of ['[Content_Types].xml', '_rels/.rels', 'ppt/presentation.xml', 'ppt/_rels/presentation.xml.rels', 'ppt/slideMasters/slideMaster1.xml', 'ppt/slideLayouts/slideLayout1.xml', 'ppt/theme/theme1.xml']) {
+    for (const part of [
+      '[Content_Types].xml',
+      '_rels/.rels',
+      'ppt/presentation.xml',
+      'ppt/_rels/presentation.xml.rels',
+      'ppt/slideMasters/slideMaster1.xml',
+      'ppt/slideLayouts/slideLayout1.xml',
+      'ppt/theme/theme1.xml',
+    ]) {
       expect(names).toContain(part);
     }
     const slides = names.filter((n) => /^ppt\/slides\/slide\d+\.xml$/.test(n));
@@ -97,10 +112,14 @@ describe('generated documents are valid and reproducible', () => {
     expect(text).toContain('Inês Tavares');
   });
 
-  it.each(['pdf', 'docx', 'pptx', 'txt'] as const)('%s: the platform\'s text extraction reads back the title, every heading and every paragraph', async (kind) => {
-    const text = (await extractText(MIME[kind], await buildDocument(kind, content))).replace(/\s+/g, ' ');
-    for (const expected of [content.title, ...content.sections.flatMap((s) => [s.heading, ...s.paragraphs])]) expect([kind, text.includes(expected)]).toEqual([kind, true]);
-  });
+  it.each(['pdf', 'docx', 'pptx', 'txt'] as const)(
+    "%s: the platform's text extraction reads back the title, every heading and every paragraph",
+    async (kind) => {
+      const text = (await extractText(MIME[kind], await buildDocument(kind, content))).replace(/\s+/g, ' ');
+      for (const expected of [content.title, ...content.sections.flatMap((s) => [s.heading, ...s.paragraphs])])
+        expect([kind, text.includes(expected)]).toEqual([kind, true]);
+    },
+  );
 });
 
 describe('attachment downloads over HTTP', () => {

@@ -48,7 +48,12 @@ describe('Events rule 5: the first request has no sync token and receives 412 wi
     await m.api(`/tasks/${ids.parent}`, { method: 'PUT', body: { data: { name: 'Parent (renamed)' } } });
     const page = await read(ids.p, sync);
     expect(page.data).toEqual([
-      expect.objectContaining({ action: 'changed', resource: expect.objectContaining({ gid: ids.parent, resource_type: 'task' }), change: expect.objectContaining({ field: 'name', action: 'changed', new_value: 'Parent (renamed)' }), created_at: expect.any(String) }),
+      expect.objectContaining({
+        action: 'changed',
+        resource: expect.objectContaining({ gid: ids.parent, resource_type: 'task' }),
+        change: expect.objectContaining({ field: 'name', action: 'changed', new_value: 'Parent (renamed)' }),
+        created_at: expect.any(String),
+      }),
     ]);
     sync = page.sync;
     expect((await read(ids.p, sync)).data).toEqual([]);
@@ -112,12 +117,18 @@ describe('Events rule 7: a sync token expires after 24 hours at most (or sooner)
 });
 
 describe('Events rule 3: events bubble up — a project stream includes stories on its tasks and subtasks', () => {
-  it('a comment on a project-less subtask reaches the parent\'s project stream', async () => {
+  it("a comment on a project-less subtask reaches the parent's project stream", async () => {
     const sync = await bootstrap(ids.p);
     const res = await m.api(`/tasks/${ids.sub}/stories`, { body: { data: { text: 'on the subtask' } } });
     expect(res.status).toBe(201);
     const page = await read(ids.p, sync);
-    expect(page.data).toEqual([expect.objectContaining({ action: 'added', resource: expect.objectContaining({ gid: res.body.data.gid, resource_type: 'story' }), parent: expect.objectContaining({ gid: ids.sub }) })]);
+    expect(page.data).toEqual([
+      expect.objectContaining({
+        action: 'added',
+        resource: expect.objectContaining({ gid: res.body.data.gid, resource_type: 'story' }),
+        parent: expect.objectContaining({ gid: ids.sub }),
+      }),
+    ]);
   });
 });
 
@@ -140,7 +151,13 @@ describe('Admin mutations are recorded in the events stream', () => {
     const next = async () => {
       const page = await read(ids.p, sync);
       sync = page.sync;
-      return page.data.map((e) => ({ action: e.action, type: e.resource.resource_type, gid: e.resource.gid, parent: e.parent?.gid ?? null, field: e.change?.field }));
+      return page.data.map((e) => ({
+        action: e.action,
+        type: e.resource.resource_type,
+        gid: e.resource.gid,
+        parent: e.parent?.gid ?? null,
+        field: e.change?.field,
+      }));
     };
     const added = await m.call('/_admin/tasks', { method: 'POST', body: { name: 'Added by admin', projects: [ids.p] } });
     expect(await next()).toEqual([{ action: 'added', type: 'task', gid: added.body.data.gid, parent: ids.p, field: undefined }]);
@@ -189,7 +206,7 @@ describe('Events rule 1: delivery is at most once; a small number of events can 
     let sync = await bootstrap(ids.q);
     for (let i = 0; i < 200; i++) m.mock.model.tasks.add({ workspace: ids.org, name: `maybe ${i}`, memberships: [{ project: ids.q }] });
     let delivered = 0;
-    for (let more = true; more; ) {
+    for (let more = true; more;) {
       const page = await read(ids.q, sync);
       delivered += page.data.length;
       more = page.has_more;

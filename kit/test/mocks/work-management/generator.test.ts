@@ -6,7 +6,26 @@ import { fieldsOnTaskProjects } from '../../../src/mocks/work-management/rules/c
 /** A digest of everything the generator decides (records, relations, derived texts). */
 function digest(s: WorkManagementStore): string {
   const h = crypto.createHash('sha256');
-  const maps = [s.indexes.workspaces, s.indexes.users, s.indexes.workspaceMemberships, s.indexes.teams, s.indexes.teamMemberships, s.indexes.projects, s.indexes.memberships, s.indexes.sections, s.indexes.tasks, s.indexes.stories, s.indexes.attachments, s.indexes.customFields, s.indexes.enumOptions, s.indexes.customFieldSettings, s.indexes.portfolios, s.indexes.goals, s.indexes.statusUpdates, s.indexes.projectStatuses];
+  const maps = [
+    s.indexes.workspaces,
+    s.indexes.users,
+    s.indexes.workspaceMemberships,
+    s.indexes.teams,
+    s.indexes.teamMemberships,
+    s.indexes.projects,
+    s.indexes.memberships,
+    s.indexes.sections,
+    s.indexes.tasks,
+    s.indexes.stories,
+    s.indexes.attachments,
+    s.indexes.customFields,
+    s.indexes.enumOptions,
+    s.indexes.customFieldSettings,
+    s.indexes.portfolios,
+    s.indexes.goals,
+    s.indexes.statusUpdates,
+    s.indexes.projectStatuses,
+  ];
   for (const map of maps) for (const [gid, value] of map) h.update(`${gid}:${JSON.stringify(value)}\n`);
   for (const t of s.indexes.tasks.values()) h.update(s.tasks.notes(t));
   for (const st of s.indexes.stories.values()) h.update(s.tasks.storyText(st));
@@ -105,11 +124,15 @@ describe('generator: a realistic organization even at the smallest size', () => 
   });
 
   it('has custom fields of every type, disabled enum options, and disabled values', () => {
-    expect(new Set([...s.indexes.customFields.values()].map((f) => f.type))).toEqual(new Set(['text', 'number', 'enum', 'multi_enum', 'date', 'people', 'reference']));
+    expect(new Set([...s.indexes.customFields.values()].map((f) => f.type))).toEqual(
+      new Set(['text', 'number', 'enum', 'multi_enum', 'date', 'people', 'reference']),
+    );
     expect([...s.indexes.enumOptions.values()].some((o) => !o.enabled)).toBe(true);
     const disabledValue = tasks.some((t) => t.customFieldValues.some((v) => !fieldsOnTaskProjects(s, t).includes(v.field)));
     expect(disabledValue).toBe(true);
-    const onDisabledOption = tasks.some((t) => t.customFieldValues.some((v) => v.value.type === 'enum' && s.indexes.enumOptions.get(v.value.option)?.enabled === false));
+    const onDisabledOption = tasks.some((t) =>
+      t.customFieldValues.some((v) => v.value.type === 'enum' && s.indexes.enumOptions.get(v.value.option)?.enabled === false),
+    );
     expect(onDisabledOption).toBe(true);
   });
 

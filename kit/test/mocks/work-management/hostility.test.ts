@@ -25,7 +25,12 @@ describe('rate limits: per-minute quota answering 429 with Retry-After', () => {
     m.mock.context.limiter.reset();
     for (let i = 0; i < 5; i++) await m.api('/users/me');
     expect((await m.api('/users/me')).status).toBe(429);
-    const other = m.mock.tokenFor(m.mock.model.indexes.list(m.mock.model.indexes.workspaceMembershipsByWorkspace.get(m.mock.organization.organization), m.mock.model.indexes.workspaceMemberships)[0]?.user as string);
+    const other = m.mock.tokenFor(
+      m.mock.model.indexes.list(
+        m.mock.model.indexes.workspaceMembershipsByWorkspace.get(m.mock.organization.organization),
+        m.mock.model.indexes.workspaceMemberships,
+      )[0]?.user as string,
+    );
     expect((await m.api('/users/me', { token: other })).status).toBe(200);
   });
 

@@ -22,9 +22,16 @@ const job = (gid: string, token?: string) => m.api(`/jobs/${gid}`, token ? { tok
 
 describe('Work done asynchronously (duplicating a task or project, exports) returns a job that reaches succeeded', () => {
   it('task duplication: not_started → in_progress → succeeded; the copy is complete only then', async () => {
-    const created = await m.api(`/tasks/${task}/duplicate`, { body: { data: { name: 'Copy of task', include: ['notes', 'assignee', 'followers', 'projects'] } } });
+    const created = await m.api(`/tasks/${task}/duplicate`, {
+      body: { data: { name: 'Copy of task', include: ['notes', 'assignee', 'followers', 'projects'] } },
+    });
     expect(created.status).toBe(201);
-    expect(created.body.data).toMatchObject({ resource_type: 'job', resource_subtype: 'duplicate_task', status: 'not_started', new_task: { gid: expect.any(String), name: 'Copy of task' } });
+    expect(created.body.data).toMatchObject({
+      resource_type: 'job',
+      resource_subtype: 'duplicate_task',
+      status: 'not_started',
+      new_task: { gid: expect.any(String), name: 'Copy of task' },
+    });
     const copy = created.body.data.new_task.gid;
     // Inconsistent until succeeded: the copy exists but is not yet in the original's projects.
     expect((await m.api(`/tasks/${copy}`)).body.data.projects).toEqual([]);
@@ -60,7 +67,8 @@ describe('Work done asynchronously (duplicating a task or project, exports) retu
 describe('Only the creator of a duplication process can read the duplication status', () => {
   it('another user gets 403 on the job', async () => {
     const created = await m.api(`/tasks/${task}/duplicate`, { body: { data: { name: 'Private copy' } } });
-    const someone = m.mock.model.indexes.list(m.mock.model.indexes.workspaceMembershipsByWorkspace.get(org), m.mock.model.indexes.workspaceMemberships)[0]?.user as string;
+    const someone = m.mock.model.indexes.list(m.mock.model.indexes.workspaceMembershipsByWorkspace.get(org), m.mock.model.indexes.workspaceMemberships)[0]
+      ?.user as string;
     expect((await job(created.body.data.gid, m.mock.tokenFor(someone))).status).toBe(403);
     expect((await job(created.body.data.gid)).status).toBe(200);
   });
@@ -87,7 +95,9 @@ describe('Graph export: completion is read from a job whose status becomes succe
 
 describe('Resource export: a job with status succeeded and a download_url (gzip JSON Lines)', () => {
   it('exports the workspace tasks; a second export in progress gets 403', async () => {
-    const created = await m.api('/exports/resource', { body: { data: { workspace: org, export_request_parameters: [{ resource_type: 'task' }, { resource_type: 'team' }] } } });
+    const created = await m.api('/exports/resource', {
+      body: { data: { workspace: org, export_request_parameters: [{ resource_type: 'task' }, { resource_type: 'team' }] } },
+    });
     expect(created.status).toBe(201);
     expect(created.body.data.resource_subtype).toBe('resource_export_request');
     expect((await m.api('/exports/resource', { body: { data: { workspace: org } } })).status).toBe(403);
@@ -95,7 +105,12 @@ describe('Resource export: a job with status succeeded and a download_url (gzip 
     const done = (await job(created.body.data.gid)).body.data;
     expect(done.status).toBe('succeeded');
     const res = await fetch(done.new_resource_export.download_url);
-    const lines = zlib.gunzipSync(Buffer.from(await res.arrayBuffer())).toString().trim().split('\n').map((l) => JSON.parse(l));
+    const lines = zlib
+      .gunzipSync(Buffer.from(await res.arrayBuffer()))
+      .toString()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const s = m.mock.model;
     expect(lines.filter((l) => l.resource_type === 'task')).toHaveLength(s.indexes.tasksByWorkspace.get(org)?.length ?? -1);
     expect(lines.filter((l) => l.resource_type === 'team')).toHaveLength(s.indexes.teamsByWorkspace.get(org)?.length ?? -1);

@@ -22,7 +22,24 @@ describe('content-gateway mock work-management', () => {
       onShutdown: (handler) => shutdown.push(handler),
       setExitCode: () => undefined,
     };
-    await buildKitProgram(runtime).parseAsync(['node', 'content-gateway', 'mock', 'work-management', '--port', '0', '--size', 'tiny', '--seed', 'cli', '--rate-limit', '100', '--download-ttl', '30', '--credentials-file', credentials]);
+    await buildKitProgram(runtime).parseAsync([
+      'node',
+      'content-gateway',
+      'mock',
+      'work-management',
+      '--port',
+      '0',
+      '--size',
+      'tiny',
+      '--seed',
+      'cli',
+      '--rate-limit',
+      '100',
+      '--download-ttl',
+      '30',
+      '--credentials-file',
+      credentials,
+    ]);
     const url = /listening on (http:\/\/127\.0\.0\.1:\d+\/api\/1\.0)/.exec(lines.join('\n'))?.[1];
     const { token } = JSON.parse(fs.readFileSync(credentials, 'utf8')) as { token: string };
     expect(url).toBeDefined();
@@ -52,10 +69,11 @@ describe('content-gateway mock work-management', () => {
     const runtime: KitRuntime = {
       env: { WM_MOCK_TOKEN: 'token-from-the-environment-0123' },
       print: (line) => lines.push(line),
-      listen: (handler, options) => new Promise((resolve) => {
-        const server = http.createServer(handler);
-        server.listen(options.port, options.host, () => resolve(server));
-      }),
+      listen: (handler, options) =>
+        new Promise((resolve) => {
+          const server = http.createServer(handler);
+          server.listen(options.port, options.host, () => resolve(server));
+        }),
       onShutdown: (handler) => shutdown.push(handler),
       setExitCode: () => undefined,
     };
@@ -63,8 +81,21 @@ describe('content-gateway mock work-management', () => {
       const refused = buildKitProgram(runtime);
       const wmCommand = refused.commands.find((c) => c.name() === 'mock')?.commands.find((c) => c.name() === 'work-management');
       wmCommand?.exitOverride().configureOutput({ writeErr: () => undefined });
-      await expect(refused.parseAsync(['node', 'kit', 'mock', 'work-management', '--port', '0', '--token', 'on-the-command-line'])).rejects.toThrow(/set WM_MOCK_TOKEN in the environment/);
-      await buildKitProgram(runtime).parseAsync(['node', 'kit', 'mock', 'work-management', '--port', '0', '--size', 'tiny', '--credentials-file', path.join(dir, 'wm.json')]);
+      await expect(refused.parseAsync(['node', 'kit', 'mock', 'work-management', '--port', '0', '--token', 'on-the-command-line'])).rejects.toThrow(
+        /set WM_MOCK_TOKEN in the environment/,
+      );
+      await buildKitProgram(runtime).parseAsync([
+        'node',
+        'kit',
+        'mock',
+        'work-management',
+        '--port',
+        '0',
+        '--size',
+        'tiny',
+        '--credentials-file',
+        path.join(dir, 'wm.json'),
+      ]);
       const url = /listening on (http:\/\/127\.0\.0\.1:\d+\/api\/1\.0)/.exec(lines.join('\n'))?.[1];
       expect((await fetch(`${url}/users/me`, { headers: { authorization: 'Bearer token-from-the-environment-0123' } })).status).toBe(200);
     } finally {

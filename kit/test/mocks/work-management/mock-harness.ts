@@ -73,7 +73,10 @@ export function manualClock(start = Date.UTC(2025, 6, 1)): { now: () => number; 
  * A hand-built organization: an empty store with an organization workspace and a service
  * account; `build` adds exactly what a test needs.
  */
-export function handBuiltOrg<T>(build: (s: WorkManagementStore, org: string) => T, now: () => number = () => Date.UTC(2025, 6, 1)): { organization: GeneratedOrganization; built: T } {
+export function handBuiltOrg<T>(
+  build: (s: WorkManagementStore, org: string) => T,
+  now: () => number = () => Date.UTC(2025, 6, 1),
+): { organization: GeneratedOrganization; built: T } {
   const store = new WorkManagementStore({ seed: 'hand', now });
   const org = store.people.addWorkspace({ name: 'Hand Org', isOrganization: true, emailDomains: ['hand.example'] });
   const sa = store.people.addUser({ name: 'Service Account', email: 'sa@hand.example', isServiceAccount: true });

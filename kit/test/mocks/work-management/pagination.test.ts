@@ -11,7 +11,8 @@ beforeAll(async () => {
     const owner = member(s, org, 'Page Owner');
     const team = s.people.addTeam({ workspace: org, name: 'Paging' });
     const p = s.projects.add({ workspace: org, team: team.gid, name: 'Big project', owner });
-    for (let i = 0; i < TASKS; i++) s.tasks.add({ workspace: org, name: `Task ${i}`, memberships: [{ project: p.gid }], createdAt: Date.UTC(2025, 0, 1) + i * 1000 });
+    for (let i = 0; i < TASKS; i++)
+      s.tasks.add({ workspace: org, name: `Task ${i}`, memberships: [{ project: p.gid }], createdAt: Date.UTC(2025, 0, 1) + i * 1000 });
     for (let i = 0; i < 30; i++) member(s, org, `User ${String(i).padStart(2, '0')}`);
     return { project: p.gid, org };
   }, clock.now);

@@ -40,12 +40,21 @@ beforeAll(async () => {
 });
 afterAll(() => m.close());
 
-const projectFields = async (project: string) => (await m.api(`/projects/${project}`)).body.data.custom_fields as Array<{ gid: string; enabled: boolean; number_value?: number | null; text_value?: string | null; display_value: string }>;
+const projectFields = async (project: string) =>
+  (await m.api(`/projects/${project}`)).body.data.custom_fields as Array<{
+    gid: string;
+    enabled: boolean;
+    number_value?: number | null;
+    text_value?: string | null;
+    display_value: string;
+  }>;
 const putProject = (project: string, data: Record<string, unknown>) => m.api(`/projects/${project}`, { method: 'PUT', body: { data } });
 
 describe("A portfolio's custom field setting gives each project in it the field", () => {
   it('the project shows the field in custom_fields, blank until set, and its value can be set and cleared', async () => {
-    expect(await projectFields(ids.direct)).toEqual([expect.objectContaining({ gid: ids.budget, name: 'Budget', type: 'number', enabled: true, number_value: null, display_value: '' })]);
+    expect(await projectFields(ids.direct)).toEqual([
+      expect.objectContaining({ gid: ids.budget, name: 'Budget', type: 'number', enabled: true, number_value: null, display_value: '' }),
+    ]);
     const set = await putProject(ids.direct, { custom_fields: { [ids.budget]: 1234.567 } });
     expect(set.status).toBe(200);
     expect(set.body.data.custom_fields).toEqual([expect.objectContaining({ gid: ids.budget, number_value: 1234.57, display_value: '1234.57' })]);

@@ -24,7 +24,13 @@ beforeAll(async () => {
       ],
       requestedRoles: [{ gid: '1', name: 'Lead' }],
       sections: [
-        { name: 'Plan', tasks: [{ name: 'Brief', dueOffsetDays: 2, role: '1' }, { name: 'Kick-off', dueOffsetDays: null, role: null }] },
+        {
+          name: 'Plan',
+          tasks: [
+            { name: 'Brief', dueOffsetDays: 2, role: '1' },
+            { name: 'Kick-off', dueOffsetDays: null, role: null },
+          ],
+        },
         { name: 'Ship', tasks: [{ name: 'Release', dueOffsetDays: 14, role: '1' }] },
       ],
     });
@@ -35,7 +41,8 @@ beforeAll(async () => {
 });
 afterAll(() => m.close());
 
-const instantiate = (data: Record<string, unknown>, token?: string) => m.api(`/project_templates/${ids.template}/instantiateProject`, { body: { data }, ...(token ? { token } : {}) });
+const instantiate = (data: Record<string, unknown>, token?: string) =>
+  m.api(`/project_templates/${ids.template}/instantiateProject`, { body: { data }, ...(token ? { token } : {}) });
 const job = (gid: string) => m.api(`/jobs/${gid}`);
 
 describe('A project template belongs to one team; the team cannot be changed through the API', () => {
@@ -48,10 +55,14 @@ describe('A project template belongs to one team; the team cannot be changed thr
       name: 'Launch',
       team: { gid: ids.team },
       owner: { gid: ids.alice },
-      requested_dates: [{ gid: '1', name: 'Start Date' }, { gid: '2', name: 'Launch Date' }],
+      requested_dates: [
+        { gid: '1', name: 'Start Date' },
+        { gid: '2', name: 'Launch Date' },
+      ],
       requested_roles: [{ gid: '1', name: 'Lead' }],
     });
-    for (const method of ['PUT', 'PATCH']) expect((await m.api(`/project_templates/${ids.template}`, { method, body: { data: { team: ids.otherTeam } } })).status).toBe(404);
+    for (const method of ['PUT', 'PATCH'])
+      expect((await m.api(`/project_templates/${ids.template}`, { method, body: { data: { team: ids.otherTeam } } })).status).toBe(404);
     expect((await m.api(`/project_templates/${ids.template}`)).body.data.team.gid).toBe(ids.team);
   });
 
@@ -70,10 +81,25 @@ describe('A project template belongs to one team; the team cannot be changed thr
 describe('Instantiating a project from a template returns a job; the job completes and yields the project', () => {
   it('the project exists at once but is complete only when the job has succeeded', async () => {
     const alice = m.mock.tokenFor(ids.alice);
-    const created = await instantiate({ name: 'Autumn launch', requested_dates: [{ gid: '1', value: '2025-09-01' }, { gid: '2', value: '2025-10-01' }], requested_roles: [{ gid: '1', value: ids.bob }] }, alice);
+    const created = await instantiate(
+      {
+        name: 'Autumn launch',
+        requested_dates: [
+          { gid: '1', value: '2025-09-01' },
+          { gid: '2', value: '2025-10-01' },
+        ],
+        requested_roles: [{ gid: '1', value: ids.bob }],
+      },
+      alice,
+    );
     expect(created.status).toBe(201);
     expect(created.headers.get('location')).toMatch(new RegExp(`/api/1\\.0/jobs/${created.body.data.gid}$`));
-    expect(created.body.data).toMatchObject({ resource_type: 'job', resource_subtype: 'instantiate_project', status: 'not_started', new_project: { gid: expect.any(String), name: 'Autumn launch' } });
+    expect(created.body.data).toMatchObject({
+      resource_type: 'job',
+      resource_subtype: 'instantiate_project',
+      status: 'not_started',
+      new_project: { gid: expect.any(String), name: 'Autumn launch' },
+    });
     const project = created.body.data.new_project.gid as string;
     expect((await m.api(`/projects/${project}/sections`)).body.data).toEqual([]);
 
@@ -95,7 +121,7 @@ describe('Instantiating a project from a template returns a job; the job complet
     ]);
   });
 
-  it('the new project goes to the template\'s team unless another team of the organization is named', async () => {
+  it("the new project goes to the template's team unless another team of the organization is named", async () => {
     const res = await instantiate({ name: 'Marketing launch', team: ids.otherTeam });
     expect(res.status).toBe(201);
     expect((await m.api(`/projects/${res.body.data.new_project.gid}`)).body.data.team.gid).toBe(ids.otherTeam);

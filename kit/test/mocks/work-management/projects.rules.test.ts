@@ -2,7 +2,18 @@ import fc from 'fast-check';
 import { handBuiltOrg, member, startMock, type RunningMock } from './mock-harness';
 
 let m: RunningMock;
-let ids: { org: string; plain: string; team: string; otherTeam: string; users: string[]; project: string; bug: string; request: string; typed: string[]; untyped: string[] };
+let ids: {
+  org: string;
+  plain: string;
+  team: string;
+  otherTeam: string;
+  users: string[];
+  project: string;
+  bug: string;
+  request: string;
+  typed: string[];
+  untyped: string[];
+};
 
 beforeAll(async () => {
   const { organization, built } = handBuiltOrg((s, org) => {
@@ -14,7 +25,10 @@ beforeAll(async () => {
     const project = s.projects.add({ workspace: org, team: team.gid, name: 'Followed', owner: users[0] as string });
     const bug = s.catalog.addCustomType({ workspace: org, name: 'Bug' });
     const request = s.catalog.addCustomType({ workspace: org, name: 'Request' });
-    const typed = [s.tasks.add({ workspace: org, name: 'bug 1', memberships: [{ project: project.gid }], customType: bug.gid }).gid, s.tasks.add({ workspace: org, name: 'request 1', memberships: [{ project: project.gid }], customType: request.gid }).gid];
+    const typed = [
+      s.tasks.add({ workspace: org, name: 'bug 1', memberships: [{ project: project.gid }], customType: bug.gid }).gid,
+      s.tasks.add({ workspace: org, name: 'request 1', memberships: [{ project: project.gid }], customType: request.gid }).gid,
+    ];
     const untyped = [s.tasks.add({ workspace: org, name: 'plain 1', memberships: [{ project: project.gid }] }).gid];
     return { org, plain, team: team.gid, otherTeam: otherTeam.gid, users, project: project.gid, bug: bug.gid, request: request.gid, typed, untyped };
   });
@@ -23,8 +37,10 @@ beforeAll(async () => {
 });
 afterAll(() => m.close());
 
-const members = async (project: string): Promise<string[]> => (await m.api(`/projects/${project}?opt_fields=members`)).body.data.members.map((u: { gid: string }) => u.gid);
-const followers = async (project: string): Promise<string[]> => (await m.api(`/projects/${project}?opt_fields=followers`)).body.data.followers.map((u: { gid: string }) => u.gid);
+const members = async (project: string): Promise<string[]> =>
+  (await m.api(`/projects/${project}?opt_fields=members`)).body.data.members.map((u: { gid: string }) => u.gid);
+const followers = async (project: string): Promise<string[]> =>
+  (await m.api(`/projects/${project}?opt_fields=followers`)).body.data.followers.map((u: { gid: string }) => u.gid);
 
 describe('Project followers are a subset of members', () => {
   it('adding a follower adds the user as a member if not already one', async () => {
@@ -54,7 +70,10 @@ describe('Project followers are a subset of members', () => {
   });
 
   it('holds after any sequence of follower and member changes (property)', async () => {
-    const ops = fc.array(fc.tuple(fc.constantFrom('addFollowers', 'removeFollowers', 'addMembers', 'removeMembers'), fc.integer({ min: 0, max: 4 })), { minLength: 1, maxLength: 12 });
+    const ops = fc.array(fc.tuple(fc.constantFrom('addFollowers', 'removeFollowers', 'addMembers', 'removeMembers'), fc.integer({ min: 0, max: 4 })), {
+      minLength: 1,
+      maxLength: 12,
+    });
     await fc.assert(
       fc.asyncProperty(ops, async (sequence) => {
         for (const [op, i] of sequence) {
@@ -104,7 +123,10 @@ describe('A portfolio holds at most 1500 items and at most 20 custom fields', ()
     const portfolio = (await m.api('/portfolios', { body: { data: { workspace: ids.org, name: 'Huge', owner: ids.users[0] } } })).body.data.gid;
     const p = s.indexes.portfolios.get(portfolio) as { items: string[] };
     for (let i = 0; i < 1499; i++) p.items.push(s.projects.add({ workspace: ids.org, team: ids.team, name: `Item ${i}` }).gid);
-    const extra = [s.projects.add({ workspace: ids.org, team: ids.team, name: 'Item 1499' }).gid, s.projects.add({ workspace: ids.org, team: ids.team, name: 'Item 1500' }).gid];
+    const extra = [
+      s.projects.add({ workspace: ids.org, team: ids.team, name: 'Item 1499' }).gid,
+      s.projects.add({ workspace: ids.org, team: ids.team, name: 'Item 1500' }).gid,
+    ];
     expect((await m.api(`/portfolios/${portfolio}/addItem`, { body: { data: { item: extra[0] } } })).status).toBe(200);
     expect(p.items).toHaveLength(1500);
     const over = await m.api(`/portfolios/${portfolio}/addItem`, { body: { data: { item: extra[1] } } });

@@ -96,7 +96,9 @@ describe('tasks: per project, subtasks, tasks in no project, stories, attachment
     const seen: string[] = [];
     let after: string | undefined;
     for (let guard = 0; guard < 100; guard++) {
-      const res = await m.api(`/workspaces/${org}/tasks/search?sort_by=created_at&sort_ascending=true&limit=100&opt_fields=created_at${after ? `&created_at.after=${encodeURIComponent(after)}` : ''}`);
+      const res = await m.api(
+        `/workspaces/${org}/tasks/search?sort_by=created_at&sort_ascending=true&limit=100&opt_fields=created_at${after ? `&created_at.after=${encodeURIComponent(after)}` : ''}`,
+      );
       expect(res.status).toBe(200);
       expect(res.body).not.toHaveProperty('next_page');
       if (res.body.data.length === 0) break;
@@ -123,7 +125,9 @@ describe('tasks: per project, subtasks, tasks in no project, stories, attachment
 
   it('stories and attachments per task, with fresh download_urls', async () => {
     const s = m.mock.model;
-    const withFiles = [...s.indexes.attachmentsByParent.entries()].filter(([parent, list]) => s.indexes.kindOf(parent) === 'task' && list.length > 0).slice(0, 5);
+    const withFiles = [...s.indexes.attachmentsByParent.entries()]
+      .filter(([parent, list]) => s.indexes.kindOf(parent) === 'task' && list.length > 0)
+      .slice(0, 5);
     for (const [task, list] of withFiles) {
       const attachments = await walk(m, `/attachments?parent=${task}&opt_fields=name,host,size,download_url,created_at`);
       expect(attachments.map((a) => a.gid)).toEqual(list);
@@ -133,9 +137,11 @@ describe('tasks: per project, subtasks, tasks in no project, stories, attachment
     }
   });
 
-  it('a task\'s full record carries what the crawler maps', async () => {
+  it("a task's full record carries what the crawler maps", async () => {
     const task = [...m.mock.model.indexes.tasks.values()].find((t) => t.memberships.length > 1 && t.followers.length > 1);
-    const res = await m.api(`/tasks/${task?.gid}?opt_fields=name,notes,html_notes,assignee.email,followers.email,memberships.project.name,memberships.section.name,parent,created_at,modified_at,completed,permalink_url,custom_fields.name,custom_fields.display_value,custom_fields.enabled,workspace`);
+    const res = await m.api(
+      `/tasks/${task?.gid}?opt_fields=name,notes,html_notes,assignee.email,followers.email,memberships.project.name,memberships.section.name,parent,created_at,modified_at,completed,permalink_url,custom_fields.name,custom_fields.display_value,custom_fields.enabled,workspace`,
+    );
     expect(res.body.data).toMatchObject({
       gid: task?.gid,
       name: task?.name,
@@ -151,7 +157,11 @@ describe('tasks: per project, subtasks, tasks in no project, stories, attachment
 describe('every read path of the HTTP surface answers', () => {
   it('returns 200 with a data envelope on each documented GET', async () => {
     const s = m.mock.model;
-    const project = [...s.indexes.projects.values()].find((p) => p.workspace === org && (s.indexes.tasksByProject.get(p.gid)?.length ?? 0) > 0 && (s.indexes.portfolioSettingsByProject.get(p.gid)?.length ?? 0) > 0) ?? [...s.indexes.projects.values()][0];
+    const project =
+      [...s.indexes.projects.values()].find(
+        (p) =>
+          p.workspace === org && (s.indexes.tasksByProject.get(p.gid)?.length ?? 0) > 0 && (s.indexes.portfolioSettingsByProject.get(p.gid)?.length ?? 0) > 0,
+      ) ?? [...s.indexes.projects.values()][0];
     const p = project?.gid as string;
     const task = s.indexes.tasksByProject.get(p)?.[0] as string;
     const team = s.indexes.teamsByWorkspace.get(org)?.[0] as string;
@@ -167,18 +177,76 @@ describe('every read path of the HTTP surface answers', () => {
     const teamMembership = s.indexes.teamMembershipsByTeam.get(team)?.[0] as string;
     const wsMembership = s.indexes.workspaceMembershipsByWorkspace.get(org)?.[0] as string;
     const paths = [
-      '/workspaces', `/workspaces/${org}`, `/workspaces/${org}/users`, `/workspaces/${org}/users/${user}`, `/workspaces/${org}/workspace_memberships`, `/workspace_memberships/${wsMembership}`,
-      `/users?workspace=${org}&limit=10`, `/users?team=${team}`, `/users/${user}`, `/users/me`, `/users/${user}/workspace_memberships`, `/users/${user}/teams?organization=${org}`,
-      `/users/${user}/team_memberships?workspace=${org}`, `/users/${user}/user_task_list?workspace=${org}`, `/user_task_lists/${list}`, `/user_task_lists/${list}/tasks?limit=10`,
-      `/workspaces/${org}/teams`, `/teams/${team}`, `/teams/${team}/users`, `/teams/${team}/team_memberships`, `/team_memberships?team=${team}`, `/team_memberships?user=${user}&workspace=${org}`, `/team_memberships/${teamMembership}`,
-      `/projects?workspace=${org}&limit=10`, `/projects?team=${team}`, `/workspaces/${org}/projects`, `/teams/${team}/projects?archived=false`, `/projects/${p}`, `/tasks/${task}/projects`,
-      `/memberships?parent=${p}`, `/memberships?member=${team}&resource_subtype=project_membership`, `/memberships/${membership}`, `/projects/${p}/project_memberships`, `/project_memberships/${membership}`,
-      `/projects/${p}/sections`, `/sections/${section}`, `/sections/${section}/tasks`, `/projects/${p}/tasks?limit=5`, `/tasks?project=${p}&limit=5`, `/tasks?section=${section}`, `/tasks?tag=${tag}`,
-      `/tasks?assignee=${user}&workspace=${org}&limit=5`, `/tasks?user_task_list=${list}&limit=5`, `/tasks/${task}`, `/tasks/${task}/subtasks`, `/tasks/${task}/stories`, `/tasks/${task}/tags`, `/tasks/${task}/attachments`,
-      ...(story ? [`/stories/${story}`] : []), `/attachments?parent=${task}`, `/tags?workspace=${org}`, `/workspaces/${org}/tags`, `/tags/${tag}`, `/tags/${tag}/tasks`,
-      `/workspaces/${org}/custom_fields`, `/custom_fields/${field}`, `/projects/${p}/custom_field_settings`, `/custom_types?project=${p}`, `/projects/${p}/project_statuses`, `/projects/${p}/project_portfolio_settings`,
-      `/status_updates?parent=${p}`, `/portfolios?workspace=${org}`, `/portfolios/${portfolio}`, `/portfolios/${portfolio}/items`, `/portfolios/${portfolio}/custom_field_settings`, `/portfolios/${portfolio}/portfolio_memberships`,
-      `/goals?workspace=${org}`, `/goals?team=${team}`, `/goals/${goal}`, `/workspaces/${org}/tasks/search?text=the`,
+      '/workspaces',
+      `/workspaces/${org}`,
+      `/workspaces/${org}/users`,
+      `/workspaces/${org}/users/${user}`,
+      `/workspaces/${org}/workspace_memberships`,
+      `/workspace_memberships/${wsMembership}`,
+      `/users?workspace=${org}&limit=10`,
+      `/users?team=${team}`,
+      `/users/${user}`,
+      `/users/me`,
+      `/users/${user}/workspace_memberships`,
+      `/users/${user}/teams?organization=${org}`,
+      `/users/${user}/team_memberships?workspace=${org}`,
+      `/users/${user}/user_task_list?workspace=${org}`,
+      `/user_task_lists/${list}`,
+      `/user_task_lists/${list}/tasks?limit=10`,
+      `/workspaces/${org}/teams`,
+      `/teams/${team}`,
+      `/teams/${team}/users`,
+      `/teams/${team}/team_memberships`,
+      `/team_memberships?team=${team}`,
+      `/team_memberships?user=${user}&workspace=${org}`,
+      `/team_memberships/${teamMembership}`,
+      `/projects?workspace=${org}&limit=10`,
+      `/projects?team=${team}`,
+      `/workspaces/${org}/projects`,
+      `/teams/${team}/projects?archived=false`,
+      `/projects/${p}`,
+      `/tasks/${task}/projects`,
+      `/memberships?parent=${p}`,
+      `/memberships?member=${team}&resource_subtype=project_membership`,
+      `/memberships/${membership}`,
+      `/projects/${p}/project_memberships`,
+      `/project_memberships/${membership}`,
+      `/projects/${p}/sections`,
+      `/sections/${section}`,
+      `/sections/${section}/tasks`,
+      `/projects/${p}/tasks?limit=5`,
+      `/tasks?project=${p}&limit=5`,
+      `/tasks?section=${section}`,
+      `/tasks?tag=${tag}`,
+      `/tasks?assignee=${user}&workspace=${org}&limit=5`,
+      `/tasks?user_task_list=${list}&limit=5`,
+      `/tasks/${task}`,
+      `/tasks/${task}/subtasks`,
+      `/tasks/${task}/stories`,
+      `/tasks/${task}/tags`,
+      `/tasks/${task}/attachments`,
+      ...(story ? [`/stories/${story}`] : []),
+      `/attachments?parent=${task}`,
+      `/tags?workspace=${org}`,
+      `/workspaces/${org}/tags`,
+      `/tags/${tag}`,
+      `/tags/${tag}/tasks`,
+      `/workspaces/${org}/custom_fields`,
+      `/custom_fields/${field}`,
+      `/projects/${p}/custom_field_settings`,
+      `/custom_types?project=${p}`,
+      `/projects/${p}/project_statuses`,
+      `/projects/${p}/project_portfolio_settings`,
+      `/status_updates?parent=${p}`,
+      `/portfolios?workspace=${org}`,
+      `/portfolios/${portfolio}`,
+      `/portfolios/${portfolio}/items`,
+      `/portfolios/${portfolio}/custom_field_settings`,
+      `/portfolios/${portfolio}/portfolio_memberships`,
+      `/goals?workspace=${org}`,
+      `/goals?team=${team}`,
+      `/goals/${goal}`,
+      `/workspaces/${org}/tasks/search?text=the`,
     ];
     for (const path of paths) {
       const res = await m.api(path);
@@ -187,4 +255,3 @@ describe('every read path of the HTTP surface answers', () => {
     }
   });
 });
-

@@ -42,7 +42,9 @@ describe('Status update: allowed status_type by parent', () => {
 
   it('status_type and text are required', async () => {
     expect((await m.api('/status_updates', { body: { data: { parent: ids.project, text: 'x' } } })).body.errors[0].message).toBe('status_type: Missing input');
-    expect((await m.api('/status_updates', { body: { data: { parent: ids.project, status_type: 'on_track' } } })).body.errors[0].message).toBe('text: Missing input');
+    expect((await m.api('/status_updates', { body: { data: { parent: ids.project, status_type: 'on_track' } } })).body.errors[0].message).toBe(
+      'text: Missing input',
+    );
   });
 });
 

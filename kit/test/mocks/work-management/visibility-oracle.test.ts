@@ -109,18 +109,18 @@ describe('visibility oracle: the rules of §6 on a hand-built organization', () 
     expect(oracle.visibleTo('task', t.inactiveOnly)).toEqual([]);
   });
 
-  it('a subtask is judged on its own projects, followers and assignee (not its parent\'s)', () => {
+  it("a subtask is judged on its own projects, followers and assignee (not its parent's)", () => {
     expect(oracle.visibleTo('task', t.subtask)).toEqual([u.ben]);
     const inheriting = createVisibilityOracle(s, { subtasksInheritParent: true });
     expect(inheriting.visibleTo('task', t.subtask)).toEqual(sorted([u.ben, u.ann, u.ulla, u.lam]));
   });
 
-  it('portfolio members reach a project only when it inherits the portfolio\'s access control', () => {
+  it("portfolio members reach a project only when it inherits the portfolio's access control", () => {
     expect(oracle.visibleTo('task', t.inherited)).toEqual(sorted([u.ben, u.cat]));
     expect(oracle.visibleTo('task', t.notInherited)).toEqual([]);
   });
 
-  it('attachments and stories carry their task\'s audience; a project attachment carries the project\'s', () => {
+  it("attachments and stories carry their task's audience; a project attachment carries the project's", () => {
     expect(oracle.visibleTo('attachment', a.onPrivate)).toEqual(oracle.visibleTo('task', t.inPrivate));
     expect(oracle.visibleTo('attachment', a.onNoProject)).toEqual(sorted([u.cat, u.gia]));
     expect(oracle.visibleTo('attachment', a.keyResource)).toEqual(sorted([u.ann, u.ulla]));
@@ -140,7 +140,9 @@ describe('visibility oracle: the rules of §6 on a hand-built organization', () 
     const all = [...oracle.all('task')];
     expect(all.map((v) => v.gid).sort()).toEqual(oracle.gids('task').sort());
     for (const v of all) expect(v.visibleTo).toEqual(oracle.visibleTo('task', v.gid));
-    expect(oracle.many('attachment', [a.onPrivate, '1'])).toEqual([{ type: 'attachment', gid: a.onPrivate, visibleTo: oracle.visibleTo('attachment', a.onPrivate) }]);
+    expect(oracle.many('attachment', [a.onPrivate, '1'])).toEqual([
+      { type: 'attachment', gid: a.onPrivate, visibleTo: oracle.visibleTo('attachment', a.onPrivate) },
+    ]);
   });
 });
 
@@ -155,7 +157,12 @@ describe('visibility oracle over HTTP, and mutations that change it', () => {
   it('GET /_oracle/visibility answers one object, with reasons on request', async () => {
     const res = await m.call(`/_oracle/visibility?type=task&gid=${b.t.noProject}&explain=true`);
     expect(res.status).toBe(200);
-    expect(res.body.data).toEqual({ type: 'task', gid: b.t.noProject, visible_to: sorted([b.u.cat, b.u.gia]), reasons: { [b.u.cat]: [`assignee of task ${b.t.noProject}`], [b.u.gia]: [`follower of task ${b.t.noProject}`] } });
+    expect(res.body.data).toEqual({
+      type: 'task',
+      gid: b.t.noProject,
+      visible_to: sorted([b.u.cat, b.u.gia]),
+      reasons: { [b.u.cat]: [`assignee of task ${b.t.noProject}`], [b.u.gia]: [`follower of task ${b.t.noProject}`] },
+    });
     expect((await m.call('/_oracle/visibility?type=task&gid=1')).status).toBe(404);
     expect((await m.call('/_oracle/visibility?type=planet&gid=1')).status).toBe(400);
     expect((await m.call(`/_oracle/visibility?type=task&gid=${b.t.noProject}`, { token: '' })).status).toBe(401);
@@ -165,7 +172,9 @@ describe('visibility oracle over HTTP, and mutations that change it', () => {
     const seen: Array<{ gid: string; visible_to: string[] }> = [];
     let offset: number | null = 0;
     while (offset !== null) {
-      const res: { body: { data: Array<{ gid: string; visible_to: string[] }>; next_offset: number | null; total: number } } = await m.call(`/_oracle/visibility/all?type=task&limit=4&offset=${offset}`);
+      const res: { body: { data: Array<{ gid: string; visible_to: string[] }>; next_offset: number | null; total: number } } = await m.call(
+        `/_oracle/visibility/all?type=task&limit=4&offset=${offset}`,
+      );
       seen.push(...res.body.data);
       offset = res.body.next_offset;
     }

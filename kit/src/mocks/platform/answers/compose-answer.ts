@@ -19,7 +19,13 @@ export interface ComposedAnswer {
   cited: SearchHit[];
 }
 
-const KIND: Record<string, string> = { [MIME.html]: 'Article', [MIME.pdf]: 'PDF', [MIME.docx]: 'Word document', [MIME.pptx]: 'Presentation', [MIME.txt]: 'Text file' };
+const KIND: Record<string, string> = {
+  [MIME.html]: 'Article',
+  [MIME.pdf]: 'PDF',
+  [MIME.docx]: 'Word document',
+  [MIME.pptx]: 'Presentation',
+  [MIME.txt]: 'Text file',
+};
 
 function citationOf(hit: SearchHit): Citation {
   const f = hit.file;

@@ -73,7 +73,17 @@ export class ConversationStore {
   addFeedback(record: FeedbackRecord): void {
     this.feedback.push(record);
     const email = this.conversations.get(record.conversation_id)?.email ?? '';
-    this.interactions.push(feedbackInteraction({ email, conversationId: record.conversation_id, messageId: record.message_id, parent: this.answerInteraction.get(record.message_id) ?? null, rating: record.rating, comment: record.additional_feedback, at: record.submitted_at }));
+    this.interactions.push(
+      feedbackInteraction({
+        email,
+        conversationId: record.conversation_id,
+        messageId: record.message_id,
+        parent: this.answerInteraction.get(record.message_id) ?? null,
+        rating: record.rating,
+        comment: record.additional_feedback,
+        at: record.submitted_at,
+      }),
+    );
   }
 
   message(conversationId: string, messageId: string): Message | undefined {

@@ -37,7 +37,16 @@ export function feedbackModal(message: Message, createdAt: string): Modal {
     message_id: message.message_id,
     title: plainText('Rate this answer'),
     fields: [
-      { field_id: 'rating', type: 'CHOICE', label: 'Was this answer helpful?', required: true, options: [{ value: 'HELPFUL', label: 'Helpful' }, { value: 'UNHELPFUL', label: 'Not helpful' }] },
+      {
+        field_id: 'rating',
+        type: 'CHOICE',
+        label: 'Was this answer helpful?',
+        required: true,
+        options: [
+          { value: 'HELPFUL', label: 'Helpful' },
+          { value: 'UNHELPFUL', label: 'Not helpful' },
+        ],
+      },
       { field_id: 'comment', type: 'TEXT', label: 'Anything to add?', required: false, max_length: MAX_MODAL_COMMENT },
     ],
     submit_label: 'Send feedback',

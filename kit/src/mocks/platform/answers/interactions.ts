@@ -42,7 +42,15 @@ export function questionInteraction(input: { id?: string; email: string; convers
   };
 }
 
-export function feedbackInteraction(input: { email: string; conversationId: string; messageId: string; parent: string | null; rating: 'helpful' | 'unhelpful'; comment: string | null; at: string }): Interaction {
+export function feedbackInteraction(input: {
+  email: string;
+  conversationId: string;
+  messageId: string;
+  parent: string | null;
+  rating: 'helpful' | 'unhelpful';
+  comment: string | null;
+  at: string;
+}): Interaction {
   return {
     id: newId('int'),
     actor: 'USER',
@@ -52,7 +60,15 @@ export function feedbackInteraction(input: { email: string; conversationId: stri
     parent_interaction_id: input.parent,
     user_id: platformUserId(input.email),
     conversation_id: input.conversationId,
-    detail: { content: input.comment ?? '', domain: 'enterprise-search', entity: 'feedback', type: input.rating, detail: null, resource_id: input.messageId, file_types: [] },
+    detail: {
+      content: input.comment ?? '',
+      domain: 'enterprise-search',
+      entity: 'feedback',
+      type: input.rating,
+      detail: null,
+      resource_id: input.messageId,
+      file_types: [],
+    },
     created_time: input.at,
     last_updated_time: input.at,
   };

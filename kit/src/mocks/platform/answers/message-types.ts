@@ -19,7 +19,8 @@ export interface ContentReference {
   offset: number;
 }
 
-export type Action = { type: 'CALLBACK_ACTION'; label: string; callback_action: { callback_id: string } } | { type: 'URL_ACTION'; label: string; url_action: { url: string } };
+export type Action =
+  { type: 'CALLBACK_ACTION'; label: string; callback_action: { callback_id: string } } | { type: 'URL_ACTION'; label: string; url_action: { url: string } };
 
 export interface Message {
   message_id: string;

@@ -39,12 +39,14 @@ function settingsPatch(ctx: PlatformContext, body: unknown): void {
   if (!isObj(body)) throw new ApiError('bad-request', 'the body must be an object');
   if (isObj(body.lifecycle)) {
     for (const [id, stage] of Object.entries(body.lifecycle)) {
-      if (!LIFECYCLE_TABLE.some((r) => r.id === id) || !STAGES.includes(stage as Stage)) throw new ApiError('bad-request', `cannot set ${id} to ${String(stage)}`);
+      if (!LIFECYCLE_TABLE.some((r) => r.id === id) || !STAGES.includes(stage as Stage))
+        throw new ApiError('bad-request', `cannot set ${id} to ${String(stage)}`);
       ctx.settings.lifecycle[id] = stage as Stage;
     }
   }
   if (Array.isArray(body.pilotVersions)) {
-    if (!body.pilotVersions.every((v) => typeof v === 'string' && EXPERIMENTAL_VERSION.test(v))) throw new ApiError('bad-request', 'pilotVersions are like v2beta1');
+    if (!body.pilotVersions.every((v) => typeof v === 'string' && EXPERIMENTAL_VERSION.test(v)))
+      throw new ApiError('bad-request', 'pilotVersions are like v2beta1');
     ctx.settings.pilotVersions = body.pilotVersions as string[];
   }
   if (body.dataPageSize !== undefined) {
@@ -55,34 +57,85 @@ function settingsPatch(ctx: PlatformContext, body: unknown): void {
 
 export function adminRouter(ctx: PlatformContext): express.Router {
   const router = express.Router();
-  router.use((req: Request, res: Response, next: NextFunction) => (ctx.auth.admin(req.get('authorization')) ? next() : sendError(res, 'data', new ApiError('unauthorized', 'the admin key is required'))));
+  router.use((req: Request, res: Response, next: NextFunction) =>
+    ctx.auth.admin(req.get('authorization')) ? next() : sendError(res, 'data', new ApiError('unauthorized', 'the admin key is required')),
+  );
   router.use(express.json({ limit: '1mb' }));
-  router.post('/ingest', wrap(async (_req, res) => void res.json(await ctx.ingest())));
-  router.get('/ingests', wrap((_req, res) => void res.json({ ingests: ctx.ingests })));
-  router.post('/ask', wrap((req, res) => void res.json(ask(ctx, req.body))));
-  router.get('/access', wrap((req, res) => {
-    const email = String(req.query.email ?? '');
-    const { access } = ctx.corpus();
-    res.json({ email, viewer: access.viewer(email).kind, files: [...access.visibleFileIds(email)].sort() });
-  }));
-  router.get('/state', wrap((_req, res) => {
-    const { snapshot } = ctx.corpus();
-    res.json({ now: ctx.clock.iso(), source: snapshot.source, ingestedAt: snapshot.ingestedAt, files: snapshot.files.size, users: snapshot.users.length, groups: snapshot.groups.length, conversations: ctx.store.conversations.size, pluginResources: ctx.pluginResources.length, settings: ctx.settings, hostility: ctx.hostility() });
-  }));
-  router.post('/clock', wrap((req, res) => {
-    const ms = isObj(req.body) ? req.body.advance_ms : undefined;
-    if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) throw new ApiError('bad-request', 'advance_ms is a non-negative number');
-    ctx.clock.advance(ms);
-    res.json({ now: ctx.clock.iso() });
-  }));
-  router.patch('/hostility', wrap((req, res) => void res.json(ctx.setHostility(isObj(req.body) ? req.body : {}))));
-  router.patch('/settings', wrap((req, res) => {
-    settingsPatch(ctx, req.body);
-    res.json(ctx.settings);
-  }));
-  router.get('/lifecycle', wrap((_req, res) => void res.json({ endpoints: LIFECYCLE_TABLE.map((r) => ({ id: r.id, method: r.method, path: r.path, stage: stageOf(r, ctx.settings.lifecycle), note: r.note })) })));
-  router.get('/feedback', wrap((_req, res) => void res.json({ feedback: ctx.store.feedback })));
-  router.get('/messages', wrap((_req, res) => void res.json({ messages: ctx.sentMessages })));
+  router.post(
+    '/ingest',
+    wrap(async (_req, res) => void res.json(await ctx.ingest())),
+  );
+  router.get(
+    '/ingests',
+    wrap((_req, res) => void res.json({ ingests: ctx.ingests })),
+  );
+  router.post(
+    '/ask',
+    wrap((req, res) => void res.json(ask(ctx, req.body))),
+  );
+  router.get(
+    '/access',
+    wrap((req, res) => {
+      const email = String(req.query.email ?? '');
+      const { access } = ctx.corpus();
+      res.json({ email, viewer: access.viewer(email).kind, files: [...access.visibleFileIds(email)].sort() });
+    }),
+  );
+  router.get(
+    '/state',
+    wrap((_req, res) => {
+      const { snapshot } = ctx.corpus();
+      res.json({
+        now: ctx.clock.iso(),
+        source: snapshot.source,
+        ingestedAt: snapshot.ingestedAt,
+        files: snapshot.files.size,
+        users: snapshot.users.length,
+        groups: snapshot.groups.length,
+        conversations: ctx.store.conversations.size,
+        pluginResources: ctx.pluginResources.length,
+        settings: ctx.settings,
+        hostility: ctx.hostility(),
+      });
+    }),
+  );
+  router.post(
+    '/clock',
+    wrap((req, res) => {
+      const ms = isObj(req.body) ? req.body.advance_ms : undefined;
+      if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) throw new ApiError('bad-request', 'advance_ms is a non-negative number');
+      ctx.clock.advance(ms);
+      res.json({ now: ctx.clock.iso() });
+    }),
+  );
+  router.patch(
+    '/hostility',
+    wrap((req, res) => void res.json(ctx.setHostility(isObj(req.body) ? req.body : {}))),
+  );
+  router.patch(
+    '/settings',
+    wrap((req, res) => {
+      settingsPatch(ctx, req.body);
+      res.json(ctx.settings);
+    }),
+  );
+  router.get(
+    '/lifecycle',
+    wrap(
+      (_req, res) =>
+        void res.json({
+          endpoints: LIFECYCLE_TABLE.map((r) => ({ id: r.id, method: r.method, path: r.path, stage: stageOf(r, ctx.settings.lifecycle), note: r.note })),
+        }),
+    ),
+  );
+  router.get(
+    '/feedback',
+    wrap((_req, res) => void res.json({ feedback: ctx.store.feedback })),
+  );
+  router.get(
+    '/messages',
+    wrap((_req, res) => void res.json({ messages: ctx.sentMessages })),
+  );
   router.use((req: Request, res: Response) => sendError(res, 'data', new ApiError('not-found', `No route ${req.method} /_admin${req.path}`)));
   return router;
 }

@@ -6,7 +6,8 @@
 import type { Response } from 'express';
 import type { Family } from './lifecycle-table';
 
-export type ErrorKind = 'bad-request' | 'bad-cursor' | 'unauthorized' | 'forbidden' | 'not-found' | 'gone' | 'rate-limited' | 'internal' | 'unavailable' | 'timeout';
+export type ErrorKind =
+  'bad-request' | 'bad-cursor' | 'unauthorized' | 'forbidden' | 'not-found' | 'gone' | 'rate-limited' | 'internal' | 'unavailable' | 'timeout';
 
 export class ApiError extends Error {
   constructor(
@@ -18,7 +19,18 @@ export class ApiError extends Error {
   }
 }
 
-const STATUS: Record<ErrorKind, number> = { 'bad-request': 400, 'bad-cursor': 400, unauthorized: 401, forbidden: 403, 'not-found': 404, gone: 410, 'rate-limited': 429, internal: 500, unavailable: 503, timeout: 504 };
+const STATUS: Record<ErrorKind, number> = {
+  'bad-request': 400,
+  'bad-cursor': 400,
+  unauthorized: 401,
+  forbidden: 403,
+  'not-found': 404,
+  gone: 410,
+  'rate-limited': 429,
+  internal: 500,
+  unavailable: 503,
+  timeout: 504,
+};
 
 /** Conversations API codes (the list-messages table, plus INVALID_REQUEST of the feedback notes). */
 const CONVERSATIONS_CODE: Record<ErrorKind, string> = {
@@ -65,5 +77,8 @@ export function sendError(res: Response, family: Family, error: unknown): void {
     res.end();
     return;
   }
-  res.status(statusOf(e.kind)).set(e.headers).json(errorBody(family, e.kind, e.message));
+  res
+    .status(statusOf(e.kind))
+    .set(e.headers)
+    .json(errorBody(family, e.kind, e.message));
 }

@@ -72,11 +72,24 @@ export async function submitFeedback(req: Request, res: Response, ctx: PlatformC
   const body: unknown = req.body;
   if (!isObj(body) || typeof body.callback_id !== 'string' || body.callback_id === '') throw new ApiError('bad-request', 'callback_id is required');
   const extra = body.additional_feedback;
-  if (extra !== undefined && extra !== null && (typeof extra !== 'string' || extra.length > MAX_ADDITIONAL_FEEDBACK)) throw new ApiError('bad-request', `additional_feedback must be a string of at most ${MAX_ADDITIONAL_FEEDBACK} characters`);
+  if (extra !== undefined && extra !== null && (typeof extra !== 'string' || extra.length > MAX_ADDITIONAL_FEEDBACK))
+    throw new ApiError('bad-request', `additional_feedback must be a string of at most ${MAX_ADDITIONAL_FEEDBACK} characters`);
   if (!message.feedback) throw new ApiError('bad-request', 'This message does not support feedback');
-  const rating = body.callback_id === message.feedback.helpful.callback_id ? 'helpful' : body.callback_id === message.feedback.unhelpful.callback_id ? 'unhelpful' : undefined;
+  const rating =
+    body.callback_id === message.feedback.helpful.callback_id
+      ? 'helpful'
+      : body.callback_id === message.feedback.unhelpful.callback_id
+        ? 'unhelpful'
+        : undefined;
   if (!rating) throw new ApiError('bad-request', 'callback_id does not match this message');
-  ctx.store.addFeedback({ conversation_id: conversation.id, response_id: message.response_id, message_id: message.message_id, rating, additional_feedback: typeof extra === 'string' ? extra : null, submitted_at: ctx.clock.iso() });
+  ctx.store.addFeedback({
+    conversation_id: conversation.id,
+    response_id: message.response_id,
+    message_id: message.message_id,
+    rating,
+    additional_feedback: typeof extra === 'string' ? extra : null,
+    submitted_at: ctx.clock.iso(),
+  });
   res.status(200).json({ status: 'SUBMITTED' });
 }
 
@@ -97,7 +110,8 @@ export async function createResponse(req: Request, res: Response, ctx: PlatformC
   const conversation = conversationOf(req, ctx);
   const body: unknown = req.body;
   const input = isObj(body) && isObj(body.input) ? body.input : undefined;
-  if (!input || (typeof input.text !== 'string' && typeof input.callback_id !== 'string')) throw new ApiError('bad-request', 'input must be exactly one of {text} or {callback_id}');
+  if (!input || (typeof input.text !== 'string' && typeof input.callback_id !== 'string'))
+    throw new ApiError('bad-request', 'input must be exactly one of {text} or {callback_id}');
   try {
     const out = ctx.assistant.ask({
       email,

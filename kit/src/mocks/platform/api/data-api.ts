@@ -15,11 +15,35 @@ import { compileFilter, parseCount, parseOrderby, parseSelect, type CompiledFilt
 
 type Rec = Record<string, unknown>;
 
-const TOP_FIELDS = ['id', 'resource_id', 'type', 'plugin_call_id', 'interaction_id', 'user_id', 'conversation_id', 'detail', 'cited', 'created_time', 'last_updated_time'];
+const TOP_FIELDS = [
+  'id',
+  'resource_id',
+  'type',
+  'plugin_call_id',
+  'interaction_id',
+  'user_id',
+  'conversation_id',
+  'detail',
+  'cited',
+  'created_time',
+  'last_updated_time',
+];
 const DETAIL_FIELDS = ['domain', 'external_resource_id', 'name', 'snippet', 'source', 'type', 'url'];
 /** Paths `$filter` and `$orderby` accept; `$select` takes the top-level ones. */
 export const PLUGIN_RESOURCE_FIELDS: ReadonlySet<string> = new Set([...TOP_FIELDS, ...DETAIL_FIELDS.map((f) => `detail/${f}`)]);
-const INTERACTION_TOP = ['id', 'actor', 'platform', 'type', 'label', 'parent_interaction_id', 'user_id', 'conversation_id', 'detail', 'created_time', 'last_updated_time'];
+const INTERACTION_TOP = [
+  'id',
+  'actor',
+  'platform',
+  'type',
+  'label',
+  'parent_interaction_id',
+  'user_id',
+  'conversation_id',
+  'detail',
+  'created_time',
+  'last_updated_time',
+];
 const INTERACTION_DETAIL = ['content', 'domain', 'entity', 'type', 'detail', 'resource_id', 'file_types'];
 export const INTERACTION_FIELDS: ReadonlySet<string> = new Set([...INTERACTION_TOP, ...INTERACTION_DETAIL.map((f) => `detail/${f}`)]);
 
@@ -69,8 +93,18 @@ function matching(set: EntitySet, filter: string | undefined): Rec[] {
   return candidates.filter((r) => predicate(r));
 }
 
-const pluginResources = (ctx: PlatformContext): EntitySet => ({ name: 'plugin-resources', records: ctx.pluginResources as unknown as Rec[], fields: PLUGIN_RESOURCE_FIELDS, top: new Set(TOP_FIELDS) });
-const interactions = (ctx: PlatformContext): EntitySet => ({ name: 'interactions', records: ctx.store.interactions as unknown as Rec[], fields: INTERACTION_FIELDS, top: new Set(INTERACTION_TOP) });
+const pluginResources = (ctx: PlatformContext): EntitySet => ({
+  name: 'plugin-resources',
+  records: ctx.pluginResources as unknown as Rec[],
+  fields: PLUGIN_RESOURCE_FIELDS,
+  top: new Set(TOP_FIELDS),
+});
+const interactions = (ctx: PlatformContext): EntitySet => ({
+  name: 'interactions',
+  records: ctx.store.interactions as unknown as Rec[],
+  fields: INTERACTION_FIELDS,
+  top: new Set(INTERACTION_TOP),
+});
 
 /** The caller's credentials (403 otherwise), then the region addressed (404 for an unknown one). */
 async function where(req: Request, ctx: PlatformContext): Promise<{ base: string }> {
@@ -83,7 +117,10 @@ async function where(req: Request, ctx: PlatformContext): Promise<{ base: string
 export async function countPluginResources(req: Request, res: Response, ctx: PlatformContext): Promise<void> {
   await where(req, ctx);
   const opts = options(req, COUNT_OPTIONS);
-  res.status(200).type('text/plain').send(String(matching(pluginResources(ctx), opts.get('$filter')).length));
+  res
+    .status(200)
+    .type('text/plain')
+    .send(String(matching(pluginResources(ctx), opts.get('$filter')).length));
 }
 
 type Created = Pick<PluginResource | Interaction, 'id' | 'created_time'>;
@@ -117,7 +154,8 @@ async function listEntitySet(req: Request, res: Response, ctx: PlatformContext, 
   let offset = 0;
   if (opts.has('$skiptoken')) {
     const token = ctx.tokens.verify(opts.get('$skiptoken') as string);
-    if (!token || token.k !== `data:${set.name}` || token.q !== queryKey || typeof token.o !== 'number') throw new ApiError('bad-request', '$skiptoken is not valid for this query');
+    if (!token || token.k !== `data:${set.name}` || token.q !== queryKey || typeof token.o !== 'number')
+      throw new ApiError('bad-request', '$skiptoken is not valid for this query');
     offset = token.o;
   }
   const sorted = matching(set, opts.get('$filter')).sort((a, b) => (order ? order(a, b) : 0) || byCreation(a, b));

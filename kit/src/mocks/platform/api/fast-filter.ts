@@ -40,7 +40,9 @@ function splitTop(text: string, keyword: 'and' | 'or'): string[] | undefined {
 function term(text: string, fields: ReadonlySet<string>): Term | undefined {
   const m = TERM.exec(text);
   if (!m || !fields.has(m[1] as string)) return undefined;
-  return m[3] !== undefined ? { path: m[1] as string, value: m[3], literal: 'boolean' } : { path: m[1] as string, value: (m[2] as string).replace(/''/g, "'"), literal: 'string' };
+  return m[3] !== undefined
+    ? { path: m[1] as string, value: m[3], literal: 'boolean' }
+    : { path: m[1] as string, value: (m[2] as string).replace(/''/g, "'"), literal: 'string' };
 }
 
 /** One conjunct: an or-list of terms on one field, optionally in parentheses. */
@@ -62,7 +64,10 @@ function orList(text: string, fields: ReadonlySet<string>): OrList | undefined {
 }
 
 /** The predicate and equality keys of a filter of the fast shape, or undefined. */
-export function fastFilter(text: string, fields: ReadonlySet<string>): { predicate: (r: Rec) => boolean; keys: { path: string; values: Set<string> } | undefined } | undefined {
+export function fastFilter(
+  text: string,
+  fields: ReadonlySet<string>,
+): { predicate: (r: Rec) => boolean; keys: { path: string; values: Set<string> } | undefined } | undefined {
   const conjuncts = splitTop(text, 'and')?.map((c) => orList(c, fields));
   if (!conjuncts || conjuncts.some((c) => c === undefined)) return undefined;
   const lists = conjuncts as OrList[];

@@ -32,7 +32,8 @@ export async function openModal(req: Request, res: Response, ctx: PlatformContex
 function modalOf(req: Request, ctx: PlatformContext): Modal {
   const conversation = conversationOf(req, ctx);
   const modal = ctx.store.modals.get(String(req.params.modal_id));
-  if (!modal || modal.conversation_id !== conversation.id) throw new ApiError('not-found', `Modal ${String(req.params.modal_id)} does not exist in this conversation`);
+  if (!modal || modal.conversation_id !== conversation.id)
+    throw new ApiError('not-found', `Modal ${String(req.params.modal_id)} does not exist in this conversation`);
   return modal;
 }
 
@@ -46,9 +47,11 @@ export async function submitModal(req: Request, res: Response, ctx: PlatformCont
   const modal = modalOf(req, ctx);
   const body: unknown = req.body;
   const values = isObj(body) && isObj(body.values) ? body.values : undefined;
-  if (!values || (values.rating !== 'HELPFUL' && values.rating !== 'UNHELPFUL')) throw new ApiError('bad-request', 'values.rating is required: HELPFUL or UNHELPFUL');
+  if (!values || (values.rating !== 'HELPFUL' && values.rating !== 'UNHELPFUL'))
+    throw new ApiError('bad-request', 'values.rating is required: HELPFUL or UNHELPFUL');
   const comment = values.comment;
-  if (comment !== undefined && comment !== null && (typeof comment !== 'string' || comment.length > MAX_MODAL_COMMENT)) throw new ApiError('bad-request', `values.comment must be a string of at most ${MAX_MODAL_COMMENT} characters`);
+  if (comment !== undefined && comment !== null && (typeof comment !== 'string' || comment.length > MAX_MODAL_COMMENT))
+    throw new ApiError('bad-request', `values.comment must be a string of at most ${MAX_MODAL_COMMENT} characters`);
   if (modal.status === 'SUBMITTED') throw new ApiError('bad-request', 'This modal was already submitted');
   modal.status = 'SUBMITTED';
   ctx.store.addFeedback({

@@ -96,7 +96,8 @@ function compile(input: unknown, fields: ReadonlySet<string>): Evaluator {
     return (rec) => {
       const a = l(rec);
       const b = r(rec);
-      if (a === null || a === undefined || b === null || b === undefined) return node.type === 'EqualsExpression' ? (a ?? null) === (b ?? null) : node.type === 'NotEqualsExpression' ? (a ?? null) !== (b ?? null) : false;
+      if (a === null || a === undefined || b === null || b === undefined)
+        return node.type === 'EqualsExpression' ? (a ?? null) === (b ?? null) : node.type === 'NotEqualsExpression' ? (a ?? null) !== (b ?? null) : false;
       return compare(compareValues(a, b));
     };
   }
@@ -222,7 +223,14 @@ function keysOf(input: unknown): { path: string; values: Set<string> } | undefin
   const pair = node.value as { left: unknown; right: unknown };
   if (node.type === 'EqualsExpression') {
     const [left, right] = [unwrap(pair.left), unwrap(pair.right)];
-    if (!left || !right || (left.type !== 'FirstMemberExpression' && left.type !== 'MemberExpression') || right.type !== 'Literal' || String(right.value) !== 'Edm.String') return undefined;
+    if (
+      !left ||
+      !right ||
+      (left.type !== 'FirstMemberExpression' && left.type !== 'MemberExpression') ||
+      right.type !== 'Literal' ||
+      String(right.value) !== 'Edm.String'
+    )
+      return undefined;
     return { path: left.raw ?? '', values: new Set([literal(right) as string]) };
   }
   if (node.type === 'OrExpression') {

@@ -45,7 +45,10 @@ export function generateCredentials(partial: Partial<Credentials> = {}): Credent
     dataApiKey: partial.dataApiKey ?? secret('data-key'),
     messageApiKey: partial.messageApiKey ?? secret('message-key'),
     assistantName: partial.assistantName ?? 'northwind-assistant',
-    clients: partial.clients ?? { conversations: { clientId: 'conversations-client', clientSecret: secret('cs') }, data: { clientId: 'data-export-client', clientSecret: secret('ds') } },
+    clients: partial.clients ?? {
+      conversations: { clientId: 'conversations-client', clientSecret: secret('cs') },
+      data: { clientId: 'data-export-client', clientSecret: secret('ds') },
+    },
   };
 }
 
@@ -72,7 +75,10 @@ export class PlatformAuth {
   ) {}
 
   /** Issues a token for client credentials; `body` is the parsed JSON or form body. */
-  async issueToken(body: Record<string, unknown>, authorization: string | undefined): Promise<{ access_token: string; token_type: 'Bearer'; expires_in: number }> {
+  async issueToken(
+    body: Record<string, unknown>,
+    authorization: string | undefined,
+  ): Promise<{ access_token: string; token_type: 'Bearer'; expires_in: number }> {
     let id = typeof body.client_id === 'string' ? body.client_id : undefined;
     let pass = typeof body.client_secret === 'string' ? body.client_secret : undefined;
     if (authorization && /^basic\s/i.test(authorization)) {
@@ -81,12 +87,21 @@ export class PlatformAuth {
       if (colon > 0) [id, pass] = [decodeURIComponent(decoded.slice(0, colon)), decodeURIComponent(decoded.slice(colon + 1))];
     }
     if (body.grant_type !== 'client_credentials') throw new ApiError('bad-request', 'grant_type must be client_credentials');
-    const scope = (Object.keys(this.credentials.clients) as TokenScope[]).find((s) => id !== undefined && pass !== undefined && this.credentials.clients[s].clientId === id && equal(this.credentials.clients[s].clientSecret, pass));
+    const scope = (Object.keys(this.credentials.clients) as TokenScope[]).find(
+      (s) => id !== undefined && pass !== undefined && this.credentials.clients[s].clientId === id && equal(this.credentials.clients[s].clientSecret, pass),
+    );
     if (!scope) throw new ApiError('unauthorized', 'unknown client or wrong secret');
     const claims: Record<string, string> = { scope };
     if (typeof body.user_email === 'string' && body.user_email.includes('@')) claims.email = body.user_email;
     const iat = Math.floor(this.now() / 1000);
-    const token = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setIssuer(ISSUER).setSubject(id as string).setIssuedAt(iat).setExpirationTime(iat + TOKEN_TTL_SECONDS).setJti(crypto.randomUUID()).sign(this.key);
+    const token = await new SignJWT(claims)
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setIssuer(ISSUER)
+      .setSubject(id as string)
+      .setIssuedAt(iat)
+      .setExpirationTime(iat + TOKEN_TTL_SECONDS)
+      .setJti(crypto.randomUUID())
+      .sign(this.key);
     return { access_token: token, token_type: 'Bearer', expires_in: TOKEN_TTL_SECONDS };
   }
 
@@ -108,7 +123,8 @@ export class PlatformAuth {
   async conversations(authorization: string | undefined): Promise<TokenClaims> {
     const m = /^Bearer\s+(\S+)$/i.exec(authorization?.trim() ?? '');
     const claims = await this.verify(m?.[1], 'conversations');
-    if (!claims) throw new ApiError('unauthorized', authorization ? 'The access token is invalid or expired' : 'Authorization: Bearer <ACCESS_TOKEN> is required');
+    if (!claims)
+      throw new ApiError('unauthorized', authorization ? 'The access token is invalid or expired' : 'Authorization: Bearer <ACCESS_TOKEN> is required');
     return claims;
   }
 

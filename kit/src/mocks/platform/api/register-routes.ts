@@ -10,7 +10,15 @@ import type { PlatformContext } from '../platform-context';
 import { ApiError, sendError } from './api-error';
 import { createConversation, createResponse, listMessages, submitFeedback } from './conversations-api';
 import { countPluginResources, listInteractions, listPluginResources } from './data-api';
-import { EXPERIMENTAL_NOTICE_DAYS, EXPERIMENTAL_VERSION, LIFECYCLE_TABLE, OTHER_CONVERSATION_BASES, stageOf, type LifecycleRow, type Operation } from './lifecycle-table';
+import {
+  EXPERIMENTAL_NOTICE_DAYS,
+  EXPERIMENTAL_VERSION,
+  LIFECYCLE_TABLE,
+  OTHER_CONVERSATION_BASES,
+  stageOf,
+  type LifecycleRow,
+  type Operation,
+} from './lifecycle-table';
 import { sendMessage } from './message-api';
 import { getModal, openModal, submitModal } from './modals-api';
 
@@ -18,7 +26,10 @@ type Handler = (req: Request, res: Response, ctx: PlatformContext, row: Lifecycl
 
 async function issueToken(req: Request, res: Response, ctx: PlatformContext): Promise<void> {
   const token = await ctx.auth.issueToken((req.body ?? {}) as Record<string, unknown>, req.get('authorization'));
-  res.status(200).set({ 'cache-control': 'no-store' }).json({ ...token, data: token });
+  res
+    .status(200)
+    .set({ 'cache-control': 'no-store' })
+    .json({ ...token, data: token });
 }
 
 const HANDLERS: Record<Operation, Handler> = {
@@ -36,13 +47,13 @@ const HANDLERS: Record<Operation, Handler> = {
   issueToken,
 };
 
-
 /** Stage gate and headers (see the table's comment). */
 function applyLifecycle(req: Request, res: Response, ctx: PlatformContext, row: LifecycleRow): LifecycleRow {
   const stage = stageOf(row, ctx.settings.lifecycle);
   if (stage === 'experimental') {
     const version = String(req.params.version ?? '');
-    if (!EXPERIMENTAL_VERSION.test(version) || !ctx.settings.pilotVersions.includes(version)) throw new ApiError('not-found', `No API version ${version} for this organization`);
+    if (!EXPERIMENTAL_VERSION.test(version) || !ctx.settings.pilotVersions.includes(version))
+      throw new ApiError('not-found', `No API version ${version} for this organization`);
     res.set('x-api-change-notice-days', String(EXPERIMENTAL_NOTICE_DAYS));
   }
   res.set('x-api-lifecycle', stage);
@@ -57,7 +68,11 @@ function applyLifecycle(req: Request, res: Response, ctx: PlatformContext, row: 
 
 async function applyHostility(req: Request, ctx: PlatformContext, row: LifecycleRow): Promise<void> {
   const s = ctx.hostility();
-  const who = crypto.createHash('sha256').update(req.get('authorization') ?? req.ip ?? '').digest('hex').slice(0, 16);
+  const who = crypto
+    .createHash('sha256')
+    .update(req.get('authorization') ?? req.ip ?? '')
+    .digest('hex')
+    .slice(0, 16);
   const wait = ctx.limiter.take(`${row.family}:${who}`, s.rateLimitPerMinute[row.family]);
   if (wait !== undefined) throw new ApiError('rate-limited', 'Rate limit exceeded', { 'retry-after': String(wait) });
   const delay = ctx.faults.latency();
@@ -105,13 +120,15 @@ export function registerRoutes(app: express.Express, ctx: PlatformContext): void
   for (const row of LIFECYCLE_TABLE) {
     if (!row.onlyOn) continue;
     const rest = row.path.slice(row.onlyOn.length);
-    const refuse = (req: Request, res: Response) => sendError(res, row.family, new ApiError('not-found', `No route ${req.method} ${req.path}: this capability is served only on ${row.onlyOn}`));
+    const refuse = (req: Request, res: Response) =>
+      sendError(res, row.family, new ApiError('not-found', `No route ${req.method} ${req.path}: this capability is served only on ${row.onlyOn}`));
     for (const base of OTHER_CONVERSATION_BASES) {
       if (row.method === 'GET') app.get(`${base}${rest}`, refuse);
       else app.post(`${base}${rest}`, refuse);
     }
   }
-  const notFound = (family: 'conversations' | 'data' | 'message') => (req: Request, res: Response, _next: NextFunction) => sendError(res, family, new ApiError('not-found', `No route ${req.method} ${req.path}`));
+  const notFound = (family: 'conversations' | 'data' | 'message') => (req: Request, res: Response, _next: NextFunction) =>
+    sendError(res, family, new ApiError('not-found', `No route ${req.method} ${req.path}`));
   app.use(['/export', '/regions'], notFound('data'));
   app.use(['/rest/v1/messages', '/rest/v1beta1/messages'], notFound('message'));
   app.use(['/rest', '/assistant'], notFound('conversations'));

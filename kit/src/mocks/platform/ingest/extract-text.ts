@@ -18,10 +18,22 @@ export const MIME = {
 
 export class UnsupportedContentError extends Error {}
 
-const squash = (text: string): string => text.replace(/[ \t\f\v\u00a0]+/g, ' ').replace(/\s*\n\s*/g, '\n').trim();
+const squash = (text: string): string =>
+  text
+    .replace(/[ \t\f\v\u00a0]+/g, ' ')
+    .replace(/\s*\n\s*/g, '\n')
+    .trim();
 
 export function htmlToText(html: string): string {
-  return squash(convert(html, { wordwrap: false, selectors: [{ selector: 'a', options: { ignoreHref: true } }, { selector: 'img', format: 'skip' }] }));
+  return squash(
+    convert(html, {
+      wordwrap: false,
+      selectors: [
+        { selector: 'a', options: { ignoreHref: true } },
+        { selector: 'img', format: 'skip' },
+      ],
+    }),
+  );
 }
 
 async function pdfToText(bytes: Buffer): Promise<string> {

@@ -100,11 +100,15 @@ export class GatewayReader {
     const maxRetries = this.options.maxRetries ?? 5;
     for (let attempt = 0; ; attempt++) {
       this.stats.requests++;
-      const res = await fetch(url, { headers: { accept, authorization: `Bearer ${await this.bearer()}`, 'user-agent': 'platform-simulator/1' }, signal: AbortSignal.timeout(this.options.timeoutMs ?? 30_000) });
+      const res = await fetch(url, {
+        headers: { accept, authorization: `Bearer ${await this.bearer()}`, 'user-agent': 'platform-simulator/1' },
+        signal: AbortSignal.timeout(this.options.timeoutMs ?? 30_000),
+      });
       if (res.ok) return res;
       const retryable = res.status === 429 || res.status === 503;
       if (res.status === 401 && this.options.auth.kind === 'oauth' && attempt === 0) this.token = undefined;
-      else if (!retryable || attempt >= maxRetries) throw new GatewayError(url, res.status, `GET ${url} answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
+      else if (!retryable || attempt >= maxRetries)
+        throw new GatewayError(url, res.status, `GET ${url} answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
       await res.arrayBuffer().catch(() => undefined);
       const wait = Math.min(parseRetryAfter(res.headers.get('retry-after'), new Date()) ?? 1000 * 2 ** attempt, this.options.maxRetryAfterMs ?? 60_000);
       this.stats.retries++;
@@ -119,7 +123,10 @@ export class GatewayReader {
     if (this.token && this.token.expiresAt > Date.now() + 5_000) return this.token.value;
     const res = await fetch(auth.tokenUrl, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${encodeURIComponent(auth.clientId)}:${encodeURIComponent(auth.clientSecret)}`).toString('base64')}` },
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${Buffer.from(`${encodeURIComponent(auth.clientId)}:${encodeURIComponent(auth.clientSecret)}`).toString('base64')}`,
+      },
       body: new URLSearchParams({ grant_type: 'client_credentials' }).toString(),
     });
     const body = (await res.json().catch(() => ({}))) as { access_token?: unknown; expires_in?: unknown };

@@ -65,7 +65,9 @@ async function ingestFile(listing: Obj, work: FileWork): Promise<IngestedFile> {
   const content = isObj(value.content) ? value.content : {};
   const mimeType = str(content.mime_type) ?? 'application/octet-stream';
   const lastModified = str(value.last_modified_datetime) ?? str(listing.last_modified_datetime);
-  const permissions = entries(await collect(reader.items(reader.idUrl('/v1/files/', id, '/permissions'), (b) => (isObj(b.value) ? b.value.permissions : undefined))));
+  const permissions = entries(
+    await collect(reader.items(reader.idUrl('/v1/files/', id, '/permissions'), (b) => (isObj(b.value) ? b.value.permissions : undefined))),
+  );
   const base = { id, name: str(value.name) ?? id, externalUrl: str(value.external_url) ?? '', lastModified, mimeType, permissions };
   if (baseMime(mimeType) === MIME.html && typeof content.body === 'string') return { ...base, text: htmlToText(content.body), binary: false };
   const cached = previous.files.get(id);
@@ -112,7 +114,10 @@ async function ingestDirectory(reader: GatewayReader): Promise<{ users: Director
   for (const item of await collect(reader.items(reader.url('/v1/groups')))) {
     if (!isObj(item) || item.id === undefined || seen.has(String(item.id))) continue;
     seen.add(String(item.id));
-    const group: DirectoryGroup = { id: String(item.id), members: entries(await collect(reader.items(reader.idUrl('/v1/groups/', String(item.id), '/members')))) };
+    const group: DirectoryGroup = {
+      id: String(item.id),
+      members: entries(await collect(reader.items(reader.idUrl('/v1/groups/', String(item.id), '/members')))),
+    };
     if (typeof item.name === 'string') group.name = item.name;
     groups.push(group);
   }
@@ -132,7 +137,8 @@ function diff(previous: CorpusSnapshot, files: ReadonlyMap<string, IngestedFile>
   for (const [id, f] of files) {
     const before = previous.files.get(id);
     if (!before) report.added.push(id);
-    else if (before.lastModified !== f.lastModified || before.text !== f.text || JSON.stringify(before.permissions) !== JSON.stringify(f.permissions)) report.changed.push(id);
+    else if (before.lastModified !== f.lastModified || before.text !== f.text || JSON.stringify(before.permissions) !== JSON.stringify(f.permissions))
+      report.changed.push(id);
   }
   for (const id of previous.files.keys()) if (!files.has(id)) report.removed.push(id);
 }
@@ -143,8 +149,29 @@ export interface IngestOptions {
 }
 
 /** Runs one ingest; on failure the report says why and the previous snapshot is the one to keep. */
-export async function ingestGateway(reader: GatewayReader, previous: CorpusSnapshot, options: IngestOptions): Promise<{ snapshot?: CorpusSnapshot; report: IngestReport }> {
-  const report: IngestReport = { source: reader.baseUrl, startedAt: options.now(), finishedAt: '', status: 'succeeded', files: 0, added: [], removed: [], changed: [], downloaded: [], downloadSkipped: [], failures: [], users: 0, groups: 0, requests: 0, retries: 0, waitedMs: 0 };
+export async function ingestGateway(
+  reader: GatewayReader,
+  previous: CorpusSnapshot,
+  options: IngestOptions,
+): Promise<{ snapshot?: CorpusSnapshot; report: IngestReport }> {
+  const report: IngestReport = {
+    source: reader.baseUrl,
+    startedAt: options.now(),
+    finishedAt: '',
+    status: 'succeeded',
+    files: 0,
+    added: [],
+    removed: [],
+    changed: [],
+    downloaded: [],
+    downloadSkipped: [],
+    failures: [],
+    users: 0,
+    groups: 0,
+    requests: 0,
+    retries: 0,
+    waitedMs: 0,
+  };
   const before = { ...reader.stats };
   const finish = (): void => {
     report.finishedAt = options.now();
@@ -154,7 +181,8 @@ export async function ingestGateway(reader: GatewayReader, previous: CorpusSnaps
   };
   try {
     const model = (await reader.json(reader.url('/v1/files/permissions/metadata'))).model;
-    if (model !== 'resource_permission') throw new Error(`the gateway declares the permission model ${JSON.stringify(model)}; only resource_permission is supported`);
+    if (model !== 'resource_permission')
+      throw new Error(`the gateway declares the permission model ${JSON.stringify(model)}; only resource_permission is supported`);
     const files = await ingestFiles({ reader, previous, report }, options.concurrency ?? 8);
     const { users, groups } = await ingestDirectory(reader);
     diff(previous, files, report);

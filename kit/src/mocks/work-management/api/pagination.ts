@@ -24,7 +24,6 @@ export interface NextPage {
 const QUERY_IGNORED = new Set(['offset', 'limit', 'opt_fields', 'opt_pretty', 'opt_expand']);
 
 export class PageTokens extends SignedTokens {
-
   issue(queryKey: string, index: number, lastGid: string): string {
     const iat = Math.floor(this.now() / 1000);
     const header = b64({ typ: 'JWT', alg: 'HS256' });
@@ -67,7 +66,11 @@ export function queryKey(req: ApiRequest): string {
   const entries = Object.entries(req.query)
     .filter(([k]) => !QUERY_IGNORED.has(k))
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return crypto.createHash('sha256').update(JSON.stringify([req.method, req.path, entries])).digest('base64url').slice(0, 22);
+  return crypto
+    .createHash('sha256')
+    .update(JSON.stringify([req.method, req.path, entries]))
+    .digest('base64url')
+    .slice(0, 22);
 }
 
 export function parseLimit(req: ApiRequest): number | undefined {
@@ -88,7 +91,13 @@ export interface Page<T> {
  * One page of `items` (already filtered and ordered). Without `limit` and `offset` the whole list
  * comes back, or 400 "too large" beyond `unpagedCap` items.
  */
-export function paginate<T>(req: ApiRequest, tokens: PageTokens, items: readonly T[], gidOf: (item: T) => string, options: { unpagedCap?: number } = {}): Page<T> {
+export function paginate<T>(
+  req: ApiRequest,
+  tokens: PageTokens,
+  items: readonly T[],
+  gidOf: (item: T) => string,
+  options: { unpagedCap?: number } = {},
+): Page<T> {
   const limit = parseLimit(req);
   const offset = req.query.offset;
   if (limit === undefined && offset === undefined) {

@@ -6,7 +6,33 @@
  * sub-fields (`assignee.email`) gives `{gid, email}`.
  */
 import type { MockContext } from '../mock-context';
-import type { Attachment, CustomField, CustomFieldSetting, CustomType, EnumOption, Goal, Gid, Membership, Portfolio, Project, ProjectPortfolioSetting, ProjectStatus, ProjectTemplate, Section, StatusUpdate, Story, Tag, Task, TaskMembership, Team, TeamMembership, User, UserTaskList, Workspace, WorkspaceMembership } from '../model';
+import type {
+  Attachment,
+  CustomField,
+  CustomFieldSetting,
+  CustomType,
+  EnumOption,
+  Goal,
+  Gid,
+  Membership,
+  Portfolio,
+  Project,
+  ProjectPortfolioSetting,
+  ProjectStatus,
+  ProjectTemplate,
+  Section,
+  StatusUpdate,
+  Story,
+  Tag,
+  Task,
+  TaskMembership,
+  Team,
+  TeamMembership,
+  User,
+  UserTaskList,
+  Workspace,
+  WorkspaceMembership,
+} from '../model';
 import type { TaskFieldEntry } from '../rules/custom-fields';
 import type { ExportFile, Job, OrganizationExport } from '../rules/jobs';
 import type { Selection } from './opt-fields';
@@ -154,22 +180,38 @@ export function hash(gid: string): number {
 export function nodeOf(rc: RenderContext, gid: Gid): Node | null {
   const s = rc.ctx.store;
   switch (s.indexes.kindOf(gid)) {
-    case 'workspace': return wrap('workspace', s.indexes.workspaces.get(gid));
-    case 'user': return wrap('user', s.indexes.users.get(gid));
-    case 'team': return wrap('team', s.indexes.teams.get(gid));
-    case 'project': return wrap('project', s.indexes.projects.get(gid));
-    case 'section': return wrap('section', s.indexes.sections.get(gid));
-    case 'task': return wrap('task', s.indexes.tasks.get(gid));
-    case 'story': return wrap('story', s.indexes.stories.get(gid));
-    case 'attachment': return wrap('attachment', s.indexes.attachments.get(gid));
-    case 'custom_field': return wrap('customField', s.indexes.customFields.get(gid));
-    case 'custom_type': return wrap('customType', s.indexes.customTypes.get(gid));
-    case 'tag': return wrap('tag', s.indexes.tags.get(gid));
-    case 'portfolio': return wrap('portfolio', s.indexes.portfolios.get(gid));
-    case 'goal': return wrap('goal', s.indexes.goals.get(gid));
-    case 'user_task_list': return wrap('userTaskList', s.indexes.userTaskLists.get(gid));
-    case 'project_template': return wrap('projectTemplate', s.indexes.projectTemplates.get(gid));
-    default: return null;
+    case 'workspace':
+      return wrap('workspace', s.indexes.workspaces.get(gid));
+    case 'user':
+      return wrap('user', s.indexes.users.get(gid));
+    case 'team':
+      return wrap('team', s.indexes.teams.get(gid));
+    case 'project':
+      return wrap('project', s.indexes.projects.get(gid));
+    case 'section':
+      return wrap('section', s.indexes.sections.get(gid));
+    case 'task':
+      return wrap('task', s.indexes.tasks.get(gid));
+    case 'story':
+      return wrap('story', s.indexes.stories.get(gid));
+    case 'attachment':
+      return wrap('attachment', s.indexes.attachments.get(gid));
+    case 'custom_field':
+      return wrap('customField', s.indexes.customFields.get(gid));
+    case 'custom_type':
+      return wrap('customType', s.indexes.customTypes.get(gid));
+    case 'tag':
+      return wrap('tag', s.indexes.tags.get(gid));
+    case 'portfolio':
+      return wrap('portfolio', s.indexes.portfolios.get(gid));
+    case 'goal':
+      return wrap('goal', s.indexes.goals.get(gid));
+    case 'user_task_list':
+      return wrap('userTaskList', s.indexes.userTaskLists.get(gid));
+    case 'project_template':
+      return wrap('projectTemplate', s.indexes.projectTemplates.get(gid));
+    default:
+      return null;
   }
 }
 

@@ -20,7 +20,11 @@ function enumOptionsOf(rc: RenderContext, gids: readonly Gid[]): unknown {
 
 function fieldMetadata(f: CustomField): string[] {
   return [
-    'gid', 'resource_type', 'name', 'type', 'resource_subtype',
+    'gid',
+    'resource_type',
+    'name',
+    'type',
+    'resource_subtype',
     ...(f.type === 'enum' || f.type === 'multi_enum' ? ['enum_options'] : []),
     ...(f.type === 'number' ? ['precision'] : []),
     ...(f.type === 'reference' ? ['input_restrictions'] : []),
@@ -51,8 +55,14 @@ export const customFieldValueSpec: NodeSpec<TaskFieldEntry> = {
     },
     multi_enum_values: (e, rc) => (e.field.type !== 'multi_enum' ? undefined : e.value?.type === 'multi_enum' ? enumOptionsOf(rc, e.value.options) : []),
     date_value: (e) => (e.field.type !== 'date' ? undefined : e.value?.type === 'date' ? { date: e.value.date, date_time: e.value.dateTime } : null),
-    people_value: (e, rc) => (e.field.type !== 'people' ? undefined : e.value?.type === 'people' ? refs(e.value.users, (g) => rc.ctx.store.indexes.users.get(g), nodeMaker('user')) : []),
-    reference_value: (e, rc) => (e.field.type !== 'reference' ? undefined : e.value?.type === 'reference' ? e.value.refs.map((g) => nodeOf(rc, g)).filter(Boolean) : []),
+    people_value: (e, rc) =>
+      e.field.type !== 'people'
+        ? undefined
+        : e.value?.type === 'people'
+          ? refs(e.value.users, (g) => rc.ctx.store.indexes.users.get(g), nodeMaker('user'))
+          : [],
+    reference_value: (e, rc) =>
+      e.field.type !== 'reference' ? undefined : e.value?.type === 'reference' ? e.value.refs.map((g) => nodeOf(rc, g)).filter(Boolean) : [],
   },
 };
 
@@ -63,7 +73,16 @@ export const enumOptionSpec: NodeSpec<EnumOption> = resourceSpec<EnumOption>('en
 
 export const customFieldSpec: NodeSpec<CustomField> = {
   compact: (f) => fieldMetadata(f),
-  full: (f) => [...fieldMetadata(f), 'precision', 'created_by', 'privacy_setting', 'is_global_to_workspace', 'has_notifications_enabled', 'format', 'is_formula_field'],
+  full: (f) => [
+    ...fieldMetadata(f),
+    'precision',
+    'created_by',
+    'privacy_setting',
+    'is_global_to_workspace',
+    'has_notifications_enabled',
+    'format',
+    'is_formula_field',
+  ],
   fields: {
     gid: prop('gid'),
     resource_type: () => 'custom_field',

@@ -5,7 +5,25 @@ import { fixed, isoAt, namedSpec, prop, refAt, resourceSpec, userAt, usersAt } f
 import { htmlBody, iso, node, nodeMaker, refs, type ExportFileState, type Node, type NodeSpec, type RenderContext } from './render-node';
 import { latestStatusUpdate } from './represent-projects';
 
-export const portfolioSpec: NodeSpec<Portfolio> = namedSpec<Portfolio>('portfolio', ['color', 'created_at', 'created_by', 'custom_field_settings', 'current_status_update', 'due_on', 'start_on', 'members', 'owner', 'permalink_url', 'privacy_setting', 'public', 'workspace', 'default_access_level'], {
+export const portfolioSpec: NodeSpec<Portfolio> = namedSpec<Portfolio>(
+  'portfolio',
+  [
+    'color',
+    'created_at',
+    'created_by',
+    'custom_field_settings',
+    'current_status_update',
+    'due_on',
+    'start_on',
+    'members',
+    'owner',
+    'permalink_url',
+    'privacy_setting',
+    'public',
+    'workspace',
+    'default_access_level',
+  ],
+  {
     color: prop('color'),
     created_at: isoAt('createdAt'),
     created_by: userAt('owner'),
@@ -19,7 +37,8 @@ export const portfolioSpec: NodeSpec<Portfolio> = namedSpec<Portfolio>('portfoli
     workspace: refAt('workspace'),
     archived: prop('archived'),
     ...fixed({ due_on: null, start_on: null, default_access_level: 'viewer' }),
-  });
+  },
+);
 
 export const projectPortfolioSettingSpec: NodeSpec<ProjectPortfolioSetting> = resourceSpec<ProjectPortfolioSetting>('project_portfolio_setting', {
   compact: ['project', 'portfolio', 'is_access_control_inherited'],
@@ -28,7 +47,20 @@ export const projectPortfolioSettingSpec: NodeSpec<ProjectPortfolioSetting> = re
 
 export const goalSpec: NodeSpec<Goal> = resourceSpec<Goal>('goal', {
   compact: ['name', 'owner'],
-  more: ['notes', 'due_on', 'start_on', 'is_workspace_level', 'team', 'workspace', 'followers', 'status', 'privacy_setting', 'time_period', 'current_status_update', 'metric'],
+  more: [
+    'notes',
+    'due_on',
+    'start_on',
+    'is_workspace_level',
+    'team',
+    'workspace',
+    'followers',
+    'status',
+    'privacy_setting',
+    'time_period',
+    'current_status_update',
+    'metric',
+  ],
   fields: {
     name: prop('name'),
     owner: userAt('owner'),
@@ -46,7 +78,10 @@ export const goalSpec: NodeSpec<Goal> = resourceSpec<Goal>('goal', {
   },
 });
 
-export const projectTemplateSpec: NodeSpec<ProjectTemplate> = namedSpec<ProjectTemplate>('project_template', ['description', 'html_description', 'owner', 'team', 'public', 'requested_dates', 'requested_roles', 'color'], {
+export const projectTemplateSpec: NodeSpec<ProjectTemplate> = namedSpec<ProjectTemplate>(
+  'project_template',
+  ['description', 'html_description', 'owner', 'team', 'public', 'requested_dates', 'requested_roles', 'color'],
+  {
     description: prop('description'),
     html_description: (t) => htmlBody(t.description),
     owner: userAt('owner'),
@@ -55,7 +90,8 @@ export const projectTemplateSpec: NodeSpec<ProjectTemplate> = namedSpec<ProjectT
     requested_dates: (t) => t.requestedDates.map((d) => ({ ...d })),
     requested_roles: (t) => t.requestedRoles.map((r) => ({ ...r })),
     color: prop('color'),
-  });
+  },
+);
 
 /** A download URL for a finished export, valid for the hostility's export URL lifetime. */
 function exportUrl(rc: RenderContext, gid: string): string {

@@ -15,12 +15,39 @@ export function latestStatusUpdate(rc: RenderContext, parent: Gid): Node | null 
   return latest(rc.ctx.store.indexes.statusUpdatesByParent, rc.ctx.store.indexes.statusUpdates, parent, nodeMaker('statusUpdate'));
 }
 
-export const projectSpec: NodeSpec<Project> = namedSpec<Project>('project', [
-    'archived', 'color', 'completed', 'completed_at', 'created_at', 'current_status', 'current_status_update',
-    'custom_field_settings', 'custom_fields', 'default_access_level', 'default_view', 'due_date', 'due_on', 'followers', 'icon', 'members',
-    'minimum_access_level_for_customization', 'minimum_access_level_for_sharing', 'modified_at', 'notes', 'owner', 'permalink_url',
-    'privacy_setting', 'public', 'start_on', 'team', 'workspace', 'custom_type',
-  ], {
+export const projectSpec: NodeSpec<Project> = namedSpec<Project>(
+  'project',
+  [
+    'archived',
+    'color',
+    'completed',
+    'completed_at',
+    'created_at',
+    'current_status',
+    'current_status_update',
+    'custom_field_settings',
+    'custom_fields',
+    'default_access_level',
+    'default_view',
+    'due_date',
+    'due_on',
+    'followers',
+    'icon',
+    'members',
+    'minimum_access_level_for_customization',
+    'minimum_access_level_for_sharing',
+    'modified_at',
+    'notes',
+    'owner',
+    'permalink_url',
+    'privacy_setting',
+    'public',
+    'start_on',
+    'team',
+    'workspace',
+    'custom_type',
+  ],
+  {
     archived: prop('archived'),
     color: prop('color'),
     completed: prop('completed'),
@@ -45,8 +72,15 @@ export const projectSpec: NodeSpec<Project> = namedSpec<Project>('project', [
     team: refAt('team'),
     workspace: refAt('workspace'),
     custom_type: refAt('customType'),
-    ...fixed({ completed_at: null, default_view: 'list', icon: 'list', minimum_access_level_for_customization: 'editor', minimum_access_level_for_sharing: 'editor' }),
-  });
+    ...fixed({
+      completed_at: null,
+      default_view: 'list',
+      icon: 'list',
+      minimum_access_level_for_customization: 'editor',
+      minimum_access_level_for_sharing: 'editor',
+    }),
+  },
+);
 
 export const membershipSpec: NodeSpec<Membership> = resourceSpec<Membership>('membership', {
   compact: ['resource_subtype', 'parent', 'member', 'access_level'],
@@ -67,7 +101,11 @@ export const legacyProjectMembershipSpec: NodeSpec<Membership> = resourceSpec<Me
   },
 });
 
-export const sectionSpec: NodeSpec<Section> = namedSpec<Section>('section', ['created_at', 'project', 'projects'], { created_at: isoAt('createdAt'), project: refAt('project'), projects: (s, rc) => [nodeOf(rc, s.project)].filter(Boolean) });
+export const sectionSpec: NodeSpec<Section> = namedSpec<Section>('section', ['created_at', 'project', 'projects'], {
+  created_at: isoAt('createdAt'),
+  project: refAt('project'),
+  projects: (s, rc) => [nodeOf(rc, s.project)].filter(Boolean),
+});
 
 /** Fields status updates and project statuses share: an author, a text, creation as modification. */
 const STATUS_FIELDS = {

@@ -15,7 +15,15 @@ import { teamMembershipSpec, teamSpec, userSpec, userTaskListSpec, workspaceMemb
 import { legacyProjectMembershipSpec, membershipSpec, projectSpec, projectStatusSpec, sectionSpec, statusUpdateSpec } from './represent-projects';
 import { attachmentSpec, storySpec, tagSpec, taskMembershipSpec, taskSpec } from './represent-tasks';
 import { customFieldSettingSpec, customFieldSpec, customFieldValueSpec, customTypeSpec, enumOptionSpec } from './represent-custom-fields';
-import { exportFileSpec, goalSpec, jobSpec, organizationExportSpec, portfolioSpec, projectPortfolioSettingSpec, projectTemplateSpec } from './represent-portfolios';
+import {
+  exportFileSpec,
+  goalSpec,
+  jobSpec,
+  organizationExportSpec,
+  portfolioSpec,
+  projectPortfolioSettingSpec,
+  projectTemplateSpec,
+} from './represent-portfolios';
 
 export { node, nodeMaker, nodeOf, type Node, type NodeType, type NodeTypes, type RenderContext } from './render-node';
 

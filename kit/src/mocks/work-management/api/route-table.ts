@@ -107,7 +107,11 @@ export function queryTime(req: ApiRequest, name: string): number | undefined {
 export function gidList(value: unknown, field: string): string[] {
   if (value === undefined || value === null) return [];
   if (Array.isArray(value)) return value.map((v) => String(v));
-  if (typeof value === 'string') return value.split(',').map((s) => s.trim()).filter(Boolean);
+  if (typeof value === 'string')
+    return value
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
   throw new ApiError(400, `${field}: Not a list of gids`);
 }
 

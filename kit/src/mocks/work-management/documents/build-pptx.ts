@@ -7,12 +7,15 @@ import { packageParts, type Part, relationship as rel, relationships as rels, XM
 
 const TYPE = 'application/vnd.openxmlformats-officedocument.presentationml';
 
-const P_NS = 'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main"';
+const P_NS =
+  'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main"';
 const EMPTY_TREE =
   '<p:nvGrpSpPr><p:cNvPr id="1" name=""/><p:cNvGrpSpPr/><p:nvPr/></p:nvGrpSpPr><p:grpSpPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="0" cy="0"/><a:chOff x="0" y="0"/><a:chExt cx="0" cy="0"/></a:xfrm></p:grpSpPr>';
 
 function textBox(id: number, name: string, y: number, height: number, paragraphs: string[], size: number, bold: boolean): string {
-  const ps = paragraphs.map((t) => `<a:p><a:r><a:rPr lang="en-US" sz="${size}"${bold ? ' b="1"' : ''} dirty="0"/><a:t>${xmlText(t)}</a:t></a:r></a:p>`).join('');
+  const ps = paragraphs
+    .map((t) => `<a:p><a:r><a:rPr lang="en-US" sz="${size}"${bold ? ' b="1"' : ''} dirty="0"/><a:t>${xmlText(t)}</a:t></a:r></a:p>`)
+    .join('');
   return (
     `<p:sp><p:nvSpPr><p:cNvPr id="${id}" name="${name}"/><p:cNvSpPr txBox="1"/><p:nvPr/></p:nvSpPr>` +
     `<p:spPr><a:xfrm><a:off x="457200" y="${y}"/><a:ext cx="8229600" cy="${height}"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom><a:noFill/></p:spPr>` +
@@ -36,7 +39,9 @@ const THEME =
 export function buildPptx(content: DocumentContent): Promise<Buffer> {
   const slides: string[] = [
     textBox(2, 'Title', 1600200, 1143000, [content.title], 3600, true) + textBox(3, 'Subtitle', 2857500, 685800, [content.author], 1800, false),
-    ...content.sections.map((s) => textBox(2, 'Title', 274638, 857250, [s.heading], 2800, true) + textBox(3, 'Body', 1200150, 3600450, s.paragraphs, 1600, false)),
+    ...content.sections.map(
+      (s) => textBox(2, 'Title', 274638, 857250, [s.heading], 2800, true) + textBox(3, 'Body', 1200150, 3600450, s.paragraphs, 1600, false),
+    ),
   ];
   const slideXml = (shapes: string): string =>
     `${XML_HEAD}<p:sld ${P_NS}><p:cSld><p:spTree>${EMPTY_TREE}${shapes}</p:spTree></p:cSld><p:clrMapOvr><a:masterClrMapping/></p:clrMapOvr></p:sld>`;
@@ -55,14 +60,24 @@ export function buildPptx(content: DocumentContent): Promise<Buffer> {
         `<p:sldIdLst>${slides.map((_, i) => `<p:sldId id="${256 + i}" r:id="rId${i + 3}"/>`).join('')}</p:sldIdLst>` +
         '<p:sldSz cx="9144000" cy="5143500"/><p:notesSz cx="6858000" cy="9144000"/></p:presentation>',
     ],
-    ['ppt/_rels/presentation.xml.rels', rels([rel('rId1', 'slideMaster', 'slideMasters/slideMaster1.xml'), rel('rId2', 'theme', 'theme/theme1.xml'), ...slides.map((_, i) => rel(`rId${i + 3}`, 'slide', `slides/slide${i + 1}.xml`))])],
+    [
+      'ppt/_rels/presentation.xml.rels',
+      rels([
+        rel('rId1', 'slideMaster', 'slideMasters/slideMaster1.xml'),
+        rel('rId2', 'theme', 'theme/theme1.xml'),
+        ...slides.map((_, i) => rel(`rId${i + 3}`, 'slide', `slides/slide${i + 1}.xml`)),
+      ]),
+    ],
     [
       'ppt/slideMasters/slideMaster1.xml',
       `${XML_HEAD}<p:sldMaster ${P_NS}><p:cSld><p:bg><p:bgRef idx="1001"><a:schemeClr val="bg1"/></p:bgRef></p:bg><p:spTree>${EMPTY_TREE}</p:spTree></p:cSld>` +
         '<p:clrMap bg1="lt1" tx1="dk1" bg2="lt2" tx2="dk2" accent1="accent1" accent2="accent2" accent3="accent3" accent4="accent4" accent5="accent5" accent6="accent6" hlink="hlink" folHlink="folHlink"/>' +
         '<p:sldLayoutIdLst><p:sldLayoutId id="2147483649" r:id="rId1"/></p:sldLayoutIdLst></p:sldMaster>',
     ],
-    ['ppt/slideMasters/_rels/slideMaster1.xml.rels', rels([rel('rId1', 'slideLayout', '../slideLayouts/slideLayout1.xml'), rel('rId2', 'theme', '../theme/theme1.xml')])],
+    [
+      'ppt/slideMasters/_rels/slideMaster1.xml.rels',
+      rels([rel('rId1', 'slideLayout', '../slideLayouts/slideLayout1.xml'), rel('rId2', 'theme', '../theme/theme1.xml')]),
+    ],
     [
       'ppt/slideLayouts/slideLayout1.xml',
       `${XML_HEAD}<p:sldLayout ${P_NS} type="blank" preserve="1"><p:cSld name="Blank"><p:spTree>${EMPTY_TREE}</p:spTree></p:cSld><p:clrMapOvr><a:masterClrMapping/></p:clrMapOvr></p:sldLayout>`,

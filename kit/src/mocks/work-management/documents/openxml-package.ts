@@ -40,7 +40,13 @@ export function packageParts(content: DocumentContent, main: string, overrides: 
       `${XML_HEAD}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/>` +
         `${[...overrides, ['docProps/core.xml', CORE_PROPS_TYPE] as const].map(override).join('')}</Types>`,
     ],
-    ['_rels/.rels', relationships([relationship('rId1', 'officeDocument', main), `<Relationship Id="rId2" Type="${REL_NS}/metadata/core-properties" Target="docProps/core.xml"/>`])],
+    [
+      '_rels/.rels',
+      relationships([
+        relationship('rId1', 'officeDocument', main),
+        `<Relationship Id="rId2" Type="${REL_NS}/metadata/core-properties" Target="docProps/core.xml"/>`,
+      ]),
+    ],
     ['docProps/core.xml', coreProps(content)],
   ];
 }

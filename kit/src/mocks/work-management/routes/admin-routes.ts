@@ -83,7 +83,10 @@ function str(data: Record<string, unknown>, field: string): string {
 function gids(v: unknown): string[] {
   if (v === undefined || v === null) return [];
   if (Array.isArray(v)) return v.map(String);
-  return String(v).split(',').map((s) => s.trim()).filter(Boolean);
+  return String(v)
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 /** The record of `gid` in `map`, or 404. */
@@ -101,7 +104,13 @@ function byParam<T>(req: Request, map: ReadonlyMap<Gid, T>, type: string): T {
 function state(_req: Request, { ctx }: AdminEnv): unknown {
   const s = ctx.store;
   return {
-    workspaces: [...s.indexes.workspaces.values()].map((w) => ({ gid: w.gid, name: w.name, is_organization: w.isOrganization, tier: w.tier, add_ons: w.addOns })),
+    workspaces: [...s.indexes.workspaces.values()].map((w) => ({
+      gid: w.gid,
+      name: w.name,
+      is_organization: w.isOrganization,
+      tier: w.tier,
+      add_ons: w.addOns,
+    })),
     service_account: ctx.serviceAccount,
     counts: {
       users: s.indexes.users.size,
@@ -190,7 +199,8 @@ function moveTask(req: Request, { ctx }: AdminEnv): unknown {
   const d = body(req);
   const to = found(s.indexes.projects, 'project', str(d, 'to'));
   if (to.workspace !== t.workspace) throw badRequest('to: the project is in another workspace');
-  const from = typeof d.from === 'string' ? [found(s.indexes.projects, 'project', d.from).gid] : t.memberships.map((m) => m.project).filter((g) => g !== to.gid);
+  const from =
+    typeof d.from === 'string' ? [found(s.indexes.projects, 'project', d.from).gid] : t.memberships.map((m) => m.project).filter((g) => g !== to.gid);
   s.tasks.addToProject(t, to.gid, typeof d.section === 'string' ? d.section : null);
   for (const g of from) if (g !== to.gid) s.tasks.removeFromProject(t, g);
   return { gid: t.gid, projects: t.memberships.map((m) => m.project) };
@@ -219,7 +229,13 @@ function deleteTasks(req: Request, { ctx }: AdminEnv): unknown {
 function addComment(req: Request, { ctx }: AdminEnv): unknown {
   const t = byParam(req, ctx.store.indexes.tasks, 'task');
   const d = body(req);
-  const story = ctx.store.tasks.addStory({ target: t.gid, type: 'comment', text: str(d, 'text'), createdBy: typeof d.author === 'string' ? d.author : null, source: 'api' });
+  const story = ctx.store.tasks.addStory({
+    target: t.gid,
+    type: 'comment',
+    text: str(d, 'text'),
+    createdBy: typeof d.author === 'string' ? d.author : null,
+    source: 'api',
+  });
   return { gid: story.gid };
 }
 
@@ -321,15 +337,27 @@ const ADMIN_ROUTES: readonly AdminRoute[] = [
   { method: 'post', path: '/tasks/:gid/comments', handler: addComment },
   { method: 'put', path: '/stories/:gid', handler: editComment },
   { method: 'post', path: '/tasks/:gid/attachments', handler: addAttachment },
-  { method: 'delete', path: '/attachments/:gid', handler: (req, { ctx }) => ctx.store.tasks.deleteAttachment(byParam(req, ctx.store.indexes.attachments, 'attachment')) },
+  {
+    method: 'delete',
+    path: '/attachments/:gid',
+    handler: (req, { ctx }) => ctx.store.tasks.deleteAttachment(byParam(req, ctx.store.indexes.attachments, 'attachment')),
+  },
   { method: 'post', path: '/projects/:gid/members', handler: addMember },
-  { method: 'delete', path: '/projects/:gid/members/:member', handler: (req, { ctx }) => removeProjectMembers(ctx.store, byParam(req, ctx.store.indexes.projects, 'project'), [param(req, 'member')]) },
+  {
+    method: 'delete',
+    path: '/projects/:gid/members/:member',
+    handler: (req, { ctx }) => removeProjectMembers(ctx.store, byParam(req, ctx.store.indexes.projects, 'project'), [param(req, 'member')]),
+  },
   { method: 'put', path: '/projects/:gid', handler: updateProject },
   { method: 'put', path: '/workspaces/:gid/plan', handler: setPlan },
   { method: 'put', path: '/workspace_memberships/:gid', handler: setMembershipActive },
   { method: 'post', path: '/users/:gid/deactivate', handler: deactivateUser },
   { method: 'post', path: '/team_memberships', handler: addTeamMembership },
-  { method: 'delete', path: '/team_memberships/:gid', handler: (req, { ctx }) => ctx.store.people.removeTeamMembership(byParam(req, ctx.store.indexes.teamMemberships, 'team_membership')) },
+  {
+    method: 'delete',
+    path: '/team_memberships/:gid',
+    handler: (req, { ctx }) => ctx.store.people.removeTeamMembership(byParam(req, ctx.store.indexes.teamMemberships, 'team_membership')),
+  },
   { method: 'get', path: '/events', handler: (req, { ctx }) => ctx.store.indexes.events.all().filter((e) => e.seq > (Number(req.query.after ?? 0) || 0)) },
   { method: 'get', path: '/notifications', handler: (_req, { ctx }) => ctx.store.indexes.notifications },
 ];

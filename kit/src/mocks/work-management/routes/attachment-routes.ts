@@ -9,7 +9,10 @@ import { assertVisible, kindIs, lookup, requireString } from './route-helpers';
 import { act, byGid, created, getOne, listOf, under, visible } from './route-factories';
 import { authorOf, taskParam, visibleTask } from './task-finders';
 
-const attachmentParam = visible('attachment', byGid('attachment', (s) => s.indexes.attachments));
+const attachmentParam = visible(
+  'attachment',
+  byGid('attachment', (s) => s.indexes.attachments),
+);
 const attachmentsOf = (s: WorkManagementStore, parent: Gid): Attachment[] => s.indexes.list(s.indexes.attachmentsByParent.get(parent), s.indexes.attachments);
 
 /** `?parent=`: a project or a task the caller may see. */
@@ -24,7 +27,8 @@ function attachmentsOfParent(req: ApiRequest, ctx: MockContext): Attachment[] {
 /** JSON bodies can only attach links; file uploads are multipart (not modelled by the mock). */
 function attachLink(req: ApiRequest, ctx: MockContext): Attachment {
   const data = bodyData(req);
-  if (data.resource_subtype !== 'external') throw badRequest('file: Missing input (the mock accepts only external links: resource_subtype "external" with url and name)');
+  if (data.resource_subtype !== 'external')
+    throw badRequest('file: Missing input (the mock accepts only external links: resource_subtype "external" with url and name)');
   const parent = requireString(data, 'parent');
   if (kindIs(ctx, parent, 'task')) visibleTask(req, ctx, parent, 'parent');
   else lookup(ctx.store.indexes.projects, 'parent', parent);
@@ -35,7 +39,11 @@ function attachLink(req: ApiRequest, ctx: MockContext): Attachment {
 
 export const attachmentRoutes: Route[] = [
   listOf('/attachments', 'attachment', attachmentsOfParent),
-  listOf('/tasks/:task_gid/attachments', 'attachment', under(taskParam, (s, task) => attachmentsOf(s, task.gid))),
+  listOf(
+    '/tasks/:task_gid/attachments',
+    'attachment',
+    under(taskParam, (s, task) => attachmentsOf(s, task.gid)),
+  ),
   getOne('/attachments/:attachment_gid', 'attachment', attachmentParam),
   act('DELETE', '/attachments/:attachment_gid', (req, ctx) => ctx.store.tasks.deleteAttachment(attachmentParam(req, ctx))),
   created('/attachments', 'attachment', 'attachments', attachLink),

@@ -21,17 +21,20 @@ const statusUpdateParam = byGid('status_update', (s) => s.indexes.statusUpdates)
 
 function updateCustomField(field: CustomField, req: ApiRequest): void {
   const data = bodyData(req);
-  for (const k of ['type', 'resource_subtype', 'workspace'] as const) if (k in data && data[k] !== (k === 'workspace' ? field.workspace : field.type)) throw cannotWrite(k);
+  for (const k of ['type', 'resource_subtype', 'workspace'] as const)
+    if (k in data && data[k] !== (k === 'workspace' ? field.workspace : field.type)) throw cannotWrite(k);
   if ('input_restrictions' in data) {
     if (field.type !== 'reference') throw badRequest('input_restrictions: Only reference fields have input restrictions');
-    if (!Array.isArray(data.input_restrictions) || data.input_restrictions.length === 0) throw badRequest('input_restrictions: Reference custom fields need at least one allowed type');
+    if (!Array.isArray(data.input_restrictions) || data.input_restrictions.length === 0)
+      throw badRequest('input_restrictions: Reference custom fields need at least one allowed type');
     field.inputRestrictions = data.input_restrictions.map(String);
   }
   if (typeof data.name === 'string' && data.name.trim()) field.name = data.name;
   if (typeof data.description === 'string') field.description = data.description;
   if (data.precision !== undefined) {
     if (field.type !== 'number') throw badRequest('precision: Only number fields have a precision');
-    if (typeof data.precision !== 'number' || !Number.isInteger(data.precision) || data.precision < 0 || data.precision > 6) throw badRequest('precision: must be an integer from 0 to 6');
+    if (typeof data.precision !== 'number' || !Number.isInteger(data.precision) || data.precision < 0 || data.precision > 6)
+      throw badRequest('precision: must be an integer from 0 to 6');
     field.precision = data.precision;
   }
 }
@@ -40,7 +43,12 @@ function addEnumOption(req: ApiRequest, ctx: MockContext): EnumOption {
   const field = customFieldParam(req, ctx);
   if (field.type !== 'enum' && field.type !== 'multi_enum') throw badRequest('custom_field: Only enum and multi_enum fields have options');
   const data = bodyData(req);
-  return ctx.store.catalog.addEnumOption({ field: field.gid, name: requireString(data, 'name'), color: typeof data.color === 'string' ? data.color : 'none', enabled: data.enabled === undefined ? true : data.enabled === true });
+  return ctx.store.catalog.addEnumOption({
+    field: field.gid,
+    name: requireString(data, 'name'),
+    color: typeof data.color === 'string' ? data.color : 'none',
+    enabled: data.enabled === undefined ? true : data.enabled === true,
+  });
 }
 
 /** Disabling keeps the option in metadata and on values already set to it. */
@@ -81,7 +89,12 @@ function createPortfolio(req: ApiRequest, ctx: MockContext): Portfolio {
   const ws = requireWorkspace(ctx, requireString(data, 'workspace'));
   const owner = isServiceAccount(req) ? (typeof data.owner === 'string' ? resolveUser(req, ctx, data.owner, 'owner').gid : undefined) : req.caller.user.gid;
   if (!owner) throw missingInput('owner');
-  return ctx.store.catalog.addPortfolio({ workspace: ws.gid, name: requireString(data, 'name'), owner, color: typeof data.color === 'string' ? data.color : undefined });
+  return ctx.store.catalog.addPortfolio({
+    workspace: ws.gid,
+    name: requireString(data, 'name'),
+    owner,
+    color: typeof data.color === 'string' ? data.color : undefined,
+  });
 }
 
 function goalsOfQuery(req: ApiRequest, ctx: MockContext): Goal[] {
@@ -95,18 +108,32 @@ function goalsOfQuery(req: ApiRequest, ctx: MockContext): Goal[] {
 }
 
 export const catalogRoutes: Route[] = [
-  listOf('/workspaces/:workspace_gid/custom_fields', 'customField', under(memberWorkspaceParam, (s, ws) => s.indexes.list(s.indexes.customFieldsByWorkspace.get(ws.gid), s.indexes.customFields))),
+  listOf(
+    '/workspaces/:workspace_gid/custom_fields',
+    'customField',
+    under(memberWorkspaceParam, (s, ws) => s.indexes.list(s.indexes.customFieldsByWorkspace.get(ws.gid), s.indexes.customFields)),
+  ),
   getOne('/custom_fields/:custom_field_gid', 'customField', customFieldParam),
   created('/custom_fields', 'customField', 'custom_fields', (req, ctx) => createCustomField(ctx.store, bodyData(req), req.caller.user.gid)),
   changed('PUT', '/custom_fields/:custom_field_gid', 'customField', customFieldParam, updateCustomField),
   created('/custom_fields/:custom_field_gid/enum_options', 'enumOption', 'enum_options', addEnumOption),
-  changed('PUT', '/enum_options/:enum_option_gid', 'enumOption', byGid('enum_option', (s) => s.indexes.enumOptions), updateEnumOption),
+  changed(
+    'PUT',
+    '/enum_options/:enum_option_gid',
+    'enumOption',
+    byGid('enum_option', (s) => s.indexes.enumOptions),
+    updateEnumOption,
+  ),
   listOf('/custom_types', 'customType', (req, ctx) => {
     if (req.query.project === undefined) throw missingInput('project');
     const project = visibleProject(req, ctx, req.query.project);
     return ctx.store.indexes.list(ctx.store.indexes.customTypesByWorkspace.get(project.workspace), ctx.store.indexes.customTypes);
   }),
-  getOne('/custom_types/:custom_type_gid', 'customType', byGid('custom_type', (s) => s.indexes.customTypes)),
+  getOne(
+    '/custom_types/:custom_type_gid',
+    'customType',
+    byGid('custom_type', (s) => s.indexes.customTypes),
+  ),
   listOf('/status_updates', 'statusUpdate', statusUpdatesOfParent),
   getOne('/status_updates/:status_update_gid', 'statusUpdate', statusUpdateParam),
   created('/status_updates', 'statusUpdate', 'status_updates', (req, ctx) => createStatusUpdate(ctx.store, bodyData(req), authorOf(req))),
@@ -119,13 +146,19 @@ export const catalogRoutes: Route[] = [
     path: '/portfolios/:portfolio_gid/items',
     handler: (req, ctx) => {
       const s = ctx.store;
-      const items = portfolioParam(req, ctx).items.map((g) => s.indexes.projects.get(g) ?? s.indexes.portfolios.get(g)).filter((x): x is NonNullable<typeof x> => x !== undefined);
+      const items = portfolioParam(req, ctx)
+        .items.map((g) => s.indexes.projects.get(g) ?? s.indexes.portfolios.get(g))
+        .filter((x): x is NonNullable<typeof x> => x !== undefined);
       return listResponse(req, ctx, items, (item) => ('items' in item ? node('portfolio', item as Portfolio) : node('project', item)));
     },
   },
   act('POST', '/portfolios/:portfolio_gid/addItem', (req, ctx) => addPortfolioItem(ctx.store, portfolioParam(req, ctx), bodyData(req).item)),
   act('POST', '/portfolios/:portfolio_gid/removeItem', (req, ctx) => removePortfolioItem(portfolioParam(req, ctx), bodyData(req).item)),
-  listOf('/portfolios/:portfolio_gid/custom_field_settings', 'customFieldSetting', under(portfolioParam, (s, p) => s.catalog.settingsOf(p.gid))),
+  listOf(
+    '/portfolios/:portfolio_gid/custom_field_settings',
+    'customFieldSetting',
+    under(portfolioParam, (s, p) => s.catalog.settingsOf(p.gid)),
+  ),
   {
     method: 'POST',
     path: '/portfolios/:portfolio_gid/addCustomFieldSetting',
@@ -135,8 +168,18 @@ export const catalogRoutes: Route[] = [
       return oneResponse(req, ctx, node('customFieldSetting', addCustomFieldSetting(ctx.store, portfolio.gid, data.custom_field, data.is_important)));
     },
   },
-  act('POST', '/portfolios/:portfolio_gid/removeCustomFieldSetting', (req, ctx) => removeCustomFieldSetting(ctx.store, portfolioParam(req, ctx).gid, bodyData(req).custom_field)),
-  listOf('/portfolios/:portfolio_gid/portfolio_memberships', 'membership', under(portfolioParam, (s, p) => s.projects.memberships(p.gid))),
+  act('POST', '/portfolios/:portfolio_gid/removeCustomFieldSetting', (req, ctx) =>
+    removeCustomFieldSetting(ctx.store, portfolioParam(req, ctx).gid, bodyData(req).custom_field),
+  ),
+  listOf(
+    '/portfolios/:portfolio_gid/portfolio_memberships',
+    'membership',
+    under(portfolioParam, (s, p) => s.projects.memberships(p.gid)),
+  ),
   listOf('/goals', 'goal', goalsOfQuery),
-  getOne('/goals/:goal_gid', 'goal', byGid('goal', (s) => s.indexes.goals)),
+  getOne(
+    '/goals/:goal_gid',
+    'goal',
+    byGid('goal', (s) => s.indexes.goals),
+  ),
 ];

@@ -18,8 +18,10 @@ const teamParam = inWorkspace(byGid('team', (s) => s.indexes.teams));
 const userParam = (req: ApiRequest, ctx: MockContext): User => resolveUser(req, ctx, req.params.user_gid);
 const userTaskListParam = byGid('user_task_list', (s) => s.indexes.userTaskLists);
 
-const membershipsOfWorkspace = (s: WorkManagementStore, ws: Gid): WorkspaceMembership[] => s.indexes.list(s.indexes.workspaceMembershipsByWorkspace.get(ws), s.indexes.workspaceMemberships);
-const teamMembershipsOfTeam = (s: WorkManagementStore, team: Gid): TeamMembership[] => s.indexes.list(s.indexes.teamMembershipsByTeam.get(team), s.indexes.teamMemberships);
+const membershipsOfWorkspace = (s: WorkManagementStore, ws: Gid): WorkspaceMembership[] =>
+  s.indexes.list(s.indexes.workspaceMembershipsByWorkspace.get(ws), s.indexes.workspaceMemberships);
+const teamMembershipsOfTeam = (s: WorkManagementStore, team: Gid): TeamMembership[] =>
+  s.indexes.list(s.indexes.teamMembershipsByTeam.get(team), s.indexes.teamMemberships);
 const usersOf = (s: WorkManagementStore, memberships: ReadonlyArray<{ user: Gid }>): User[] => memberships.map((m) => s.indexes.users.get(m.user) as User);
 const byUserGid = (users: User[]): User[] => users.sort((a, b) => compareGids(a.gid, b.gid));
 
@@ -35,7 +37,9 @@ function teamMembershipsOfUser(req: ApiRequest, ctx: MockContext, user: User): T
   const s = ctx.store;
   if (req.query.workspace === undefined) throw missingInput('workspace');
   const ws = requireWorkspace(ctx, req.query.workspace);
-  return s.indexes.list(s.indexes.teamMembershipsByUser.get(user.gid), s.indexes.teamMemberships).filter((m) => s.indexes.teams.get(m.team)?.workspace === ws.gid);
+  return s.indexes
+    .list(s.indexes.teamMembershipsByUser.get(user.gid), s.indexes.teamMemberships)
+    .filter((m) => s.indexes.teams.get(m.team)?.workspace === ws.gid);
 }
 
 /** Member lists that the real service caps and sorts by name, without pagination. */
@@ -116,7 +120,10 @@ function teamsOfUser(req: ApiRequest, ctx: MockContext): Team[] {
   const user = userParam(req, ctx);
   if (req.query.organization === undefined) throw missingInput('organization');
   const ws = requireWorkspace(ctx, req.query.organization, 'organization');
-  return s.indexes.list(s.indexes.teamMembershipsByUser.get(user.gid), s.indexes.teamMemberships).map((m) => s.indexes.teams.get(m.team) as Team).filter((t) => t.workspace === ws.gid);
+  return s.indexes
+    .list(s.indexes.teamMembershipsByUser.get(user.gid), s.indexes.teamMemberships)
+    .map((m) => s.indexes.teams.get(m.team) as Team)
+    .filter((t) => t.workspace === ws.gid);
 }
 
 /** `?team=` (and optionally `?user=`), or `?user=` with `?workspace=`. */
@@ -137,22 +144,54 @@ export const directoryRoutes: Route[] = [
   listOf('/workspaces', 'workspace', (req, ctx) => [...ctx.store.indexes.workspaces.values()].filter((w) => callerInWorkspace(req, ctx, w.gid))),
   getOne('/workspaces/:workspace_gid', 'workspace', memberWorkspaceParam),
   alphabeticalUsers('/workspaces/:workspace_gid/users', memberWorkspaceParam, (s, ws) => usersOf(s, membershipsOfWorkspace(s, ws.gid))),
-  listOf('/workspaces/:workspace_gid/workspace_memberships', 'workspaceMembership', under(memberWorkspaceParam, (s, ws, req, ctx) => ofQueryUser(req, ctx, membershipsOfWorkspace(s, ws.gid)))),
-  getOne('/workspace_memberships/:workspace_membership_gid', 'workspaceMembership', inWorkspace(byGid('workspace_membership', (s) => s.indexes.workspaceMemberships))),
+  listOf(
+    '/workspaces/:workspace_gid/workspace_memberships',
+    'workspaceMembership',
+    under(memberWorkspaceParam, (s, ws, req, ctx) => ofQueryUser(req, ctx, membershipsOfWorkspace(s, ws.gid))),
+  ),
+  getOne(
+    '/workspace_memberships/:workspace_membership_gid',
+    'workspaceMembership',
+    inWorkspace(byGid('workspace_membership', (s) => s.indexes.workspaceMemberships)),
+  ),
   listOf('/users', 'user', usersOfQuery),
   getOne('/users/:user_gid', 'user', userParam),
   getOne('/workspaces/:workspace_gid/users/:user_gid', 'user', userInWorkspace),
-  listOf('/users/:user_gid/workspace_memberships', 'workspaceMembership', under(userParam, (s, user, req, ctx) => s.indexes.list(s.indexes.workspaceMembershipsByUser.get(user.gid), s.indexes.workspaceMemberships).filter((m) => callerInWorkspace(req, ctx, m.workspace)))),
+  listOf(
+    '/users/:user_gid/workspace_memberships',
+    'workspaceMembership',
+    under(userParam, (s, user, req, ctx) =>
+      s.indexes
+        .list(s.indexes.workspaceMembershipsByUser.get(user.gid), s.indexes.workspaceMemberships)
+        .filter((m) => callerInWorkspace(req, ctx, m.workspace)),
+    ),
+  ),
   getOne('/users/:user_gid/user_task_list', 'userTaskList', userTaskListOfUser),
   getOne('/user_task_lists/:user_task_list_gid', 'userTaskList', userTaskListParam),
   listOf('/user_task_lists/:user_task_list_gid/tasks', 'task', tasksOfUserTaskList),
-  listOf('/workspaces/:workspace_gid/teams', 'team', under(memberWorkspaceParam, (_s, ws, req, ctx) => teamsOfWorkspace(req, ctx, ws))),
+  listOf(
+    '/workspaces/:workspace_gid/teams',
+    'team',
+    under(memberWorkspaceParam, (_s, ws, req, ctx) => teamsOfWorkspace(req, ctx, ws)),
+  ),
   listOf('/users/:user_gid/teams', 'team', teamsOfUser),
   getOne('/teams/:team_gid', 'team', teamParam),
   // Includes guests and limited-access members.
   alphabeticalUsers('/teams/:team_gid/users', teamParam, (s, team) => usersOf(s, teamMembershipsOfTeam(s, team.gid))),
-  listOf('/teams/:team_gid/team_memberships', 'teamMembership', under(teamParam, (s, team) => teamMembershipsOfTeam(s, team.gid))),
+  listOf(
+    '/teams/:team_gid/team_memberships',
+    'teamMembership',
+    under(teamParam, (s, team) => teamMembershipsOfTeam(s, team.gid)),
+  ),
   listOf('/team_memberships', 'teamMembership', teamMembershipsOfQuery),
-  getOne('/team_memberships/:team_membership_gid', 'teamMembership', byGid('team_membership', (s) => s.indexes.teamMemberships)),
-  listOf('/users/:user_gid/team_memberships', 'teamMembership', under(userParam, (_s, user, req, ctx) => teamMembershipsOfUser(req, ctx, user))),
+  getOne(
+    '/team_memberships/:team_membership_gid',
+    'teamMembership',
+    byGid('team_membership', (s) => s.indexes.teamMemberships),
+  ),
+  listOf(
+    '/users/:user_gid/team_memberships',
+    'teamMembership',
+    under(userParam, (_s, user, req, ctx) => teamMembershipsOfUser(req, ctx, user)),
+  ),
 ];

@@ -30,7 +30,12 @@ export const eventRoutes: Route[] = [
       const resource = req.query.resource;
       if (resource === undefined || resource === '') throw missingInput('resource');
       const kind = ctx.store.indexes.kindOf(resource);
-      if (!kind || !STREAMABLE.has(kind) || (kind === 'task' && !ctx.store.indexes.tasks.has(resource)) || (kind === 'project' && !ctx.store.indexes.projects.has(resource))) {
+      if (
+        !kind ||
+        !STREAMABLE.has(kind) ||
+        (kind === 'task' && !ctx.store.indexes.tasks.has(resource)) ||
+        (kind === 'project' && !ctx.store.indexes.projects.has(resource))
+      ) {
         lookup(new Map<string, never>(), 'resource', resource);
       }
       return stream(req, ctx, resource, 100);

@@ -7,7 +7,13 @@ import { created, getOne } from './route-factories';
 
 /** Exports started are in the audit log (rules/audit-log.ts). */
 function auditExport(ctx: MockContext, workspace: string, eventType: string, job: string, details: Record<string, unknown>): void {
-  ctx.store.indexes.audit.append(ctx.store.indexes, { workspace, eventType, eventCategory: 'content_export', resource: { gid: job, resource_type: 'job' }, details });
+  ctx.store.indexes.audit.append(ctx.store.indexes, {
+    workspace,
+    eventType,
+    eventCategory: 'content_export',
+    resource: { gid: job, resource_type: 'job' },
+    details,
+  });
 }
 
 /** 403 unless the caller is a service account. */
@@ -19,7 +25,8 @@ export const jobRoutes: Route[] = [
   getOne('/jobs/:job_gid', 'job', (req, ctx) => {
     const job = lookup(ctx.jobs.jobs, 'job', req.params.job_gid);
     // Only the creator of a duplication can read its status.
-    if ((job.subtype === 'duplicate_task' || job.subtype === 'duplicate_project') && job.createdBy !== req.caller.user.gid) throw forbidden('Only the creator of a duplication can read its job.');
+    if ((job.subtype === 'duplicate_task' || job.subtype === 'duplicate_project') && job.createdBy !== req.caller.user.gid)
+      throw forbidden('Only the creator of a duplication can read its job.');
     return job;
   }),
   created('/exports/graph', 'job', 'jobs', (req, ctx) => {
@@ -37,8 +44,16 @@ export const jobRoutes: Route[] = [
   created('/organization_exports', 'organizationExport', 'organization_exports', (req, ctx) => {
     serviceAccountOnly(req, 'Organization exports');
     const e = ctx.jobs.organizationExport(requireString(bodyData(req), 'organization'), req.caller.user.gid);
-    ctx.store.indexes.audit.append(ctx.store.indexes, { workspace: e.organization, eventType: 'organization_export_started', eventCategory: 'content_export', resource: { gid: e.gid, resource_type: 'organization_export' }, details: {} });
+    ctx.store.indexes.audit.append(ctx.store.indexes, {
+      workspace: e.organization,
+      eventType: 'organization_export_started',
+      eventCategory: 'content_export',
+      resource: { gid: e.gid, resource_type: 'organization_export' },
+      details: {},
+    });
     return e;
   }),
-  getOne('/organization_exports/:organization_export_gid', 'organizationExport', (req, ctx) => lookup(ctx.jobs.organizationExports, 'organization_export', req.params.organization_export_gid)),
+  getOne('/organization_exports/:organization_export_gid', 'organizationExport', (req, ctx) =>
+    lookup(ctx.jobs.organizationExports, 'organization_export', req.params.organization_export_gid),
+  ),
 ];

@@ -8,7 +8,15 @@ import { bodyData, gidList, ok, queryBool, type ApiRequest, type Route } from '.
 import type { MockContext } from '../mock-context';
 import type { AccessLevel, Membership, Project, Section } from '../model';
 import { addCustomFieldSetting, removeCustomFieldSetting } from '../rules/custom-fields';
-import { ACCESS_LEVELS, addProjectFollowers, addProjectMembers, createProject, removeProjectFollowers, removeProjectMembers, updateProject } from '../rules/projects';
+import {
+  ACCESS_LEVELS,
+  addProjectFollowers,
+  addProjectMembers,
+  createProject,
+  removeProjectFollowers,
+  removeProjectMembers,
+  updateProject,
+} from '../rules/projects';
 import { createProjectStatus } from '../rules/status-updates';
 import { assertVisible, callerInWorkspace, lookup, memberWorkspace, oneResponse, requireString, resolveUser, visibleOnly } from './route-helpers';
 import { act, byGid, changed, created, getOne, inWorkspace, listOf, memberWorkspaceParam, under, type Finder } from './route-factories';
@@ -140,17 +148,46 @@ function legacyMembership(req: ApiRequest, ctx: MockContext): Membership {
 
 export const projectRoutes: Route[] = [
   listOf('/projects', 'project', projectsOfQuery),
-  listOf('/workspaces/:workspace_gid/projects', 'project', under(memberWorkspaceParam, (s, ws, req, ctx) => visibleProjects(req, ctx, s.indexes.list(s.indexes.projectsByWorkspace.get(ws.gid), s.indexes.projects)))),
-  listOf('/teams/:team_gid/projects', 'project', under(inWorkspace(byGid('team', (s) => s.indexes.teams)), (s, team, req, ctx) => visibleProjects(req, ctx, s.indexes.list(s.indexes.projectsByTeam.get(team.gid), s.indexes.projects)))),
+  listOf(
+    '/workspaces/:workspace_gid/projects',
+    'project',
+    under(memberWorkspaceParam, (s, ws, req, ctx) => visibleProjects(req, ctx, s.indexes.list(s.indexes.projectsByWorkspace.get(ws.gid), s.indexes.projects))),
+  ),
+  listOf(
+    '/teams/:team_gid/projects',
+    'project',
+    under(inWorkspace(byGid('team', (s) => s.indexes.teams)), (s, team, req, ctx) =>
+      visibleProjects(req, ctx, s.indexes.list(s.indexes.projectsByTeam.get(team.gid), s.indexes.projects)),
+    ),
+  ),
   // A collaborator outside a private project sees the task but not the project (§6).
-  listOf('/tasks/:task_gid/projects', 'project', under(taskParam, (s, task, req, ctx) => visibleOnly(req, ctx, 'project', s.indexes.list(s.tasks.projectsOf(task), s.indexes.projects)))),
+  listOf(
+    '/tasks/:task_gid/projects',
+    'project',
+    under(taskParam, (s, task, req, ctx) => visibleOnly(req, ctx, 'project', s.indexes.list(s.tasks.projectsOf(task), s.indexes.projects))),
+  ),
   getOne('/projects/:project_gid', 'project', projectParam),
-  created('/projects', 'project', 'projects', newProject(() => ({}))),
-  created('/workspaces/:workspace_gid/projects', 'project', 'projects', newProject((req) => ({ workspace: req.params.workspace_gid }))),
-  created('/teams/:team_gid/projects', 'project', 'projects', newProject((req, ctx) => {
-    const team = lookup(ctx.store.indexes.teams, 'team', req.params.team_gid);
-    return { team: team.gid, workspace: team.workspace };
-  })),
+  created(
+    '/projects',
+    'project',
+    'projects',
+    newProject(() => ({})),
+  ),
+  created(
+    '/workspaces/:workspace_gid/projects',
+    'project',
+    'projects',
+    newProject((req) => ({ workspace: req.params.workspace_gid })),
+  ),
+  created(
+    '/teams/:team_gid/projects',
+    'project',
+    'projects',
+    newProject((req, ctx) => {
+      const team = lookup(ctx.store.indexes.teams, 'team', req.params.team_gid);
+      return { team: team.gid, workspace: team.workspace };
+    }),
+  ),
   changed('PUT', '/projects/:project_gid', 'project', projectParam, (project, req, ctx) => updateProject(ctx.store, project, bodyData(req))),
   act('DELETE', '/projects/:project_gid', deleteProject),
   memberAction('addMembers'),
@@ -167,15 +204,25 @@ export const projectRoutes: Route[] = [
   act('DELETE', '/memberships/:membership_gid', (req, ctx) => ctx.store.projects.removeMembership(membershipParam(req, ctx))),
   listOf('/projects/:project_gid/project_memberships', 'legacyProjectMembership', legacyMembershipsOf),
   getOne('/project_memberships/:project_membership_gid', 'legacyProjectMembership', legacyMembership),
-  listOf('/projects/:project_gid/sections', 'section', under(projectParam, (s, project) => s.indexes.list(s.indexes.sectionsByProject.get(project.gid), s.indexes.sections))),
-  created('/projects/:project_gid/sections', 'section', 'sections', (req, ctx) => ctx.store.projects.addSection({ project: projectParam(req, ctx).gid, name: requireString(bodyData(req), 'name') })),
+  listOf(
+    '/projects/:project_gid/sections',
+    'section',
+    under(projectParam, (s, project) => s.indexes.list(s.indexes.sectionsByProject.get(project.gid), s.indexes.sections)),
+  ),
+  created('/projects/:project_gid/sections', 'section', 'sections', (req, ctx) =>
+    ctx.store.projects.addSection({ project: projectParam(req, ctx).gid, name: requireString(bodyData(req), 'name') }),
+  ),
   getOne('/sections/:section_gid', 'section', sectionParam),
-  taskList('/sections/:section_gid/tasks', (req, ctx) => ctx.store.indexes.list(ctx.store.indexes.tasksBySection.get(sectionParam(req, ctx).gid), ctx.store.indexes.tasks)),
+  taskList('/sections/:section_gid/tasks', (req, ctx) =>
+    ctx.store.indexes.list(ctx.store.indexes.tasksBySection.get(sectionParam(req, ctx).gid), ctx.store.indexes.tasks),
+  ),
   act('POST', '/sections/:section_gid/addTask', (req, ctx) => {
     const section = lookup(ctx.store.indexes.sections, 'section', req.params.section_gid);
     ctx.store.tasks.addToProject(lookup(ctx.store.indexes.tasks, 'task', requireString(bodyData(req), 'task')), section.project, section.gid);
   }),
-  taskList('/projects/:project_gid/tasks', (req, ctx) => ctx.store.indexes.list(ctx.store.indexes.tasksByProject.get(projectParam(req, ctx).gid), ctx.store.indexes.tasks)),
+  taskList('/projects/:project_gid/tasks', (req, ctx) =>
+    ctx.store.indexes.list(ctx.store.indexes.tasksByProject.get(projectParam(req, ctx).gid), ctx.store.indexes.tasks),
+  ),
   listOf('/projects/:project_gid/custom_field_settings', 'customFieldSetting', (req, ctx) => ctx.store.catalog.settingsOf(settingsParent(req, ctx))),
   {
     method: 'POST',
@@ -186,18 +233,33 @@ export const projectRoutes: Route[] = [
       return ok(renderSetting(req, ctx, setting.gid));
     },
   },
-  act('POST', '/projects/:project_gid/removeCustomFieldSetting', (req, ctx) => removeCustomFieldSetting(ctx.store, settingsParent(req, ctx), bodyData(req).custom_field)),
-  listOf('/projects/:project_gid/project_statuses', 'projectStatus', under(projectParam, (s, project) => s.indexes.list(s.indexes.projectStatusesByProject.get(project.gid), s.indexes.projectStatuses))),
-  created('/projects/:project_gid/project_statuses', 'projectStatus', 'project_statuses', (req, ctx) => createProjectStatus(ctx.store, projectParam(req, ctx), bodyData(req), authorOf(req))),
+  act('POST', '/projects/:project_gid/removeCustomFieldSetting', (req, ctx) =>
+    removeCustomFieldSetting(ctx.store, settingsParent(req, ctx), bodyData(req).custom_field),
+  ),
+  listOf(
+    '/projects/:project_gid/project_statuses',
+    'projectStatus',
+    under(projectParam, (s, project) => s.indexes.list(s.indexes.projectStatusesByProject.get(project.gid), s.indexes.projectStatuses)),
+  ),
+  created('/projects/:project_gid/project_statuses', 'projectStatus', 'project_statuses', (req, ctx) =>
+    createProjectStatus(ctx.store, projectParam(req, ctx), bodyData(req), authorOf(req)),
+  ),
   getOne('/project_statuses/:project_status_gid', 'projectStatus', projectStatusParam),
   act('DELETE', '/project_statuses/:project_status_gid', (req, ctx) => ctx.store.catalog.deleteProjectStatus(projectStatusParam(req, ctx))),
-  listOf('/projects/:project_gid/project_portfolio_settings', 'projectPortfolioSetting', under(projectParam, (s, project) => s.indexes.list(s.indexes.portfolioSettingsByProject.get(project.gid), s.indexes.projectPortfolioSettings))),
-  created('/projects/:project_gid/duplicate', 'job', 'jobs', (req, ctx) => ctx.jobs.duplicateProject(projectParam(req, ctx), bodyData(req), req.caller.user.gid)),
+  listOf(
+    '/projects/:project_gid/project_portfolio_settings',
+    'projectPortfolioSetting',
+    under(projectParam, (s, project) => s.indexes.list(s.indexes.portfolioSettingsByProject.get(project.gid), s.indexes.projectPortfolioSettings)),
+  ),
+  created('/projects/:project_gid/duplicate', 'job', 'jobs', (req, ctx) =>
+    ctx.jobs.duplicateProject(projectParam(req, ctx), bodyData(req), req.caller.user.gid),
+  ),
 ];
 
 function accessLevelOf(raw: unknown): AccessLevel | undefined {
   if (raw === undefined || raw === null) return undefined;
-  if (typeof raw !== 'string' || !(ACCESS_LEVELS as readonly string[]).includes(raw)) throw badRequest(`access_level: must be one of ${ACCESS_LEVELS.join(', ')}`);
+  if (typeof raw !== 'string' || !(ACCESS_LEVELS as readonly string[]).includes(raw))
+    throw badRequest(`access_level: must be one of ${ACCESS_LEVELS.join(', ')}`);
   return raw as AccessLevel;
 }
 

@@ -41,7 +41,9 @@ export const projectTemplateRoutes: Route[] = [
   listOf('/teams/:team_gid/project_templates', 'projectTemplate', (req, ctx) => templatesOfTeam(ctx, teamParam(req, ctx).gid)),
   getOne('/project_templates/:project_template_gid', 'projectTemplate', templateParam),
   {
-    ...created('/project_templates/:project_template_gid/instantiateProject', 'job', 'jobs', (req, ctx) => instantiateProject(ctx.store, ctx.jobs, templateParam(req, ctx), bodyData(req), req.caller.user.gid)),
+    ...created('/project_templates/:project_template_gid/instantiateProject', 'job', 'jobs', (req, ctx) =>
+      instantiateProject(ctx.store, ctx.jobs, templateParam(req, ctx), bodyData(req), req.caller.user.gid),
+    ),
     scope: 'projects:write',
   },
 ];

@@ -9,7 +9,17 @@ import type { ApiRequest, HttpMethod, Route } from '../api/route-table';
 import type { MockContext } from '../mock-context';
 import type { Gid, Workspace, WorkManagementStore } from '../model';
 import type { OracleObjectType } from '../visibility-oracle';
-import { assertInWorkspace, assertVisible, createdResponse, emptyResponse, listResponse, lookup, memberWorkspace, oneResponse, requireWorkspace } from './route-helpers';
+import {
+  assertInWorkspace,
+  assertVisible,
+  createdResponse,
+  emptyResponse,
+  listResponse,
+  lookup,
+  memberWorkspace,
+  oneResponse,
+  requireWorkspace,
+} from './route-helpers';
 
 /** The record (or records) a route is about, found from the request, its checks made. */
 export type Finder<T> = (req: ApiRequest, ctx: MockContext) => T;
@@ -39,7 +49,13 @@ export function created<K extends NodeType>(path: string, type: K, collection: s
 }
 
 /** A write on the record `find` names, answering with the record as it now is. */
-export function changed<K extends NodeType>(method: HttpMethod, path: string, type: K, find: Finder<NodeTypes[K]>, change: (obj: NodeTypes[K], req: ApiRequest, ctx: MockContext) => void): Route {
+export function changed<K extends NodeType>(
+  method: HttpMethod,
+  path: string,
+  type: K,
+  find: Finder<NodeTypes[K]>,
+  change: (obj: NodeTypes[K], req: ApiRequest, ctx: MockContext) => void,
+): Route {
   return {
     method,
     path,
@@ -87,7 +103,10 @@ export function inWorkspace<T extends { workspace: Gid }>(find: Finder<T>): Find
 }
 
 /** Records under a parent: `items` of what `parent` finds. */
-export function under<P, T>(parent: Finder<P>, items: (store: WorkManagementStore, parent: P, req: ApiRequest, ctx: MockContext) => readonly T[]): Finder<readonly T[]> {
+export function under<P, T>(
+  parent: Finder<P>,
+  items: (store: WorkManagementStore, parent: P, req: ApiRequest, ctx: MockContext) => readonly T[],
+): Finder<readonly T[]> {
   return (req, ctx) => items(ctx.store, parent(req, ctx), req, ctx);
 }
 

@@ -73,7 +73,13 @@ export function visibleOnly<T extends { gid: Gid }>(req: ApiRequest, ctx: MockCo
 }
 
 /** One page of a list, rendered compact (or per opt_fields), with `next_page` when paging. */
-export function listResponse<T extends { gid: Gid }>(req: ApiRequest, ctx: MockContext, items: readonly T[], toNode: (item: T) => Node, options: { unpagedCap?: number } = {}): ApiResponse {
+export function listResponse<T extends { gid: Gid }>(
+  req: ApiRequest,
+  ctx: MockContext,
+  items: readonly T[],
+  toNode: (item: T) => Node,
+  options: { unpagedCap?: number } = {},
+): ApiResponse {
   const page = paginate(req, ctx.pageTokens, items, (i) => i.gid, options);
   return ok(renderMany(req, ctx, page.items.map(toNode)), page.nextPage === undefined ? {} : { next_page: page.nextPage });
 }

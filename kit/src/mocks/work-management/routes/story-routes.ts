@@ -9,7 +9,10 @@ import { requireString } from './route-helpers';
 import { act, byGid, changed, created, getOne, listOf, under, visible } from './route-factories';
 import { authorOf, taskParam } from './task-finders';
 
-const storyParam = visible('story', byGid('story', (s) => s.indexes.stories));
+const storyParam = visible(
+  'story',
+  byGid('story', (s) => s.indexes.stories),
+);
 
 function postComment(req: ApiRequest, ctx: MockContext): Story {
   const task = taskParam(req, ctx);
@@ -25,7 +28,11 @@ function editComment(story: Story, req: ApiRequest, ctx: MockContext): void {
 }
 
 export const storyRoutes: Route[] = [
-  listOf('/tasks/:task_gid/stories', 'story', under(taskParam, (s, task) => s.indexes.list(s.indexes.storiesByTask.get(task.gid), s.indexes.stories))),
+  listOf(
+    '/tasks/:task_gid/stories',
+    'story',
+    under(taskParam, (s, task) => s.indexes.list(s.indexes.storiesByTask.get(task.gid), s.indexes.stories)),
+  ),
   created('/tasks/:task_gid/stories', 'story', 'stories', postComment),
   getOne('/stories/:story_gid', 'story', storyParam),
   changed('PUT', '/stories/:story_gid', 'story', storyParam, editComment),

@@ -10,7 +10,11 @@ const tagParam = byGid('tag', (s) => s.indexes.tags);
 const tagsOf = (s: WorkManagementStore, ws: { gid: Gid }) => s.indexes.list(s.indexes.tagsByWorkspace.get(ws.gid), s.indexes.tags);
 
 export const tagRoutes: Route[] = [
-  listOf('/tasks/:task_gid/tags', 'tag', under(taskParam, (s, task) => s.indexes.list(task.tags, s.indexes.tags))),
+  listOf(
+    '/tasks/:task_gid/tags',
+    'tag',
+    under(taskParam, (s, task) => s.indexes.list(task.tags, s.indexes.tags)),
+  ),
   listOf('/tags', 'tag', under(workspaceQuery, tagsOf)),
   listOf('/workspaces/:workspace_gid/tags', 'tag', under(workspaceParam, tagsOf)),
   getOne('/tags/:tag_gid', 'tag', tagParam),

@@ -49,16 +49,21 @@ function createTask(req: ApiRequest, ctx: MockContext, data: Record<string, unkn
   }
   const parent = parentGid ?? (typeof data.parent === 'string' ? data.parent : undefined);
   const parentTask = parent ? visibleTask(req, ctx, parent, 'parent') : undefined;
-  const workspaceGid = (typeof data.workspace === 'string' ? data.workspace : undefined) ?? parentTask?.workspace ?? (memberships[0] ? s.indexes.projects.get(memberships[0].project)?.workspace : undefined);
+  const workspaceGid =
+    (typeof data.workspace === 'string' ? data.workspace : undefined) ??
+    parentTask?.workspace ??
+    (memberships[0] ? s.indexes.projects.get(memberships[0].project)?.workspace : undefined);
   if (!workspaceGid) throw missingInput('workspace');
   const workspace = requireWorkspace(ctx, workspaceGid);
   assertInWorkspace(req, ctx, workspace.gid);
-  for (const m of memberships) if (s.indexes.projects.get(m.project)?.workspace !== workspace.gid) throw badRequest('projects: A task and its projects must be in the same workspace');
+  for (const m of memberships)
+    if (s.indexes.projects.get(m.project)?.workspace !== workspace.gid) throw badRequest('projects: A task and its projects must be in the same workspace');
   const name = typeof data.name === 'string' ? data.name : '';
   const followers = gidList(data.followers, 'followers').map((f) => userIn(ctx, workspace.gid, f, 'followers', req) as Gid);
   const creator = authorOf(req);
   const subtype = data.resource_subtype;
-  if (subtype !== undefined && subtype !== 'default_task' && subtype !== 'milestone' && subtype !== 'approval') throw badRequest('resource_subtype: must be default_task, milestone or approval');
+  if (subtype !== undefined && subtype !== 'default_task' && subtype !== 'milestone' && subtype !== 'approval')
+    throw badRequest('resource_subtype: must be default_task, milestone or approval');
   const customType = customTypeOf(ctx, data.custom_type);
   const fieldChanges = planCustomFieldChanges(s, { workspace: workspace.gid, memberships, customFieldValues: [] }, data.custom_fields);
   const tags = gidList(data.tags, 'tags').map((tag) => lookup(s.indexes.tags, 'tags', tag).gid);
@@ -140,7 +145,13 @@ function searchTasks(req: ApiRequest, ctx: MockContext): ApiResponse {
   const limitRaw = q.limit ?? '100';
   const limit = Number(limitRaw);
   if (!/^\d+$/.test(limitRaw) || limit < 1 || limit > 100) throw badRequest('limit: Must be an integer between 1 and 100');
-  const list = (k: string): string[] | undefined => (q[k] === undefined ? undefined : (q[k] as string).split(',').map((x) => x.trim()).filter(Boolean));
+  const list = (k: string): string[] | undefined =>
+    q[k] === undefined
+      ? undefined
+      : (q[k] as string)
+          .split(',')
+          .map((x) => x.trim())
+          .filter(Boolean);
   const time = (k: string): number | undefined => queryTime(req, k);
   const text = q.text?.toLowerCase();
   const assigneeAny = list('assignee.any')?.map((u) => (u === 'me' ? req.caller.user.gid : u));
@@ -158,7 +169,8 @@ function searchTasks(req: ApiRequest, ctx: MockContext): ApiResponse {
   const modifiedBefore = time('modified_at.before');
   const byType = customTypeFilter(s, q.custom_type);
   const sortBy = q.sort_by ?? 'modified_at';
-  if (!['created_at', 'modified_at', 'due_date', 'completed_at', 'likes'].includes(sortBy)) throw badRequest('sort_by: must be one of due_date, created_at, completed_at, likes, modified_at');
+  if (!['created_at', 'modified_at', 'due_date', 'completed_at', 'likes'].includes(sortBy))
+    throw badRequest('sort_by: must be one of due_date, created_at, completed_at, likes, modified_at');
   const ascending = queryBool(req, 'sort_ascending') ?? false;
   const visible = isServiceAccount(req) ? undefined : req.caller.user.gid;
   const matches = (t: Task): boolean => {
@@ -172,7 +184,7 @@ function searchTasks(req: ApiRequest, ctx: MockContext): ApiResponse {
     if (followersAny && !t.followers.some((g) => followersAny.includes(g))) return false;
     if (isSubtask !== undefined && (t.parent !== null) !== isSubtask) return false;
     if (completed !== undefined && t.completed !== completed) return false;
-    if (hasProject !== undefined && (t.memberships.length > 0) !== hasProject) return false;
+    if (hasProject !== undefined && t.memberships.length > 0 !== hasProject) return false;
     if (createdAfter !== undefined && t.createdAt <= createdAfter) return false;
     if (createdBefore !== undefined && t.createdAt >= createdBefore) return false;
     if (modifiedAfter !== undefined && t.modifiedAt <= modifiedAfter) return false;
@@ -182,7 +194,17 @@ function searchTasks(req: ApiRequest, ctx: MockContext): ApiResponse {
     return true;
   };
   const key = (t: Task): number =>
-    sortBy === 'created_at' ? t.createdAt : sortBy === 'due_date' ? (t.dueOn ? Date.parse(t.dueOn) : Number.MAX_SAFE_INTEGER) : sortBy === 'completed_at' ? (t.completedAt ?? 0) : sortBy === 'likes' ? 0 : t.modifiedAt;
+    sortBy === 'created_at'
+      ? t.createdAt
+      : sortBy === 'due_date'
+        ? t.dueOn
+          ? Date.parse(t.dueOn)
+          : Number.MAX_SAFE_INTEGER
+        : sortBy === 'completed_at'
+          ? (t.completedAt ?? 0)
+          : sortBy === 'likes'
+            ? 0
+            : t.modifiedAt;
   const order = (a: Task, b: Task): number => (ascending ? 1 : -1) * (key(a) - key(b) || compareGids(a.gid, b.gid));
   // Only the first `limit` matter: keep a small sorted window instead of sorting the workspace.
   const best: Task[] = [];
@@ -237,7 +259,7 @@ function addProject(req: ApiRequest, ctx: MockContext): void {
   const task = taskParam(req, ctx);
   const data = bodyData(req);
   const project = lookup(s.indexes.projects, 'project', requireString(data, 'project'));
-  if (project.workspace !== task.workspace) throw badRequest('project: The project is not in the task\'s workspace');
+  if (project.workspace !== task.workspace) throw badRequest("project: The project is not in the task's workspace");
   const section = typeof data.section === 'string' ? lookup(s.indexes.sections, 'section', data.section) : undefined;
   if (section && section.project !== project.gid) throw badRequest('section: The section is not in that project');
   s.tasks.addToProject(task, project.gid, section?.gid ?? null);
@@ -246,11 +268,17 @@ function addProject(req: ApiRequest, ctx: MockContext): void {
 function addFollowers(task: Task, req: ApiRequest, ctx: MockContext): void {
   const gids = gidList(bodyData(req).followers, 'followers');
   if (gids.length === 0) throw missingInput('followers');
-  ctx.store.tasks.addFollowers(task, gids.map((g) => userIn(ctx, task.workspace, g, 'followers', req) as Gid));
+  ctx.store.tasks.addFollowers(
+    task,
+    gids.map((g) => userIn(ctx, task.workspace, g, 'followers', req) as Gid),
+  );
 }
 
 function removeFollowers(task: Task, req: ApiRequest, ctx: MockContext): void {
-  ctx.store.tasks.removeFollowers(task, gidList(bodyData(req).followers, 'followers').map((g) => (g === 'me' ? req.caller.user.gid : g)));
+  ctx.store.tasks.removeFollowers(
+    task,
+    gidList(bodyData(req).followers, 'followers').map((g) => (g === 'me' ? req.caller.user.gid : g)),
+  );
 }
 
 export const taskRoutes: Route[] = [
@@ -259,7 +287,9 @@ export const taskRoutes: Route[] = [
   created('/tasks', 'task', 'tasks', (req, ctx) => createTask(req, ctx, bodyData(req))),
   changed('PUT', '/tasks/:task_gid', 'task', taskParam, (task, req, ctx) => updateTask(req, ctx, task, bodyData(req))),
   act('DELETE', '/tasks/:task_gid', (req, ctx) => ctx.store.tasks.delete(taskParam(req, ctx))),
-  taskList('/tasks/:task_gid/subtasks', (req, ctx) => ctx.store.indexes.list(ctx.store.indexes.subtasksByTask.get(taskParam(req, ctx).gid), ctx.store.indexes.tasks)),
+  taskList('/tasks/:task_gid/subtasks', (req, ctx) =>
+    ctx.store.indexes.list(ctx.store.indexes.subtasksByTask.get(taskParam(req, ctx).gid), ctx.store.indexes.tasks),
+  ),
   created('/tasks/:task_gid/subtasks', 'task', 'tasks', (req, ctx) => createTask(req, ctx, bodyData(req), taskParam(req, ctx).gid)),
   act('POST', '/tasks/:task_gid/addProject', addProject),
   act('POST', '/tasks/:task_gid/removeProject', (req, ctx) => {

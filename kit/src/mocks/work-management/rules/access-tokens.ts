@@ -66,7 +66,9 @@ export class TokenRegistry extends Map<string, Gid> {
 
   issueOAuthToken(user: Gid, options: { scopes?: readonly string[]; ttlMs?: number } = {}): { token: string; grant: TokenGrant } {
     const scopes = options.scopes && options.scopes.length > 0 ? [...new Set(options.scopes)] : [FULL_ACCESS_SCOPE];
-    for (const s of scopes) if (s !== FULL_ACCESS_SCOPE && !SCOPE.test(s)) throw new ApiError(400, `scopes: ${s} is not a scope (<resource>:read|write|delete or ${FULL_ACCESS_SCOPE})`);
+    for (const s of scopes)
+      if (s !== FULL_ACCESS_SCOPE && !SCOPE.test(s))
+        throw new ApiError(400, `scopes: ${s} is not a scope (<resource>:read|write|delete or ${FULL_ACCESS_SCOPE})`);
     const ttlMs = options.ttlMs ?? OAUTH_TOKEN_TTL_MS;
     if (!Number.isFinite(ttlMs) || ttlMs <= 0) throw new ApiError(400, 'expires_in: a positive number of seconds');
     const token = `wm-oauth-${crypto.randomBytes(16).toString('hex')}`;

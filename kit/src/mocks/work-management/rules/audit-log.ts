@@ -90,7 +90,10 @@ export class AuditLog {
     return this.events;
   }
 
-  append(store: AuditedStore, input: Pick<AuditLogEvent, 'workspace' | 'eventType' | 'eventCategory' | 'resource' | 'details'> & { user?: Gid | null }): AuditLogEvent {
+  append(
+    store: AuditedStore,
+    input: Pick<AuditLogEvent, 'workspace' | 'eventType' | 'eventCategory' | 'resource' | 'details'> & { user?: Gid | null },
+  ): AuditLogEvent {
     const caller = currentCaller.getStore();
     const actorGid = caller?.user ?? input.user ?? null;
     const actorUser = actorGid ? store.users.get(actorGid) : undefined;
@@ -131,20 +134,41 @@ function auditEntryOf(store: AuditedStore, c: StoreChange): Pick<AuditLogEvent, 
   const type = c.resource.resource_type;
   if (type === 'workspace_membership') {
     const m = store.workspaceMemberships.get(c.resource.gid);
-    if (c.action === 'added') return { eventType: 'user_added_to_workspace', eventCategory: 'user_access', resource: userRef(store, m?.user), details: { is_guest: m?.isGuest ?? false } };
+    if (c.action === 'added')
+      return {
+        eventType: 'user_added_to_workspace',
+        eventCategory: 'user_access',
+        resource: userRef(store, m?.user),
+        details: { is_guest: m?.isGuest ?? false },
+      };
     if (c.action === 'changed' && c.change?.field === 'is_active') {
-      return { eventType: c.change.new_value ? 'user_reactivated' : 'user_deactivated', eventCategory: 'user_access', resource: userRef(store, m?.user), details: {} };
+      return {
+        eventType: c.change.new_value ? 'user_reactivated' : 'user_deactivated',
+        eventCategory: 'user_access',
+        resource: userRef(store, m?.user),
+        details: {},
+      };
     }
     return undefined;
   }
   if (type === 'team_membership' && (c.action === 'added' || c.action === 'removed') && c.parent) {
     const m = store.teamMemberships.get(c.resource.gid);
-    return { eventType: `team_member_${c.action}`, eventCategory: 'access_control', resource: c.parent, details: m ? { member: userRef(store, m.user) } : { member: { name: c.resource.name } } };
+    return {
+      eventType: `team_member_${c.action}`,
+      eventCategory: 'access_control',
+      resource: c.parent,
+      details: m ? { member: userRef(store, m.user) } : { member: { name: c.resource.name } },
+    };
   }
   if (type === 'membership' && (c.action === 'added' || c.action === 'removed') && c.parent) {
     const m = store.memberships.get(c.resource.gid);
     const member = m ? (m.memberType === 'user' ? userRef(store, m.member) : teamRef(store, m.member)) : undefined;
-    return { eventType: `${c.parent.resource_type}_member_${c.action}`, eventCategory: 'access_control', resource: c.parent, details: { ...(member ? { member } : {}), ...(m ? { access_level: m.accessLevel } : {}) } };
+    return {
+      eventType: `${c.parent.resource_type}_member_${c.action}`,
+      eventCategory: 'access_control',
+      resource: c.parent,
+      details: { ...(member ? { member } : {}), ...(m ? { access_level: m.accessLevel } : {}) },
+    };
   }
   if (type === 'project' && c.action === 'changed' && c.change?.field === 'privacy_setting') {
     return { eventType: 'project_privacy_setting_changed', eventCategory: 'access_control', resource: c.resource, details: { new_value: c.change.new_value } };
@@ -189,8 +213,16 @@ export function parseAuditFilters(query: Record<string, string>): AuditFilters {
     return t;
   };
   const actorType = query.actor_type;
-  if (actorType !== undefined && !(ACTOR_TYPES as readonly string[]).includes(actorType)) throw badRequest(`actor_type: must be one of ${ACTOR_TYPES.join(', ')}`);
-  return { startAt: time('start_at'), endAt: time('end_at'), eventType: query.event_type, actorType, actorGid: query.actor_gid, resourceGid: query.resource_gid };
+  if (actorType !== undefined && !(ACTOR_TYPES as readonly string[]).includes(actorType))
+    throw badRequest(`actor_type: must be one of ${ACTOR_TYPES.join(', ')}`);
+  return {
+    startAt: time('start_at'),
+    endAt: time('end_at'),
+    eventType: query.event_type,
+    actorType,
+    actorGid: query.actor_gid,
+    resourceGid: query.resource_gid,
+  };
 }
 
 export function matchesAudit(e: AuditLogEvent, workspace: Gid, f: AuditFilters): boolean {

@@ -39,7 +39,8 @@ export function forbiddenInBatch(method: string, path: string): string | undefin
   if (p === '/batch' || p.startsWith('/batch/')) return 'Nested batch requests are not allowed.';
   if (p.startsWith('/scim')) return 'SCIM operations are not allowed in a batch request.';
   if (p.startsWith('/organization_exports')) return 'Organization exports cannot be created, read or deleted in a batch request.';
-  if (method === 'post' && (p === '/attachments' || /^\/(tasks|projects|project_briefs)\/[^/]+\/attachments$/.test(p))) return 'Attachments cannot be uploaded in a batch request.';
+  if (method === 'post' && (p === '/attachments' || /^\/(tasks|projects|project_briefs)\/[^/]+\/attachments$/.test(p)))
+    return 'Attachments cannot be uploaded in a batch request.';
   return undefined;
 }
 
@@ -78,7 +79,8 @@ async function runAction(outer: ApiRequest, ctx: MockContext, action: Action): P
   const query: Record<string, string> = Object.fromEntries(new URLSearchParams(rawQuery));
   let body: unknown;
   if (method === 'get' || method === 'head') {
-    if (typeof action.data === 'object' && action.data !== null) for (const [k, v] of Object.entries(action.data)) query[k] = Array.isArray(v) ? v.join(',') : String(v);
+    if (typeof action.data === 'object' && action.data !== null)
+      for (const [k, v] of Object.entries(action.data)) query[k] = Array.isArray(v) ? v.join(',') : String(v);
   } else if (action.data !== undefined) body = { data: action.data };
   if (options.limit !== undefined) query.limit = String(options.limit);
   if (options.offset !== undefined) query.offset = String(options.offset);

@@ -42,13 +42,22 @@ export function displayValue(store: WorkManagementStore, field: CustomField, val
     case 'enum':
       return store.indexes.enumOptions.get(value.option)?.name ?? '';
     case 'multi_enum':
-      return value.options.map((o) => store.indexes.enumOptions.get(o)?.name ?? '').filter(Boolean).join(', ');
+      return value.options
+        .map((o) => store.indexes.enumOptions.get(o)?.name ?? '')
+        .filter(Boolean)
+        .join(', ');
     case 'date':
       return value.dateTime ?? value.date;
     case 'people':
-      return value.users.map((u) => store.indexes.users.get(u)?.name ?? '').filter(Boolean).join(', ');
+      return value.users
+        .map((u) => store.indexes.users.get(u)?.name ?? '')
+        .filter(Boolean)
+        .join(', ');
     case 'reference':
-      return value.refs.map((r) => store.recorder.nameOf(r) ?? '').filter(Boolean).join(', ');
+      return value.refs
+        .map((r) => store.recorder.nameOf(r) ?? '')
+        .filter(Boolean)
+        .join(', ');
   }
 }
 
@@ -109,7 +118,14 @@ export function parseValue(store: WorkManagementStore, field: CustomField, raw: 
       return { type: 'enum', option: enabledOption(store, field, raw, where) };
     }
     case 'multi_enum': {
-      const list = Array.isArray(raw) ? raw.map(String) : typeof raw === 'string' ? raw.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
+      const list = Array.isArray(raw)
+        ? raw.map(String)
+        : typeof raw === 'string'
+          ? raw
+              .split(',')
+              .map((s) => s.trim())
+              .filter(Boolean)
+          : undefined;
       if (!list) throw badRequest(`${where}: Multi-enum custom field values are lists of enum option gids`);
       return { type: 'multi_enum', options: [...new Set(list.map((o) => enabledOption(store, field, o, where)))] };
     }
@@ -122,21 +138,37 @@ export function parseValue(store: WorkManagementStore, field: CustomField, raw: 
         const iso = new Date(t).toISOString();
         return { type: 'date', date: iso.slice(0, 10), dateTime: iso };
       }
-      if (typeof obj.date === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(obj.date) && !Number.isNaN(Date.parse(obj.date))) return { type: 'date', date: obj.date, dateTime: null };
+      if (typeof obj.date === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(obj.date) && !Number.isNaN(Date.parse(obj.date)))
+        return { type: 'date', date: obj.date, dateTime: null };
       throw badRequest(`${where}: Date custom field values are {date: YYYY-MM-DD} or {date_time}`);
     }
     case 'people': {
-      const list = Array.isArray(raw) ? raw.map(String) : typeof raw === 'string' ? raw.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
+      const list = Array.isArray(raw)
+        ? raw.map(String)
+        : typeof raw === 'string'
+          ? raw
+              .split(',')
+              .map((s) => s.trim())
+              .filter(Boolean)
+          : undefined;
       if (!list) throw badRequest(`${where}: People custom field values are lists of user gids`);
       for (const u of list) if (!store.indexes.users.has(u)) throw badRequest(`${where}: Not a recognized ID: ${u}`);
       return { type: 'people', users: [...new Set(list)] };
     }
     case 'reference': {
-      const list = Array.isArray(raw) ? raw.map(String) : typeof raw === 'string' ? raw.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
+      const list = Array.isArray(raw)
+        ? raw.map(String)
+        : typeof raw === 'string'
+          ? raw
+              .split(',')
+              .map((s) => s.trim())
+              .filter(Boolean)
+          : undefined;
       if (!list) throw badRequest(`${where}: Reference custom field values are lists of gids`);
       for (const r of list) {
         const kind = store.indexes.kindOf(r);
-        if (!kind || !field.inputRestrictions.includes(kind)) throw badRequest(`${where}: ${r} is not one of the allowed types (${field.inputRestrictions.join(', ')})`);
+        if (!kind || !field.inputRestrictions.includes(kind))
+          throw badRequest(`${where}: ${r} is not one of the allowed types (${field.inputRestrictions.join(', ')})`);
       }
       return { type: 'reference', refs: [...new Set(list)] };
     }
@@ -164,7 +196,11 @@ export interface CustomFieldChange {
  * nothing. Clearing (null) is always allowed; any other change needs the field on one of the
  * task's projects (an enabled value).
  */
-export function planCustomFieldChanges(store: WorkManagementStore, task: Pick<Task, 'workspace' | 'memberships' | 'customFieldValues'>, input: unknown): CustomFieldChange[] {
+export function planCustomFieldChanges(
+  store: WorkManagementStore,
+  task: Pick<Task, 'workspace' | 'memberships' | 'customFieldValues'>,
+  input: unknown,
+): CustomFieldChange[] {
   if (input === undefined || input === null) return [];
   if (typeof input !== 'object' || Array.isArray(input)) throw badRequest('custom_fields: Value is not an object of {custom field gid: value}');
   const changes: CustomFieldChange[] = [];
@@ -191,7 +227,11 @@ export function applyCustomFieldChanges(store: WorkManagementStore, task: Task, 
     if (sameValue(current, value)) continue;
     task.customFieldValues = task.customFieldValues.filter((v) => v.field !== field.gid);
     if (value) task.customFieldValues.push({ field: field.gid, value });
-    store.tasks.touch(task, { field: 'custom_fields', action: 'changed', new_value: { gid: field.gid, resource_type: 'custom_field', display_value: displayValue(store, field, value) } });
+    store.tasks.touch(task, {
+      field: 'custom_fields',
+      action: 'changed',
+      new_value: { gid: field.gid, resource_type: 'custom_field', display_value: displayValue(store, field, value) },
+    });
   }
 }
 
@@ -233,14 +273,17 @@ export function createCustomField(store: WorkManagementStore, data: Record<strin
   if (!type || !CUSTOM_FIELD_TYPES.includes(type)) throw badRequest(`resource_subtype: must be one of ${CUSTOM_FIELD_TYPES.join(', ')}`);
   let precision = 0;
   if (type === 'number' && data.precision !== undefined) {
-    if (typeof data.precision !== 'number' || !Number.isInteger(data.precision) || data.precision < 0 || data.precision > 6) throw badRequest('precision: must be an integer from 0 to 6');
+    if (typeof data.precision !== 'number' || !Number.isInteger(data.precision) || data.precision < 0 || data.precision > 6)
+      throw badRequest('precision: must be an integer from 0 to 6');
     precision = data.precision;
   }
   let inputRestrictions: string[] = [];
   if (type === 'reference') {
     const raw = data.input_restrictions;
     if (!Array.isArray(raw) || raw.length === 0) throw badRequest('input_restrictions: Reference custom fields need at least one allowed type');
-    for (const r of raw) if (!(REFERENCE_TYPES as readonly string[]).includes(String(r))) throw badRequest(`input_restrictions: ${String(r)} is not one of ${REFERENCE_TYPES.join(', ')}`);
+    for (const r of raw)
+      if (!(REFERENCE_TYPES as readonly string[]).includes(String(r)))
+        throw badRequest(`input_restrictions: ${String(r)} is not one of ${REFERENCE_TYPES.join(', ')}`);
     inputRestrictions = [...new Set(raw.map(String))];
   }
   const options = Array.isArray(data.enum_options) ? (data.enum_options as Array<Record<string, unknown>>) : [];

@@ -131,7 +131,6 @@ export interface SyncPosition {
 
 /** Opaque, signed sync tokens: `{resource, position, issued at, epoch}`. */
 export class SyncTokens extends SignedTokens {
-
   issue(resource: string, position: number, epoch: number): string {
     const payload = Buffer.from(JSON.stringify({ r: resource, p: position, t: this.now(), e: epoch })).toString('base64url');
     return `${payload}${this.sign(payload).slice(0, 32)}`;

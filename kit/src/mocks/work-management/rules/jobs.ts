@@ -91,7 +91,16 @@ export class JobRegistry {
 
   /** A job that succeeds after `jobDurationMs`; `onComplete` (in `extra`) finishes the work then. */
   newJob(subtype: JobSubtype, createdBy: Gid, workspace: Gid, extra: Partial<Job> = {}): Job {
-    const job: Job = { gid: this.store.indexes.nextGid('job'), subtype, createdBy, createdAt: this.store.indexes.now(), durationMs: this.durationMs(), workspace, completedAt: null, ...extra };
+    const job: Job = {
+      gid: this.store.indexes.nextGid('job'),
+      subtype,
+      createdBy,
+      createdAt: this.store.indexes.now(),
+      durationMs: this.durationMs(),
+      workspace,
+      completedAt: null,
+      ...extra,
+    };
     this.jobs.set(job.gid, job);
     return job;
   }
@@ -131,10 +140,12 @@ export class JobRegistry {
       s.tasks.makeSubtask(target, source.parent);
     }
     if (include.has('subtasks')) {
-      for (const sub of s.indexes.list(s.indexes.subtasksByTask.get(source.gid), s.indexes.tasks)) s.tasks.add({ workspace: target.workspace, name: sub.name, parent: target.gid, followers: [caller], createdBy: caller });
+      for (const sub of s.indexes.list(s.indexes.subtasksByTask.get(source.gid), s.indexes.tasks))
+        s.tasks.add({ workspace: target.workspace, name: sub.name, parent: target.gid, followers: [caller], createdBy: caller });
     }
     if (include.has('attachments')) {
-      for (const a of s.indexes.list(s.indexes.attachmentsByParent.get(source.gid), s.indexes.attachments)) s.tasks.addAttachment({ parent: target.gid, name: a.name, host: a.host, kind: a.kind, createdBy: caller });
+      for (const a of s.indexes.list(s.indexes.attachmentsByParent.get(source.gid), s.indexes.attachments))
+        s.tasks.addAttachment({ parent: target.gid, name: a.name, host: a.host, kind: a.kind, createdBy: caller });
     }
     target.modifiedAt = s.indexes.now();
   }
@@ -150,15 +161,26 @@ export class JobRegistry {
       team = t.gid;
     }
     const include = includeList(data.include);
-    const copy = s.projects.add({ workspace: project.workspace, team, name, privacySetting: project.privacySetting, owner: caller, color: project.color, customType: project.customType });
+    const copy = s.projects.add({
+      workspace: project.workspace,
+      team,
+      name,
+      privacySetting: project.privacySetting,
+      owner: caller,
+      color: project.color,
+      customType: project.customType,
+    });
     const job = this.newJob('duplicate_project', caller, project.workspace, { newProject: copy.gid });
     job.onComplete = () => {
       if (!s.indexes.projects.has(copy.gid)) return;
       if (include.has('notes')) copy.notes = project.notes;
-      if (include.has('members')) for (const m of s.projects.memberships(project.gid)) s.projects.addMembership({ parent: copy.gid, member: m.member, accessLevel: m.accessLevel });
-      for (const setting of s.catalog.settingsOf(project.gid)) s.catalog.addCustomFieldSetting({ field: setting.field, parent: copy.gid, isImportant: setting.isImportant });
+      if (include.has('members'))
+        for (const m of s.projects.memberships(project.gid)) s.projects.addMembership({ parent: copy.gid, member: m.member, accessLevel: m.accessLevel });
+      for (const setting of s.catalog.settingsOf(project.gid))
+        s.catalog.addCustomFieldSetting({ field: setting.field, parent: copy.gid, isImportant: setting.isImportant });
       const sectionMap = new Map<Gid, Gid>();
-      for (const section of s.indexes.list(s.indexes.sectionsByProject.get(project.gid), s.indexes.sections)) sectionMap.set(section.gid, s.projects.addSection({ project: copy.gid, name: section.name }).gid);
+      for (const section of s.indexes.list(s.indexes.sectionsByProject.get(project.gid), s.indexes.sections))
+        sectionMap.set(section.gid, s.projects.addSection({ project: copy.gid, name: section.name }).gid);
       for (const t of s.indexes.list(s.indexes.tasksByProject.get(project.gid), s.indexes.tasks)) {
         if (t.parent) continue;
         const section = t.memberships.find((m) => m.project === project.gid)?.section;
@@ -180,8 +202,14 @@ export class JobRegistry {
   graphExport(parent: Gid, caller: Gid): Job {
     const s = this.store;
     const kind = s.indexes.kindOf(parent);
-    if (kind !== 'team' && kind !== 'portfolio' && kind !== 'project' && kind !== 'goal') throw badRequest('parent: must be a team, portfolio, project or goal');
-    const workspace = s.indexes.teams.get(parent)?.workspace ?? s.indexes.portfolios.get(parent)?.workspace ?? s.indexes.projects.get(parent)?.workspace ?? s.indexes.goals.get(parent)?.workspace ?? '';
+    if (kind !== 'team' && kind !== 'portfolio' && kind !== 'project' && kind !== 'goal')
+      throw badRequest('parent: must be a team, portfolio, project or goal');
+    const workspace =
+      s.indexes.teams.get(parent)?.workspace ??
+      s.indexes.portfolios.get(parent)?.workspace ??
+      s.indexes.projects.get(parent)?.workspace ??
+      s.indexes.goals.get(parent)?.workspace ??
+      '';
     const ws = s.indexes.workspaces.get(workspace);
     if (ws) assertGraphExportAllowed(ws);
     const file = this.newFile('graph_export', () => gzipJson(graphOf(s, parent)));
@@ -197,8 +225,12 @@ export class JobRegistry {
     assertResourceExportAllowed(ws);
     const busy = [...this.jobs.values()].some((j) => j.subtype === 'resource_export_request' && j.workspace === workspace && this.status(j) !== 'succeeded');
     if (busy) throw new ApiError(403, 'A resource export is already in progress for this workspace.');
-    const params = Array.isArray(data.export_request_parameters) ? (data.export_request_parameters as Array<Record<string, unknown>>) : [{ resource_type: 'task' }];
-    for (const p of params) if (!['task', 'team', 'message'].includes(String(p.resource_type))) throw badRequest('export_request_parameters.resource_type: must be task, team or message');
+    const params = Array.isArray(data.export_request_parameters)
+      ? (data.export_request_parameters as Array<Record<string, unknown>>)
+      : [{ resource_type: 'task' }];
+    for (const p of params)
+      if (!['task', 'team', 'message'].includes(String(p.resource_type)))
+        throw badRequest('export_request_parameters.resource_type: must be task, team or message');
     const file = this.newFile('resource_export', () => gzipLines(resourceLines(s, workspace, params)));
     return this.newJob('resource_export_request', caller, workspace, { exportGid: file.gid });
   }
@@ -209,16 +241,34 @@ export class JobRegistry {
     if (!ws) throw notFound('organization', organization);
     if (!ws.isOrganization) throw badRequest('organization: must be an organization, not a plain workspace');
     assertOrganizationExportAllowed(ws);
-    const e: OrganizationExport = { gid: s.indexes.nextGid('organization_export'), organization, createdBy: caller, createdAt: s.indexes.now(), durationMs: this.durationMs() };
+    const e: OrganizationExport = {
+      gid: s.indexes.nextGid('organization_export'),
+      organization,
+      createdBy: caller,
+      createdAt: s.indexes.now(),
+      durationMs: this.durationMs(),
+    };
     this.organizationExports.set(e.gid, e);
-    this.files.set(e.gid, { gid: e.gid, kind: 'organization_export', createdAt: e.createdAt, build: () => gzipJson(organizationOf(s, organization)), bytes: null });
+    this.files.set(e.gid, {
+      gid: e.gid,
+      kind: 'organization_export',
+      createdAt: e.createdAt,
+      build: () => gzipJson(organizationOf(s, organization)),
+      bytes: null,
+    });
     return e;
   }
 }
 
 function includeList(raw: unknown): Set<string> {
   if (Array.isArray(raw)) return new Set(raw.map(String));
-  if (typeof raw === 'string') return new Set(raw.split(',').map((x) => x.trim()).filter(Boolean));
+  if (typeof raw === 'string')
+    return new Set(
+      raw
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean),
+    );
   return new Set();
 }
 
@@ -247,7 +297,13 @@ function taskRecord(s: WorkManagementStore, t: Task): Record<string, unknown> {
     completed: t.completed,
     created_at: iso(t.createdAt),
     modified_at: iso(t.modifiedAt),
-    stories: s.indexes.list(s.indexes.storiesByTask.get(t.gid), s.indexes.stories).map((st) => ({ gid: st.gid, type: st.type, text: s.tasks.storyText(st), created_at: iso(st.createdAt), created_by: st.createdBy ? { gid: st.createdBy } : null })),
+    stories: s.indexes.list(s.indexes.storiesByTask.get(t.gid), s.indexes.stories).map((st) => ({
+      gid: st.gid,
+      type: st.type,
+      text: s.tasks.storyText(st),
+      created_at: iso(st.createdAt),
+      created_by: st.createdBy ? { gid: st.createdBy } : null,
+    })),
     // Exported attachments carry no download_url or view_url (reference §8).
     attachments: s.indexes.list(s.indexes.attachmentsByParent.get(t.gid), s.indexes.attachments).map((a) => ({ gid: a.gid, name: a.name, host: a.host })),
   };
@@ -262,9 +318,21 @@ function graphOf(s: WorkManagementStore, parent: Gid): unknown {
     tasks: s.indexes.list(s.indexes.tasksByProject.get(p.gid), s.indexes.tasks).map((t) => taskRecord(s, t)),
   });
   const team = s.indexes.teams.get(parent);
-  if (team) return { gid: team.gid, resource_type: 'team', name: team.name, projects: s.indexes.list(s.indexes.projectsByTeam.get(team.gid), s.indexes.projects).map(projectGraph) };
+  if (team)
+    return {
+      gid: team.gid,
+      resource_type: 'team',
+      name: team.name,
+      projects: s.indexes.list(s.indexes.projectsByTeam.get(team.gid), s.indexes.projects).map(projectGraph),
+    };
   const portfolio = s.indexes.portfolios.get(parent);
-  if (portfolio) return { gid: portfolio.gid, resource_type: 'portfolio', name: portfolio.name, items: s.indexes.list(portfolio.items, s.indexes.projects).map(projectGraph) };
+  if (portfolio)
+    return {
+      gid: portfolio.gid,
+      resource_type: 'portfolio',
+      name: portfolio.name,
+      items: s.indexes.list(portfolio.items, s.indexes.projects).map(projectGraph),
+    };
   const project = s.indexes.projects.get(parent);
   if (project) return projectGraph(project);
   const goal = s.indexes.goals.get(parent);
@@ -291,7 +359,14 @@ function* resourceLines(s: WorkManagementStore, workspace: Gid, params: Array<Re
       }
     } else if (p.resource_type === 'team') {
       for (const team of s.indexes.list(s.indexes.teamsByWorkspace.get(workspace), s.indexes.teams)) {
-        yield { gid: team.gid, resource_type: 'team', name: team.name, members: s.indexes.list(s.indexes.teamMembershipsByTeam.get(team.gid), s.indexes.teamMemberships).map((m) => ({ gid: m.user, resource_type: 'user' })) };
+        yield {
+          gid: team.gid,
+          resource_type: 'team',
+          name: team.name,
+          members: s.indexes
+            .list(s.indexes.teamMembershipsByTeam.get(team.gid), s.indexes.teamMemberships)
+            .map((m) => ({ gid: m.user, resource_type: 'user' })),
+        };
       }
     }
     // Messages are not modelled: a message export is empty.
@@ -302,9 +377,17 @@ function organizationOf(s: WorkManagementStore, organization: Gid): unknown {
   const ws = s.indexes.workspaces.get(organization);
   return {
     organization: { gid: organization, name: ws?.name },
-    users: s.indexes.list(s.indexes.workspaceMembershipsByWorkspace.get(organization), s.indexes.workspaceMemberships).map((m) => ({ gid: m.user, name: s.indexes.users.get(m.user)?.name, email: s.indexes.users.get(m.user)?.email, is_active: m.isActive, is_guest: m.isGuest })),
+    users: s.indexes.list(s.indexes.workspaceMembershipsByWorkspace.get(organization), s.indexes.workspaceMemberships).map((m) => ({
+      gid: m.user,
+      name: s.indexes.users.get(m.user)?.name,
+      email: s.indexes.users.get(m.user)?.email,
+      is_active: m.isActive,
+      is_guest: m.isGuest,
+    })),
     teams: s.indexes.list(s.indexes.teamsByWorkspace.get(organization), s.indexes.teams).map((t) => ({ gid: t.gid, name: t.name, visibility: t.visibility })),
-    projects: s.indexes.list(s.indexes.projectsByWorkspace.get(organization), s.indexes.projects).map((p) => ({ gid: p.gid, name: p.name, team: p.team, privacy_setting: p.privacySetting, archived: p.archived })),
+    projects: s.indexes
+      .list(s.indexes.projectsByWorkspace.get(organization), s.indexes.projects)
+      .map((p) => ({ gid: p.gid, name: p.name, team: p.team, privacy_setting: p.privacySetting, archived: p.archived })),
     tasks: s.indexes.list(s.indexes.tasksByWorkspace.get(organization), s.indexes.tasks).map((t) => taskRecord(s, t)),
   };
 }

@@ -42,7 +42,8 @@ export function parsePlan(data: Record<string, unknown>): { tier?: PlanTier; add
     out.tier = data.tier as PlanTier;
   }
   if (data.add_ons !== undefined) {
-    if (!Array.isArray(data.add_ons) || data.add_ons.some((a) => !ADD_ONS.includes(a as AddOn))) throw new ApiError(400, `add_ons: a list of ${ADD_ONS.join(', ')}`);
+    if (!Array.isArray(data.add_ons) || data.add_ons.some((a) => !ADD_ONS.includes(a as AddOn)))
+      throw new ApiError(400, `add_ons: a list of ${ADD_ONS.join(', ')}`);
     out.addOns = [...new Set(data.add_ons as AddOn[])];
   }
   return out;

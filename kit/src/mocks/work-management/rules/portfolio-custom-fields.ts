@@ -56,8 +56,10 @@ export function planProjectCustomFields(store: WorkManagementStore, project: Pro
   for (const [gid, raw] of Object.entries(input as Record<string, unknown>)) {
     const field = store.indexes.customFields.get(gid);
     const current = project.customFieldValues.find((v) => v.field === gid);
-    if (!field || field.workspace !== project.workspace || (!applied.includes(gid) && !current)) throw badRequest(`custom_fields: Custom field with ID ${gid} is not on given object`);
-    if (raw !== null && !applied.includes(gid)) throw badRequest(`custom_fields: The value of custom field ${gid} is disabled on this project: it can only be cleared`);
+    if (!field || field.workspace !== project.workspace || (!applied.includes(gid) && !current))
+      throw badRequest(`custom_fields: Custom field with ID ${gid} is not on given object`);
+    if (raw !== null && !applied.includes(gid))
+      throw badRequest(`custom_fields: The value of custom field ${gid} is disabled on this project: it can only be cleared`);
     changes.push({ field: gid, value: parseValue(store, field, raw) });
   }
   return changes;

@@ -47,17 +47,19 @@ export function planInstantiation(store: WorkManagementStore, template: ProjectT
   if (data.team !== undefined && data.team !== null && data.team !== '') {
     const t = store.indexes.teams.get(String(data.team));
     if (!t) throw notFound('team', String(data.team));
-    if (t.workspace !== template.workspace) throw badRequest('team: The team is not in the template\'s organization');
+    if (t.workspace !== template.workspace) throw badRequest("team: The team is not in the template's organization");
     team = t.gid;
   }
   const dates = new Map<string, number>();
   for (const { gid, value } of entries(data.requested_dates, 'requested_dates')) {
     if (!template.requestedDates.some((d) => d.gid === gid)) throw badRequest(`requested_dates: ${gid} is not a date variable of this template`);
-    if (typeof value !== 'string' || !DATE.test(value) || Number.isNaN(Date.parse(value))) throw badRequest(`requested_dates: ${String(value)} is not a date (YYYY-MM-DD)`);
+    if (typeof value !== 'string' || !DATE.test(value) || Number.isNaN(Date.parse(value)))
+      throw badRequest(`requested_dates: ${String(value)} is not a date (YYYY-MM-DD)`);
     dates.set(gid, Date.parse(value));
   }
   const missing = template.requestedDates.filter((d) => !dates.has(d.gid));
-  if (missing.length > 0 && data.is_strict === true) throw new ApiError(422, `requested_dates: No value for ${missing.map((d) => `${d.name} (${d.gid})`).join(', ')}`);
+  if (missing.length > 0 && data.is_strict === true)
+    throw new ApiError(422, `requested_dates: No value for ${missing.map((d) => `${d.name} (${d.gid})`).join(', ')}`);
   const today = Date.parse(isoDate(store.indexes.now()));
   for (const d of missing) dates.set(d.gid, today);
   const roles = new Map<string, Gid>();
@@ -76,12 +78,20 @@ export function planInstantiation(store: WorkManagementStore, template: ProjectT
 export function instantiateProject(store: WorkManagementStore, jobs: JobRegistry, template: ProjectTemplate, data: Record<string, unknown>, caller: Gid): Job {
   const plan = planInstantiation(store, template, data);
   const owner = store.people.workspaceMembership(caller, template.workspace) ? caller : null;
-  const project = store.projects.add({ workspace: template.workspace, team: plan.team, name: plan.name, privacySetting: plan.privacy, owner, color: template.color });
+  const project = store.projects.add({
+    workspace: template.workspace,
+    team: plan.team,
+    name: plan.name,
+    privacySetting: plan.privacy,
+    owner,
+    color: template.color,
+  });
   const job = jobs.newJob('instantiate_project', caller, template.workspace, { newProject: project.gid });
   job.onComplete = () => {
     if (!store.indexes.projects.has(project.gid)) return;
     const start = plan.dates.get(template.requestedDates[0]?.gid ?? '') ?? Date.parse(isoDate(store.indexes.now()));
-    for (const user of new Set(plan.roles.values())) store.projects.addMembership({ parent: project.gid, member: user, accessLevel: project.defaultAccessLevel });
+    for (const user of new Set(plan.roles.values()))
+      store.projects.addMembership({ parent: project.gid, member: user, accessLevel: project.defaultAccessLevel });
     for (const section of template.sections) {
       const s = store.projects.addSection({ project: project.gid, name: section.name });
       for (const t of section.tasks) {

@@ -43,15 +43,21 @@ export function removeProjectMembers(store: WorkManagementStore, project: Projec
 export function addProjectFollowers(store: WorkManagementStore, project: Project, users: Gid[]): void {
   for (const u of users) workspaceUser(store, project.workspace, u, 'followers');
   for (const u of users) {
-    if (!store.projects.findMembership(project.gid, u)) store.projects.addMembership({ parent: project.gid, member: u, accessLevel: project.defaultAccessLevel });
-    if (!project.followers.includes(u)) store.projects.change(project, 'followers', () => project.followers.push(u), { action: 'added', user: store.recorder.ref('user', u) });
+    if (!store.projects.findMembership(project.gid, u))
+      store.projects.addMembership({ parent: project.gid, member: u, accessLevel: project.defaultAccessLevel });
+    if (!project.followers.includes(u))
+      store.projects.change(project, 'followers', () => project.followers.push(u), { action: 'added', user: store.recorder.ref('user', u) });
   }
 }
 
 /** Removing a follower leaves their membership alone. */
 export function removeProjectFollowers(store: WorkManagementStore, project: Project, users: Gid[]): void {
   for (const u of users) {
-    if (project.followers.includes(u)) store.projects.change(project, 'followers', () => project.followers.splice(project.followers.indexOf(u), 1), { action: 'removed', user: store.recorder.ref('user', u) });
+    if (project.followers.includes(u))
+      store.projects.change(project, 'followers', () => project.followers.splice(project.followers.indexOf(u), 1), {
+        action: 'removed',
+        user: store.recorder.ref('user', u),
+      });
   }
 }
 
@@ -99,9 +105,11 @@ export function updateProject(store: WorkManagementStore, project: Project, data
   }
   if (data.owner !== undefined && data.owner !== null) workspaceUser(store, project.workspace, String(data.owner), 'owner');
   const fieldChanges = planProjectCustomFields(store, project, data.custom_fields);
-  if (typeof data.name === 'string' && data.name !== project.name) store.projects.change(project, 'name', () => (project.name = data.name as string), data.name);
+  if (typeof data.name === 'string' && data.name !== project.name)
+    store.projects.change(project, 'name', () => (project.name = data.name as string), data.name);
   if (typeof data.notes === 'string') store.projects.change(project, 'notes', () => (project.notes = data.notes as string), data.notes);
-  if (typeof data.archived === 'boolean' && data.archived !== project.archived) store.projects.change(project, 'archived', () => (project.archived = data.archived as boolean), data.archived);
+  if (typeof data.archived === 'boolean' && data.archived !== project.archived)
+    store.projects.change(project, 'archived', () => (project.archived = data.archived as boolean), data.archived);
   if (typeof data.completed === 'boolean') store.projects.change(project, 'completed', () => (project.completed = data.completed as boolean), data.completed);
   if (typeof data.color === 'string') store.projects.change(project, 'color', () => (project.color = data.color as string), data.color);
   if (data.privacy_setting !== undefined && data.privacy_setting !== project.privacySetting) {
@@ -128,7 +136,7 @@ export function addPortfolioItem(store: WorkManagementStore, portfolio: Portfoli
   const kind = store.indexes.kindOf(item);
   const target = kind === 'project' ? store.indexes.projects.get(item) : kind === 'portfolio' ? store.indexes.portfolios.get(item) : undefined;
   if (!target) throw notFound('item', item);
-  if (target.workspace !== portfolio.workspace) throw badRequest('item: The item is not in the portfolio\'s workspace');
+  if (target.workspace !== portfolio.workspace) throw badRequest("item: The item is not in the portfolio's workspace");
   if (item === portfolio.gid) throw badRequest('item: A portfolio cannot contain itself');
   if (portfolio.items.includes(item)) return;
   if (portfolio.items.length >= MAX_PORTFOLIO_ITEMS) throw badRequest(`item: A portfolio holds at most ${MAX_PORTFOLIO_ITEMS} items`);

@@ -38,7 +38,8 @@ export function createStatusUpdate(store: WorkManagementStore, data: Record<stri
   const statusType = data.status_type;
   if (statusType === undefined || statusType === null || statusType === '') throw missingInput('status_type');
   const allowed: readonly string[] = STATUS_TYPES_BY_PARENT[kind];
-  if (typeof statusType !== 'string' || !allowed.includes(statusType)) throw badRequest(`status_type: ${String(statusType)} is not allowed for a ${kind}; allowed: ${allowed.join(', ')}`);
+  if (typeof statusType !== 'string' || !allowed.includes(statusType))
+    throw badRequest(`status_type: ${String(statusType)} is not allowed for a ${kind}; allowed: ${allowed.join(', ')}`);
   const text = typeof data.text === 'string' ? data.text : '';
   if (!text) throw missingInput('text');
   const update = store.catalog.addStatusUpdate({ parent, statusType, title: typeof data.title === 'string' ? data.title : '', text, author });
@@ -49,10 +50,17 @@ export function createStatusUpdate(store: WorkManagementStore, data: Record<stri
 export function createProjectStatus(store: WorkManagementStore, project: Project, data: Record<string, unknown>, author: Gid | null): ProjectStatus {
   const color = data.color;
   if (color === undefined || color === null || color === '') throw missingInput('color');
-  if (typeof color !== 'string' || !(PROJECT_STATUS_COLORS as readonly string[]).includes(color)) throw badRequest(`color: must be one of ${PROJECT_STATUS_COLORS.join(', ')}`);
+  if (typeof color !== 'string' || !(PROJECT_STATUS_COLORS as readonly string[]).includes(color))
+    throw badRequest(`color: must be one of ${PROJECT_STATUS_COLORS.join(', ')}`);
   const text = typeof data.text === 'string' ? data.text : '';
   if (!text) throw missingInput('text');
-  const status = store.catalog.addProjectStatus({ project: project.gid, color: color as ProjectStatus['color'], title: typeof data.title === 'string' ? data.title : '', text, author });
+  const status = store.catalog.addProjectStatus({
+    project: project.gid,
+    color: color as ProjectStatus['color'],
+    title: typeof data.title === 'string' ? data.title : '',
+    text,
+    author,
+  });
   for (const to of project.followers) store.indexes.notifications.push({ to, about: status.gid, kind: 'project_status', at: store.indexes.now() });
   return status;
 }
