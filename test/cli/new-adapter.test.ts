@@ -53,6 +53,7 @@ function copyProject(): string {
     'src',
     'migrations',
     'tsconfig.json',
+    'tsconfig.build.json',
     'package.json',
     'jest.config.js',
     'test/setup',
@@ -257,7 +258,8 @@ describe('content-gateway new-adapter (in a copy of the project)', () => {
     } finally {
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
-  });
+    // `npm run cli` builds the copy first (a whole compile of src/, incremental afterwards).
+  }, 240_000);
 
   it('type-checks as generated (registry included), and the adapter passes the shared contract suite out of the box', async () => {
     // The project's own compiler options, over what the scaffold wrote or edited and everything
