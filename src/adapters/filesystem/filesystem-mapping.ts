@@ -46,10 +46,12 @@ export const DIRECTORY_NAMES = ['_directory.yaml', '_directory.json'] as const;
 
 /**
  * Checks a relative path with `/` separators: no empty, `.` or `..` segment, not absolute, no
- * NUL. Returns it, or throws (a `..` anywhere is refused, never resolved).
+ * NUL. Returns it, or throws (a `..` anywhere is refused, never resolved). A drive prefix (`C:`)
+ * is refused on Windows only: elsewhere `C:notes.md` is an ordinary name.
  */
-export function checkRelativePath(relativePath: string): string {
-  if (relativePath === '' || relativePath.startsWith('/') || relativePath.includes('\0') || /^[A-Za-z]:/.test(relativePath)) {
+export function checkRelativePath(relativePath: string, platform: NodeJS.Platform = process.platform): string {
+  const drivePrefix = platform === 'win32' && /^[A-Za-z]:/.test(relativePath);
+  if (relativePath === '' || relativePath.startsWith('/') || relativePath.includes('\0') || drivePrefix) {
     throw new Error(`"${relativePath}" is not a relative path inside the root`);
   }
   for (const segment of relativePath.split('/')) {

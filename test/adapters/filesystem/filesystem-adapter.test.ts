@@ -230,6 +230,12 @@ describe('files', () => {
     expect((await bytesOf(fileOf(events, 'caf\u00e9/cr\u00e8me.txt'))).toString()).toBe('# x\n');
   });
 
+  it('takes a name that looks like a Windows drive prefix, which is an ordinary name on POSIX', async () => {
+    const root = makeTree({ '_access.yaml': 'public: true\n', 'C:notes.md': '# x\n', 'Z:=77%/a.txt': 'x' });
+    const events = await full(root);
+    expect(ids(events).sort()).toEqual(['C:notes.md', 'Z:=77%/a.txt']);
+  });
+
   it('keeps the first of two names that differ only in normalisation', async () => {
     const root = makeTree({ '_access.yaml': 'public: true\n', 'caf\u00e9.txt': 'nfc', 'cafe\u0301.txt': 'nfd' });
     const logs: Array<Record<string, unknown>> = [];
