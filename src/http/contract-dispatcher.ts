@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
-import type { Context, Handler, OpenAPIBackend } from 'openapi-backend';
+import type { Context, Handler, OpenAPIBackend, Operation, ParsedRequest, ValidationResult } from 'openapi-backend';
 import { GatewayError } from '../errors/gateway-error';
+import { ContractRoutes, requestPath } from './contract-routes';
 import type { RateLimiter } from './rate-limits/rate-limiter';
 import { callerAddress } from './rate-limits/caller-address';
 import type { AuthenticatedClient } from './security/bearer-auth';
@@ -15,67 +16,86 @@ export interface ApiSecurity {
 }
 
 /** Ajv's errors as one sentence naming the parameters (`$top must be integer`). */
-function describeValidationErrors(c: Context): string {
-  const parts = (c.validation.errors ?? []).map((e) => {
+function describeValidationErrors(validation: ValidationResult): string {
+  const parts = (validation.errors ?? []).map((e) => {
     const where = e.instancePath.replace(/^\/(query|params|headers|path)\//, '').replace(/\//g, '.');
     return `${where || 'request'} ${e.message ?? 'is invalid'}`;
   });
   return parts.length ? `Invalid request: ${[...new Set(parts)].join('; ')}.` : 'Invalid request.';
 }
 
+function checkContract(operations: readonly Operation[], handlers: Record<string, Handler>): void {
+  for (const op of operations) {
+    if (!op.operationId || !handlers[op.operationId]) throw new Error(`Operation ${op.operationId ?? `${op.method} ${op.path}`} has no handler`);
+    const schemes = (op.security ?? []).flatMap((r) => Object.keys(r));
+    const unknown = schemes.find((s) => s !== 'bearerAuth');
+    if (unknown) throw new Error(`Operation ${op.operationId} needs security scheme ${unknown}, which has no check`);
+  }
+}
+
+/** The operation a request's method and path name, or the contract's 404 / 405. */
+function route(routes: ContractRoutes, req: Request): { operation: Operation; request: ParsedRequest } {
+  const method = req.method === 'HEAD' ? 'get' : req.method.trim().toLowerCase();
+  const path = requestPath(req.path);
+  const match = routes.match(method, path);
+  if (match === 'not-found') throw new GatewayError('NOT_FOUND', `No route for ${method.toUpperCase()} ${path}.`);
+  if (match === 'method-not-allowed') {
+    throw new GatewayError('METHOD_NOT_ALLOWED', `${method.toUpperCase()} is not allowed on ${path}; the gateway is read-only.`, { headers: { Allow: 'GET, HEAD' } });
+  }
+  const query = req.query as Record<string, string | string[]>;
+  const headers = req.headers as Record<string, string | string[]>;
+  return { operation: match.operation, request: { method, path, params: match.params, query, headers, cookies: {}, requestBody: undefined } };
+}
+
 /**
- * `/v1` (and the probes) answered from the contract by openapi-backend, as its documentation
- * shows: every operation's handler and every lifecycle handler registered (`api.register`), the
- * `bearerAuth` scheme's check (`registerSecurityHandler`), and each request passed to
- * `api.handleRequest`. openapi-backend routes (no route is 404, 405 with `Allow` when the path
- * exists), runs the security check, then `postSecurityHandler` (the route label for metrics; an
- * authenticated client's rate budget), then `unauthorizedHandler` (a failed authentication
- * spends the address's failure budget, 429 when spent, else 401), then validates (400 naming the
- * parameters) and calls the operation's handler. HEAD is routed and validated as GET (RFC 9110
- * §9.3.2); Node drops the body of a HEAD answer and keeps its headers, Content-Length included.
+ * `/v1` (and the probes) answered from the contract. The one shortcut kept from the libraries'
+ * documented use (issue 28): openapi-backend's `handleRequest` finds the operation with
+ * `router.matchOperation`, which rebuilds the whole operation list with lodash and compiles a
+ * RegExp per path template on every request; here the route table is built once
+ * (`ContractRoutes`, tested against the router as its oracle). Measured worth, list-throughput
+ * and sample-comparison on one machine, in turn: see kit/bench/README.md ("the routing
+ * shortcut"). Everything else is openapi-backend's as documented: the operations it parsed,
+ * `api.validateRequest(request, operation)` with the Ajv validators it compiled at `init()`, and
+ * a handler called with its `Context`.
+ *
+ * The order and the answers are `handleRequest`'s: no route is 404 (405 with `Allow` when the
+ * path exists), then authentication and the route label for metrics; a failed authentication
+ * spends the address's failure budget (429 when spent) and is 401; else the client's rate budget,
+ * then validation (400 naming the parameters), then the operation's handler. HEAD is routed and
+ * validated as GET (RFC 9110 §9.3.2); Node drops a HEAD answer's body and keeps its headers.
  */
 export function contractDispatcher(api: OpenAPIBackend, handlers: Record<string, Handler>, security: ApiSecurity) {
-  for (const op of api.getOperations()) {
-    if (!op.operationId || !handlers[op.operationId]) throw new Error(`Operation ${op.operationId ?? `${op.method} ${op.path}`} has no handler`);
-  }
-  api.register({
-    ...handlers,
-    notFound: function notFound(c: Context) {
-      throw new GatewayError('NOT_FOUND', `No route for ${c.request.method.toUpperCase()} ${c.request.path}.`);
-    },
-    methodNotAllowed: function methodNotAllowed(c: Context) {
-      throw new GatewayError('METHOD_NOT_ALLOWED', `${c.request.method.toUpperCase()} is not allowed on ${c.request.path}; the gateway is read-only.`, {
-        headers: { Allow: 'GET, HEAD' },
-      });
-    },
-    postSecurityHandler: async function postSecurityHandler(c: Context, req: Request, res: Response) {
-      res.locals.route = c.operation.operationId;
-      if (!security.rateLimiter || !c.security.authorized || !c.operation.security?.length) return;
-      const client = res.locals.client as AuthenticatedClient | undefined;
-      await security.rateLimiter.consume(client ? client.clientId : `address:${callerAddress(req)}`, res);
-    },
-    unauthorizedHandler: async function unauthorizedHandler(_c: Context, req: Request, res: Response) {
+  const operations = api.getOperations();
+  checkContract(operations, handlers);
+  const routes = new ContractRoutes(operations);
+
+  const authorize = async (operation: Operation, req: Request, res: Response): Promise<boolean> => {
+    if (!operation.security?.length) return true;
+    // A check that throws is a failed check, as in openapi-backend.
+    const client = await security.authenticate(req, res).catch(() => false as const);
+    if (client) res.locals.client = client;
+    return client !== false;
+  };
+
+  const dispatch = async (req: Request, res: Response): Promise<void> => {
+    const { operation, request } = route(routes, req);
+    res.locals.route = operation.operationId;
+    if (!(await authorize(operation, req, res))) {
       // Only here: a request that authenticates never touches the failure budget.
       if (security.failureLimiter) await security.failureLimiter.consume(callerAddress(req), res);
       throw new GatewayError('AUTHENTICATION_FAILED', 'Bearer token missing or invalid.');
-    },
-    validationFail: function validationFail(c: Context) {
-      throw new GatewayError('INPUT_VALIDATION_FAILED', describeValidationErrors(c));
-    },
-  });
-  api.registerSecurityHandler('bearerAuth', async function bearerAuth(_c: Context, req: Request, res: Response) {
-    const client = await security.authenticate(req, res);
-    if (client) res.locals.client = client;
-    return client !== false;
-  });
+    }
+    if (security.rateLimiter && operation.security?.length) {
+      const client = res.locals.client as AuthenticatedClient | undefined;
+      await security.rateLimiter.consume(client ? client.clientId : `address:${callerAddress(req)}`, res);
+    }
+    const validation = api.validateRequest(request, operation);
+    if (!validation.valid) throw new GatewayError('INPUT_VALIDATION_FAILED', describeValidationErrors(validation));
+    const context: Context = { api, request, operation, validation, security: { authorized: true }, response: undefined };
+    await (handlers[operation.operationId as string] as Handler)(context, req, res);
+  };
 
   return function routeThroughContract(req: Request, res: Response, next: NextFunction): void {
-    const request = {
-      method: req.method === 'HEAD' ? 'GET' : req.method,
-      path: req.path,
-      query: req.query as Record<string, string | string[]>,
-      headers: req.headers as Record<string, string | string[]>,
-    };
-    api.handleRequest(request, req, res).catch(next);
+    dispatch(req, res).catch(next);
   };
 }
