@@ -2,7 +2,7 @@ import { createTestDatabase, databaseKinds, type TestDatabase } from '../helpers
 import { htmlFile } from '../helpers/staging-fixtures';
 import { sqliteReadHandle } from '../../src/staging/database/create-db';
 import { FilesRepository } from '../../src/staging/repositories/files-repository';
-import { SqliteReadHandle } from '../../src/staging/read-path/sqlite-read-handle';
+import { SqliteReadHandle } from '../../src/staging/database/sqlite-read-handle';
 import { StagingWriter } from '../helpers/staging-writer';
 
 describe('single-file reads on the SQLite read handle', () => {

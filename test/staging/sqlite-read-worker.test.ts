@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createDb, readWorker, type Db } from '../../src/staging/database/create-db';
-import { SqliteReadWorker } from '../../src/staging/read-path/sqlite-read-worker';
+import { SqliteReadWorker } from '../../src/staging/database/sqlite-read-worker';
 import { StoredPageReader } from '../../src/staging/read-path/stored-page';
 
 /** The SQLite file's read worker (it must be one). */

@@ -3,9 +3,9 @@ import path from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import knex, { type Knex } from 'knex';
 import { parse } from 'pg-connection-string';
-import type { ReadWorker } from '../read-path/read-worker';
-import { SqliteReadHandle } from '../read-path/sqlite-read-handle';
-import { SqliteReadWorker } from '../read-path/sqlite-read-worker';
+import type { ReadWorker } from './read-worker';
+import { SqliteReadHandle } from './sqlite-read-handle';
+import { SqliteReadWorker } from './sqlite-read-worker';
 import { cacheStatements } from './statement-cache';
 import { PgConnectionWatch } from './watch-pg-connections';
 
