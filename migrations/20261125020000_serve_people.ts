@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 
 /**
- * One person, one served user (see src/staging/people.ts). `users` keeps each source's accounts
+ * One person, one served user (see src/staging/write-path/people.ts). `users` keeps each source's accounts
  * and gains the person each belongs to (`person_id`, from the normalised email); `people` is what
  * the gateway serves; access lists and group members keep the source's reference and gain what is
  * served for it (`served_id`: the person of an active account, nothing for an inactive one, the
@@ -72,8 +72,8 @@ async function migrateRows(knex: Knex): Promise<void> {
 
 /*
  * What follows is a frozen copy of what the gateway did when this migration shipped (the person id
- * of src/staging/person-id.ts with lib/normalize-email.ts, and the person rows of
- * src/staging/people.ts, `refreshPeople` over an empty `people` table): a migration must do
+ * of src/staging/write-path/person-id.ts with lib/normalize-email.ts, and the person rows of
+ * src/staging/write-path/people.ts, `refreshPeople` over an empty `people` table): a migration must do
  * tomorrow what it did the day it ran, whatever those modules become. Do not edit it to follow them.
  */
 

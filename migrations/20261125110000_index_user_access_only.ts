@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 
 /**
  * Access entries are looked up by principal for one purpose: re-pointing the entries that name a
- * user account when that account's person or state changes (staging/people.ts). The index over
+ * user account when that account's person or state changes (staging/write-path/people.ts). The index over
  * every entry's (principal_type, principal_id) gives way to one over user entries only.
  *
  * Group entries then cost no index write. That matters for access policies: every document names

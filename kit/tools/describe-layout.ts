@@ -1,7 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-/** What each room is for; a room of the tree without a line here makes describeLayout throw. */
+/**
+ * What each room is for; a room of the tree without a line here makes describeLayout throw. A
+ * room's folders may be described too (`src/staging/database`): then each of its folders must be,
+ * and the page lists them in a table of their own.
+ */
 export const ROOM_PURPOSES: Readonly<Record<string, string>> = {
   'src/main.ts': 'the only file that reads the environment, listens or exits',
   'src/index.ts': "the package's public entry (with lib/, logging/, conformance/, platform/ index files): all the kit may import",
@@ -13,7 +17,12 @@ export const ROOM_PURPOSES: Readonly<Record<string, string>> = {
   'src/http': 'the app factory, contract routing, auth, rate limits, one handler per operation, errors',
   'src/odata': '$top/$skip/$skiptoken/$filter/$select/$orderby and signed cursors',
   'src/wire': 'the JSON /v1 serves for files, users and groups (pure)',
-  'src/staging': 'the knex factory, repositories and the read path for pages; people across sources',
+  'src/staging': "the staging database: how it is opened, the read engine for pages and ids, the repositories, the sync's write path",
+  'src/staging/database':
+    'opening the staging database: the knex factory, its extra connections (SQLite read handle and read worker, Postgres watch), migrations, row types',
+  'src/staging/read-path': 'the read engine behind list pages and id look-ups: keyset pages, compiled statements, pages of stored JSON',
+  'src/staging/repositories': 'one class per concern, over the tables: files, identities, checkpoints, sync runs and lock, policy groups, settings',
+  'src/staging/write-path': 'what a sync batch writes through: SyncStore, bulk inserts, people across sources (person ids)',
   'src/blobs': 'the BlobStore interface and its stores (content-addressed folder, database)',
   'src/outbound-http': 'the HTTP client every outbound call uses: retries honouring Retry-After, pagination, typed errors',
   'src/adapters': 'the adapter contract and one folder per adapter',
@@ -77,6 +86,14 @@ function table(root: string, rooms: readonly string[]): string[] {
 }
 
 const productRooms = (root: string): string[] => roomsOf(root, 'src');
+const isFolder = (root: string, room: string): boolean => fs.statSync(path.join(root, room)).isDirectory();
+/** The folders of the product's rooms whose folders are described (any one of them is). */
+const describedFolders = (root: string): string[] =>
+  productRooms(root)
+    .filter((room) => isFolder(root, room))
+    .map((room) => roomsOf(root, room).filter((r) => isFolder(root, r)))
+    .filter((folders) => folders.some((folder) => ROOM_PURPOSES[folder] !== undefined))
+    .flat();
 const kitRooms = (root: string): string[] => [...roomsOf(root, 'kit/src'), 'kit/bench', 'kit/tools', 'kit/test'];
 
 function totals(root: string): string[] {
@@ -111,6 +128,7 @@ export function describeLayout(root: string): string {
     '',
     ...table(root, productRooms(root)),
     '',
+    ...(describedFolders(root).length ? ['### Within the rooms', '', ...table(root, describedFolders(root)), ''] : []),
     '## The kit',
     '',
     ...table(root, kitRooms(root)),

@@ -6,8 +6,8 @@ import { DbBlobStore } from '../blobs/db-blob-store';
 import { FsBlobStore } from '../blobs/fs-blob-store';
 import type { Config } from '../config/config-schema';
 import { createLogger, type Logger } from '../logging/create-logger';
-import { createDb, type Db } from '../staging/create-db';
-import { migrateLatest } from '../staging/run-migrations';
+import { createDb, type Db } from '../staging/database/create-db';
+import { migrateLatest } from '../staging/database/run-migrations';
 
 export interface Staging {
   db: Db;

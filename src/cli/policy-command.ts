@@ -3,7 +3,7 @@ import { loadConfig } from '../config/load-config';
 import { createLogger } from '../logging/create-logger';
 import { loadPolicy } from '../policies/load-policy';
 import { PolicyError } from '../policies/policy-error';
-import { PolicyGroupsRepository } from '../staging/policy-groups-repository';
+import { PolicyGroupsRepository } from '../staging/repositories/policy-groups-repository';
 import { ExplainInputError, explainStagedAccess, type StagedExplanation } from '../sync/explain-staged-access';
 import { openStaging } from './open-staging';
 import type { Runtime } from './runtime';

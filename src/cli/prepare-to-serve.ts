@@ -2,9 +2,9 @@ import crypto from 'node:crypto';
 import type { Config } from '../config/config-schema';
 import { seedDemo } from '../demo/seed-demo';
 import type { Logger } from '../logging/create-logger';
-import { GatewaySettingsRepository } from '../staging/gateway-settings-repository';
+import { GatewaySettingsRepository } from '../staging/repositories/gateway-settings-repository';
 import { serveConnections } from '../lib/web-concurrency';
-import { isStagingEmpty } from '../staging/is-staging-empty';
+import { isStagingEmpty } from '../staging/database/is-staging-empty';
 import { openStaging, resolveApiKeys, type Staging } from './open-staging';
 
 export interface PreparedStaging {

@@ -1,4 +1,4 @@
-import type { SyncRunRow } from '../staging/sync-runs-repository';
+import type { SyncRunRow } from '../staging/repositories/sync-runs-repository';
 
 /** How many failed items a sync prints before pointing at `runs` for the rest. */
 export const FAILURES_PRINTED = 5;

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config/load-config';
-import { SyncRunsRepository, type SyncRunRow } from '../staging/sync-runs-repository';
+import { SyncRunsRepository, type SyncRunRow } from '../staging/repositories/sync-runs-repository';
 import { withStaging } from './open-staging';
 import { failuresOf } from './run-failures';
 import type { Runtime } from './runtime';

@@ -10,7 +10,7 @@ import type { Config } from '../config/config-schema';
 import { loadConfig } from '../config/load-config';
 import { isAbortError } from '../lib/abort-error';
 import { createLogger, wantsPrettyLogs, type Logger } from '../logging/create-logger';
-import { SyncRunsRepository } from '../staging/sync-runs-repository';
+import { SyncRunsRepository } from '../staging/repositories/sync-runs-repository';
 import { loadPolicy } from '../policies/load-policy';
 import type { Policy } from '../policies/policy-types';
 import { runSync, type SyncOptions, type SyncProgress, type SyncSummary } from '../sync/run-sync';

@@ -2,7 +2,7 @@ import pino from 'pino';
 import { createFilesystemAdapter } from '../adapters/filesystem';
 import type { BlobStore } from '../blobs/blob-store';
 import type { Logger } from '../logging/create-logger';
-import type { Db } from '../staging/create-db';
+import type { Db } from '../staging/database/create-db';
 import { runSync } from '../sync/run-sync';
 import { DEMO_CORPUS_DIR } from './demo-corpus-dir';
 

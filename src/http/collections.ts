@@ -1,6 +1,6 @@
 import type { CollectionSpec, FilterableField } from '../odata/collection-spec';
-import type { FileField, PermissionField } from '../staging/files-repository';
-import type { GroupField, MemberField, UserField } from '../staging/identities-repository';
+import type { FileField, PermissionField } from '../staging/repositories/files-repository';
+import type { GroupField, MemberField, UserField } from '../staging/repositories/identities-repository';
 
 const datetimeOps = ['gt', 'ge', 'lt', 'le', 'eq'] as const;
 const string = { kind: 'string' } as const;

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Db } from '../staging/create-db';
+import type { Db } from '../staging/database/create-db';
 import { CONTENT_UNAVAILABLE_REASONS, type ContentUnavailableReason } from './content-unavailable-error';
 import { registerStagingMetrics } from './staging-metrics';
 

@@ -2,9 +2,9 @@ import type { BlobStore } from '../blobs/blob-store';
 import type { Config } from '../config/config-schema';
 import type { Logger } from '../logging/create-logger';
 import type { SkipTokenCodec } from '../odata/skip-token';
-import type { Db } from '../staging/create-db';
-import type { FilesRepository } from '../staging/files-repository';
-import type { IdentitiesRepository } from '../staging/identities-repository';
+import type { Db } from '../staging/database/create-db';
+import type { FilesRepository } from '../staging/repositories/files-repository';
+import type { IdentitiesRepository } from '../staging/repositories/identities-repository';
 import type { GatewayMetrics } from './gateway-metrics';
 
 /** Everything a request handler may use; built once per app by `createApp`. */

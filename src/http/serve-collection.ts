@@ -1,8 +1,8 @@
 import type { Request, Response } from 'express';
 import type { CollectionSpec } from '../odata/collection-spec';
 import { parseQueryOptions, type QueryOptions } from '../odata/parse-query-options';
-import type { Page, PageRequest } from '../staging/page-query';
-import type { StoredPage } from '../staging/packed-page';
+import type { Page, PageRequest } from '../staging/read-path/page-query';
+import type { StoredPage } from '../staging/read-path/packed-page';
 import { baseUrl, odataContext } from './base-url';
 import type { HandlerDeps } from './handler-context';
 

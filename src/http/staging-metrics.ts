@@ -1,5 +1,5 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { Db } from '../staging/create-db';
+import type { Db } from '../staging/database/create-db';
 
 /**
  * Metrics read from staging when scraped (the same in every worker: gathered across workers, they

@@ -3,9 +3,9 @@
  * (`last_modified_datetime`); `F` is the repository's own field vocabulary, so the staging layer
  * never sees OData names and the OData layer never sees columns.
  */
-import type { ComparisonOp } from '../staging/page-query';
+import type { ComparisonOp } from '../staging/read-path/page-query';
 
-export type { ComparisonOp, FilterClause, OrderBy, PageRequest } from '../staging/page-query';
+export type { ComparisonOp, FilterClause, OrderBy, PageRequest } from '../staging/read-path/page-query';
 
 export type FieldType = { kind: 'string' } | { kind: 'datetime' } | { kind: 'enum'; values: readonly string[] };
 

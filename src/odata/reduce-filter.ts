@@ -1,4 +1,4 @@
-import { compareCodePoints } from '../staging/code-point-order';
+import { compareCodePoints } from '../staging/read-path/code-point-order';
 import type { ComparisonOp, FilterClause } from './collection-spec';
 
 const OP_ORDER: readonly ComparisonOp[] = ['eq', 'ge', 'gt', 'le', 'lt'];

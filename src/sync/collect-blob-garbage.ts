@@ -1,6 +1,6 @@
 import type { BlobStore } from '../blobs/blob-store';
-import type { Db } from '../staging/create-db';
-import { SyncStore } from '../staging/sync-store';
+import type { Db } from '../staging/database/create-db';
+import { SyncStore } from '../staging/write-path/sync-store';
 
 export interface BlobGarbageOptions {
   /** Blobs stored (and leftovers written) this recently are kept: a sync may not have committed their rows yet. */

@@ -2,8 +2,8 @@ import { explainAccess, type RuleVerdict } from '../policies/explain-access';
 import { DOCUMENT_CLASS_PREFIX, policyFingerprint, USER_CLASS_PREFIX } from '../policies/policy-compilation';
 import type { Policy, PolicySubject } from '../policies/policy-types';
 import { recordedClass } from '../policies/restore-compilation';
-import type { Db } from '../staging/create-db';
-import { PolicyGroupsRepository } from '../staging/policy-groups-repository';
+import type { Db } from '../staging/database/create-db';
+import { PolicyGroupsRepository } from '../staging/repositories/policy-groups-repository';
 
 export interface StagedExplanation {
   file: { id: string; source: string; status: string };

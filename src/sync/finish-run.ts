@@ -1,4 +1,4 @@
-import type { SyncRunStatus } from '../staging/sync-runs-repository';
+import type { SyncRunStatus } from '../staging/repositories/sync-runs-repository';
 import type { ReconciliationStats } from './reconcile-access';
 import type { RunContext, RunTally } from './run-context';
 import type { SyncSummary } from './sync-options';

@@ -1,7 +1,7 @@
 import { isIncremental, type Adapter } from '../adapters/adapter';
 import type { Logger } from '../logging/create-logger';
-import type { CheckpointsRepository } from '../staging/checkpoints-repository';
-import type { SyncMode, SyncRunsRepository } from '../staging/sync-runs-repository';
+import type { CheckpointsRepository } from '../staging/repositories/checkpoints-repository';
+import type { SyncMode, SyncRunsRepository } from '../staging/repositories/sync-runs-repository';
 import type { SyncOptions } from './sync-options';
 
 /** How a run goes: its mode, the checkpoint an incremental run starts from, and why it is full when it was not asked to be. */

@@ -1,5 +1,5 @@
 import type { LiveFile, SettleEvent, SettleRequest, SyncEvent } from '../adapters/adapter';
-import type { FileState, SyncBatch } from '../staging/sync-store';
+import type { FileState, SyncBatch } from '../staging/write-path/sync-store';
 import { decideAccess, globalId } from './record-rows';
 
 /** What access reconciliation did in a run (the summary reports it; `unannounced` goes to `sync_runs`). */

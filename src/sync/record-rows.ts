@@ -4,7 +4,7 @@ import type { BlobStore } from '../blobs/blob-store';
 import { changeTime } from '../lib/change-time';
 import { fileWireJson } from '../wire/file-wire-json';
 import { globalId } from '../wire/global-id';
-import type { FileState, FileWrite, GroupState, GroupWrite, PrincipalRef, UserState, UserWrite } from '../staging/sync-store';
+import type { FileState, FileWrite, GroupState, GroupWrite, PrincipalRef, UserState, UserWrite } from '../staging/write-path/sync-store';
 
 /** Global ids: `<source>:<native id>` for files and groups, and for users' source accounts (see wire/global-id). */
 export { globalId };

@@ -1,10 +1,10 @@
 import type { Adapter } from '../adapters/adapter';
 import type { BlobStore } from '../blobs/blob-store';
 import type { Logger } from '../logging/create-logger';
-import type { CheckpointsRepository } from '../staging/checkpoints-repository';
-import type { SyncLock } from '../staging/sync-lock';
-import type { SyncCounts, SyncMode, SyncRunsRepository } from '../staging/sync-runs-repository';
-import type { SyncStore } from '../staging/sync-store';
+import type { CheckpointsRepository } from '../staging/repositories/checkpoints-repository';
+import type { SyncLock } from '../staging/repositories/sync-lock';
+import type { SyncCounts, SyncMode, SyncRunsRepository } from '../staging/repositories/sync-runs-repository';
+import type { SyncStore } from '../staging/write-path/sync-store';
 import { ErrorBudget, SyncAbortedError, type ErrorBudgetLimits } from './error-budget';
 import type { IdentityCounts, SyncOptions } from './sync-options';
 

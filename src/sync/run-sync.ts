@@ -10,11 +10,11 @@ import {
 import { FullRunRequired } from '../adapters/source-error';
 import { chunks } from '../lib/chunks';
 import { DOCUMENT_CLASS_PREFIX } from '../policies/policy-compilation';
-import { CheckpointsRepository } from '../staging/checkpoints-repository';
-import { PolicyGroupsRepository } from '../staging/policy-groups-repository';
-import { SyncLock } from '../staging/sync-lock';
-import { SyncRunsRepository } from '../staging/sync-runs-repository';
-import { emptyBatch, SyncStore } from '../staging/sync-store';
+import { CheckpointsRepository } from '../staging/repositories/checkpoints-repository';
+import { PolicyGroupsRepository } from '../staging/repositories/policy-groups-repository';
+import { SyncLock } from '../staging/repositories/sync-lock';
+import { SyncRunsRepository } from '../staging/repositories/sync-runs-repository';
+import { emptyBatch, SyncStore } from '../staging/write-path/sync-store';
 import { finishRun, type RunEnding } from './finish-run';
 import { planRun, type RunPlan } from './plan-run';
 import { AccessReconciliation, type ReconciliationStats } from './reconcile-access';

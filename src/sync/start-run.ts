@@ -1,7 +1,7 @@
 import { isIncremental, type Adapter } from '../adapters/adapter';
 import type { Logger } from '../logging/create-logger';
-import type { SyncMode, SyncRunsRepository } from '../staging/sync-runs-repository';
-import type { SyncStore } from '../staging/sync-store';
+import type { SyncMode, SyncRunsRepository } from '../staging/repositories/sync-runs-repository';
+import type { SyncStore } from '../staging/write-path/sync-store';
 
 /** The run a sync writes under, and where a resumed full run goes on from. */
 export interface StartedRun {

@@ -1,8 +1,8 @@
 import type { BlobStore } from '../blobs/blob-store';
 import type { Logger } from '../logging/create-logger';
 import type { Policy } from '../policies/policy-types';
-import type { Db } from '../staging/create-db';
-import type { SyncCounts, SyncMode, SyncRunStatus } from '../staging/sync-runs-repository';
+import type { Db } from '../staging/database/create-db';
+import type { SyncCounts, SyncMode, SyncRunStatus } from '../staging/repositories/sync-runs-repository';
 import { DEFAULT_ERROR_BUDGET, type ErrorBudgetLimits } from './error-budget';
 import type { ReconciliationStats } from './reconcile-access';
 

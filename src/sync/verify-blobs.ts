@@ -1,8 +1,8 @@
 import crypto from 'node:crypto';
 import type { BlobStore } from '../blobs/blob-store';
-import { CheckpointsRepository } from '../staging/checkpoints-repository';
-import type { Db } from '../staging/create-db';
-import { FilesRepository, type StoredContent } from '../staging/files-repository';
+import { CheckpointsRepository } from '../staging/repositories/checkpoints-repository';
+import type { Db } from '../staging/database/create-db';
+import { FilesRepository, type StoredContent } from '../staging/repositories/files-repository';
 import { SyncRunningError } from './collect-blob-garbage';
 
 /** What is wrong with a file's stored content: gone, or not the file's bytes. */

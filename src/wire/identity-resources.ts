@@ -1,13 +1,13 @@
 import { parseJsonObject } from '../lib/parse-json-object';
 
-/** The columns every served identity has (see staging/row-types.ts). */
+/** The columns every served identity has (see staging/database/row-types.ts). */
 interface IdentityFields {
   id: string;
   modified_at: string;
   metadata: string | null;
 }
 
-/** A served user's columns (a person: `people`, see staging/people.ts). */
+/** A served user's columns (a person: `people`, see staging/write-path/people.ts). */
 export interface UserFields extends IdentityFields {
   email: string;
   full_name: string | null;

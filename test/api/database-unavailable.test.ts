@@ -11,7 +11,7 @@ import { createApp } from '../../src/http/create-app';
 import { responseError } from '../../src/http/middleware/error-handler';
 import { DatabaseTimeoutError, isDatabaseUnavailable, markConnectionLost } from '../../src/lib/database-unavailable';
 import { listenOnLoopback } from '../../src/lib/listen-on-loopback';
-import { createDb, type Db } from '../../src/staging/create-db';
+import { createDb, type Db } from '../../src/staging/database/create-db';
 import { AUTH, TEST_KEYS } from '../helpers/test-gateway';
 
 /** A loopback port nothing listens on: a database server that is down. */

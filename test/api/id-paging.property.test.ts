@@ -7,7 +7,7 @@ import { idText } from '../../src/adapters/sql/sql-values';
 import { fileId, groupId } from '../../src/adapters/work-management/work-management-mapping';
 import { filesCollection } from '../../src/http/collections';
 import { MAX_SKIPTOKEN_LENGTH } from '../../src/odata/skip-token';
-import { compareCodePoints } from '../../src/staging/code-point-order';
+import { compareCodePoints } from '../../src/staging/read-path/code-point-order';
 import { runSync } from '../../src/sync/run-sync';
 import { globalId, MAX_ID_LENGTH } from '../../src/wire/global-id';
 import { CLIENTS, sendReading, type Client } from '../helpers/id-clients';

@@ -4,7 +4,9 @@ import { importsOf, migrationFiles, sourceFiles, type Import } from './source-gr
  * The dependency rules of DESIGN.md §2, over the import graph of `src/` and `migrations/` as the
  * TypeScript parser reads it (imports, re-exports, `import()` and `require()`). A room is a
  * top-level folder of `src/`; the adapter contract (the files directly in `src/adapters/`), the
- * registry that lists the adapters, and each adapter are rooms of their own. Migrations are one room; any other project file outside `src/` (tests, the kit) is `outside`.
+ * registry that lists the adapters, and each adapter are rooms of their own; so is each folder of
+ * `src/staging/` (`staging/database`, …), which other rooms' rules name together as `staging`.
+ * Migrations are one room; any other project file outside `src/` (tests, the kit) is `outside`.
  * The kit's own rules are in kit-boundary.test.ts.
  */
 function roomOf(file: string): string {
@@ -16,11 +18,12 @@ function roomOf(file: string): string {
     if (parts.length === 2) return ['adapter-registry.ts', 'adapter-settings-table.ts'].includes(parts[1]!) ? 'adapters/registry' : 'adapters/contract';
     return `adapter:${parts[1]}`;
   }
+  if (parts[0] === 'staging' && parts.length > 2) return `staging/${parts[1]}`;
   return parts[0]!;
 }
 
 const ANY = '*';
-/** What each room may import besides itself: rooms, or single files (`room/file.ts`). */
+/** What each room may import besides itself: rooms (`staging` names its folders together), or single files (`room/file.ts`). */
 const RULES: Record<string, readonly string[]> = {
   // The composition roots, and the public entry (src/index.ts: what the package exports).
   main: [ANY],
@@ -31,8 +34,13 @@ const RULES: Record<string, readonly string[]> = {
   odata: ['staging', 'errors', 'lib'],
   sync: ['adapters/contract', 'staging', 'wire', 'blobs', 'policies', 'lib', 'logging'],
   policies: ['adapters/contract:types', 'lib', 'errors'],
-  // Staging stores each file's list JSON as it writes it, so it may build the wire shape.
-  staging: ['migrations', 'wire', 'lib', 'logging'],
+  // Staging, bottom up: opening the database (the row types are the wire's columns); the read
+  // engine over it; the sync's write path, which stores each file's list JSON as it writes it, so
+  // it may build the wire shape; the repositories over all three.
+  'staging/database': ['migrations', 'wire:types', 'lib', 'logging'],
+  'staging/read-path': ['staging/database', 'lib'],
+  'staging/write-path': ['staging/database', 'wire', 'lib'],
+  'staging/repositories': ['staging/database', 'staging/read-path', 'staging/write-path', 'wire', 'lib'],
   // The contract's JSON shapes, pure: served by http, pre-serialised by staging.
   wire: ['lib'],
   blobs: ['lib', 'logging'],
@@ -63,12 +71,13 @@ function allowed(imp: Import): boolean {
   const to = roomOf(imp.to);
   if (from === to) return true;
   const rules = rulesOf(from) ?? [];
+  const names = (room: string): boolean => room === to || to.startsWith(`${room}/`);
   return rules.some((rule) => {
     if (rule === ANY) return true;
     if (rule.endsWith('.ts')) return imp.to === rule;
-    if (rule.endsWith(':types')) return imp.typeOnly && rule.slice(0, -':types'.length) === to;
+    if (rule.endsWith(':types')) return imp.typeOnly && names(rule.slice(0, -':types'.length));
     if (rule === 'adapter:*') return to.startsWith('adapter:');
-    return rule === to;
+    return names(rule);
   });
 }
 
@@ -88,7 +97,7 @@ describe('DESIGN.md §2 dependency rules', () => {
   it('would catch a broken rule (the check is not vacuous)', () => {
     expect(imports.length).toBeGreaterThan(500);
     expect(allowed({ from: 'http/x.ts', to: 'sync/run-sync.ts', local: true, typeOnly: false })).toBe(false);
-    expect(allowed({ from: 'adapters/filesystem/x.ts', to: 'staging/create-db.ts', local: true, typeOnly: true })).toBe(false);
+    expect(allowed({ from: 'adapters/filesystem/x.ts', to: 'staging/database/create-db.ts', local: true, typeOnly: true })).toBe(false);
     expect(allowed({ from: 'adapters/filesystem/x.ts', to: 'adapters/sql/index.ts', local: true, typeOnly: false })).toBe(false);
     expect(allowed({ from: 'policies/x.ts', to: 'adapters/adapter.ts', local: true, typeOnly: false })).toBe(false);
     expect(allowed({ from: 'policies/x.ts', to: 'adapters/adapter.ts', local: true, typeOnly: true })).toBe(true);
@@ -97,13 +106,20 @@ describe('DESIGN.md §2 dependency rules', () => {
     expect(allowed({ from: 'platform/x.ts', to: 'adapters/source-error.ts', local: true, typeOnly: false })).toBe(false);
     expect(allowed({ from: 'platform/x.ts', to: 'outbound-http/remote-error.ts', local: true, typeOnly: false })).toBe(true);
     expect(allowed({ from: 'conformance/x.ts', to: 'http/create-app.ts', local: true, typeOnly: false })).toBe(false);
-    expect(allowed({ from: 'wire/x.ts', to: 'staging/row-types.ts', local: true, typeOnly: true })).toBe(false);
+    expect(allowed({ from: 'wire/x.ts', to: 'staging/database/row-types.ts', local: true, typeOnly: true })).toBe(false);
     expect(files).toContain('../migrations/20261125020000_serve_people.ts');
-    expect(allowed({ from: '../migrations/x.ts', to: 'staging/people.ts', local: true, typeOnly: false })).toBe(false);
+    expect(allowed({ from: '../migrations/x.ts', to: 'staging/write-path/people.ts', local: true, typeOnly: false })).toBe(false);
     expect(allowed({ from: '../migrations/x.ts', to: 'lib/chunks.ts', local: true, typeOnly: true })).toBe(false);
     expect(allowed({ from: '../migrations/x.ts', to: '../test/helpers/x.ts', local: true, typeOnly: false })).toBe(false);
     expect(allowed({ from: '../migrations/index.ts', to: '../migrations/x.ts', local: true, typeOnly: false })).toBe(true);
-    expect(allowed({ from: 'staging/x.ts', to: '../migrations/index.ts', local: true, typeOnly: false })).toBe(true);
+    expect(allowed({ from: 'staging/database/x.ts', to: '../migrations/index.ts', local: true, typeOnly: false })).toBe(true);
+    expect(allowed({ from: 'staging/read-path/x.ts', to: '../migrations/index.ts', local: true, typeOnly: false })).toBe(false);
+    expect(allowed({ from: 'http/x.ts', to: 'staging/read-path/page-query.ts', local: true, typeOnly: true })).toBe(true);
+    expect(allowed({ from: 'staging/database/x.ts', to: 'staging/read-path/page-query.ts', local: true, typeOnly: true })).toBe(false);
+    expect(allowed({ from: 'staging/read-path/x.ts', to: 'staging/repositories/files-repository.ts', local: true, typeOnly: false })).toBe(false);
+    expect(allowed({ from: 'staging/write-path/x.ts', to: 'staging/read-path/query-page.ts', local: true, typeOnly: false })).toBe(false);
+    expect(allowed({ from: 'staging/repositories/x.ts', to: 'staging/write-path/person-id.ts', local: true, typeOnly: false })).toBe(true);
+    expect(allowed({ from: 'staging/x.ts', to: 'staging/database/create-db.ts', local: true, typeOnly: false })).toBe(false);
   });
 });
 

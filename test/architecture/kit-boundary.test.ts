@@ -86,10 +86,10 @@ describe('the verification kit imports the gateway only through what the product
   it('finds the kit (the check is not vacuous)', () => {
     expect(files.length).toBeGreaterThan(150);
     expect(imports.filter((i) => i.specifier.startsWith('content-gateway')).length).toBeGreaterThan(30);
-    expect(violation({ from: 'kit/bench/x.ts', specifier: 'src/staging/create-db.ts', local: true })).toBeDefined();
+    expect(violation({ from: 'kit/bench/x.ts', specifier: 'src/staging/database/create-db.ts', local: true })).toBeDefined();
     expect(violation({ from: 'kit/src/x.ts', specifier: 'test/helpers/staging-writer.ts', local: true })).toBeDefined();
     expect(violation({ from: 'kit/bench/x.ts', specifier: 'test/helpers/test-gateway.ts', local: true })).toBeDefined();
-    expect(violation({ from: 'kit/bench/x.ts', specifier: 'content-gateway/staging/create-db', local: false })).toBeDefined();
+    expect(violation({ from: 'kit/bench/x.ts', specifier: 'content-gateway/staging/database/create-db', local: false })).toBeDefined();
     expect(violation({ from: 'kit/bench/x.ts', specifier: 'left-pad', local: false })).toBeDefined();
     expect(mockViolation({ from: 'kit/src/mocks/work-management/x.ts', specifier: 'content-gateway', local: false })).toBeDefined();
   });

@@ -29,4 +29,20 @@ describe('docs/layout.md and the README follow the tree', () => {
       fs.rmSync(tree, { recursive: true, force: true });
     }
   });
+
+  it('a room whose folders are described has each of them described, and the page says what they are', () => {
+    const tree = fs.mkdtempSync(path.join(os.tmpdir(), 'layout-'));
+    try {
+      for (const dir of ['src/staging/database', 'kit/src/mocks', 'kit/bench', 'kit/tools', 'kit/test']) {
+        fs.mkdirSync(path.join(tree, dir), { recursive: true });
+        fs.writeFileSync(path.join(tree, dir, 'a.ts'), 'export {};\n');
+      }
+      expect(describeLayout(tree)).toContain(`| \`src/staging/database/\` | 1 | < 50 | ${ROOM_PURPOSES['src/staging/database']} |`);
+      fs.mkdirSync(path.join(tree, 'src/staging/unheard-of'));
+      fs.writeFileSync(path.join(tree, 'src/staging/unheard-of/a.ts'), 'export {};\n');
+      expect(() => describeLayout(tree)).toThrow(/no purpose written for src\/staging\/unheard-of/);
+    } finally {
+      fs.rmSync(tree, { recursive: true, force: true });
+    }
+  });
 });

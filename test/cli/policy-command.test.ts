@@ -4,7 +4,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { createFixtureSchema, fixtureMapping, seedFixture, writeMapping } from '../helpers/sql-fixture';
 import { createSqlSource, type SqlSource } from '../helpers/sql-source';
-import { personIdOf } from '../../src/staging/person-id';
+import { personIdOf } from '../../src/staging/write-path/person-id';
 import { runCli, summaryOf } from '../e2e/cli-process';
 
 jest.setTimeout(120_000);

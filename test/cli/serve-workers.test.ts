@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import knex from 'knex';
-import { createDb } from '../../src/staging/create-db';
+import { createDb } from '../../src/staging/database/create-db';
 import { StagingWriter } from '../helpers/staging-writer';
 import { freshGet } from '../helpers/fresh-get';
 import { htmlFile } from '../helpers/staging-fixtures';

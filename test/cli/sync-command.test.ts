@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { adapterFactories } from '../../src/adapters/adapter-registry';
 import { parseInterval } from '../../src/cli/parse-interval';
-import { createDb, type Db } from '../../src/staging/create-db';
+import { createDb, type Db } from '../../src/staging/database/create-db';
 import { runCli, startCli, summaryOf } from '../e2e/cli-process';
 import { generateMixedTree, type MixedTree } from '@content-gateway/kit/src/fixtures/mixed-tree';
 

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { DbBlobStore } from '../../src/blobs/db-blob-store';
 import { FsBlobStore } from '../../src/blobs/fs-blob-store';
-import { createDb, type Db } from '../../src/staging/create-db';
+import { createDb, type Db } from '../../src/staging/database/create-db';
 import { runCli, summaryOf } from '../e2e/cli-process';
 import { generateMixedTree } from '@content-gateway/kit/src/fixtures/mixed-tree';
 

@@ -8,7 +8,7 @@ import { createSqlSource, type SqlSource } from '../helpers/sql-source';
 import { createTestDatabase, databaseKinds, type TestDatabase } from '../helpers/test-databases';
 import { runCli, startCli, summaryOf, type CliProcess } from './cli-process';
 import { crawlFiles } from './crawl-files';
-import { personIdOf } from '../../src/staging/person-id';
+import { personIdOf } from '../../src/staging/write-path/person-id';
 
 /**
  * The SQL adapter end to end: a SQLite source database and a mapping file, synced by the real

@@ -1,4 +1,4 @@
-import type { Db } from '../../src/staging/create-db';
+import type { Db } from '../../src/staging/database/create-db';
 
 /**
  * Staging state of one source, table by table, as `key → canonical JSON of the row`: what two

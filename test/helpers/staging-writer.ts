@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
-import { isPostgres, type Db } from '../../src/staging/create-db';
+import { isPostgres, type Db } from '../../src/staging/database/create-db';
 import { fileWireJson } from '../../src/wire/file-wire-json';
 import { chunks } from '../../src/lib/chunks';
-import { insertRows } from '../../src/staging/insert-rows';
-import { withoutSecondaryIndexes } from '../../src/staging/secondary-indexes';
-import type { FileRow, GroupRow, PrincipalType, UserRow } from '../../src/staging/row-types';
+import { insertRows } from '../../src/staging/write-path/insert-rows';
+import { withoutSecondaryIndexes } from '../../src/staging/write-path/secondary-indexes';
+import type { FileRow, GroupRow, PrincipalType, UserRow } from '../../src/staging/database/row-types';
 
 export type FileInput = Omit<FileRow, 'seen_run' | 'deleted_at' | 'permissions_modified_at' | 'content_hash'> &
   Partial<Pick<FileRow, 'seen_run' | 'deleted_at' | 'permissions_modified_at' | 'content_hash'>>;

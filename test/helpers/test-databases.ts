@@ -3,8 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import knex from 'knex';
-import { createDb, type Db } from '../../src/staging/create-db';
-import { migrateLatest } from '../../src/staging/run-migrations';
+import { createDb, type Db } from '../../src/staging/database/create-db';
+import { migrateLatest } from '../../src/staging/database/run-migrations';
 
 export type DatabaseKind = 'sqlite' | 'postgres';
 

@@ -7,7 +7,7 @@ import { ConversationsClient } from '../../src/platform/conversations-client';
 import { DataApiClient } from '../../src/platform/data-api-client';
 import { GatewayFilesClient } from '../../src/platform/gateway-files-client';
 import type { FileUsage } from '../../src/platform/usage/usage-report';
-import { SyncStore } from '../../src/staging/sync-store';
+import { SyncStore } from '../../src/staging/write-path/sync-store';
 import { captureLogger } from '../helpers/capture-logger';
 import type { DatabaseKind } from '../helpers/test-databases';
 import { startTestGateway, TEST_KEYS, type TestGateway } from '../helpers/test-gateway';

@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { createDb } from '../../src/staging/create-db';
-import { migrateLatest } from '../../src/staging/run-migrations';
+import { createDb } from '../../src/staging/database/create-db';
+import { migrateLatest } from '../../src/staging/database/run-migrations';
 import { startCli, type CliProcess } from '../e2e/cli-process';
 
 /**

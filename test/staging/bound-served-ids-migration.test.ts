@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { FsBlobStore } from '../../src/blobs/fs-blob-store';
-import { migrateDownTo, migrateLatest } from '../../src/staging/run-migrations';
+import { migrateDownTo, migrateLatest } from '../../src/staging/database/run-migrations';
 import { runSync } from '../../src/sync/run-sync';
 import { ScriptedSource } from '../helpers/scripted-adapter';
 import { createTestDatabase, databaseKinds, type TestDatabase } from '../helpers/test-databases';

@@ -1,8 +1,8 @@
 import knex from 'knex';
 import { responseError } from '../../src/http/middleware/error-handler';
 import { isDatabaseUnavailable } from '../../src/lib/database-unavailable';
-import { createDb, type Db } from '../../src/staging/create-db';
-import { pgPooledRows, pgPooledTextRows, statementName } from '../../src/staging/pg-pooled-query';
+import { createDb, type Db } from '../../src/staging/database/create-db';
+import { pgPooledRows, pgPooledTextRows, statementName } from '../../src/staging/read-path/pg-pooled-query';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy';
 
 /**

@@ -1,4 +1,4 @@
-import { migrateDownTo, migrateLatest } from '../../src/staging/run-migrations';
+import { migrateDownTo, migrateLatest } from '../../src/staging/database/run-migrations';
 import { databaseKinds } from '../helpers/test-databases';
 import { AUTH, startTestGateway, type TestGateway } from '../helpers/test-gateway';
 

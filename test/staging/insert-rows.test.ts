@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { insertRows, JSON_ROWS_PER_STATEMENT, ROWS_PER_STATEMENT } from '../../src/staging/insert-rows';
+import { insertRows, JSON_ROWS_PER_STATEMENT, ROWS_PER_STATEMENT } from '../../src/staging/write-path/insert-rows';
 import { createTestDatabase, databaseKinds, type TestDatabase } from '../helpers/test-databases';
 
 interface Member {

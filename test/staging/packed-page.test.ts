@@ -1,7 +1,7 @@
 import fc from 'fast-check';
-import { compareCodePoints } from '../../src/staging/code-point-order';
-import { pageFromPacked, type PackedPage } from '../../src/staging/packed-page';
-import type { PageRequest } from '../../src/staging/page-query';
+import { compareCodePoints } from '../../src/staging/read-path/code-point-order';
+import { pageFromPacked, type PackedPage } from '../../src/staging/read-path/packed-page';
+import type { PageRequest } from '../../src/staging/read-path/page-query';
 
 type Field = 'id' | 'modified';
 

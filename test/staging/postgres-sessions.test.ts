@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import knex from 'knex';
-import { createDb, readWorker, sqliteReadHandle, type Db } from '../../src/staging/create-db';
-import { StoredPageReader } from '../../src/staging/stored-page';
+import { createDb, readWorker, sqliteReadHandle, type Db } from '../../src/staging/database/create-db';
+import { StoredPageReader } from '../../src/staging/read-path/stored-page';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-databases';
 
 const describeWithPostgres = process.env.TEST_DATABASE_URL ? describe : describe.skip;

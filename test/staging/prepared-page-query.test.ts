@@ -1,7 +1,7 @@
 import fc from 'fast-check';
-import { FilesRepository, type PermissionField } from '../../src/staging/files-repository';
-import type { PageRequest } from '../../src/staging/page-query';
-import { queryPage } from '../../src/staging/query-page';
+import { FilesRepository, type PermissionField } from '../../src/staging/repositories/files-repository';
+import type { PageRequest } from '../../src/staging/read-path/page-query';
+import { queryPage } from '../../src/staging/read-path/query-page';
 import { StagingWriter } from '../helpers/staging-writer';
 import { createTestDatabase, databaseKinds, type TestDatabase } from '../helpers/test-databases';
 import { at, htmlFile } from '../helpers/staging-fixtures';

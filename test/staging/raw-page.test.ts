@@ -1,7 +1,7 @@
 import fc from 'fast-check';
-import { compareCodePoints } from '../../src/staging/code-point-order';
-import type { TextRow } from '../../src/staging/pg-pooled-query';
-import { pageFromRawRows } from '../../src/staging/raw-page';
+import { compareCodePoints } from '../../src/staging/read-path/code-point-order';
+import type { TextRow } from '../../src/staging/read-path/pg-pooled-query';
+import { pageFromRawRows } from '../../src/staging/read-path/raw-page';
 
 const raw = (...values: Array<string | null>): TextRow => values;
 

@@ -1,8 +1,8 @@
 import crypto from 'node:crypto';
-import { FilesRepository } from '../../src/staging/files-repository';
-import { IdentitiesRepository } from '../../src/staging/identities-repository';
-import { personIdOf } from '../../src/staging/person-id';
-import { migrateDownTo, migrateLatest } from '../../src/staging/run-migrations';
+import { FilesRepository } from '../../src/staging/repositories/files-repository';
+import { IdentitiesRepository } from '../../src/staging/repositories/identities-repository';
+import { personIdOf } from '../../src/staging/write-path/person-id';
+import { migrateDownTo, migrateLatest } from '../../src/staging/database/run-migrations';
 import { createTestDatabase, databaseKinds, type TestDatabase } from '../helpers/test-databases';
 
 const MIGRATION = '20261125020000_serve_people';

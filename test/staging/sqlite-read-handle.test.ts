@@ -1,8 +1,8 @@
 import { createTestDatabase, databaseKinds, type TestDatabase } from '../helpers/test-databases';
 import { htmlFile } from '../helpers/staging-fixtures';
-import { sqliteReadHandle } from '../../src/staging/create-db';
-import { FilesRepository } from '../../src/staging/files-repository';
-import { SqliteReadHandle } from '../../src/staging/sqlite-read-handle';
+import { sqliteReadHandle } from '../../src/staging/database/create-db';
+import { FilesRepository } from '../../src/staging/repositories/files-repository';
+import { SqliteReadHandle } from '../../src/staging/database/sqlite-read-handle';
 import { StagingWriter } from '../helpers/staging-writer';
 
 describe('single-file reads on the SQLite read handle', () => {

@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createDb, readWorker, type Db } from '../../src/staging/create-db';
-import { SqliteReadWorker } from '../../src/staging/sqlite-read-worker';
-import { StoredPageReader } from '../../src/staging/stored-page';
+import { createDb, readWorker, type Db } from '../../src/staging/database/create-db';
+import { SqliteReadWorker } from '../../src/staging/database/sqlite-read-worker';
+import { StoredPageReader } from '../../src/staging/read-path/stored-page';
 
 /** The SQLite file's read worker (it must be one). */
 function sqliteReadWorker(db: Db): SqliteReadWorker {

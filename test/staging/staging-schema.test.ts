@@ -3,13 +3,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { FsBlobStore } from '../../src/blobs/fs-blob-store';
 import { seedDemo } from '../../src/demo/seed-demo';
-import { isPostgres } from '../../src/staging/create-db';
-import { migrateLatest, migrateRollbackAll } from '../../src/staging/run-migrations';
+import { isPostgres } from '../../src/staging/database/create-db';
+import { migrateLatest, migrateRollbackAll } from '../../src/staging/database/run-migrations';
 import { createTestDatabase, databaseKinds, type TestDatabase } from '../helpers/test-databases';
 import { at, htmlFile, user } from '../helpers/staging-fixtures';
-import { resolveAccounts } from '../../src/staging/people';
+import { resolveAccounts } from '../../src/staging/write-path/people';
 import { StagingWriter } from '../helpers/staging-writer';
-import { FilesRepository } from '../../src/staging/files-repository';
+import { FilesRepository } from '../../src/staging/repositories/files-repository';
 
 /** The plan of a page query, as text (SQLite's EXPLAIN QUERY PLAN or Postgres's EXPLAIN). */
 async function plan(t: TestDatabase, sql: string, bindings: string[]): Promise<string> {

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { cacheStatements } from '../../src/staging/statement-cache';
+import { cacheStatements } from '../../src/staging/database/statement-cache';
 
 describe('cacheStatements', () => {
   let conn: Database.Database;

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
-import { compareCodePoints } from '../../src/staging/code-point-order';
-import { FilesRepository, type FileField } from '../../src/staging/files-repository';
-import type { PageRequest } from '../../src/staging/page-query';
+import { compareCodePoints } from '../../src/staging/read-path/code-point-order';
+import { FilesRepository, type FileField } from '../../src/staging/repositories/files-repository';
+import type { PageRequest } from '../../src/staging/read-path/page-query';
 import { StagingWriter } from '../helpers/staging-writer';
 import { toFileResource } from '../../src/wire/file-resource';
 import { createTestDatabase, databaseKinds, type TestDatabase } from '../helpers/test-databases';

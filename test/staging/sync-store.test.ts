@@ -1,7 +1,7 @@
 import type { FileRecord } from '../../src/adapters/adapter';
 import type { BlobStore } from '../../src/blobs/blob-store';
-import { SyncRunsRepository } from '../../src/staging/sync-runs-repository';
-import { emptyBatch, SyncStore } from '../../src/staging/sync-store';
+import { SyncRunsRepository } from '../../src/staging/repositories/sync-runs-repository';
+import { emptyBatch, SyncStore } from '../../src/staging/write-path/sync-store';
 import { decideFile } from '../../src/sync/record-rows';
 import { createTestDatabase, databaseKinds, type TestDatabase } from '../helpers/test-databases';
 

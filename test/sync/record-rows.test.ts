@@ -1,7 +1,7 @@
 import type { FileRecord } from '../../src/adapters/adapter';
 import type { BlobStore } from '../../src/blobs/blob-store';
 import { fileWireJson } from '../../src/wire/file-wire-json';
-import type { FileState } from '../../src/staging/sync-store';
+import type { FileState } from '../../src/staging/write-path/sync-store';
 import { decideFile } from '../../src/sync/record-rows';
 
 const AT = '2026-11-23T12:00:00.000Z';

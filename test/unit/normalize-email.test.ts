@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { caseFold, normalizeEmail } from '../../src/lib/normalize-email';
-import { personIdOf } from '../../src/staging/person-id';
+import { personIdOf } from '../../src/staging/write-path/person-id';
 
 describe('normalizeEmail', () => {
   it.each([

@@ -5,7 +5,7 @@ import { filesCollection } from '../../src/http/collections';
 import { normalizeDateTime, parseFilter } from '../../src/odata/parse-filter';
 import { parseQueryOptions } from '../../src/odata/parse-query-options';
 import { reduceFilter } from '../../src/odata/reduce-filter';
-import { compareCodePoints } from '../../src/staging/code-point-order';
+import { compareCodePoints } from '../../src/staging/read-path/code-point-order';
 import { MAX_SKIPTOKEN_LENGTH, SkipTokenCodec } from '../../src/odata/skip-token';
 import { MAX_ID_LENGTH } from '../../src/wire/global-id';
 

@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import type { Context } from 'openapi-backend';
 import { DatabaseTimeoutError } from '../../lib/database-unavailable';
 import { withDeadline } from '../../lib/with-deadline';
-import { pingDb } from '../../staging/create-db';
+import { pingDb } from '../../staging/database/create-db';
 import type { HandlerDeps } from '../handler-context';
 import { DATABASE_RETRY_AFTER_SECONDS } from '../middleware/error-handler';
 

@@ -3,8 +3,8 @@ import type { Context } from 'openapi-backend';
 import { filesCollection } from '../collections';
 import { toFileResource } from '../../wire/file-resource';
 import type { HandlerDeps } from '../handler-context';
-import type { FileField } from '../../staging/files-repository';
-import type { PageRequest } from '../../staging/page-query';
+import type { FileField } from '../../staging/repositories/files-repository';
+import type { PageRequest } from '../../staging/read-path/page-query';
 import { serveCollection } from '../serve-collection';
 
 export function listFiles(deps: HandlerDeps) {

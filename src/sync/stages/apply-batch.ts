@@ -1,4 +1,4 @@
-import type { SyncBatch } from '../../staging/sync-store';
+import type { SyncBatch } from '../../staging/write-path/sync-store';
 import { assertLock, type RunContext } from '../run-context';
 
 /**

@@ -1,5 +1,5 @@
 import { isSourceError } from '../../adapters/source-error';
-import type { SyncBatch } from '../../staging/sync-store';
+import type { SyncBatch } from '../../staging/write-path/sync-store';
 import { decideGroup, decideUser } from '../record-rows';
 import { RunCancelled, type RunContext, type RunTally } from '../run-context';
 import { sortEvents, type SortedEvents } from './sort-events';

@@ -1,5 +1,5 @@
 import type { FileRecord, GroupRecord, SyncEvent, UserRecord } from '../../adapters/adapter';
-import { emptyBatch, type SyncBatch } from '../../staging/sync-store';
+import { emptyBatch, type SyncBatch } from '../../staging/write-path/sync-store';
 import { globalId } from '../record-rows';
 import { eventFileId } from '../reconcile-access';
 import type { RunTally } from '../run-context';

@@ -1,7 +1,7 @@
 import type { FileRecord } from '../../adapters/adapter';
 import type { BlobStore } from '../../blobs/blob-store';
 import { ConcurrencyPool } from '../../lib/concurrency-pool';
-import type { FileState } from '../../staging/sync-store';
+import type { FileState } from '../../staging/write-path/sync-store';
 import { decideFile, type FileDecision, type StagedBodyReader } from '../record-rows';
 import { RunCancelled } from '../run-context';
 

@@ -3,7 +3,7 @@ import path from 'node:path';
 import pino from 'pino';
 import { createFilesystemAdapter, filesystemCheckpointSchema, type FilesystemAdapter } from '../../../src/adapters/filesystem';
 import { FsBlobStore } from '../../../src/blobs/fs-blob-store';
-import { CheckpointsRepository } from '../../../src/staging/checkpoints-repository';
+import { CheckpointsRepository } from '../../../src/staging/repositories/checkpoints-repository';
 import { runSync, type SyncOptions } from '../../../src/sync/run-sync';
 import { createTestDatabase, databaseKinds, type TestDatabase } from '../../helpers/test-databases';
 import { DIRECTORY, makeDir, makeTree, PAST, removeTrees, writeFiles } from './tree-fixture';

@@ -1,4 +1,4 @@
-import type { Db } from '../../../src/staging/create-db';
+import type { Db } from '../../../src/staging/database/create-db';
 
 /**
  * Who the gateway lets see each active file of a source, computed from the staged rows alone

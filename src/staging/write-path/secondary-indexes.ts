@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { isPostgres } from './create-db';
+import { isPostgres } from '../database/create-db';
 
 /**
  * A secondary index (not one behind a primary key or a unique constraint, nor a unique index: those

@@ -1,9 +1,9 @@
 import crypto from 'node:crypto';
 import type { EventEmitter } from 'node:events';
-import { DatabaseTimeoutError, markConnectionLost } from '../lib/database-unavailable';
-import { withDeadline } from '../lib/with-deadline';
-import { answerBound, pgConnectionWatch, type Db } from './create-db';
-import { withPooledConnection } from './with-pooled-connection';
+import { DatabaseTimeoutError, markConnectionLost } from '../../lib/database-unavailable';
+import { withDeadline } from '../../lib/with-deadline';
+import { answerBound, pgConnectionWatch, type Db } from '../database/create-db';
+import { withPooledConnection } from '../database/with-pooled-connection';
 
 interface PgQueryConfig {
   name: string;

@@ -1,4 +1,4 @@
-import type { Db } from './create-db';
+import type { Db } from '../database/create-db';
 
 /** `sync_checkpoints`: the incremental position of each source, replaced whole on every save. */
 export class CheckpointsRepository {

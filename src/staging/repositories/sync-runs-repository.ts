@@ -1,4 +1,4 @@
-import type { Db } from './create-db';
+import type { Db } from '../database/create-db';
 
 export type SyncMode = 'full' | 'incremental';
 export type SyncRunStatus = 'running' | 'succeeded' | 'failed' | 'blocked' | 'cancelled';

@@ -1,8 +1,8 @@
-import { chunks } from '../lib/chunks';
-import type { Db } from './create-db';
-import { parseJsonObject } from '../lib/parse-json-object';
-import { personIdOf } from './person-id';
-import { globalId } from '../wire/global-id';
+import { chunks } from '../../lib/chunks';
+import type { Db } from '../database/create-db';
+import { parseJsonObject } from '../../lib/parse-json-object';
+import { personIdOf } from '../write-path/person-id';
+import { globalId } from '../../wire/global-id';
 
 /** A group an access policy synthesized (native id `policy-…`), as staged by an earlier run. */
 export interface StagedPolicyGroup {

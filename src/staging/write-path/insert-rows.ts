@@ -1,8 +1,8 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Knex } from 'knex';
-import { chunks } from '../lib/chunks';
-import { isPostgres } from './create-db';
-import { withPooledConnection } from './with-pooled-connection';
+import { chunks } from '../../lib/chunks';
+import { isPostgres } from '../database/create-db';
+import { withPooledConnection } from '../database/with-pooled-connection';
 
 /** Rows per Postgres `VALUES` statement: 200 rows of the widest table bind about 5,400 values, far under its limit. */
 export const ROWS_PER_STATEMENT = 200;

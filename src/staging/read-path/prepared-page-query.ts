@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Db } from './create-db';
+import type { Db } from '../database/create-db';
 import { compileStatement, runCompiled, type CompiledStatement } from './compiled-statement';
 import type { Page, PageRequest } from './page-query';
 import { pageFromRows, seekPage } from './query-page';

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { migrations } from '../../migrations';
+import { migrations } from '../../../migrations';
 import type { Db } from './create-db';
 
 const migrationSource: Knex.MigrationSource<string> = {

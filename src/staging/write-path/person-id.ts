@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { normalizeEmail } from '../lib/normalize-email';
+import { normalizeEmail } from '../../lib/normalize-email';
 
 /**
  * The served id of the person an account belongs to: `person-` and 32 hex digits of the SHA-256

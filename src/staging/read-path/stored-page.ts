@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { answerBound, isPostgres, readWorker, type Db } from './create-db';
+import { answerBound, isPostgres, readWorker, type Db } from '../database/create-db';
 import type { PageRequest } from './page-query';
 import { seekPage } from './query-page';
 import { compileChecked, pageBindings, pageShape } from './prepared-page-query';

@@ -1,7 +1,7 @@
-import type { Db } from './create-db';
-import type { Page, PageRequest } from './page-query';
-import { queryPage } from './query-page';
-import type { GroupRow, MemberRow, UserRow } from './row-types';
+import type { Db } from '../database/create-db';
+import type { Page, PageRequest } from '../read-path/page-query';
+import { queryPage } from '../read-path/query-page';
+import type { GroupRow, MemberRow, UserRow } from '../database/row-types';
 
 export type UserField = 'id' | 'state' | 'modified';
 export type GroupField = 'id' | 'modified';

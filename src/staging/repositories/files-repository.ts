@@ -1,14 +1,14 @@
 import type { Knex } from 'knex';
-import { chunks } from '../lib/chunks';
-import { isPostgres, type Db } from './create-db';
-import { compileStatement, runCompiled, type CompiledStatement } from './compiled-statement';
-import { PreparedPageQuery } from './prepared-page-query';
-import { FILE_RESOURCE_COLUMNS } from '../wire/file-resource';
-import type { Page, PageRequest } from './page-query';
-import { queryPage } from './query-page';
-import type { FileRow, PermissionRow } from './row-types';
-import type { StoredPage } from './packed-page';
-import { StoredPageReader } from './stored-page';
+import { chunks } from '../../lib/chunks';
+import { isPostgres, type Db } from '../database/create-db';
+import { compileStatement, runCompiled, type CompiledStatement } from '../read-path/compiled-statement';
+import { PreparedPageQuery } from '../read-path/prepared-page-query';
+import { FILE_RESOURCE_COLUMNS } from '../../wire/file-resource';
+import type { Page, PageRequest } from '../read-path/page-query';
+import { queryPage } from '../read-path/query-page';
+import type { FileRow, PermissionRow } from '../database/row-types';
+import type { StoredPage } from '../read-path/packed-page';
+import { StoredPageReader } from '../read-path/stored-page';
 
 export type FileField = 'id' | 'status' | 'modified';
 /**

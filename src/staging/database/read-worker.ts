@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
-import { DatabaseTimeoutError } from '../lib/database-unavailable';
-import { withDeadline } from '../lib/with-deadline';
+import { DatabaseTimeoutError } from '../../lib/database-unavailable';
+import { withDeadline } from '../../lib/with-deadline';
 
 interface Pending {
   resolve(rows: Array<Record<string, unknown>>): void;

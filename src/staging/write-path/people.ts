@@ -1,9 +1,9 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
-import { changeTime } from '../lib/change-time';
-import { chunks } from '../lib/chunks';
+import { changeTime } from '../../lib/change-time';
+import { chunks } from '../../lib/chunks';
 import { insertRows } from './insert-rows';
-import type { PrincipalType } from './row-types';
+import type { PrincipalType } from '../database/row-types';
 
 /**
  * One person, one served user. Sources stage their accounts in `users` (`<source>:<native id>`,

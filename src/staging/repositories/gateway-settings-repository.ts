@@ -1,4 +1,4 @@
-import type { Db } from './create-db';
+import type { Db } from '../database/create-db';
 
 /** Small values the gateway keeps in its own database, shared by every replica on it. */
 export class GatewaySettingsRepository {

@@ -1,4 +1,4 @@
-import type { FileFields } from '../wire/file-resource';
+import type { FileFields } from '../../wire/file-resource';
 
 /**
  * Rows as stored in staging (see migrations/). Timestamps are ISO-8601 UTC strings. A file row is

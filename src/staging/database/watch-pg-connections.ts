@@ -1,5 +1,5 @@
 import type { EventEmitter } from 'node:events';
-import { markConnectionLost } from '../lib/database-unavailable';
+import { markConnectionLost } from '../../lib/database-unavailable';
 import type { Knex } from 'knex';
 
 /** A node-postgres client as knex's pool holds it: an event emitter, with the id knex gives each connection (and names in its query events). */

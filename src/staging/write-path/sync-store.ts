@@ -1,12 +1,12 @@
 import type { Knex } from 'knex';
-import type { Db } from './create-db';
-import { FILE_RESOURCE_COLUMNS } from '../wire/file-resource';
-import { fileWireJson } from '../wire/file-wire-json';
-import { chunks } from '../lib/chunks';
+import type { Db } from '../database/create-db';
+import { FILE_RESOURCE_COLUMNS } from '../../wire/file-resource';
+import { fileWireJson } from '../../wire/file-wire-json';
+import { chunks } from '../../lib/chunks';
 import { insertRows } from './insert-rows';
 import { accountsReferenced, personsOf, resolveAccounts, servedIdOf } from './people';
 import { personIdOf } from './person-id';
-import type { FileRow, GroupRow, PrincipalType, UserRow } from './row-types';
+import type { FileRow, GroupRow, PrincipalType, UserRow } from '../database/row-types';
 
 export interface PrincipalRef {
   type: PrincipalType;

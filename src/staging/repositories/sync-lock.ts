@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import os from 'node:os';
-import type { Db } from './create-db';
+import type { Db } from '../database/create-db';
 
 export class SyncLockedError extends Error {
   constructor(

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { isPostgres, sqliteReadHandle, type Db } from './create-db';
+import { isPostgres, sqliteReadHandle, type Db } from '../database/create-db';
 import { pgPooledRows, statementName } from './pg-pooled-query';
 
 /** A statement whose text was built once, to run again with other values. */
