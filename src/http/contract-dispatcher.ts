@@ -40,7 +40,9 @@ function route(routes: ContractRoutes, req: Request): { operation: Operation; re
   const match = routes.match(method, path);
   if (match === 'not-found') throw new GatewayError('NOT_FOUND', `No route for ${method.toUpperCase()} ${path}.`);
   if (match === 'method-not-allowed') {
-    throw new GatewayError('METHOD_NOT_ALLOWED', `${method.toUpperCase()} is not allowed on ${path}; the gateway is read-only.`, { headers: { Allow: 'GET, HEAD' } });
+    throw new GatewayError('METHOD_NOT_ALLOWED', `${method.toUpperCase()} is not allowed on ${path}; the gateway is read-only.`, {
+      headers: { Allow: 'GET, HEAD' },
+    });
   }
   const query = req.query as Record<string, string | string[]>;
   const headers = req.headers as Record<string, string | string[]>;
