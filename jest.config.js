@@ -12,6 +12,9 @@ module.exports = {
     '^content-gateway/(lib|logging|conformance|platform)$': '<rootDir>/src/$1/index.ts',
   },
   testMatch: ['**/*.test.ts'],
+  // Most suites wait on child processes, sockets and databases rather than compute: one worker per
+  // core. Jest's default (cores - 1) runs the suite in band on a 2-core machine such as CI's.
+  maxWorkers: '100%',
   transform: {
     // Type errors are `npm run lint`'s job; tsconfig's isolatedModules makes ts-jest transpile
     // file by file, which keeps the suite fast.
