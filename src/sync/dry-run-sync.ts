@@ -63,8 +63,9 @@ async function activeFiles(db: Db, source: string): Promise<FileStates> {
  * exactly what a sync would do, and staging and the blob store are left as they were. A second
  * engine that only computed differences would have to repeat every decision the stages make
  * (versions, hashes, policies, sweeps) and drift from them. The price: the source is read as a
- * real sync reads it (content that changed is downloaded, to the scratch folder), and on Postgres
- * the run's lock row is held by the open transaction until the dry run ends.
+ * real sync reads it (content that changed is downloaded, to the scratch folder), and the open
+ * transaction holds what the writes hold until the dry run ends (SQLite's write lock; on Postgres,
+ * the source's lock row).
  */
 export async function dryRunSync(adapter: Adapter, deps: SyncDeps, options: Partial<SyncOptions>): Promise<DryRun> {
   const scratchDir = fs.mkdtempSync(path.join(os.tmpdir(), 'content-gateway-dry-run-'));

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createDb } from '../../src/staging/create-db';
 import { runCli, summaryOf } from '../e2e/cli-process';
+import { startMock, type RunningMock } from '@content-gateway/kit/test/mocks/work-management/mock-harness';
 
 /**
  * Issue 29 (13): `check <adapter>` validates an adapter's settings and that its source answers,
@@ -92,5 +93,33 @@ describe('content-gateway check and sync --dry-run', () => {
 
     const real = summaryOf((await runCli(['sync', 'filesystem'], env)).stdout);
     expect(real.counts).toMatchObject({ added: 2, changed: 1, deleted: 1 });
+  });
+});
+
+describe('content-gateway check work-management, against the mock on loopback', () => {
+  let m: RunningMock;
+  beforeAll(async () => {
+    m = await startMock({
+      seed: 'cli-check',
+      size: { tasks: 10, personalWorkspace: false },
+      hostility: { rateLimitPerMinute: 0, maxConcurrentReads: 0, maxConcurrentWrites: 0 },
+    });
+  });
+  afterAll(() => m.close());
+
+  it('is ok with the right token and one line naming the refusal with a wrong one', async () => {
+    const sqlitePath = path.join(os.tmpdir(), `gw-check-wm-${process.pid}.sqlite`);
+    const ok = await runCli(['check', 'work-management'], { SQLITE_PATH: sqlitePath, WORK_MANAGEMENT_BASE_URL: m.base, WORK_MANAGEMENT_TOKEN: m.mock.token });
+    expect({ code: ok.code, stderr: ok.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(ok.stdout).toMatch(/^work-management: ok\b/m);
+    const wrong = await runCli(['check', 'work-management'], {
+      SQLITE_PATH: sqlitePath,
+      WORK_MANAGEMENT_BASE_URL: m.base,
+      WORK_MANAGEMENT_TOKEN: `${m.mock.token}-not`,
+    });
+    expect(wrong.code).toBe(1);
+    expect(wrong.stdout.trim().split('\n')).toEqual([expect.stringMatching(/^work-management: source: .*401/)]);
+    expect(wrong.stdout).not.toContain(m.mock.token);
+    expect(fs.existsSync(sqlitePath)).toBe(false);
   });
 });
