@@ -19,6 +19,8 @@ export interface ByteRange {
  * blob is written once, never changes, and can be written before the metadata that points at it.
  */
 export interface BlobStore {
+  /** Which store this is, as the operator configured it (`BLOB_DIR /abs/path`): for logs, never for HTTP clients. */
+  readonly where: string;
   /** Streams `source` in, hashing as it goes; the blob becomes visible only once complete. */
   put(source: Readable | Buffer): Promise<StoredBlob>;
   /** Size of a stored blob, or undefined when absent. */

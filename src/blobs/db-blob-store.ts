@@ -21,6 +21,8 @@ export const BLOB_CHUNK_BYTES = 64 * 1024;
  */
 export class DbBlobStore implements BlobStore {
   /** `db`: the staging database (its `blobs` and `blob_chunks` tables come with the migrations). */
+  readonly where = 'the staging database (BLOB_STORE=database)';
+
   constructor(private readonly db: Knex) {}
 
   async put(source: Readable | Buffer): Promise<StoredBlob> {

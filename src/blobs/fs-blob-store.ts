@@ -31,7 +31,11 @@ export class FsBlobStore implements BlobStore {
   /** Folders known to exist: making them again costs a system call per blob. */
   private readonly madeDirs = new Set<string>();
 
-  constructor(private readonly root: string) {}
+  readonly where: string;
+
+  constructor(private readonly root: string) {
+    this.where = `BLOB_DIR ${path.resolve(root)}`;
+  }
 
   /**
    * Runs `write` in `dir`, making the folder first (synchronously: once a folder, a single system

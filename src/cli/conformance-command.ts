@@ -21,10 +21,14 @@ import {
 } from '../conformance';
 import { createLogger } from '../logging/create-logger';
 import type { Runtime } from './runtime';
+import { readSecretFile, refuseSecretOption } from './secret-options';
+import { UsageError } from './usage-error';
+
+const KEY_FILE_HINT = '--key-file <path> (a file only you can read)';
 
 interface ConformanceFlags {
   url?: string;
-  key?: string;
+  keyFile?: string;
   out: string;
   expect?: string;
   concurrency: number;
@@ -57,9 +61,9 @@ function profile(value: string): Profile {
 }
 
 function connection(flags: ConformanceFlags, runtime: Runtime): Omit<ConformanceOptions, 'profile'> {
-  if (!flags.url) throw new Error('Give the gateway with --url <base URL> (e.g. --url http://localhost:3000).');
-  const key = flags.key ?? runtime.env.CONFORMANCE_API_KEY ?? runtime.env.GATEWAY_API_KEY;
-  if (!key) throw new Error('Give the API key with --key, or in CONFORMANCE_API_KEY (keeps it out of shell history).');
+  if (!flags.url) throw new UsageError('Give the gateway with --url <base URL> (e.g. --url http://localhost:3000).');
+  const key = flags.keyFile ? readSecretFile(flags.keyFile, '--key-file') : (runtime.env.CONFORMANCE_API_KEY ?? runtime.env.GATEWAY_API_KEY);
+  if (!key) throw new UsageError(`Give the API key in CONFORMANCE_API_KEY (or GATEWAY_API_KEY), or ${KEY_FILE_HINT}.`);
   let baseUrl = flags.url;
   // The platform's connector takes the gateway's base URL; the /v1 paths go below it.
   if (/\/v1\/?$/.test(baseUrl)) {
@@ -84,7 +88,7 @@ const EXIT_KEY_REFUSED = 4;
 
 /** Where the key came from, so the line about a refused key names what to fix. */
 function keySource(flags: ConformanceFlags, runtime: Runtime): string {
-  if (flags.key) return '--key';
+  if (flags.keyFile) return `--key-file ${flags.keyFile}`;
   return runtime.env.CONFORMANCE_API_KEY ? 'CONFORMANCE_API_KEY' : 'GATEWAY_API_KEY';
 }
 
@@ -118,9 +122,10 @@ async function accessFrom(flags: ConformanceFlags, runtime: Runtime): Promise<{ 
 }
 
 const EXAMPLES = `
-Examples (the key from the environment, so no command line or log shows it):
+Examples (the key from the environment or a file, so no command line or log shows it):
   $ export CONFORMANCE_API_KEY="$(cat data/dev-api-key)"
   $ content-gateway conformance --url http://localhost:3000
+  $ content-gateway conformance --url http://localhost:3000 --key-file data/dev-api-key
   $ content-gateway conformance --url https://gw.example.com --expect access.yaml --out ./reports
   $ content-gateway conformance --url http://localhost:3000 --profile strict --raw-ids
   $ content-gateway conformance who-can-see 'hr:salary-bands-2025' --report conformance-report/conformance-report.json
@@ -145,7 +150,7 @@ export function registerConformanceCommand(program: Command, runtime: Runtime): 
       'Check a gateway (in any language) over HTTP, the way the platform crawls it: contract, auth, paging, files and downloads, access lists, groups and users, robustness, rate limits. Prints a summary and writes JSON and HTML reports.',
     )
     .option('--url <base>', 'base URL of the gateway under test (the /v1 paths go below it)')
-    .option('--key <key>', 'API key the gateway accepts (or CONFORMANCE_API_KEY / GATEWAY_API_KEY in the environment)')
+    .option('--key-file <path>', 'file holding the API key (mode 600); else CONFORMANCE_API_KEY or GATEWAY_API_KEY in the environment')
     .option('--out <dir>', 'directory for conformance-report.json and conformance-report.html', `./${DEFAULT_REPORT_DIR}`)
     .option('--expect <file>', 'expectations file (YAML or JSON): emails that can and cannot see given files')
     .option('--concurrency <n>', 'requests in flight at most (the platform uses up to 20)', positiveInteger('--concurrency'), 20)
@@ -163,7 +168,8 @@ export function registerConformanceCommand(program: Command, runtime: Runtime): 
     .option('--raw-ids', "paste ids into paths without percent-encoding, as the platform's own tools do")
     .option('--report <file>', 'who-can-see / what-can: answer from a saved JSON report instead of crawling')
     .option('--json', 'who-can-see / what-can: print the answer as JSON')
-    .configureHelp({ showGlobalOptions: true })
+    .configureHelp({ showGlobalOptions: true });
+  refuseSecretOption(command, '--key', `set CONFORMANCE_API_KEY (or GATEWAY_API_KEY) in the environment, or give ${KEY_FILE_HINT}`)
     .addHelpText('after', EXAMPLES)
     .action(async (flags: ConformanceFlags) => {
       const expectations = flags.expect ? loadExpectations(flags.expect) : undefined;

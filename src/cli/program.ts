@@ -33,6 +33,11 @@ export const COMMANDS: ReadonlyArray<{ name: string; summary: string; load: () =
     load: async () => (await import('./sync-command')).registerSyncCommand,
   },
   {
+    name: 'check',
+    summary: "Check an adapter's settings and that its source answers (or --all), without a sync.",
+    load: async () => (await import('./check-command')).registerCheckCommand,
+  },
+  {
     name: 'runs',
     summary: 'Show recent sync runs and what is still failing, with the reasons.',
     load: async () => (await import('./runs-command')).registerRunsCommand,

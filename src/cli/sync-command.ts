@@ -13,7 +13,9 @@ import { createLogger, wantsPrettyLogs, type Logger } from '../logging/create-lo
 import { SyncRunsRepository } from '../staging/repositories/sync-runs-repository';
 import { loadPolicy } from '../policies/load-policy';
 import type { Policy } from '../policies/policy-types';
+import { dryRunSync } from '../sync/dry-run-sync';
 import { runSync, type SyncOptions, type SyncProgress, type SyncSummary } from '../sync/run-sync';
+import { formatDryRun } from './format-dry-run';
 import { openStaging, type Staging } from './open-staging';
 import { parseInterval } from './parse-interval';
 import { projectRoot } from '../lib/project-root';
@@ -32,6 +34,7 @@ interface SyncFlags {
   allowMassDelete?: boolean;
   every?: string;
   fullEvery: string;
+  dryRun?: boolean;
 }
 
 export function formatSummary(s: SyncSummary): string {
@@ -103,7 +106,7 @@ async function syncOnce(
     logger: Logger;
     staging: Staging;
     signal: AbortSignal;
-    flags: { full?: boolean; allowMassDelete?: boolean; policy?: string };
+    flags: { full?: boolean; allowMassDelete?: boolean; policy?: string; dryRun?: boolean };
     fullEveryMs: number | undefined;
   },
 ): Promise<boolean> {
@@ -136,11 +139,16 @@ async function syncOnce(
     const expected = prevCounts ? Object.values(prevCounts).reduce((a, b) => a + b, 0) : undefined;
     const progress = progressReporter(ctx.runtime, ctx.logger, expected);
     try {
-      const summary = await runSync(
-        adapter,
-        { db: ctx.staging.db, blobs: ctx.staging.blobs, logger: ctx.logger, signal: ctx.signal },
-        { ...syncOptions(ctx.config, ctx.flags, ctx.fullEveryMs), ...(policy ? { policy } : {}), onProgress: progress.onProgress },
-      );
+      const deps = { db: ctx.staging.db, blobs: ctx.staging.blobs, logger: ctx.logger, signal: ctx.signal };
+      const options = { ...syncOptions(ctx.config, ctx.flags, ctx.fullEveryMs), ...(policy ? { policy } : {}), onProgress: progress.onProgress };
+      if (ctx.flags.dryRun) {
+        const dry = await dryRunSync(adapter, deps, options);
+        progress.stop();
+        for (const line of formatDryRun(dry)) ctx.runtime.print(line);
+        if (dry.summary.status !== 'succeeded') ok = false;
+        continue;
+      }
+      const summary = await runSync(adapter, deps, options);
       progress.stop();
       ctx.runtime.print(formatSummary(summary));
       for (const line of failureLines(summary.source, summary.failures, summary.counts.failed)) ctx.runtime.print(line);
@@ -178,6 +186,7 @@ export function registerSyncCommand(program: Command, runtime: Runtime): void {
     )
     .option('--full', 'force a full run (re-reads everything; sweeps what the source no longer has)')
     .option('--allow-mass-delete', `let a full run delete more than SYNC_MAX_DELETE_SHARE of a source's files`)
+    .option('--dry-run', 'report what the sync would add, change and delete (counts and the first ids); write nothing to staging or the blob store')
     .option('--every <interval>', 'keep running: start again this long after each round began (90s, 15m, 1h); rounds never overlap')
     .option(
       '--full-every <interval>',
@@ -194,6 +203,7 @@ export function registerSyncCommand(program: Command, runtime: Runtime): void {
       const factories = flags.all ? adapterFactories : name ? [findAdapterFactory(name)].filter((f): f is AdapterFactory => f !== undefined) : [];
       if (flags.policy !== undefined && (flags.all || !name))
         usageError('--policy applies to one named adapter; for several, set ACCESS_POLICIES=<adapter>=<file>,...');
+      if (flags.dryRun && flags.every !== undefined) usageError('--dry-run runs once; it cannot be combined with --every.');
       if (factories.length === 0) {
         const known = adapterFactories.map((f) => f.name).join(', ') || 'none';
         usageError(

@@ -26,7 +26,7 @@ export const errorCodes = {
   CONTENT_UNAVAILABLE: {
     status: 500,
     description:
-      "A binary file's stored content is missing or damaged on the gateway; the platform retries it on a later crawl, after a sync (`verify-blobs --repair`) restored it.",
+      "A binary file's stored content is missing from, or damaged in, the blob store the gateway reads (most often a `BLOB_DIR` / `BLOB_STORE` other than the one staging was synced with). The message says what the operator runs (`verify-blobs`, which names the store it checked; `verify-blobs --repair` and a sync; `seed-demo` for the demo); the log line names the store and the file. The platform retries the file on a later crawl.",
   },
   EXTERNAL_REST_ERROR: { status: 502, description: 'A source system the gateway depends on failed.' },
   SERVICE_UNAVAILABLE: { status: 503, description: 'The gateway is overloaded or its database is unreachable; retry after `Retry-After` seconds.' },

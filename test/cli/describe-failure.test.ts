@@ -29,7 +29,7 @@ describe('what a failed command prints', () => {
     const r = await runCli(['hash-secret', 'crawler'], {});
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(
-      'error: hash-secret needs the client secret: set CLIENT_SECRET in the environment (or give it as an argument, which shell history keeps).\n',
+      'error: hash-secret needs the client secret: set CLIENT_SECRET in the environment, or give --secret-file <path> (a file only you can read).\n',
     );
   });
 

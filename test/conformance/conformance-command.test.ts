@@ -51,7 +51,7 @@ describe('content-gateway conformance (CLI)', () => {
 
   it('crawls, prints the summary and where the HTML report is, writes both reports, exits 0 when nothing fails', async () => {
     const out = path.join(dir, 'clean');
-    const { text, exitCode } = await cli(['conformance', '--url', clean.url, '--key', clean.key, '--out', out]);
+    const { text, exitCode } = await cli(['conformance', '--url', clean.url, '--out', out], { CONFORMANCE_API_KEY: clean.key });
     expect(exitCode).toBe(0);
     expect(text).toMatch(/^Crawling http:\/\/127\.0\.0\.1:\d+ with up to 20 requests in flight, ids percent-encoded, judged by the platform profile…/);
     expect(text).toContain('(platform profile, ids percent-encoded): PASS');
@@ -105,7 +105,7 @@ describe('content-gateway conformance (CLI)', () => {
     expect(answer.users.map((u) => u.email)).toEqual(['dot@corp.example']);
     expect(answer.inactive.map((u) => u.email)).toEqual(['eve@corp.example']);
 
-    const what = await cli(['conformance', 'what-can', 'cai@corp.example', 'see', '--url', clean.url, '--key', clean.key]);
+    const what = await cli(['conformance', 'what-can', 'cai@corp.example', 'see', '--url', clean.url], { GATEWAY_API_KEY: clean.key });
     expect(what.exitCode).toBe(0);
     expect(what.text).toMatch(/^cai@corp\.example — user u-cai\n {2}can see 8 files:/);
     expect(what.text).toContain('kb-6 "Document kb-6" via GROUP g-plat');
@@ -126,7 +126,7 @@ describe('content-gateway conformance (CLI)', () => {
     expect(text).toMatch(new RegExp(`^conformance: ${url} is unreachable: .*refused`));
     expect(fs.existsSync(out)).toBe(false);
     // The access questions crawl too: the same line and code.
-    const who = await cli(['conformance', 'who-can-see', 'kb-1', '--url', url, '--key', 'some-key-0123456789']);
+    const who = await cli(['conformance', 'who-can-see', 'kb-1', '--url', url], { CONFORMANCE_API_KEY: 'some-key-0123456789' });
     expect(who).toEqual({ text, exitCode: 3 });
   });
 
@@ -151,7 +151,7 @@ describe('content-gateway conformance (CLI)', () => {
   });
 
   it('refuses to run without a URL or a key, and names what is missing', async () => {
-    await expect(cli(['conformance', '--key', 'k'])).rejects.toThrow(/--url/);
-    await expect(cli(['conformance', '--url', clean.url])).rejects.toThrow(/--key/);
+    await expect(cli(['conformance'], { CONFORMANCE_API_KEY: 'k' })).rejects.toThrow(/--url/);
+    await expect(cli(['conformance', '--url', clean.url])).rejects.toThrow(/CONFORMANCE_API_KEY.*--key-file/);
   });
 });

@@ -33,9 +33,13 @@ async function hashSecret(args: string[], env: Record<string, string> = {}): Pro
 }
 
 describe('hash-secret', () => {
-  it('refuses a secret under 32 characters, from the argument or CLIENT_SECRET, and prints nothing', async () => {
+  it('refuses a secret under 32 characters from CLIENT_SECRET (and any secret as an argument), and prints nothing', async () => {
     expect(SHORT).toHaveLength(31);
-    for (const outcome of [await hashSecret(['platform', SHORT]), await hashSecret(['platform'], { CLIENT_SECRET: SHORT })]) {
+    const asArgument = await hashSecret(['platform', SHORT]);
+    expect(asArgument.error?.message).toMatch(/no secret on the command line/);
+    expect(asArgument.error?.message).not.toContain(SHORT);
+    expect(asArgument.printed).toEqual([]);
+    for (const outcome of [await hashSecret(['platform'], { CLIENT_SECRET: SHORT })]) {
       expect(outcome.error?.message).toMatch(/at least 32 characters/);
       expect(outcome.error?.message).not.toContain(SHORT);
       expect(outcome.printed).toEqual([]);

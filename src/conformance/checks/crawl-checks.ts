@@ -15,7 +15,13 @@ export function crawlChecks(input: CheckInput): Finding[] {
         warn('crawl.endpoints', `/v1/${l.collection} is not implemented (404): only the "Public to all" strategy can work, not per-file access.`, e),
       );
     } else if (l.failure.status === 401) {
-      endpoint.push(fail('crawl.endpoints', `Listing ${l.collection} failed: the gateway refused the key (401); check --key and --auth-form.`, e));
+      endpoint.push(
+        fail(
+          'crawl.endpoints',
+          `Listing ${l.collection} failed: the gateway refused the key (401); check the key (CONFORMANCE_API_KEY, GATEWAY_API_KEY or --key-file) and --auth-form.`,
+          e,
+        ),
+      );
     } else endpoint.push(fail('crawl.endpoints', `Listing ${l.collection} failed: ${l.failure.message}.`, e));
   }
   const transport = input.transportErrors.map((t) => fail('crawl.transport', `No answer to a ${t.kind} request: ${t.message}.`, { url: t.url }));

@@ -58,7 +58,7 @@ export function downloadFile(deps: HandlerDeps) {
     // crawl (after a sync restored the blob), where a 404 would drop the file from its index.
     const unavailable = (reason: ContentUnavailableReason, detail?: string): ContentUnavailableError => {
       deps.metrics.contentUnavailable(reason);
-      return new ContentUnavailableError(file.id, blobKey, reason, String(req.id), detail);
+      return new ContentUnavailableError(file.id, blobKey, reason, String(req.id), deps.blobs.where, detail);
     };
     const stat = await deps.blobs.stat(blobKey);
     if (!stat) throw unavailable('missing', 'the blob store has no blob with this key');
