@@ -5,7 +5,7 @@ import type { Readable } from 'node:stream';
 import type { Adapter } from '../adapters/adapter';
 import type { BlobStore, ByteRange } from '../blobs/blob-store';
 import { FsBlobStore } from '../blobs/fs-blob-store';
-import type { Db } from '../staging/create-db';
+import type { Db } from '../staging/database/create-db';
 import { runSync, type SyncDeps, type SyncOptions, type SyncSummary } from './run-sync';
 
 /** What a sync would do, had it run: the engine's own summary, and the files it would add, change and delete. */

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createDb } from '../../src/staging/create-db';
+import { createDb } from '../../src/staging/database/create-db';
 import { runCli, summaryOf } from '../e2e/cli-process';
 import { startMock, type RunningMock } from '@content-gateway/kit/test/mocks/work-management/mock-harness';
 
