@@ -50,6 +50,10 @@ COPY --from=build /app/dist ./dist
 # dist/src/demo/ three levels up, i.e. /app/src/demo/corpus).
 COPY openapi ./openapi
 COPY src/demo/corpus ./src/demo/corpus
+# The conformance report's style sheet and page scripts, inlined into the HTML report (and hashed
+# into its Content-Security-Policy) by dist/src/conformance/report/report-assets.js, which finds
+# them under the package root the same way.
+COPY src/conformance/report/assets ./src/conformance/report/assets
 COPY templates/html ./templates/html
 
 # The data folder (embedded SQLite database, blob store, generated dev key) is the only writable

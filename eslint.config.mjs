@@ -28,8 +28,16 @@ export default tseslint.config(
   {
     // Configuration files and preloads are CommonJS run by Node itself.
     files: ['**/*.js', '**/*.cjs'],
+    ignores: ['src/conformance/report/assets/**'],
     languageOptions: { sourceType: 'commonjs', globals: globals.node },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
+    // The conformance report page's browser scripts (classic scripts, inlined into the page; also
+    // type-checked by their own tsconfig.json): browser globals, no Node.
+    files: ['src/conformance/report/assets/*.js'],
+    languageOptions: { sourceType: 'script', globals: globals.browser },
+    rules: { 'no-var': 'error', 'prefer-const': 'error' },
   },
   // Last: turns off the rules Prettier's formatting would fight.
   prettier,

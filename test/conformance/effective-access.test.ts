@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { ACCESS_EXPLORER_CORE } from '../../src/conformance/access/access-explorer-script';
+import { readReportAsset } from '../../src/conformance/report/report-assets';
 import type { Principal } from '../../src/conformance/crawl/crawl-record';
 import { EffectiveAccess, findGroupCycles, type AccessInput } from '../../src/conformance/access/effective-access';
 
@@ -192,7 +192,7 @@ describe('EffectiveAccess', () => {
   });
 
   it("gives the HTML report's explorer (browser JavaScript) the same answers", () => {
-    const buildAccess = new Function(`${ACCESS_EXPLORER_CORE}\nreturn buildAccess;`)() as (d: unknown) => {
+    const buildAccess = new Function(`${readReportAsset('access-explorer.js')}\nreturn buildAccess;`)() as (d: unknown) => {
       whoCanSee(i: number): { everyone: boolean; users: Array<{ user: number; via: string }>; inactive: Array<{ user: number }> };
       whatCanSee(i: number): Array<{ file: number; via: string }>;
     };

@@ -7,6 +7,7 @@ import { writeReports } from '../../src/conformance/report/write-reports';
 import { hasChromium, launchHeadless, type HeadlessBrowser } from '../helpers/headless-browser';
 import { startTestGateway, TEST_KEYS } from '../helpers/test-gateway';
 import { stageConformanceFixture } from './own-gateway-fixture';
+import { inlineParts } from './report-page-parts';
 
 /**
  * The conformance report's HTML page as a person sees it: a real report (the harness run against
@@ -92,5 +93,26 @@ jest.setTimeout(120_000);
     const hrefs = await page.$$eval('a[href^="#"]', (as) => as.map((a) => a.getAttribute('href') ?? ''));
     for (const href of hrefs) if (href !== '#') expect([href, await page.locator(href).count()]).toEqual([href, 1]);
     expect(errors).toEqual([]);
+  });
+
+  it('holds to its Content-Security-Policy: its own style sheet and script apply (allowed by hash), a changed script is refused', async () => {
+    const { page, errors } = await browser.open(file);
+    // The test tsconfig has no DOM library: the one window member used, typed here.
+    const radius = await page.$eval(
+      '.card',
+      (el) => (globalThis as unknown as { getComputedStyle(e: unknown): { borderRadius: string } }).getComputedStyle(el).borderRadius,
+    );
+    expect(radius).toBe('8px');
+    expect(await page.textContent('#findings-note')).toMatch(/^\d+ findings?$/); // written by the script
+    expect(errors).toEqual([]);
+
+    // The same page with one byte of its script changed: the browser must refuse to run it.
+    const html = fs.readFileSync(file, 'utf8');
+    const { script } = inlineParts(html);
+    const tampered = path.join(dir, 'tampered.html');
+    fs.writeFileSync(tampered, html.replace(script, script.replace("'use strict';", "'use strict'; ")));
+    const changed = await browser.open(tampered);
+    expect(await changed.page.textContent('#findings-note')).toBe('');
+    expect(changed.errors.join('\n')).toMatch(/inline script violates the following Content Security Policy directive .*blocked/);
   });
 });

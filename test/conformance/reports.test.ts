@@ -6,6 +6,7 @@ import type { ConformanceReport } from '../../src/conformance/report/conformance
 import { runConformance } from '../../src/conformance/run-conformance';
 import { startBrokenGateway } from './broken-gateway';
 import { fakeDocument, staticElementsOf, type FakeElement } from './fake-dom';
+import { inlineParts, readAsset, sha256 } from './report-page-parts';
 
 const HOSTILE = '</script><img src=x onerror=alert(1)>"\'&';
 
@@ -68,6 +69,19 @@ describe('reports', () => {
       access: { files: Array<{ name: string }> };
     };
     expect(data.access.files[0]?.name).toBe(HOSTILE);
+  });
+
+  it("HTML: the Content-Security-Policy runs the page's own inline style sheet and script, by their SHA-256, and nothing else", () => {
+    const html = renderHtmlReport(report);
+    const { policy, style, script } = inlineParts(html);
+    expect(policy).toBe(`default-src 'none'; style-src ${sha256(style)}; script-src ${sha256(script)}`);
+    expect(policy).not.toContain('unsafe');
+    // The inline parts are the asset files, byte for byte (the script: the access computation, then the page's own).
+    expect(style).toBe(readAsset('report-page.css'));
+    expect(script).toBe(`${readAsset('access-explorer.js')}\n${readAsset('report-page.js')}`);
+    // No inline style attribute or event handler either: the policy would block them.
+    const markup = html.replace(/<script\b[^>]*>[^]*?<\/script>|<style>[^]*?<\/style>/g, '');
+    expect(markup).not.toMatch(/<[^>]*\s(?:style|on\w+)=/i);
   });
 
   it("HTML: the page's script lists findings and answers access questions both ways", () => {

@@ -6,6 +6,7 @@ import type { Runtime } from '../../src/cli/runtime';
 import { parseInterval } from '../../src/cli/parse-interval';
 import { settings } from '../../src/config/config-schema';
 import { DEMO_CORPUS_DIR } from '../../src/demo/demo-corpus-dir';
+import { REPORT_ASSETS_DIR } from '../../src/conformance/report/report-assets';
 import { CONTRACT_PATH } from '../../src/http/load-contract';
 import { commandOf, compose, dependsOn, envOf, interpolateUnset, namedMounts, service, services, type Service } from './compose-file';
 
@@ -187,6 +188,7 @@ describe('Dockerfile', () => {
       'dist',
       path.relative(ROOT, CONTRACT_PATH).split(path.sep)[0] as string, // openapi/
       path.relative(ROOT, DEMO_CORPUS_DIR), // src/demo/corpus
+      path.relative(ROOT, REPORT_ASSETS_DIR), // src/conformance/report/assets (the conformance report page's CSS and scripts)
     ]) {
       const target = inImage(needed);
       const shipped = dests.has(target) || (needed === 'package.json' && dests.has(workdir));

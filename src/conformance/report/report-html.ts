@@ -3,8 +3,8 @@ import { escapeHtml } from '../../lib/escape-html';
 import type { ConformanceReport } from './conformance-report';
 import type { LatencySummary } from '../crawl/crawl-record';
 import { formatBytes, formatCount, formatDuration } from './format-numbers';
-import { REPORT_PAGE_SCRIPT } from './report-page-script';
-import { REPORT_PAGE_CSS, REPORT_PAGE_TEMPLATE } from './report-page-template';
+import { reportPageAssets } from './report-assets';
+import { REPORT_PAGE_TEMPLATE } from './report-page-template';
 
 /** JSON safe inside a <script> element: nothing in it can close the element or start markup. */
 export function scriptSafeJson(value: unknown): string {
@@ -107,7 +107,7 @@ const escapeValue = (value: unknown): string => escapeHtml(String(value));
 
 /**
  * A single-file HTML report a person can open anywhere: no external assets (inline CSS and script,
- * and a Content-Security-Policy that forbids loading anything), every value from the gateway
+ * and a Content-Security-Policy that forbids loading anything and runs only those, by hash), every value from the gateway
  * escaped (the template escapes every value, data goes in as script-safe JSON rendered through
  * textContent).
  */
@@ -115,8 +115,7 @@ export function renderHtmlReport(report: ConformanceReport): string {
   const verdict = report.summary.ok ? 'pass' : 'fail';
   const { options } = report;
   const view = {
-    css: REPORT_PAGE_CSS,
-    script: REPORT_PAGE_SCRIPT,
+    ...reportPageAssets(),
     data: scriptSafeJson(pageData(report)),
     target: report.target,
     verdict,

@@ -1,50 +1,15 @@
-/** The page's style sheet (inline: the page loads nothing from elsewhere). */
-export const REPORT_PAGE_CSS = `
-:root { --fail: #b42318; --warn: #b54708; --pass: #067647; --ink: #1d2939; --muted: #667085; --line: #eaecf0; --bg: #f9fafb; }
-* { box-sizing: border-box; }
-body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink); background: var(--bg); }
-header, main { max-width: 1200px; margin: 0 auto; padding: 16px 24px; }
-header { border-bottom: 1px solid var(--line); background: #fff; max-width: none; }
-header .inner { max-width: 1152px; margin: 0 auto; }
-h1 { font-size: 20px; margin: 0 0 4px; } h2 { font-size: 16px; margin: 28px 0 10px; }
-.muted { color: var(--muted); }
-.verdict { display: inline-block; padding: 2px 10px; border-radius: 999px; color: #fff; font-weight: 600; margin-left: 8px; }
-.verdict.fail, .badge.fail { background: var(--fail); } .verdict.pass, .badge.pass { background: var(--pass); } .badge.warn { background: var(--warn); }
-.badge { display: inline-block; min-width: 44px; text-align: center; padding: 1px 6px; border-radius: 4px; color: #fff; font-size: 12px; font-weight: 600; }
-.cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(170px, 1fr)); gap: 10px; }
-.card { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 10px 12px; }
-.card b { display: block; font-size: 18px; }
-table { width: 100%; border-collapse: collapse; background: #fff; border: 1px solid var(--line); }
-th, td { text-align: left; padding: 6px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
-th { background: #f2f4f7; font-weight: 600; font-size: 12px; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; }
-tr.clickable { cursor: pointer; } tr.clickable:hover { background: #f2f4f7; }
-code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12px; word-break: break-all; }
-.toolbar { display: flex; gap: 8px; flex-wrap: wrap; align-items: center; margin-bottom: 8px; }
-button, input, select { font: inherit; }
-button { border: 1px solid #d0d5dd; background: #fff; border-radius: 6px; padding: 3px 10px; cursor: pointer; }
-button.on { background: var(--ink); color: #fff; border-color: var(--ink); }
-input[type=search] { border: 1px solid #d0d5dd; border-radius: 6px; padding: 4px 8px; min-width: 280px; }
-.evidence { color: var(--muted); }
-.explorer { display: grid; grid-template-columns: minmax(260px, 1fr) 2fr; gap: 12px; }
-.panel { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 10px; min-height: 120px; }
-.choices button { display: block; width: 100%; text-align: left; margin: 2px 0; border: none; border-radius: 4px; }
-.choices button:hover { background: #f2f4f7; }
-ul.plain { list-style: none; padding: 0; margin: 6px 0; } ul.plain li { padding: 2px 0; border-bottom: 1px dashed var(--line); }
-footer { max-width: 1200px; margin: 24px auto; padding: 0 24px 24px; color: var(--muted); font-size: 12px; }
-`;
-
 /**
  * The report page as a Mustache template. Every `{{value}}` is HTML-escaped (report-html.ts renders
- * it with its own escapeHtml); only the style sheet, the script and the script-safe JSON data block
- * go in raw (`{{{ }}}`). Sections (`{{#cards}}`) repeat a line per item.
+ * it with its own escapeHtml); only the style sheet, the script, the script-safe JSON data block and
+ * the policy go in raw (`{{{ }}}`): the first two are read from assets/ (report-assets.ts), and the
+ * policy names their hashes (quotes and base64, nothing to escape). Sections (`{{#cards}}`) repeat a line per item.
  */
 export const REPORT_PAGE_TEMPLATE = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
+<meta http-equiv="Content-Security-Policy" content="{{{csp}}}">
 <meta name="referrer" content="no-referrer">
 <title>Conformance: {{target}} — {{VERDICT}}</title>
 <style>{{{css}}}</style>
@@ -95,7 +60,7 @@ export const REPORT_PAGE_TEMPLATE = `<!doctype html>
 {{/latencyByKind}}
 </tbody></table>
 <h2>Status codes</h2>
-<table style="max-width:320px"><thead><tr><th>Status</th><th>Responses</th></tr></thead><tbody>
+<table class="narrow"><thead><tr><th>Status</th><th>Responses</th></tr></thead><tbody>
 {{#statuses}}
 <tr><td>{{status}}</td><td class="num">{{count}}</td></tr>
 {{/statuses}}
