@@ -143,6 +143,72 @@ Exit codes: 0 when no check fails; 1 when one does (or who-can-see / what-can fi
 Inactive users never count as able to see; access answers list them apart. Only GET requests are
 sent; nothing on the gateway changes.`;
 
+/** The crawl itself: check the gateway, print the summary, write the reports. */
+async function checkGateway(flags: ConformanceFlags, runtime: Runtime): Promise<void> {
+  const expectations = flags.expect ? loadExpectations(flags.expect) : undefined;
+  const options = connection(flags, runtime);
+  if (!(await gatewayAnswers(options, flags, runtime))) return;
+  runtime.print(
+    `Crawling ${options.baseUrl} with up to ${flags.concurrency} requests in flight, ids ${flags.rawIds ? 'raw' : 'percent-encoded'}, judged by the ${flags.profile} profile…`,
+  );
+  const report = await runConformance({
+    ...options,
+    profile: flags.profile,
+    oddTop: flags.oddTop,
+    probes: flags.probes,
+    ...(expectations ? { expectations } : {}),
+  });
+  const paths = writeReports(report, flags.out);
+  runtime.print(renderTerminalReport(report, { reportPaths: paths }));
+  if (!report.summary.ok) runtime.setExitCode(1);
+}
+
+/** `conformance who-can-see <file-id>`. */
+function registerWhoCanSee(command: Command, runtime: Runtime): void {
+  command
+    .command('who-can-see')
+    .argument('<file-id>', 'the file id, as /v1/files lists it')
+    .description('Crawl (or read --report) and list the users, by email, who can see a file: nested groups and GROUP * expanded; inactive users listed apart.')
+    .action(async (fileId: string, _opts: unknown, cmd: Command) => {
+      const flags = cmd.optsWithGlobals<ConformanceFlags>();
+      const from = await accessFrom(flags, runtime);
+      if (!from) return;
+      const answer = from.access.whoCanSee(fileId);
+      if (!answer) {
+        runtime.print(`File ${fileId} is not served by the gateway.`);
+        runtime.setExitCode(1);
+        return;
+      }
+      runtime.print(flags.json ? JSON.stringify(answer, null, 2) : renderFileAccess(answer));
+    });
+}
+
+/** `conformance what-can <email> see`. */
+function registerWhatCan(command: Command, runtime: Runtime): void {
+  command
+    .command('what-can')
+    .argument('<email>', "the user's primary_email_addr (or a user id)")
+    .argument('[see]', 'the word "see", for reading aloud')
+    .description('Crawl (or read --report) and list the files a user can see, with the entry that grants each.')
+    .action(async (email: string, see: string | undefined, _opts: unknown, cmd: Command) => {
+      if (see !== undefined && see !== 'see') {
+        runtime.print(`Usage: conformance what-can <email> see (got '${see}' after the email).`);
+        runtime.setExitCode(2);
+        return;
+      }
+      const flags = cmd.optsWithGlobals<ConformanceFlags>();
+      const from = await accessFrom(flags, runtime);
+      if (!from) return;
+      const answer = from.access.whatCanSee(email);
+      if (!answer) {
+        runtime.print(`No user with email or id ${email} is served by the gateway.`);
+        runtime.setExitCode(1);
+        return;
+      }
+      runtime.print(flags.json ? JSON.stringify(answer, null, 2) : renderUserAccess(email, answer));
+    });
+}
+
 export function registerConformanceCommand(program: Command, runtime: Runtime): void {
   const command = program
     .command('conformance')
@@ -171,62 +237,7 @@ export function registerConformanceCommand(program: Command, runtime: Runtime): 
     .configureHelp({ showGlobalOptions: true });
   refuseSecretOption(command, '--key', `set CONFORMANCE_API_KEY (or GATEWAY_API_KEY) in the environment, or give ${KEY_FILE_HINT}`)
     .addHelpText('after', EXAMPLES)
-    .action(async (flags: ConformanceFlags) => {
-      const expectations = flags.expect ? loadExpectations(flags.expect) : undefined;
-      const options = connection(flags, runtime);
-      if (!(await gatewayAnswers(options, flags, runtime))) return;
-      runtime.print(
-        `Crawling ${options.baseUrl} with up to ${flags.concurrency} requests in flight, ids ${flags.rawIds ? 'raw' : 'percent-encoded'}, judged by the ${flags.profile} profile…`,
-      );
-      const report = await runConformance({
-        ...options,
-        profile: flags.profile,
-        oddTop: flags.oddTop,
-        probes: flags.probes,
-        ...(expectations ? { expectations } : {}),
-      });
-      const paths = writeReports(report, flags.out);
-      runtime.print(renderTerminalReport(report, { reportPaths: paths }));
-      if (!report.summary.ok) runtime.setExitCode(1);
-    });
-
-  command
-    .command('who-can-see')
-    .argument('<file-id>', 'the file id, as /v1/files lists it')
-    .description('Crawl (or read --report) and list the users, by email, who can see a file: nested groups and GROUP * expanded; inactive users listed apart.')
-    .action(async (fileId: string, _opts: unknown, cmd: Command) => {
-      const flags = cmd.optsWithGlobals<ConformanceFlags>();
-      const from = await accessFrom(flags, runtime);
-      if (!from) return;
-      const answer = from.access.whoCanSee(fileId);
-      if (!answer) {
-        runtime.print(`File ${fileId} is not served by the gateway.`);
-        runtime.setExitCode(1);
-        return;
-      }
-      runtime.print(flags.json ? JSON.stringify(answer, null, 2) : renderFileAccess(answer));
-    });
-
-  command
-    .command('what-can')
-    .argument('<email>', "the user's primary_email_addr (or a user id)")
-    .argument('[see]', 'the word "see", for reading aloud')
-    .description('Crawl (or read --report) and list the files a user can see, with the entry that grants each.')
-    .action(async (email: string, see: string | undefined, _opts: unknown, cmd: Command) => {
-      if (see !== undefined && see !== 'see') {
-        runtime.print(`Usage: conformance what-can <email> see (got '${see}' after the email).`);
-        runtime.setExitCode(2);
-        return;
-      }
-      const flags = cmd.optsWithGlobals<ConformanceFlags>();
-      const from = await accessFrom(flags, runtime);
-      if (!from) return;
-      const answer = from.access.whatCanSee(email);
-      if (!answer) {
-        runtime.print(`No user with email or id ${email} is served by the gateway.`);
-        runtime.setExitCode(1);
-        return;
-      }
-      runtime.print(flags.json ? JSON.stringify(answer, null, 2) : renderUserAccess(email, answer));
-    });
+    .action((flags: ConformanceFlags) => checkGateway(flags, runtime));
+  registerWhoCanSee(command, runtime);
+  registerWhatCan(command, runtime);
 }

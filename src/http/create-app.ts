@@ -1,4 +1,4 @@
-import express, { type Express } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import type { OpenAPIBackend } from 'openapi-backend';
 import type { BlobStore } from '../blobs/blob-store';
 import { settingDefaults, type Config } from '../config/config-schema';
@@ -23,15 +23,16 @@ import { requestLogger } from './middleware/request-logger';
 import { requireHost } from './middleware/require-host';
 import { resolveRawIdPath } from './middleware/resolve-raw-id-path';
 import { securityHeaders } from './middleware/security-headers';
-import { TOKEN_PATH, oauthTokenRoute } from './security/oauth-token-route';
+import { TOKEN_PATH, oauthTokenRoute, type TokenEndpointLimits } from './security/oauth-token-route';
 import { operationHandlers } from './operation-handlers';
 import { RateLimiter } from './rate-limits/rate-limiter';
 import { RateLimitCounters } from './rate-limits/rate-limit-counters';
 import { MEMORY_STORE, type RateLimitStore } from './rate-limits/rate-limit-store';
+import type { RequestCounter } from './rate-limits/shared-counter';
 import { AccessTokens } from './security/access-tokens';
 import { ApiKeyVerifier } from './security/api-key-verifier';
 import { createBearerAuth } from './security/bearer-auth';
-import { parseOAuthClients } from './security/client-secrets';
+import { parseOAuthClients, type OAuthClient } from './security/client-secrets';
 import { SecretRedactor } from './security/secret-redactor';
 import { tokenAudience } from './security/token-audience';
 
@@ -114,6 +115,120 @@ export function parseTrustProxy(value: string): boolean | number | string[] {
   return value.split(',').map((v) => v.trim());
 }
 
+function handlerDepsOf(deps: AppDeps, config: AppConfig, metrics: GatewayMetrics): HandlerDeps {
+  return {
+    config,
+    db: deps.db,
+    files: new FilesRepository(deps.db),
+    identities: new IdentitiesRepository(deps.db),
+    blobs: deps.blobs,
+    skipTokens: new SkipTokenCodec(deps.skipTokenSecret),
+    logger: deps.logger,
+    metrics,
+  };
+}
+
+/** The OAuth clients, and the access tokens issued to them when there are any. */
+function oauthOf(config: AppConfig, deps: AppDeps): { clients: OAuthClient[]; tokens: AccessTokens | undefined } {
+  const clients = parseOAuthClients(config.oauthClients);
+  if (clients.length > 0 && !config.oauthSigningKey) throw new Error('OAUTH_SIGNING_KEY is required when OAUTH_CLIENTS is set');
+  const audience = tokenAudience(config.oauthAudience, config.publicBaseUrl, deps.skipTokenSecret);
+  const tokens =
+    clients.length > 0 && config.oauthSigningKey
+      ? new AccessTokens(config.oauthSigningKey, audience, config.oauthTokenTtlSeconds, clients, deps.now)
+      : undefined;
+  return { clients, tokens };
+}
+
+interface RateLimits {
+  counters: RateLimitCounters;
+  /** Requests per client (`RATE_LIMIT_REQUESTS`); absent when off. */
+  rateLimiter: RateLimiter | undefined;
+  /** One count of failed authentications per address, spent by /v1 and the token endpoint alike. */
+  authFailures: RequestCounter | undefined;
+  failureLimiter: RateLimiter | undefined;
+}
+
+function rateLimitsOf(config: AppConfig, deps: AppDeps, metrics: GatewayMetrics): RateLimits {
+  const counters = new RateLimitCounters(deps.rateLimitStore ?? MEMORY_STORE, deps.logger, metrics.registry);
+  const rateLimiter =
+    config.rateLimitRequests > 0
+      ? new RateLimiter(
+          config.rateLimitRequests,
+          config.rateLimitWindowSeconds,
+          counters.counter('requests', config.rateLimitRequests, config.rateLimitWindowSeconds),
+        )
+      : undefined;
+  const authFailures = config.authFailureLimit > 0 ? counters.counter('auth-failures', config.authFailureLimit, AUTH_FAILURE_WINDOW_SECONDS) : undefined;
+  const failureLimiter = authFailures
+    ? new RateLimiter(config.authFailureLimit, AUTH_FAILURE_WINDOW_SECONDS, authFailures, 'failed authentications from this address')
+    : undefined;
+  return { counters, rateLimiter, authFailures, failureLimiter };
+}
+
+/** An Express app with the gateway's server options and no middleware yet. */
+function bareApp(trustProxy: boolean | number | string[]): Express {
+  const app = express();
+  // A request without `Host` is `requireHost`'s to refuse, in the envelope: Node must not first.
+  setServerOptions(app, { requireHostHeader: false });
+  app.disable('x-powered-by');
+  app.set('trust proxy', trustProxy);
+  app.set('etag', false);
+  return app;
+}
+
+/** Every secret the process holds in plain text, so none of them can reach a log line. */
+function secretRedactor(deps: AppDeps, config: AppConfig, clients: readonly OAuthClient[]): SecretRedactor {
+  return new SecretRedactor([
+    ...deps.apiKeys,
+    deps.skipTokenSecret,
+    config.oauthSigningKey,
+    config.metricsToken,
+    ...config.oauthClients,
+    ...clients.map((c) => c.secretHash),
+  ]);
+}
+
+/** What every request passes first: its log line and metrics, security headers, host checks, admission, query and path checks. */
+function useFrontDoor(app: Express, config: AppConfig, metrics: GatewayMetrics, logger: Logger, redactor: SecretRedactor): void {
+  app.use(requestLogger(logger, redactor));
+  app.use(metrics.middleware());
+  app.use(securityHeaders());
+  app.use(requireHost());
+  // PUBLIC_BASE_URL's host is allowed too: it is the name a proxy in front forwards.
+  if (config.allowedHosts.length > 0)
+    app.use(allowedHosts([...config.allowedHosts, ...(config.publicBaseUrl ? [new URL(config.publicBaseUrl).hostname] : [])]));
+  // A client's address: the socket's, unless a proxy is trusted to name it (`req.ip`).
+  const untrusted = parseTrustProxy(config.trustProxy) === false;
+  app.use(admission(config, { clientOf: untrusted ? (req) => req.socket.remoteAddress ?? '' : (req) => req.ip ?? '' }));
+  app.use(refuseMalformedQuery());
+  app.use(resolveRawIdPath());
+}
+
+/** `GET /metrics` (Prometheus), for the bearer of `METRICS_TOKEN` only. */
+function metricsRoute(metrics: GatewayMetrics, token: string, metricsText: AppDeps['metricsText']): RequestHandler {
+  const metricsAuth = new ApiKeyVerifier([token]);
+  return async function serveMetrics(req, res, next) {
+    res.locals.route = 'metrics';
+    const presented = /^bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1]?.trim();
+    if (!presented || metricsAuth.verify(presented) === undefined) {
+      next(new GatewayError('AUTHENTICATION_FAILED', 'Bearer token missing or invalid.'));
+      return;
+    }
+    res.type(metrics.registry.contentType).send(metricsText ? await metricsText(metrics) : await metrics.registry.metrics());
+  };
+}
+
+function tokenEndpointLimits(config: AppConfig, limits: RateLimits): TokenEndpointLimits {
+  return {
+    ratePerMinute: config.oauthTokenRateLimit,
+    concurrency: config.oauthTokenConcurrency,
+    counters: limits.counters,
+    ...(limits.authFailures ? { failures: limits.authFailures } : {}),
+    minSecretLength: config.nodeEnv === 'production' ? MIN_SECRET_LENGTH : 0,
+  };
+}
+
 /**
  * Builds the gateway app (no listening, no I/O beyond reading the contract): helmet on every
  * response (HSTS only over HTTPS), a request id and log line per request, load shedding, raw ids
@@ -124,100 +239,24 @@ export async function createApp(deps: AppDeps): Promise<{ app: Express; api: Ope
   if (deps.apiKeys.length === 0) throw new Error('createApp needs at least one API key');
   const config: AppConfig = { ...APP_DEFAULTS, ...deps.config };
   const metrics = new GatewayMetrics(deps.db);
-  const handlerDeps: HandlerDeps = {
-    config,
-    db: deps.db,
-    files: new FilesRepository(deps.db),
-    identities: new IdentitiesRepository(deps.db),
-    blobs: deps.blobs,
-    skipTokens: new SkipTokenCodec(deps.skipTokenSecret),
-    logger: deps.logger,
-    metrics,
-  };
-  const clients = parseOAuthClients(config.oauthClients);
-  if (clients.length > 0 && !config.oauthSigningKey) throw new Error('OAUTH_SIGNING_KEY is required when OAUTH_CLIENTS is set');
-  const audience = tokenAudience(config.oauthAudience, config.publicBaseUrl, deps.skipTokenSecret);
-  const tokens =
-    clients.length > 0 && config.oauthSigningKey
-      ? new AccessTokens(config.oauthSigningKey, audience, config.oauthTokenTtlSeconds, clients, deps.now)
-      : undefined;
-  const counters = new RateLimitCounters(deps.rateLimitStore ?? MEMORY_STORE, deps.logger, metrics.registry);
-  const rateLimiter =
-    config.rateLimitRequests > 0
-      ? new RateLimiter(
-          config.rateLimitRequests,
-          config.rateLimitWindowSeconds,
-          counters.counter('requests', config.rateLimitRequests, config.rateLimitWindowSeconds),
-        )
-      : undefined;
-  // One count of failed authentications per address, spent by /v1 and the token endpoint alike.
-  const authFailures = config.authFailureLimit > 0 ? counters.counter('auth-failures', config.authFailureLimit, AUTH_FAILURE_WINDOW_SECONDS) : undefined;
-  const failureLimiter = authFailures
-    ? new RateLimiter(config.authFailureLimit, AUTH_FAILURE_WINDOW_SECONDS, authFailures, 'failed authentications from this address')
-    : undefined;
+  const handlerDeps = handlerDepsOf(deps, config, metrics);
+  const { clients, tokens } = oauthOf(config, deps);
+  const limits = rateLimitsOf(config, deps, metrics);
   const contractJson = JSON.stringify(loadContract());
   const api = await createApiBackend(loadContract());
   const routeThroughContract = contractDispatcher(api, operationHandlers(handlerDeps), {
     authenticate: createBearerAuth(new ApiKeyVerifier(deps.apiKeys), tokens),
-    ...(rateLimiter ? { rateLimiter } : {}),
-    ...(failureLimiter ? { failureLimiter } : {}),
+    ...(limits.rateLimiter ? { rateLimiter: limits.rateLimiter } : {}),
+    ...(limits.failureLimiter ? { failureLimiter: limits.failureLimiter } : {}),
   });
-  const metricsAuth = config.metricsToken ? new ApiKeyVerifier([config.metricsToken]) : undefined;
 
-  const app = express();
-  // A request without `Host` is `requireHost`'s to refuse, in the envelope: Node must not first.
-  setServerOptions(app, { requireHostHeader: false });
-  app.disable('x-powered-by');
-  const trustProxy = parseTrustProxy(config.trustProxy);
-  app.set('trust proxy', trustProxy);
-  app.set('etag', false);
-  // Every secret the process holds in plain text, so none of them can reach a log line.
-  const redactor = new SecretRedactor([
-    ...deps.apiKeys,
-    deps.skipTokenSecret,
-    config.oauthSigningKey,
-    config.metricsToken,
-    ...config.oauthClients,
-    ...clients.map((c) => c.secretHash),
-  ]);
-  app.use(requestLogger(deps.logger, redactor));
-  app.use(metrics.middleware());
-  app.use(securityHeaders());
-  app.use(requireHost());
-  // PUBLIC_BASE_URL's host is allowed too: it is the name a proxy in front forwards.
-  if (config.allowedHosts.length > 0)
-    app.use(allowedHosts([...config.allowedHosts, ...(config.publicBaseUrl ? [new URL(config.publicBaseUrl).hostname] : [])]));
-  // A client's address: the socket's, unless a proxy is trusted to name it (`req.ip`).
-  app.use(admission(config, { clientOf: trustProxy === false ? (req) => req.socket.remoteAddress ?? '' : (req) => req.ip ?? '' }));
-  app.use(refuseMalformedQuery());
-  app.use(resolveRawIdPath());
+  const app = bareApp(parseTrustProxy(config.trustProxy));
+  useFrontDoor(app, config, metrics, deps.logger, secretRedactor(deps, config, clients));
   app.get('/openapi.json', function serveContract(_req, res) {
     res.type('application/json').send(contractJson);
   });
-  if (metricsAuth) {
-    app.get('/metrics', async function serveMetrics(req, res, next) {
-      res.locals.route = 'metrics';
-      const presented = /^bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1]?.trim();
-      if (!presented || metricsAuth.verify(presented) === undefined) {
-        next(new GatewayError('AUTHENTICATION_FAILED', 'Bearer token missing or invalid.'));
-        return;
-      }
-      res.type(metrics.registry.contentType).send(deps.metricsText ? await deps.metricsText(metrics) : await metrics.registry.metrics());
-    });
-  }
-  if (tokens) {
-    const minSecretLength = config.nodeEnv === 'production' ? MIN_SECRET_LENGTH : 0;
-    app.use(
-      TOKEN_PATH,
-      oauthTokenRoute(clients, tokens, {
-        ratePerMinute: config.oauthTokenRateLimit,
-        concurrency: config.oauthTokenConcurrency,
-        counters,
-        ...(authFailures ? { failures: authFailures } : {}),
-        minSecretLength,
-      }),
-    );
-  }
+  if (config.metricsToken) app.get('/metrics', metricsRoute(metrics, config.metricsToken, deps.metricsText));
+  if (tokens) app.use(TOKEN_PATH, oauthTokenRoute(clients, tokens, tokenEndpointLimits(config, limits)));
   app.use(routeThroughContract);
   app.use(errorHandler);
   return { app, api, metrics };

@@ -1,12 +1,21 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Db } from '../staging/database/create-db';
 
-/**
- * Metrics read from staging when scraped (the same in every worker: gathered across workers, they
- * count once): rows by table and status, and the sync runs each source
- * recorded (how many, the latest one's counts and start, the changes no event announced).
- */
-export function registerStagingMetrics(db: Db, registers: Registry[]): void {
+type Count = number | string;
+
+interface LatestRun {
+  source: string;
+  status: string;
+  started_at: string;
+  counts: string | null;
+}
+
+/** The latest sync run of each source. */
+async function latestRuns(db: Db): Promise<LatestRun[]> {
+  return (await db('sync_runs').whereIn('id', db('sync_runs').max('id').groupBy('source')).select('source', 'status', 'started_at', 'counts')) as LatestRun[];
+}
+
+function stagedRows(db: Db, registers: Registry[]): void {
   new Gauge({
     name: 'content_gateway_staged_rows',
     aggregator: 'first',
@@ -15,26 +24,22 @@ export function registerStagingMetrics(db: Db, registers: Registry[]): void {
     registers,
     async collect() {
       this.reset();
-      for (const r of (await db('files').select('status').count({ n: '*' }).groupBy('status')) as Array<{ status: string; n: number | string }>)
+      for (const r of (await db('files').select('status').count({ n: '*' }).groupBy('status')) as Array<{ status: string; n: Count }>)
         this.set({ table: 'files', status: r.status }, Number(r.n));
       // `users`: the sources' accounts; `people`: the users served (one per person).
       for (const table of ['users', 'people']) {
-        for (const r of (await db(table).select('state').count({ n: '*' }).groupBy('state')) as Array<{ state: string; n: number | string }>)
+        for (const r of (await db(table).select('state').count({ n: '*' }).groupBy('state')) as Array<{ state: string; n: Count }>)
           this.set({ table, status: r.state }, Number(r.n));
       }
       for (const table of ['groups', 'group_members', 'file_permissions']) {
-        const row = (await db(table).count({ n: '*' }).first()) as { n: number | string };
+        const row = (await db(table).count({ n: '*' }).first()) as { n: Count };
         this.set({ table, status: 'all' }, Number(row.n));
       }
     },
   });
-  const latestRuns = async () =>
-    (await db('sync_runs').whereIn('id', db('sync_runs').max('id').groupBy('source')).select('source', 'status', 'started_at', 'counts')) as Array<{
-      source: string;
-      status: string;
-      started_at: string;
-      counts: string | null;
-    }>;
+}
+
+function syncRuns(db: Db, registers: Registry[]): void {
   new Gauge({
     name: 'content_gateway_sync_runs',
     aggregator: 'first',
@@ -47,12 +52,15 @@ export function registerStagingMetrics(db: Db, registers: Registry[]): void {
         source: string;
         mode: string;
         status: string;
-        n: number | string;
+        n: Count;
       }>) {
         this.set({ source: r.source, mode: r.mode, status: r.status }, Number(r.n));
       }
     },
   });
+}
+
+function lastRunItems(db: Db, registers: Registry[]): void {
   new Gauge({
     name: 'content_gateway_sync_last_run_items',
     aggregator: 'first',
@@ -61,11 +69,14 @@ export function registerStagingMetrics(db: Db, registers: Registry[]): void {
     registers,
     async collect() {
       this.reset();
-      for (const r of await latestRuns()) {
+      for (const r of await latestRuns(db)) {
         for (const [outcome, n] of Object.entries(r.counts ? (JSON.parse(r.counts) as Record<string, number>) : {})) this.set({ source: r.source, outcome }, n);
       }
     },
   });
+}
+
+function unannouncedChanges(db: Db, registers: Registry[]): void {
   new Counter({
     name: 'content_gateway_sync_unannounced_changes_total',
     aggregator: 'first',
@@ -76,11 +87,14 @@ export function registerStagingMetrics(db: Db, registers: Registry[]): void {
       this.reset();
       for (const r of (await db('sync_runs').select('source').sum({ n: 'unannounced' }).groupBy('source')) as Array<{
         source: string;
-        n: number | string | null;
+        n: Count | null;
       }>)
         this.inc({ source: r.source }, Number(r.n ?? 0));
     },
   });
+}
+
+function lastRunTimestamp(db: Db, registers: Registry[]): void {
   new Gauge({
     name: 'content_gateway_sync_last_run_timestamp_seconds',
     aggregator: 'first',
@@ -89,7 +103,20 @@ export function registerStagingMetrics(db: Db, registers: Registry[]): void {
     registers,
     async collect() {
       this.reset();
-      for (const r of await latestRuns()) this.set({ source: r.source, status: r.status }, Date.parse(r.started_at) / 1000);
+      for (const r of await latestRuns(db)) this.set({ source: r.source, status: r.status }, Date.parse(r.started_at) / 1000);
     },
   });
+}
+
+/**
+ * Metrics read from staging when scraped (the same in every worker: gathered across workers, they
+ * count once): rows by table and status, and the sync runs each source
+ * recorded (how many, the latest one's counts and start, the changes no event announced).
+ */
+export function registerStagingMetrics(db: Db, registers: Registry[]): void {
+  stagedRows(db, registers);
+  syncRuns(db, registers);
+  lastRunItems(db, registers);
+  unannouncedChanges(db, registers);
+  lastRunTimestamp(db, registers);
 }

@@ -1,5 +1,5 @@
 import type { Profile } from '../conformance-profile';
-import type { FileSummary } from '../crawl/crawl-record';
+import type { FileDownload, FileSummary } from '../crawl/crawl-record';
 import { fail, warn, type Finding } from '../finding';
 import { MIB, outcome, plural, type CheckInput } from './check-input';
 
@@ -67,21 +67,12 @@ function requiredFields(f: FileSummary): Finding[] {
  * warning (the platform's spec documents both without requiring them). A value that disagrees with
  * the bytes fails under both.
  */
-function downloadFindings(f: FileSummary, out: Record<string, Finding[]>, profile: Profile): void {
-  const absent = profile === 'strict' ? fail : warn;
-  const d = f.download;
-  if (!d) return;
-  const id = f.listing.id;
-  if (d.status !== 200 || d.error) {
-    out['files.download']?.push(
-      fail('files.download', `File ${id}: the download answered ${d.status}${d.error ? ` (${d.error})` : ''}.`, {
-        url: d.url,
-        field: 'status',
-        value: d.status,
-      }),
-    );
-    return;
-  }
+type Findings = Record<string, Finding[]>;
+/** How a missing header is judged: a failure by the strict profile, a warning by the platform's. */
+type Judge = typeof fail;
+
+/** The Checksum-SHA256 header: present, well-formed, and the hash of the bytes that arrived. */
+function checksumFindings(id: string, d: FileDownload, out: Findings, absent: Judge): void {
   const checksum = d.checksumSha256;
   if (checksum === undefined)
     out['files.checksum-sha256']?.push(
@@ -106,7 +97,10 @@ function downloadFindings(f: FileSummary, out: Record<string, Finding[]>, profil
         value: checksum,
       }),
     );
+}
 
+/** The Content-Length header: present, and the count of the bytes that arrived. */
+function contentLengthFindings(id: string, d: FileDownload, out: Findings, absent: Judge): void {
   if (d.contentLength === undefined)
     out['files.content-length']?.push(
       absent('files.content-length', `File ${id}: no Content-Length header (${d.bytes} bytes received).`, { url: d.url, field: 'Content-Length' }),
@@ -119,7 +113,11 @@ function downloadFindings(f: FileSummary, out: Record<string, Finding[]>, profil
         value: d.contentLength,
       }),
     );
+}
 
+/** What the listing declares of the content (its size, its SHA-1) against the bytes downloaded. */
+function declaredContentFindings(f: FileSummary, d: FileDownload, out: Findings): void {
+  const id = f.listing.id;
   const size = f.listing.size;
   if (size === undefined || size === null)
     out['files.size-declared']?.push(
@@ -147,18 +145,43 @@ function downloadFindings(f: FileSummary, out: Record<string, Finding[]>, profil
       }),
     );
   }
+}
 
+/** The download's Content-Type against the listed MIME type (a generic octet-stream is fine). */
+function contentTypeFindings(f: FileSummary, d: FileDownload, out: Findings): void {
   const type = (d.contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
   const mime = String(f.listing.mimeType).toLowerCase();
   if (type !== mime && type !== 'application/octet-stream') {
     out['files.download-content-type']?.push(
-      warn('files.download-content-type', `File ${id}: downloaded as '${d.contentType ?? '(none)'}', listed as ${mime}.`, {
+      warn('files.download-content-type', `File ${f.listing.id}: downloaded as '${d.contentType ?? '(none)'}', listed as ${mime}.`, {
         url: d.url,
         field: 'Content-Type',
         value: d.contentType ?? '',
       }),
     );
   }
+}
+
+/** What the download of a file shows: it answers 200, its headers are truthful, its bytes match the listing. */
+function downloadFindings(f: FileSummary, out: Findings, profile: Profile): void {
+  const absent = profile === 'strict' ? fail : warn;
+  const d = f.download;
+  if (!d) return;
+  const id = f.listing.id;
+  if (d.status !== 200 || d.error) {
+    out['files.download']?.push(
+      fail('files.download', `File ${id}: the download answered ${d.status}${d.error ? ` (${d.error})` : ''}.`, {
+        url: d.url,
+        field: 'status',
+        value: d.status,
+      }),
+    );
+    return;
+  }
+  checksumFindings(id, d, out, absent);
+  contentLengthFindings(id, d, out, absent);
+  declaredContentFindings(f, d, out);
+  contentTypeFindings(f, d, out);
 }
 
 type Push = (f: Finding) => void;

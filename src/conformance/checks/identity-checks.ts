@@ -1,13 +1,16 @@
 import { LARGE_PAGE } from '../crawl/crawl-gateway';
 import { findGroupCycles } from '../access/effective-access';
-import type { Principal } from '../crawl/crawl-record';
+import type { GroupRecord, Principal, UserRecord } from '../crawl/crawl-record';
 import { fail, pass, warn, type Finding } from '../finding';
 import { outcome, plural, type CheckInput } from './check-input';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
+/** Each group's direct members, by group id. */
+type Members = Map<string, readonly Principal[]>;
+
 /** Groups that `start` reaches through nested GROUP members (itself excluded unless on a cycle). */
-function reachableGroups(start: string, members: Map<string, readonly Principal[]>): Set<string> {
+function reachableGroups(start: string, members: Members): Set<string> {
   const seen = new Set<string>();
   const queue = [start];
   while (queue.length) {
@@ -26,7 +29,7 @@ function reachableGroups(start: string, members: Map<string, readonly Principal[
  * The users `sub` holds (directly or nested) when every one of them is also in `direct`, else
  * undefined. Stops at the first user that is not, so the usual case costs almost nothing.
  */
-function usersAllListed(sub: string, direct: ReadonlySet<string>, members: Map<string, readonly Principal[]>): string[] | undefined {
+function usersAllListed(sub: string, direct: ReadonlySet<string>, members: Members): string[] | undefined {
   const users = new Set<string>();
   const seen = new Set<string>([sub]);
   const queue = [sub];
@@ -44,50 +47,54 @@ function usersAllListed(sub: string, direct: ReadonlySet<string>, members: Map<s
   return [...users];
 }
 
-/** Groups (members resolve, direct not flattened, cycles) and users (emails, inactive). */
-export function identityChecks(input: CheckInput): Finding[] {
-  const { crawl, access } = input;
-  const userIds = new Set(crawl.users.map((u) => u.id));
-  const groupIds = new Set(crawl.groups.map((g) => g.id));
-  const members = new Map<string, readonly Principal[]>(crawl.groups.map((g) => [g.id, g.members?.entries ?? []]));
-
-  const resolve: Finding[] = [];
-  const flattened: Finding[] = [];
-  let memberCount = 0;
-  for (const g of crawl.groups) {
-    const list = g.members;
-    if (!list) continue;
-    memberCount += list.entries.length;
-    for (const m of list.entries) {
-      const e = { url: list.url, field: 'value', value: m };
-      if (m.type === 'USER' && !userIds.has(m.id))
-        resolve.push(fail('groups.members-resolve', `Group ${g.id}: member USER ${m.id} is not served by /v1/users.`, e));
-      else if (m.type === 'GROUP' && !groupIds.has(m.id))
-        resolve.push(fail('groups.members-resolve', `Group ${g.id}: member GROUP ${m.id} is not served by /v1/groups.`, e));
-      else if (m.type !== 'USER' && m.type !== 'GROUP')
-        resolve.push(fail('groups.members-resolve', `Group ${g.id}: member type ${JSON.stringify(m.type)} is neither USER nor GROUP.`, e));
-    }
-    // Flattened: the group lists a sub-group AND every user that sub-group holds, directly.
-    const direct = new Set(list.entries.filter((m) => m.type === 'USER').map((m) => m.id));
-    for (const sub of list.entries) {
-      if (sub.type !== 'GROUP' || sub.id === g.id || !groupIds.has(sub.id)) continue;
-      const inner = usersAllListed(sub.id, direct, members);
-      if (!inner || inner.length === 0) continue;
-      if (reachableGroups(sub.id, members).has(g.id)) continue; // a cycle: reported by groups.cycles
-      const message = `Group ${g.id} lists sub-group ${sub.id} and also, directly, all ${plural(inner.length, 'user')} of ${sub.id}: members look flattened (they must be direct; flattening overstates access).`;
-      const e = { url: list.url, field: 'value', value: inner.slice(0, 10).join(', ') };
-      flattened.push(inner.length >= 2 ? fail('groups.not-flattened', message, e) : warn('groups.not-flattened', message, e));
-    }
+/** Each member of `g` is a USER served by /v1/users or a GROUP served by /v1/groups. */
+function unresolvedMembers(g: GroupRecord, userIds: ReadonlySet<string>, groupIds: ReadonlySet<string>): Finding[] {
+  const list = g.members;
+  if (!list) return [];
+  const found: Finding[] = [];
+  for (const m of list.entries) {
+    const e = { url: list.url, field: 'value', value: m };
+    if (m.type === 'USER' && !userIds.has(m.id))
+      found.push(fail('groups.members-resolve', `Group ${g.id}: member USER ${m.id} is not served by /v1/users.`, e));
+    else if (m.type === 'GROUP' && !groupIds.has(m.id))
+      found.push(fail('groups.members-resolve', `Group ${g.id}: member GROUP ${m.id} is not served by /v1/groups.`, e));
+    else if (m.type !== 'USER' && m.type !== 'GROUP')
+      found.push(fail('groups.members-resolve', `Group ${g.id}: member type ${JSON.stringify(m.type)} is neither USER nor GROUP.`, e));
   }
-  const cycles = findGroupCycles(crawl.groups.map((g) => ({ id: g.id, members: { entries: g.members?.entries ?? [] } }))).map((c) =>
+  return found;
+}
+
+/** Flattened: the group lists a sub-group AND every user that sub-group holds, directly. */
+function flattenedMembers(g: GroupRecord, groupIds: ReadonlySet<string>, members: Members): Finding[] {
+  const list = g.members;
+  if (!list) return [];
+  const found: Finding[] = [];
+  const direct = new Set(list.entries.filter((m) => m.type === 'USER').map((m) => m.id));
+  for (const sub of list.entries) {
+    if (sub.type !== 'GROUP' || sub.id === g.id || !groupIds.has(sub.id)) continue;
+    const inner = usersAllListed(sub.id, direct, members);
+    if (!inner || inner.length === 0) continue;
+    if (reachableGroups(sub.id, members).has(g.id)) continue; // a cycle: reported by groups.cycles
+    const message = `Group ${g.id} lists sub-group ${sub.id} and also, directly, all ${plural(inner.length, 'user')} of ${sub.id}: members look flattened (they must be direct; flattening overstates access).`;
+    const e = { url: list.url, field: 'value', value: inner.slice(0, 10).join(', ') };
+    found.push(inner.length >= 2 ? fail('groups.not-flattened', message, e) : warn('groups.not-flattened', message, e));
+  }
+  return found;
+}
+
+function groupCycles(groups: readonly GroupRecord[]): Finding[] {
+  return findGroupCycles(groups.map((g) => ({ id: g.id, members: { entries: g.members?.entries ?? [] } }))).map((c) =>
     warn('groups.cycles', `Groups ${c.join(' ⇄ ')} contain each other; the platform's handling of cycles is undocumented.`, {
-      url: crawl.groups.find((g) => g.id === c[0])?.members?.url,
+      url: groups.find((g) => g.id === c[0])?.members?.url,
       field: 'value',
       value: c.join(', '),
     }),
   );
+}
 
-  const paged = crawl.listings
+/** Members lists served in one page too large for the platform to take comfortably. */
+function unpagedMembers(listings: CheckInput['crawl']['listings']): Finding[] {
+  return listings
     .filter((l) => l.collection.startsWith('members:') && l.maxPageItems > LARGE_PAGE)
     .map((l) =>
       warn(
@@ -96,10 +103,13 @@ export function identityChecks(input: CheckInput): Finding[] {
         { url: l.firstUrl, field: 'value', value: l.maxPageItems },
       ),
     );
+}
 
+/** Users without a well-formed email (`email`), and emails shared by several users (`unique`). */
+function emailFindings(users: readonly UserRecord[]): { email: Finding[]; unique: Finding[] } {
   const email: Finding[] = [];
   const byEmail = new Map<string, string[]>();
-  for (const u of crawl.users) {
+  for (const u of users) {
     const e = { url: u.url, field: 'primary_email_addr', value: u.email ?? '(absent)' };
     if (typeof u.email !== 'string' || u.email.length === 0)
       email.push(fail('users.email', `User ${u.id} has no primary_email_addr; the platform maps users by email, so this user sees nothing.`, e));
@@ -111,32 +121,50 @@ export function identityChecks(input: CheckInput): Finding[] {
     if (ids.length > 1)
       unique.push(
         fail('users.unique-email', `Users ${ids.join(', ')} share ${address}; the platform cannot tell them apart.`, {
-          url: crawl.users.find((u) => u.id === ids[0])?.url,
+          url: users.find((u) => u.id === ids[0])?.url,
           field: 'primary_email_addr',
           value: address,
         }),
       );
   }
+  return { email, unique };
+}
+
+/** Always a pass: how many users are inactive, which the access answers list apart. */
+function inactiveUsers(access: CheckInput['access']): Finding {
   const inactive = access.users.filter((u) => !u.active);
+  return pass(
+    'users.inactive',
+    inactive.length ? `${plural(inactive.length, 'inactive user')} (not counted as able to see; reported separately in access answers)` : 'no inactive users',
+    inactive.length
+      ? {
+          field: 'state',
+          value: inactive
+            .slice(0, 20)
+            .map((u) => u.email ?? u.id)
+            .join(', '),
+        }
+      : {},
+  );
+}
+
+/** Groups (members resolve, direct not flattened, cycles) and users (emails, inactive). */
+export function identityChecks(input: CheckInput): Finding[] {
+  const { crawl, access } = input;
+  const userIds = new Set(crawl.users.map((u) => u.id));
+  const groupIds = new Set(crawl.groups.map((g) => g.id));
+  const members: Members = new Map(crawl.groups.map((g) => [g.id, g.members?.entries ?? []]));
+  const memberCount = crawl.groups.reduce((n, g) => n + (g.members?.entries.length ?? 0), 0);
+  const resolve = crawl.groups.flatMap((g) => unresolvedMembers(g, userIds, groupIds));
+  const flattened = crawl.groups.flatMap((g) => flattenedMembers(g, groupIds, members));
+  const { email, unique } = emailFindings(crawl.users);
   return [
     ...outcome('groups.members-resolve', resolve, `all ${plural(memberCount, 'member')} of ${plural(crawl.groups.length, 'group')} resolve`),
     ...outcome('groups.not-flattened', flattened, 'no group repeats the users of a sub-group it lists'),
-    ...outcome('groups.members-paged', paged, `no members page is longer than ${LARGE_PAGE.toLocaleString('en-US')}`),
-    ...outcome('groups.cycles', cycles, 'no group contains itself'),
+    ...outcome('groups.members-paged', unpagedMembers(crawl.listings), `no members page is longer than ${LARGE_PAGE.toLocaleString('en-US')}`),
+    ...outcome('groups.cycles', groupCycles(crawl.groups), 'no group contains itself'),
     ...outcome('users.email', email, `all ${plural(crawl.users.length, 'user')} have a well-formed email`),
     ...outcome('users.unique-email', unique, 'every email belongs to one user'),
-    pass(
-      'users.inactive',
-      inactive.length ? `${plural(inactive.length, 'inactive user')} (not counted as able to see; reported separately in access answers)` : 'no inactive users',
-      inactive.length
-        ? {
-            field: 'state',
-            value: inactive
-              .slice(0, 20)
-              .map((u) => u.email ?? u.id)
-              .join(', '),
-          }
-        : {},
-    ),
+    inactiveUsers(access),
   ];
 }
