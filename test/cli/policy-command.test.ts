@@ -104,6 +104,20 @@ describe('content-gateway policy', () => {
     expect(warnings.filter((m) => /doc\.kind|doc\.department\b|user\.clearance/.test(m))).toEqual([]);
   });
 
+  it('policy check warns of an attribute no staged document or user has when a staged one is close, saying a full sync checks for sure (issue 29)', async () => {
+    const misspelt = path.join(dir, 'check-misspelt.yaml');
+    fs.writeFileSync(misspelt, POLICY.replace('doc.level', 'doc.levl'));
+    const out = await runCli(['policy', 'check', misspelt], env);
+    expect(out.code).toBe(0);
+    expect(out.stdout).toContain(`${misspelt}: 2 rule(s)`);
+    expect(out.stdout).toMatch(/^warning: doc\.levl: no staged document has it; did you mean doc\.level\?/m);
+    expect(out.stdout).not.toMatch(/warning: (doc\.kind|doc\.department|user\.)/);
+    // Without staging to compare with, only the check.
+    const bare = await runCli(['policy', 'check', misspelt], { ...env, SQLITE_PATH: path.join(dir, 'none', 'gw.sqlite') });
+    expect(bare.stdout).not.toContain('warning:');
+    expect(fs.existsSync(path.join(dir, 'none'))).toBe(false);
+  });
+
   it('checks a policy file, naming the refused rule and its position', async () => {
     const bad = path.join(dir, 'bad.yaml');
     fs.writeFileSync(bad, 'version: 1\nrules:\n  - name: cleared\n    allow: user.clearance => doc.level\n');
