@@ -15,12 +15,13 @@ export function settingsFromEnv<K extends string>(env: Record<string, string | u
 
 /**
  * An adapter's invalid settings as one Error, each problem named by its setting's environment name
- * where `names` has it (an issue without a path is put on `firstKey`). Messages never quote values.
+ * where `names` has it (an issue without a path is put on `firstKey`), each once. Messages never quote values.
  */
 export function invalidSettingsError(adapter: string, error: z.ZodError, names: Readonly<Record<string, string>>, firstKey: string): Error {
   const problems = error.issues.map((issue) => {
     const key = String(issue.path[0] ?? firstKey);
     return `${names[key] ?? key}: ${issue.message}`;
   });
-  return new Error(`Invalid ${adapter} adapter settings: ${problems.join('; ')}`);
+  // One problem a line: a schema may report the same one twice (a format check and a refinement).
+  return new Error(`Invalid ${adapter} adapter settings: ${[...new Set(problems)].join('; ')}`);
 }

@@ -6,6 +6,7 @@ import { PolicyError } from '../policies/policy-error';
 import { PolicyGroupsRepository } from '../staging/repositories/policy-groups-repository';
 import { ExplainInputError, explainStagedAccess, type StagedExplanation } from '../sync/explain-staged-access';
 import { openStaging } from './open-staging';
+import { misspeltAttributeWarnings } from './staged-policy-attributes';
 import type { Runtime } from './runtime';
 
 function formatExplanation(e: StagedExplanation, policyFile: string): string[] {
@@ -25,11 +26,14 @@ export function registerPolicyCommand(program: Command, runtime: Runtime): void 
   policy
     .command('check')
     .argument('<file>', 'policy file (YAML)')
-    .description('Validate a policy file: prints its rules, or the first refusal with the rule, line and column.')
+    .description(
+      'Validate a policy file: prints its rules, or the first refusal with the rule, line and column; warns of an attribute it reads that no staged document or user has when a staged one is close (a misspelling).',
+    )
     .action(async function checkPolicy(file: string) {
       try {
         const parsed = await loadPolicy(file);
         runtime.print(`${file}: ${parsed.rules.length} rule(s): ${parsed.rules.map((r) => r.name).join(', ')}`);
+        for (const warning of await misspeltAttributeWarnings(parsed, loadConfig(runtime.env))) runtime.print(warning);
       } catch (error) {
         if (!(error instanceof PolicyError)) throw error;
         runtime.print(error.message);

@@ -5,6 +5,7 @@ import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { adapterFactories, findAdapterFactory } from '../adapters/adapter-registry';
 import type { AdapterFactory } from '../adapters/adapter-factory';
+import { configuredAdapters } from '../adapters/configured-adapters';
 import { adapterSettingsHelp } from '../adapters/adapter-settings-table';
 import type { Config } from '../config/config-schema';
 import { loadConfig } from '../config/load-config';
@@ -174,12 +175,24 @@ function staleBuildHint(name: string): string {
     : '';
 }
 
+/**
+ * `--all`: the adapters the environment configures, saying once which it skips (not a failure);
+ * none configured is a usage error naming where the settings are listed.
+ */
+function allConfigured(runtime: Runtime, usageError: (message: string) => never): AdapterFactory[] {
+  const { configured, skipped } = configuredAdapters(adapterFactories, runtime.env);
+  if (configured.length === 0) usageError(`--all found no configured adapter: set an adapter's settings (\`sync --help\` lists them, docs/adapters.md).`);
+  if (skipped.length > 0)
+    runtime.print(`sync --all: skipped ${skipped.map((f) => f.name).join(', ')}: not configured (none of its settings is set; \`sync --help\` lists them)`);
+  return configured;
+}
+
 export function registerSyncCommand(program: Command, runtime: Runtime): void {
   program
     .command('sync')
     .argument('[adapter]', `adapter to run (${adapterFactories.map((f) => f.name).join(', ') || 'none registered'})`)
     .description('Sync a source into staging: incremental when the adapter can and has a checkpoint, else full (mark-and-sweep).')
-    .option('--all', 'sync every registered adapter, one after another')
+    .option('--all', 'sync every configured adapter (one with any of its settings set), one after another; the others are skipped')
     .option(
       '--policy <file>',
       "compile this access policy (YAML, docs/access-policies.md) into the adapter's groups and access lists; overrides ACCESS_POLICIES for it",
@@ -200,10 +213,14 @@ export function registerSyncCommand(program: Command, runtime: Runtime): void {
         command.showHelpAfterError(false).error(`error: ${message}`, { exitCode: 1, code: 'content-gateway.sync' });
       const config = loadConfig(runtime.env);
       const logger = createLogger({ level: config.logLevel, pretty: wantsPrettyLogs(config.logFormat, runtime.interactive) });
-      const factories = flags.all ? adapterFactories : name ? [findAdapterFactory(name)].filter((f): f is AdapterFactory => f !== undefined) : [];
       if (flags.policy !== undefined && (flags.all || !name))
         usageError('--policy applies to one named adapter; for several, set ACCESS_POLICIES=<adapter>=<file>,...');
       if (flags.dryRun && flags.every !== undefined) usageError('--dry-run runs once; it cannot be combined with --every.');
+      const factories = flags.all
+        ? allConfigured(runtime, usageError)
+        : name
+          ? [findAdapterFactory(name)].filter((f): f is AdapterFactory => f !== undefined)
+          : [];
       if (factories.length === 0) {
         const known = adapterFactories.map((f) => f.name).join(', ') || 'none';
         usageError(

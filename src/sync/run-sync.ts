@@ -204,6 +204,7 @@ async function runStages(ctx: RunContext, tally: RunTally, how: StagePlan): Prom
   let reconciliation: ReconciliationStats | undefined;
   try {
     await consume(how.changes ?? fullEvents(ctx, adapterCtx, how.resume, policy));
+    for (const warning of policy?.absentAttributes() ?? []) ctx.logger.warn({ source: ctx.source }, `${ctx.source}: ${warning}`);
     if (how.reconciler && tally.touched) {
       const outcome = await reconcile(ctx, tally, { adapter: how.reconciler, adapterCtx, policy, grants: how.policyGroups, touched: tally.touched }, consume);
       reconciliation = outcome.stats;

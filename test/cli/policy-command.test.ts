@@ -87,6 +87,37 @@ describe('content-gateway policy', () => {
     expect(nobody.stdout).toContain("error: source 'sql' has no staged user with the id or email 'nobody@example.com'");
   });
 
+  it('warns at sync time of an attribute the policy reads that no document or user of the run has, naming the nearest one (issue 29)', async () => {
+    const misspelt = path.join(dir, 'misspelt.yaml');
+    fs.writeFileSync(misspelt, POLICY.replace('doc.level', 'doc.levl').replace('user.department', 'user.departement'));
+    // A staging database of its own: the other tests read the first sync's.
+    const out = await runCli(['sync', 'sql', '--policy', misspelt], { ...env, SQLITE_PATH: path.join(dir, 'misspelt.sqlite') });
+    expect(out.code).toBe(0);
+    const warnings = out.stdout
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { level: number; msg: string })
+      .filter((l) => l.level === 40)
+      .map((l) => l.msg);
+    expect(warnings.filter((m) => m.includes('doc.levl'))).toEqual([expect.stringContaining('did you mean doc.level?')]);
+    expect(warnings.filter((m) => m.includes('user.departement'))).toEqual([expect.stringContaining('did you mean user.department?')]);
+    expect(warnings.filter((m) => /doc\.kind|doc\.department\b|user\.clearance/.test(m))).toEqual([]);
+  });
+
+  it('policy check warns of an attribute no staged document or user has when a staged one is close, saying a full sync checks for sure (issue 29)', async () => {
+    const misspelt = path.join(dir, 'check-misspelt.yaml');
+    fs.writeFileSync(misspelt, POLICY.replace('doc.level', 'doc.levl'));
+    const out = await runCli(['policy', 'check', misspelt], env);
+    expect(out.code).toBe(0);
+    expect(out.stdout).toContain(`${misspelt}: 2 rule(s)`);
+    expect(out.stdout).toMatch(/^warning: doc\.levl: no staged document has it; did you mean doc\.level\?/m);
+    expect(out.stdout).not.toMatch(/warning: (doc\.kind|doc\.department|user\.)/);
+    // Without staging to compare with, only the check.
+    const bare = await runCli(['policy', 'check', misspelt], { ...env, SQLITE_PATH: path.join(dir, 'none', 'gw.sqlite') });
+    expect(bare.stdout).not.toContain('warning:');
+    expect(fs.existsSync(path.join(dir, 'none'))).toBe(false);
+  });
+
   it('checks a policy file, naming the refused rule and its position', async () => {
     const bad = path.join(dir, 'bad.yaml');
     fs.writeFileSync(bad, 'version: 1\nrules:\n  - name: cleared\n    allow: user.clearance => doc.level\n');

@@ -96,6 +96,20 @@ describe('content-gateway sync', () => {
     expect(r.stdout).toBe('filesystem: not configured — Invalid filesystem adapter settings: FILESYSTEM_ROOT: is required\n');
   });
 
+  it('--all with no adapter configured is a usage error saying where the settings are listed (issue 29); a half-configured adapter names each problem once', async () => {
+    const none = await runCli(['sync', '--all'], env);
+    expect(none).toMatchObject({ code: 1, stdout: '' });
+    expect(none.stderr).toBe("error: --all found no configured adapter: set an adapter's settings (`sync --help` lists them, docs/adapters.md).\n");
+    expect(fs.existsSync(env.SQLITE_PATH ?? '')).toBe(false);
+
+    const half = await runCli(['sync', '--all'], { ...env, WORK_MANAGEMENT_TOKEN: 'not-a-secret' });
+    expect(half.code).toBe(1);
+    const line = half.stdout.split('\n').find((l) => l.startsWith('work-management:')) ?? '';
+    expect(line.match(/WORK_MANAGEMENT_BASE_URL/g)).toHaveLength(1);
+    const others = adapterFactories.map((f) => f.name).filter((n) => n !== 'work-management');
+    expect(half.stdout).toContain(`sync --all: skipped ${others.join(', ')}: not configured`);
+  });
+
   it('off a terminal, logs a structured line per committed batch and ends with a one-line summary', async () => {
     const tree = treeOf(1200);
     const r = await runCli(['sync', 'filesystem'], { ...env, FILESYSTEM_ROOT: tree.root, LOG_LEVEL: 'info' });

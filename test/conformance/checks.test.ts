@@ -103,6 +103,20 @@ describe('checks (pure functions over a recorded run)', () => {
     expect(findings.filter((f) => !ids.has(f.check))).toEqual([]);
   });
 
+  it('files whose external_url is not http(s) (file:// paths) give one warning with the count and what to set (issue 29)', () => {
+    const local = (id: string): FileSummary => {
+      const f = htmlFile(id);
+      return { ...f, listing: { ...f.listing, externalUrl: `file:///srv/kb/${id}` } };
+    };
+    for (const profile of ['platform', 'strict'] as const) {
+      const findings = check(run({ files: [local('a'), local('b'), htmlFile('c')] }), undefined, profile);
+      expect(bad(findings)).toEqual(['warn files.external-url-openable']);
+      const finding = findings.find((f) => f.check === 'files.external-url-openable');
+      expect(finding?.message).toMatch(/^2 files have a file:\/\/ external_url, .*FILESYSTEM_BASE_URL/);
+      expect(finding?.evidence).toMatchObject({ field: 'external_url', value: 'file:///srv/kb/a' });
+    }
+  });
+
   it('paging: relative nextLinks fail, another origin warns, a loop fails', () => {
     const listing = {
       collection: 'files',

@@ -22,6 +22,7 @@ import {
 import { filesystemWorkerEvents } from './filesystem-worker-events';
 import { openWalkedFile, readWalkedFile, WalkedBinaryContent } from './filesystem-reads';
 import { SkipReport, walkTree, type TreeFile } from './filesystem-tree';
+import { UsabilityReport } from './filesystem-usability';
 import { filesToRead, goneFiles, newTreeScan, scanBaseline } from './filesystem-scan';
 import { filesystemCheckpointSchema, type FilesystemCheckpoint } from './filesystem-checkpoint';
 
@@ -181,6 +182,7 @@ export class FilesystemAdapter implements IncrementalAdapter<FilesystemCheckpoin
     const baseline = incremental && scanBaseline(incremental.checkpoint, incremental.changedPrincipals);
     const scan = newTreeScan();
     const report = new SkipReport();
+    const usability = new UsabilityReport();
     const tree = walkTree({
       root: this.config.root,
       realRoot: run.realRoot,
@@ -191,7 +193,7 @@ export class FilesystemAdapter implements IncrementalAdapter<FilesystemCheckpoin
       excludeRealPath: run.directoryRealPath,
     });
     // Reads overlap (file I/O waits, it does not compute); events still come out in walk order.
-    const read = readAhead(filesToRead(tree, scan, baseline, racyFrom, ctx.signal), READ_AHEAD, async (entry) => ({
+    const read = readAhead(filesToRead(usability.observe(tree), scan, baseline, racyFrom, ctx.signal), READ_AHEAD, async (entry) => ({
       entry,
       event: await this.fileEvent(ctx, run, entry),
     }));
@@ -203,6 +205,7 @@ export class FilesystemAdapter implements IncrementalAdapter<FilesystemCheckpoin
 
     const summary = report.summary();
     ctx.logger.info(summary, summary.skipped > 0 ? 'filesystem: skipped files of unsupported types' : 'filesystem: tree scanned');
+    usability.log(ctx.logger, this.config.baseUrl);
 
     if (baseline) {
       for (const nativeId of goneFiles(baseline, scan, this.config.root)) {

@@ -310,7 +310,13 @@ export function checkOverrides(sidecar: Sidecar, file: string, fileNames: Readon
 }
 
 export type FileAccess =
-  | { ok: true; access: AccessEntry[]; /** `USER:id` / `GROUP:id` named by the rule. */ principals: string[] }
+  | {
+      ok: true;
+      access: AccessEntry[];
+      /** `USER:id` / `GROUP:id` named by the rule. */ principals: string[];
+      /** No sidecar at or above the file: denied to all (the sync warns). */
+      uncovered?: true;
+    }
   | { ok: false; error: AccessRuleError; principals: string[] };
 
 /**
@@ -341,5 +347,5 @@ export function resolveFileAccess(folder: FolderRule, fileName: string, director
     ...users.map((u) => ({ type: 'USER' as const, nativeId: u })),
     ...groups.map((g) => ({ type: 'GROUP' as const, nativeId: g })),
   ];
-  return { ok: true, access, principals };
+  return { ok: true, access, principals, ...(folder.sidecar === undefined ? { uncovered: true as const } : {}) };
 }

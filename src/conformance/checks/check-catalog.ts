@@ -131,6 +131,12 @@ export const CHECKS: readonly CheckDefinition[] = [
     strict: { severity: 'fail', rule: '[GW-VAL-new] inline body on /files/{id}; [DOC-MIME]' },
   },
   {
+    id: 'files.external-url-openable',
+    title: 'external_url is an http(s) URL people can open from a result (file:// paths: warning)',
+    platform: { severity: 'warn', rule: '[GW-OAS] external_url: where a result sends the user' },
+    strict: { severity: 'warn', rule: '[GW-OAS] external_url: where a result sends the user' },
+  },
+  {
     id: 'files.html-body-in-list',
     title: 'HTML bodies are not sent in list pages (wasted payload)',
     platform: { severity: 'warn', rule: '[GW-VAL-new] and [DOC-PITFALLS]: bodies in the list are wasted payload' },

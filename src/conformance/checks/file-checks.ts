@@ -335,6 +335,31 @@ function htmlBodyInList(files: FileSummary[]): Finding[] {
   );
 }
 
+/**
+ * Active files whose external_url is a string but not an http(s) URL (a `file://` path a
+ * filesystem source serves without a base URL): a result links there, and nobody can open it.
+ */
+function externalUrlOpenable(files: FileSummary[]): Finding[] {
+  const closed = files.filter(
+    (f) => isActive(f) && typeof f.listing.externalUrl === 'string' && f.listing.externalUrl !== '' && !/^https?:\/\//i.test(f.listing.externalUrl),
+  );
+  const first = closed[0]?.listing;
+  const scheme = typeof first?.externalUrl === 'string' ? (/^([a-z][a-z0-9+.-]*:)/i.exec(first.externalUrl)?.[1]?.toLowerCase() ?? '') : '';
+  return outcome(
+    'files.external-url-openable',
+    first
+      ? [
+          warn(
+            'files.external-url-openable',
+            `${plural(closed.length, 'file')} have a ${scheme ? `${scheme}//` : 'non-http(s)'} external_url, which people cannot open from a result: serve where the files are browsable (the filesystem adapter: set FILESYSTEM_BASE_URL).`,
+            { url: first.url, field: 'external_url', value: first.externalUrl },
+          ),
+        ]
+      : [],
+    'every external_url is an http(s) URL',
+  );
+}
+
 /** Files: fields per MIME type, detail, inline HTML, downloads byte for byte, size cap, timestamps. */
 export function fileChecks(input: CheckInput): Finding[] {
   const files = input.crawl.files;
@@ -365,6 +390,6 @@ export function fileChecks(input: CheckInput): Finding[] {
     );
   const passes = passMessages({ files: files.length, active: active.length, html: html.length, binaries: binaries.length }, Boolean(input.second));
   for (const id of FILE_CHECK_IDS) results.push(...outcome(id, out[id] ?? [], passes[id] ?? 'ok'));
-  results.push(...htmlBodyInList(files));
+  results.push(...htmlBodyInList(files), ...externalUrlOpenable(files));
   return results;
 }

@@ -1,5 +1,6 @@
 import type { LiveFile, SettleEvent, SyncEvent } from '../../adapters/adapter';
 import { FullRunRequired } from '../../adapters/source-error';
+import { AttributeCensus } from '../../policies/attribute-census';
 import { DOCUMENT_CLASS_PREFIX, PolicyCompilation, USER_CLASS_PREFIX } from '../../policies/policy-compilation';
 import { restoreCompilation, type CompiledGroup } from '../../policies/restore-compilation';
 import type { Policy } from '../../policies/policy-types';
@@ -27,11 +28,18 @@ export class PolicyStage {
     private readonly compilation: PolicyCompilation,
     /** User-class groups staged before the run: those that empty are deleted. */
     private readonly stagedUserGroups: ReadonlySet<string>,
+    /** A full run's: the attribute names its users and documents carry. */
+    private readonly census?: AttributeCensus,
   ) {}
 
   /** A full run's stage: every user and file comes through it. */
   static fresh(policy: Policy, source: string): PolicyStage {
-    return new PolicyStage(source, new PolicyCompilation(policy), new Set());
+    return new PolicyStage(source, new PolicyCompilation(policy), new Set(), new AttributeCensus());
+  }
+
+  /** After a full run's events: the attributes the policy reads that none of its users or documents has. */
+  absentAttributes(): string[] {
+    return this.census?.absent(this.compilation.policy) ?? [];
   }
 
   /**
@@ -61,12 +69,14 @@ export class PolicyStage {
     for await (const event of events) {
       if (event.type === 'checkpoint') checkpoint = event;
       else if (event.type === 'user') {
+        this.census?.note('user', event.user.attributes);
         compilation.setUser(event.user);
         yield event;
       } else if (event.type === 'delete' && event.kind === 'user') {
         compilation.removeUser(event.nativeId);
         yield event;
       } else if (event.type === 'file') {
+        this.census?.note('doc', event.file.attributes);
         yield { type: 'file', file: { ...event.file, access: compilation.documentAccess(event.file) } };
       } else {
         const reserved = reservedGroupId(event);

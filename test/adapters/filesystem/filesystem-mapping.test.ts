@@ -195,7 +195,7 @@ describe('access sidecars', () => {
   });
 
   it('denies by default, maps public to EVERYONE, and lists named principals (users, then groups)', () => {
-    expect(resolveFileAccess(NO_SIDECAR, 'x.txt', directory)).toEqual({ ok: true, access: [], principals: [] });
+    expect(resolveFileAccess(NO_SIDECAR, 'x.txt', directory)).toEqual({ ok: true, access: [], principals: [], uncovered: true });
     expect(resolveFileAccess(folder('public: true\n'), 'x.txt', directory)).toEqual({ ok: true, access: [EVERYONE], principals: [] });
     expect(resolveFileAccess(folder('{}\n'), 'x.txt', directory)).toMatchObject({ ok: true, access: [] });
     expect(resolveFileAccess(folder('groups: [eng, core, eng]\nusers: [bo]\n'), 'x.txt', directory)).toEqual({
