@@ -187,6 +187,32 @@ function allConfigured(runtime: Runtime, usageError: (message: string) => never)
   return configured;
 }
 
+/** The adapters a `sync` names (one, or `--all`'s configured ones); none is a usage error. */
+function selectAdapters(name: string | undefined, flags: SyncFlags, runtime: Runtime, usageError: (message: string) => never): AdapterFactory[] {
+  const factories = flags.all ? allConfigured(runtime, usageError) : name ? [findAdapterFactory(name)].filter((f): f is AdapterFactory => f !== undefined) : [];
+  if (factories.length === 0) {
+    const known = adapterFactories.map((f) => f.name).join(', ') || 'none';
+    usageError(
+      name
+        ? `Unknown adapter '${name}'. Registered adapters: ${known}.${staleBuildHint(name)}`
+        : `Name an adapter or use --all. Registered adapters: ${known}.`,
+    );
+  }
+  return factories;
+}
+
+/** `--every` and `--full-every` as milliseconds; a malformed interval is a usage error. */
+function parseSchedule(flags: SyncFlags, usageError: (message: string) => never): { interval: number | undefined; fullEveryMs: number | undefined } {
+  try {
+    return {
+      interval: flags.every !== undefined ? parseInterval(flags.every) : undefined,
+      fullEveryMs: flags.fullEvery === 'off' ? undefined : parseInterval(flags.fullEvery, { option: '--full-every', maxMs: Number.MAX_SAFE_INTEGER }),
+    };
+  } catch (error) {
+    return usageError((error as Error).message);
+  }
+}
+
 export function registerSyncCommand(program: Command, runtime: Runtime): void {
   program
     .command('sync')
@@ -216,27 +242,8 @@ export function registerSyncCommand(program: Command, runtime: Runtime): void {
       if (flags.policy !== undefined && (flags.all || !name))
         usageError('--policy applies to one named adapter; for several, set ACCESS_POLICIES=<adapter>=<file>,...');
       if (flags.dryRun && flags.every !== undefined) usageError('--dry-run runs once; it cannot be combined with --every.');
-      const factories = flags.all
-        ? allConfigured(runtime, usageError)
-        : name
-          ? [findAdapterFactory(name)].filter((f): f is AdapterFactory => f !== undefined)
-          : [];
-      if (factories.length === 0) {
-        const known = adapterFactories.map((f) => f.name).join(', ') || 'none';
-        usageError(
-          name
-            ? `Unknown adapter '${name}'. Registered adapters: ${known}.${staleBuildHint(name)}`
-            : `Name an adapter or use --all. Registered adapters: ${known}.`,
-        );
-      }
-      let interval: number | undefined;
-      let fullEveryMs: number | undefined;
-      try {
-        interval = flags.every !== undefined ? parseInterval(flags.every) : undefined;
-        fullEveryMs = flags.fullEvery === 'off' ? undefined : parseInterval(flags.fullEvery, { option: '--full-every', maxMs: Number.MAX_SAFE_INTEGER });
-      } catch (error) {
-        usageError((error as Error).message);
-      }
+      const factories = selectAdapters(name, flags, runtime, usageError);
+      const { interval, fullEveryMs } = parseSchedule(flags, usageError);
       const staging = await openStaging(config, logger);
       const controller = new AbortController();
       let finished: () => void = () => undefined;
