@@ -55,8 +55,8 @@ function route(routes: ContractRoutes, req: Request): { operation: Operation; re
  * `router.matchOperation`, which rebuilds the whole operation list with lodash and compiles a
  * RegExp per path template on every request; here the route table is built once
  * (`ContractRoutes`, tested against the router as its oracle). Measured worth, list-throughput
- * and sample-comparison on one machine, in turn: see kit/bench/README.md ("the routing
- * shortcut"). Everything else is openapi-backend's as documented: the operations it parsed,
+ * and sample-comparison on one machine, in turn: see kit/bench/README.md ("the one
+ * shortcut kept"). Everything else is openapi-backend's as documented: the operations it parsed,
  * `api.validateRequest(request, operation)` with the Ajv validators it compiled at `init()`, and
  * a handler called with its `Context`.
  *

@@ -1,3 +1,10 @@
+/**
+ * The one shortcut around a library's documented use kept (issue 28): routing. openapi-backend's
+ * `handleRequest` finds the operation with `router.matchOperation`, which rebuilds the operation
+ * list with lodash and a RegExp per path template on every request. Measured worth, the two trees
+ * alternately on one machine (kit/bench/README.md, "the one shortcut kept"): server CPU a request
+ * −34 % for `GET /v1/files/{id}`, −22 to −25 % for a list page; sample-comparison +48 to +67 %.
+ */
 import type { Operation } from 'openapi-backend';
 
 /** What a request's method and path find in the contract. */
