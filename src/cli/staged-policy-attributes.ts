@@ -5,7 +5,7 @@ import { parseJsonObject } from '../lib/parse-json-object';
 import { DOCUMENT_CLASS_PREFIX, USER_CLASS_PREFIX } from '../policies/policy-compilation';
 import { policyProjections } from '../policies/policy-projection';
 import type { Policy } from '../policies/policy-types';
-import { createDb } from '../staging/create-db';
+import { createDb } from '../staging/database/create-db';
 
 type Names = { user: Set<string>; doc: Set<string> };
 
