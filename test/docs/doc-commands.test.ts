@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { checkDocCommand, isCommand, type DocWorld } from '../helpers/doc-command-check';
-import { docCommands, simpleCommands } from '../helpers/doc-commands';
+import { docCommands, inlineCommands, simpleCommands } from '../helpers/doc-commands';
 import { ROOT, docWorld } from '../helpers/doc-world';
 
 /**
@@ -36,7 +36,7 @@ function guides(): string[] {
   ];
 }
 
-const commandsOf = (file: string, text: string) => docCommands(file, text, (words) => isCommand(words, world));
+const commandsOf = (file: string, text: string) => [...docCommands(file, text, (words) => isCommand(words, world)), ...inlineCommands(file, text)];
 
 async function problemsOf(file: string, text: string): Promise<string[]> {
   const problems: string[] = [];
@@ -53,6 +53,11 @@ describe('the shell reading of a guide', () => {
       ['export', 'K'],
       ['curl', '-H', 'a $(cat f)', 'u'],
     ]);
+  });
+
+  it('reads inline code spans of the prose that open with one of our commands, not those in blocks', () => {
+    const md = 'Run `npm run cli -- sync --all` or `git status`.\n```yaml\nx: `npm run lint`\n```';
+    expect(commandsOf('x.md', md).map((c) => c.words)).toEqual([['npm', 'run', 'cli', '--', 'sync', '--all']]);
   });
 
   it('reads unlabeled blocks only when they open with a command', () => {
@@ -73,9 +78,10 @@ describe('the check of a guide command', () => {
     ['export ALSO_NOT_A_SETTING=1', /ALSO_NOT_A_SETTING/],
     ['npm run harness -- --no-such-harness-flag', /unknown option/],
     ['frobnicate --all', /does not know/],
+    ['See `npm run cli -- runs [source] [--limt n]`.', /unknown option '--limt'/],
   ] as const;
   it.each(wrong)('reports %s', async (line, expected) => {
-    const problems = await problemsOf('wrong.md', `\`\`\`sh\n${line}\n\`\`\``);
+    const problems = await problemsOf('wrong.md', line.startsWith('See') ? line : `\`\`\`sh\n${line}\n\`\`\``);
     expect(problems).toEqual([expect.stringMatching(expected)]);
   });
 

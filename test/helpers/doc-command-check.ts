@@ -36,14 +36,18 @@ function inert(program: Command, errors: string[]): Command {
 /** What commander says about `args` (undefined: it parses), without running anything. */
 async function parseProblem(program: Command, args: string[]): Promise<string | undefined> {
   const errors: string[] = [];
+  const more = args.findIndex((a) => a === '…' || a === '...');
+  const checked = more < 0 ? args : args.slice(0, more); // `mock …`: the words before the ellipsis are checked
   try {
     await inert(program, errors).parseAsync(
-      args.map((a) => a.replace(/^\[|\]$/g, '')),
+      checked.map((a) => a.replace(/^\[|\]$/g, '')),
       { from: 'user' },
     );
     return undefined;
   } catch (error) {
     if (error instanceof CommanderError && ['commander.helpDisplayed', 'commander.version', 'commander.help'].includes(error.code)) return undefined;
+    // `cli -- <command>`: a placeholder where a command goes names none to check
+    if (error instanceof CommanderError && error.code === 'commander.unknownCommand' && /unknown command '<[^']*>'/.test(error.message)) return undefined;
     return `${program.name()} ${args.join(' ')}: ${error instanceof Error ? error.message : String(error)}`;
   }
 }
@@ -63,7 +67,7 @@ async function checkNpm(args: string[], world: DocWorld): Promise<string[]> {
   const own = (dash < 0 ? args : args.slice(0, dash)).filter((a) => !a.startsWith('-'));
   const extra = dash < 0 ? [] : args.slice(dash + 1);
   const [verb, named] = own;
-  if (verb && NPM_BUILTINS.has(verb)) return [];
+  if ((verb && NPM_BUILTINS.has(verb)) || (verb === 'run' && named === undefined)) return [];
   const name = verb === 'run' || verb === 'run-script' ? named : verb;
   const script = name === undefined ? undefined : world.scripts[name];
   if (script === undefined) return [`npm ${name ?? ''}: package.json has no such script`];

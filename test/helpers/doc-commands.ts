@@ -141,3 +141,18 @@ export function simpleCommands(text: string): string[][] {
   }
   return commands.filter((c) => c.length > 0);
 }
+
+const INLINE = /`((?:npm (?:run|start|test|ci)|npx content-gateway|content-gateway |node dist\/src\/main\.js|curl )[^`]*)`/g;
+
+/** The commands of a guide's prose: inline code spans (outside fenced blocks) that open with one of ours. */
+export function inlineCommands(file: string, markdown: string): DocCommand[] {
+  const out: DocCommand[] = [];
+  let fenced = false;
+  markdown.split('\n').forEach((text, index) => {
+    if (FENCE.test(text)) fenced = !fenced;
+    else if (!fenced)
+      for (const m of text.matchAll(INLINE))
+        for (const words of simpleCommands(m[1] as string)) out.push({ file, line: index + 1, text: m[1] as string, words });
+  });
+  return out;
+}
