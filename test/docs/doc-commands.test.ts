@@ -78,6 +78,8 @@ describe('the check of a guide command', () => {
     ['export ALSO_NOT_A_SETTING=1', /ALSO_NOT_A_SETTING/],
     ['npm run harness -- --no-such-harness-flag', /unknown option/],
     ['frobnicate --all', /does not know/],
+    ['docker compose run --rm sync sync --al', /unknown option '--al'/],
+    ['docker compose exec -T nosuch tar -czf - blobs', /no such service/],
     ['See `npm run cli -- runs [source] [--limt n]`.', /unknown option '--limt'/],
   ] as const;
   it.each(wrong)('reports %s', async (line, expected) => {
@@ -93,6 +95,9 @@ describe('the check of a guide command', () => {
       'curl -s "$B/v1/files/demo:a/b.html/download"; curl -s "$B/healthz"',
       'npm run kit -- mock platform --port 4020',
       'docker compose ps',
+      'docker compose --profile scaled up -d --build --scale gateway=0',
+      'docker compose run --rm -T --entrypoint tar gateway -C /data -xzf - < blobs.tar.gz',
+      'docker compose run --rm sync sync --all --full',
       '```',
     ].join('\n');
     expect(await problemsOf('right.md', md)).toEqual([]);

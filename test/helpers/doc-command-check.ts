@@ -16,6 +16,8 @@ export interface DocWorld {
   variables: Set<string>;
   /** Shell variables of the examples (not settings), each with why it is there. */
   shellVariables: Record<string, string>;
+  /** docker-compose.yml's services, and whether each runs the gateway's image (its arguments: our command line). */
+  composeServices: Record<string, { gateway: boolean }>;
   /** Programs the guides run that these checks cannot follow, each with what it is. */
   external: Record<string, string>;
 }
@@ -85,6 +87,59 @@ function checkCurl(args: string[], world: DocWorld): string[] {
   return served ? [] : [`curl ${url}: the gateway serves no ${path}`];
 }
 
+const COMPOSE_VALUED = new Set([
+  '-f',
+  '--file',
+  '-p',
+  '--project-name',
+  '--profile',
+  '-e',
+  '--env',
+  '--name',
+  '-u',
+  '--user',
+  '-w',
+  '--workdir',
+  '-v',
+  '--volume',
+  '-l',
+  '--label',
+  '--scale',
+]);
+
+/** The words of a `docker compose …` line that are neither options nor their values. */
+function composeWords(args: string[]): { words: string[]; flags: string[] } {
+  const words: string[] = [];
+  const flags: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as string;
+    if (!a.startsWith('-')) {
+      words.push(a);
+      continue;
+    }
+    flags.push(a);
+    if (COMPOSE_VALUED.has(a) || a === '--entrypoint') i++;
+  }
+  return { words, flags };
+}
+
+/** `docker compose run|exec|… <service> …`: the services exist; `run <gateway service> <args>` is our command line. */
+async function checkCompose(args: string[], world: DocWorld): Promise<string[]> {
+  const verbIndex = args.findIndex((a, i) => !a.startsWith('-') && !COMPOSE_VALUED.has(args[i - 1] ?? ''));
+  const verb = args[verbIndex];
+  const rest = args.slice(verbIndex + 1);
+  if (verb !== 'run' && verb !== 'exec') {
+    const named = composeWords(rest).words.filter((w) => !(w in world.composeServices));
+    return verb === 'up' || verb === 'down' || verb === 'ps' || named.length === 0 ? [] : [`docker compose ${verb}: no service ${named.join(', ')}`];
+  }
+  const { words, flags } = composeWords(rest);
+  const service = words[0] ?? '';
+  if (!(service in world.composeServices)) return [`docker compose ${verb} ${service}: docker-compose.yml has no such service`];
+  if (verb === 'exec' || flags.includes('--entrypoint') || !world.composeServices[service]?.gateway) return [];
+  const problem = await parseProblem(await world.gateway(), rest.slice(rest.indexOf(service) + 1));
+  return problem ? [problem] : [];
+}
+
 function checkVariable(name: string, world: DocWorld): string[] {
   if (world.variables.has(name) || name in world.shellVariables) return [];
   return [`${name}: no setting, adapter setting or variable the code reads (nor a listed shell variable)`];
@@ -118,6 +173,7 @@ async function checkProgram(program: string, args: string[], world: DocWorld): P
   if (program === 'node' && args[0] === 'dist/src/main.js') return gateway(args.slice(1));
   if (program === 'node' && args[0] === '-e') return [];
   if (program === 'curl') return checkCurl(args, world);
+  if (program === 'docker' && args[0] === 'compose') return checkCompose(args.slice(1), world);
   if (program in world.external) return [];
   return [`${program}: a program the guides' check does not know (check it, or list it as external)`];
 }

@@ -10,6 +10,10 @@ import { buildKitProgram } from '../../kit/src/cli/kit-program';
 import type { KitRuntime } from '../../kit/src/cli/kit-runtime';
 import type { DocWorld } from './doc-command-check';
 
+const compose = YAML.parse(fs.readFileSync(path.join(__dirname, '../../docker-compose.yml'), 'utf8'), { merge: true }) as {
+  services: Record<string, { build?: unknown }>;
+};
+
 export const ROOT = path.join(__dirname, '../..');
 
 const runtime: Runtime & KitRuntime = {
@@ -68,8 +72,9 @@ export function docWorld(): DocWorld {
       GW: "platform-compatibility.md's shorthand for the gateway's URL",
       SERVER_URL: "read by the platform's own validator (validate.py), not by this project",
     },
+    composeServices: Object.fromEntries(Object.entries(compose.services).map(([name, s]) => [name, { gateway: s.build !== undefined }])),
     external: {
-      docker: 'Docker and Compose (docker-compose.yml is checked by test/deploy)',
+      docker: 'Docker (docker compose lines are checked against docker-compose.yml and the command line)',
       sqlite3: 'the SQLite shell',
       psql: 'the Postgres shell',
       pg_dump: 'Postgres backup',
