@@ -8,7 +8,7 @@ export const oauthSettings = {
     env: 'OAUTH_CLIENTS',
     schema: list,
     description:
-      'OAuth 2.0 client-credentials clients, comma-separated `client_id:secret_hash` (hash with `content-gateway hash-secret`). Set to enable `POST /oauth2/token`; API keys keep working.',
+      'OAuth 2.0 client-credentials clients, comma-separated `client_id:secret_hash` (hash with `content-gateway hash-secret <client-id>`). Set to enable `POST /oauth2/token`; API keys keep working.',
     secret: true,
   }),
   oauthSigningKey: setting({
