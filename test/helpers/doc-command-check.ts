@@ -25,14 +25,26 @@ export interface DocWorld {
 const NPM_BUILTINS = new Set(['ci', 'install']);
 const ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)=/;
 
-/** Every command of `program`: no effects when parsed, errors thrown instead of exiting. */
-function inert(program: Command, errors: string[]): Command {
+/** Thrown by the pre-action hook: the words parsed, and nothing runs. */
+class Parsed extends Error {}
+
+/** Every command of `program`: errors thrown instead of exiting, output kept, no output printed. */
+function quiet(program: Command, errors: string[]): Command {
   program.exitOverride();
-  // only where the program has an action (commander keeps it private): a parent of subcommands stays one
-  if ((program as unknown as { _actionHandler?: unknown })._actionHandler) program.action(() => undefined);
   program.configureOutput({ writeOut: () => undefined, writeErr: (s) => void errors.push(s.trim()), outputError: (s) => void errors.push(s.trim()) });
-  for (const command of program.commands) inert(command, errors);
+  for (const command of program.commands) quiet(command, errors);
   return program;
+}
+
+/**
+ * `program`, made inert: commander checks commands, options and arguments before it calls any
+ * `preAction` hook (its documented order), so a hook on the root that throws stops every action
+ * of every subcommand after the checks and before it runs.
+ */
+function inert(program: Command, errors: string[]): Command {
+  return quiet(program, errors).hook('preAction', () => {
+    throw new Parsed();
+  });
 }
 
 /** What commander says about `args` (undefined: it parses), without running anything. */
@@ -47,6 +59,7 @@ async function parseProblem(program: Command, args: string[]): Promise<string | 
     );
     return undefined;
   } catch (error) {
+    if (error instanceof Parsed) return undefined;
     if (error instanceof CommanderError && ['commander.helpDisplayed', 'commander.version', 'commander.help'].includes(error.code)) return undefined;
     // `cli -- <command>`: a placeholder where a command goes names none to check
     if (error instanceof CommanderError && error.code === 'commander.unknownCommand' && /unknown command '<[^']*>'/.test(error.message)) return undefined;
