@@ -9,6 +9,7 @@ import { UsageError } from './usage-error';
 interface RunsFlags {
   limit: string;
   json?: boolean;
+  check?: boolean;
 }
 
 const counts = (run: SyncRunRow): Record<string, number> => (run.counts ? (JSON.parse(run.counts) as Record<string, number>) : {});
@@ -42,12 +43,28 @@ function stillFailing(latest: readonly SyncRunRow[]): string[] {
   return lines.length ? lines : ["Nothing is failing: every source's last run succeeded with no failed item."];
 }
 
+/**
+ * `--check`, for health checks and scripts: healthy (true) once a run has finished and every
+ * source's last run succeeded (failed items do not count: what the run loaded is served). One
+ * line a source, saying why when not.
+ */
+function health(latest: readonly SyncRunRow[]): { healthy: boolean; lines: string[] } {
+  if (latest.length === 0) return { healthy: false, lines: ['unhealthy: no sync run has finished yet'] };
+  const lines = latest.map((run) =>
+    run.status === 'succeeded'
+      ? `ok: ${run.source}'s last run (#${run.id}) succeeded at ${run.finished_at ?? '?'}`
+      : `unhealthy: ${run.source}'s last run (#${run.id}) ${run.status}${run.error ? `: ${run.error.split('\n')[0]}` : ''}`,
+  );
+  return { healthy: latest.every((run) => run.status === 'succeeded'), lines };
+}
+
 export function registerRunsCommand(program: Command, runtime: Runtime): void {
   program
     .command('runs')
     .argument('[source]', 'only this source (its adapter name)')
     .option('--limit <n>', 'how many recent runs to list', '10')
     .option('--json', 'print the runs and what is failing as JSON (for scripts)')
+    .option('--check', "exit 0 only when a run has finished and every source's last run succeeded, else 1 (a health check: compose's sync worker)")
     .description(
       "Show recent sync runs (kind, outcome, counts, duration), and what is still failing: each source's last run, its failed items with their reasons, or its error.",
     )
@@ -58,6 +75,12 @@ export function registerRunsCommand(program: Command, runtime: Runtime): void {
         const repository = new SyncRunsRepository(staging.db);
         const runs = await repository.recent(limit, source);
         const latest = (await repository.latestFinishedPerSource()).filter((run) => !source || run.source === source);
+        if (flags.check) {
+          const { healthy, lines } = health(latest);
+          for (const line of lines) runtime.print(line);
+          if (!healthy) runtime.setExitCode(1);
+          return;
+        }
         if (flags.json) {
           const failing = latest.map((run) => ({
             source: run.source,

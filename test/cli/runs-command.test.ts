@@ -54,4 +54,20 @@ describe('failed items are visible: sync prints them, runs lists them', () => {
     const runs = await runCli(['runs'], env);
     expect(runs.stdout).toContain("Nothing is failing: every source's last run succeeded with no failed item.");
   });
+
+  it('runs --check (the compose sync worker\'s health check): unhealthy until a run finishes, healthy once every source\'s last run succeeded, unhealthy naming the source when one failed', async () => {
+    const before = await runCli(['runs', '--check'], env);
+    expect(before.code).toBe(1);
+    expect(before.stdout + before.stderr).toMatch(/no sync run has finished yet/);
+    await runCli(['sync', 'filesystem'], env);
+    // A run with a failed item still succeeded: what it loaded is served.
+    const after = await runCli(['runs', '--check'], env);
+    expect(after.stdout).toMatch(/^ok: filesystem's last run \(#\d+\) succeeded/m);
+    expect(after.code).toBe(0);
+    fs.rmSync(path.join(env.FILESYSTEM_ROOT as string, '_directory.yaml'));
+    await runCli(['sync', 'filesystem'], env);
+    const failed = await runCli(['runs', '--check'], env);
+    expect(failed.code).toBe(1);
+    expect(failed.stdout + failed.stderr).toMatch(/filesystem's last run \(#\d+\) failed: .*_directory/);
+  });
 });

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { startCli, type CliProcess } from '../e2e/cli-process';
+import { runCli, startCli, type CliProcess } from '../e2e/cli-process';
 import { createTestDatabase, type DatabaseKind, type TestDatabase } from '../helpers/test-databases';
 import { commandOf, envOf, interpolateUnset, ROOT, service, services, type Service } from './compose-file';
 
@@ -107,6 +107,11 @@ describe.each(['sqlite', ...withPostgres] as DatabaseKind[])('docker-compose.yml
     const skipped = out.split('\n').filter((l) => !l.startsWith('{') && /skipp/i.test(l));
     expect(skipped).toHaveLength(1);
     expect(skipped[0]).toMatch(/work-management.*sql|sql.*work-management/);
+    // Its health check (what `up --wait` waits for) passes once the first round has loaded content.
+    const check = service('sync').healthcheck as { test: string[] } | undefined;
+    expect(check?.test.slice(0, 3)).toEqual(['CMD', 'node', 'dist/src/main.js']);
+    const healthy = await runCli(check?.test.slice(3) ?? [], hostEnv(service('sync'), volumes, db));
+    expect(healthy).toMatchObject({ code: 0 });
     sync.child.kill('SIGTERM');
     expect(await sync.exited).toEqual({ code: 0, signal: null });
   }, 120_000);
