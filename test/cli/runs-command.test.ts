@@ -55,7 +55,7 @@ describe('failed items are visible: sync prints them, runs lists them', () => {
     expect(runs.stdout).toContain("Nothing is failing: every source's last run succeeded with no failed item.");
   });
 
-  it('runs --check (the compose sync worker\'s health check): unhealthy until a run finishes, healthy once every source\'s last run succeeded, unhealthy naming the source when one failed', async () => {
+  it("runs --check (the compose sync worker's health check): unhealthy until a run finishes, healthy once every source's last run succeeded, unhealthy naming the source when one failed", async () => {
     const before = await runCli(['runs', '--check'], env);
     expect(before.code).toBe(1);
     expect(before.stdout + before.stderr).toMatch(/no sync run has finished yet/);
