@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import http from 'node:http';
 import { buildKitProgram } from './cli/kit-program';
+import { KitUsageError } from './cli/kit-usage-error';
 import type { KitRuntime } from './cli/kit-runtime';
 
 /** The kit's only module with process-level effects: environment, listening, signals and exit codes. */
@@ -43,6 +44,13 @@ process.on('SIGINT', () => void shutdown('SIGINT'));
 buildKitProgram(runtime)
   .parseAsync(process.argv)
   .catch((error: unknown) => {
-    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    // One line; where it came from only when asked for (a database error's stack says nothing a user can act on).
+    if (error instanceof KitUsageError) {
+      process.stderr.write(`error: ${error.message}\n`);
+      process.exit(1);
+    }
+    const debug = ['debug', 'trace'].includes(process.env.LOG_LEVEL ?? '');
+    const message = error instanceof Error ? (debug ? (error.stack ?? error.message) : `error: ${error.message}`) : `error: ${String(error)}`;
+    process.stderr.write(`${message}${debug ? '' : '\n(set LOG_LEVEL=debug to see where it came from)'}\n`);
     process.exit(1);
   });

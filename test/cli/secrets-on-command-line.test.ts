@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { runCli } from '../e2e/cli-process';
+import { runCli, runKitCli } from '../e2e/cli-process';
 import { startTestGateway, TEST_KEYS, type TestGateway } from '../helpers/test-gateway';
 
 /**
@@ -82,5 +82,26 @@ describe('content-gateway conformance: the key from the environment or a file, n
     const fromFile = await runCli(['hash-secret', 'crawler', '--secret-file', keyFile('client-secret', `${secret}\n`)], {});
     expect({ code: fromFile.code, stderr: fromFile.stderr }).toEqual({ code: 0, stderr: '' });
     expect(fromFile.stdout).toMatch(/^crawler:scrypt\$\S+\n$/);
+  });
+});
+
+describe('npm run harness: a Postgres password never on the command line', () => {
+  it('refuses --database-url with a password in one line naming HARNESS_DATABASE_URL, and never echoes the password', async () => {
+    const password = 'harness-db-password-0123';
+    const r = await runKitCli(['harness', '--database-url', `postgres://gateway:${password}@127.0.0.1:1/none`], {});
+    expect(r.code).not.toBe(0);
+    const lines = r.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/--database-url/);
+    expect(lines[0]).toMatch(/HARNESS_DATABASE_URL/);
+    expect(r.stdout + r.stderr).not.toContain(password);
+  });
+
+  it('takes the URL from HARNESS_DATABASE_URL: a database that refuses the connection is named without its password', async () => {
+    const password = 'harness-db-password-4567';
+    const r = await runKitCli(['harness', '--tasks', '50'], { HARNESS_DATABASE_URL: `postgres://gateway:${password}@127.0.0.1:1/none` });
+    expect(r.code).not.toBe(0);
+    expect(r.stdout + r.stderr).toMatch(/127\.0\.0\.1:1/);
+    expect(r.stdout + r.stderr).not.toContain(password);
   });
 });

@@ -6,6 +6,7 @@ import { runMultiSourceHarness } from '../scenarios/multi-source/run-multi-sourc
 import { runHarness } from '../scenarios/run-harness';
 import { createLogger, type Logger } from 'content-gateway/logging';
 import { refuseSecretOption } from './kit-secrets';
+import { KitUsageError } from './kit-usage-error';
 import { parseRatio } from './parse-ratio';
 import type { KitRuntime } from './kit-runtime';
 
@@ -51,8 +52,24 @@ function sharedOptions(flags: HarnessFlags, logger: Logger, runtime: KitRuntime)
     ...(flags.hostile ? { hostile: true } : {}),
     ...(flags.faultRate !== undefined ? { faultRate: flags.faultRate } : {}),
     ...(flags.eventLossRate !== undefined ? { eventLossRate: flags.eventLossRate } : {}),
-    ...(flags.databaseUrl ? { databaseUrl: flags.databaseUrl } : {}),
+    ...databaseUrlOf(flags, runtime),
   };
+}
+
+/** A database URL on the command line only without a password (`ps`, shell history and CI logs keep command lines). */
+function passwordlessUrl(text: string): string {
+  if (!URL.canParse(text)) throw new KitUsageError('--database-url takes a postgres:// URL.');
+  if (new URL(text).password !== '')
+    throw new KitUsageError(
+      '--database-url is refused with a password: passwords are not taken on the command line; set HARNESS_DATABASE_URL in the environment instead.',
+    );
+  return text;
+}
+
+/** `--database-url`, else HARNESS_DATABASE_URL, else none (a SQLite file). */
+function databaseUrlOf(flags: HarnessFlags, runtime: KitRuntime): { databaseUrl?: string } {
+  const url = flags.databaseUrl ?? runtime.env.HARNESS_DATABASE_URL;
+  return url ? { databaseUrl: url } : {};
 }
 
 /** `harness --assistant`: the closed-loop scenario; leaks (or any failed check) end the process with 1. */
@@ -83,7 +100,7 @@ async function runMultiSource(flags: HarnessFlags, logger: Logger, runtime: KitR
     out: flags.out,
     logger,
     print: runtime.print,
-    ...(flags.databaseUrl ? { databaseUrl: flags.databaseUrl } : {}),
+    ...databaseUrlOf(flags, runtime),
     ...(flags.breakPolicy ? { brokenPolicy: true } : {}),
   });
   const totals = result.rounds.map(
@@ -119,7 +136,11 @@ export function registerHarnessCommand(program: Command, runtime: KitRuntime): v
     .option('--event-loss-rate <ratio>', 'share of events the mock never delivers (0 to 1; with --mock-url set on the running mock)', parseRatio)
     .option('--no-reconcile', 'turn access reconciliation off, to see what lost events cost')
     .option('--no-raw-ids', "crawl with percent-encoded ids (default: pasted in raw, as the platform's own tools send them)")
-    .option('--database-url <url>', 'stage into this Postgres database, in a schema of its own dropped afterwards (default: a SQLite file)')
+    .option(
+      '--database-url <url>',
+      'stage into this Postgres database, in a schema of its own dropped afterwards (default: HARNESS_DATABASE_URL, else a SQLite file); a URL with a password goes in HARNESS_DATABASE_URL instead',
+      passwordlessUrl,
+    )
     .option('--out <dir>', 'where the reports go (conformance HTML/JSON; with --assistant, assistant-report.json)', './harness-report')
     .option('--assistant', 'run the closed-loop scenario: the assistant’s answers, judged against the oracle')
     .option('--questions-per-user <n>', 'with --assistant: questions each member asks per round', wholeNumber(1), 4)

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { InvalidArgumentError, Option, type Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { KitUsageError } from './kit-usage-error';
 
 /**
  * Secrets reach the kit's commands from the environment only, never on a command line (where `ps`,
@@ -11,7 +12,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 /** Adds a hidden `--<flag>` that refuses its value and names the environment variable to set instead. */
 export function refuseSecretOption(command: Command, flag: string, variable: string): Command {
   const option = new Option(`${flag} <value>`).hideHelp().argParser(() => {
-    throw new InvalidArgumentError(`secrets are not taken on the command line: set ${variable} in the environment instead`);
+    throw new KitUsageError(`${flag} is refused: secrets are not taken on the command line; set ${variable} in the environment instead.`);
   });
   return command.addOption(option);
 }

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { KNEX_LOG } from '../../lib/knex-log';
 import knex, { type Knex } from 'knex';
 import { types as pgTypes } from 'pg';
 
@@ -107,5 +108,5 @@ function utcSession(statement: string) {
 
 /** Opens a knex pool for one run; the caller destroys it. No I/O happens until the first query. */
 export function openDatabase(connection: SqlConnection): Knex {
-  return knex(connection.knexConfig);
+  return knex({ ...connection.knexConfig, log: KNEX_LOG });
 }

@@ -4,6 +4,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import knex, { type Knex } from 'knex';
 import { parse } from 'pg-connection-string';
 import type { ReadWorker } from './read-worker';
+import { KNEX_LOG } from '../../lib/knex-log';
 import { SqliteReadHandle } from './sqlite-read-handle';
 import { SqliteReadWorker } from './sqlite-read-worker';
 import { cacheStatements } from './statement-cache';
@@ -149,6 +150,7 @@ function createPostgresDb(databaseUrl: string, options: DbOptions): Db {
   const watch = new PgConnectionWatch();
   const db = knex({
     client: 'pg',
+    log: KNEX_LOG,
     connection: connection as Knex.PgConnectionConfig,
     searchPath: options.searchPath ? [options.searchPath] : undefined,
     // A statement waits for a connection at most as long as one statement may take, plus opening one.
@@ -186,6 +188,7 @@ export function createDb(options: DbOptions): Db {
   const busyMs = statementMs > 0 ? Math.min(SQLITE_BUSY_TIMEOUT_MS, statementMs) : SQLITE_BUSY_TIMEOUT_MS;
   const db = knex({
     client: 'better-sqlite3',
+    log: KNEX_LOG,
     connection: { filename: options.sqlitePath },
     useNullAsDefault: true,
     pool: {
