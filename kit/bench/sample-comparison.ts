@@ -6,7 +6,9 @@ import { measureLoad, type LoadRun } from './measure-load';
 import { processMemory } from './process-memory';
 import { measurement, type BenchmarkResult } from './report';
 import { stageFiles } from './stage-files';
+import type { LoopbackServer } from 'content-gateway/lib';
 import { AUTH_HEADERS, BENCH_API_KEY, benchPaths, startBenchGateway } from './start-bench-gateway';
+import { startLibraryFloor } from './start-library-floor';
 import { gunicornAvailable, startSampleServer, type SampleServer } from './start-sample-server';
 
 export interface SampleComparisonOptions {
@@ -51,12 +53,15 @@ export async function sampleComparison(options: Partial<SampleComparisonOptions>
   }
   const gateway = await startBenchGateway();
   let sample: SampleServer | undefined;
+  let floor: LoopbackServer | undefined;
   try {
     const staged = await stageFiles(gateway.db, o.files);
     const ids = ((await gateway.db('files').where({ status: 'active' }).select('id').orderByRaw('random()').limit(IDS_LOADED)) as Array<{ id: string }>).map(
       (r) => r.id,
     );
     sample = await startSampleServer(benchPaths(path.dirname(gateway.blobDir)).sqlitePath, BENCH_API_KEY, o.workers);
+    const rows = (await gateway.db('files').whereIn('id', ids).select('id', 'wire_json')) as Array<{ id: string; wire_json: string }>;
+    floor = await startLibraryFloor(new Map(rows.map((r) => [r.id, r.wire_json])));
     const notes: string[] = [
       `${staged.count.toLocaleString('en-US')} files staged in ${(staged.ms / 1000).toFixed(1)} s; the sample (Flask under gunicorn, ${o.workers} sync workers) holds them in memory, as the platform's sample holds its items`,
       `${o.concurrency} keep-alive clients in a worker thread, ${o.warmupMs} ms warm-up + ${o.durationMs} ms measured, ${o.rounds} interleaved rounds each; the best round counts`,
@@ -79,25 +84,28 @@ export async function sampleComparison(options: Partial<SampleComparisonOptions>
       });
     const list = (url: string, seed: number) =>
       measureLoad({ ...base(url, seed), firstPaths: ['/v1/files?$top=100'], crawlStarts: ['/v1/files?$top=100'], firstPageShare: 0.25, crawlPages: 20 });
-    const best: Record<'ours' | 'sample', Record<'get' | 'list', LoadRun | undefined>> = {
+    const best: Record<'ours' | 'sample' | 'floor', Record<'get' | 'list', LoadRun | undefined>> = {
       ours: { get: undefined, list: undefined },
       sample: { get: undefined, list: undefined },
+      floor: { get: undefined, list: undefined },
     };
-    const keep = (who: 'ours' | 'sample', what: 'get' | 'list', r: LoadRun): void => {
+    const keep = (who: 'ours' | 'sample' | 'floor', what: 'get' | 'list', r: LoadRun): void => {
       const current = best[who][what];
       if (!current || r.rps > current.rps) best[who][what] = r;
     };
     for (let round = 0; round < o.rounds; round += 1) {
       keep('ours', 'get', await single(gateway.url, round + 1));
       keep('sample', 'get', await single(sample.url, round + 1));
+      keep('floor', 'get', await single(floor.url, round + 1));
       keep('ours', 'list', await list(gateway.url, round + 1));
       keep('sample', 'list', await list(sample.url, round + 1));
     }
-    const { ours, sample: theirs } = best;
-    if (!ours.get || !ours.list || !theirs.get || !theirs.list) throw new Error('no rounds ran');
+    const { ours, sample: theirs, floor: libraries } = best;
+    if (!ours.get || !ours.list || !theirs.get || !theirs.list || !libraries.get) throw new Error('no rounds ran');
     notes.push(
       describe('single-file GET, gateway', ours.get),
       describe(`single-file GET, sample under gunicorn (${o.workers} workers)`, theirs.get),
+      describe('single-file GET, the libraries alone (Express + helmet + pino-http, one process, the JSON from memory)', libraries.get),
       describe('list pages, gateway', ours.list),
       describe('list pages, sample under gunicorn', theirs.list),
       `list pages: the gateway serves ${(ours.list.rps / theirs.list.rps).toFixed(2)}x the sample's rate`,
@@ -122,10 +130,19 @@ export async function sampleComparison(options: Partial<SampleComparisonOptions>
           baseline: theirs.get.rps,
           goal: { on: 'ratio', op: '>=', target: GET_GOAL },
         }),
+        measurement({
+          benchmark: 'sample-comparison',
+          metric: `the same GETs on the libraries alone (Express + helmet + pino-http, JSON from memory, no auth, validation or database): the ceiling of the line above`,
+          unit: 'req/s',
+          value: libraries.get.rps,
+          baseline: theirs.get.rps,
+          goal: { on: 'ratio', op: '>=', target: GET_GOAL },
+        }),
       ],
       notes,
     };
   } finally {
+    await floor?.close();
     await sample?.close();
     await gateway.close();
   }
