@@ -3,6 +3,7 @@ export { ConversationsClient } from './conversations-client';
 export { DataApiClient } from './data-api-client';
 export { GatewayFilesClient } from './gateway-files-client';
 export { OAuthTokenSource } from './oauth-token-source';
+export { PlatformError } from './platform-error';
 export { PlatformHttp } from './platform-http';
 export { computeUsage } from './usage/compute-usage';
 export { allOf, anyOf, filterBatches, quote } from './usage/odata-filter';

@@ -25,6 +25,8 @@ const oauth = () => ({
   tokenUrl: `${p.origin}/oauth/v1/token`,
   clientId: p.sim.credentials.clients.conversations.clientId,
   clientSecret: p.sim.credentials.clients.conversations.clientSecret,
+  // A conversation is its asker's: the client reads and rates as that person.
+  userEmail: EMAIL,
 });
 const client = (extra: Partial<ConstructorParameters<typeof ConversationsClient>[0]> = {}) =>
   new ConversationsClient({

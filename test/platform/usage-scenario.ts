@@ -43,19 +43,23 @@ export async function usageScenario(kind: DatabaseKind): Promise<UsageScenario> 
   const p = await startSimulator({ gateway: { baseUrl: gw.url, auth: { kind: 'api-key', key: TEST_KEYS[0] } } });
   await p.sim.ingest();
   const logger = captureLogger().logger;
-  const conversations = new ConversationsClient({
-    apiBaseUrl: p.origin,
-    assistantName: p.sim.credentials.assistantName,
-    auth: {
-      kind: 'oauth',
-      tokenUrl: `${p.origin}/oauth/v1/token`,
-      clientId: p.sim.credentials.clients.conversations.clientId,
-      clientSecret: p.sim.credentials.clients.conversations.clientSecret,
-    },
-    logger,
-  });
+  // A conversation is its asker's: each person rates through a client whose tokens act for them.
+  const conversationsOf = (userEmail: string) =>
+    new ConversationsClient({
+      apiBaseUrl: p.origin,
+      assistantName: p.sim.credentials.assistantName,
+      auth: {
+        kind: 'oauth',
+        tokenUrl: `${p.origin}/oauth/v1/token`,
+        clientId: p.sim.credentials.clients.conversations.clientId,
+        clientSecret: p.sim.credentials.clients.conversations.clientSecret,
+        userEmail,
+      },
+      logger,
+    });
   let n = 0;
   for (const email of USERS) {
+    const conversations = conversationsOf(email);
     for (const q of QUESTIONS) {
       const answer = finalMessage((await p.ask(email, q)).messages);
       if (n++ % 3 === 0) await conversations.rate(answer, n % 2 === 0 ? 'helpful' : 'unhelpful');

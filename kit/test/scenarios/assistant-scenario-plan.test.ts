@@ -2,7 +2,9 @@ import fc from 'fast-check';
 import { judgeAnswer, OracleView, UsageLedger } from '../../src/scenarios/assistant/answer-judge';
 import { codeNameFor, questionAbout } from '../../src/scenarios/assistant/code-names';
 import { planQuestions, revocationProbes, revokedPairs, type Asker } from '../../src/scenarios/assistant/question-plan';
-import type { SeenAnswer } from '../../src/scenarios/assistant/scenario-platform';
+import { askRound, summariseRound } from '../../src/scenarios/assistant/ask-round';
+import { scenarioChecks } from '../../src/scenarios/assistant/assistant-report';
+import type { ScenarioPlatform, SeenAnswer } from '../../src/scenarios/assistant/scenario-platform';
 import { compareUsage } from '../../src/scenarios/assistant/usage-agreement';
 import type { UsageReport } from 'content-gateway/platform';
 
@@ -80,7 +82,14 @@ describe('judgeAnswer', () => {
     ['https://wm/9', 'wm:attachment:9'],
     ['https://wm/gone', 'wm:task:3'],
   ]);
-  const answer = (...urls: string[]): SeenAnswer => ({ conversationId: 'c', responseId: 'r', messageId: 'm', citationUrls: urls, feedback: null });
+  const answer = (...urls: string[]): SeenAnswer => ({
+    email: 'u@x',
+    conversationId: 'c',
+    responseId: 'r',
+    messageId: 'm',
+    citationUrls: urls,
+    feedback: null,
+  });
   const q = (user: string, task: string) => ({ asker: { user, email: `${user}@x` }, task, text: 'q', visible: true });
 
   it('counts a citation the oracle does not grant the asker as leaked, a deleted file included', () => {
@@ -170,5 +179,81 @@ describe('compareUsage', () => {
       ok: false,
       neverSurfaced: { expected: ['wm:task:3'], reported: [] },
     });
+  });
+});
+
+describe('askRound: each answer is read and rated by another asker, who must be refused', () => {
+  const oracle = new OracleView(
+    new Map([
+      ['1', ['u1']],
+      ['2', ['u2']],
+    ]),
+    new Map(),
+  );
+  const fileByUrl = new Map([
+    ['https://wm/1', 'wm:task:1'],
+    ['https://wm/2', 'wm:task:2'],
+  ]);
+  const questions = [
+    { asker: askers[0] as Asker, task: '1', text: 'about 1', visible: true },
+    { asker: askers[1] as Asker, task: '2', text: 'about 2', visible: true },
+  ];
+  /** A platform whose conversations are readable by anyone when `open` (the defect) and their asker's only otherwise. */
+  const platform = (open: boolean): ScenarioPlatform & { reads: Array<[string, string]> } => {
+    const reads: Array<[string, string]> = [];
+    return {
+      reads,
+      ask: async (email, text) => ({
+        email,
+        conversationId: `c-${email}`,
+        responseId: 'r',
+        messageId: 'm',
+        citationUrls: [`https://wm/${text.slice(-1)}`],
+        feedback: null,
+      }),
+      readAs: async (email, answer) => {
+        reads.push([email, answer.conversationId]);
+        return open ? { refused: false, citationUrls: answer.citationUrls, rated: false } : { refused: true };
+      },
+      ingest: async () => ({ status: 'succeeded', files: 0 }),
+      feedback: async () => undefined,
+      pluginResources: async () => [],
+      count: async () => 0,
+      usage: async () => {
+        throw new Error('not used');
+      },
+    };
+  };
+  const ctx = (p: ScenarioPlatform) => ({ platform: p, fileByUrl, oracle, source: 'wm', ledger: new UsageLedger(), feedbackEvery: 0, citing: { count: 0 } });
+
+  it('tries every answer as the next asker, and counts nothing when each is refused', async () => {
+    const p = platform(false);
+    const round = await askRound('r', questions, ctx(p));
+    expect(p.reads).toEqual([
+      [askers[1]?.email, `c-${askers[0]?.email}`],
+      [askers[0]?.email, `c-${askers[1]?.email}`],
+    ]);
+    expect(round.foreignReads).toEqual({ tried: 2, leaks: [] });
+  });
+
+  it('reports a conversation another asker could read, with the citations shown that the reader may not see, and fails the check', async () => {
+    const round = summariseRound(await askRound('r', questions, ctx(platform(true))));
+    expect(round.foreignReads.leaks).toEqual([
+      { reader: askers[1]?.email, owner: askers[0]?.email, conversationId: `c-${askers[0]?.email}`, rated: false, files: ['wm:task:1'] },
+      { reader: askers[0]?.email, owner: askers[1]?.email, conversationId: `c-${askers[1]?.email}`, rated: false, files: ['wm:task:2'] },
+    ]);
+    const revocation = {
+      revokedPairs: 0,
+      probes: 0,
+      grantedPairs: 0,
+      grantProbes: 0,
+      probesByChange: { deletedTasks: 0, movedTasks: 0, removedMember: 0, deactivatedGuest: 0 },
+      cycles: [],
+      cyclesToStop: null,
+    };
+    const dataApi = { ok: true, records: 0, counts: [], disagreements: [] };
+    const usage = { ok: true, files: 0, differences: [], staleCitations: { expected: [], reported: [] }, neverSurfaced: { expected: [], reported: [] } };
+    const check = scenarioChecks([round], revocation, dataApi, usage).find((c) => c.name.startsWith('no conversation read'));
+    expect(check).toMatchObject({ ok: false, detail: expect.stringContaining('2 of 2 not refused (2 citations shown') });
   });
 });

@@ -21,10 +21,41 @@ export interface RoundFeedback {
   files: string[];
 }
 
+/** An answer's conversation read (or its answer rated) by someone other than its asker. */
+export interface ForeignReadLeak {
+  reader: string;
+  owner: string;
+  conversationId: string;
+  /** Whether the reader rated the answer too. */
+  rated: boolean;
+  /** Files the reader saw cited that the oracle says the reader may not see. */
+  files: string[];
+}
+
 export interface AskedRound {
   label: string;
   judged: JudgedAnswer[];
   feedback: RoundFeedback[];
+  /** Answers someone other than their asker tried to read and rate, and those not refused. */
+  foreignReads: { tried: number; leaks: ForeignReadLeak[] };
+}
+
+/** The next asker after `index` who is not its asker: the person who tries to read that answer's conversation. */
+function otherAsker(questions: readonly PlannedQuestion[], index: number): PlannedQuestion['asker'] | undefined {
+  const own = questions[index]?.asker.email;
+  for (let step = 1; step < questions.length; step++) {
+    const asker = questions[(index + step) % questions.length]?.asker;
+    if (asker && asker.email !== own) return asker;
+  }
+  return undefined;
+}
+
+/** Someone else reads the answer's conversation and rates it: each must be refused; what was shown is judged as the reader's. */
+async function tryForeignRead(ctx: AskContext, j: JudgedAnswer, reader: PlannedQuestion['asker']): Promise<ForeignReadLeak | undefined> {
+  const read = await ctx.platform.readAs(reader.email, j.answer);
+  if (read.refused) return undefined;
+  const shown = judgeAnswer({ ...j.question, asker: reader }, { ...j.answer, citationUrls: read.citationUrls }, ctx.fileByUrl, ctx.oracle, ctx.source);
+  return { reader: reader.email, owner: j.answer.email, conversationId: j.answer.conversationId, rated: read.rated, files: shown.leaked };
 }
 
 /**
@@ -35,11 +66,18 @@ export interface AskedRound {
 export async function askRound(label: string, questions: readonly PlannedQuestion[], ctx: AskContext): Promise<AskedRound> {
   const judged: JudgedAnswer[] = [];
   const feedback: RoundFeedback[] = [];
-  for (const question of questions) {
+  const foreignReads: AskedRound['foreignReads'] = { tried: 0, leaks: [] };
+  for (const [index, question] of questions.entries()) {
     const answer = await ctx.platform.ask(question.asker.email, question.text);
     const j = judgeAnswer(question, answer, ctx.fileByUrl, ctx.oracle, ctx.source);
     judged.push(j);
     ctx.ledger.cited(j.cited);
+    const reader = otherAsker(questions, index);
+    if (reader) {
+      foreignReads.tried++;
+      const leak = await tryForeignRead(ctx, j, reader);
+      if (leak) foreignReads.leaks.push(leak);
+    }
     if (j.cited.length === 0 || !answer.feedback || ctx.feedbackEvery <= 0) continue;
     if (ctx.citing.count++ % ctx.feedbackEvery !== 0) continue;
     const rating = j.cited.includes(`${ctx.source}:task:${question.task}`) ? 'helpful' : 'unhelpful';
@@ -47,7 +85,7 @@ export async function askRound(label: string, questions: readonly PlannedQuestio
     ctx.ledger.feedback(j.cited, rating);
     feedback.push({ conversationId: answer.conversationId, rating, files: j.cited });
   }
-  return { label, judged, feedback };
+  return { label, judged, feedback, foreignReads };
 }
 
 export interface RoundSummary {
@@ -62,6 +100,8 @@ export interface RoundSummary {
   missed: Array<{ user: string; email: string; task: string; question: string }>;
   unresolved: string[];
   feedback: { helpful: number; unhelpful: number };
+  /** Answers whose conversation someone other than the asker tried to read and rate; the attempts not refused. */
+  foreignReads: AskedRound['foreignReads'];
 }
 
 export function summariseRound(round: AskedRound): RoundSummary {
@@ -82,5 +122,6 @@ export function summariseRound(round: AskedRound): RoundSummary {
       helpful: round.feedback.filter((f) => f.rating === 'helpful').length,
       unhelpful: round.feedback.filter((f) => f.rating === 'unhelpful').length,
     },
+    foreignReads: round.foreignReads,
   };
 }

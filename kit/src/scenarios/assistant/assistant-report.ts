@@ -21,6 +21,16 @@ export function scenarioChecks(rounds: readonly RoundSummary[], revocation: Revo
       detail: rounds.map((r) => `${r.label}: ${r.leaked.length}`).join(', '),
     },
     {
+      name: "no conversation read or rated by anyone but its asker (each answer's conversation tried by another asker)",
+      ok: sum(rounds, (r) => r.foreignReads.leaks.length) === 0 && sum(rounds, (r) => r.foreignReads.tried) > 0,
+      detail: rounds
+        .map(
+          (r) =>
+            `${r.label}: ${r.foreignReads.leaks.length} of ${r.foreignReads.tried} not refused (${r.foreignReads.leaks.reduce((n, l) => n + l.files.length, 0)} citations shown that the reader may not see)`,
+        )
+        .join(', '),
+    },
+    {
       name: 'no missed citation (a visible task, the only file with its code name, not cited)',
       ok: missed === 0,
       detail: rounds.map((r) => `${r.label}: ${r.missed.length}`).join(', '),
@@ -87,6 +97,10 @@ export function printAssistantSummary(result: AssistantScenarioResult, print: (l
   );
   for (const round of result.rounds) {
     for (const l of round.leaked.slice(0, 5)) print(`  leaked [${round.label}]: ${l.email} was shown ${l.file} (asked "${l.question}")`);
+    for (const l of round.foreignReads.leaks.slice(0, 5))
+      print(
+        `  read by another [${round.label}]: ${l.reader} read ${l.owner}'s conversation ${l.conversationId}${l.rated ? ' and rated it' : ''}${l.files.length ? `, shown ${l.files.join(', ')}` : ''}`,
+      );
     for (const m of round.missed.slice(0, 5))
       print(`  missed [${round.label}]: ${m.email} may see task ${m.task} but it was not cited (asked "${m.question}")`);
   }

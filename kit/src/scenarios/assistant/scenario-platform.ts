@@ -6,6 +6,8 @@ import type { UsageReport } from 'content-gateway/platform';
  * them through the Data API.
  */
 export interface SeenAnswer {
+  /** Who asked: the conversation's person. */
+  email: string;
   conversationId: string;
   responseId: string;
   messageId: string;
@@ -27,9 +29,14 @@ export interface IngestSummary {
   error?: string;
 }
 
+/** What a person other than the asker got when reading an answer's conversation and rating it. */
+export type ForeignRead = { refused: true } | { refused: false; citationUrls: string[]; rated: boolean };
+
 export interface ScenarioPlatform {
   ingest(): Promise<IngestSummary>;
   ask(email: string, text: string): Promise<SeenAnswer>;
+  /** `email` (not the asker) lists the answer's conversation and rates the answer, as its asker could. */
+  readAs(email: string, answer: SeenAnswer): Promise<ForeignRead>;
   feedback(answer: SeenAnswer, rating: 'helpful' | 'unhelpful'): Promise<void>;
   /** Every plugin-resource record (matching an OData `$filter`, when given). */
   pluginResources(filter?: string): Promise<PluginResourceRow[]>;

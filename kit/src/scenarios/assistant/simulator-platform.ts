@@ -6,9 +6,10 @@ import { ConversationsClient } from 'content-gateway/platform';
 import { DataApiClient } from 'content-gateway/platform';
 import { GatewayFilesClient } from 'content-gateway/platform';
 import { OAuthTokenSource } from 'content-gateway/platform';
+import { PlatformError } from 'content-gateway/platform';
 import { PlatformHttp } from 'content-gateway/platform';
 import { computeUsage } from 'content-gateway/platform';
-import type { IngestSummary, PluginResourceRow, ScenarioPlatform, SeenAnswer } from './scenario-platform';
+import type { ForeignRead, IngestSummary, PluginResourceRow, ScenarioPlatform, SeenAnswer } from './scenario-platform';
 
 export interface SimulatorPlatformOptions {
   gateway: { url: string; key: string };
@@ -31,6 +32,27 @@ function finalReply(messages: readonly ConversationMessage[], responseId: string
   return final;
 }
 
+const refusal = (error: unknown): boolean => error instanceof PlatformError && (error.status === 403 || error.status === 404);
+
+/** Someone else lists an answer's conversation and rates the answer: both must be refused. */
+async function readAs(conversations: ConversationsClient, answer: SeenAnswer): Promise<ForeignRead> {
+  let citationUrls: string[] | undefined;
+  let rated = false;
+  try {
+    citationUrls = (await conversations.listMessages(answer.conversationId)).flatMap((m) => (m.citations ?? []).map((c) => c.url));
+  } catch (error) {
+    if (!refusal(error)) throw error;
+  }
+  if (answer.feedback)
+    try {
+      await conversations.submitFeedback(answer, answer.feedback.unhelpful);
+      rated = true;
+    } catch (error) {
+      if (!refusal(error)) throw error;
+    }
+  return citationUrls === undefined && !rated ? { refused: true } : { refused: false, citationUrls: citationUrls ?? [], rated };
+}
+
 /**
  * The platform simulator started in this process on loopback, ingesting the scenario's gateway
  * over HTTP, and the scenario's view of it, over HTTP too: people ask through the Conversations
@@ -46,25 +68,31 @@ export async function startSimulatorPlatform(o: SimulatorPlatformOptions): Promi
   const { credentials } = sim;
   const tokenUrl = `${base}/oauth/v1/token`;
   const client = credentials.clients.conversations;
-  // The operator's clients: history and feedback through the Conversations client, records and counts through the Data API client.
-  const conversations = new ConversationsClient({
-    apiBaseUrl: base,
-    assistantName: credentials.assistantName,
-    auth: { kind: 'oauth', tokenUrl, clientId: client.clientId, clientSecret: client.clientSecret },
-    logger: o.logger,
-  });
-  const data = new DataApiClient({ baseUrl: `${base}/export/v1/records`, auth: { kind: 'api-key', key: credentials.dataApiKey }, logger: o.logger });
-  // Starting a conversation needs a token bound to the person asking (the clients read and rate; a chat front end starts).
-  const people = new Map<string, OAuthTokenSource>();
-  const personHeaders = async (email: string) => {
-    let tokens = people.get(email);
-    if (!tokens)
-      people.set(
-        email,
-        (tokens = new OAuthTokenSource({ tokenUrl, clientId: client.clientId, clientSecret: client.clientSecret, userEmail: email }, { logger: o.logger })),
-      );
-    return { authorization: `Bearer ${await tokens.token()}`, 'assistant-name': credentials.assistantName };
+  // A conversation is its asker's: each person reads and rates through a Conversations client whose
+  // tokens act for them (`user_email`), as a chat front end does; a token for no person reads nothing.
+  const people = new Map<string, { conversations: ConversationsClient; tokens: OAuthTokenSource }>();
+  const personOf = (email: string) => {
+    let person = people.get(email);
+    if (!person) {
+      const credentialsOf = { tokenUrl, clientId: client.clientId, clientSecret: client.clientSecret, userEmail: email };
+      person = {
+        conversations: new ConversationsClient({
+          apiBaseUrl: base,
+          assistantName: credentials.assistantName,
+          auth: { kind: 'oauth', ...credentialsOf },
+          logger: o.logger,
+        }),
+        tokens: new OAuthTokenSource(credentialsOf, { logger: o.logger }),
+      };
+      people.set(email, person);
+    }
+    return person;
   };
+  const data = new DataApiClient({ baseUrl: `${base}/export/v1/records`, auth: { kind: 'api-key', key: credentials.dataApiKey }, logger: o.logger });
+  const personHeaders = async (email: string) => ({
+    authorization: `Bearer ${await personOf(email).tokens.token()}`,
+    'assistant-name': credentials.assistantName,
+  });
   // The start endpoints through the clients' HTTP layer: a 429 waits its Retry-After, 5xx back off.
   const start = new PlatformHttp({ baseUrl: `${base}/rest/v1`, api: 'conversations', logger: o.logger });
   const post = async <T>(path: string, email: string, body: unknown): Promise<T> =>
@@ -85,8 +113,9 @@ export async function startSimulatorPlatform(o: SimulatorPlatformOptions): Promi
       const { response_id: responseId } = await post<{ response_id: string }>(`conversations/${encodeURIComponent(conversationId)}/responses`, email, {
         input: { text },
       });
-      const final = finalReply(await conversations.listMessages(conversationId), responseId);
+      const final = finalReply(await personOf(email).conversations.listMessages(conversationId), responseId);
       return {
+        email,
         conversationId,
         responseId,
         messageId: final.message_id,
@@ -96,8 +125,9 @@ export async function startSimulatorPlatform(o: SimulatorPlatformOptions): Promi
     },
     async feedback(answer, rating): Promise<void> {
       if (!answer.feedback) throw new Error(`the reply ${answer.messageId} takes no feedback`);
-      await conversations.submitFeedback(answer, answer.feedback[rating]);
+      await personOf(answer.email).conversations.submitFeedback(answer, answer.feedback[rating]);
     },
+    readAs: (email, answer) => readAs(personOf(email).conversations, answer),
     async pluginResources(filter): Promise<PluginResourceRow[]> {
       const rows: PluginResourceRow[] = [];
       for await (const row of data.list<PluginResourceRow>('plugin-resources', filter === undefined ? {} : { filter })) rows.push(row);

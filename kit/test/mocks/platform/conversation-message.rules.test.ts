@@ -11,7 +11,7 @@ beforeAll(async () => {
   const first = await p.ask(ADA, 'cluster upgrade rollback on-call');
   conversationId = first.conversation_id;
   await p.ask(ADA, 'holiday calendar', { conversation_id: conversationId, is_commonmark: true });
-  const res = await p.call(`/rest/v1/conversations/${conversationId}/messages`, { headers: await p.conversationHeaders() });
+  const res = await p.call(`/rest/v1/conversations/${conversationId}/messages`, { headers: await p.conversationHeaders(ADA) });
   expect(res.status).toBe(200);
   messages = res.body.messages;
 });

@@ -11,7 +11,7 @@ beforeAll(async () => {
   p = await startSimulator({ now: () => START });
   conv = (await p.ask(BEN, 'on-call page escalation')).conversation_id;
   for (let i = 0; i < 8; i++) await p.ask(BEN, `offsite lisbon venue ${i}`, { conversation_id: conv }); // 27 messages
-  headers = await p.conversationHeaders();
+  headers = await p.conversationHeaders(BEN);
 });
 afterAll(() => p.close());
 
@@ -67,11 +67,11 @@ describe('Errors: 400 INVALID_CURSOR, 401 UNAUTHORIZED, 403 FORBIDDEN, 404 NOT_F
     expectError(await list('', { ...name, authorization: 'Bearer not.a.jwt' }), 401, 'UNAUTHORIZED');
     expectError(await list('', { ...name, authorization: p.sim.credentials.dataApiKey }), 401, 'UNAUTHORIZED');
     expectError(await list('', { ...name, authorization: `Bearer ${await p.token('data')}` }), 401, 'UNAUTHORIZED');
-    const token = await p.token('conversations');
+    const token = await p.token('conversations', BEN);
     expect((await list('', { ...name, authorization: `Bearer ${token}` })).status).toBe(200);
     await p.sim.advanceClock(3601_000);
     expectError(await list('', { ...name, authorization: `Bearer ${token}` }), 401, 'UNAUTHORIZED');
-    headers = await p.conversationHeaders();
+    headers = await p.conversationHeaders(BEN);
   });
   it("403 FORBIDDEN: Assistant-Name missing or not the organization's assistant", async () => {
     expectError(await list('', { authorization: headers.authorization! }), 403, 'FORBIDDEN');
@@ -141,6 +141,32 @@ describe('Submit feedback: callback_id of feedback.helpful or feedback.unhelpful
     const progress = messages[1];
     expect((await feedback(progress, { callback_id: a.feedback.helpful.callback_id })).body.error.code).toBe('INVALID_REQUEST');
     expect((await feedback({ ...a, message_id: 'msg_unknown' }, { callback_id: a.feedback.helpful.callback_id })).status).toBe(404);
+  });
+});
+
+describe("A conversation is its person's: another person's token, or a token acting for no person, neither lists its messages nor rates them (404 NOT_FOUND, 403 FORBIDDEN)", () => {
+  const CAL = 'cal@example.test';
+  const feedbackPath = (m: any, base = '/rest/v1') => `${base}/conversations/${m.conversation_id}/responses/${m.response_id}/messages/${m.message_id}/feedback`;
+  const expectError = (res: any, status: number, code: string) =>
+    expect([res.status, res.body]).toEqual([status, { error: { code, message: expect.any(String) } }]);
+
+  it.each(['/rest/v1', '/assistant/v1'])('on %s: listing is refused to anyone but the asker, and nothing of the conversation is shown', async (base) => {
+    const asked = finalMessage((await p.ask(BEN, 'expense receipts')).messages);
+    expect((await list('', headers, base, asked.conversation_id)).status).toBe(200);
+    const other = await list('', await p.conversationHeaders(CAL), base, asked.conversation_id);
+    expectError(other, 404, 'NOT_FOUND');
+    expect(JSON.stringify(other.body)).not.toContain(asked.message_id);
+    expectError(await list('', await p.conversationHeaders(), base, asked.conversation_id), 403, 'FORBIDDEN');
+  });
+
+  it("feedback on another person's answer is refused and not recorded; the asker's own is", async () => {
+    const asked = finalMessage((await p.ask(BEN, 'holiday calendar')).messages);
+    const body = { callback_id: asked.feedback.helpful.callback_id };
+    const before = (await p.admin('/feedback')).body.feedback.length;
+    expectError(await p.call(feedbackPath(asked), { body, headers: await p.conversationHeaders(CAL) }), 404, 'NOT_FOUND');
+    expectError(await p.call(feedbackPath(asked), { body, headers: await p.conversationHeaders() }), 403, 'FORBIDDEN');
+    expect((await p.admin('/feedback')).body.feedback.length).toBe(before);
+    expect((await p.call(feedbackPath(asked), { body, headers })).body).toEqual({ status: 'SUBMITTED' });
   });
 });
 

@@ -12,7 +12,7 @@ beforeAll(async () => {
   conv = (await p.ask('dee@example.test', 'welcome')).conversation_id;
   for (let i = 0; i < 6; i++) await p.ask('dee@example.test', `expenses ${i}`, { conversation_id: conv });
   total = 21;
-  headers = await p.conversationHeaders();
+  headers = await p.conversationHeaders('dee@example.test');
 });
 afterAll(() => p.close());
 

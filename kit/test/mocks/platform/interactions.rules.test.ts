@@ -16,7 +16,7 @@ describe('Data API interactions: questions and feedback ratings', () => {
     const first = await p.ask('ada@example.test', 'holidays office');
     const second = await p.ask('ada@example.test', 'expenses', { conversation_id: first.conversation_id });
     const [a, b] = [first.messages.at(-1), second.messages.at(-1)];
-    const headers = await p.conversationHeaders();
+    const headers = await p.conversationHeaders('ada@example.test');
     const rated = await p.call(`/rest/v1/conversations/${first.conversation_id}/responses/${a.response_id}/messages/${a.message_id}/feedback`, {
       headers,
       body: { callback_id: a.feedback.unhelpful.callback_id, additional_feedback: 'outdated' },

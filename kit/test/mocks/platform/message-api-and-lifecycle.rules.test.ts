@@ -79,7 +79,7 @@ describe("Lifecycle stages: stable, legacy, deprecated, experimental — one tab
   });
   it("a stage changed in the settings changes behaviour and headers: deprecated adds Deprecation, removed answers 410 in the family's envelope", async () => {
     const conv = (await p.ask('dee@example.test', 'welcome')).conversation_id;
-    const headers = await p.conversationHeaders();
+    const headers = await p.conversationHeaders('dee@example.test');
     await p.admin('/settings', { method: 'PATCH', body: { lifecycle: { 'conversations.list-messages@rest/v1': 'deprecated' } } });
     const deprecated = await p.call(`/rest/v1/conversations/${conv}/messages`, { headers });
     expect([deprecated.status, deprecated.headers.get('x-api-lifecycle'), deprecated.headers.get('deprecation')]).toEqual([200, 'deprecated', 'true']);
@@ -94,7 +94,7 @@ describe("Lifecycle stages: stable, legacy, deprecated, experimental — one tab
 describe('Experimental: beta endpoints for pilot customers, denoted by the version path segment (/rest/v2beta3/* is the third beta of version 2); may change with at least 14 days notice', () => {
   it('a piloted beta is served with the notice period; a beta the tenant does not pilot, or a segment that is no beta, is 404', async () => {
     const conv = (await p.ask('dee@example.test', 'holidays')).conversation_id;
-    const headers = await p.conversationHeaders();
+    const headers = await p.conversationHeaders('dee@example.test');
     const beta = await p.call(`/rest/v2beta1/conversations/${conv}/messages`, { headers });
     expect([beta.status, beta.headers.get('x-api-lifecycle'), beta.headers.get('x-api-change-notice-days')]).toEqual([
       200,

@@ -13,7 +13,7 @@ beforeAll(async () => {
   const asked = await p.ask(BEN, 'offsite lisbon venue');
   answer = finalMessage(asked.messages);
   progress = asked.messages[1];
-  headers = await p.conversationHeaders();
+  headers = await p.conversationHeaders(BEN);
 });
 afterAll(() => p.close());
 
@@ -109,5 +109,21 @@ describe('Modals follow the Conversations API rules: JWT, Assistant-Name, the co
     } finally {
       await p.admin('/settings', { method: 'PATCH', body: { lifecycle: { 'conversations.open-modal@rest/v1': 'stable' } } });
     }
+  });
+});
+
+describe("A conversation is its person's: its modals are opened, read and submitted by the asker only", () => {
+  it("another person's token gets 404 NOT_FOUND on each, a token acting for no person 403 FORBIDDEN", async () => {
+    const modal = (await open()).body.modal;
+    const path = `/rest/v1/conversations/${answer.conversation_id}/modals/${modal.modal_id}`;
+    for (const [h, status] of [
+      [await p.conversationHeaders('cal@example.test'), 404],
+      [await p.conversationHeaders(), 403],
+    ] as const) {
+      expect((await open(answer, '/rest/v1', h)).status).toBe(status);
+      expect((await p.call(path, { headers: h })).status).toBe(status);
+      expect((await p.call(`${path}/submit`, { method: 'POST', body: { values: { rating: 'helpful' } }, headers: h })).status).toBe(status);
+    }
+    expect((await p.call(path, { headers })).body.modal.status).toBe('OPEN');
   });
 });

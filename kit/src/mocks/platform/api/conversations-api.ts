@@ -27,10 +27,16 @@ export async function caller(req: Request, ctx: PlatformContext): Promise<TokenC
   return claims;
 }
 
-export function conversationOf(req: Request, ctx: PlatformContext): Conversation {
+/**
+ * The conversation of the path, if it belongs to `email` (the token's person): another person's
+ * conversation answers as one that does not exist (404 NOT_FOUND), so its messages, citations and
+ * feedback are never shown to, nor rated by, anyone but the person who asked.
+ */
+export function conversationOf(req: Request, ctx: PlatformContext, email: string): Conversation {
   const id = String(req.params.conversation_id);
   const conversation = ctx.store.conversations.get(id);
-  if (!conversation || conversation.assistantName !== ctx.auth.credentials.assistantName) throw new ApiError('not-found', `Conversation ${id} does not exist`);
+  if (!conversation || conversation.assistantName !== ctx.auth.credentials.assistantName || conversation.email.toLowerCase() !== email.toLowerCase())
+    throw new ApiError('not-found', `Conversation ${id} does not exist`);
   return conversation;
 }
 
@@ -49,8 +55,7 @@ export function parseLimit(text: string | undefined): number {
 }
 
 export async function listMessages(req: Request, res: Response, ctx: PlatformContext): Promise<void> {
-  await caller(req, ctx);
-  const conversation = conversationOf(req, ctx);
+  const conversation = conversationOf(req, ctx, askerOf(await caller(req, ctx)));
   const limit = parseLimit(queryString(req, 'limit'));
   const cursor = queryString(req, 'cursor');
   let before: number | undefined;
@@ -65,8 +70,7 @@ export async function listMessages(req: Request, res: Response, ctx: PlatformCon
 }
 
 export async function submitFeedback(req: Request, res: Response, ctx: PlatformContext): Promise<void> {
-  await caller(req, ctx);
-  const conversation = conversationOf(req, ctx);
+  const conversation = conversationOf(req, ctx, askerOf(await caller(req, ctx)));
   const message = ctx.store.message(conversation.id, String(req.params.message_id));
   if (!message || message.response_id !== req.params.response_id) throw new ApiError('not-found', 'The message does not exist in this response');
   const body: unknown = req.body;
@@ -93,8 +97,8 @@ export async function submitFeedback(req: Request, res: Response, ctx: PlatformC
   res.status(200).json({ status: 'SUBMITTED' });
 }
 
-/** The person a conversation is for: the token's `user_email` claim. */
-function askerOf(claims: TokenClaims): string {
+/** The person a conversation is for, and the only one who may read or rate it: the token's `user_email` claim. */
+export function askerOf(claims: TokenClaims): string {
   if (!claims.email) throw new ApiError('forbidden', 'This token acts for no user: request it with user_email');
   return claims.email;
 }
@@ -107,7 +111,7 @@ export async function createConversation(req: Request, res: Response, ctx: Platf
 
 export async function createResponse(req: Request, res: Response, ctx: PlatformContext): Promise<void> {
   const email = askerOf(await caller(req, ctx));
-  const conversation = conversationOf(req, ctx);
+  const conversation = conversationOf(req, ctx, email);
   const body: unknown = req.body;
   const input = isObj(body) && isObj(body.input) ? body.input : undefined;
   if (!input || (typeof input.text !== 'string' && typeof input.callback_id !== 'string'))

@@ -13,14 +13,13 @@ import type { Request, Response } from 'express';
 import { MAX_MODAL_COMMENT, feedbackModal, type Modal } from '../answers/feedback-modal';
 import type { PlatformContext } from '../platform-context';
 import { ApiError } from './api-error';
-import { caller, conversationOf } from './conversations-api';
+import { askerOf, caller, conversationOf } from './conversations-api';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export async function openModal(req: Request, res: Response, ctx: PlatformContext): Promise<void> {
-  await caller(req, ctx);
-  const conversation = conversationOf(req, ctx);
+  const conversation = conversationOf(req, ctx, askerOf(await caller(req, ctx)));
   const message = ctx.store.message(conversation.id, String(req.params.message_id));
   if (!message || message.response_id !== req.params.response_id) throw new ApiError('not-found', 'The message does not exist in this response');
   if (!message.feedback) throw new ApiError('bad-request', 'This message has no feedback modal: only final assistant messages do');
@@ -29,8 +28,8 @@ export async function openModal(req: Request, res: Response, ctx: PlatformContex
   res.status(201).json({ modal });
 }
 
-function modalOf(req: Request, ctx: PlatformContext): Modal {
-  const conversation = conversationOf(req, ctx);
+function modalOf(req: Request, ctx: PlatformContext, email: string): Modal {
+  const conversation = conversationOf(req, ctx, email);
   const modal = ctx.store.modals.get(String(req.params.modal_id));
   if (!modal || modal.conversation_id !== conversation.id)
     throw new ApiError('not-found', `Modal ${String(req.params.modal_id)} does not exist in this conversation`);
@@ -38,13 +37,11 @@ function modalOf(req: Request, ctx: PlatformContext): Modal {
 }
 
 export async function getModal(req: Request, res: Response, ctx: PlatformContext): Promise<void> {
-  await caller(req, ctx);
-  res.status(200).json({ modal: modalOf(req, ctx) });
+  res.status(200).json({ modal: modalOf(req, ctx, askerOf(await caller(req, ctx))) });
 }
 
 export async function submitModal(req: Request, res: Response, ctx: PlatformContext): Promise<void> {
-  await caller(req, ctx);
-  const modal = modalOf(req, ctx);
+  const modal = modalOf(req, ctx, askerOf(await caller(req, ctx)));
   const body: unknown = req.body;
   const values = isObj(body) && isObj(body.values) ? body.values : undefined;
   if (!values || (values.rating !== 'HELPFUL' && values.rating !== 'UNHELPFUL'))
