@@ -92,7 +92,7 @@ export function registerMockPlatformCommand(mock: Command, runtime: KitRuntime):
     .option('--assistant-name <name>', 'the Assistant-Name the Conversations API requires')
     .option('--credentials-file <file>', 'where the API keys, client secrets and admin key go (JSON, mode 600)', 'data/mock-platform-credentials.json')
     .option('--rate-limit <perMinute>', 'requests per caller per minute on every API before 429 (0: off)', wholeNumber('--rate-limit', 0))
-    .option('--fault-rate <ratio>', 'share of API requests answered 500/503 (0 to 1)', parseRatio, 0)
+    .option('--fault-rate <ratio>', 'share of API requests answered 500, the server error the platform documents (0 to 1)', parseRatio, 0)
     .option('--pilot <versions>', 'experimental versions the tenant pilots, comma-separated', list, [])
     .option('--remove <ids>', 'lifecycle rows to serve as removed (410), comma-separated, e.g. message.send@v1beta1', list, [])
     .addHelpText(

@@ -2,9 +2,11 @@
  * Rate limits and fault injection on the simulator's public APIs, as the work-management mock has
  * them, configurable at start and at run time (`PATCH /_admin/hostility`): a per-family,
  * per-caller limit of requests a minute answering 429 with `Retry-After` (on the simulator clock),
- * injected latency, and a share of requests answered with an injected 5xx (seeded, reproducible).
+ * injected latency, and a share of requests answered with an injected 500, the one server error
+ * the seed documents (seeded, reproducible).
  */
 import crypto from 'node:crypto';
+import { ApiError } from './api/api-error';
 import type { Family } from './api/lifecycle-table';
 
 export interface Hostility {
@@ -14,6 +16,7 @@ export interface Hostility {
   latencyMs: { min: number; max: number };
   /** Share (0..1) of API requests answered with one of `faultStatuses` instead of being served. */
   faultRate: number;
+  /** Of `DOCUMENTED_FAULTS` only: the seed's status tables list 500 as the one server error. */
   faultStatuses: number[];
   seed: string;
 }
@@ -23,9 +26,15 @@ export const DEFAULT_HOSTILITY: Hostility = {
   rateLimitPerMinute: { conversations: 600, data: 600, message: 120, auth: 600 },
   latencyMs: { min: 0, max: 0 },
   faultRate: 0,
-  faultStatuses: [500, 503],
+  faultStatuses: [500],
   seed: 'platform',
 };
+
+/**
+ * The server errors the seed documents (its status tables list 400, 401, 403, 404, 429 and 500):
+ * a fault the platform never answers would test clients against a platform that does not exist.
+ */
+export const DOCUMENTED_FAULTS: readonly number[] = [500];
 
 export type HostilityPatch = Partial<Omit<Hostility, 'rateLimitPerMinute' | 'latencyMs'>> & {
   rateLimitPerMinute?: Partial<Record<Family, number>> | number;
@@ -34,6 +43,12 @@ export type HostilityPatch = Partial<Omit<Hostility, 'rateLimitPerMinute' | 'lat
 
 /** Merges a partial override; a bare number for `rateLimitPerMinute` sets every family. */
 export function applyHostility(base: Hostility, patch: HostilityPatch): Hostility {
+  const undocumented = (patch.faultStatuses ?? []).filter((status) => !DOCUMENTED_FAULTS.includes(status));
+  if (undocumented.length > 0)
+    throw new ApiError(
+      'bad-request',
+      `faultStatuses: ${undocumented.join(', ')} not documented by the platform; it answers server errors as ${DOCUMENTED_FAULTS.join(', ')}`,
+    );
   const rate = patch.rateLimitPerMinute;
   const rateLimitPerMinute =
     typeof rate === 'number' ? { conversations: rate, data: rate, message: rate, auth: rate } : { ...base.rateLimitPerMinute, ...(rate ?? {}) };

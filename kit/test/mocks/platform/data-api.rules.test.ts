@@ -128,6 +128,14 @@ describe('Data API errors: 400 bad request, 403 forbidden, 404 URL not found, 42
     }
     flat(await p.call(`${BASE}/plugin-resources/$count?$filter=${encodeURIComponent("user_id eq '1")}`, { headers: key }), 400);
   });
+  it("every error is application/json, $count's too (its 200 is text/plain)", async () => {
+    const bad = await p.call(`${BASE}/plugin-resources/$count?$filter=${encodeURIComponent("user_id eq '1")}`, { headers: key });
+    expect([bad.status, bad.headers.get('content-type')]).toEqual([400, expect.stringMatching(/^application\/json\b/)]);
+    const refused = await p.call(`${BASE}/plugin-resources/$count`, { headers: { authorization: 'Bearer wrong' } });
+    expect([refused.status, refused.headers.get('content-type')]).toEqual([403, expect.stringMatching(/^application\/json\b/)]);
+    const ok = await p.call(`${BASE}/plugin-resources/$count`, { headers: key });
+    expect([ok.status, ok.headers.get('content-type')]).toEqual([200, expect.stringMatching(/^text\/plain\b/)]);
+  });
   it('404: an entity set or path that does not exist', async () => {
     flat(await p.call(`${BASE}/nothing`, { headers: key }), 404);
     flat(await p.call('/export/v9/records/plugin-resources', { headers: key }), 404);

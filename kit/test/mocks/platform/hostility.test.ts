@@ -30,13 +30,18 @@ describe('Rate limits: configurable per API family, 429 with Retry-After counted
 });
 
 describe('Fault injection: a share of requests answered 5xx, slow responses; seeded and reproducible', () => {
-  it("503 carries Retry-After; 500 is the family's internal error", async () => {
-    p.sim.setHostility({ faultRate: 1, faultStatuses: [503] });
-    const unavailable = await send();
-    expect([unavailable.status, unavailable.headers.get('retry-after'), unavailable.body.code]).toEqual([503, '1', 'SERVICE_UNAVAILABLE']);
+  it("only the documented server error is injected: 500, as each family's internal error; 503 or 504 is refused", async () => {
+    p.sim.setHostility({ faultRate: 1 });
+    const data = await send();
+    expect([data.status, data.body.code]).toEqual([500, 'INTERNAL_SERVER_ERROR']);
     const conv = await p.call('/rest/v1/conversations/conv_x/messages', { headers: await p.conversationHeaders().catch(() => ({})) });
-    expect([conv.status, conv.body.error.code]).toEqual([503, 'INTERNAL_ERROR']);
+    expect([conv.status, conv.body.error.code]).toEqual([500, 'INTERNAL_ERROR']);
     p.sim.setHostility({ faultRate: 0 });
+    for (const faultStatuses of [[503], [500, 504]]) {
+      const refused = await p.admin('/hostility', { method: 'PATCH', body: { faultRate: 0.5, faultStatuses } });
+      expect([refused.status, refused.body.code]).toEqual([400, 'BAD_REQUEST']);
+    }
+    expect((await p.admin('/state')).body.hostility).toMatchObject({ faultRate: 0, faultStatuses: [500] });
   });
   it('latency is added', async () => {
     p.sim.setHostility({ latencyMs: { min: 120, max: 120 } });

@@ -6,8 +6,7 @@
 import type { Response } from 'express';
 import type { Family } from './lifecycle-table';
 
-export type ErrorKind =
-  'bad-request' | 'bad-cursor' | 'unauthorized' | 'forbidden' | 'not-found' | 'gone' | 'rate-limited' | 'internal' | 'unavailable' | 'timeout';
+export type ErrorKind = 'bad-request' | 'bad-cursor' | 'unauthorized' | 'forbidden' | 'not-found' | 'gone' | 'rate-limited' | 'internal';
 
 export class ApiError extends Error {
   constructor(
@@ -28,8 +27,6 @@ const STATUS: Record<ErrorKind, number> = {
   gone: 410,
   'rate-limited': 429,
   internal: 500,
-  unavailable: 503,
-  timeout: 504,
 };
 
 /** Conversations API codes (the list-messages table, plus INVALID_REQUEST of the feedback notes). */
@@ -42,8 +39,6 @@ const CONVERSATIONS_CODE: Record<ErrorKind, string> = {
   gone: 'NOT_FOUND',
   'rate-limited': 'RATE_LIMIT_EXCEEDED',
   internal: 'INTERNAL_ERROR',
-  unavailable: 'INTERNAL_ERROR',
-  timeout: 'INTERNAL_ERROR',
 };
 
 const FLAT_CODE: Record<ErrorKind, string> = {
@@ -55,8 +50,6 @@ const FLAT_CODE: Record<ErrorKind, string> = {
   gone: 'GONE',
   'rate-limited': 'RATE_LIMIT_EXCEEDED',
   internal: 'INTERNAL_SERVER_ERROR',
-  unavailable: 'SERVICE_UNAVAILABLE',
-  timeout: 'GATEWAY_TIMEOUT',
 };
 
 const OAUTH_CODE: Partial<Record<ErrorKind, string>> = { 'bad-request': 'invalid_request', unauthorized: 'invalid_client' };
@@ -80,5 +73,7 @@ export function sendError(res: Response, family: Family, error: unknown): void {
   res
     .status(statusOf(e.kind))
     .set(e.headers)
+    // Whatever type the handler had set before it failed: every error body is JSON.
+    .type('application/json')
     .json(errorBody(family, e.kind, e.message));
 }

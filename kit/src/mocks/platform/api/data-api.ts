@@ -117,10 +117,9 @@ async function where(req: Request, ctx: PlatformContext): Promise<{ base: string
 export async function countPluginResources(req: Request, res: Response, ctx: PlatformContext): Promise<void> {
   await where(req, ctx);
   const opts = options(req, COUNT_OPTIONS);
-  res
-    .status(200)
-    .type('text/plain')
-    .send(String(matching(pluginResources(ctx), opts.get('$filter')).length));
+  // Counted before the answer's type is set: a bad $filter's 400 is JSON like every other error.
+  const count = matching(pluginResources(ctx), opts.get('$filter')).length;
+  res.status(200).type('text/plain').send(String(count));
 }
 
 type Created = Pick<PluginResource | Interaction, 'id' | 'created_time'>;

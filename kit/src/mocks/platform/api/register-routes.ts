@@ -78,8 +78,6 @@ async function applyHostility(req: Request, ctx: PlatformContext, row: Lifecycle
   const delay = ctx.faults.latency();
   if (delay > 0) await sleep(delay);
   const fault = ctx.faults.fault();
-  if (fault === 503) throw new ApiError('unavailable', 'Service unavailable (injected)', { 'retry-after': '1' });
-  if (fault === 504) throw new ApiError('timeout', 'Gateway timeout (injected)');
   if (fault !== undefined) throw new ApiError('internal', 'Internal server error (injected)');
 }
 
