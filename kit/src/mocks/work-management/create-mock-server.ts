@@ -208,6 +208,9 @@ function flatQuery(query: Request['query']): Record<string, string> {
   return out;
 }
 
+/** The event stream's read paths. */
+const EVENT_PATHS = /^\/(workspaces\/[^/]+\/)?events$/;
+
 async function serveApi(req: Request, res: Response, ctx: MockContext): Promise<void> {
   const query = flatQuery(req.query);
   const pretty = query.opt_pretty === 'true' || query.opt_pretty === '';
@@ -222,7 +225,11 @@ async function serveApi(req: Request, res: Response, ctx: MockContext): Promise<
   let release = (): void => undefined;
   if (!isBatch) {
     // Standard and concurrent limiters; a rejected request still counts against the minute.
-    const slot = ctx.limiter.acquire(token, method === 'GET' ? 1 : 0, method === 'GET' ? 0 : 1);
+    // Events are read against a budget of their own, higher than the resources' (Events rule 4).
+    const events = method === 'GET' && EVENT_PATHS.test(path);
+    const slot = events
+      ? ctx.limiter.acquire(`${token} events`, 1, 0, ctx.hostility().eventsRateLimitPerMinute)
+      : ctx.limiter.acquire(token, method === 'GET' ? 1 : 0, method === 'GET' ? 0 : 1);
     if (!slot.ok) return sendJson(res, { status: 429, body: errorBody(RATE_LIMIT_MESSAGE), headers: { 'retry-after': String(slot.retryAfterSec) } }, pretty);
     release = slot.release;
     res.on('close', release);

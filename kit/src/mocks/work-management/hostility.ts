@@ -8,6 +8,8 @@ import { Random } from './random';
 export interface Hostility {
   /** Standard limiter: requests per token per minute; 0 turns it off. Rejected requests count. */
   rateLimitPerMinute: number;
+  /** Reading events (`GET /events`, `GET /workspaces/{gid}/events`): a budget of its own, higher (seed, Events rule 4); 0 turns it off. */
+  eventsRateLimitPerMinute: number;
   /** Concurrent limiter: GETs and writes in flight per token (independent pools); 0 turns it off. */
   maxConcurrentReads: number;
   maxConcurrentWrites: number;
@@ -36,6 +38,8 @@ export interface Hostility {
 
 export const DEFAULT_HOSTILITY: Hostility = {
   rateLimitPerMinute: 1500,
+  // The seed gives no numbers, only "higher": four times the resources' budget.
+  eventsRateLimitPerMinute: 6000,
   maxConcurrentReads: 50,
   maxConcurrentWrites: 15,
   concurrencyRetryAfterSec: 1,
@@ -80,10 +84,11 @@ export class RateLimiter {
   ) {}
 
   /**
-   * Takes `reads + writes` request slots at once, all or nothing (a batch counts each action).
+   * Takes `reads + writes` request slots at once against `perMinute` (the standard limit unless
+   * given: events have their own key and limit), all or nothing (a batch counts each action).
    * Every request asked for counts against the minute, admitted or not.
    */
-  acquire(token: string, reads: number, writes: number): Acquired {
+  acquire(token: string, reads: number, writes: number, perMinute = this.settings().rateLimitPerMinute): Acquired {
     const s = this.settings();
     const now = this.now();
     let st = this.state.get(token);
@@ -96,7 +101,7 @@ export class RateLimiter {
       st.count = 0;
     }
     st.count += reads + writes;
-    if (s.rateLimitPerMinute > 0 && st.count > s.rateLimitPerMinute) {
+    if (perMinute > 0 && st.count > perMinute) {
       return { ok: false, reason: 'rate', retryAfterSec: Math.max(1, Math.ceil((st.windowStart + 60_000 - now) / 1000)) };
     }
     if ((s.maxConcurrentReads > 0 && st.reads + reads > s.maxConcurrentReads) || (s.maxConcurrentWrites > 0 && st.writes + writes > s.maxConcurrentWrites)) {

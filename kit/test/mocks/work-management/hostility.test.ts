@@ -149,3 +149,32 @@ describe('attachment download_urls expire after a short time', () => {
     expect(res.body.data).toMatchObject({ download_url: null, size: null, host: link?.host, view_url: expect.stringMatching(/^https:\/\//) });
   });
 });
+
+describe('Events rule 4: reading events has higher rate limits than reading the resources (a budget of its own)', () => {
+  const clock = manualClock();
+  let m: RunningMock;
+  beforeAll(async () => {
+    m = await startMock({ seed: 'events-rate', size: 'tiny', now: clock.now, hostility: { ...calm, rateLimitPerMinute: 5, eventsRateLimitPerMinute: 12 } });
+  });
+  afterAll(() => m.close());
+
+  it('events keep being read when the resource budget is spent, up to their own higher limit, with Retry-After', async () => {
+    const workspace = m.mock.organization.organization;
+    for (let i = 0; i < 5; i++) expect((await m.api('/users/me')).status).toBe(200);
+    expect((await m.api('/users/me')).status).toBe(429);
+    const events = () => m.api(`/workspaces/${workspace}/events`);
+    for (let i = 0; i < 12; i++) expect((await events()).status).not.toBe(429);
+    const limited = await events();
+    expect([limited.status, limited.headers.get('retry-after')]).toEqual([429, '60']);
+    clock.advance(60_000);
+    expect((await events()).status).not.toBe(429);
+    expect((await m.api('/users/me')).status).toBe(200);
+  });
+
+  it('the events budget defaults to more than the resources one', async () => {
+    const state = (await m.call('/_admin/state')).body.data.hostility;
+    expect(state.eventsRateLimitPerMinute).toBeGreaterThan(state.rateLimitPerMinute);
+    const { DEFAULT_HOSTILITY } = await import('../../../src/mocks/work-management/hostility');
+    expect(DEFAULT_HOSTILITY.eventsRateLimitPerMinute).toBeGreaterThan(DEFAULT_HOSTILITY.rateLimitPerMinute);
+  });
+});
