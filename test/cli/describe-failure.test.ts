@@ -1,3 +1,4 @@
+import { PlatformAuthError } from '../../src/platform/platform-error';
 import net from 'node:net';
 import { ConfigError } from '../../src/config/load-config';
 import { describeFailure } from '../../src/cli/describe-failure';
@@ -47,6 +48,10 @@ describe('what a failed command prints', () => {
     expect(describeFailure(bug, {})).toBe('error: x is not a function\n(set LOG_LEVEL=debug to see where it came from)');
     expect(describeFailure(bug, { LOG_LEVEL: 'debug' })).toBe(bug.stack);
     expect(describeFailure(new UsageError('use --url'), {})).toBe('error: use --url');
+    const refused = new PlatformAuthError("The platform's Data API answered 403 Forbidden for https://api.eu.platform.example/export/v1/records (FORBIDDEN)", {
+      status: 403,
+    });
+    expect(describeFailure(refused, {})).toBe(`error: ${refused.message}`);
     expect(describeFailure(new ConfigError(['PORT: expected a number']), {})).toBe('Invalid configuration:\n  - PORT: expected a number');
   });
 });

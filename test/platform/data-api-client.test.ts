@@ -10,7 +10,8 @@ let p: RunningSimulator;
 const logger = captureLogger().logger;
 
 beforeAll(async () => {
-  p = await simulatorWithRecords();
+  // The tenant lives in the EU region: the clients below talk to its server.
+  p = await simulatorWithRecords('eu');
 });
 afterAll(() => p.close());
 afterEach(async () => {
@@ -97,6 +98,8 @@ describe('Data API client: listing', () => {
     });
     const wrong = new DataApiClient({ baseUrl: regionBase('us'), auth: { kind: 'api-key', key: 'wrong' }, logger });
     await expect(wrong.count()).rejects.toBeInstanceOf(PlatformAuthError);
+    // The right key at another region's server: the tenant is not there.
+    await expect(keyClient({ baseUrl: regionBase('us') }).count()).rejects.toBeInstanceOf(PlatformAuthError);
     await expect(keyClient({ baseUrl: `${p.origin}/regions/mars/export/v1/records` }).count()).rejects.toMatchObject({
       name: 'PlatformNotFoundError',
       status: 404,

@@ -76,6 +76,15 @@ describe('content-gateway usage', () => {
     expect(wrong.stderr + wrong.stdout).not.toContain(wrongSecret);
   });
 
+  it("the region matters: the tenant's records are in the EU server only; another region's refuses the key in one line", async () => {
+    const us = args.map((a) => a.replace('/regions/eu/', '/regions/us/'));
+    const r = await runCli([...us, '--json'], env);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/403.*regions\/us\//)]);
+    expect(r.stderr).not.toContain(env.PLATFORM_DATA_API_KEY as string);
+  });
+
   it('the terminal table: totals, the most cited files first with their numbers, stale citations, the cost', async () => {
     const r = await runCli([...args, '--top', '5'], env);
     expect(r.code).toBe(0);

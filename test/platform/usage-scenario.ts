@@ -40,7 +40,8 @@ export async function usageScenario(kind: DatabaseKind): Promise<UsageScenario> 
   fs.cpSync(DEMO_CORPUS_DIR, corpus, { recursive: true });
   const gw = await startTestGateway(kind);
   await seedDemo(gw.database.db, gw.blobs, { root: corpus });
-  const p = await startSimulator({ gateway: { baseUrl: gw.url, auth: { kind: 'api-key', key: TEST_KEYS[0] } } });
+  // The tenant lives in the EU region: `usage` must be pointed at that region's server.
+  const p = await startSimulator({ gateway: { baseUrl: gw.url, auth: { kind: 'api-key', key: TEST_KEYS[0] } }, settings: { dataRegion: 'eu' } });
   await p.sim.ingest();
   const logger = captureLogger().logger;
   // A conversation is its asker's: each person rates through a client whose tokens act for them.
@@ -99,7 +100,12 @@ export async function usageScenario(kind: DatabaseKind): Promise<UsageScenario> 
     purged,
     expected,
     dataClient: (extra = {}) =>
-      new DataApiClient({ baseUrl: `${p.origin}/export/v1/records`, auth: { kind: 'api-key', key: p.sim.credentials.dataApiKey }, logger, ...extra }),
+      new DataApiClient({
+        baseUrl: `${p.origin}/regions/eu/export/v1/records`,
+        auth: { kind: 'api-key', key: p.sim.credentials.dataApiKey },
+        logger,
+        ...extra,
+      }),
     gatewayClient: () => new GatewayFilesClient({ baseUrl: gw.url, key: TEST_KEYS[0], logger }),
     close: async () => {
       await p.close();

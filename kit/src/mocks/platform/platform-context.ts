@@ -32,6 +32,11 @@ export interface SimulatorSettings {
   pilotVersions: string[];
   /** Data API records per page before an `@odata.nextLink`. */
   dataPageSize: number;
+  /**
+   * The Data API region the tenant lives in (`DATA_REGIONS` id): its records are served by that
+   * region's server only; every other region knows no tenant with these credentials (403).
+   */
+  dataRegion: string;
 }
 
 export interface PlatformContext {

@@ -1,9 +1,9 @@
 import http from 'node:http';
 import { startSimulator, type RunningSimulator } from './simulator-harness';
 
-/** A simulator whose assistant has answered a few people, so plugin-resources exist; Data API pages of 3. */
-export async function simulatorWithRecords(): Promise<RunningSimulator> {
-  const p = await startSimulator({ now: () => Date.UTC(2025, 3, 1), settings: { dataPageSize: 3 } });
+/** A simulator whose assistant has answered a few people, so plugin-resources exist; Data API pages of 3; the tenant in `dataRegion`. */
+export async function simulatorWithRecords(dataRegion = 'us'): Promise<RunningSimulator> {
+  const p = await startSimulator({ now: () => Date.UTC(2025, 3, 1), settings: { dataPageSize: 3, dataRegion } });
   for (const [email, q] of [
     ['ada@example.test', 'the office cluster upgrade on-call expenses holidays welcome'],
     ['ben@example.test', 'offsite lisbon expenses'],

@@ -69,7 +69,9 @@ describe('Count plugin resources: this is the only way to get a count; $count=tr
 
 describe('{data_api_base_url} is the /export/v1/records base of one regional server: US (default), EU, CA, government cloud (US), Japan, UK, or one of two further US production servers', () => {
   it('eight regions', () => expect(DATA_REGIONS.map((r) => r.id)).toEqual(['us', 'eu', 'ca', 'gov', 'jp', 'uk', 'us-prod4', 'us-prod3']));
-  it.each(DATA_REGIONS.map((r) => r.id))('%s answers under /regions/<id>, its links on its own base', async (id) => {
+  afterEach(async () => void (await p.admin('/settings', { method: 'PATCH', body: { dataRegion: 'us' } })));
+  it.each(DATA_REGIONS.map((r) => r.id))('a tenant in %s is served under /regions/<id>, its links on its own base', async (id) => {
+    await p.admin('/settings', { method: 'PATCH', body: { dataRegion: id } });
     const res = await p.call(`/regions/${id}${BASE}/plugin-resources`, { headers: key });
     expect(res.status).toBe(200);
     expect(res.body['@odata.context']).toBe(`${p.origin}/regions/${id}${BASE}/$metadata#plugin-resources`);
@@ -77,8 +79,21 @@ describe('{data_api_base_url} is the /export/v1/records base of one regional ser
     expect((await p.call(`/regions/${id}${BASE}/plugin-resources/$count`, { headers: key })).status).toBe(200);
   });
   it.each(DATA_REGIONS.map((r) => r.host))('by host: %s', async (host) => {
+    const region = DATA_REGIONS.find((r) => r.host === host)?.id;
+    await p.admin('/settings', { method: 'PATCH', body: { dataRegion: region } });
     const res = await getWithHost(p.origin, `${BASE}/plugin-resources?$top=1`, host, key);
     expect([res.status, res.body['@odata.context']]).toEqual([200, `http://${host}${BASE}/$metadata#plugin-resources`]);
+  });
+  it("a tenant's records live in its region: every other region's server answers 403 for its credentials, lists and counts alike", async () => {
+    await p.admin('/settings', { method: 'PATCH', body: { dataRegion: 'eu' } });
+    for (const other of DATA_REGIONS.filter((r) => r.id !== 'eu')) {
+      const list = await p.call(`/regions/${other.id}${BASE}/plugin-resources`, { headers: key });
+      expect([list.status, list.body]).toEqual([403, { code: 'FORBIDDEN', message: expect.any(String) }]);
+      expect((await p.call(`/regions/${other.id}${BASE}/plugin-resources/$count`, { headers: key })).status).toBe(403);
+      expect((await getWithHost(p.origin, `${BASE}/plugin-resources?$top=1`, other.host, key)).status).toBe(403);
+    }
+    expect((await p.call(`${BASE}/plugin-resources/$count`, { headers: key })).status).toBe(403);
+    expect((await p.admin('/settings', { method: 'PATCH', body: { dataRegion: 'mars' } })).status).toBe(400);
   });
   it('an unknown region is a 404', async () => {
     expect((await p.call(`/regions/mars${BASE}/plugin-resources`, { headers: key })).body).toEqual({ code: 'NOT_FOUND', message: expect.any(String) });

@@ -6,6 +6,7 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { AskError } from '../answers/assistant';
 import type { PlatformContext } from '../platform-context';
+import { DATA_REGIONS } from './data-regions';
 import { ApiError, sendError } from './api-error';
 import { EXPERIMENTAL_VERSION, LIFECYCLE_TABLE, stageOf, type Stage } from './lifecycle-table';
 
@@ -52,6 +53,11 @@ function settingsPatch(ctx: PlatformContext, body: unknown): void {
   if (body.dataPageSize !== undefined) {
     if (!Number.isInteger(body.dataPageSize) || (body.dataPageSize as number) < 1) throw new ApiError('bad-request', 'dataPageSize is a positive integer');
     ctx.settings.dataPageSize = body.dataPageSize as number;
+  }
+  if (body.dataRegion !== undefined) {
+    if (!DATA_REGIONS.some((r) => r.id === body.dataRegion))
+      throw new ApiError('bad-request', `dataRegion is one of ${DATA_REGIONS.map((r) => r.id).join(', ')}`);
+    ctx.settings.dataRegion = body.dataRegion as string;
   }
 }
 

@@ -106,11 +106,13 @@ const interactions = (ctx: PlatformContext): EntitySet => ({
   top: new Set(INTERACTION_TOP),
 });
 
-/** The caller's credentials (403 otherwise), then the region addressed (404 for an unknown one). */
+/** The caller's credentials (403 otherwise), then the region addressed (404 for an unknown one, 403 for one the tenant is not in). */
 async function where(req: Request, ctx: PlatformContext): Promise<{ base: string }> {
   await ctx.auth.data(req.get('authorization'));
   const region = regionOf(req);
   if (!region) throw new ApiError('not-found', `no Data API region ${String(req.params.region)}`);
+  // A tenant's records live in its region: another region's server knows no tenant with these credentials.
+  if (region.region.id !== ctx.settings.dataRegion) throw new ApiError('forbidden', `No tenant with these credentials in the ${region.region.name} region`);
   return region;
 }
 
