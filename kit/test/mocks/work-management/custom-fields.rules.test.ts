@@ -116,6 +116,18 @@ describe('Custom field type: text, number, enum, multi_enum, date, people, refer
     });
   });
 
+  it('opt_fields=custom_fields returns each value with its compact field metadata and value, as without opt_fields', async () => {
+    const task = await newTask([ids.a], { [ids.fields.text as string]: 'Acme GmbH', [ids.fields.enum as string]: ids.high });
+    const full = (await m.api(`/tasks/${task}`)).body.data.custom_fields;
+    const named = await m.api(`/tasks/${task}?opt_fields=custom_fields`);
+    expect(Object.keys(named.body.data).sort()).toEqual(['custom_fields', 'gid']);
+    expect(named.body.data.custom_fields).toEqual(full);
+    const text = named.body.data.custom_fields.find((f: { gid: string }) => f.gid === ids.fields.text);
+    expect(text).toMatchObject({ name: 'Customer', type: 'text', text_value: 'Acme GmbH', display_value: 'Acme GmbH', enabled: true });
+    const picked = await m.api(`/tasks/${task}?opt_fields=custom_fields.display_value`);
+    expect(picked.body.data.custom_fields.find((f: { gid: string }) => f.gid === ids.fields.enum)).toEqual({ gid: ids.fields.enum, display_value: 'High' });
+  });
+
   it('the compact custom field record includes type; enum fields carry enum_options', async () => {
     const res = await m.api(`/custom_fields/${ids.fields.enum}`);
     expect(res.body.data).toMatchObject({

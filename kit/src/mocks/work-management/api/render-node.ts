@@ -84,6 +84,12 @@ export interface NodeSpec<T> {
   compact: readonly string[] | ((obj: T) => readonly string[]);
   full: readonly string[] | ((obj: T) => readonly string[]);
   fields: Record<string, Getter<T>>;
+  /**
+   * A value embedded in its parent, not a reference to another resource, though it carries a
+   * `gid`: named without sub-fields it renders compact (a task's custom field value is its field's
+   * compact metadata plus the value, seed "Custom field values on a task").
+   */
+  valueObject?: true;
 }
 
 /** One spec per node type, looked up by the renderer through the render context. */
@@ -145,7 +151,8 @@ function renderLeaf(value: unknown, rc: RenderContext): unknown {
   if (Array.isArray(value)) return value.map((v) => renderLeaf(v, rc));
   if (!(value instanceof Node)) return value;
   const spec = specOf(value, rc);
-  if (spec.fields.gid && spec.fields.resource_type) return { gid: spec.fields.gid(value.obj, rc), resource_type: spec.fields.resource_type(value.obj, rc) };
+  if (!spec.valueObject && spec.fields.gid && spec.fields.resource_type)
+    return { gid: spec.fields.gid(value.obj, rc), resource_type: spec.fields.resource_type(value.obj, rc) };
   return render(value, 'compact', rc);
 }
 

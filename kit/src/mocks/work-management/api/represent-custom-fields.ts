@@ -33,6 +33,7 @@ function fieldMetadata(f: CustomField): string[] {
 
 /** A custom field value on a task: compact field metadata + `enabled`, `display_value` and the typed value. */
 export const customFieldValueSpec: NodeSpec<TaskFieldEntry> = {
+  valueObject: true,
   compact: (e) => [...fieldMetadata(e.field), 'enabled', 'display_value', VALUE_PROPERTY[e.field.type]],
   full: (e) => [...fieldMetadata(e.field), 'enabled', 'display_value', VALUE_PROPERTY[e.field.type]],
   fields: {
