@@ -8,6 +8,7 @@
  * and exits when the parent disconnects.
  */
 import fs from 'node:fs';
+import type { S3BlobStoreOptions } from 'content-gateway';
 import { pipeline } from 'node:stream/promises';
 import { forceGc } from './force-gc';
 import { serveToParent, type ServedToParent } from './serve-to-parent';
@@ -15,8 +16,9 @@ import { startBareServer } from './start-bare-server';
 import { startBenchGateway } from './start-bench-gateway';
 
 export interface DownloadServerConfig {
-  /** `gateway-db`: the gateway with BLOB_STORE=database (the blob staged there too). */
-  mode: 'gateway' | 'gateway-db' | 'baseline';
+  /** `gateway-db`: the gateway with BLOB_STORE=database (the blob staged there too); `gateway-s3`: with BLOB_STORE=s3 (in `s3`). */
+  mode: 'gateway' | 'gateway-db' | 'gateway-s3' | 'baseline';
+  s3?: S3BlobStoreOptions;
   /** Bench data folder (staging database + blobs), staged by the parent. */
   dir: string;
   fileId: string;
@@ -50,7 +52,11 @@ async function main(config: DownloadServerConfig): Promise<ServedToParent<Downlo
   let url: string;
   let close: () => Promise<void>;
   if (config.mode !== 'baseline') {
-    const gateway = await startBenchGateway({ dir: config.dir, blobStore: config.mode === 'gateway-db' ? 'database' : 'directory' });
+    const gateway = await startBenchGateway({
+      dir: config.dir,
+      blobStore: config.mode === 'gateway-db' ? 'database' : 'directory',
+      ...(config.mode === 'gateway-s3' && config.s3 ? { s3: config.s3 } : {}),
+    });
     url = `${gateway.url}/v1/files/${encodeURIComponent(config.fileId)}/download`;
     close = gateway.close;
   } else {

@@ -13,6 +13,7 @@ import {
 import { Upload } from '@aws-sdk/lib-storage';
 import type { Knex } from 'knex';
 import { assertBlobKey, BLOB_KEY, type BlobStore, type ByteRange, type StoredBlob } from './blob-store';
+import { RecentSizes } from './recent-sizes';
 import { removeOldSpools, spoolContent } from './spooled-content';
 import { removeStaleUploads } from './remove-stale-uploads';
 
@@ -29,6 +30,13 @@ export interface S3BlobStoreOptions {
   /** Where content larger than a few hundred KB is spooled while hashed (default: a folder in the OS's temporary one). */
   spoolDir?: string;
 }
+
+/**
+ * How long a blob seen present is taken as present without asking the server again (a download
+ * looks its blob up before reading it: without this, every download would be two requests to the
+ * server). A blob deleted meanwhile by another process fails the read, answered as unavailable.
+ */
+export const STAT_CACHE_MS = 10_000;
 
 /** Bytes of one part of a multipart upload (content larger than one part is uploaded in parts, four at a time). */
 export const UPLOAD_PART_BYTES = 8 * 1024 * 1024;
@@ -65,6 +73,7 @@ export class S3BlobStore implements BlobStore {
   readonly where: string;
   private readonly client: S3Client;
   private readonly spoolDir: string;
+  private readonly seen = new RecentSizes(STAT_CACHE_MS, 10_000);
 
   constructor(
     private readonly options: S3BlobStoreOptions,
@@ -89,7 +98,7 @@ export class S3BlobStore implements BlobStore {
       // Recorded before the bucket is asked: a garbage collection deciding now waits for this row (see `delete`).
       const storedAt = new Date().toISOString();
       await this.db('object_blobs').insert({ key: stored.key, stored_at: storedAt }).onConflict('key').merge(['stored_at']);
-      if ((await this.stat(stored.key))?.size === stored.size) return stored;
+      if ((await this.head(stored.key))?.size === stored.size) return stored;
       const Key = this.objectKey(stored.key);
       const upload = new Upload({
         client: this.client,
@@ -98,9 +107,10 @@ export class S3BlobStore implements BlobStore {
         queueSize: 4,
       });
       await upload.done();
-      const uploaded = await this.stat(stored.key);
+      const uploaded = await this.head(stored.key);
       if (uploaded?.size !== stored.size) {
         await this.client.send(new DeleteObjectCommand({ Bucket: this.options.bucket, Key }));
+        this.seen.delete(stored.key);
         throw new Error(`The S3 server stored ${uploaded?.size ?? 'no'} bytes for blob ${stored.key} of ${stored.size} bytes; the object was deleted`);
       }
       return stored;
@@ -109,10 +119,20 @@ export class S3BlobStore implements BlobStore {
     }
   }
 
+  /** The blob's size, asked of the server unless seen present in the last `STAT_CACHE_MS`. */
   async stat(key: string): Promise<{ size: number } | undefined> {
+    const seen = this.seen.get(key);
+    if (seen !== undefined) return { size: seen };
+    return this.head(key);
+  }
+
+  /** The blob's size as the server says it now. */
+  private async head(key: string): Promise<{ size: number } | undefined> {
     try {
       const head = await this.client.send(new HeadObjectCommand({ Bucket: this.options.bucket, Key: this.objectKey(key) }));
-      return { size: head.ContentLength ?? 0 };
+      const size = head.ContentLength ?? 0;
+      this.seen.set(key, size);
+      return { size };
     } catch (error) {
       if (isNotFound(error)) return undefined;
       throw error;
@@ -176,6 +196,7 @@ export class S3BlobStore implements BlobStore {
    */
   async delete(key: string, storedBefore?: Date): Promise<void> {
     const Key = this.objectKey(key);
+    this.seen.delete(key);
     await this.db.transaction(async (trx) => {
       const record = trx('object_blobs').where({ key });
       if (storedBefore) record.where('stored_at', '<', storedBefore.toISOString());

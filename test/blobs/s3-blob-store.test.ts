@@ -91,6 +91,21 @@ describe.each(databaseKinds)('S3BlobStore against a real S3-compatible server (s
     },
   );
 
+  it('takes a blob seen present lately as present (one request per download), and fails the read of one another process deleted meanwhile', async () => {
+    const stored = await store.put(Buffer.from('looked up by every download'));
+    expect(await store.stat(stored.key)).toEqual({ size: stored.size });
+    const other = new S3BlobStore(
+      { bucket: s3.bucket, prefix, region: s3.region, endpoint: s3.endpoint, forcePathStyle: true, credentials: s3.credentials },
+      t.db,
+    );
+    await other.delete(stored.key);
+    other.close();
+    expect(await store.stat(stored.key)).toEqual({ size: stored.size });
+    await expect(readAll(store.createReadStream(stored.key))).rejects.toThrow();
+    await store.delete(stored.key);
+    expect(await store.stat(stored.key)).toBeUndefined();
+  });
+
   it('says a blob it does not hold is absent', async () => {
     expect(await store.stat(digest('sha256', Buffer.from('never stored')))).toBeUndefined();
   });

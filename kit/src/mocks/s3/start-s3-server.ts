@@ -21,11 +21,11 @@ export interface TestS3Server {
 /**
  * A real S3-compatible server (s3rver, objects in a temporary folder) on a loopback port the OS
  * chooses, with one empty bucket: the outside world for the S3 blob store's tests and benchmarks.
- * `secretAccessKey`: a secret of the test's own (to check it never reaches a log).
+ * `secretAccessKey`: a secret of the test's own (to check it never reaches a log); `bucket`: its name.
  */
-export async function startS3Server(options: { secretAccessKey?: string } = {}): Promise<TestS3Server> {
+export async function startS3Server(options: { secretAccessKey?: string; bucket?: string } = {}): Promise<TestS3Server> {
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), 's3rver-'));
-  const bucket = `blobs-${crypto.randomBytes(4).toString('hex')}`;
+  const bucket = options.bucket ?? `blobs-${crypto.randomBytes(4).toString('hex')}`;
   // s3rver knows one key pair; another secret is taken by accepting any well-formed signature.
   const allowMismatchedSignatures = options.secretAccessKey !== undefined;
   const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory, allowMismatchedSignatures, configureBuckets: [{ name: bucket }] });
