@@ -59,6 +59,9 @@ async function main(config: DownloadServerConfig): Promise<ServedToParent<Downlo
     });
     url = `${gateway.url}/v1/files/${encodeURIComponent(config.fileId)}/download`;
     close = gateway.close;
+    // The AWS SDK loads parts of itself on its first request: once, before the baseline reading,
+    // as a gateway that has served a download has them.
+    if (config.mode === 'gateway-s3') await gateway.blobs.stat(config.sha256);
   } else {
     const server = await startBareServer((_req, res) => {
       res.writeHead(200, { 'Content-Type': 'application/pdf', 'Content-Length': config.size, 'Checksum-SHA256': config.sha256 });

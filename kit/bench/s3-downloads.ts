@@ -22,7 +22,7 @@ export interface S3DownloadsOptions {
   rounds: number;
 }
 
-const DEFAULTS: S3DownloadsOptions = { sizeMb: 4, concurrency: 20, perClient: 5, rounds: 3 };
+const DEFAULTS: S3DownloadsOptions = { sizeMb: 20, concurrency: 20, perClient: 2, rounds: 3 };
 const MB = 1024 * 1024;
 const FILE_ID = 'bench:s3-report';
 
