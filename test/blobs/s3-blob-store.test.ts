@@ -6,7 +6,7 @@ import { Readable } from 'node:stream';
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { startS3Server, type TestS3Server } from '@content-gateway/kit/src/mocks/s3/start-s3-server';
 import type { ByteRange } from '../../src/blobs/blob-store';
-import { S3BlobStore, UPLOAD_PART_BYTES } from '../../src/blobs/s3-blob-store';
+import { s3ClientConfig, S3BlobStore, UPLOAD_PART_BYTES } from '../../src/blobs/s3-blob-store';
 import { SPOOL_IN_MEMORY_BYTES } from '../../src/blobs/spooled-content';
 import { createTestDatabase, databaseKinds, type TestDatabase } from '../helpers/test-databases';
 
@@ -104,6 +104,21 @@ describe.each(databaseKinds)('S3BlobStore against a real S3-compatible server (s
     await expect(readAll(store.createReadStream(stored.key))).rejects.toThrow();
     await store.delete(stored.key);
     expect(await store.stat(stored.key)).toBeUndefined();
+  });
+
+  it("uploads with the client settings that avoid the aws-chunked trap: with the SDK's defaults this server stores a streamed upload longer than sent, without an error", async () => {
+    const file = path.join(spoolDir, 'streamed.bin');
+    fs.writeFileSync(file, crypto.randomBytes(300_000));
+    const sizeStored = async (client: S3Client, Key: string): Promise<number | undefined> => {
+      await client.send(new PutObjectCommand({ Bucket: s3.bucket, Key, Body: fs.createReadStream(file), ContentLength: 300_000 }));
+      const head = await client.send(new HeadObjectCommand({ Bucket: s3.bucket, Key }));
+      client.destroy();
+      return head.ContentLength;
+    };
+    const where = { endpoint: s3.endpoint, region: s3.region, forcePathStyle: true, credentials: s3.credentials };
+    expect(await sizeStored(new S3Client(where), `${prefix}/sdk-defaults`)).toBeGreaterThan(300_000);
+    const storeConfig = s3ClientConfig({ bucket: s3.bucket, prefix, ...where });
+    expect(await sizeStored(new S3Client(storeConfig), `${prefix}/store-settings`)).toBe(300_000);
   });
 
   it('says a blob it does not hold is absent', async () => {
