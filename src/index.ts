@@ -7,6 +7,8 @@ export { createWorkManagementAdapter } from './adapters/work-management';
 export type { BlobStore } from './blobs/blob-store';
 export { DbBlobStore } from './blobs/db-blob-store';
 export { FsBlobStore } from './blobs/fs-blob-store';
+export { S3BlobStore } from './blobs/s3-blob-store';
+export type { S3BlobStoreOptions } from './blobs/s3-blob-store';
 export type { Runtime } from './cli/runtime';
 export { DEMO_CORPUS_DIR } from './demo/demo-corpus-dir';
 export { createApp } from './http/create-app';

@@ -8,6 +8,7 @@
  * and exits when the parent disconnects.
  */
 import fs from 'node:fs';
+import type { S3BlobStoreOptions } from 'content-gateway';
 import { pipeline } from 'node:stream/promises';
 import { forceGc } from './force-gc';
 import { serveToParent, type ServedToParent } from './serve-to-parent';
@@ -15,8 +16,9 @@ import { startBareServer } from './start-bare-server';
 import { startBenchGateway } from './start-bench-gateway';
 
 export interface DownloadServerConfig {
-  /** `gateway-db`: the gateway with BLOB_STORE=database (the blob staged there too). */
-  mode: 'gateway' | 'gateway-db' | 'baseline';
+  /** `gateway-db`: the gateway with BLOB_STORE=database (the blob staged there too); `gateway-s3`: with BLOB_STORE=s3 (in `s3`). */
+  mode: 'gateway' | 'gateway-db' | 'gateway-s3' | 'baseline';
+  s3?: S3BlobStoreOptions;
   /** Bench data folder (staging database + blobs), staged by the parent. */
   dir: string;
   fileId: string;
@@ -50,9 +52,16 @@ async function main(config: DownloadServerConfig): Promise<ServedToParent<Downlo
   let url: string;
   let close: () => Promise<void>;
   if (config.mode !== 'baseline') {
-    const gateway = await startBenchGateway({ dir: config.dir, blobStore: config.mode === 'gateway-db' ? 'database' : 'directory' });
+    const gateway = await startBenchGateway({
+      dir: config.dir,
+      blobStore: config.mode === 'gateway-db' ? 'database' : 'directory',
+      ...(config.mode === 'gateway-s3' && config.s3 ? { s3: config.s3 } : {}),
+    });
     url = `${gateway.url}/v1/files/${encodeURIComponent(config.fileId)}/download`;
     close = gateway.close;
+    // The AWS SDK loads parts of itself on its first request: once, before the baseline reading,
+    // as a gateway that has served a download has them.
+    if (config.mode === 'gateway-s3') await gateway.blobs.stat(config.sha256);
   } else {
     const server = await startBareServer((_req, res) => {
       res.writeHead(200, { 'Content-Type': 'application/pdf', 'Content-Length': config.size, 'Checksum-SHA256': config.sha256 });

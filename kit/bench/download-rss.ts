@@ -39,7 +39,7 @@ interface Round {
 }
 
 /** One streamed download: hashes the body as it arrives and compares it with `Checksum-SHA256`. */
-function download(url: string, agent: http.Agent, expectedSize: number): Promise<{ checksumOk: boolean; lengthOk: boolean }> {
+export function download(url: string, agent: http.Agent, expectedSize: number): Promise<{ checksumOk: boolean; lengthOk: boolean }> {
   return new Promise((resolve, reject) => {
     const req = http.get(url, { agent, headers: AUTH_HEADERS as Record<string, string> }, (res) => {
       if (res.statusCode !== 200) {

@@ -23,6 +23,7 @@ import { listThroughputPostgres } from './list-throughput-postgres';
 import { policyCompile } from './policy-compile';
 import { formatTable, writeJson, type BenchmarkResult } from './report';
 import { requestFloor } from './request-floor';
+import { s3Downloads } from './s3-downloads';
 import { sampleComparison } from './sample-comparison';
 import { benchPostgresUrl } from './start-bench-gateway';
 import { sqlSync } from './sql-sync';
@@ -58,6 +59,7 @@ const BENCHMARKS: ReadonlyArray<readonly [string, Benchmark]> = [
   ['sample-comparison', () => sampleComparison()],
   ['gateway-memory', (ctx) => gatewayMemory(ctx)],
   ['download-rss', () => downloadRss()],
+  ['s3-downloads', () => s3Downloads()],
   ['auth-overhead', (ctx) => authOverhead(ctx)],
   ['token-flood', () => tokenFlood()],
   ['wm-sync', () => wmSync()],

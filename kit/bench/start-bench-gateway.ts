@@ -6,6 +6,7 @@ import pino from 'pino';
 import type { BlobStore } from 'content-gateway';
 import { DbBlobStore } from 'content-gateway';
 import { FsBlobStore } from 'content-gateway';
+import { S3BlobStore, type S3BlobStoreOptions } from 'content-gateway';
 import { createApp, type AppConfig } from 'content-gateway';
 import { listenOnLoopback } from 'content-gateway/lib';
 import { createDb, type Db } from 'content-gateway';
@@ -50,6 +51,8 @@ export interface BenchGatewayOptions {
   postgresUrl?: string;
   config?: Partial<AppConfig>;
   blobStore?: 'directory' | 'database';
+  /** Blobs in this S3 bucket instead (`BLOB_STORE=s3`). */
+  s3?: S3BlobStoreOptions;
 }
 
 /**
@@ -66,7 +69,7 @@ export async function startBenchGateway(options: BenchGatewayOptions = {}): Prom
     ? createDb({ databaseUrl: options.postgresUrl, sqlitePath: ':memory:', searchPath: pg.schema, maxConnections: benchPostgresConnections() })
     : createDb({ sqlitePath });
   await migrateLatest(db);
-  const blobs = options.blobStore === 'database' ? new DbBlobStore(db) : new FsBlobStore(blobDir);
+  const blobs: BlobStore = options.s3 ? new S3BlobStore(options.s3, db) : options.blobStore === 'database' ? new DbBlobStore(db) : new FsBlobStore(blobDir);
   const { app } = await createApp({
     // Rate limiting off unless a bench turns it on: the figures measure serving, as they always have.
     config: {
@@ -92,6 +95,7 @@ export async function startBenchGateway(options: BenchGatewayOptions = {}): Prom
     blobDir,
     close: async () => {
       await server.close();
+      blobs.close?.();
       await pg?.drop(db);
       await db.destroy();
       if (!options.dir) fs.rmSync(dir, { recursive: true, force: true });

@@ -37,6 +37,8 @@ export interface BlobStore {
   list(): AsyncIterable<{ key: string; storedAt: Date }>;
   /** Removes what writes interrupted before `before` left behind (temporary files, chunks no blob owns); returns how many. */
   removeLeftovers(before: Date): Promise<number>;
+  /** Releases what the store holds open (the S3 store's connections); the database is closed by its owner. */
+  close?(): void;
 }
 
 export const BLOB_KEY = /^[0-9a-f]{64}$/;

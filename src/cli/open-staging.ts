@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { BlobStore } from '../blobs/blob-store';
 import { DbBlobStore } from '../blobs/db-blob-store';
 import { FsBlobStore } from '../blobs/fs-blob-store';
+import type { S3BlobStoreOptions } from '../blobs/s3-blob-store';
 import type { Config } from '../config/config-schema';
 import { createLogger, type Logger } from '../logging/create-logger';
 import { createDb, type Db } from '../staging/database/create-db';
@@ -41,7 +42,15 @@ export async function openStaging(
   if (migrateApart) await migrateOn(createDb({ ...base, timeouts: { connectMs: timeouts.connectMs, statementMs: 0 } }), logger);
   const db = createDb({ ...base, timeouts });
   if (options.migrate !== false && !migrateApart) await migrateOn(db, logger, { keepOpen: true });
-  return { db, blobs: openBlobs(config, db), close: () => db.destroy() };
+  const blobs = await openBlobs(config, db);
+  return {
+    db,
+    blobs,
+    close: async () => {
+      blobs.close?.();
+      await db.destroy();
+    },
+  };
 }
 
 /** Runs pending migrations on `db`, then closes it (unless `keepOpen`, when it is closed only on failure). */
@@ -66,8 +75,25 @@ export async function withStaging<T>(config: Config, work: (staging: Staging) =>
   }
 }
 
-function openBlobs(config: Config, db: Db): BlobStore {
-  return config.blobStore === 'database' ? new DbBlobStore(db) : new FsBlobStore(config.blobDir);
+/** The configured blob store; the S3 one (and the AWS SDK) is loaded only when configured. */
+async function openBlobs(config: Config, db: Db): Promise<BlobStore> {
+  if (config.blobStore === 'database') return new DbBlobStore(db);
+  if (config.blobStore === 'directory') return new FsBlobStore(config.blobDir);
+  const { S3BlobStore } = await import('../blobs/s3-blob-store');
+  return new S3BlobStore(s3Options(config), db);
+}
+
+/** The S3 store's options from the settings (`loadConfig` made sure the bucket is set). */
+export function s3Options(config: Config): S3BlobStoreOptions {
+  const { s3AccessKeyId: accessKeyId, s3SecretAccessKey: secretAccessKey } = config;
+  return {
+    bucket: config.s3Bucket ?? '',
+    prefix: config.s3Prefix,
+    region: config.s3Region,
+    endpoint: config.s3Endpoint,
+    forcePathStyle: config.s3ForcePathStyle,
+    credentials: accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey } : undefined,
+  };
 }
 
 /** Where a generated development key is kept: beside the embedded database. */

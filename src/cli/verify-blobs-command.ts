@@ -21,6 +21,7 @@ function formatBytes(bytes: number): string {
 
 /** The blob store checked, as the operator configured it (a relative BLOB_DIR resolved where the command ran). */
 function storeChecked(config: Config): string {
+  if (config.blobStore === 's3') return `the S3 bucket ${config.s3Bucket ?? ''} under ${config.s3Prefix}/ (BLOB_STORE=s3)`;
   return config.blobStore === 'database' ? 'the database (BLOB_STORE=database)' : `BLOB_DIR ${path.resolve(config.blobDir)}`;
 }
 
@@ -37,10 +38,11 @@ function refetchCommands(sources: string[]): string {
 function mixUpHint(s: VerifyBlobsSummary, config: Config): string | undefined {
   if (s.files === 0 || s.missing * 2 <= s.files) return undefined;
   const share = s.missing === s.files ? 'All' : `Most (${s.missing} of ${s.files})`;
-  const store =
-    config.blobStore === 'database'
-      ? 'BLOB_STORE=database may not be the store staging was synced with; the sync, seed-demo and the gateway must use the same BLOB_STORE.'
-      : `BLOB_DIR (${path.resolve(config.blobDir)}) may not be the folder staging was synced with; the sync, seed-demo and the gateway must use the same one.`;
+  const store = {
+    database: 'BLOB_STORE=database may not be the store staging was synced with; the sync, seed-demo and the gateway must use the same BLOB_STORE.',
+    s3: `S3_BUCKET (${config.s3Bucket ?? ''}) and S3_PREFIX (${config.s3Prefix}) may not be the ones staging was synced with; the sync, seed-demo and the gateway must use the same ones.`,
+    directory: `BLOB_DIR (${path.resolve(config.blobDir)}) may not be the folder staging was synced with; the sync, seed-demo and the gateway must use the same one.`,
+  }[config.blobStore];
   return `${share} of the binary files' content is missing: ${store}`;
 }
 
@@ -49,7 +51,7 @@ export function registerVerifyBlobsCommand(program: Command, runtime: Runtime): 
     .command('verify-blobs')
     .description(
       "Check every binary file's content in the blob store: present, of the file's size, and with the file's SHA-256 (each blob is read whole, streamed). " +
-        'Prints one line per file whose content is missing or corrupt, the store checked (BLOB_DIR or the database) and the commands that bring the content back; ' +
+        'Prints one line per file whose content is missing or corrupt, the store checked (BLOB_DIR, the database or the S3 bucket) and the commands that bring the content back; ' +
         'exits 1 if there is any (0 when all are whole).',
     )
     .option(

@@ -53,6 +53,18 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   if (problems.length === 0 && config.oauthClients.length > 0 && !config.oauthSigningKey) {
     problems.push('OAUTH_SIGNING_KEY: required when OAUTH_CLIENTS is set');
   }
+  problems.push(...s3Problems(config, problems.length));
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/** What `BLOB_STORE=s3` needs besides its own settings (none when other problems came first). */
+function s3Problems(config: Config, earlier: number): string[] {
+  if (earlier > 0) return [];
+  const problems: string[] = [];
+  if (config.blobStore === 's3' && !config.s3Bucket) problems.push('S3_BUCKET: required when BLOB_STORE=s3');
+  if (Boolean(config.s3AccessKeyId) !== Boolean(config.s3SecretAccessKey)) {
+    problems.push("S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY: set both, or neither (the AWS SDK's credential chain)");
+  }
+  return problems;
 }

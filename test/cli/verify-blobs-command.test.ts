@@ -2,8 +2,12 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { BlobStore } from '../../src/blobs/blob-store';
 import { DbBlobStore } from '../../src/blobs/db-blob-store';
 import { FsBlobStore } from '../../src/blobs/fs-blob-store';
+import { S3BlobStore } from '../../src/blobs/s3-blob-store';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { startS3Server, type TestS3Server } from '@content-gateway/kit/src/mocks/s3/start-s3-server';
 import { createDb, type Db } from '../../src/staging/database/create-db';
 import { runCli, summaryOf } from '../e2e/cli-process';
 import { generateMixedTree } from '@content-gateway/kit/src/fixtures/mixed-tree';
@@ -23,11 +27,24 @@ interface BinaryRow {
   modified_at: string;
 }
 
-describe.each(['directory', 'database'] as const)('content-gateway verify-blobs, blobs in the %s store', (store) => {
+describe.each(['directory', 'database', 's3'] as const)('content-gateway verify-blobs, blobs in the %s store', (store) => {
   let dir: string;
   let env: Record<string, string>;
   let db: Db;
   let root: string;
+  let s3: TestS3Server;
+  const s3Store = () =>
+    new S3BlobStore(
+      { bucket: s3.bucket, prefix: env.S3_PREFIX as string, region: s3.region, endpoint: s3.endpoint, forcePathStyle: true, credentials: s3.credentials },
+      db,
+    );
+
+  beforeAll(async () => {
+    if (store === 's3') s3 = await startS3Server();
+  });
+  afterAll(async () => {
+    if (store === 's3') await s3.close();
+  });
 
   beforeEach(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-verify-'));
@@ -35,6 +52,8 @@ describe.each(['directory', 'database'] as const)('content-gateway verify-blobs,
     fs.mkdirSync(root);
     generateMixedTree(root, { files: 60, skipped: 0 });
     env = { SQLITE_PATH: path.join(dir, 'data', 'gw.sqlite'), BLOB_DIR: path.join(dir, 'data', 'blobs'), BLOB_STORE: store, FILESYSTEM_ROOT: root };
+    // Each test its own prefix in the bucket.
+    if (store === 's3') env = { ...env, ...s3.env, S3_PREFIX: path.basename(dir) };
   });
   afterEach(async () => {
     await db?.destroy();
@@ -50,7 +69,13 @@ describe.each(['directory', 'database'] as const)('content-gateway verify-blobs,
   };
   /** Replaces a blob's bytes with as many other bytes, as a bad disk or a botched restore would. */
   const corrupt = async (key: string) => {
-    if (store === 'directory') {
+    if (store === 's3') {
+      const client = new S3Client({ endpoint: s3.endpoint, region: s3.region, forcePathStyle: true, credentials: s3.credentials });
+      const size = (await s3Store().stat(key))?.size ?? 0;
+      const Key = `${env.S3_PREFIX}/${key.slice(0, 2)}/${key.slice(2, 4)}/${key}`;
+      await client.send(new PutObjectCommand({ Bucket: s3.bucket, Key, Body: crypto.randomBytes(size) }));
+      client.destroy();
+    } else if (store === 'directory') {
       const file = new FsBlobStore(env.BLOB_DIR as string).pathOf(key);
       fs.writeFileSync(file, crypto.randomBytes(fs.statSync(file).size));
     } else {
@@ -61,7 +86,11 @@ describe.each(['directory', 'database'] as const)('content-gateway verify-blobs,
         .update({ data: crypto.randomBytes(chunk.data.length) });
     }
   };
-  const remove = (key: string) => (store === 'directory' ? new FsBlobStore(env.BLOB_DIR as string) : new DbBlobStore(db)).delete(key);
+  const remove = async (key: string) => {
+    const blobs: BlobStore = store === 's3' ? s3Store() : store === 'directory' ? new FsBlobStore(env.BLOB_DIR as string) : new DbBlobStore(db);
+    await blobs.delete(key);
+    blobs.close?.();
+  };
 
   it('lists missing and corrupt content, exits 1, and with --repair the next (incremental) sync fetches it again', async () => {
     expect((await sync()).mode).toBe('full');
@@ -103,7 +132,11 @@ describe.each(['directory', 'database'] as const)('content-gateway verify-blobs,
     for (const f of files.slice(2)) expect(after.get(f.id)?.modified_at).toBe(f.modified_at);
     const clean = await runCli(['verify-blobs'], env);
     expect({ code: clean.code, stderr: clean.stderr }).toEqual({ code: 0, stderr: '' });
-    const where = store === 'directory' ? `BLOB_DIR ${env.BLOB_DIR}` : 'the database (BLOB_STORE=database)';
+    const where = {
+      directory: `BLOB_DIR ${env.BLOB_DIR}`,
+      database: 'the database (BLOB_STORE=database)',
+      s3: `the S3 bucket ${env.S3_BUCKET} under ${env.S3_PREFIX}/ (BLOB_STORE=s3)`,
+    }[store];
     expect(clean.stdout).toBe(
       `Checked ${files.length} binary files (${files.length} blobs, ${clean.stdout.match(/blobs, ([\d.]+ [KM]?B)\)/)?.[1] ?? '?'}) in ${where}: 0 missing, 0 corrupt.\n`,
     );

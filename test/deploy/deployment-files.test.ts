@@ -301,7 +301,35 @@ describe('docker-compose.yml', () => {
     expect(dockerignore()).toContain('kit');
     for (const [name, s] of Object.entries(services)) {
       expect({ name, command: commandOf(s)[0] }).not.toEqual({ name, command: expect.stringMatching(/^(mock|harness)$/) });
-      expect({ name, profiles: s.profiles ?? [] }).toEqual({ name, profiles: (s.profiles ?? []).length ? ['scaled'] : [] });
+      expect({ name, profiles: s.profiles ?? [] }).toEqual({ name, profiles: (s.profiles ?? []).length ? [name.startsWith('minio') ? 's3' : 'scaled'] : [] });
+    }
+  });
+
+  it('offers MinIO (--profile s3) for BLOB_STORE=s3: the gateway and sync reach it with the same settings, a one-shot service makes the bucket, secrets only in environments', () => {
+    const minio = service('minio');
+    expect(minio.image).toMatch(/^minio\/minio\b/);
+    expect(commandOf(minio).slice(0, 2)).toEqual(['server', '/data']);
+    expect(Object.values(namedMounts(minio))).toContain('/data');
+    expect(JSON.stringify(minio.healthcheck?.test)).toContain('ready');
+    const gatewayEnv = envOf(service('gateway'));
+    const s3Names = ['S3_BUCKET', 'S3_ENDPOINT', 'S3_REGION', 'S3_FORCE_PATH_STYLE', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'];
+    for (const name of s3Names)
+      expect({ name, same: envOf(service('sync'))[name] === gatewayEnv[name], set: name in gatewayEnv }).toEqual({ name, same: true, set: true });
+    expect(new URL(interpolateUnset(gatewayEnv.S3_ENDPOINT ?? '')).host).toBe('minio:9000');
+    const minioEnv = envOf(minio);
+    expect(interpolateUnset(minioEnv.MINIO_ROOT_USER ?? '')).toBe(interpolateUnset(gatewayEnv.S3_ACCESS_KEY_ID ?? ''));
+    expect(interpolateUnset(minioEnv.MINIO_ROOT_PASSWORD ?? '')).toBe(interpolateUnset(gatewayEnv.S3_SECRET_ACCESS_KEY ?? ''));
+    const bucket = service('minio-bucket');
+    expect(dependsOn(bucket).minio?.condition).toBe('service_healthy');
+    expect(interpolateUnset(commandOf(bucket).join(' '))).toContain(`/${interpolateUnset(gatewayEnv.S3_BUCKET ?? '')}`);
+    // mc reads the server and its credentials from MC_HOST_<alias>, never from its command line.
+    expect(commandOf(bucket).join(' ')).not.toMatch(/S3_SECRET_ACCESS_KEY|MINIO_ROOT_PASSWORD/);
+    expect(Object.keys(envOf(bucket)).some((k) => k.startsWith('MC_HOST_'))).toBe(true);
+    for (const name of ['gateway', 'sync']) {
+      expect({ name, bucket: dependsOn(service(name))['minio-bucket'] }).toEqual({
+        name,
+        bucket: { condition: 'service_completed_successfully', required: false },
+      });
     }
   });
 

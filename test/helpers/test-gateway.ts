@@ -7,6 +7,8 @@ import request from 'supertest';
 import type { BlobStore } from '../../src/blobs/blob-store';
 import { DbBlobStore } from '../../src/blobs/db-blob-store';
 import { FsBlobStore } from '../../src/blobs/fs-blob-store';
+import { S3BlobStore } from '../../src/blobs/s3-blob-store';
+import type { TestS3Server } from '@content-gateway/kit/src/mocks/s3/start-s3-server';
 import { answerClientErrors } from '../../src/http/answer-client-errors';
 import { createApp, type AppConfig } from '../../src/http/create-app';
 import type { RateLimitStore } from '../../src/http/rate-limits/rate-limit-store';
@@ -35,7 +37,9 @@ export interface TestGateway {
 
 export type GatewayOptions = Partial<AppConfig> & {
   now?: () => Date;
-  blobStore?: 'directory' | 'database';
+  blobStore?: 'directory' | 'database' | 's3';
+  /** The S3-compatible server of `blobStore: 's3'` (each gateway keeps its blobs under a prefix of its own). */
+  s3?: TestS3Server;
   skipTokenSecret?: string;
   rateLimitStore?: RateLimitStore;
 };
@@ -60,8 +64,8 @@ async function checked(res: request.Response, method: string, pathAndQuery: stri
 export async function startTestGateway(kind: DatabaseKind = 'sqlite', options: GatewayOptions = {}): Promise<TestGateway> {
   const database = await createTestDatabase(kind);
   const blobDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-blobs-'));
-  const { now, blobStore, skipTokenSecret, rateLimitStore, ...config } = options;
-  const blobs = blobStore === 'database' ? new DbBlobStore(database.db) : new FsBlobStore(blobDir);
+  const { now, blobStore, s3, skipTokenSecret, rateLimitStore, ...config } = options;
+  const blobs = openTestBlobs(blobStore, database, blobDir, s3);
   const logLines: string[] = [];
   const logger = pino({ level: 'debug' }, { write: (line: string) => logLines.push(line) });
   const { app } = await createApp({
@@ -86,8 +90,17 @@ export async function startTestGateway(kind: DatabaseKind = 'sqlite', options: G
     send: async (method, p, headers = {}) => checked(await agent[method](p).set(headers), method.toUpperCase(), p),
     close: async () => {
       await close();
+      blobs.close?.();
       await database.destroy();
       fs.rmSync(blobDir, { recursive: true, force: true });
     },
   };
+}
+
+function openTestBlobs(store: GatewayOptions['blobStore'], database: TestDatabase, blobDir: string, s3: TestS3Server | undefined): BlobStore {
+  if (store === 'database') return new DbBlobStore(database.db);
+  if (store !== 's3') return new FsBlobStore(blobDir);
+  if (!s3) throw new Error("blobStore: 's3' needs the s3 option (startS3Server)");
+  const where = { bucket: s3.bucket, region: s3.region, endpoint: s3.endpoint, credentials: s3.credentials };
+  return new S3BlobStore({ ...where, prefix: path.basename(blobDir), forcePathStyle: true, spoolDir: blobDir }, database.db);
 }

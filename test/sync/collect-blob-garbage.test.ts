@@ -4,13 +4,21 @@ import path from 'node:path';
 import type { BlobStore } from '../../src/blobs/blob-store';
 import { DbBlobStore } from '../../src/blobs/db-blob-store';
 import { FsBlobStore } from '../../src/blobs/fs-blob-store';
+import { S3BlobStore } from '../../src/blobs/s3-blob-store';
+import { startS3Server, type TestS3Server } from '@content-gateway/kit/src/mocks/s3/start-s3-server';
 import { StagingWriter } from '../helpers/staging-writer';
 import { collectBlobGarbage, SyncRunningError } from '../../src/sync/collect-blob-garbage';
 import { htmlFile } from '../helpers/staging-fixtures';
 import { createTestDatabase, databaseKinds, type TestDatabase } from '../helpers/test-databases';
 
 const HOUR = 3_600_000;
-const setups = databaseKinds.flatMap((kind) => (['directory', 'database'] as const).map((store) => [kind, store] as const));
+const setups = databaseKinds.flatMap((kind) => (['directory', 'database', 's3'] as const).map((store) => [kind, store] as const));
+
+let s3: TestS3Server;
+beforeAll(async () => {
+  s3 = await startS3Server();
+});
+afterAll(() => s3.close());
 
 describe.each(setups)('collectBlobGarbage on %s, blobs in the %s store', (kind, store) => {
   let t: TestDatabase;
@@ -26,9 +34,11 @@ describe.each(setups)('collectBlobGarbage on %s, blobs in the %s store', (kind, 
   beforeEach(async () => {
     t = await createTestDatabase(kind);
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-gc-'));
-    blobs = store === 'database' ? new DbBlobStore(t.db) : new FsBlobStore(dir);
+    const inS3 = { ...s3, prefix: path.basename(dir), forcePathStyle: true, spoolDir: dir };
+    blobs = store === 'database' ? new DbBlobStore(t.db) : store === 's3' ? new S3BlobStore(inS3, t.db) : new FsBlobStore(dir);
   });
   afterEach(async () => {
+    blobs.close?.();
     await t.destroy();
     fs.rmSync(dir, { recursive: true, force: true });
   });
@@ -102,6 +112,13 @@ describe.each(setups)('collectBlobGarbage on %s, blobs in the %s store', (kind, 
       expect((await collectBlobGarbage(t.db, blobs, { graceMs: HOUR, dryRun: false })).leftovers).toBe(2);
       expect(leftovers.filter((f) => fs.existsSync(f))).toEqual([]);
       expect(fs.existsSync(fresh)).toBe(true);
+    } else if (store === 's3') {
+      const leftover = path.join(dir, '1-a.spool');
+      fs.writeFileSync(leftover, 'half a blob');
+      fs.utimesSync(leftover, old, old);
+      fs.writeFileSync(path.join(dir, '1-c.spool'), 'half a blob');
+      expect((await collectBlobGarbage(t.db, blobs, { graceMs: HOUR, dryRun: false })).leftovers).toBe(1);
+      expect(fs.readdirSync(dir)).toEqual(['1-c.spool']);
     } else {
       await t.db('blob_chunks').insert([
         { content_id: 'killed', seq: 0, data: Buffer.from('half'), written_at: old.toISOString() },

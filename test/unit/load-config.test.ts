@@ -26,9 +26,26 @@ describe('loadConfig', () => {
     expect(APP_DEFAULTS.pageSizeMax).toBe(1000);
   });
 
-  it('keeps blobs in a directory or in the database, and names the choices for anything else', () => {
+  it('keeps blobs in a directory, in the database or in an S3 bucket, and names the choices for anything else', () => {
     expect(loadConfig({ BLOB_STORE: 'database' }).blobStore).toBe('database');
-    expect(() => loadConfig({ BLOB_STORE: 's3' })).toThrow(/BLOB_STORE="s3": expected directory or database/);
+    expect(() => loadConfig({ BLOB_STORE: 'gcs' })).toThrow(/BLOB_STORE="gcs": expected directory, database or s3/);
+  });
+
+  it('with BLOB_STORE=s3, needs a bucket, and both halves of a key pair or neither (the secret never shown)', () => {
+    const s3 = { BLOB_STORE: 's3', S3_BUCKET: 'acme-blobs', S3_ENDPOINT: 'http://minio:9000', S3_FORCE_PATH_STYLE: 'true' };
+    expect(loadConfig(s3)).toMatchObject({ blobStore: 's3', s3Bucket: 'acme-blobs', s3Prefix: 'blobs', s3Region: 'us-east-1', s3ForcePathStyle: true });
+    expect(loadConfig(s3).s3AccessKeyId).toBeUndefined();
+    expect(() => loadConfig({ BLOB_STORE: 's3' })).toThrow(/S3_BUCKET: required when BLOB_STORE=s3/);
+    expect(() => loadConfig({ ...s3, S3_BUCKET: 'Not_A_Bucket' })).toThrow(/S3_BUCKET="Not_A_Bucket": expected an S3 bucket name/);
+    const secret = 'half-of-a-key-pair-secret';
+    let error: unknown;
+    try {
+      loadConfig({ ...s3, S3_SECRET_ACCESS_KEY: secret });
+    } catch (e) {
+      error = e;
+    }
+    expect((error as ConfigError).problems).toEqual(["S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY: set both, or neither (the AWS SDK's credential chain)"]);
+    expect(String((error as Error).message)).not.toContain(secret);
   });
 
   it("keeps MAX_URL_LENGTH at least as long as the gateway's own longest link", () => {
