@@ -25,5 +25,6 @@ module.exports = {
   },
   transformIgnorePatterns: ['/node_modules/(?!(openapi-backend/node_modules/)?@apidevtools/json-schema-ref-parser/)'],
   globalSetup: '<rootDir>/test/setup/global-setup.ts',
+  globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
   testTimeout: 30000,
 };

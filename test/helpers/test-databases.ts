@@ -5,6 +5,7 @@ import path from 'node:path';
 import knex from 'knex';
 import { createDb, type Db } from '../../src/staging/database/create-db';
 import { migrateLatest } from '../../src/staging/database/run-migrations';
+import { SQLITE_TEMPLATE_ENV } from '../setup/sqlite-template';
 
 export type DatabaseKind = 'sqlite' | 'postgres';
 
@@ -20,13 +21,17 @@ export interface TestDatabase {
 }
 
 /**
- * A fresh, migrated staging database: a SQLite file in a temp folder, or a Postgres schema of its
+ * A fresh, migrated staging database: a SQLite file in a temp folder (a copy of the run's
+ * template, which the real migrations made, then brought up to date), or a Postgres schema of its
  * own (so parallel test files never see each other's rows), dropped again by `destroy`.
  */
 export async function createTestDatabase(kind: DatabaseKind): Promise<TestDatabase> {
   if (kind === 'sqlite') {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-db-'));
     const sqlitePath = path.join(dir, 'staging.sqlite');
+    // A copy of the run's migrated file (global setup), when there is one: migrating is the cost.
+    const template = process.env[SQLITE_TEMPLATE_ENV];
+    if (template && fs.existsSync(template)) fs.copyFileSync(template, sqlitePath);
     const db = createDb({ sqlitePath });
     await migrateLatest(db);
     return {

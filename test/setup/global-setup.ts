@@ -1,10 +1,13 @@
+import { createSqliteTemplate } from './sqlite-template';
+
 /**
  * Says once, visibly, which service-backed suites run: the Postgres half, the suites that need
  * Redis, and the SQL adapter's MariaDB sources. CI sets TEST_DATABASE_URL, TEST_REDIS_URL and
  * TEST_MARIADB_URL (see .ci/run); a machine without them runs the SQLite half only and skips the
- * others.
+ * others. Then migrates the SQLite file that fresh SQLite test databases are copied from.
  */
 export default async function globalSetup(): Promise<void> {
+  await createSqliteTemplate();
   const mask = (url: string) => url.replace(/\/\/[^@]*@/, '//***@');
   const url = process.env.TEST_DATABASE_URL;
   if (url) {

@@ -43,7 +43,10 @@ export async function startHarnessGateway(mock: HarnessMock, o: HarnessGatewayOp
   try {
     const { db } = staging;
     const blobs = new FsBlobStore(path.join(o.work, 'blobs'));
-    const adapter = createWorkManagementAdapter({ baseUrl: `${mock.url}/api/1.0`, token: mock.token, workspace: mock.workspace, sourceName: HARNESS_SOURCE });
+    const adapter = createWorkManagementAdapter(
+      { baseUrl: `${mock.url}/api/1.0`, token: mock.token, workspace: mock.workspace, sourceName: HARNESS_SOURCE },
+      mock.retryPolicy ? { http: { retryPolicy: mock.retryPolicy } } : {},
+    );
     const key = crypto.randomBytes(24).toString('hex');
     const { app } = await createApp({
       config: { publicBaseUrl: undefined },

@@ -1,3 +1,4 @@
+import type { RetryPolicy } from 'content-gateway';
 import type { Logger } from 'content-gateway/logging';
 import { listenOnLoopback } from 'content-gateway/lib';
 import { createWorkManagementMock } from '../mocks/work-management/create-mock-server';
@@ -16,6 +17,11 @@ export interface HarnessMockOptions {
   faultRate?: number;
   /** Share (0 to 1) of events the mock never delivers (`mock work-management --event-loss-rate`). */
   eventLossRate?: number;
+  /**
+   * The retry schedule of every client of the mock (the adapter's and the harness's own); default
+   * the product's. Tests shorten its waits: how long a retry waits is not what a scenario checks.
+   */
+  retryPolicy?: RetryPolicy;
   logger: Logger;
   print(line: string): void;
 }
@@ -24,6 +30,8 @@ export interface HarnessMock {
   url: string;
   token: string;
   client: MockClient;
+  /** The retry schedule asked for, if any, for the adapter's client too. */
+  retryPolicy?: RetryPolicy;
   /** The organization workspace the scenario syncs. */
   workspace: string;
   close?: () => Promise<void>;
@@ -39,7 +47,12 @@ export async function startHarnessMock(o: HarnessMockOptions): Promise<HarnessMo
   if (o.mockUrl) {
     if (!o.mockToken) throw new Error("--mock-url needs the running mock's bearer token in WM_MOCK_TOKEN");
     mock = { url: o.mockUrl, token: o.mockToken };
-    if (Object.keys(faults).length > 0) await new MockClient(mock.url, mock.token, { logger: o.logger }).request('PATCH', '/_admin/hostility', faults);
+    if (Object.keys(faults).length > 0)
+      await new MockClient(mock.url, mock.token, { logger: o.logger, ...(o.retryPolicy ? { retryPolicy: o.retryPolicy } : {}) }).request(
+        'PATCH',
+        '/_admin/hostility',
+        faults,
+      );
   } else {
     const quiet = o.hostile ? {} : { rateLimitPerMinute: 0, maxConcurrentReads: 0, maxConcurrentWrites: 0 };
     // Faults and lost events are drawn from the scenario's seed too: each seed loses other events.
@@ -55,7 +68,8 @@ export async function startHarnessMock(o: HarnessMockOptions): Promise<HarnessMo
     );
     mock = { url: server.url, token: created.token, close: server.close };
   }
-  const client = new MockClient(mock.url, mock.token, { logger: o.logger });
+  const retry = o.retryPolicy ? { retryPolicy: o.retryPolicy } : {};
+  const client = new MockClient(mock.url, mock.token, { logger: o.logger, ...retry });
   try {
     const workspaces = await client.request<{ data: Array<{ gid: string; is_organization: boolean; name: string }> }>(
       'GET',
@@ -63,7 +77,7 @@ export async function startHarnessMock(o: HarnessMockOptions): Promise<HarnessMo
     );
     const workspace = workspaces.data.find((w) => w.is_organization) ?? workspaces.data[0];
     if (!workspace) throw new Error('the mock has no workspace');
-    return { ...mock, client, workspace: workspace.gid };
+    return { ...mock, ...retry, client, workspace: workspace.gid };
   } catch (error) {
     await mock.close?.();
     throw error;
