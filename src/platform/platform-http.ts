@@ -5,6 +5,7 @@ import { OutboundHttpClient, type HttpMethod, type QueryValue } from '../outboun
 import { RemoteError } from '../outbound-http/remote-error';
 import type { Logger } from '../logging/create-logger';
 import { pickDefined } from '../lib/pick-defined';
+import { LifecycleNotices } from './lifecycle-notices';
 import { platformErrorFromResponse, type PlatformApi } from './platform-error-from-response';
 import { PlatformError, PlatformRequestError, PlatformUnavailableError } from './platform-error';
 
@@ -73,10 +74,12 @@ function pacer(perMinute: number): RateLimiterQueue {
  */
 export class PlatformHttp {
   private readonly http: OutboundHttpClient;
+  private readonly notices: LifecycleNotices;
   readonly api: PlatformApi;
 
   constructor(options: PlatformHttpOptions) {
     this.api = options.api;
+    this.notices = new LifecycleNotices(options.logger, options.api);
     const transport = options.fetch ?? ((input: Parameters<typeof fetch>[0], init?: RequestInit) => globalThis.fetch(input, init));
     const queue = options.requestsPerMinute && options.requestsPerMinute > 0 ? pacer(options.requestsPerMinute) : undefined;
     const paced: typeof fetch = queue
@@ -116,6 +119,7 @@ export class PlatformHttp {
     const text = await response.text();
     const url = response.url || pathOrUrl;
     if (!response.ok) throw platformErrorFromResponse(this.api, response.status, url, text);
+    this.notices.check(method, url, response.headers);
     return { status: response.status, headers: response.headers, text, url: redactUrl(url) };
   }
 }

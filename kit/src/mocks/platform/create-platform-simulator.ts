@@ -103,7 +103,7 @@ export function createPlatformSimulator(options: PlatformSimulatorOptions = {}):
     },
     limiter: new RateLimiter(clock.now),
     faults: new FaultInjector(() => hostility),
-    settings: { lifecycle: {}, pilotVersions: ['v2beta1'], dataPageSize: 100, dataRegion: 'us', ...options.settings },
+    settings: { lifecycle: {}, pilotVersions: ['v2beta1'], dataPageSize: 100, dataRegion: 'us', schedule: [], ...options.settings },
     sentMessages: [] as SentMessage[],
     ingests,
     ingest,

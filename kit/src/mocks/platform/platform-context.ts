@@ -1,3 +1,4 @@
+import type { ScheduledChange } from './api/lifecycle-schedule';
 /** What the simulator's routes share: clock, credentials, the ingested corpus, conversations, records, settings. */
 import type { AccessResolver } from './access-resolver';
 import type { Assistant } from './answers/assistant';
@@ -37,6 +38,8 @@ export interface SimulatorSettings {
    * region's server only; every other region knows no tenant with these credentials (403).
    */
   dataRegion: string;
+  /** Lifecycle changes announced with a date (`api/lifecycle-schedule.ts`). */
+  schedule: ScheduledChange[];
 }
 
 export interface PlatformContext {

@@ -120,3 +120,56 @@ describe('kit/src/mocks/platform/README.md lists every endpoint with its lifecyc
     }
   });
 });
+
+describe('Deprecated: scheduled for removal; Experimental: may change or be deprecated with at least 14 days notice (dates on the simulator clock)', () => {
+  const DAY = 86_400_000;
+  // A simulator of its own on a clock that only moves when told: dates to the millisecond.
+  let p: RunningSimulator;
+  let key: Record<string, string>;
+  beforeAll(async () => {
+    p = await startSimulator({ now: () => Date.UTC(2025, 5, 1) });
+    key = { authorization: `Bearer ${p.sim.credentials.messageApiKey}` };
+  });
+  afterAll(() => p.close());
+  const at = (days: number) => new Date(p.sim.clock.now() + days * DAY).toISOString();
+  const schedule = (row: string, stage: string, days: number) => p.admin('/lifecycle/schedule', { method: 'POST', body: { row, stage, at: at(days) } });
+
+  it('a deprecated endpoint announced for removal answers with Sunset and the notice until its date, then 410 Gone', async () => {
+    const announced = await schedule('message.send@v1beta1', 'removed', 30);
+    expect(announced.status).toBe(201);
+    const before = await p.call('/rest/v1beta1/messages/send', { body: BODY, headers: key });
+    expect(before.status).toBe(200);
+    expect(before.headers.get('sunset')).toBe(new Date(announced.body.at).toUTCString());
+    expect(before.headers.get('x-api-change-notice')).toBe(`removed; date=${announced.body.at}`);
+    await p.sim.advanceClock(29 * DAY);
+    expect((await p.call('/rest/v1beta1/messages/send', { body: BODY, headers: key })).status).toBe(200);
+    await p.sim.advanceClock(DAY);
+    const after = await p.call('/rest/v1beta1/messages/send', { body: BODY, headers: key });
+    expect([after.status, after.body.code, after.headers.get('sunset')]).toEqual([410, 'GONE', null]);
+    expect((await p.admin('/lifecycle')).body.endpoints.find((e: { id: string }) => e.id === 'message.send@v1beta1').stage).toBe('removed');
+  });
+
+  it(`an experimental change announced with less than ${EXPERIMENTAL_NOTICE_DAYS} days notice is refused; with it, it applies on its date`, async () => {
+    const row = 'conversations.list-messages@rest/vNbetaM';
+    expect((await schedule(row, 'deprecated', EXPERIMENTAL_NOTICE_DAYS - 1)).status).toBe(400);
+    const announced = await schedule(row, 'deprecated', EXPERIMENTAL_NOTICE_DAYS);
+    expect(announced.status).toBe(201);
+    const conv = (await p.ask('dee@example.test', 'holidays')).conversation_id;
+    const headers = await p.conversationHeaders('dee@example.test');
+    const beta = await p.call(`/rest/v2beta1/conversations/${conv}/messages`, { headers });
+    expect([beta.status, beta.headers.get('x-api-lifecycle'), beta.headers.get('x-api-change-notice')]).toEqual([
+      200,
+      'experimental',
+      `deprecated; date=${announced.body.at}`,
+    ]);
+    await p.sim.advanceClock(EXPERIMENTAL_NOTICE_DAYS * DAY);
+    const later = await p.call(`/rest/v2beta1/conversations/${conv}/messages`, { headers: await p.conversationHeaders('dee@example.test') });
+    expect([later.status, later.headers.get('x-api-lifecycle'), later.headers.get('x-api-change-notice')]).toEqual([200, 'deprecated', null]);
+  });
+
+  it('a change for an unknown row, an unknown stage or a date not after the clock is refused', async () => {
+    expect((await schedule('nope', 'removed', 30)).status).toBe(400);
+    expect((await schedule('message.send@v1beta1', 'gone', 30)).status).toBe(400);
+    expect((await schedule('message.send@v1beta1', 'removed', 0)).status).toBe(400);
+  });
+});

@@ -7,6 +7,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { AskError } from '../answers/assistant';
 import type { PlatformContext } from '../platform-context';
 import { DATA_REGIONS } from './data-regions';
+import { scheduleChange, scheduledStage } from './lifecycle-schedule';
 import { ApiError, sendError } from './api-error';
 import { EXPERIMENTAL_VERSION, LIFECYCLE_TABLE, stageOf, type Stage } from './lifecycle-table';
 
@@ -130,9 +131,24 @@ export function adminRouter(ctx: PlatformContext): express.Router {
     wrap(
       (_req, res) =>
         void res.json({
-          endpoints: LIFECYCLE_TABLE.map((r) => ({ id: r.id, method: r.method, path: r.path, stage: stageOf(r, ctx.settings.lifecycle), note: r.note })),
+          endpoints: LIFECYCLE_TABLE.map((r) => ({
+            id: r.id,
+            method: r.method,
+            path: r.path,
+            stage: scheduledStage(r, ctx.settings.schedule, ctx.clock.now()) ?? stageOf(r, ctx.settings.lifecycle),
+            note: r.note,
+          })),
+          schedule: ctx.settings.schedule,
         }),
     ),
+  );
+  router.post(
+    '/lifecycle/schedule',
+    wrap((req, res) => {
+      const change = scheduleChange(req.body, ctx.clock.now());
+      ctx.settings.schedule.push(change);
+      res.status(201).json(change);
+    }),
   );
   router.get(
     '/feedback',

@@ -7,6 +7,7 @@ import crypto from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { PlatformContext } from '../platform-context';
+import { noticeHeaders, pendingChange, scheduledStage } from './lifecycle-schedule';
 import { ApiError, sendError } from './api-error';
 import { createConversation, createResponse, listMessages, submitFeedback } from './conversations-api';
 import { countPluginResources, listInteractions, listPluginResources } from './data-api';
@@ -49,7 +50,10 @@ const HANDLERS: Record<Operation, Handler> = {
 
 /** Stage gate and headers (see the table's comment). */
 function applyLifecycle(req: Request, res: Response, ctx: PlatformContext, row: LifecycleRow): LifecycleRow {
-  const stage = stageOf(row, ctx.settings.lifecycle);
+  const now = ctx.clock.now();
+  const stage = scheduledStage(row, ctx.settings.schedule, now) ?? stageOf(row, ctx.settings.lifecycle);
+  const pending = pendingChange(row, ctx.settings.schedule, now);
+  if (pending) res.set(noticeHeaders(pending));
   if (stage === 'experimental') {
     const version = String(req.params.version ?? '');
     if (!EXPERIMENTAL_VERSION.test(version) || !ctx.settings.pilotVersions.includes(version))
