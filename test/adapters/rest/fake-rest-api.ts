@@ -1,0 +1,105 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A small REST API of another style than the gateways, on 127.0.0.1:0: five items listed through
+ * each paging style, logins of every kind the manifests know, and switches that make it misbehave
+ * (a cursor that loops, an offset it ignores, a token it expires early). Every request is recorded.
+ */
+export interface FakeRestApi {
+  url: string;
+  requests: string[];
+  /** Logins and token grants answered. */
+  logins: number;
+  /** The next request with this token is refused with 401 (an expired session). */
+  expire(token: string): void;
+  close(): Promise<void>;
+}
+
+export const ITEMS = ['a', 'b', 'c', 'd', 'e'].map((id, i) => ({ id, title: `Item ${id.toUpperCase()}`, n: i }));
+export const SECRETS = { password: 'pa55-word-xyz', clientSecret: 'client-secret-xyz', apiKey: 'api-key-xyz' };
+
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+}
+
+async function bodyOf(req: IncomingMessage): Promise<string> {
+  let text = '';
+  for await (const chunk of req) text += String(chunk);
+  return text;
+}
+
+export async function startFakeRestApi(): Promise<FakeRestApi> {
+  const issued = new Set<string>();
+  const expiring = new Set<string>();
+  const api: FakeRestApi = {
+    url: '',
+    requests: [],
+    logins: 0,
+    expire: (token) => expiring.add(token),
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+  const token = () => {
+    api.logins += 1;
+    const t = `tok-${api.logins}`;
+    issued.add(t);
+    return t;
+  };
+  const server = createServer((req, res) => {
+    void (async () => {
+      const url = new URL(req.url ?? '/', api.url);
+      api.requests.push(`${req.method} ${url.pathname}${url.search}`);
+      const q = (name: string) => url.searchParams.get(name);
+      const body = await bodyOf(req);
+      if (url.pathname === '/login') {
+        const given = JSON.parse(body || '{}') as { user?: string; password?: string };
+        return given.password === SECRETS.password ? send(res, 200, { session: { token: token() }, expires_in: 600 }) : send(res, 401, { error: 'bad login' });
+      }
+      if (url.pathname === '/oauth/token') {
+        const form = new URLSearchParams(body);
+        if (form.get('grant_type') !== 'client_credentials' || form.get('client_secret') !== SECRETS.clientSecret)
+          return send(res, 401, { error: 'invalid_client' });
+        return send(res, 200, { access_token: token(), token_type: 'Bearer', expires_in: 3600 });
+      }
+      const bearer = req.headers.authorization?.replace(/^Bearer /, '');
+      const basic = req.headers.authorization === `Basic ${Buffer.from(`svc:${SECRETS.password}`).toString('base64')}`;
+      if (bearer !== undefined && expiring.delete(bearer)) {
+        issued.delete(bearer);
+        return send(res, 401, { error: 'session expired' });
+      }
+      const authorized = basic || q('api_key') === SECRETS.apiKey || (bearer !== undefined && issued.has(bearer));
+      if (!authorized) return send(res, 401, { error: 'unauthorized' });
+      const limit = Number(q('limit') ?? 2);
+      switch (url.pathname) {
+        case '/offset': {
+          const offset = q('mode') === 'stuck' ? 0 : Number(q('offset') ?? 0);
+          return send(res, 200, { data: { items: ITEMS.slice(offset, offset + limit) } });
+        }
+        case '/pages': {
+          const page = Number(q('page') ?? 1);
+          return send(res, 200, { results: ITEMS.slice((page - 1) * limit, page * limit), has_more: page * limit < ITEMS.length, total: ITEMS.length });
+        }
+        case '/linked': {
+          const page = Number(q('page') ?? 0);
+          const link: Record<string, string> =
+            (page + 1) * 2 < ITEMS.length ? { link: `<${api.url}/linked?page=${page + 1}>; rel="next", <${api.url}/linked?page=0>; rel="first"` } : {};
+          return send(res, 200, ITEMS.slice(page * 2, page * 2 + 2), link);
+        }
+        case '/headers': {
+          const at = Number(q('after') ?? 0);
+          const next: Record<string, string> = at + 2 < ITEMS.length ? { 'x-next-cursor': String(at + 2) } : {};
+          return send(res, 200, { items: ITEMS.slice(at, at + 2) }, next);
+        }
+        case '/looping':
+          // Page after page, the same next cursor: a listing that would never end.
+          return send(res, 200, { items: ITEMS.slice(q('c') ? 1 : 0, q('c') ? 2 : 1), next: 'same-cursor-again' });
+        default:
+          return send(res, 404, { error: 'no such route' });
+      }
+    })();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  api.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return api;
+}
