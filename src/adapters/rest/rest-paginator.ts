@@ -66,13 +66,6 @@ export async function* paginate(requester: RestRequester, listing: Listing, opti
   }
 }
 
-/** Every record of a listing, read to its natural end (the pages' failures thrown). */
-export async function readAll(requester: RestRequester, listing: Listing, options: PagingOptions): Promise<unknown[]> {
-  const all: unknown[] = [];
-  for await (const page of paginate(requester, listing, options)) all.push(...page.records);
-  return all;
-}
-
 function recordsOf(reply: Reply, selector: string | undefined, what: string): unknown[] {
   const selected = selectPath(reply.body, selector);
   if (selected === undefined || selected === null) {

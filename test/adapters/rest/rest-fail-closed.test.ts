@@ -97,4 +97,22 @@ describe('rest adapter: identity and access reads fail closed', () => {
     expect(membersOf(after, 'upstream:')).toEqual(membersOf(upstream));
     expect(accessByEmail(after, 'upstream:')).toEqual(accessByEmail(upstream));
   });
+
+  it('fails the run, sweeping nothing, when a page of the users listing fails mid-way', async () => {
+    const before = await crawlAccess(mirror.url, KEY);
+    const usersBroken: typeof fetch = async (input, init) => {
+      const url = new URL(input instanceof Request ? input.url : String(input));
+      if (url.pathname === '/v1/users') {
+        if (url.searchParams.has('$skiptoken')) return new Response('{"error":{"code":"INTERNAL_SERVER_ERROR","message":"injected"}}', { status: 500 });
+        url.searchParams.set('$top', '1');
+      }
+      return globalThis.fetch(url, init);
+    };
+    const summary = await sync(usersBroken);
+    expect(summary.status).toBe('failed');
+    expect(summary.error).toMatch(/Remote answered 500 .* for http:\/\/127.0.0.1:\d+\/v1\/users/);
+    const after = await crawlAccess(mirror.url, KEY);
+    expect(after.users.map((u) => [u.email, u.state]).sort()).toEqual(before.users.map((u) => [u.email, u.state]).sort());
+    expect(accessByEmail(after, 'upstream:')).toEqual(accessByEmail(before, 'upstream:'));
+  });
 });
