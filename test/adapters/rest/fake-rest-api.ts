@@ -11,12 +11,26 @@ export interface FakeRestApi {
   requests: string[];
   /** Logins and token grants answered. */
   logins: number;
+  /** Requests to /flaky so far (the first two are refused with 409). */
+  flaky: number;
   /** The next request with this token is refused with 401 (an expired session). */
   expire(token: string): void;
   close(): Promise<void>;
 }
 
 export const ITEMS = ['a', 'b', 'c', 'd', 'e'].map((id, i) => ({ id, title: `Item ${id.toUpperCase()}`, n: i }));
+/** Spaces whose members may read their documents (an open space: everyone), and documents in them. */
+export const SPACES = [
+  { id: 's-eng', name: 'Engineering', open: false, members: ['ana@example.com', 'bo@example.com'] },
+  { id: 's-all', name: 'Company', open: true, members: [] },
+  { id: 's-ops', name: 'Operations', open: false, members: ['cy@example.com'] },
+];
+export const DOCS = [
+  { id: 'd1', title: 'Design', summary: 'Fish & <chips>', space: 's-eng', created: '2026-01-02T03:04:05Z', tags: { team: 'eng' } },
+  { id: 'd2', title: 'Handbook', space: 's-all', created: '2026-01-03T03:04:05Z', tags: { team: 'all' } },
+  { id: 'd3', title: 'Runbook', space: 's-ops', created: '2026-01-04T03:04:05Z', tags: { team: 'ops' } },
+  { id: 'd4', title: 'Notes', space: null, created: '2026-01-05T03:04:05Z', tags: {} },
+];
 export const SECRETS = { password: 'pa55-word-xyz', clientSecret: 'client-secret-xyz', apiKey: 'api-key-xyz' };
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -37,6 +51,7 @@ export async function startFakeRestApi(): Promise<FakeRestApi> {
     url: '',
     requests: [],
     logins: 0,
+    flaky: 0,
     expire: (token) => expiring.add(token),
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
@@ -91,11 +106,28 @@ export async function startFakeRestApi(): Promise<FakeRestApi> {
           const next: Record<string, string> = at + 2 < ITEMS.length ? { 'x-next-cursor': String(at + 2) } : {};
           return send(res, 200, { items: ITEMS.slice(at, at + 2) }, next);
         }
+        case '/spaces':
+          return send(res, 200, { spaces: SPACES.map(({ id, name, open }) => ({ id, name, open })) });
+        case '/spaces/s-ops/members':
+          // The ops space's member list fails (every retry included): its access cannot be read.
+          return send(res, 503, { error: 'directory down' });
+        case '/docs':
+          return send(res, 200, { docs: DOCS });
+        case '/wrapped':
+          // An error hidden inside a 200 answer, as some APIs do.
+          return send(res, 200, { ok: false, error: 'quota exceeded' });
+        case '/flaky':
+          api.flaky += 1;
+          return api.flaky <= 2 ? send(res, 409, { error: 'busy, try again' }) : send(res, 200, { data: { items: ITEMS.slice(0, 2) } });
         case '/looping':
           // Page after page, the same next cursor: a listing that would never end.
           return send(res, 200, { items: ITEMS.slice(q('c') ? 1 : 0, q('c') ? 2 : 1), next: 'same-cursor-again' });
-        default:
+        default: {
+          const space = /^\/spaces\/([^/]+)\/members$/.exec(url.pathname);
+          const members = SPACES.find((s) => s.id === space?.[1])?.members;
+          if (members) return send(res, 200, { members: members.map((email) => ({ email: email.toUpperCase() })) });
           return send(res, 404, { error: 'no such route' });
+        }
       }
     })();
   });
