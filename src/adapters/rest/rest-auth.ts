@@ -126,22 +126,38 @@ export function createRestAuth(spec: Authenticator | undefined, deps: AuthDeps):
       now,
     );
   }
+  return oauthAuth(spec, deps, client);
+}
+
+/**
+ * OAuth 2.0: a client-credentials grant, or a refresh-token grant (a rotated refresh token the
+ * server returns replaces the old one for this process; such a grant is not repeated blindly, since
+ * the server may have spent the old token).
+ */
+function oauthAuth(spec: Authenticator, deps: AuthDeps, client: (baseUrl: string) => OutboundHttpClient): RestAuth {
+  const at = 'requester.authenticator';
+  const { env } = deps;
+  const now = deps.now ?? Date.now;
   const tokenUrl = resolveText(spec.token_url!, env, `${at}.token_url`);
   const http = client(tokenUrl);
-  const form = new URLSearchParams({
-    grant_type: 'client_credentials',
+  const fields: Record<string, string> = {
     client_id: resolveText(spec.client_id!, env, `${at}.client_id`),
-    client_secret: resolveText(spec.client_secret!, env, `${at}.client_secret`),
+    ...(spec.client_secret ? { client_secret: resolveText(spec.client_secret, env, `${at}.client_secret`) } : {}),
     ...(spec.scope ? { scope: spec.scope } : {}),
-  });
+  };
+  let refreshToken = spec.type === 'oauth2_refresh_token' ? resolveText(spec.refresh_token!, env, `${at}.refresh_token`) : undefined;
   return new FetchedTokenAuth(
     spec.inject ?? BEARER,
     async () => {
+      const grant: Record<string, string> =
+        refreshToken === undefined ? { grant_type: 'client_credentials' } : { grant_type: 'refresh_token', refresh_token: refreshToken };
       const reply = await http.json<unknown>('POST', tokenUrl, {
-        body: new URLSearchParams(form),
+        body: new URLSearchParams({ ...grant, ...fields }),
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        idempotent: true,
+        idempotent: refreshToken === undefined,
       });
+      const rotated = selectPath(reply, 'refresh_token');
+      if (refreshToken !== undefined && typeof rotated === 'string' && rotated !== '') refreshToken = rotated;
       return tokenFrom(reply, 'access_token', 'expires_in', now(), 'The OAuth token endpoint');
     },
     now,

@@ -27,7 +27,7 @@ export interface Login {
 }
 
 export interface Authenticator {
-  type: 'none' | 'api_key' | 'bearer' | 'basic' | 'session' | 'oauth2_client_credentials';
+  type: 'none' | 'api_key' | 'bearer' | 'basic' | 'session' | 'oauth2_client_credentials' | 'oauth2_refresh_token';
   api_key?: Secret;
   inject?: Inject;
   token?: Secret;
@@ -37,6 +37,7 @@ export interface Authenticator {
   token_url?: Text;
   client_id?: Text;
   client_secret?: Secret;
+  refresh_token?: Secret;
   scope?: string;
 }
 

@@ -31,7 +31,7 @@ export const DOCS = [
   { id: 'd3', title: 'Runbook', space: 's-ops', created: '2026-01-04T03:04:05Z', tags: { team: 'ops' } },
   { id: 'd4', title: 'Notes', space: null, created: '2026-01-05T03:04:05Z', tags: {} },
 ];
-export const SECRETS = { password: 'pa55-word-xyz', clientSecret: 'client-secret-xyz', apiKey: 'api-key-xyz' };
+export const SECRETS = { password: 'pa55-word-xyz', clientSecret: 'client-secret-xyz', apiKey: 'api-key-xyz', refreshToken: 'refresh-xyz' };
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
@@ -46,6 +46,7 @@ async function bodyOf(req: IncomingMessage): Promise<string> {
 
 export async function startFakeRestApi(): Promise<FakeRestApi> {
   const issued = new Set<string>();
+  let refresh = SECRETS.refreshToken;
   const expiring = new Set<string>();
   const api: FakeRestApi = {
     url: '',
@@ -73,6 +74,12 @@ export async function startFakeRestApi(): Promise<FakeRestApi> {
       }
       if (url.pathname === '/oauth/token') {
         const form = new URLSearchParams(body);
+        if (form.get('grant_type') === 'refresh_token') {
+          // Refresh tokens rotate: each is good for one grant, which returns the next.
+          if (form.get('refresh_token') !== refresh) return send(res, 400, { error: 'invalid_grant' });
+          refresh = `${SECRETS.refreshToken}-${api.logins + 2}`;
+          return send(res, 200, { access_token: token(), refresh_token: refresh, expires_in: 3600 });
+        }
         if (form.get('grant_type') !== 'client_credentials' || form.get('client_secret') !== SECRETS.clientSecret)
           return send(res, 401, { error: 'invalid_client' });
         return send(res, 200, { access_token: token(), token_type: 'Bearer', expires_in: 3600 });

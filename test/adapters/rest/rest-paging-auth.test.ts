@@ -3,7 +3,7 @@ import { parseRestManifest, RestAdapter } from '../../../src/adapters/rest';
 import { captureLogger } from '../../helpers/capture-logger';
 import { ITEMS, SECRETS, startFakeRestApi, type FakeRestApi } from './fake-rest-api';
 
-const ENV = { API_URL: '', API_PASSWORD: SECRETS.password, CLIENT_SECRET: SECRETS.clientSecret, API_KEY: SECRETS.apiKey };
+const ENV = { API_URL: '', API_PASSWORD: SECRETS.password, CLIENT_SECRET: SECRETS.clientSecret, API_KEY: SECRETS.apiKey, REFRESH_TOKEN: SECRETS.refreshToken };
 
 /** A manifest whose documents are the fake's items, listed by `listing` (YAML lines under documents:) and read with `auth`. */
 function manifest(listing: string, auth = '{ type: basic, username: svc, password: "${env:API_PASSWORD}" }'): string {
@@ -106,6 +106,16 @@ describe('rest adapter: paging and authentication against a REST API on loopback
     expect(api.requests.filter((r) => r.startsWith('GET /offset'))).toHaveLength(7);
     expect(result.logs).not.toContain(SECRETS.clientSecret);
     expect(result.logs).not.toContain('tok-1');
+  });
+
+  it('grants tokens from a refresh token, keeping the rotated one for the next grant', async () => {
+    const oauth = '{ type: oauth2_refresh_token, token_url: "${env:API_URL}/oauth/token", client_id: gateway, refresh_token: { env: REFRESH_TOKEN } }';
+    api.expire('tok-1');
+    const result = await run(manifest('requester: { path: /offset }\npaginator: { type: offset, page_size: 2 }\nrecord_selector: data.items', oauth));
+    expect(result.ids).toEqual(ALL);
+    // tok-1 was refused: the second grant succeeded only with the refresh token the first one returned.
+    expect(api.logins).toBe(2);
+    expect(result.logs).not.toContain(SECRETS.refreshToken);
   });
 
   it('sends an API key in the query, and fails the run on a wrong one without naming it', async () => {
