@@ -27,3 +27,13 @@ export function resolveTextMap(map: TextMap | undefined, env: Readonly<Record<st
   for (const [key, value] of Object.entries(map ?? {})) out[key] = resolveText(value, env, `${at}.${key}`);
   return out;
 }
+
+/** A JSON body with its references filled in, at any depth: strings and `{ env: NAME }` objects alike. */
+export function resolveDeep(value: unknown, env: Readonly<Record<string, string | undefined>>, at: string): unknown {
+  if (typeof value === 'string') return resolveText(value, env, at);
+  if (Array.isArray(value)) return value.map((v, i) => resolveDeep(v, env, `${at}[${i}]`));
+  if (value === null || typeof value !== 'object') return value;
+  const entries = Object.entries(value);
+  if (entries.length === 1 && entries[0]?.[0] === 'env' && typeof entries[0][1] === 'string') return resolveText({ env: entries[0][1] }, env, at);
+  return Object.fromEntries(entries.map(([k, v]) => [k, resolveDeep(v, env, `${at}.${k}`)]));
+}

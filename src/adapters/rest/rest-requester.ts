@@ -6,7 +6,7 @@ import { OutboundHttpClient, type QueryValue } from '../../outbound-http/outboun
 import { remoteErrorFromStatus } from '../../outbound-http/remote-error-from-status';
 import { SourceAuthError, SourceRequestError, SourceUnavailableError } from '../source-error';
 import { createRestAuth, type RestAuth } from './rest-auth';
-import { resolveText, resolveTextMap } from './rest-env';
+import { resolveDeep, resolveText, resolveTextMap } from './rest-env';
 import type { Expressions } from './rest-expressions';
 import { selectPath } from './rest-expressions';
 import type { ErrorHandler, RestManifest, Requester, ResponseFilter } from './rest-manifest';
@@ -95,7 +95,11 @@ export class RestRequester {
     const maxRetries = maxRetriesOf(req.error_handler, this.manifest.requester.error_handler);
     let refreshed = false;
     for (let attempt = 0; ; attempt += 1) {
-      const response = await this.client.request(method, url, { query, headers, ...(req.request_body ? { body: req.request_body, idempotent: true } : {}) });
+      const response = await this.client.request(method, url, {
+        query,
+        headers,
+        ...(req.request_body ? { body: resolveDeep(req.request_body, this.deps.env, `${at}.request_body`), idempotent: true } : {}),
+      });
       if (response.status === 401 && !refreshed && this.auth.invalidate()) {
         refreshed = true;
         await response.body?.cancel().catch(() => undefined);

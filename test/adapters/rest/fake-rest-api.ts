@@ -120,6 +120,11 @@ export async function startFakeRestApi(): Promise<FakeRestApi> {
           return send(res, 503, { error: 'directory down' });
         case '/docs':
           return send(res, 200, { docs: DOCS });
+        case '/search': {
+          // A POST listing whose body carries a secret of its own.
+          const asked = JSON.parse(body || '{}') as { filter?: { key?: string }; page?: number };
+          return asked.filter?.key === SECRETS.apiKey && req.method === 'POST' ? send(res, 200, { hits: ITEMS }) : send(res, 400, { error: 'bad search' });
+        }
         case '/wrapped':
           // An error hidden inside a 200 answer, as some APIs do.
           return send(res, 200, { ok: false, error: 'quota exceeded' });

@@ -66,6 +66,11 @@ describe('rest adapter: paging and authentication against a REST API on loopback
     expect(requests).toBe(pages);
   });
 
+  it('POSTs a request body with the references in it filled in', async () => {
+    const listing = 'requester: { path: /search, http_method: POST, request_body: { filter: { key: { env: API_KEY } }, page: 1 } }\nrecord_selector: hits';
+    expect((await run(manifest(listing))).ids).toEqual(ALL);
+  });
+
   it('refuses a cursor that comes back, and an offset the API ignores, rather than loop or stop short', async () => {
     await expect(
       run(manifest('requester: { path: /looping }\npaginator: { type: cursor, cursor_path: next, cursor_param: c }\nrecord_selector: items')),
