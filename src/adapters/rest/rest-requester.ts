@@ -4,6 +4,8 @@ import type { Logger } from '../../logging/create-logger';
 import { readSnippet } from '../../outbound-http/fetch-failures';
 import { OutboundHttpClient, type QueryValue } from '../../outbound-http/outbound-http-client';
 import { remoteErrorFromStatus } from '../../outbound-http/remote-error-from-status';
+import { backoffMs, DEFAULT_RETRY_POLICY } from '../../outbound-http/retry-policy';
+import { parseRetryAfter } from '../../lib/parse-retry-after';
 import { SourceAuthError, SourceRequestError, SourceUnavailableError } from '../source-error';
 import { createRestAuth, type RestAuth } from './rest-auth';
 import { resolveDeep, resolveText, resolveTextMap } from './rest-env';
@@ -105,11 +107,13 @@ export class RestRequester {
         await response.body?.cancel().catch(() => undefined);
         continue;
       }
+      const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), new Date());
       const outcome = await this.judge(response, url, filters);
       if (outcome !== 'retry') return outcome;
       if (attempt >= maxRetries)
-        throw new SourceUnavailableError(`A response rule asked to retry ${method} ${url}; it still matched after ${maxRetries} retries`);
-      await sleep(Math.min(30_000, 500 * 2 ** attempt), undefined, { signal: this.deps.signal });
+        throw new SourceUnavailableError(`A response rule asked to retry ${method} ${url.split('?')[0]}; it still matched after ${maxRetries} retries`);
+      // As the client waits between its own retries: Retry-After when the answer gives one, else backoff with jitter.
+      await sleep(backoffMs(attempt + 1, { retryAfterMs, random: Math.random }, DEFAULT_RETRY_POLICY), undefined, { signal: this.deps.signal });
     }
   }
 
