@@ -13,6 +13,8 @@ export interface FakeRestApi {
   logins: number;
   /** Requests to /flaky so far (the first two are refused with 409). */
   flaky: number;
+  /** Spaces whose grants fail after their first page (503, every retry included). */
+  broken: Set<string>;
   /** The next request with this token is refused with 401 (an expired session). */
   expire(token: string): void;
   close(): Promise<void>;
@@ -31,6 +33,35 @@ export const DOCS = [
   { id: 'd3', title: 'Runbook', space: 's-ops', created: '2026-01-04T03:04:05Z', tags: { team: 'ops' } },
   { id: 'd4', title: 'Notes', space: null, created: '2026-01-05T03:04:05Z', tags: {} },
 ];
+/** People (one suspended), teams (one nested in another) and who each space grants, for the spaces manifest. */
+export const PEOPLE = [
+  { id: 'p1', email: 'Ana@Example.com', name: 'Ana Lima', status: 'active' },
+  { id: 'p2', email: 'bo@example.com', name: 'Bo Chen', status: 'active' },
+  { id: 'p3', email: 'cy@example.com', name: 'Cy Okafor', status: 'suspended' },
+  { id: 'p4', email: 'di@example.com', name: 'Di Park', status: 'active' },
+];
+export const TEAMS = [
+  {
+    id: 't-eng',
+    name: 'Engineering',
+    members: [
+      { kind: 'person', ref: 'ana@example.com' },
+      { kind: 'team', ref: 't-sre' },
+    ],
+  },
+  { id: 't-sre', name: 'SRE', members: [{ kind: 'person', ref: 'DI@example.com' }] },
+];
+export const GRANTS: Record<string, Array<{ kind: string; ref: string }>> = {
+  's-eng': [
+    { kind: 'team', ref: 't-eng' },
+    { kind: 'person', ref: 'bo@example.com' },
+  ],
+  's-all': [],
+  's-ops': [
+    { kind: 'person', ref: 'cy@example.com' },
+    { kind: 'team', ref: 't-sre' },
+  ],
+};
 export const SECRETS = { password: 'pa55-word-xyz', clientSecret: 'client-secret-xyz', apiKey: 'api-key-xyz', refreshToken: 'refresh-xyz' };
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -53,6 +84,7 @@ export async function startFakeRestApi(): Promise<FakeRestApi> {
     requests: [],
     logins: 0,
     flaky: 0,
+    broken: new Set(),
     expire: (token) => expiring.add(token),
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
@@ -125,6 +157,17 @@ export async function startFakeRestApi(): Promise<FakeRestApi> {
           const asked = JSON.parse(body || '{}') as { filter?: { key?: string }; page?: number };
           return asked.filter?.key === SECRETS.apiKey && req.method === 'POST' ? send(res, 200, { hits: ITEMS }) : send(res, 400, { error: 'bad search' });
         }
+        case '/people': {
+          // A cursor in the body, two people a page.
+          const at = Number(q('cursor') ?? 0);
+          return send(res, 200, { people: PEOPLE.slice(at, at + 2), next_cursor: at + 2 < PEOPLE.length ? String(at + 2) : null });
+        }
+        case '/teams': {
+          // Link headers, one team a page.
+          const page = Number(q('page') ?? 0);
+          const more: Record<string, string> = page + 1 < TEAMS.length ? { link: `<${api.url}/teams?page=${page + 1}>; rel="next"` } : {};
+          return send(res, 200, TEAMS.slice(page, page + 1), more);
+        }
         case '/wrapped':
           // An error hidden inside a 200 answer, as some APIs do.
           return send(res, 200, { ok: false, error: 'quota exceeded' });
@@ -135,6 +178,14 @@ export async function startFakeRestApi(): Promise<FakeRestApi> {
           // Page after page, the same next cursor: a listing that would never end.
           return send(res, 200, { items: ITEMS.slice(q('c') ? 1 : 0, q('c') ? 2 : 1), next: 'same-cursor-again' });
         default: {
+          const grants = /^\/grants\/([^/]+)$/.exec(url.pathname);
+          const list = grants ? GRANTS[grants[1] ?? ''] : undefined;
+          if (list) {
+            // One grant a page, a cursor in the body; a broken space fails from its second page on.
+            const at = Number(q('cursor') ?? 0);
+            if (at > 0 && api.broken.has(grants?.[1] ?? '')) return send(res, 503, { error: 'grants store down' });
+            return send(res, 200, { grants: list.slice(at, at + 1), next: at + 1 < list.length ? String(at + 1) : '' });
+          }
           const space = /^\/spaces\/([^/]+)\/members$/.exec(url.pathname);
           const members = SPACES.find((s) => s.id === space?.[1])?.members;
           if (members) return send(res, 200, { members: members.map((email) => ({ email: email.toUpperCase() })) });
