@@ -15,6 +15,8 @@ export interface FakeRestApi {
   flaky: number;
   /** Spaces whose grants fail after their first page (503, every retry included). */
   broken: Set<string>;
+  /** A failure to answer instead of the real page (a status, or a 200 that is not JSON), when it says so. */
+  fault?: (url: URL) => { status: number; body: string } | undefined;
   /** The next request with this token is refused with 401 (an expired session). */
   expire(token: string): void;
   close(): Promise<void>;
@@ -99,6 +101,11 @@ export async function startFakeRestApi(): Promise<FakeRestApi> {
       const url = new URL(req.url ?? '/', api.url);
       api.requests.push(`${req.method} ${url.pathname}${url.search}`);
       const q = (name: string) => url.searchParams.get(name);
+      const fault = api.fault?.(url);
+      if (fault) {
+        res.writeHead(fault.status, { 'content-type': 'application/json' });
+        return res.end(fault.body);
+      }
       const body = await bodyOf(req);
       if (url.pathname === '/login') {
         const given = JSON.parse(body || '{}') as { user?: string; password?: string };
