@@ -55,6 +55,8 @@ COPY src/demo/corpus ./src/demo/corpus
 # them under the package root the same way.
 COPY src/conformance/report/assets ./src/conformance/report/assets
 COPY templates/html ./templates/html
+# The REST manifests that ship (REST_MANIFEST=manifests/content-gateway.yaml; docs/declarative-sources.md).
+COPY manifests ./manifests
 
 # The data folder (embedded SQLite database, blob store, generated dev key) is the only writable
 # place. Created here, owned by `node`, so a fresh named volume mounted on it inherits the owner.

@@ -122,7 +122,7 @@ export function describeLayout(root: string): string {
     '',
     ...totals(root),
     'Besides them: `openapi/content-gateway.yaml` (the contract), `migrations/` (the staging schema, frozen), `templates/` (adapter scaffold, HTML),',
-    "`test/` (the product's tests: unit, api, contract, e2e, browser), `docs/`, `deploy/`.",
+    "`manifests/` (REST sources described as data, read by the rest adapter), `test/` (the product's tests: unit, api, contract, e2e, browser), `docs/`, `deploy/`.",
     '',
     '## The product',
     '',

@@ -7,6 +7,7 @@ import type { AdapterFactory } from './adapter-factory';
 // <new-adapter:imports>
 import { exampleWikiAdapterFactory } from './example-wiki';
 import { filesystemAdapterFactory } from './filesystem';
+import { restAdapterFactory } from './rest';
 import { sqlAdapterFactory } from './sql';
 import { workManagementAdapterFactory } from './work-management';
 
@@ -15,6 +16,7 @@ export const adapterFactories: readonly AdapterFactory[] = [
   workManagementAdapterFactory,
   sqlAdapterFactory,
   exampleWikiAdapterFactory,
+  restAdapterFactory,
   // <new-adapter:entries>
 ];
 

@@ -48,6 +48,11 @@ export const COMMANDS: ReadonlyArray<{ name: string; summary: string; load: () =
     load: async () => (await import('./policy-command')).registerPolicyCommand,
   },
   {
+    name: 'manifest',
+    summary: 'Declarative REST sources: validate a manifest and show what it reads, with access lists.',
+    load: async () => (await import('./manifest-command')).registerManifestCommand,
+  },
+  {
     name: 'gc-blobs',
     summary: 'Delete blobs no staged file references any more.',
     load: async () => (await import('./gc-blobs-command')).registerGcBlobsCommand,

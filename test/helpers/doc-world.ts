@@ -40,6 +40,19 @@ function variablesTheCodeReads(): string[] {
   return files.flatMap((file) => [...fs.readFileSync(file, 'utf8').matchAll(/\benv(?:\.|\[['"])([A-Z][A-Z0-9_]+)/g)].map((m) => m[1] as string));
 }
 
+/** `${env:NAME}` and `{ env: NAME }` in the manifests the repository ships: the variables a REST manifest reads. */
+function manifestVariables(): string[] {
+  const dir = path.join(ROOT, 'manifests');
+  return fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.yaml'))
+    .flatMap((f) =>
+      [...fs.readFileSync(path.join(dir, f), 'utf8').matchAll(/\$\{env:([A-Z][A-Z0-9_]*)\}|\{\s*env:\s*([A-Z][A-Z0-9_]*)\s*\}/g)].map(
+        (m) => (m[1] ?? m[2]) as string,
+      ),
+    );
+}
+
 /** `${NAME…}` in docker-compose.yml: the variables Compose substitutes. */
 function composeVariables(): string[] {
   const text = fs.readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8');
@@ -63,6 +76,7 @@ export function docWorld(): DocWorld {
       ...adapterFactories.flatMap((f) => f.settings.map((s) => s.env)),
       ...variablesTheCodeReads(),
       ...composeVariables(),
+      ...manifestVariables(),
     ]),
     shellVariables: {
       B: "README's shorthand for the gateway's base URL",

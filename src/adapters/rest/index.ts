@@ -1,0 +1,20 @@
+import type { AdapterFactory } from '../adapter-factory';
+import { RestAdapter } from './rest-adapter';
+import { REST_SETTINGS, restConfigFromEnv } from './rest-config';
+
+export { RestAdapter, type RestAdapterOptions } from './rest-adapter';
+export { restConfigFromEnv, REST_SETTINGS, type RestAdapterConfig } from './rest-config';
+export { loadRestManifest, parseRestManifest, RestManifestError, REST_MANIFEST_SCHEMA, type LoadedManifest } from './rest-manifest-file';
+export type { RestManifest } from './rest-manifest';
+
+/** `rest`: any REST system a manifest describes, identity and access streams read fail-closed. */
+export const restAdapterFactory: AdapterFactory = {
+  name: 'rest',
+  description:
+    'A REST system described by a YAML manifest instead of code: requests, paging, records mapped by JSONata, users, groups and access lists read fail-closed (docs/declarative-sources.md).',
+  settings: REST_SETTINGS.map((s) => ({ ...s })),
+  create: (env) => {
+    const config = restConfigFromEnv(env);
+    return new RestAdapter({ name: config.name, loaded: config.loaded, env });
+  },
+};

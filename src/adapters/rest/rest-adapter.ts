@@ -1,0 +1,97 @@
+import { throwIfAborted } from '../../lib/abort-error';
+import type { Adapter, AdapterContext, SyncEvent } from '../adapter';
+import type { AccessDeps } from './rest-access';
+import { groupEvents, mapped, readContainers, userEvents } from './rest-directory';
+import { toFile } from './rest-documents';
+import type { LoadedManifest } from './rest-manifest-file';
+import { paginate } from './rest-paginator';
+import { optionalText, requiredText } from './rest-records';
+import { RestRequester } from './rest-requester';
+
+export const DEFAULT_CONCURRENCY = 4;
+
+export interface RestAdapterOptions {
+  /** Source name: the id prefix of everything it yields. */
+  name: string;
+  loaded: LoadedManifest;
+  /** Where `${env:NAME}` references are read (secrets included). */
+  env: Readonly<Record<string, string | undefined>>;
+  /** Transport (tests); default: the global fetch. */
+  fetch?: typeof fetch;
+}
+
+/** What one full run read, for `manifest check`: the requests it cost. */
+export interface RestRun {
+  readonly requests: number;
+}
+
+/**
+ * A REST system as a manifest describes it (docs/declarative-sources.md). Full runs only: every
+ * run lists everything and the engine sweeps what a completed run did not yield. Identity and
+ * access are read fail-closed: a listing that fails (users, groups, containers, documents) fails
+ * the run, so nothing is swept and staging keeps what it served; a group's members or a document's
+ * access that cannot be read whole is that item's failure, and the engine keeps its staged state
+ * (a new document is not served until its access can be read).
+ */
+export class RestAdapter implements Adapter {
+  readonly name: string;
+  /** The last run's requester (its request count); undefined before a run. */
+  lastRun: RestRun | undefined;
+
+  constructor(private readonly options: RestAdapterOptions) {
+    this.name = options.name;
+  }
+
+  /** A requester and the resolution context for one run: secrets are read from the environment here. */
+  prepare(ctx: AdapterContext): AccessDeps {
+    const { manifest, expressions } = this.options.loaded;
+    const requester = new RestRequester(manifest, {
+      env: this.options.env,
+      logger: ctx.logger,
+      signal: ctx.signal,
+      expressions,
+      ...(this.options.fetch ? { fetch: this.options.fetch } : {}),
+    });
+    this.lastRun = requester;
+    return {
+      requester,
+      expressions,
+      dialect: manifest.identities ?? 'id',
+      signal: ctx.signal,
+      ...(manifest.max_pages ? { maxPages: manifest.max_pages } : {}),
+    };
+  }
+
+  async *full(ctx: AdapterContext): AsyncGenerator<SyncEvent> {
+    const { manifest } = this.options.loaded;
+    const deps = this.prepare(ctx);
+    const concurrency = manifest.concurrency ?? DEFAULT_CONCURRENCY;
+    const { users, groups, containers } = manifest.streams;
+    if (users) yield* userEvents(users, deps);
+    if (groups) yield* groupEvents(groups, deps, concurrency);
+    const withContainers = containers ? { ...deps, containers: await readContainers(containers, deps, concurrency) } : deps;
+    yield* this.documents(withContainers, concurrency);
+  }
+
+  /** Documents page by page (a failed page fails the run); each record's access and body read with bounded concurrency. */
+  async *documents(deps: AccessDeps, concurrency: number): AsyncGenerator<SyncEvent> {
+    const stream = this.options.loaded.manifest.streams.documents;
+    const { expressions } = deps;
+    const pages = paginate(deps.requester, stream, { what: 'streams.documents', signal: deps.signal, ...(deps.maxPages ? { maxPages: deps.maxPages } : {}) });
+    for await (const page of pages) {
+      const kept: unknown[] = [];
+      for (const record of page.records) if (!stream.filter || (await expressions.truth(stream.filter, record))) kept.push(record);
+      yield* mapped(kept, concurrency, async (record): Promise<SyncEvent> => {
+        let nativeId: string | undefined;
+        try {
+          nativeId = await requiredText(expressions, stream.map.id, record, 'streams.documents.map.id');
+          return { type: 'file', file: await toFile(stream, record, nativeId, deps) };
+        } catch (error) {
+          nativeId ??= await optionalText(expressions, stream.map.id, record).catch(() => undefined);
+          return { type: 'failure', kind: 'file', ...(nativeId ? { nativeId } : {}), error: error as Error };
+        }
+      });
+      throwIfAborted(deps.signal);
+    }
+  }
+}

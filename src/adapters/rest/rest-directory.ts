@@ -1,0 +1,88 @@
+import { ConcurrencyPool } from '../../lib/concurrency-pool';
+import type { AccessEntry, SyncEvent } from '../adapter';
+import { principalsFromField, principalsFromRequest, resolveAccess, type AccessDeps } from './rest-access';
+import type { ContainersStream, GroupsStream, Listing, UsersStream } from './rest-manifest';
+import { paginate } from './rest-paginator';
+import { asMember, dedupe, requiredText, optionalText, toUser } from './rest-records';
+
+/** Every record a listing gives (its filter applied), read to the listing's natural end: any failed page throws. */
+export async function listAll(listing: Listing, deps: AccessDeps, what: string): Promise<unknown[]> {
+  const out: unknown[] = [];
+  for await (const page of paginate(deps.requester, listing, { what, signal: deps.signal, ...(deps.maxPages ? { maxPages: deps.maxPages } : {}) })) {
+    for (const record of page.records) if (!listing.filter || (await deps.expressions.truth(listing.filter, record))) out.push(record);
+  }
+  return out;
+}
+
+/** Item events of a list, each record mapped with at most `concurrency` at once, in order; a record that fails becomes its own failure event. */
+export async function* mapped<T>(records: readonly T[], concurrency: number, toEvent: (record: T) => Promise<SyncEvent>): AsyncGenerator<SyncEvent> {
+  const pool = new ConcurrencyPool(concurrency);
+  const window = concurrency * 4;
+  for (let start = 0; start < records.length; start += window) {
+    const part = records.slice(start, start + window).map((record) => pool.run(() => toEvent(record)));
+    for (const event of part) yield await event;
+  }
+}
+
+/**
+ * The users stream: the whole listing is read before the first user is yielded, so a failed page
+ * fails the run (nothing swept, staged users kept). A record that cannot be mapped is a failure.
+ */
+export async function* userEvents(stream: UsersStream, deps: AccessDeps): AsyncGenerator<SyncEvent> {
+  const records = await listAll(stream, deps, 'streams.users');
+  for (const record of records) {
+    try {
+      yield { type: 'user', user: await toUser(deps.expressions, stream.map, record, deps.dialect) };
+    } catch (error) {
+      const nativeId = await optionalText(deps.expressions, stream.map.id, record).catch(() => undefined);
+      yield { type: 'failure', kind: 'user', ...(nativeId ? { nativeId } : {}), error: error as Error };
+    }
+  }
+}
+
+/**
+ * The groups stream: the listing read whole (a failed page fails the run), then each group's
+ * direct members read to their paginator's end. A group whose members cannot be read whole is a
+ * failure event: the engine keeps its staged members, never a truncated list.
+ */
+export async function* groupEvents(stream: GroupsStream, deps: AccessDeps, concurrency: number): AsyncGenerator<SyncEvent> {
+  const records = await listAll(stream, deps, 'streams.groups');
+  yield* mapped(records, concurrency, async (record): Promise<SyncEvent> => {
+    let nativeId: string | undefined;
+    try {
+      nativeId = await requiredText(deps.expressions, stream.map.id, record, 'streams.groups.map.id');
+      const name = await optionalText(deps.expressions, stream.map.name, record);
+      const entries: AccessEntry[] = [];
+      const { members } = stream;
+      if (members?.field) entries.push(...(await principalsFromField(members.field, record, deps, 'streams.groups.members.field')));
+      if (members?.request) entries.push(...(await principalsFromRequest(members.request, record, deps, 'streams.groups.members.request')));
+      const what = `streams.groups: group ${nativeId}`;
+      return { type: 'group', group: { nativeId, ...(name !== undefined ? { name } : {}), members: dedupe(entries).map((e) => asMember(e, what)) } };
+    } catch (error) {
+      return { type: 'failure', kind: 'group', ...(nativeId ? { nativeId } : {}), error: error as Error };
+    }
+  });
+}
+
+/**
+ * Containers and their access, for documents to inherit. The listing is read whole (a failed page
+ * fails the run); a container whose access cannot be read keeps the error, and every document
+ * that inherits from it fails in turn (its staged access kept).
+ */
+export async function readContainers(stream: ContainersStream, deps: AccessDeps, concurrency: number): Promise<Map<string, readonly AccessEntry[] | Error>> {
+  const records = await listAll(stream, deps, 'streams.containers');
+  const pool = new ConcurrencyPool(concurrency);
+  const entries = await Promise.all(
+    records.map((record) =>
+      pool.run(async (): Promise<[string, readonly AccessEntry[] | Error]> => {
+        const id = await requiredText(deps.expressions, stream.map.id, record, 'streams.containers.map.id');
+        try {
+          return [id, await resolveAccess(stream.access, record, deps, 'streams.containers.access')];
+        } catch (error) {
+          return [id, error as Error];
+        }
+      }),
+    ),
+  );
+  return new Map(entries);
+}

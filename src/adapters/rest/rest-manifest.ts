@@ -1,0 +1,168 @@
+/**
+ * A REST source manifest (version 1) as TypeScript sees it once `manifest.schema.json` accepted it.
+ * The schema is the published contract; these types follow it field for field. Expressions are
+ * JSONata (strings); `Text` values may hold `${env:NAME}` references, `Secret` values must.
+ */
+
+export type EnvRef = { env: string };
+export type Text = string | number | boolean | EnvRef;
+export type Secret = string | EnvRef;
+export type TextMap = Record<string, Text>;
+export type Expression = string;
+
+export interface Inject {
+  in: 'header' | 'query';
+  name: string;
+  prefix?: string;
+}
+
+export interface Login {
+  path: string;
+  http_method?: 'GET' | 'POST';
+  request_body?: TextMap;
+  request_headers?: TextMap;
+  token_path: string;
+  expires_in_path?: string;
+  inject?: Inject;
+}
+
+export interface Authenticator {
+  type: 'none' | 'api_key' | 'bearer' | 'basic' | 'session' | 'oauth2_client_credentials' | 'oauth2_refresh_token';
+  api_key?: Secret;
+  inject?: Inject;
+  token?: Secret;
+  username?: Text;
+  password?: Secret;
+  login?: Login;
+  token_url?: Text;
+  client_id?: Text;
+  client_secret?: Secret;
+  refresh_token?: Secret;
+  scope?: string;
+}
+
+export type FilterAction = 'retry' | 'fail' | 'ignore';
+
+export interface ResponseFilter {
+  http_codes?: number[];
+  predicate?: Expression;
+  action: FilterAction;
+  error_message?: string;
+}
+
+export interface ErrorHandler {
+  max_retries?: number;
+  response_filters?: ResponseFilter[];
+}
+
+export interface BaseRequester {
+  url_base: Text;
+  request_headers?: TextMap;
+  request_parameters?: TextMap;
+  authenticator?: Authenticator;
+  error_handler?: ErrorHandler;
+  timeout_ms?: number;
+}
+
+export interface Requester {
+  path: string;
+  http_method?: 'GET' | 'POST';
+  request_parameters?: TextMap;
+  request_headers?: TextMap;
+  request_body?: Record<string, unknown>;
+  error_handler?: ErrorHandler;
+}
+
+export interface Paginator {
+  type: 'none' | 'offset' | 'page_number' | 'cursor' | 'next_url' | 'link_header' | 'header_cursor';
+  page_size?: number;
+  limit_param?: string;
+  offset_param?: string;
+  page_param?: string;
+  start_from?: number;
+  cursor_path?: string;
+  cursor_param?: string;
+  next_url_path?: string;
+  header?: string;
+  stop?: { empty_page?: boolean; total_path?: string; has_more_path?: string };
+}
+
+/** What every listing has: a request, how it pages, where the records are in a page. */
+export interface Listing {
+  requester: Requester;
+  paginator?: Paginator;
+  record_selector?: string;
+  filter?: Expression;
+}
+
+export interface PrincipalMap {
+  type: Expression;
+  id: Expression;
+}
+
+export interface PrincipalListing extends Listing {
+  map: PrincipalMap;
+}
+
+export interface FieldPrincipals {
+  path: Expression;
+  map: PrincipalMap;
+}
+
+export interface AccessSpec {
+  public?: Expression;
+  field?: FieldPrincipals;
+  request?: PrincipalListing;
+  inherit?: Expression;
+}
+
+export interface UsersStream extends Listing {
+  map: { id: Expression; email: Expression; name?: Expression; active?: Expression };
+}
+
+export interface GroupsStream extends Listing {
+  map: { id: Expression; name?: Expression };
+  members?: { field?: FieldPrincipals; request?: PrincipalListing };
+}
+
+export interface ContainersStream extends Listing {
+  map: { id: Expression; name?: Expression };
+  access: AccessSpec;
+}
+
+export interface DocumentMap {
+  id: Expression;
+  name: Expression;
+  url: Expression;
+  mime_type?: Expression;
+  created_at?: Expression;
+  created_by?: Expression;
+  modified_by?: Expression;
+  parent?: Expression;
+  metadata?: Expression;
+}
+
+export interface DocumentsStream extends Listing {
+  map: DocumentMap;
+  content: {
+    html?: { template: string; request?: Requester; version?: Expression };
+    binary?: { url: Expression; version?: Expression };
+  };
+  access: AccessSpec;
+}
+
+export interface RestManifest {
+  version: 1;
+  name?: string;
+  description?: string;
+  identities?: 'id' | 'email';
+  concurrency?: number;
+  max_pages?: number;
+  requester: BaseRequester;
+  streams: {
+    users?: UsersStream;
+    groups?: GroupsStream;
+    containers?: ContainersStream;
+    documents: DocumentsStream;
+  };
+}

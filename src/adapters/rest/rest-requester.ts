@@ -1,0 +1,155 @@
+import type { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from '../../logging/create-logger';
+import { readSnippet } from '../../outbound-http/fetch-failures';
+import { OutboundHttpClient, type QueryValue } from '../../outbound-http/outbound-http-client';
+import { remoteErrorFromStatus } from '../../outbound-http/remote-error-from-status';
+import { backoffMs, DEFAULT_RETRY_POLICY } from '../../outbound-http/retry-policy';
+import { parseRetryAfter } from '../../lib/parse-retry-after';
+import { SourceAuthError, SourceRequestError, SourceUnavailableError } from '../source-error';
+import { createRestAuth, type RestAuth } from './rest-auth';
+import { resolveDeep, resolveText, resolveTextMap } from './rest-env';
+import type { Expressions } from './rest-expressions';
+import { selectPath } from './rest-expressions';
+import type { ErrorHandler, RestManifest, Requester, ResponseFilter } from './rest-manifest';
+
+/** A 2xx answer (or one a rule let through): its headers and JSON body. */
+export interface Reply {
+  status: number;
+  headers: Headers;
+  body: unknown;
+}
+
+/** Where one page is: the requester's path (with these query parameters), or a URL the previous page gave. */
+export interface PageTarget {
+  query?: Record<string, QueryValue>;
+  url?: string;
+}
+
+export interface RequesterDeps {
+  env: Readonly<Record<string, string | undefined>>;
+  logger: Logger;
+  signal: AbortSignal;
+  expressions: Expressions;
+  fetch?: typeof fetch;
+  now?: () => number;
+}
+
+const DEFAULT_MAX_RETRIES = 3;
+
+/** `{record.a.b}` in a path: the parent record's field, percent-encoded as one segment. */
+export function fillPath(path: string, record: unknown): string {
+  return path.replace(/\{record\.([^}]+)\}/g, (_, field: string) => {
+    const value = selectPath(record, field);
+    if (value === undefined || value === null || typeof value === 'object')
+      throw new SourceRequestError(`The path ${path} needs record.${field}, which the record does not have`);
+    return encodeURIComponent(String(value));
+  });
+}
+
+/**
+ * Every request a manifest makes, through the project's outbound client (retries with backoff,
+ * `Retry-After`, typed errors, credentials only to `url_base`'s origin, nothing secret logged).
+ * On top: the manifest's headers, parameters and authenticator, one refresh-and-retry on 401, and
+ * its response rules (retry, fail, or ignore where allowed; errors inside 200 bodies by predicate).
+ */
+export class RestRequester {
+  private readonly client: OutboundHttpClient;
+  private readonly auth: RestAuth;
+  private readonly baseHeaders: Record<string, string>;
+  private readonly baseQuery: Record<string, string>;
+
+  constructor(
+    private readonly manifest: RestManifest,
+    private readonly deps: RequesterDeps,
+  ) {
+    const base = manifest.requester;
+    const baseUrl = resolveText(base.url_base, deps.env, 'requester.url_base');
+    this.baseHeaders = resolveTextMap(base.request_headers, deps.env, 'requester.request_headers');
+    this.baseQuery = resolveTextMap(base.request_parameters, deps.env, 'requester.request_parameters');
+    this.auth = createRestAuth(base.authenticator, { ...deps, baseUrl });
+    this.client = new OutboundHttpClient({
+      baseUrl,
+      logger: deps.logger,
+      signal: deps.signal,
+      headers: async () => ({ ...this.baseHeaders, ...(await this.auth.headers()) }),
+      ...(deps.fetch ? { fetch: deps.fetch } : {}),
+      ...(base.timeout_ms ? { timeoutMs: base.timeout_ms } : {}),
+    });
+  }
+
+  /** HTTP requests sent so far, logins and token requests included. */
+  get requests(): number {
+    return this.client.requestCount + this.auth.requests;
+  }
+
+  /** One page of `req`, or `'ignored'` when an `ignore` rule matched. Throws the source's typed errors. */
+  async send(req: Requester, record: unknown, target: PageTarget = {}): Promise<Reply | 'ignored'> {
+    const method = req.http_method ?? 'GET';
+    const at = 'requester';
+    const url = target.url ?? fillPath(req.path, record);
+    const query = {
+      ...(target.url ? {} : { ...this.baseQuery, ...resolveTextMap(req.request_parameters, this.deps.env, `${at}.request_parameters`), ...target.query }),
+      ...(await this.auth.query()),
+    };
+    const headers = resolveTextMap(req.request_headers, this.deps.env, `${at}.request_headers`);
+    const filters = [...(req.error_handler?.response_filters ?? []), ...(this.manifest.requester.error_handler?.response_filters ?? [])];
+    const maxRetries = maxRetriesOf(req.error_handler, this.manifest.requester.error_handler);
+    let refreshed = false;
+    for (let attempt = 0; ; attempt += 1) {
+      const response = await this.client.request(method, url, {
+        query,
+        headers,
+        ...(req.request_body ? { body: resolveDeep(req.request_body, this.deps.env, `${at}.request_body`), idempotent: true } : {}),
+      });
+      if (response.status === 401 && !refreshed && this.auth.invalidate()) {
+        refreshed = true;
+        await response.body?.cancel().catch(() => undefined);
+        continue;
+      }
+      const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), new Date());
+      const outcome = await this.judge(response, url, filters);
+      if (outcome !== 'retry') return outcome;
+      if (attempt >= maxRetries)
+        throw new SourceUnavailableError(`A response rule asked to retry ${method} ${url.split('?')[0]}; it still matched after ${maxRetries} retries`);
+      // As the client waits between its own retries: Retry-After when the answer gives one, else backoff with jitter.
+      await sleep(backoffMs(attempt + 1, { retryAfterMs, random: Math.random }, DEFAULT_RETRY_POLICY), undefined, { signal: this.deps.signal });
+    }
+  }
+
+  /** The bytes at `url` (relative to `url_base`, or absolute on its origin), streamed; one refresh-and-retry on 401. */
+  async stream(url: string): Promise<Readable> {
+    try {
+      return await this.client.stream(url, { query: await this.auth.query() });
+    } catch (error) {
+      if (!(error instanceof SourceAuthError) || !this.auth.invalidate()) throw error;
+      return this.client.stream(url, { query: await this.auth.query() });
+    }
+  }
+
+  private async judge(response: Response, url: string, filters: readonly ResponseFilter[]): Promise<Reply | 'ignored' | 'retry'> {
+    const text = response.ok ? await response.text() : await readSnippet(response);
+    let body: unknown = undefined;
+    let parsed = true;
+    try {
+      body = text.trim() === '' ? undefined : JSON.parse(text);
+    } catch {
+      parsed = false;
+    }
+    for (const filter of filters) {
+      if (filter.http_codes && !filter.http_codes.includes(response.status)) continue;
+      if (filter.predicate && !(parsed && (await this.deps.expressions.truth(filter.predicate, body)))) continue;
+      if (filter.action === 'ignore') return 'ignored';
+      if (filter.action === 'retry') return 'retry';
+      if (response.ok) throw new SourceRequestError(`${filter.error_message ?? 'The response matched a fail rule'} (${url.split('?')[0]})`);
+      break;
+    }
+    if (!response.ok) throw remoteErrorFromStatus(response.status, { url: response.url || url, body: text });
+    if (!parsed) throw new SourceUnavailableError(`Remote answered ${response.status} with a body that is not JSON for ${url.split('?')[0]}`);
+    return { status: response.status, headers: response.headers, body };
+  }
+}
+
+function maxRetriesOf(stream: ErrorHandler | undefined, base: ErrorHandler | undefined): number {
+  return stream?.max_retries ?? base?.max_retries ?? DEFAULT_MAX_RETRIES;
+}
