@@ -1,4 +1,3 @@
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,7 +8,7 @@ import { generateMixedTree, type MixedTree } from '@content-gateway/kit/src/fixt
 
 /**
  * Issue 30 point 2, through the front door: two real `sync-worker` processes (the built program)
- * on one Postgres, sharing the sync job queue (pg-boss in a schema of this file's own), with a
+ * on one Postgres, sharing the sync job queue (pg-boss, in a schema of this file's own), with a
  * short heartbeat. The schedule fires without anyone sending a job; the worker running the first
  * (full) run of a generated folder is SIGKILLed part way, the other sees its heartbeat stop,
  * retries the job and resumes the run from its checkpoint: every file staged once, none lost; the
@@ -56,7 +55,6 @@ const pgUrl = process.env.TEST_DATABASE_URL;
     db = await createTestDatabase('postgres');
     env = {
       ...db.env,
-      SYNC_QUEUE_SCHEMA: `q_${crypto.randomBytes(6).toString('hex')}`,
       FILESYSTEM_ROOT: tree.root,
       BLOB_DIR: path.join(work, 'blobs'),
       // Nothing listens there: every run of this source fails.
@@ -73,10 +71,7 @@ const pgUrl = process.env.TEST_DATABASE_URL;
   afterAll(async () => {
     for (const w of workers) w.child.kill('SIGKILL');
     await Promise.all(workers.map((w) => w.exited));
-    if (db) {
-      await db.db.raw('drop schema if exists ?? cascade', [env.SYNC_QUEUE_SCHEMA ?? '']);
-      await db.destroy();
-    }
+    if (db) await db.destroy();
     if (work) fs.rmSync(work, { recursive: true, force: true });
   });
 

@@ -1,6 +1,7 @@
 import PgBoss from 'pg-boss';
 import type { Config } from '../../config/config-schema';
 import { SyncLockedError } from '../../staging/repositories/sync-lock';
+import { SyncRunsRepository } from '../../staging/repositories/sync-runs-repository';
 import { DEAD_LETTER_QUEUE, SYNC_QUEUE_PREFIX, SyncQueueState } from '../../staging/repositories/sync-queue-state';
 import { intervalCron } from './interval-cron';
 import type { SourceSchedule, SyncKind, SyncScheduler } from './sync-scheduler';
@@ -77,10 +78,21 @@ export class QueueScheduler implements SyncScheduler {
         const data: SyncJobData = { adapter: schedule.factory.name, source, kind };
         if (every === undefined) await this.boss.unschedule(name);
         else await this.boss.schedule(name, intervalCron(every, kind === 'full' ? '--full-every' : '--every'), data, { tz: 'UTC' });
+        if (kind === 'incremental' && every !== undefined && (await this.overdue(source, every))) await this.boss.send(name, data);
         queues.push({ name, data, fullEveryMs: schedule.fullEveryMs });
       }
     }
     return queues;
+  }
+
+  /**
+   * Whether the source's schedule is overdue: no run yet, or the latest started over `everyMs` ago
+   * (the workers were down). Then a run is queued at once, as `sync --every` starts with a round;
+   * the queue's policy keeps it to one however many workers start.
+   */
+  private async overdue(source: string, everyMs: number): Promise<boolean> {
+    const latest = await new SyncRunsRepository(this.ctx.staging.db).latest(source);
+    return !latest || Date.now() - Date.parse(latest.started_at) >= everyMs;
   }
 
   async run(signal: AbortSignal): Promise<void> {
