@@ -116,12 +116,38 @@ const pgUrl = process.env.TEST_DATABASE_URL;
     expect(dead).toMatchObject({ code: 0, stderr: '' });
     expect(dead.stdout).toMatch(/sync\.dead {2}waiting 0, running 0, failed 0, dead [1-9]/);
     expect(dead.stdout).toMatch(/^ {2}\S+ {2}example-wiki incremental: run #\d+ failed: .+$/m);
+    const json = JSON.parse((await runCli(['queue', '--json'], env)).stdout) as {
+      queues: Array<{ queue: string }>;
+      dead: Array<{ adapter: string; kind: string; error: string }>;
+    };
+    expect(json.queues.map((q) => q.queue)).toEqual(expect.arrayContaining(['sync.filesystem.incremental', 'sync.example-wiki.incremental', 'sync.dead']));
+    expect(json.dead[0]).toMatchObject({ adapter: 'example-wiki', kind: 'incremental', error: expect.stringMatching(/^run #\d+ failed: /) });
     const wikiRuns = await runs('example-wiki');
     expect(wikiRuns.length).toBeGreaterThanOrEqual(2);
     expect(wikiRuns.every((r) => r.status === 'failed')).toBe(true);
 
     survivor!.child.kill('SIGTERM');
     expect(await survivor!.exited).toEqual({ code: 0, signal: null });
+  });
+});
+
+describe('queue and sync-worker on SQLite', () => {
+  it('queue says there is no queue (syncs are scheduled in their process); sync-worker runs in process and stops on SIGTERM', async () => {
+    const work = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-sync-worker-sqlite-'));
+    try {
+      fs.mkdirSync(path.join(work, 'tree'));
+      const tree = generateMixedTree(path.join(work, 'tree'), { files: 20 });
+      const env = { SQLITE_PATH: path.join(work, 'gw.sqlite'), BLOB_DIR: path.join(work, 'blobs'), FILESYSTEM_ROOT: tree.root };
+      const queue = await runCli(['queue'], env);
+      expect(queue).toMatchObject({ code: 0, stderr: '' });
+      expect(queue.stdout).toMatch(/^No sync queue: with SQLite, `sync-worker` \(and `sync --every`\) schedule syncs in their own process/);
+      const worker = startCli(['sync-worker', 'filesystem', '--every', '90s'], env);
+      await worker.waitForLine((l) => /^filesystem: full sync succeeded: files added 20,/.test(l), 'the first run');
+      worker.child.kill('SIGTERM');
+      expect(await worker.exited).toEqual({ code: 0, signal: null });
+    } finally {
+      fs.rmSync(work, { recursive: true, force: true });
+    }
   });
 });
 
