@@ -106,7 +106,7 @@ export class QueueScheduler implements SyncScheduler {
       for (const queue of queues) {
         const factory = this.schedules.find((s) => s.factory.name === queue.data.adapter)!.factory;
         await this.boss.work<SyncJobData>(queue.name, { pollingIntervalSeconds: POLL_SECONDS, batchSize: 1 }, async ([job]) =>
-          job ? this.work(queue.name, job, () => syncSource(factory, job.data.kind, queue.fullEveryMs, { ...this.ctx, signal })) : undefined,
+          job ? this.work(queue.name, job, () => syncSource(factory, job.data.kind, queue.fullEveryMs, { ...this.ctx, signal, jobId: job.id })) : undefined,
         );
       }
       this.ctx.logger.info({ queues: this.schedules.length * 2, schema: this.ctx.config.syncQueueSchema }, 'sync worker started');
