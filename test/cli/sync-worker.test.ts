@@ -140,6 +140,23 @@ const pgUrl = process.env.TEST_DATABASE_URL;
   });
 });
 
+describe('sync-worker: usage', () => {
+  it('with Postgres, refuses an interval the queue cannot schedule (it takes cron schedules), naming the option, before connecting', async () => {
+    // Nothing listens at this address: the refusal comes first.
+    const env = { DATABASE_URL: 'postgres://gateway@127.0.0.1:9/gateway', FILESYSTEM_ROOT: os.tmpdir() };
+    const [every, fullEvery] = await Promise.all([
+      runCli(['sync-worker', 'filesystem', '--every', '7m'], env),
+      runCli(['sync-worker', 'filesystem', '--full-every', '90s'], env),
+    ]);
+    expect(every).toMatchObject({ code: 1, stdout: '' });
+    expect(every.stderr).toMatch(
+      /^error: with Postgres, --every takes an interval that divides an hour or a day evenly \(1m, 5m, 15m, 30m, 1h, 6h, 24h\); got 7 minutes\n/,
+    );
+    expect(fullEvery).toMatchObject({ code: 1, stdout: '' });
+    expect(fullEvery.stderr).toMatch(/^error: with Postgres, --full-every takes an interval .*; got 1.5 minutes\n/);
+  });
+});
+
 describe('queue and sync-worker on SQLite', () => {
   it('queue says there is no queue (syncs are scheduled in their process); sync-worker runs in process and stops on SIGTERM', async () => {
     const work = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-sync-worker-sqlite-'));
