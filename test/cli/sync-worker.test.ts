@@ -140,6 +140,71 @@ const pgUrl = process.env.TEST_DATABASE_URL;
   });
 });
 
+/** `promise`, or a failure naming `what` after `ms`. */
+async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), ms)));
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+(pgUrl ? describe : describe.skip)('sync-worker beside a sync from the CLI (Postgres)', () => {
+  it('a job that finds its source being synced waits its turn: the runs never overlap, the CLI run recorded as before', async () => {
+    const work = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-sync-worker-cli-'));
+    const db = await createTestDatabase('postgres');
+    let worker: CliProcess | undefined;
+    try {
+      fs.mkdirSync(path.join(work, 'tree'));
+      const tree = generateMixedTree(path.join(work, 'tree'), { files: FILES });
+      const env = {
+        ...db.env,
+        FILESYSTEM_ROOT: tree.root,
+        BLOB_DIR: path.join(work, 'blobs'),
+        SYNC_BATCH_SIZE: '100',
+        SYNC_JOB_RETRY_DELAY_SECONDS: '1',
+        // A lease the paused sync keeps while the schedule's first tick comes (up to a minute).
+        SYNC_HEARTBEAT_SECONDS: '300',
+        LOG_LEVEL: 'info',
+      };
+      const cli = startCli(['sync', 'filesystem'], env);
+      for (let files = 0; files < 200; await sleep(50)) files = Number((await db.db('files').count({ n: '*' }).first())?.n);
+      // Paused, its lock's lease still live, until the worker's scheduled job has met the lock.
+      cli.child.kill('SIGSTOP');
+      worker = startCli(['sync-worker', 'filesystem', '--every', '1m', '--full-every', 'off'], env);
+      const w = worker;
+      await within(
+        120_000,
+        'the deferred job',
+        w.waitForLog((l) => l.msg === 'sync job deferred: its source is being synced'),
+      );
+      cli.child.kill('SIGCONT');
+      expect(await cli.exited).toEqual({ code: 0, signal: null });
+      await within(
+        60_000,
+        "the worker's run",
+        w.waitForLine((l) => /^filesystem: incremental sync succeeded/.test(l)),
+      );
+      const rows = (await db.db('sync_runs').orderBy('id').select('status', 'started_at', 'finished_at', 'job_id')) as Array<
+        Pick<RunRow, 'status' | 'started_at' | 'finished_at' | 'job_id'>
+      >;
+      expect(rows.map((r) => [r.status, r.job_id === null])).toEqual([
+        ['succeeded', true],
+        ['succeeded', false],
+      ]);
+      expect(rows[1]!.started_at >= (rows[0]!.finished_at ?? '')).toBe(true);
+      worker.child.kill('SIGTERM');
+      expect(await worker.exited).toEqual({ code: 0, signal: null });
+    } finally {
+      worker?.child.kill('SIGKILL');
+      await db.destroy();
+      fs.rmSync(work, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('sync-worker: usage', () => {
   it('with Postgres, refuses an interval the queue cannot schedule (it takes cron schedules), naming the option, before connecting', async () => {
     // Nothing listens at this address: the refusal comes first.

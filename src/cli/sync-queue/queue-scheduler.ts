@@ -126,8 +126,9 @@ export class QueueScheduler implements SyncScheduler {
       return { runId: summary.runId, status: summary.status };
     } catch (error) {
       if (!(error instanceof SyncLockedError)) throw error;
-      // Another run of the source (of the other kind) is under way: this one waits its turn.
-      await this.boss.sendAfter(name, job.data, {}, this.ctx.config.syncHeartbeatSeconds);
+      // Another run of the source (of the other kind, or a `sync` from the CLI) is under way: this one waits its turn.
+      this.ctx.logger.info({ queue: name, job: job.id, holder: error.holder }, 'sync job deferred: its source is being synced');
+      await this.boss.sendAfter(name, job.data, {}, this.ctx.config.syncJobRetryDelaySeconds);
       return { deferred: error.message };
     }
   }

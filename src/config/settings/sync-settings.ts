@@ -52,7 +52,8 @@ export const syncSettings = {
     env: 'SYNC_JOB_RETRY_DELAY_SECONDS',
     schema: positiveInt,
     default: '60',
-    description: "With Postgres: the first retry's delay of a failed sync job; each further retry waits about twice as long.",
+    description:
+      "With Postgres: the first retry's delay of a failed sync job (each further retry waits about twice as long), and how long a job that finds its source being synced waits before it is tried again.",
   }),
   syncJobTimeoutSeconds: setting({
     env: 'SYNC_JOB_TIMEOUT_SECONDS',
