@@ -9,6 +9,7 @@ import * as addPostgresListCovering from './20261125100000_add_postgres_list_cov
 import * as indexUserAccessOnly from './20261125110000_index_user_access_only';
 import * as boundServedIds from './20261127000000_bound_served_ids';
 import * as fillFileWireJson from './20261128000000_fill_file_wire_json';
+import * as addSyncRunJobId from './20261128100000_add_sync_run_job_id';
 import * as addObjectStoreBlobs from './20261128120000_add_object_store_blobs';
 
 export interface Migration {
@@ -32,5 +33,6 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261125110000_index_user_access_only', indexUserAccessOnly],
   ['20261127000000_bound_served_ids', boundServedIds],
   ['20261128000000_fill_file_wire_json', fillFileWireJson],
+  ['20261128100000_add_sync_run_job_id', addSyncRunJobId],
   ['20261128120000_add_object_store_blobs', addObjectStoreBlobs],
 ];

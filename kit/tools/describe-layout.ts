@@ -9,7 +9,7 @@ import path from 'node:path';
 export const ROOM_PURPOSES: Readonly<Record<string, string>> = {
   'src/main.ts': 'the only file that reads the environment, listens or exits',
   'src/index.ts': "the package's public entry (with lib/, logging/, conformance/, platform/ index files): all the kit may import",
-  'src/cli': 'the commander program, one file per command, each loaded only when its command runs',
+  'src/cli': 'the commander program, one file per command, each loaded only when its command runs; the sync schedulers (in process, or a Postgres job queue)',
   'src/config': 'the zod schema of every setting (env name, default, doc) and its loader',
   'src/errors': 'the error registry (code -> status) and the gateway error type',
   'src/lib': 'small generic helpers with no knowledge of the domain',
@@ -21,7 +21,8 @@ export const ROOM_PURPOSES: Readonly<Record<string, string>> = {
   'src/staging/database':
     'opening the staging database: the knex factory, its extra connections (SQLite read handle and read worker, Postgres watch), migrations, row types',
   'src/staging/read-path': 'the read engine behind list pages and id look-ups: keyset pages, compiled statements, pages of stored JSON',
-  'src/staging/repositories': 'one class per concern, over the tables: files, identities, checkpoints, sync runs and lock, policy groups, settings',
+  'src/staging/repositories':
+    'one class per concern, over the tables: files, identities, checkpoints, sync runs and lock, policy groups, settings, the sync job queue (read only)',
   'src/staging/write-path': 'what a sync batch writes through: SyncStore, bulk inserts, people across sources (person ids)',
   'src/blobs': 'the BlobStore interface and its stores (content-addressed folder, database, S3 bucket)',
   'src/outbound-http': 'the HTTP client every outbound call uses: retries honouring Retry-After, pagination, typed errors',

@@ -33,6 +33,16 @@ export const COMMANDS: ReadonlyArray<{ name: string; summary: string; load: () =
     load: async () => (await import('./sync-command')).registerSyncCommand,
   },
   {
+    name: 'sync-worker',
+    summary: 'Run syncs on their schedules until stopped: with Postgres, jobs on a queue any number of workers share.',
+    load: async () => (await import('./sync-worker-command')).registerSyncWorkerCommand,
+  },
+  {
+    name: 'queue',
+    summary: "The sync job queue's state (Postgres): runs waiting, running, failed, dead, and the dead ones' errors.",
+    load: async () => (await import('./queue-command')).registerQueueCommand,
+  },
+  {
     name: 'check',
     summary: "Check an adapter's settings and that its source answers (or --all), without a sync.",
     load: async () => (await import('./check-command')).registerCheckCommand,

@@ -54,7 +54,8 @@ function reconciliationNote(s: SyncSummary): string {
   return `reconciled against ${r.listed} listed files, changes no event announced: ${r.unannounced} (access lists ${r.accessRewritten}, deletions ${r.deleted}, files read again ${r.refreshed})`;
 }
 
-function syncOptions(config: Config, flags: { full?: boolean; allowMassDelete?: boolean }, fullEveryMs: number | undefined): Partial<SyncOptions> {
+/** The run's options from the settings and flags: the guards, the error budget, the batch size, the lock's heartbeat. */
+export function syncOptions(config: Config, flags: { full?: boolean; allowMassDelete?: boolean }, fullEveryMs: number | undefined): Partial<SyncOptions> {
   return {
     mode: flags.full ? 'full' : 'auto',
     ...(fullEveryMs !== undefined ? { fullEveryMs } : {}),
@@ -63,6 +64,7 @@ function syncOptions(config: Config, flags: { full?: boolean; allowMassDelete?: 
     errorBudget: { maxFailures: config.syncMaxFailures, maxFailureRatio: config.syncMaxFailureRatio, minItems: 50 },
     batchSize: config.syncBatchSize,
     tombstoneRetentionMs: config.tombstoneRetentionDays * 24 * 3600 * 1000,
+    lockLeaseMs: config.syncHeartbeatSeconds * 1000,
   };
 }
 
@@ -188,7 +190,12 @@ function allConfigured(runtime: Runtime, usageError: (message: string) => never)
 }
 
 /** The adapters a `sync` names (one, or `--all`'s configured ones); none is a usage error. */
-function selectAdapters(name: string | undefined, flags: SyncFlags, runtime: Runtime, usageError: (message: string) => never): AdapterFactory[] {
+export function selectAdapters(
+  name: string | undefined,
+  flags: Pick<SyncFlags, 'all'>,
+  runtime: Runtime,
+  usageError: (message: string) => never,
+): AdapterFactory[] {
   const factories = flags.all ? allConfigured(runtime, usageError) : name ? [findAdapterFactory(name)].filter((f): f is AdapterFactory => f !== undefined) : [];
   if (factories.length === 0) {
     const known = adapterFactories.map((f) => f.name).join(', ') || 'none';
@@ -202,7 +209,10 @@ function selectAdapters(name: string | undefined, flags: SyncFlags, runtime: Run
 }
 
 /** `--every` and `--full-every` as milliseconds; a malformed interval is a usage error. */
-function parseSchedule(flags: SyncFlags, usageError: (message: string) => never): { interval: number | undefined; fullEveryMs: number | undefined } {
+export function parseSchedule(
+  flags: Pick<SyncFlags, 'every' | 'fullEvery'>,
+  usageError: (message: string) => never,
+): { interval: number | undefined; fullEveryMs: number | undefined } {
   try {
     return {
       interval: flags.every !== undefined ? parseInterval(flags.every) : undefined,

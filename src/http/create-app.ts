@@ -58,6 +58,7 @@ export type AppConfig = Pick<
   | 'clientConcurrencyShare'
   | 'responseTimeoutMs'
   | 'metricsToken'
+  | 'syncQueueSchema'
   | 'maxUrlLength'
   | 'readinessTimeoutMs'
 >;
@@ -83,6 +84,7 @@ export const APP_DEFAULTS = settingDefaults([
   'clientConcurrencyShare',
   'responseTimeoutMs',
   'metricsToken',
+  'syncQueueSchema',
   'maxUrlLength',
   'readinessTimeoutMs',
 ]) satisfies Omit<AppConfig, 'publicBaseUrl'>;
@@ -238,7 +240,7 @@ function tokenEndpointLimits(config: AppConfig, limits: RateLimits): TokenEndpoi
 export async function createApp(deps: AppDeps): Promise<{ app: Express; api: OpenAPIBackend; metrics: GatewayMetrics }> {
   if (deps.apiKeys.length === 0) throw new Error('createApp needs at least one API key');
   const config: AppConfig = { ...APP_DEFAULTS, ...deps.config };
-  const metrics = new GatewayMetrics(deps.db);
+  const metrics = new GatewayMetrics(deps.db, config.syncQueueSchema);
   const handlerDeps = handlerDepsOf(deps, config, metrics);
   const { clients, tokens } = oauthOf(config, deps);
   const limits = rateLimitsOf(config, deps, metrics);

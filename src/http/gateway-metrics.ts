@@ -3,6 +3,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { Db } from '../staging/database/create-db';
 import { CONTENT_UNAVAILABLE_REASONS, type ContentUnavailableReason } from './content-unavailable-error';
 import { registerStagingMetrics } from './staging-metrics';
+import { registerSyncQueueMetrics } from './sync-queue-metrics';
 
 /**
  * Prometheus metrics of one gateway app (its own registry, so several apps can share a process):
@@ -19,7 +20,8 @@ export class GatewayMetrics {
   private readonly unavailable: Counter<'reason'>;
   readonly inFlight: Gauge;
 
-  constructor(db: Db) {
+  /** `queueSchema`: where the sync job queue is (Postgres), for its gauges. */
+  constructor(db: Db, queueSchema: string) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry, prefix: 'content_gateway_' });
     this.requests = new Counter({
@@ -45,6 +47,7 @@ export class GatewayMetrics {
     // Every reason from the start, at 0: an alert on increase() then sees the first one.
     for (const reason of CONTENT_UNAVAILABLE_REASONS) this.unavailable.inc({ reason }, 0);
     registerStagingMetrics(db, registers);
+    registerSyncQueueMetrics(db, queueSchema, registers);
   }
 
   /** Counts a download whose content the blob store could not give. */

@@ -17,10 +17,11 @@ export interface StartedRun {
  * of runs that ended are cleared: only a full run that may still resume needs its own.
  */
 export async function startRun(
-  deps: { adapter: Adapter; runs: SyncRunsRepository; store: SyncStore; logger: Logger },
+  deps: { adapter: Adapter; runs: SyncRunsRepository; store: SyncStore; logger: Logger; options?: { jobId?: string } },
   mode: SyncMode,
   stamp: () => string,
 ): Promise<StartedRun> {
+  const jobId = deps.options?.jobId;
   const { adapter, runs, logger } = deps;
   const source = adapter.name;
   const interrupted = mode === 'full' ? await runs.interruptedFullRun(source) : undefined;
@@ -29,9 +30,10 @@ export async function startRun(
     const raw = interrupted.checkpoint ? (JSON.parse(interrupted.checkpoint) as unknown) : undefined;
     const resume = raw !== undefined && isIncremental(adapter) && !adapter.checkpointSchema.safeParse(raw).success ? undefined : raw;
     started = { runId: interrupted.id, resumed: true, resume };
+    if (jobId !== undefined) await runs.assignJob(interrupted.id, jobId);
     logger.info({ runId: interrupted.id, resume: resume !== undefined }, 'resuming an interrupted full sync');
   } else {
-    started = { runId: await runs.start(source, mode, stamp()), resumed: false };
+    started = { runId: await runs.start(source, mode, stamp(), jobId), resumed: false };
   }
   await runs.abandon(source, started.runId, stamp());
   // Seen marks matter only to a full run that may still resume; those of runs that ended (or

@@ -37,6 +37,8 @@ export interface SyncOptions {
    */
   policy?: Policy;
   onProgress?: (progress: SyncProgress) => void;
+  /** The queue job this run works (`sync-worker` on Postgres), recorded on its run row. */
+  jobId?: string;
 }
 
 export const DEFAULT_SYNC_OPTIONS: SyncOptions = {

@@ -269,11 +269,11 @@ describe('docker-compose.yml', () => {
     expect(JSON.stringify(pg.healthcheck?.test)).toMatch(/pg_isready -U gateway/);
   });
 
-  it('runs `sync --all --every <interval>` from the same image, on the same database', () => {
+  it('runs `sync-worker --all --every <interval>` from the same image, on the same database (a job queue there, shared by any number of workers)', () => {
     const sync = service('sync');
     expect(usesGatewayImage(sync)).toBe(true);
     const command = commandOf(sync);
-    expect(command.slice(0, 3)).toEqual(['sync', '--all', '--every']);
+    expect(command.slice(0, 3)).toEqual(['sync-worker', '--all', '--every']);
     expect(parseInterval(command[3] ?? '')).toBeGreaterThan(0);
     expect(envOf(sync).DATABASE_URL).toBe(envOf(service('gateway')).DATABASE_URL);
     // The sync worker reads the gateway's settings and the registered adapters' own settings.

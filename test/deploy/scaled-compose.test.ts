@@ -58,8 +58,8 @@ describe('docker-compose.yml --profile scaled', () => {
   });
 
   it('sets only real settings in every gateway process (serve and sync), on every service', () => {
-    for (const [name, s] of Object.entries(services).filter(([, s]) => ['serve', 'sync'].includes(commandOf(s)[0] ?? ''))) {
-      const unknown = Object.keys(envOf(s)).filter((v) => !SETTING_NAMES.has(v) && !(commandOf(s)[0] === 'sync' && ADAPTER_SETTINGS.has(v)));
+    for (const [name, s] of Object.entries(services).filter(([, s]) => ['serve', 'sync', 'sync-worker'].includes(commandOf(s)[0] ?? ''))) {
+      const unknown = Object.keys(envOf(s)).filter((v) => !SETTING_NAMES.has(v) && !(commandOf(s)[0]?.startsWith('sync') === true && ADAPTER_SETTINGS.has(v)));
       expect({ name, unknown }).toEqual({ name, unknown: [] });
     }
   });

@@ -55,9 +55,11 @@ export async function createTestDatabase(kind: DatabaseKind): Promise<TestDataba
   return {
     kind,
     db,
-    env: { DATABASE_URL: url, DATABASE_SCHEMA: schema },
+    // The sync job queue (pg-boss), when a `sync-worker` creates it, in a schema of its own too.
+    env: { DATABASE_URL: url, DATABASE_SCHEMA: schema, SYNC_QUEUE_SCHEMA: `${schema}_q` },
     destroy: async () => {
       await db.raw('drop schema if exists ?? cascade', [schema]);
+      await db.raw('drop schema if exists ?? cascade', [`${schema}_q`]);
       await db.destroy();
     },
   };

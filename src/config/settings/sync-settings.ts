@@ -35,6 +35,39 @@ export const syncSettings = {
     default: '500',
     description: 'Items a sync writes per transaction.',
   }),
+  syncQueueSchema: setting({
+    env: 'SYNC_QUEUE_SCHEMA',
+    schema: z.string().regex(/^[a-z_][a-z0-9_]{0,49}$/, { message: 'expected a Postgres schema name such as pgboss' }),
+    default: 'pgboss',
+    description: "With Postgres: the schema of the sync job queue (pg-boss) `sync-worker` runs syncs from, created on a worker's first start.",
+  }),
+  syncJobRetries: setting({
+    env: 'SYNC_JOB_RETRIES',
+    schema: z.coerce.number().int().min(0),
+    default: '5',
+    description:
+      'With Postgres: how often `sync-worker` retries a failed sync job (with exponential backoff) before it goes to the dead-letter queue (`queue` lists it).',
+  }),
+  syncJobRetryDelaySeconds: setting({
+    env: 'SYNC_JOB_RETRY_DELAY_SECONDS',
+    schema: positiveInt,
+    default: '60',
+    description:
+      "With Postgres: the first retry's delay of a failed sync job (each further retry waits about twice as long), and how long a job that finds its source being synced waits before it is tried again.",
+  }),
+  syncJobTimeoutSeconds: setting({
+    env: 'SYNC_JOB_TIMEOUT_SECONDS',
+    schema: positiveInt.max(86_399),
+    default: '21600',
+    description: 'With Postgres: the longest a sync job may run (at most 24 h); one still running then is failed and retried.',
+  }),
+  syncHeartbeatSeconds: setting({
+    env: 'SYNC_HEARTBEAT_SECONDS',
+    schema: positiveInt,
+    default: '60',
+    description:
+      "A running sync renews its source's lock (its heartbeat) every third of this; a lock not renewed for this long was a dead process's. With Postgres, another `sync-worker` then fails that run's job, which is retried and resumes from the source's checkpoint.",
+  }),
   accessPolicies: setting({
     env: 'ACCESS_POLICIES',
     schema: list

@@ -23,15 +23,18 @@ export interface SyncRunRow {
   error: string | null;
   checkpoint: string | null;
   unannounced: number;
+  /** The queue job the run worked (a `sync-worker`'s); null for `sync` from the CLI. */
+  job_id: string | null;
 }
 
 /** `sync_runs`: one row per run, with its counts, errors and (for full runs) its resume point. */
 export class SyncRunsRepository {
   constructor(private readonly db: Db) {}
 
-  async start(source: string, mode: SyncMode, startedAt: string): Promise<number> {
+  /** Records a run as started; `jobId`, the queue job it works, goes into the same row (one insert). */
+  async start(source: string, mode: SyncMode, startedAt: string, jobId?: string): Promise<number> {
     const [row] = (await this.db('sync_runs')
-      .insert({ source, mode, status: 'running', started_at: startedAt, heartbeat_at: startedAt })
+      .insert({ source, mode, status: 'running', started_at: startedAt, heartbeat_at: startedAt, job_id: jobId ?? null })
       .returning('id')) as Array<{ id: number } | number>;
     return typeof row === 'object' ? row.id : (row as number);
   }
@@ -40,6 +43,11 @@ export class SyncRunsRepository {
   async interruptedFullRun(source: string): Promise<SyncRunRow | undefined> {
     const row = (await this.db('sync_runs').where({ source }).orderBy('id', 'desc').first()) as SyncRunRow | undefined;
     return row && row.status === 'running' && row.mode === 'full' ? row : undefined;
+  }
+
+  /** A resumed run goes on under the job that resumed it. */
+  async assignJob(id: number, jobId: string): Promise<void> {
+    await this.db('sync_runs').where({ id }).update({ job_id: jobId });
   }
 
   async saveProgress(id: number, counts: SyncCounts, checkpoint: unknown, at: string): Promise<void> {

@@ -1,0 +1,46 @@
+import type { AdapterFactory } from '../../adapters/adapter-factory';
+import type { Config } from '../../config/config-schema';
+import type { Logger } from '../../logging/create-logger';
+import { loadPolicy } from '../../policies/load-policy';
+import { runSync, type SyncSummary } from '../../sync/run-sync';
+import type { Staging } from '../open-staging';
+import { failureLines } from '../run-failures';
+import type { Runtime } from '../runtime';
+import { formatSummary, syncOptions } from '../sync-command';
+import type { SyncKind } from './sync-scheduler';
+
+export interface SourceSyncContext {
+  runtime: Runtime;
+  config: Config;
+  logger: Logger;
+  staging: Staging;
+  signal: AbortSignal;
+}
+
+/**
+ * One scheduled run of a source: its adapter built from the environment and its access policy
+ * read (both again every run, so an edited setting or policy takes effect at the next), then the
+ * sync, recorded in `sync_runs` like any `sync`. `full`: a full run; `incremental`: `sync`'s
+ * auto mode, full every `fullEveryMs` when given. Throws when the adapter is not configured or the
+ * policy is refused; the summary says how the run ended. `jobId`: the queue job it works, written
+ * into its run row when the row is inserted.
+ */
+export async function syncSource(
+  factory: AdapterFactory,
+  kind: SyncKind,
+  fullEveryMs: number | undefined,
+  ctx: SourceSyncContext & { jobId?: string },
+): Promise<SyncSummary> {
+  const adapter = factory.create(ctx.runtime.env, { logger: ctx.logger });
+  const policyFile = ctx.config.accessPolicies[adapter.name];
+  const policy = policyFile !== undefined ? await loadPolicy(policyFile) : undefined;
+  const options = {
+    ...syncOptions(ctx.config, { full: kind === 'full' }, kind === 'full' ? undefined : fullEveryMs),
+    ...(policy ? { policy } : {}),
+    ...(ctx.jobId ? { jobId: ctx.jobId } : {}),
+  };
+  const summary = await runSync(adapter, { db: ctx.staging.db, blobs: ctx.staging.blobs, logger: ctx.logger, signal: ctx.signal }, options);
+  ctx.runtime.print(formatSummary(summary));
+  for (const line of failureLines(summary.source, summary.failures, summary.counts.failed)) ctx.runtime.print(line);
+  return summary;
+}
