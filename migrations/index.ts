@@ -9,6 +9,7 @@ import * as addPostgresListCovering from './20261125100000_add_postgres_list_cov
 import * as indexUserAccessOnly from './20261125110000_index_user_access_only';
 import * as boundServedIds from './20261127000000_bound_served_ids';
 import * as fillFileWireJson from './20261128000000_fill_file_wire_json';
+import * as addSyncListed from './20261128100000_add_sync_listed';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -31,4 +32,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261125110000_index_user_access_only', indexUserAccessOnly],
   ['20261127000000_bound_served_ids', boundServedIds],
   ['20261128000000_fill_file_wire_json', fillFileWireJson],
+  ['20261128100000_add_sync_listed', addSyncListed],
 ];

@@ -83,9 +83,13 @@ function firstContentHash(s: Served, body: string | null, sha256: string): strin
   ]);
 }
 
+/**
+ * What a file changes in staging. `version`, on a file whose served content is unchanged: the
+ * source's version moved (a file touched, read again for nothing), so the staged row keeps the new one.
+ */
 export type FileDecision =
-  | { kind: 'unchanged' }
-  | { kind: 'permissions'; permissions: PrincipalRef[]; hash: string; at: string }
+  | { kind: 'unchanged'; version?: string | null }
+  | { kind: 'permissions'; permissions: PrincipalRef[]; hash: string; at: string; version?: string | null }
   | { kind: 'added' | 'changed'; row: FileWrite; permissions: PrincipalRef[] };
 
 /**
@@ -122,7 +126,7 @@ function sameVersion(version: string | null, state: FileState | undefined): stat
 async function storedContent(record: FileRecord, state: FileState | undefined, blobs: BlobStore): Promise<StoredContent> {
   const content = record.content;
   if (content.kind === 'html') {
-    if ('html' in content) return inlineContent(content.html, null);
+    if ('html' in content) return inlineContent(content.html, content.version ?? null);
     const version = content.version ?? null;
     // Kept only under the current hash formula: the first one hashes the body itself.
     if (sameVersion(version, state) && state.blob_key === null && state.content_hash?.startsWith(CONTENT_HASH_VERSION)) {
@@ -185,7 +189,10 @@ export async function decideFile(
     (storedHash === contentHash ||
       (!storedHash.startsWith(CONTENT_HASH_VERSION) && storedHash === firstContentHash(served, content.body ?? null, content.sha256)));
 
-  if (state && sameContent) return accessChange(permissions, permissionsHash, state, at);
+  if (state && sameContent) {
+    const decision = accessChange(permissions, permissionsHash, state, at);
+    return state.source_version === content.version ? decision : { ...decision, version: content.version };
+  }
   if (content.body === undefined) {
     const body = state ? await stagedBody?.(id) : undefined;
     // Staging lost the body it stands for: read the content from the source after all.

@@ -34,6 +34,8 @@ export interface SyncBatch {
   files: Array<{ row: FileWrite; permissions: PrincipalRef[]; stored: boolean }>;
   /** Access lists changed while the file itself did not. */
   permissions: Array<{ fileId: string; permissions: PrincipalRef[]; hash: string; at: string }>;
+  /** Source versions that moved while the served content did not (kept for the next comparison). */
+  versions: Array<{ fileId: string; version: string | null }>;
   users: UserWrite[];
   groups: Array<{ row: GroupWrite; members: PrincipalRef[] }>;
   tombstones: string[];
@@ -51,7 +53,7 @@ function* referencesOf(batch: SyncBatch): Generator<PrincipalRef> {
 }
 
 export function emptyBatch(): SyncBatch {
-  return { files: [], permissions: [], users: [], groups: [], tombstones: [], inactivate: [], deleteGroups: [], seen: [] };
+  return { files: [], permissions: [], versions: [], users: [], groups: [], tombstones: [], inactivate: [], deleteGroups: [], seen: [] };
 }
 
 /** Ids per `where … in` statement. */
@@ -162,6 +164,7 @@ export class SyncStore {
         );
         await trx('files').where({ id: p.fileId }).update({ permissions_hash: p.hash, permissions_modified_at: p.at });
       }
+      for (const v of batch.versions) await trx('files').where({ id: v.fileId }).update({ source_version: v.version });
       if (batch.groups.length) {
         const ids = batch.groups.map((g) => g.row.id);
         await insertRows(
