@@ -189,10 +189,7 @@ export async function decideFile(
     (storedHash === contentHash ||
       (!storedHash.startsWith(CONTENT_HASH_VERSION) && storedHash === firstContentHash(served, content.body ?? null, content.sha256)));
 
-  if (state && sameContent) {
-    const decision = accessChange(permissions, permissionsHash, state, at);
-    return state.source_version === content.version ? decision : { ...decision, version: content.version };
-  }
+  if (state && sameContent) return keptContent(accessChange(permissions, permissionsHash, state, at), state, content.version);
   if (content.body === undefined) {
     const body = state ? await stagedBody?.(id) : undefined;
     // Staging lost the body it stands for: read the content from the source after all.
@@ -233,6 +230,11 @@ export async function decideFile(
   };
   row.wire_json = fileWireJson(row);
   return { kind: state ? 'changed' : 'added', row, permissions };
+}
+
+/** A decision on a file whose served content is unchanged, with the source's version when it moved (not when it is gone: nothing to compare then). */
+function keptContent(decision: Extract<FileDecision, { kind: 'unchanged' | 'permissions' }>, state: FileState, version: string | null): FileDecision {
+  return version === null || state.source_version === version ? decision : { ...decision, version };
 }
 
 export type AccessDecision = Extract<FileDecision, { kind: 'unchanged' | 'permissions' }> | { kind: 'missing' };

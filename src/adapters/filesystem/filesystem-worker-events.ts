@@ -85,10 +85,7 @@ export async function* filesystemWorkerEvents(
     resolve?.();
   };
   const onMessage = (message: FromWorker) => {
-    if (message.type === 'staged') {
-      answerStaged(worker, ctx.staged, message);
-      return;
-    }
+    if (message.type === 'staged') return answerStaged(worker, ctx.staged, message);
     if (message.type === 'events') queue.push({ events: message.events.map(fromWireEvent) });
     else if (message.type === 'log') queue.push({ log: message.log });
     else if (message.type === 'end') ended = true;
