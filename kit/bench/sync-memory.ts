@@ -31,15 +31,20 @@ interface Sampled {
   outcome: SyncMemoryOutcome;
   /** Highest RssAnon sampled, bytes. */
   peakAnon: number;
+  /** The median RssAnon sampled (what the run holds most of the time, garbage-collection spikes aside), bytes. */
+  medianAnon: number;
 }
 
 /** Runs one job in a child process (started like this one: tsx's loader included), sampling its RssAnon every `sampleMs`. */
 async function sampledChild(job: SyncMemoryJob, sampleMs: number): Promise<Sampled> {
   const child = fork(path.join(__dirname, 'sync-memory-child.ts'), [JSON.stringify(job)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   let peakAnon = 0;
+  const samples: number[] = [];
   const sample = () => {
     const m = child.pid === undefined ? undefined : processMemory(child.pid);
-    if (m && m.anon > peakAnon) peakAnon = m.anon;
+    if (!m) return;
+    samples.push(m.anon);
+    if (m.anon > peakAnon) peakAnon = m.anon;
   };
   const sampler = setInterval(sample, sampleMs);
   try {
@@ -50,7 +55,8 @@ async function sampledChild(job: SyncMemoryJob, sampleMs: number): Promise<Sampl
       });
       child.once('exit', (code) => reject(new Error(`the sync child exited (${code}) before reporting`)));
     });
-    return { outcome, peakAnon };
+    samples.sort((a, b) => a - b);
+    return { outcome, peakAnon, medianAnon: samples[Math.floor(samples.length / 2)] ?? 0 };
   } finally {
     clearInterval(sampler);
     await new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : child.once('exit', () => resolve())));
@@ -120,7 +126,7 @@ export async function syncMemory(options: Partial<SyncMemoryOptions> = {}): Prom
       const run = await syncOnce(adapter, source.path, files, o);
       runs.push(run);
       notes.push(
-        `${adapter}, ${files} files: ${(run.outcome.ms / 1000).toFixed(1)} s, peak RssAnon ${(run.peakAnon / MiB).toFixed(0)} MiB, checkpoint ${run.outcome.checkpointBytes} bytes`,
+        `${adapter}, ${files} files: ${(run.outcome.ms / 1000).toFixed(1)} s, peak RssAnon ${(run.peakAnon / MiB).toFixed(0)} MiB (median of the run's samples ${(run.medianAnon / MiB).toFixed(0)} MiB), checkpoint ${run.outcome.checkpointBytes} bytes`,
       );
     }
     const [small, large] = runs as [Sampled, Sampled];
