@@ -30,12 +30,15 @@ export class ListedFilesRepository {
     const out = new Map<string, string | null>();
     for (const part of chunks(nativeIds, IDS_PER_STATEMENT)) {
       const ids = part.map((id) => this.prefix + id);
-      await insertRows(
-        this.db,
-        'sync_listed',
-        ids.map((id) => ({ source: this.source, id })),
-        ['source', 'id'],
-        'ignore',
+      // One transaction for the batch: on SQLite a statement outside one commits on its own, which costs more than the insert.
+      await this.db.transaction((trx) =>
+        insertRows(
+          trx,
+          'sync_listed',
+          ids.map((id) => ({ source: this.source, id })),
+          ['source', 'id'],
+          'ignore',
+        ),
       );
       const rows = (await this.db('files').whereIn('id', ids).where({ status: 'active' }).select('native_id', 'source_version')) as Array<{
         native_id: string;
