@@ -10,6 +10,7 @@ import * as indexUserAccessOnly from './20261125110000_index_user_access_only';
 import * as boundServedIds from './20261127000000_bound_served_ids';
 import * as fillFileWireJson from './20261128000000_fill_file_wire_json';
 import * as addSyncRunJobId from './20261128100000_add_sync_run_job_id';
+import * as addSyncListed from './20261128110000_add_sync_listed';
 import * as addObjectStoreBlobs from './20261128120000_add_object_store_blobs';
 
 export interface Migration {
@@ -34,5 +35,6 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261127000000_bound_served_ids', boundServedIds],
   ['20261128000000_fill_file_wire_json', fillFileWireJson],
   ['20261128100000_add_sync_run_job_id', addSyncRunJobId],
+  ['20261128110000_add_sync_listed', addSyncListed],
   ['20261128120000_add_object_store_blobs', addObjectStoreBlobs],
 ];

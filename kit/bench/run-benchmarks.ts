@@ -27,6 +27,7 @@ import { s3Downloads } from './s3-downloads';
 import { sampleComparison } from './sample-comparison';
 import { benchPostgresUrl } from './start-bench-gateway';
 import { sqlSync } from './sql-sync';
+import { syncMemory } from './sync-memory';
 import { syncThroughput } from './sync-throughput';
 import { tokenFlood } from './token-flood';
 import { usageBench } from './usage';
@@ -76,6 +77,9 @@ const BENCHMARKS: ReadonlyArray<readonly [string, Benchmark]> = [
   // thousands of files and waits, round by round, for the disk to be quiet again after the
   // deletions before it (see sync-throughput.ts).
   ['sync-throughput', () => syncThroughput()],
+  // A full sync's own memory at 100,000 and 1,000,000 files (SYNC_MEMORY_FILES=20000,100000 for a
+  // quicker run), each in a child process; the sources are generated once and cached.
+  ['sync-memory', () => syncMemory()],
 ];
 
 /** The commit measured, and whether the measured code had uncommitted changes. */

@@ -13,6 +13,32 @@ export interface AdapterContext {
   /** Aborted when the run is cancelled: stop fetching promptly. */
   signal: AbortSignal;
   now(): Date;
+  /**
+   * What staging holds of the source's files, given to `changes()` by the sync engine: an adapter
+   * that compares its walk with it keeps no per-file state in its checkpoint.
+   */
+  staged?: StagedFiles;
+}
+
+/**
+ * The source's staged files, as an incremental run of an adapter that lists everything it has
+ * (a folder walk) compares with them: the version each file was last staged at, and the files the
+ * run did not list (gone at the source). Read-only for the adapter; the engine keeps the marks.
+ * Results cross threads (structured cloning): plain maps and arrays.
+ */
+export interface StagedFiles {
+  /**
+   * Marks these files (native ids) as listed by this run, and answers the staged version of each
+   * that staging serves (null: served, with no version kept). Files staging does not serve are
+   * left out of the answer.
+   */
+  list(nativeIds: readonly string[]): Promise<Map<string, string | null>>;
+  /** How many files staging serves. */
+  count(): Promise<number>;
+  /** How many served files this run has not listed (so far). */
+  unlistedCount(): Promise<number>;
+  /** Served files this run has not listed, in id order: `limit` of them after `after` (a native id; undefined: from the first). */
+  unlisted(after: string | undefined, limit: number): Promise<string[]>;
 }
 
 export type SupportedMimeType =
@@ -44,6 +70,11 @@ export type AccessEntry = Principal | typeof EVERYONE;
 export interface InlineHtml {
   kind: 'html';
   html: string;
+  /**
+   * A cheap fingerprint of the file at the source, kept with the staged row (the engine does not
+   * skip anything on it): what `StagedFiles.list` answers on later runs.
+   */
+  version?: string;
 }
 
 /**

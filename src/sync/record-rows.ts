@@ -83,9 +83,13 @@ function firstContentHash(s: Served, body: string | null, sha256: string): strin
   ]);
 }
 
+/**
+ * What a file changes in staging. `version`, on a file whose served content is unchanged: the
+ * source's version moved (a file touched, read again for nothing), so the staged row keeps the new one.
+ */
 export type FileDecision =
-  | { kind: 'unchanged' }
-  | { kind: 'permissions'; permissions: PrincipalRef[]; hash: string; at: string }
+  | { kind: 'unchanged'; version?: string | null }
+  | { kind: 'permissions'; permissions: PrincipalRef[]; hash: string; at: string; version?: string | null }
   | { kind: 'added' | 'changed'; row: FileWrite; permissions: PrincipalRef[] };
 
 /**
@@ -122,7 +126,7 @@ function sameVersion(version: string | null, state: FileState | undefined): stat
 async function storedContent(record: FileRecord, state: FileState | undefined, blobs: BlobStore): Promise<StoredContent> {
   const content = record.content;
   if (content.kind === 'html') {
-    if ('html' in content) return inlineContent(content.html, null);
+    if ('html' in content) return inlineContent(content.html, content.version ?? null);
     const version = content.version ?? null;
     // Kept only under the current hash formula: the first one hashes the body itself.
     if (sameVersion(version, state) && state.blob_key === null && state.content_hash?.startsWith(CONTENT_HASH_VERSION)) {
@@ -185,7 +189,7 @@ export async function decideFile(
     (storedHash === contentHash ||
       (!storedHash.startsWith(CONTENT_HASH_VERSION) && storedHash === firstContentHash(served, content.body ?? null, content.sha256)));
 
-  if (state && sameContent) return accessChange(permissions, permissionsHash, state, at);
+  if (state && sameContent) return keptContent(accessChange(permissions, permissionsHash, state, at), state, content.version);
   if (content.body === undefined) {
     const body = state ? await stagedBody?.(id) : undefined;
     // Staging lost the body it stands for: read the content from the source after all.
@@ -226,6 +230,11 @@ export async function decideFile(
   };
   row.wire_json = fileWireJson(row);
   return { kind: state ? 'changed' : 'added', row, permissions };
+}
+
+/** A decision on a file whose served content is unchanged, with the source's version when it moved (not when it is gone: nothing to compare then). */
+function keptContent(decision: Extract<FileDecision, { kind: 'unchanged' | 'permissions' }>, state: FileState, version: string | null): FileDecision {
+  return version === null || state.source_version === version ? decision : { ...decision, version };
 }
 
 export type AccessDecision = Extract<FileDecision, { kind: 'unchanged' | 'permissions' }> | { kind: 'missing' };

@@ -11,6 +11,7 @@ import { FullRunRequired } from '../adapters/source-error';
 import { chunks } from '../lib/chunks';
 import { DOCUMENT_CLASS_PREFIX } from '../policies/policy-compilation';
 import { CheckpointsRepository } from '../staging/repositories/checkpoints-repository';
+import { ListedFilesRepository } from '../staging/repositories/listed-files-repository';
 import { PolicyGroupsRepository } from '../staging/repositories/policy-groups-repository';
 import { SyncLock } from '../staging/repositories/sync-lock';
 import { SyncRunsRepository } from '../staging/repositories/sync-runs-repository';
@@ -34,7 +35,12 @@ export { DEFAULT_SYNC_OPTIONS, type SyncDeps, type SyncOptions, type SyncProgres
  * What a sync works with before its run is opened (the run's id, mode and signal come after), and
  * the staged policy groups a source with an access policy reads back.
  */
-type SyncEnvironment = Omit<RunContext, 'mode' | 'runId' | 'signal'> & { callerSignal: AbortSignal | undefined; policyGroups: PolicyGroupsRepository };
+type SyncEnvironment = Omit<RunContext, 'mode' | 'runId' | 'signal'> & {
+  callerSignal: AbortSignal | undefined;
+  policyGroups: PolicyGroupsRepository;
+  /** What an incremental run's `changes()` compares its listing with (`AdapterContext.staged`). */
+  listed: ListedFilesRepository;
+};
 
 /**
  * The sync use case: reads an adapter's events and owns every write to staging. One run per
@@ -61,6 +67,7 @@ export async function runSync(adapter: Adapter, deps: SyncDeps, partial: Partial
     options,
     ...repos,
     policyGroups,
+    listed: new ListedFilesRepository(deps.db, source),
     blobs: deps.blobs,
     lock,
     logger,
@@ -101,16 +108,19 @@ interface StagePlan {
  * goes to `runSync` with no run recorded, which then runs full from the start.
  */
 async function executeRun(env: SyncEnvironment, plan: RunPlan): Promise<SyncSummary> {
-  const { callerSignal, policyGroups, ...rest } = env;
+  const { callerSignal, policyGroups, listed, ...rest } = env;
   const controller = new AbortController();
   const onAbort = () => controller.abort(callerSignal?.reason);
   if (callerSignal?.aborted) controller.abort(callerSignal.reason);
   else callerSignal?.addEventListener('abort', onAbort, { once: true });
+  const incremental = plan.mode === 'incremental' && isIncremental(env.adapter);
   try {
-    const adapterCtx: AdapterContext = { logger: env.logger, signal: controller.signal, now: env.now };
+    // The marks of an earlier run that stopped before clearing its own (the lock is held).
+    if (incremental) await listed.clear();
+    const adapterCtx: AdapterContext = { logger: env.logger, signal: controller.signal, now: env.now, ...(incremental ? { staged: listed } : {}) };
     const { policy } = env.options;
     const { changes, stage } =
-      plan.mode === 'incremental' && isIncremental(env.adapter)
+      incremental && isIncremental(env.adapter)
         ? await openChanges(env.adapter, adapterCtx, plan.checkpoint, policy && { policy, groups: policyGroups })
         : { changes: undefined, stage: policy && PolicyStage.fresh(policy, env.source) };
     const opened = await startRun(env, plan.mode, () => stampOf(env));
@@ -129,6 +139,8 @@ async function executeRun(env: SyncEnvironment, plan: RunPlan): Promise<SyncSumm
     }
   } finally {
     callerSignal?.removeEventListener('abort', onAbort);
+    // Cleared again by the next incremental run if this fails (the database gone, say).
+    if (incremental) await listed.clear().catch(() => undefined);
   }
 }
 

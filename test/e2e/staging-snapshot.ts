@@ -5,7 +5,7 @@ import type { Db } from '../../src/staging/database/create-db';
  * databases are compared on. `timestamps: false` leaves out the wall-clock columns (and the
  * timestamp inside the stored list representation), which legitimately differ between two runs
  * made at different times; everything else (names, URLs, hashes, blob keys, statuses, access
- * lists, memberships, the checkpoint's file versions) must match exactly. The checkpoint's own
+ * lists, memberships, the checkpoint) must match exactly. The checkpoint's own
  * scan time is always left out: every run, even one that changes nothing, renews it.
  */
 export type StagingSnapshot = Record<'files' | 'permissions' | 'users' | 'groups' | 'members' | 'checkpoint', Map<string, string>>;

@@ -203,6 +203,15 @@ describe('decideFile', () => {
       expect([edited.loads.n, unversioned.loads.n]).toEqual([1, 1]);
     });
 
+    it('keeps a new version whose content turned out the same, so it is not loaded again next time; inline HTML keeps its version too', async () => {
+      const added = await decideFile('fs', lazy('r1').record, undefined, noBlobs, AT);
+      if (added.kind !== 'added') throw new Error('expected added');
+      expect(await decideFile('fs', lazy('r2').record, added.row, noBlobs, AT)).toEqual({ kind: 'unchanged', version: 'r2' });
+      expect(await decideFile('fs', { ...lazy('r2').record, access: [] }, added.row, noBlobs, AT)).toMatchObject({ kind: 'permissions', version: 'r2' });
+      const inline = await decideFile('fs', { ...html, content: { kind: 'html', html: PAGE, version: 'v1' } }, undefined, noBlobs, AT);
+      expect(inline).toMatchObject({ kind: 'added', row: { source_version: 'v1' } });
+    });
+
     it('keeps the staged body when only metadata changed, reading it from staging, not the source; loads it when staging has none', async () => {
       const added = await decideFile('fs', lazy('r1').record, undefined, noBlobs, AT);
       if (added.kind !== 'added') throw new Error('expected added');

@@ -1,10 +1,10 @@
 import crypto from 'node:crypto';
 import { closeSync, promises as fs } from 'node:fs';
 import path from 'node:path';
-import type { AdapterContext, FileRecord, IncrementalAdapter, SyncEvent } from '../adapter';
+import type { AdapterContext, FileRecord, IncrementalAdapter, StagedFiles, SyncEvent } from '../adapter';
 import { throwIfAborted } from '../../lib/abort-error';
 import { readAhead } from '../../lib/read-ahead';
-import { SourceError } from '../source-error';
+import { FullRunRequired, SourceError } from '../source-error';
 import { directoryEvents } from '../directory-events';
 import { resolveFilesystemConfig, type FilesystemConfig, type FilesystemConfigInput } from './filesystem-config';
 import {
@@ -51,7 +51,9 @@ interface RunStart {
  * Syncs a folder tree: HTML and Markdown inline, PDF/DOCX/PPTX/TXT as streamed binaries
  * (re-read only when `mtimeMs:size` changes), access from `_access.yaml` sidecars, users and
  * groups from the directory file. Full runs walk everything; incremental runs yield what changed
- * since the checkpoint, with explicit deletes. Access problems fail only the files concerned; a
+ * since the checkpoint, with explicit deletes, comparing the walk with the staged files (their
+ * versions, and which the walk did not list: `AdapterContext.staged`), so neither the checkpoint
+ * nor the memory of a run grows with the tree: every file is staged with its version. Access problems fail only the files concerned; a
  * missing or malformed directory file stops the run. With `workerThread`, the same code runs on a
  * worker thread (filesystem-worker.ts), so walking, reading and rendering Markdown overlap with the
  * engine's decisions and writes instead of taking turns with them.
@@ -82,6 +84,8 @@ export class FilesystemAdapter implements IncrementalAdapter<FilesystemCheckpoin
    * deletes for files gone, then a new checkpoint.
    */
   async *changes(ctx: AdapterContext, since: FilesystemCheckpoint): AsyncIterable<SyncEvent> {
+    const staged = ctx.staged;
+    if (!staged) throw new FullRunRequired('an incremental walk compares with the staged files, and none were given');
     if (this.config.workerThread) {
       yield* filesystemWorkerEvents(this.config, { mode: 'changes', since }, ctx);
       return;
@@ -104,7 +108,7 @@ export class FilesystemAdapter implements IncrementalAdapter<FilesystemCheckpoin
       for (const id of run.directory.userIds) if (!before.users.has(id)) changedPrincipals.add(`USER:${id}`);
       for (const id of run.directory.groupIds) if (!before.groups.has(id)) changedPrincipals.add(`GROUP:${id}`);
     }
-    yield* this.syncTree(ctx, run, { checkpoint: since, changedPrincipals });
+    yield* this.syncTree(ctx, run, { checkpoint: since, changedPrincipals, staged });
   }
 
   private async start(ctx: AdapterContext): Promise<RunStart> {
@@ -175,11 +179,11 @@ export class FilesystemAdapter implements IncrementalAdapter<FilesystemCheckpoin
   private async *syncTree(
     ctx: AdapterContext,
     run: RunStart,
-    incremental: { checkpoint: FilesystemCheckpoint; changedPrincipals: ReadonlySet<string> } | undefined,
+    incremental: { checkpoint: FilesystemCheckpoint; changedPrincipals: ReadonlySet<string>; staged: StagedFiles } | undefined,
   ): AsyncGenerator<SyncEvent> {
     const scannedAt = ctx.now().toISOString();
     const racyFrom = Date.now() - RACY_WINDOW_MS;
-    const baseline = incremental && scanBaseline(incremental.checkpoint, incremental.changedPrincipals);
+    const baseline = incremental && scanBaseline(incremental.checkpoint, incremental.changedPrincipals, incremental.staged);
     const scan = newTreeScan();
     const report = new SkipReport();
     const usability = new UsabilityReport();
@@ -208,15 +212,11 @@ export class FilesystemAdapter implements IncrementalAdapter<FilesystemCheckpoin
     usability.log(ctx.logger, this.config.baseUrl);
 
     if (baseline) {
-      for (const nativeId of goneFiles(baseline, scan, this.config.root)) {
-        throwIfAborted(ctx.signal);
-        yield { type: 'delete', kind: 'file', nativeId };
-      }
+      for await (const nativeId of goneFiles(baseline, scan, this.config.root, ctx.signal)) yield { type: 'delete', kind: 'file', nativeId };
     }
 
     const checkpoint: FilesystemCheckpoint = {
       scannedAt,
-      files: Object.fromEntries(scan.files),
       sidecars: Object.fromEntries(scan.sidecars),
       failed: scan.failed,
       directory: {
@@ -263,7 +263,7 @@ export class FilesystemAdapter implements IncrementalAdapter<FilesystemCheckpoin
     try {
       const text = stripBom(await readWalkedFile(run.realRoot, entry, ctx.signal));
       const html = entry.contentKind === 'markdown' ? renderMarkdown(text, fallbackTitle) : text;
-      return { type: 'file', file: { ...record, name: htmlTitle(html) ?? fallbackTitle, content: { kind: 'html', html } } };
+      return { type: 'file', file: { ...record, name: htmlTitle(html) ?? fallbackTitle, content: { kind: 'html', html, version: entry.version } } };
     } catch (err) {
       throwIfAborted(ctx.signal);
       return failure(err as Error);

@@ -74,28 +74,24 @@ export interface SkippedEntry {
   extension?: string;
 }
 
-/** What a walk left out, for the end-of-run log line and for tests. */
+/** What a walk left out, counted for the end-of-run log line (counts only: nothing kept per file). */
 export class SkipReport {
-  readonly entries: SkippedEntry[] = [];
+  private skipped = 0;
+  private readonly byExtension: Record<string, number> = {};
+  private readonly ignored: Partial<Record<SkipReason, number>> = {};
 
   add(entry: SkippedEntry): void {
-    this.entries.push(entry);
+    if (entry.reason === 'unsupported type') {
+      this.skipped++;
+      const ext = entry.extension ?? '(none)';
+      this.byExtension[ext] = (this.byExtension[ext] ?? 0) + 1;
+    } else {
+      this.ignored[entry.reason] = (this.ignored[entry.reason] ?? 0) + 1;
+    }
   }
 
   summary(): { skipped: number; byExtension: Record<string, number>; ignored: Partial<Record<SkipReason, number>> } {
-    const byExtension: Record<string, number> = {};
-    const ignored: Partial<Record<SkipReason, number>> = {};
-    let skipped = 0;
-    for (const e of this.entries) {
-      if (e.reason === 'unsupported type') {
-        skipped++;
-        const ext = e.extension ?? '(none)';
-        byExtension[ext] = (byExtension[ext] ?? 0) + 1;
-      } else {
-        ignored[e.reason] = (ignored[e.reason] ?? 0) + 1;
-      }
-    }
-    return { skipped, byExtension, ignored };
+    return { skipped: this.skipped, byExtension: { ...this.byExtension }, ignored: { ...this.ignored } };
   }
 }
 

@@ -120,12 +120,23 @@ export type RunRequest = { type: 'run'; config: FilesystemConfig; now: string; w
   { mode: 'full' } | { mode: 'changes'; since: FilesystemCheckpoint }
 );
 
+/** A call of the run's `StagedFiles` (AdapterContext.staged), which lives on the sync thread: the worker asks, the sync thread answers. */
+export type StagedCall =
+  | { method: 'list'; args: [nativeIds: readonly string[]] }
+  | { method: 'count' | 'unlistedCount'; args: [] }
+  | { method: 'unlisted'; args: [after: string | undefined, limit: number] };
+
 /** Messages from the sync thread. */
 export type ToWorker =
   | RunRequest
   /** One chunk was consumed. */
-  | { type: 'credit' };
+  | { type: 'credit' }
+  | { type: 'staged-answer'; id: number; result?: unknown; error?: WireError };
 
 /** Messages to the sync thread, in the order things happened. */
 export type FromWorker =
-  { type: 'events'; events: WireEvent[] } | { type: 'log'; log: WireLog } | { type: 'end' } | { type: 'error'; error: ReturnType<typeof toWireError> };
+  | { type: 'events'; events: WireEvent[] }
+  | { type: 'log'; log: WireLog }
+  | { type: 'end' }
+  | { type: 'error'; error: ReturnType<typeof toWireError> }
+  | ({ type: 'staged'; id: number } & StagedCall);

@@ -1,11 +1,11 @@
 import type { Worker } from 'node:worker_threads';
 import { spawnModuleWorker } from '../../lib/spawn-module-worker';
-import type { AdapterContext, SyncEvent } from '../adapter';
+import type { AdapterContext, StagedFiles, SyncEvent } from '../adapter';
 import { throwIfAborted } from '../../lib/abort-error';
-import { SourceError } from '../source-error';
+import { FullRunRequired, SourceError } from '../source-error';
 import type { FilesystemCheckpoint } from './filesystem-checkpoint';
 import type { FilesystemConfig } from './filesystem-config';
-import { fromWireError, fromWireEvent, fromWireFields, type FromWorker, type RunRequest, type ToWorker, type WireLog } from './filesystem-wire';
+import { fromWireError, fromWireEvent, fromWireFields, toWireError, type FromWorker, type RunRequest, type ToWorker, type WireLog } from './filesystem-wire';
 
 /** Chunks of events (256 at most each) the worker may send before the sync thread consumed them. */
 const WINDOW = 4;
@@ -85,6 +85,7 @@ export async function* filesystemWorkerEvents(
     resolve?.();
   };
   const onMessage = (message: FromWorker) => {
+    if (message.type === 'staged') return answerStaged(worker, ctx.staged, message);
     if (message.type === 'events') queue.push({ events: message.events.map(fromWireEvent) });
     else if (message.type === 'log') queue.push({ log: message.log });
     else if (message.type === 'end') ended = true;
@@ -139,4 +140,19 @@ export async function* filesystemWorkerEvents(
     if (ended && !crashed) parkWorker(worker);
     else void worker.terminate();
   }
+}
+
+/** Answers the worker's call of the run's `StagedFiles` (which only the sync thread has). */
+function answerStaged(worker: Worker, staged: StagedFiles | undefined, message: Extract<FromWorker, { type: 'staged' }>): void {
+  const call = async (): Promise<unknown> => {
+    if (!staged) throw new FullRunRequired('an incremental walk compares with the staged files, and none were given');
+    if (message.method === 'list') return staged.list(...message.args);
+    if (message.method === 'unlisted') return staged.unlisted(...message.args);
+    return message.method === 'count' ? staged.count() : staged.unlistedCount();
+  };
+  // A worker stopped meanwhile (the run cancelled) drops the answer.
+  call().then(
+    (result) => worker.postMessage({ type: 'staged-answer', id: message.id, result } satisfies ToWorker),
+    (error: unknown) => worker.postMessage({ type: 'staged-answer', id: message.id, error: toWireError(error) } satisfies ToWorker),
+  );
 }

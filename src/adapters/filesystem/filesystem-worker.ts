@@ -1,8 +1,19 @@
 import { parentPort } from 'node:worker_threads';
 import type { Logger } from '../../logging/create-logger';
-import type { SyncEvent } from '../adapter';
+import type { StagedFiles, SyncEvent } from '../adapter';
 import { FilesystemAdapter } from './filesystem-adapter';
-import { toWireError, toWireEvent, toWireFields, type FromWorker, type RunRequest, type ToWorker, type WireEvent, type WireLog } from './filesystem-wire';
+import {
+  fromWireError,
+  toWireError,
+  toWireEvent,
+  toWireFields,
+  type FromWorker,
+  type RunRequest,
+  type StagedCall,
+  type ToWorker,
+  type WireEvent,
+  type WireLog,
+} from './filesystem-wire';
 
 /**
  * The filesystem adapter's worker thread (started by `filesystem-worker-events.ts`): it runs one
@@ -16,6 +27,42 @@ const CHUNK_CHARS = 1 << 20;
 /** A slow walk still sends what it has after this long (checked as events come). */
 const CHUNK_MS = 50;
 
+/** The run's `StagedFiles`, asked for across the thread boundary: each call is a message, answered by the sync thread. */
+class StagedFilesProxy implements StagedFiles {
+  private calls = 0;
+  private readonly waiting = new Map<number, { resolve(result: unknown): void; reject(error: Error): void }>();
+
+  constructor(private readonly post: (message: FromWorker) => void) {}
+
+  answer(message: Extract<ToWorker, { type: 'staged-answer' }>): void {
+    const call = this.waiting.get(message.id);
+    this.waiting.delete(message.id);
+    if (message.error) call?.reject(fromWireError(message.error));
+    else call?.resolve(message.result);
+  }
+
+  list(nativeIds: readonly string[]): Promise<Map<string, string | null>> {
+    return this.call({ method: 'list', args: [nativeIds] });
+  }
+  count(): Promise<number> {
+    return this.call({ method: 'count', args: [] });
+  }
+  unlistedCount(): Promise<number> {
+    return this.call({ method: 'unlistedCount', args: [] });
+  }
+  unlisted(after: string | undefined, limit: number): Promise<string[]> {
+    return this.call({ method: 'unlisted', args: [after, limit] });
+  }
+
+  private call<T>(call: StagedCall): Promise<T> {
+    const id = (this.calls += 1);
+    return new Promise<T>((resolve, reject) => {
+      this.waiting.set(id, { resolve: (result) => resolve(result as T), reject });
+      this.post({ type: 'staged', id, ...call });
+    });
+  }
+}
+
 const port = parentPort;
 if (port) {
   // Never aborted: the sync thread stops a run by terminating the worker.
@@ -24,8 +71,10 @@ if (port) {
   let wake: (() => void) | undefined;
   const post = (message: FromWorker) => port.postMessage(message);
 
+  const staged = new StagedFilesProxy(post);
   port.on('message', (message: ToWorker) => {
-    if (message.type === 'credit') {
+    if (message.type === 'staged-answer') staged.answer(message);
+    else if (message.type === 'credit') {
       credits += 1;
       wake?.();
     } else {
@@ -59,7 +108,7 @@ if (port) {
       post({ type: 'log', log });
     });
     const adapter = new FilesystemAdapter({ ...request.config, workerThread: false });
-    const ctx = { logger, signal, now: () => new Date(request.now) };
+    const ctx = { logger, signal, now: () => new Date(request.now), ...(request.mode === 'changes' ? { staged } : {}) };
     const events: AsyncIterable<SyncEvent> = request.mode === 'full' ? adapter.full(ctx) : adapter.changes(ctx, request.since);
     for await (const event of events) {
       if (chunk.length === 0) firstAt = Date.now();

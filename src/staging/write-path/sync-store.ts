@@ -34,6 +34,8 @@ export interface SyncBatch {
   files: Array<{ row: FileWrite; permissions: PrincipalRef[]; stored: boolean }>;
   /** Access lists changed while the file itself did not. */
   permissions: Array<{ fileId: string; permissions: PrincipalRef[]; hash: string; at: string }>;
+  /** Source versions that moved while the served content did not (kept for the next comparison). */
+  versions: Array<{ fileId: string; version: string | null }>;
   users: UserWrite[];
   groups: Array<{ row: GroupWrite; members: PrincipalRef[] }>;
   tombstones: string[];
@@ -51,11 +53,13 @@ function* referencesOf(batch: SyncBatch): Generator<PrincipalRef> {
 }
 
 export function emptyBatch(): SyncBatch {
-  return { files: [], permissions: [], users: [], groups: [], tombstones: [], inactivate: [], deleteGroups: [], seen: [] };
+  return { files: [], permissions: [], versions: [], users: [], groups: [], tombstones: [], inactivate: [], deleteGroups: [], seen: [] };
 }
 
 /** Ids per `where … in` statement. */
 const IDS_PER_STATEMENT = 200;
+/** Files a sweep tombstones at a time (no list of every unseen file is held). */
+const SWEEP_PAGE = 1000;
 
 /**
  * The sync engine's reads and writes of staging. Every `apply` is one transaction, so the gateway
@@ -162,6 +166,7 @@ export class SyncStore {
         );
         await trx('files').where({ id: p.fileId }).update({ permissions_hash: p.hash, permissions_modified_at: p.at });
       }
+      for (const v of batch.versions) await trx('files').where({ id: v.fileId }).update({ source_version: v.version });
       if (batch.groups.length) {
         const ids = batch.groups.map((g) => g.row.id);
         await insertRows(
@@ -265,14 +270,22 @@ export class SyncStore {
    * unseen groups (with their memberships) are removed. Returns counts and released blob keys.
    */
   async sweep(source: string, runId: number, at: string): Promise<{ files: number; users: number; groups: number; released: string[] }> {
-    let released: string[] = [];
+    const released: string[] = [];
     const result = await this.db.transaction(async (trx) => {
-      const files = (await this.unseenFiles(trx, source, runId).select('id')) as Array<{ id: string }>;
-      released = await this.tombstone(
-        trx,
-        files.map((f) => f.id),
-        at,
-      );
+      // A page at a time: a tombstoned file is no longer active, so the same query gives the next page.
+      let files = 0;
+      for (;;) {
+        const page = (await this.unseenFiles(trx, source, runId).orderBy('id').limit(SWEEP_PAGE).select('id')) as Array<{ id: string }>;
+        if (page.length === 0) break;
+        released.push(
+          ...(await this.tombstone(
+            trx,
+            page.map((f) => f.id),
+            at,
+          )),
+        );
+        files += page.length;
+      }
       const unseen = (await trx('users')
         .where({ source, state: 'Active' })
         .whereNotIn('id', trx('sync_seen').where({ run_id: runId, kind: 'user' }).select('id'))
@@ -292,7 +305,7 @@ export class SyncStore {
         .where({ source })
         .whereNotIn('id', trx('sync_seen').where({ run_id: runId, kind: 'group' }).select('id'))
         .delete();
-      return { files: files.length, users: Number(users), groups: Number(groups) };
+      return { files, users: Number(users), groups: Number(groups) };
     });
     return { ...result, released: await this.unreferenced(released) };
   }

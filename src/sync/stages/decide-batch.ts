@@ -43,6 +43,8 @@ export async function takeFileOutcomes(outcomes: AsyncIterable<FileOutcome>, bat
       tally.fail(id, error ?? new Error('no decision'));
       continue;
     }
+    if ((decision.kind === 'unchanged' || decision.kind === 'permissions') && decision.version !== undefined)
+      batch.versions.push({ fileId: id, version: decision.version });
     if (decision.kind === 'unchanged') tally.counts.unchanged++;
     else if (decision.kind === 'permissions') {
       tally.counts.changed++;

@@ -194,7 +194,11 @@ describe('files', () => {
       name: 'Tea & Cake \u2615',
       externalUrl: 'https://kb.example/docs/top.HTML',
       mimeType: 'text/html',
-      content: { kind: 'html', html: '<html><head><title> Tea &amp; Cake &#x2615; </title></head><body><h1>Other</h1></body></html>' },
+      content: {
+        kind: 'html',
+        html: '<html><head><title> Tea &amp; Cake &#x2615; </title></head><body><h1>Other</h1></body></html>',
+        version: expect.stringMatching(/^\d+(\.\d+)?:96$/) as unknown,
+      },
       access: [EVERYONE],
       parent: { nativeId: '/', name: path.basename(root), path: '/' },
     });

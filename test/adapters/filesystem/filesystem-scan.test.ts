@@ -2,12 +2,14 @@ import { FullRunRequired } from '../../../src/adapters/source-error';
 import type { FilesystemCheckpoint } from '../../../src/adapters/filesystem/filesystem-checkpoint';
 import { filesToRead, goneFiles, needsSync, newTreeScan, noteFolder, scanBaseline, type TreeScan } from '../../../src/adapters/filesystem/filesystem-scan';
 import type { TreeEntry, TreeFile, TreeFolder } from '../../../src/adapters/filesystem/filesystem-tree';
+import { MemoryStagedFiles } from '../../helpers/memory-staged-files';
 
-/** The incremental decisions of one walk, each against a checkpoint written by hand. */
+/** The incremental decisions of one walk, each against a checkpoint and staged versions written by hand. */
+
+const noStaged = new MemoryStagedFiles();
 
 const checkpoint = (over: Partial<FilesystemCheckpoint> = {}): FilesystemCheckpoint => ({
   scannedAt: '2026-01-01T00:00:00.000Z',
-  files: {},
   sidecars: {},
   failed: [],
   directory: { sha256: 'x', users: [], groups: [] },
@@ -43,32 +45,29 @@ const walkFolders = (scan: TreeScan, base: ReturnType<typeof scanBaseline> | und
 };
 
 describe('needsSync', () => {
-  const before = checkpoint({ files: { 'a.html': '1:10', 'team/b.html': '1:10' }, failed: ['team/b.html'] });
-
-  it('reads every file on a full run', () => {
-    expect(needsSync(newTreeScan(), undefined, file('a.html', '1:10'))).toBe(true);
-  });
+  const before = checkpoint({ failed: ['team/b.html'] });
 
   it('skips an unchanged file and reads a new, changed or previously failed one', () => {
-    const base = scanBaseline(before, new Set());
-    const scan = walkFolders(newTreeScan(), base, [folder(''), folder('team')]);
-    expect(needsSync(scan, base, file('a.html', '1:10'))).toBe(false);
-    expect(needsSync(scan, base, file('a.html', '2:10'))).toBe(true);
-    expect(needsSync(scan, base, file('new.html', '1:10'))).toBe(true);
-    expect(needsSync(scan, base, file('team/b.html', '1:10'))).toBe(true);
+    const base = scanBaseline(before, new Set(), noStaged);
+    expect(needsSync(base, file('a.html', '1:10'), '1:10', false)).toBe(false);
+    expect(needsSync(base, file('a.html', '2:10'), '1:10', false)).toBe(true);
+    expect(needsSync(base, file('a.html', '1:10'), 'racy:1:10', false)).toBe(true);
+    expect(needsSync(base, file('new.html', '1:10'), undefined, false)).toBe(true);
+    expect(needsSync(base, file('old.html', '1:10'), null, false)).toBe(true);
+    expect(needsSync(base, file('team/b.html', '1:10'), '1:10', false)).toBe(true);
+    expect(needsSync(base, file('a.html', '1:10'), '1:10', true)).toBe(true);
   });
 
   it('reads a file given to a principal that appeared or disappeared, and only that one', () => {
-    const base = scanBaseline(before, new Set(['USER:ann']));
-    const scan = walkFolders(newTreeScan(), base, [folder('')]);
-    expect(needsSync(scan, base, file('a.html', '1:10', ['GROUP:staff', 'USER:ann']))).toBe(true);
-    expect(needsSync(scan, base, file('a.html', '1:10', ['GROUP:staff', 'USER:bob']))).toBe(false);
+    const base = scanBaseline(before, new Set(['USER:ann']), noStaged);
+    expect(needsSync(base, file('a.html', '1:10', ['GROUP:staff', 'USER:ann']), '1:10', false)).toBe(true);
+    expect(needsSync(base, file('a.html', '1:10', ['GROUP:staff', 'USER:bob']), '1:10', false)).toBe(false);
   });
 });
 
 describe('noteFolder: which folders may have a new rule', () => {
   const before = checkpoint({ sidecars: { 'team/_access.yaml': 'h1', 'team/own/_access.yaml': 'h2' } });
-  const base = scanBaseline(before, new Set());
+  const base = scanBaseline(before, new Set(), noStaged);
 
   it('flags nothing when every sidecar hashes the same', () => {
     const scan = walkFolders(newTreeScan(), base, [
@@ -96,7 +95,6 @@ describe('noteFolder: which folders may have a new rule', () => {
       folder('other'),
     ]);
     expect(Object.fromEntries(scan.ruleChanged)).toEqual({ '': false, team: true, 'team/sub': true, 'team/sub/deep': true, 'team/own': false, other: false });
-    expect(needsSync(scan, base, file('team/sub/deep/x.html', '1:1'))).toBe(true);
   });
 
   it('flags a folder whose sidecar was removed or added', () => {
@@ -111,38 +109,59 @@ describe('noteFolder: which folders may have a new rule', () => {
 });
 
 describe('filesToRead', () => {
-  it('records every file (racy ones marked) and passes on only those that need reading', async () => {
-    const base = scanBaseline(checkpoint({ files: { 'a.html': '1:10', 'b.html': '1:10' } }), new Set());
+  it('lists every file, passes on only those that need reading, each with the version to stage (racy ones marked)', async () => {
+    const staged = new MemoryStagedFiles({ 'a.html': '1:10', 'b.html': '1:10', 'd.html': 'racy:1:10' });
+    const base = scanBaseline(checkpoint(), new Set(), staged);
     async function* tree(): AsyncGenerator<TreeEntry> {
       yield folder('');
       yield file('a.html', '1:10', [], 4_999);
       yield file('b.html', '1:10', [], 5_000);
       yield file('c.html', '1:10', [], 1);
+      yield file('d.html', '1:10', [], 1);
     }
-    const scan = newTreeScan();
     const read: string[] = [];
-    for await (const f of filesToRead(tree(), scan, base, 5_000, new AbortController().signal)) read.push(f.nativeId);
-    expect(read).toEqual(['c.html']);
-    expect(Object.fromEntries(scan.files)).toEqual({ 'a.html': '1:10', 'b.html': 'racy:1:10', 'c.html': '1:10' });
+    for await (const f of filesToRead(tree(), newTreeScan(), base, 5_000, new AbortController().signal)) read.push(`${f.nativeId} ${f.version}`);
+    expect(read).toEqual(['c.html 1:10', 'd.html 1:10']);
+    expect([...staged.listed]).toEqual(['a.html', 'b.html', 'c.html', 'd.html']);
+  });
+
+  it('passes on every file on a full run, racy ones marked', async () => {
+    async function* tree(): AsyncGenerator<TreeEntry> {
+      yield folder('');
+      yield file('a.html', '1:10', [], 4_999);
+      yield file('b.html', '1:10', [], 5_000);
+    }
+    const read: string[] = [];
+    for await (const f of filesToRead(tree(), newTreeScan(), undefined, 5_000, new AbortController().signal)) read.push(`${f.nativeId} ${f.version}`);
+    expect(read).toEqual(['a.html 1:10', 'b.html racy:1:10']);
   });
 });
 
 describe('goneFiles', () => {
-  const files = (n: number): Record<string, string> => Object.fromEntries(Array.from({ length: n }, (_, i) => [`f${String(i).padStart(2, '0')}.html`, '1:1']));
-  const found = (ids: string[]): TreeScan => ({ ...newTreeScan(), files: new Map(ids.map((id) => [id, '1:1'])) });
+  const staged = (n: number): Record<string, string> => Object.fromEntries(Array.from({ length: n }, (_, i) => [`f${String(i).padStart(2, '0')}.html`, '1:1']));
+  const collect = async (files: AsyncIterable<string>): Promise<string[]> => {
+    const out: string[] = [];
+    for await (const f of files) out.push(f);
+    return out;
+  };
+  /** What a walk that found `found` of the staged files (and listed them) leaves gone. */
+  const gone = async (files: Record<string, string>, found: string[], failed: string[] = []): Promise<string[]> => {
+    const view = new MemoryStagedFiles(files);
+    await view.list(found);
+    const scan = newTreeScan();
+    for (const id of found) if (failed.includes(id)) scan.foundFailed.add(id);
+    return collect(goneFiles(scanBaseline(checkpoint({ failed }), new Set(), view), scan, '/corpus', new AbortController().signal));
+  };
 
-  it('lists the files not found again, in code-unit order', () => {
-    const base = scanBaseline(checkpoint({ files: { 'b.html': '1', 'a.html': '1', 'Z.html': '1' } }), new Set());
-    expect(goneFiles(base, found(['a.html']), '/corpus')).toEqual(['Z.html', 'b.html']);
+  it('lists the staged files not found again, then the failed ones gone', async () => {
+    expect(await gone({ 'b.html': '1', 'a.html': '1', 'Z.html': '1' }, ['a.html'], ['never.html', 'a.html'])).toEqual(['Z.html', 'b.html', 'never.html']);
   });
 
-  it('expires the checkpoint when more than half of ten or more files are gone, and only then', () => {
-    const ten = scanBaseline(checkpoint({ files: files(10) }), new Set());
-    const keep = (n: number): TreeScan => found(Object.keys(files(10)).slice(0, n));
-    expect(goneFiles(ten, keep(5), '/corpus')).toHaveLength(5);
-    expect(() => goneFiles(ten, keep(4), '/corpus')).toThrow(FullRunRequired);
-    expect(() => goneFiles(ten, keep(4), '/corpus')).toThrow('6 of 10 files disappeared from /corpus');
-    const nine = scanBaseline(checkpoint({ files: files(9) }), new Set());
-    expect(goneFiles(nine, found([]), '/corpus')).toHaveLength(9);
+  it('expires the checkpoint when more than half of ten or more files are gone, and only then', async () => {
+    const keep = (n: number): string[] => Object.keys(staged(10)).slice(0, n);
+    expect(await gone(staged(10), keep(5))).toHaveLength(5);
+    await expect(gone(staged(10), keep(4))).rejects.toThrow(FullRunRequired);
+    await expect(gone(staged(10), keep(4))).rejects.toThrow('6 of 10 files disappeared from /corpus');
+    expect(await gone(staged(9), [])).toHaveLength(9);
   });
 });

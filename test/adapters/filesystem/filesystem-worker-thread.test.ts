@@ -8,6 +8,7 @@ import { AccessRuleError, DirectoryFileError } from '../../../src/adapters/files
 import { FullRunRequired, SourceError, SourceNotFoundError } from '../../../src/adapters/source-error';
 import { generateMixedTree } from '@content-gateway/kit/src/fixtures/mixed-tree';
 import { bytesOf, makeDir, makeTree, removeTrees, writeFiles } from './tree-fixture';
+import { MemoryStagedFiles } from '../../helpers/memory-staged-files';
 
 /**
  * With FILESYSTEM_WORKER_THREAD on, the walk, the reads and the Markdown rendering run on a worker
@@ -49,16 +50,27 @@ async function normalised(event: SyncEvent): Promise<Record<string, unknown>> {
   return event;
 }
 
-async function traceOf(workerThread: boolean, root: string, since?: FilesystemCheckpoint): Promise<{ trace: Trace; checkpoint: FilesystemCheckpoint }> {
+/** A run's trace and checkpoint, and what the engine would have staged of it (each file's version): what an incremental run compares with. */
+interface Traced {
+  trace: Trace;
+  checkpoint: FilesystemCheckpoint;
+  staged: Record<string, string | null>;
+}
+
+async function traceOf(workerThread: boolean, root: string, since?: Traced): Promise<Traced> {
   const trace: Trace = [];
   const adapter = createFilesystemAdapter({ root, sourceName: 'fs', workerThread });
   const ctx = tracing(trace);
   let checkpoint: unknown;
-  for await (const event of since ? adapter.changes(ctx, since) : adapter.full(ctx)) {
+  const staged: Record<string, string | null> = { ...since?.staged };
+  const events = since ? adapter.changes({ ...ctx, staged: new MemoryStagedFiles(since.staged) }, since.checkpoint) : adapter.full(ctx);
+  for await (const event of events) {
     trace.push(await normalised(event));
     if (event.type === 'checkpoint') checkpoint = event.checkpoint;
+    if (event.type === 'file') staged[event.file.nativeId] = 'version' in event.file.content ? (event.file.content.version ?? null) : null;
+    if (event.type === 'delete') delete staged[event.nativeId];
   }
-  return { trace, checkpoint: filesystemCheckpointSchema.parse(checkpoint) };
+  return { trace, checkpoint: filesystemCheckpointSchema.parse(checkpoint), staged };
 }
 
 describe('the filesystem adapter on a worker thread', () => {
@@ -91,8 +103,8 @@ describe('the filesystem adapter on a worker thread', () => {
       );
       fs.rmSync(path.join(root, second?.path ?? ''));
       fs.writeFileSync(path.join(root, '_access.yaml'), 'groups: [eng]\n');
-      const changedInThread = await traceOf(false, root, inThread.checkpoint);
-      const changedOnWorker = await traceOf(true, root, onWorker.checkpoint);
+      const changedInThread = await traceOf(false, root, inThread);
+      const changedOnWorker = await traceOf(true, root, onWorker);
       expect(changedOnWorker.trace).toEqual(changedInThread.trace);
       expect(changedInThread.trace).toEqual(expect.arrayContaining([expect.objectContaining({ type: 'delete', kind: 'file', nativeId: second?.path })]));
     } finally {
@@ -111,9 +123,9 @@ describe('the filesystem adapter on a worker thread', () => {
       ).rejects.toThrow(DirectoryFileError);
     }
     const root = makeTree({ '_access.yaml': 'public: true\n', ...Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`f${i}.txt`, 'x'])) });
-    const { checkpoint } = await traceOf(true, root);
+    const first = await traceOf(true, root);
     for (let i = 0; i < 10; i += 1) fs.rmSync(path.join(root, `f${i}.txt`));
-    await expect(traceOf(true, root, checkpoint)).rejects.toThrow(FullRunRequired);
+    await expect(traceOf(true, root, first)).rejects.toThrow(FullRunRequired);
   });
 
   it('rebuilds failure errors with their class and action, so the engine skips items and the error budget counts them', async () => {
