@@ -65,6 +65,6 @@ describe.each(databaseKinds)('the filesystem checkpoint on %s', (kind) => {
     expect(await t.db('files').where({ id: 'inc:f1/doc-100.md' }).first('status')).toEqual({ status: 'deleted' });
     // Nothing left over: the next run has nothing to do, and the run's listing marks are gone.
     expect((await sync(root, 'inc', { mode: 'incremental' })).counts).toMatchObject({ added: 0, changed: 0, deleted: 0, unchanged: 0 });
-    expect(await t.db('sync_listed').count({ n: '*' }).first()).toEqual({ n: 0 });
+    expect(Number((await t.db('sync_listed').count({ n: '*' }).first())?.n)).toBe(0);
   });
 });
