@@ -1,5 +1,4 @@
 import { isDatabaseUnavailable } from '../lib/database-unavailable';
-import { PlatformError } from '../platform/platform-error';
 import { UsageError } from './usage-error';
 
 /** The fields Node puts on a failed `listen` (EADDRINUSE, EACCES). */
@@ -15,8 +14,9 @@ const DEBUG_LEVELS = new Set(['debug', 'trace']);
 /** One line for an ordinary mistake, naming what to change; undefined for anything else. */
 function ordinary(error: Error, env: Record<string, string | undefined>): string | undefined {
   if (error instanceof UsageError) return `error: ${error.message}`;
-  // The platform's answer, with its status, code and URL: what to fix is in it, not in a stack.
-  if (error instanceof PlatformError) return `error: ${error.message}`;
+  // The platform's answer, with its status, code and URL: what to fix is in it, not in a stack. By
+  // name (PlatformAuthError, PlatformGoneError…): `serve` must not load the platform clients.
+  if (/^Platform[A-Za-z]*Error$/.test(error.name)) return `error: ${error.message}`;
   const e = error as SystemError;
   if (e.syscall === 'listen' && e.code === 'EADDRINUSE')
     return `error: ${e.address ?? env.HOST ?? ''}:${e.port ?? env.PORT ?? ''} is already in use: set PORT (or HOST) to a free one.`;
