@@ -10,6 +10,7 @@ import * as indexUserAccessOnly from './20261125110000_index_user_access_only';
 import * as boundServedIds from './20261127000000_bound_served_ids';
 import * as fillFileWireJson from './20261128000000_fill_file_wire_json';
 import * as addObjectStoreBlobs from './20261128120000_add_object_store_blobs';
+import * as addWebhookSecrets from './20261128150000_add_webhook_secrets';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -33,4 +34,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261127000000_bound_served_ids', boundServedIds],
   ['20261128000000_fill_file_wire_json', fillFileWireJson],
   ['20261128120000_add_object_store_blobs', addObjectStoreBlobs],
+  ['20261128150000_add_webhook_secrets', addWebhookSecrets],
 ];
