@@ -35,6 +35,8 @@ export interface HarnessGateway {
   readFile(nativeId: string): Promise<{ status: string; body: string } | undefined>;
   /** Resolves once no webhook-asked sync is running or asked for (at once without webhooks). */
   webhookSyncsIdle(): Promise<void>;
+  /** The runs webhook deliveries asked for so far (reconciling, as a deployment's would), oldest first. */
+  webhookRuns(): readonly SyncSummary[];
   close(): Promise<void>;
 }
 
@@ -60,8 +62,9 @@ export async function startHarnessGateway(mock: HarnessMock, o: HarnessGatewayOp
       return next;
     };
     const deps = { db, blobs, logger: o.logger };
+    const webhookRuns: SyncSummary[] = [];
     const requester = new CoalescingSyncRequester(
-      () => exclusive(() => runSync(adapter, deps, { mode: 'auto', reconcile: false })),
+      async () => webhookRuns.push(await exclusive(() => runSync(adapter, deps, { mode: 'auto', reconcile: true }))),
       (source, error) => o.logger.warn({ source, err: error }, 'webhook-asked sync failed'),
     );
     const { app } = await createApp({
@@ -101,6 +104,7 @@ export async function startHarnessGateway(mock: HarnessMock, o: HarnessGatewayOp
       sync: (mode, reconcile = true) => exclusive(() => runSync(adapter, deps, { mode, reconcile })),
       readFile,
       webhookSyncsIdle: () => requester.idle(),
+      webhookRuns: () => webhookRuns,
       close: async () => {
         await server.close();
         await requester.idle();
