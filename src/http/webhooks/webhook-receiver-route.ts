@@ -62,6 +62,6 @@ function receive(d: WebhookReceiverDeps): RequestHandler {
 /** The router to mount at `WEBHOOKS_PATH`. */
 export function webhookReceiverRoute(d: WebhookReceiverDeps): Router {
   const router = express.Router();
-  router.post(`/${encodeURIComponent(d.source)}`, express.raw({ type: () => true, limit: '1mb' }), receive(d));
+  router.post(`/${encodeURIComponent(d.source)}`, express.raw({ type: () => true, limit: '5mb' }), receive(d));
   return router;
 }
