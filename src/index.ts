@@ -3,7 +3,7 @@ export type { Adapter, FileRecord, SyncEvent, UserRecord } from './adapters/adap
 export { createFilesystemAdapter } from './adapters/filesystem';
 export { createSqlAdapter, parseDatabaseUrl, resolveSqlMapping } from './adapters/sql';
 export type { SqlMappingInput } from './adapters/sql';
-export { createWorkManagementAdapter } from './adapters/work-management';
+export { createWorkManagementAdapter, registerWorkManagementWebhook } from './adapters/work-management';
 export type { BlobStore } from './blobs/blob-store';
 export { DbBlobStore } from './blobs/db-blob-store';
 export { FsBlobStore } from './blobs/fs-blob-store';
@@ -12,6 +12,9 @@ export type { S3BlobStoreOptions } from './blobs/s3-blob-store';
 export type { Runtime } from './cli/runtime';
 export { DEMO_CORPUS_DIR } from './demo/demo-corpus-dir';
 export { createApp } from './http/create-app';
+export type { SyncRequester } from './http/webhooks/sync-requester';
+export { WebhookSecretsRepository } from './staging/repositories/webhook-secrets-repository';
+export { CoalescingSyncRequester } from './sync/coalescing-sync-requester';
 export type { AppConfig } from './http/create-app';
 export { autoSecretChecks } from './http/security/oauth-token-route';
 export { hashClientSecret } from './http/security/client-secrets';

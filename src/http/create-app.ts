@@ -23,6 +23,9 @@ import { requestLogger } from './middleware/request-logger';
 import { requireHost } from './middleware/require-host';
 import { resolveRawIdPath } from './middleware/resolve-raw-id-path';
 import { securityHeaders } from './middleware/security-headers';
+import { WEBHOOKS_PATH, webhookReceiverRoute } from './webhooks/webhook-receiver-route';
+import { WebhookSecretsRepository } from '../staging/repositories/webhook-secrets-repository';
+import type { SyncRequester } from './webhooks/sync-requester';
 import { TOKEN_PATH, oauthTokenRoute, type TokenEndpointLimits } from './security/oauth-token-route';
 import { operationHandlers } from './operation-handlers';
 import { RateLimiter } from './rate-limits/rate-limiter';
@@ -104,6 +107,8 @@ export interface AppDeps {
    * worker answers every worker's figures, gathered by its primary (`cli/cluster-metrics.ts`).
    */
   metricsText?: (own: GatewayMetrics) => Promise<string>;
+  /** Receive a source's webhooks at `/webhooks/<source>` and ask `requester` for an incremental sync on each. */
+  webhooks?: { source: string; requester: SyncRequester };
 }
 
 /** `AUTH_FAILURE_LIMIT` counts per minute. */
@@ -259,6 +264,10 @@ export async function createApp(deps: AppDeps): Promise<{ app: Express; api: Ope
   });
   if (config.metricsToken) app.get('/metrics', metricsRoute(metrics, config.metricsToken, deps.metricsText));
   if (tokens) app.use(TOKEN_PATH, oauthTokenRoute(clients, tokens, tokenEndpointLimits(config, limits)));
+  if (deps.webhooks) {
+    const secrets = new WebhookSecretsRepository(deps.db);
+    app.use(WEBHOOKS_PATH, webhookReceiverRoute({ ...deps.webhooks, secrets, logger: deps.logger }));
+  }
   app.use(routeThroughContract);
   app.use(errorHandler);
   return { app, api, metrics };

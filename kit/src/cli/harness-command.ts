@@ -22,6 +22,7 @@ interface HarnessFlags extends Pick<HarnessMockOptions, 'seed' | 'tasks' | 'mock
   breakAccess?: AccessBreak;
   multiSource?: boolean;
   breakPolicy?: boolean;
+  webhooks?: boolean;
 }
 
 /** A whole number of at least `min` (commander reports anything else as a usage error). */
@@ -52,6 +53,7 @@ function sharedOptions(flags: HarnessFlags, logger: Logger, runtime: KitRuntime)
     ...(flags.hostile ? { hostile: true } : {}),
     ...(flags.faultRate !== undefined ? { faultRate: flags.faultRate } : {}),
     ...(flags.eventLossRate !== undefined ? { eventLossRate: flags.eventLossRate } : {}),
+    ...(flags.webhooks ? { webhooks: true } : {}),
     ...databaseUrlOf(flags, runtime),
   };
 }
@@ -134,6 +136,10 @@ export function registerHarnessCommand(program: Command, runtime: KitRuntime): v
     .option('--hostile', "keep the mock's (and, with --assistant, the platform simulator's) default rate limits on (slower, closer to the real services)")
     .option('--fault-rate <ratio>', 'share of the mock’s API requests answered 500/503 (0 to 1; with --mock-url set on the running mock)', parseRatio)
     .option('--event-loss-rate <ratio>', 'share of events the mock never delivers (0 to 1; with --mock-url set on the running mock)', parseRatio)
+    .option(
+      '--webhooks',
+      'the gateway receives the mock’s webhooks (registered at start): each delivery asks for an incremental run, crawled and compared as a round of its own',
+    )
     .option('--no-reconcile', 'turn access reconciliation off, to see what lost events cost')
     .option('--no-raw-ids', "crawl with percent-encoded ids (default: pasted in raw, as the platform's own tools send them)")
     .option(

@@ -22,6 +22,8 @@ export interface HarnessOptions extends HarnessMockOptions {
   databaseUrl?: string;
   /** Crawl with ids pasted into paths raw, as the platform's own tools send them (default true). */
   rawIds?: boolean;
+  /** The gateway receives the mock's webhooks: each delivery asks for an incremental run, checked like the others. */
+  webhooks?: boolean;
   out: string;
 }
 
@@ -100,9 +102,14 @@ function printRound(print: (line: string) => void, r: HarnessRound): void {
 }
 
 /** One round: sync, crawl like the platform, write the reports, compare with the oracle, check. */
-async function runRound(scene: HarnessScene, label: string, mode: 'full' | 'auto', extraChecks: ExtraChecks = async () => []): Promise<HarnessRound> {
+async function runRound(
+  scene: HarnessScene,
+  label: string,
+  mode: 'full' | 'auto' | 'webhooks',
+  extraChecks: ExtraChecks = async () => [],
+): Promise<HarnessRound> {
   const { o, gateway } = scene;
-  const sync = await gateway.sync(mode, o.reconcile ?? true);
+  const sync = mode === 'webhooks' ? await lastWebhookRun(gateway) : await gateway.sync(mode, o.reconcile ?? true);
   o.print(`[${label}] sync: ${describeSync(sync)}`);
   const report = await runConformance({
     baseUrl: gateway.url,
@@ -176,10 +183,24 @@ function afterChangesChecks(scene: HarnessScene, { changes, editAnnounced }: Cha
   };
 }
 
+/** The last of the runs webhook deliveries asked for, once none is running or asked for. */
+async function lastWebhookRun(gateway: HarnessGateway): Promise<SyncSummary> {
+  await gateway.webhookSyncsIdle();
+  const runs = gateway.webhookRuns();
+  const last = runs[runs.length - 1];
+  if (!last) throw new Error('no webhook delivery asked for a run');
+  return last;
+}
+
 /** The rounds: initial, after the changes (incremental), and after a full run when events were lost. */
 async function runRounds(scene: HarnessScene): Promise<HarnessResult> {
   const rounds: HarnessRound[] = [await runRound(scene, 'initial', 'full')];
   const outcome = await changeTheOrganization(scene);
+  if (scene.o.webhooks) {
+    await scene.gateway.webhookSyncsIdle();
+    if (scene.gateway.webhookRuns().length > 0) rounds.push(await runRound(scene, 'after webhook runs', 'webhooks'));
+    else scene.o.print('[after webhook runs] no delivery arrived (all lost): polling is the fallback');
+  }
   rounds.push(await runRound(scene, 'after changes', 'auto', afterChangesChecks(scene, outcome)));
   if (outcome.events.lost > 0) rounds.push(await runRound(scene, 'after a full run', 'full', async () => [await commentCheck(scene, outcome.changes, true)]));
   const ok = rounds.every((r) => r.report.summary.ok && r.access.overExposed.length === 0 && r.access.underExposed.length === 0 && r.checks.every((c) => c.ok));
@@ -201,7 +222,12 @@ export async function runHarness(o: HarnessOptions): Promise<HarnessResult> {
   try {
     const mock = await startHarnessMock(o);
     if (mock.close) cleanups.push(mock.close);
-    const gateway = await startHarnessGateway(mock, { work, logger: o.logger, ...(o.databaseUrl ? { databaseUrl: o.databaseUrl } : {}) });
+    const gateway = await startHarnessGateway(mock, {
+      work,
+      logger: o.logger,
+      ...(o.databaseUrl ? { databaseUrl: o.databaseUrl } : {}),
+      ...(o.webhooks ? { webhooks: true } : {}),
+    });
     cleanups.push(gateway.close);
     o.print(`staging: ${gateway.stagingLabel}`);
     return await runRounds({ o, mock, gateway });

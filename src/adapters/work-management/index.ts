@@ -3,6 +3,7 @@ import { WorkManagementAdapter } from './work-management-adapter';
 import { WORK_MANAGEMENT_SETTINGS, workManagementConfigFromEnv } from './work-management-config';
 
 export { createWorkManagementAdapter, WorkManagementAdapter, type WorkManagementAdapterOptions, type WorkManagementRunStats } from './work-management-adapter';
+export { registerWorkManagementWebhook, type WebhookRegistration } from './register-work-management-webhook';
 export { workManagementCheckpointSchema, type WorkManagementCheckpoint } from './work-management-checkpoint';
 export { resolveWorkManagementConfig, workManagementConfigFromEnv, type WorkManagementConfig, type WorkManagementConfigInput } from './work-management-config';
 

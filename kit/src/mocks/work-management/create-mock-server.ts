@@ -32,6 +32,8 @@ import { batchRoutes } from './routes/batch-routes';
 import { catalogRoutes } from './routes/catalog-routes';
 import { directoryRoutes } from './routes/directory-routes';
 import { eventRoutes } from './routes/event-routes';
+import { webhookRoutes } from './routes/webhook-routes';
+import { WebhookRegistry } from './rules/webhooks';
 import { jobRoutes } from './routes/job-routes';
 import { oracleRouter } from './routes/oracle-routes';
 import { projectRoutes } from './routes/project-routes';
@@ -99,6 +101,7 @@ export function createWorkManagementMock(options: WorkManagementMockOptions = {}
     ...catalogRoutes,
     ...jobRoutes,
     ...eventRoutes,
+    ...webhookRoutes,
     ...batchRoutes,
     ...auditLogRoutes,
     ...projectTemplateRoutes,
@@ -123,11 +126,13 @@ export function createWorkManagementMock(options: WorkManagementMockOptions = {}
     downloads: new DownloadSigner(secret, now),
     documents: new DocumentCache(store),
     jobs: new JobRegistry(store, () => hostility.jobDurationMs),
+    webhooks: new WebhookRegistry(now, () => hostility.webhookRetryDelayMs),
     routes,
     tokens,
     serviceAccount: organization.serviceAccount,
     webBaseUrl: options.webBaseUrl ?? 'https://app.work-management.example',
   };
+  store.indexes.events.onKept = (event) => ctx.webhooks.notify(event);
   const tokenFor = (user: Gid): string => {
     if (!store.indexes.users.has(user)) throw new Error(`no user ${user}`);
     for (const [t, u] of tokens) if (u === user) return t;

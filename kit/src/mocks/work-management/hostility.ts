@@ -30,6 +30,8 @@ export interface Hostility {
   syncTokenTtlMs: number;
   /** Share of events (0..1) never delivered: the events stream is at most once. */
   eventLossRate: number;
+  /** First wait before a failed webhook delivery is retried (doubling, a bounded number of attempts). */
+  webhookRetryDelayMs: number;
   /** How long a job (duplication, export) takes to reach `succeeded`. */
   jobDurationMs: number;
   /** Seeds the fault, latency and event-loss draws, so a run is reproducible. */
@@ -51,6 +53,7 @@ export const DEFAULT_HOSTILITY: Hostility = {
   offsetTokenTtlMs: 900_000,
   syncTokenTtlMs: 86_400_000,
   eventLossRate: 0,
+  webhookRetryDelayMs: 1_000,
   jobDurationMs: 2_000,
   seed: 'hostility',
 };

@@ -8,6 +8,7 @@ import type { TokenRegistry } from './rules/access-tokens';
 import type { DownloadSigner } from './rules/download-urls';
 import type { SyncTokens } from './rules/events';
 import type { JobRegistry } from './rules/jobs';
+import type { WebhookRegistry } from './rules/webhooks';
 import type { VisibilityOracle } from './visibility-oracle';
 
 export interface MockContext {
@@ -23,6 +24,7 @@ export interface MockContext {
   downloads: DownloadSigner;
   documents: DocumentCache;
   jobs: JobRegistry;
+  webhooks: WebhookRegistry;
   routes: RouteMatcher;
   /** Bearer token → user gid, with each token's kind, scopes and expiry. */
   tokens: TokenRegistry;

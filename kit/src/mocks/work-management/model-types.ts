@@ -29,7 +29,8 @@ export type ResourceType =
   | 'project_status'
   | 'job'
   | 'organization_export'
-  | 'project_template';
+  | 'project_template'
+  | 'webhook';
 
 /** The plan of a domain, lowest first (rules/plan-tiers.ts says what each allows). */
 export type PlanTier = 'free' | 'premium' | 'business' | 'enterprise' | 'enterprise_plus';

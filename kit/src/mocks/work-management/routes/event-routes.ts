@@ -22,22 +22,28 @@ function stream(req: ApiRequest, ctx: MockContext, resource: string, max: number
   return ok(page.events.map(renderEvent), { sync: ctx.syncTokens.issue(resource, page.position, log.epoch), has_more: page.hasMore });
 }
 
+/** The kind of a resource one may listen to (events, webhooks); 400 when missing, 404 when unknown. */
+export function streamableKind(ctx: MockContext, resource: string | undefined): string {
+  if (resource === undefined || resource === '') throw missingInput('resource');
+  const kind = ctx.store.indexes.kindOf(resource);
+  if (
+    !kind ||
+    !STREAMABLE.has(kind) ||
+    (kind === 'task' && !ctx.store.indexes.tasks.has(resource)) ||
+    (kind === 'project' && !ctx.store.indexes.projects.has(resource))
+  ) {
+    lookup(new Map<string, never>(), 'resource', resource);
+  }
+  return kind as string;
+}
+
 export const eventRoutes: Route[] = [
   {
     method: 'GET',
     path: '/events',
     handler: (req, ctx) => {
-      const resource = req.query.resource;
-      if (resource === undefined || resource === '') throw missingInput('resource');
-      const kind = ctx.store.indexes.kindOf(resource);
-      if (
-        !kind ||
-        !STREAMABLE.has(kind) ||
-        (kind === 'task' && !ctx.store.indexes.tasks.has(resource)) ||
-        (kind === 'project' && !ctx.store.indexes.projects.has(resource))
-      ) {
-        lookup(new Map<string, never>(), 'resource', resource);
-      }
+      const resource = req.query.resource as string;
+      streamableKind(ctx, resource);
       return stream(req, ctx, resource, 100);
     },
   },

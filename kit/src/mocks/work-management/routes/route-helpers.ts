@@ -13,7 +13,7 @@ import type { Gid, ResourceType, User, Workspace } from '../model';
 import type { OracleObjectType } from '../visibility-oracle';
 
 /** The record of `gid` in `map`, or 404 with the reference's wording. */
-export function lookup<T>(map: Map<Gid, T>, type: string, gid: string | undefined): T {
+export function lookup<T>(map: ReadonlyMap<Gid, T>, type: string, gid: string | undefined): T {
   if (gid === undefined || gid === '') throw missingInput(type);
   if (!/^\d+$/.test(gid)) throw new ApiError(404, `${type}: Not a recognized ID: ${gid}`);
   const item = map.get(gid);

@@ -53,6 +53,8 @@ export class EventLog {
   /** Delivery is at most once: this share of events is silently never delivered (hostility). */
   lossRate = 0;
   private lossRng = new Random('event-loss');
+  /** Told of each event that is kept (webhooks deliver the same events as the streams). */
+  onKept: ((event: StoredEvent) => void) | undefined;
   private readonly now: () => number;
   private readonly retentionMs: number;
 
@@ -71,6 +73,7 @@ export class EventLog {
     if (this.lossRate > 0 && this.lossRng.chance(this.lossRate)) return stored;
     this.events.push(stored);
     this.purge();
+    this.onKept?.(stored);
     return stored;
   }
 

@@ -1,0 +1,67 @@
+/**
+ * `POST /webhooks/<source>`: where the work-management service delivers webhooks (outside the
+ * /v1 contract, like the OAuth token endpoint). A handshake (`X-Hook-Secret`) is echoed back and
+ * its secret kept, only while a registration expects one; a delivery must carry
+ * `X-Hook-Signature`, the HMAC-SHA256 of its raw body keyed with that secret (compared in
+ * constant time, 401 otherwise), and then asks for an incremental sync of the source. The events
+ * themselves are not trusted for content: the sync reads the source's event stream, so a lost
+ * delivery costs only latency (polling with `sync --every` is the fallback).
+ */
+import crypto from 'node:crypto';
+import express, { type RequestHandler, type Router } from 'express';
+import { GatewayError } from '../../errors/gateway-error';
+import type { Logger } from '../../logging/create-logger';
+import type { WebhookSecretsRepository } from '../../staging/repositories/webhook-secrets-repository';
+import type { SyncRequester } from './sync-requester';
+
+export const WEBHOOKS_PATH = '/webhooks';
+
+export interface WebhookReceiverDeps {
+  /** The source (its id prefix) whose webhooks arrive at `/webhooks/<source>`. */
+  source: string;
+  secrets: WebhookSecretsRepository;
+  requester: SyncRequester;
+  logger: Logger;
+}
+
+function signatureMatches(secret: string, body: Buffer, presented: string): boolean {
+  const expected = crypto.createHmac('sha256', secret).update(body).digest();
+  const given = /^[0-9a-f]{64}$/i.test(presented) ? Buffer.from(presented, 'hex') : Buffer.alloc(0);
+  return given.length === expected.length && crypto.timingSafeEqual(given, expected);
+}
+
+function receive(d: WebhookReceiverDeps): RequestHandler {
+  return async function receiveWebhook(req, res, next) {
+    res.locals.route = 'webhook';
+    try {
+      const handshake = req.header('x-hook-secret');
+      if (handshake !== undefined) {
+        if (handshake.length < 16 || !(await d.secrets.acceptHandshake(d.source, handshake))) {
+          next(new GatewayError('AUTHENTICATION_FAILED', 'No webhook handshake is expected.'));
+          return;
+        }
+        d.logger.info({ source: d.source }, 'webhook handshake accepted');
+        res.setHeader('X-Hook-Secret', handshake);
+        res.status(204).end();
+        return;
+      }
+      const secret = await d.secrets.secretOf(d.source);
+      const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      if (!secret || !signatureMatches(secret, body, req.header('x-hook-signature') ?? '')) {
+        next(new GatewayError('AUTHENTICATION_FAILED', 'Webhook signature missing or invalid.'));
+        return;
+      }
+      d.requester.request(d.source);
+      res.status(204).end();
+    } catch (error) {
+      next(error);
+    }
+  };
+}
+
+/** The router to mount at `WEBHOOKS_PATH`. */
+export function webhookReceiverRoute(d: WebhookReceiverDeps): Router {
+  const router = express.Router();
+  router.post(`/${encodeURIComponent(d.source)}`, express.raw({ type: () => true, limit: '5mb' }), receive(d));
+  return router;
+}
