@@ -250,10 +250,12 @@ describe('a download read too slowly to ever finish (RESPONSE_TIMEOUT_MS)', () =
       setTimeout(() => reader.socket.resume(), 200).unref();
     });
     reader.socket.resume();
-    // The gateway says it cut the answer, within a second or so of the deadline, generously...
+    // The gateway says it cut the answer: soon after the deadline, though on a loaded machine
+    // (CI runs two suites on two cores beside the gateways they start) many seconds late. Read at
+    // this pace the whole file would take about 100 s, so 20 s still tells a cut from an end...
     const cut = await within(
       gateway.server.waitForLog((log) => log.msg === 'answer cut: not sent whole within RESPONSE_TIMEOUT_MS', 'the answer cut'),
-      DEADLINE_MS + 3_000,
+      20_000,
       undefined,
     );
     expect(cut).toMatchObject({ level: 40, responseTimeoutMs: DEADLINE_MS });
