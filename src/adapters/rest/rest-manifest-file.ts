@@ -4,7 +4,7 @@ import Ajv, { type ErrorObject } from 'ajv';
 import Mustache from 'mustache';
 import { LineCounter, parseDocument, type Document } from 'yaml';
 import schema from './manifest.schema.json';
-import { Expressions, RestExpressionError } from './rest-expressions';
+import { DEFAULT_EXPRESSION_LIMITS, Expressions, RestExpressionError } from './rest-expressions';
 import type { RestManifest } from './rest-manifest';
 
 /** A manifest that cannot be read or is not valid; the message names the file, and each problem its path and line. */
@@ -50,7 +50,11 @@ export function parseRestManifest(text: string, origin: string): LoadedManifest 
   const data: unknown = doc.toJS();
   const place = placeIn(doc, lineCounter);
   if (!validate(data)) throw invalid(origin, describeSchemaErrors(validate.errors ?? [], place));
-  const expressions = new Expressions();
+  const limits = data.expression_limits;
+  const expressions = new Expressions({
+    timeoutMs: limits?.timeout_ms ?? DEFAULT_EXPRESSION_LIMITS.timeoutMs,
+    maxDepth: limits?.max_depth ?? DEFAULT_EXPRESSION_LIMITS.maxDepth,
+  });
   const problems = [...refusedIgnores(data, place), ...expressionProblems(data, expressions, place), ...otherProblems(data, place)];
   if (problems.length > 0) throw invalid(origin, problems);
   return { manifest: data, expressions, origin };

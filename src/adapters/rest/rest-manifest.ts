@@ -158,6 +158,7 @@ export interface RestManifest {
   identities?: 'id' | 'email';
   concurrency?: number;
   max_pages?: number;
+  expression_limits?: { timeout_ms?: number; max_depth?: number };
   requester: BaseRequester;
   streams: {
     users?: UsersStream;
