@@ -2,7 +2,7 @@ import jsonata from 'jsonata';
 
 /** An expression that cannot be compiled or evaluated; the message names the expression, never a record's values. */
 export class RestExpressionError extends Error {
-  override readonly name = 'RestExpressionError';
+  override readonly name: string = 'RestExpressionError';
 }
 
 /** An expression that ran longer or deeper than `expression_limits` allow: it fails its record (or its stream), never hangs a run. */

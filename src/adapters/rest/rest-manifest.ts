@@ -55,8 +55,16 @@ export interface ErrorHandler {
   response_filters?: ResponseFilter[];
 }
 
+export interface RateLimit {
+  respect_headers?: boolean;
+  min_remaining?: number;
+  max_wait_ms?: number;
+  budget?: { requests: number; per_seconds: number };
+}
+
 export interface BaseRequester {
   url_base: Text;
+  rate_limit?: RateLimit;
   request_headers?: TextMap;
   request_parameters?: TextMap;
   authenticator?: Authenticator;
