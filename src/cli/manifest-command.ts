@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { AccessEntry, FileRecord, GroupRecord, SyncEvent, UserRecord } from '../adapters/adapter';
 import { loadRestManifest, RestAdapter, RestManifestError } from '../adapters/rest';
 import { createLogger } from '../logging/create-logger';
+import { registerManifestInit } from './manifest-init-command';
 import type { Runtime } from './runtime';
 
 /** What a check read: the directory (to name the principals of access lists), the documents shown, the failures met. */
@@ -60,7 +61,8 @@ async function read(adapter: RestAdapter, limit: number, logger: ReturnType<type
 }
 
 export function registerManifestCommand(program: Command, runtime: Runtime): void {
-  const manifest = program.command('manifest').description('Declarative REST sources (docs/declarative-sources.md): check a manifest.');
+  const manifest = program.command('manifest').description('Declarative REST sources (docs/declarative-sources.md): start a manifest, check one.');
+  registerManifestInit(manifest, runtime);
   manifest
     .command('check')
     .argument('<file>', 'manifest file (YAML)')
