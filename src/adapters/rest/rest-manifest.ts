@@ -27,7 +27,10 @@ export interface Login {
 }
 
 export interface Authenticator {
-  type: 'none' | 'api_key' | 'bearer' | 'basic' | 'session' | 'oauth2_client_credentials' | 'oauth2_refresh_token';
+  type: 'none' | 'api_key' | 'bearer' | 'basic' | 'session' | 'oauth2_client_credentials' | 'oauth2_refresh_token' | 'hook';
+  /** `hook`: the module (inside the manifest's folder) and the export naming a RestAuthenticatorHookFactory. */
+  module?: string;
+  export?: string;
   api_key?: Secret;
   inject?: Inject;
   token?: Secret;
@@ -82,7 +85,10 @@ export interface Requester {
 }
 
 export interface Paginator {
-  type: 'none' | 'offset' | 'page_number' | 'cursor' | 'next_url' | 'link_header' | 'header_cursor';
+  type: 'none' | 'offset' | 'page_number' | 'cursor' | 'next_url' | 'link_header' | 'header_cursor' | 'hook';
+  /** `hook`: the module (inside the manifest's folder) and the export naming a RestPaginatorHook. */
+  module?: string;
+  export?: string;
   page_size?: number;
   limit_param?: string;
   offset_param?: string;
