@@ -125,6 +125,24 @@ describe('rest adapter: typed hooks for a paginator and an authenticator a manif
     expect(stdout).not.toContain(SECRET);
   });
 
+  it('fails the listing, never taking it as complete, when the paginator hook throws or answers something else', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rest-hooks-'));
+    try {
+      fs.cpSync(path.join(FIXTURES, 'hooks'), path.join(dir, 'hooks'), { recursive: true });
+      const withExport = (name: string): string => {
+        const file = path.join(dir, `${name}.yaml`);
+        fs.writeFileSync(file, fs.readFileSync(MANIFEST, 'utf8').replace('export: afterLastId', `export: ${name}`));
+        return file;
+      };
+      await expect(run(withExport('failing'))).rejects.toThrow('streams.documents: the paginator hook failing failed: the pager broke');
+      await expect(run(withExport('nonsense'))).rejects.toThrow(
+        'streams.documents: the paginator hook nonsense answered neither undefined nor { query } or { url }',
+      );
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   describe('loading, refused with the path and line in the manifest', () => {
     let dir: string;
     beforeEach(() => {
