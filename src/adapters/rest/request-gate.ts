@@ -15,7 +15,8 @@ export interface RequestGateOptions {
 }
 
 /**
- * Every request of a run passes here before it is sent (listings, bodies, bytes, logins): it
+ * Every request of a run passes here before it is sent (listings, bodies, bytes, logins; the
+ * outbound client calls `before` ahead of each attempt, outside the attempt's timeout): it
  * takes one request of the source's budget, then waits while the API's own rate-limit headers
  * said its window is spent, so the requester slows down before it is refused rather than after.
  * `Retry-After` on a refusal is the outbound client's (a 429 or 503 is waited out and retried).
@@ -51,10 +52,9 @@ export class RequestGate {
     this.pausedUntil = Math.max(this.pausedUntil, now + Math.min(limit.resetMs, this.options.maxWaitMs));
   }
 
-  /** `fetch` with the gate in front of every request. */
-  wrap(inner: typeof fetch): typeof fetch {
+  /** `fetch` that reads every answer's rate-limit headers (the waiting is `before`'s, ahead of each attempt and its timeout). */
+  observe(inner: typeof fetch): typeof fetch {
     return async (input, init) => {
-      await this.before(init?.signal ?? undefined);
       const response = await inner(input, init);
       this.after(response.headers);
       return response;

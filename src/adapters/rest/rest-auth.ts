@@ -103,6 +103,7 @@ function hookAuth(spec: Authenticator, deps: AuthDeps): RestAuth {
       const url = /^[a-z][a-z0-9+.-]*:/i.test(pathOrUrl) ? new URL(pathOrUrl) : new URL(`${prefix}/${pathOrUrl.replace(/^\/+/, '')}`);
       if (url.origin !== base.origin) throw new SourceAuthError(`The authenticator hook may only reach ${base.origin}, not ${url.origin}`);
       requests += 1;
+      await deps.pace?.(deps.signal);
       return inner(url, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, deps.signal]) : deps.signal, redirect: 'error' });
     },
   };
@@ -130,6 +131,8 @@ export interface AuthDeps {
   logger: Logger;
   signal: AbortSignal;
   fetch?: typeof fetch;
+  /** Waits before each request (the run's rate limits and budget). */
+  pace?: (signal: AbortSignal | undefined) => Promise<void>;
   now?: () => number;
 }
 
@@ -147,7 +150,13 @@ export function createRestAuth(spec: Authenticator | undefined, deps: AuthDeps):
     return staticAuth({ in: 'header', name: 'Authorization', prefix: 'Basic ' }, Buffer.from(pair, 'utf8').toString('base64'));
   }
   const client = (baseUrl: string) =>
-    new OutboundHttpClient({ baseUrl, logger: deps.logger, signal: deps.signal, ...(deps.fetch ? { fetch: deps.fetch } : {}) });
+    new OutboundHttpClient({
+      baseUrl,
+      logger: deps.logger,
+      signal: deps.signal,
+      ...(deps.fetch ? { fetch: deps.fetch } : {}),
+      ...(deps.pace ? { pace: deps.pace } : {}),
+    });
   if (spec.type === 'session') {
     const login = spec.login!;
     const http = client(deps.baseUrl);

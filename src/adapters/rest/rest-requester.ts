@@ -82,14 +82,16 @@ export class RestRequester {
       ...(deps.budget ? { budget: deps.budget } : {}),
       ...(deps.now ? { now: deps.now } : {}),
     });
-    const gated = this.gate.wrap(deps.fetch ?? ((input, init) => globalThis.fetch(input, init)));
-    this.auth = createRestAuth(base.authenticator, { ...deps, baseUrl, fetch: gated });
+    const gated = this.gate.observe(deps.fetch ?? ((input, init) => globalThis.fetch(input, init)));
+    const pace = (signal: AbortSignal | undefined): Promise<void> => this.gate.before(signal);
+    this.auth = createRestAuth(base.authenticator, { ...deps, baseUrl, fetch: gated, pace });
     this.client = new OutboundHttpClient({
       baseUrl,
       logger: deps.logger,
       signal: deps.signal,
       headers: async () => ({ ...this.baseHeaders, ...(await this.auth.headers()) }),
       fetch: gated,
+      pace,
       ...(base.timeout_ms ? { timeoutMs: base.timeout_ms } : {}),
     });
   }

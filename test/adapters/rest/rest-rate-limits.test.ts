@@ -20,11 +20,14 @@ streams:
 `;
 }
 
+let lastRequests = 0;
+
 async function run(api: RateLimitedApi, text: string): Promise<string[]> {
   const adapter = new RestAdapter({ name: 'limited', loaded: parseRestManifest(text, 'test.yaml'), env: { API_URL: api.url } });
   const ctx: AdapterContext = { logger: captureLogger('warn').logger, signal: new AbortController().signal, now: () => new Date() };
   const ids: string[] = [];
   for await (const event of adapter.full(ctx)) if (event.type === 'file') ids.push(event.file.nativeId);
+  lastRequests = adapter.lastRun!.requests;
   return ids;
 }
 
@@ -40,6 +43,12 @@ describe('rest adapter: rate limits', () => {
       expect([api.refused, api.served]).toEqual([0, 7]);
     },
   );
+
+  it("waits outside a request's own timeout: a reset longer than timeout_ms costs no attempt", async () => {
+    api = await startRateLimitedApi('x-ratelimit');
+    expect(await run(api, manifest('/items').replace('  url_base:', '  timeout_ms: 300\n  url_base:'))).toEqual(RATE_LIMITED_ITEMS);
+    expect([api.refused, api.served, lastRequests]).toEqual([0, 7, 7]);
+  });
 
   it('is refused and retries after Retry-After when headers are not respected (the behaviour pacing avoids)', async () => {
     api = await startRateLimitedApi('x-ratelimit');
