@@ -125,7 +125,7 @@ describe('rest adapter: typed hooks for a paginator and an authenticator a manif
     expect(stdout).not.toContain(SECRET);
   });
 
-  it('fails the listing, never taking it as complete, when the paginator hook throws or answers something else', async () => {
+  it('fails the listing when the paginator hook throws or answers something else, and the run when the authenticator hook throws', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rest-hooks-'));
     try {
       fs.cpSync(path.join(FIXTURES, 'hooks'), path.join(dir, 'hooks'), { recursive: true });
@@ -135,6 +135,9 @@ describe('rest adapter: typed hooks for a paginator and an authenticator a manif
         return file;
       };
       await expect(run(withExport('failing'))).rejects.toThrow('streams.documents: the paginator hook failing failed: the pager broke');
+      const brokenLogin = path.join(dir, 'broken-login.yaml');
+      fs.writeFileSync(brokenLogin, fs.readFileSync(MANIFEST, 'utf8').replace('export: challengeLogin', 'export: brokenLogin'));
+      await expect(run(brokenLogin)).rejects.toThrow('The authenticator hook brokenLogin failed: the key store is sealed');
       await expect(run(withExport('nonsense'))).rejects.toThrow(
         'streams.documents: the paginator hook nonsense answered neither undefined nor { query } or { url }',
       );
