@@ -18,6 +18,19 @@ export interface BudgetSpec {
   source: string;
 }
 
+/** In-process counts, one per budget, kept across runs: a run that starts as another ends does not get a fresh window. */
+const localCounters = new Map<string, RateLimiterMemory>();
+
+function localCounter(spec: BudgetSpec): RateLimiterMemory {
+  const key = `${spec.requests}/${spec.windowSeconds}`;
+  let counter = localCounters.get(key);
+  if (!counter) {
+    counter = new RateLimiterMemory({ keyPrefix: `rest-budget-${key}`, points: spec.requests, duration: spec.windowSeconds });
+    localCounters.set(key, counter);
+  }
+  return counter;
+}
+
 /**
  * At most `requests` per fixed window of `windowSeconds` to one source, whatever spends them: a
  * request past it waits for the window to end (it is not refused). Counted by rate-limiter-flexible,
@@ -33,7 +46,7 @@ export class WindowBudget implements RequestBudget {
     private readonly spec: BudgetSpec,
     redis?: { client: Redis; keyPrefix: string },
   ) {
-    const local = new RateLimiterMemory({ keyPrefix: `rest-budget`, points: spec.requests, duration: spec.windowSeconds });
+    const local = localCounter(spec);
     this.limiter = redis
       ? new RateLimiterRedis({
           storeClient: redis.client,

@@ -22,10 +22,14 @@ streams:
     access: { public: 'true' }
 `;
 
-/** Two replicas syncing the same source at once, each with its own adapter (and, given Redis, its own connection). */
-async function twoReplicas(api: RateLimitedApi, env: Record<string, string>): Promise<Array<{ ids: string[]; requests: number; budgetWaited: number }>> {
+/** Two runs of the same source at once, as two replicas would sync it: each with its own adapter (and, given Redis, its own connection). */
+async function twoReplicas(
+  api: RateLimitedApi,
+  env: Record<string, string>,
+  manifest = MANIFEST,
+): Promise<Array<{ ids: string[]; requests: number; budgetWaited: number }>> {
   const replica = async () => {
-    const adapter = new RestAdapter({ name: 'limited', loaded: parseRestManifest(MANIFEST, 'test.yaml'), env: { API_URL: api.url, ...env } });
+    const adapter = new RestAdapter({ name: 'limited', loaded: parseRestManifest(manifest, 'test.yaml'), env: { API_URL: api.url, ...env } });
     const ctx: AdapterContext = { logger: captureLogger('warn').logger, signal: new AbortController().signal, now: () => new Date() };
     const ids: string[] = [];
     for await (const event of adapter.full(ctx)) if (event.type === 'file') ids.push(event.file.nativeId);
@@ -41,11 +45,21 @@ describe('rest adapter: a per-source request budget', () => {
   });
   afterEach(() => api.close());
 
-  it('is counted per process without Redis: two replicas each stay within their own budget, neither waits', async () => {
+  it('is counted in this process without Redis: two runs of the source at once share it, and past it one waits for the window', async () => {
     const runs = await twoReplicas(api, {});
-    expect(runs.map((r) => [r.ids, r.requests, r.budgetWaited])).toEqual([
-      [RATE_LIMITED_ITEMS, 7, 0],
-      [RATE_LIMITED_ITEMS, 7, 0],
+    expect(runs.map((r) => [r.ids, r.requests])).toEqual([
+      [RATE_LIMITED_ITEMS, 7],
+      [RATE_LIMITED_ITEMS, 7],
+    ]);
+    expect(runs[0]!.budgetWaited + runs[1]!.budgetWaited).toBeGreaterThan(0);
+    expect(api.refused).toBe(0);
+  });
+
+  it('leaves a source without a budget unpaced', async () => {
+    const runs = await twoReplicas(api, {}, MANIFEST.replace('  rate_limit: { budget: { requests: 10, per_seconds: 3 } }\n', ''));
+    expect(runs.map((r) => [r.requests, r.budgetWaited])).toEqual([
+      [7, 0],
+      [7, 0],
     ]);
   });
 });
@@ -65,7 +79,7 @@ describeWithRedis('rest adapter: a per-source request budget shared through Redi
       [RATE_LIMITED_ITEMS, 7],
       [RATE_LIMITED_ITEMS, 7],
     ]);
-    // 14 requests against 10 per window: the replicas' requests past the tenth waited for the next window (each replica has one in flight).
+    // 14 requests against 10 per window: the requests past the tenth waited for the next window, counted in Redis.
     expect(runs[0]!.budgetWaited + runs[1]!.budgetWaited).toBeGreaterThan(0);
     const admin = new Redis(testRedisUrl!);
     try {
