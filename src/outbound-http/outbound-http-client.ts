@@ -181,14 +181,7 @@ export class OutboundHttpClient {
 
     for (let attempt = 1; ; attempt += 1) {
       if (callerSignal?.aborted) throw abortError(callerSignal);
-      if (this.pace) {
-        try {
-          await this.pace(callerSignal);
-        } catch (error) {
-          if (callerSignal?.aborted) throw abortError(callerSignal);
-          throw error;
-        }
-      }
+      await this.paced(callerSignal);
       let outcome: Outcome;
       let failure: unknown;
       let response: Response | undefined;
@@ -246,6 +239,17 @@ export class OutboundHttpClient {
         if (callerSignal?.aborted) throw abortError(callerSignal);
         throw error;
       }
+    }
+  }
+
+  /** The `pace` option's wait before an attempt; a cancellation during it is the caller's AbortError. */
+  private async paced(signal: AbortSignal | undefined): Promise<void> {
+    if (!this.pace) return;
+    try {
+      await this.pace(signal);
+    } catch (error) {
+      if (signal?.aborted) throw abortError(signal);
+      throw error;
     }
   }
 
