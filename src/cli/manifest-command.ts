@@ -95,6 +95,9 @@ export function registerManifestCommand(program: Command, runtime: Runtime): voi
       for (const f of seen.files) for (const line of describeFile(f, seen)) runtime.print(line);
       for (const failure of seen.failures) runtime.print(`failed: ${failure}`);
       if (seen.error) runtime.print(`error: the run stopped: ${seen.error.message}`);
+      const gate = adapter.lastRun?.gate;
+      if (gate && gate.waited + gate.budgetWaited > 0)
+        runtime.print(`rate limits: ${gate.waited} request(s) waited for the API's window to reset, ${gate.budgetWaited} for the source's budget`);
       runtime.print(`${seen.files.length} document(s) shown; ${adapter.lastRun?.requests ?? 0} request(s) to the API`);
       if (seen.error || seen.failures.length > 0) runtime.setExitCode(1);
     });
