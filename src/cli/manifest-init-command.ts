@@ -14,6 +14,14 @@ function nameFromFile(file: string): string {
   return adapterNameProblem(base) === undefined ? base : 'my-source';
 }
 
+function readTemplate(): string | undefined {
+  try {
+    return fs.readFileSync(path.join(projectRoot(), STARTER_MANIFEST), 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
 /** Writes `text` to `file` unless something is there already (checked and written in one step); false when it was. */
 function writeNew(file: string, text: string): boolean {
   fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -43,7 +51,13 @@ export function registerManifestInit(manifest: Command, runtime: Runtime): void 
         return;
       }
       const names = adapterNames(name);
-      const text = renderTemplate(fs.readFileSync(path.join(projectRoot(), STARTER_MANIFEST), 'utf8'), names, STARTER_MANIFEST);
+      const template = readTemplate();
+      if (template === undefined) {
+        runtime.print(`error: this installation has no ${STARTER_MANIFEST} (it ships with the repository, not the image): run manifest init from a checkout`);
+        runtime.setExitCode(1);
+        return;
+      }
+      const text = renderTemplate(template, names, STARTER_MANIFEST);
       if (!writeNew(file, text)) {
         runtime.print(`error: ${file} already exists; refusing to overwrite it (choose another file, or remove it first)`);
         runtime.setExitCode(1);
