@@ -3,6 +3,7 @@ export type { Adapter, FileRecord, SyncEvent, UserRecord } from './adapters/adap
 export { createFilesystemAdapter } from './adapters/filesystem';
 export { createSqlAdapter, parseDatabaseUrl, resolveSqlMapping } from './adapters/sql';
 export type { SqlMappingInput } from './adapters/sql';
+export type { RestAuthenticatorHook, RestAuthenticatorHookFactory, RestHookContext, RestHookNextPage, RestHookPage, RestPaginatorHook } from './adapters/rest';
 export { createWorkManagementAdapter, registerWorkManagementWebhook } from './adapters/work-management';
 export type { BlobStore } from './blobs/blob-store';
 export { DbBlobStore } from './blobs/db-blob-store';

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { AccessEntry, FileRecord, GroupRecord, SyncEvent, UserRecord } from '../adapters/adapter';
 import { loadRestManifest, RestAdapter, RestManifestError } from '../adapters/rest';
 import { createLogger } from '../logging/create-logger';
+import { registerManifestInit } from './manifest-init-command';
 import type { Runtime } from './runtime';
 
 /** What a check read: the directory (to name the principals of access lists), the documents shown, the failures met. */
@@ -60,7 +61,8 @@ async function read(adapter: RestAdapter, limit: number, logger: ReturnType<type
 }
 
 export function registerManifestCommand(program: Command, runtime: Runtime): void {
-  const manifest = program.command('manifest').description('Declarative REST sources (docs/declarative-sources.md): check a manifest.');
+  const manifest = program.command('manifest').description('Declarative REST sources (docs/declarative-sources.md): start a manifest, check one.');
+  registerManifestInit(manifest, runtime);
   manifest
     .command('check')
     .argument('<file>', 'manifest file (YAML)')
@@ -93,6 +95,9 @@ export function registerManifestCommand(program: Command, runtime: Runtime): voi
       for (const f of seen.files) for (const line of describeFile(f, seen)) runtime.print(line);
       for (const failure of seen.failures) runtime.print(`failed: ${failure}`);
       if (seen.error) runtime.print(`error: the run stopped: ${seen.error.message}`);
+      const gate = adapter.lastRun?.gate;
+      if (gate && gate.waited + gate.budgetWaited > 0)
+        runtime.print(`rate limits: ${gate.waited} request(s) waited for the API's window to reset, ${gate.budgetWaited} for the source's budget`);
       runtime.print(`${seen.files.length} document(s) shown; ${adapter.lastRun?.requests ?? 0} request(s) to the API`);
       if (seen.error || seen.failures.length > 0) runtime.setExitCode(1);
     });

@@ -10,10 +10,15 @@ export function registerNewAdapterCommand(program: Command, runtime: Runtime): v
     .command('new-adapter')
     .argument('<name>', 'adapter name, also the id prefix of everything it serves: lower-case letters, digits and dashes, starting with a letter')
     .option('--root <dir>', 'project to add the adapter to (default: this one)')
-    .description('Scaffold an adapter: render templates/adapter into src/adapters/<name>/ with its contract test, and register it.')
+    .description(
+      'Scaffold an adapter: render templates/adapter into src/adapters/<name>/ with its contract test, and register it. For a REST API, try a manifest first (`manifest init`): no code.',
+    )
     .addHelpText(
       'after',
-      '\nThe new adapter serves a built-in example dataset until <NAME>_BASE_URL is set, and passes the\n' +
+      '\nA REST API? A manifest describes it without code, identity and access read fail-closed:\n' +
+        '  content-gateway manifest init sources/acme-wiki.yaml   (docs/declarative-sources.md)\n' +
+        'Scaffold an adapter when a manifest cannot express the source.\n\n' +
+        'The new adapter serves a built-in example dataset until <NAME>_BASE_URL is set, and passes the\n' +
         'shared contract suite as generated. Existing files are never overwritten.\n\nExample:\n  content-gateway new-adapter acme-wiki\n',
     )
     .action(async function (this: Command, name: string, flags: { root?: string }) {
@@ -37,6 +42,9 @@ export function registerNewAdapterCommand(program: Command, runtime: Runtime): v
           ? `Registered ${names.camelName}AdapterFactory in ${result.registry.path}.`
           : `${result.registry.path} already listed ${names.camelName}AdapterFactory.`,
       );
+      runtime.print('');
+      runtime.print(`A REST API? A manifest may need no code at all: npm run cli -- manifest init sources/${names.name}.yaml`);
+      runtime.print('(docs/declarative-sources.md; then remove this adapter again).');
       runtime.print('');
       runtime.print('Next steps:');
       runtime.print(`  1. npx jest test/contract/${names.name}.contract.test.ts   # the example dataset passes the contract suite`);

@@ -59,7 +59,7 @@ export const COMMANDS: ReadonlyArray<{ name: string; summary: string; load: () =
   },
   {
     name: 'manifest',
-    summary: 'Declarative REST sources: validate a manifest and show what it reads, with access lists.',
+    summary: 'Declarative REST sources: start a manifest from a template, validate one and show what it reads, with access lists.',
     load: async () => (await import('./manifest-command')).registerManifestCommand,
   },
   {

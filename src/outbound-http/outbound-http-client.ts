@@ -41,6 +41,11 @@ export interface OutboundHttpClientOptions {
   timeoutMs?: number;
   /** Redirect hops followed per attempt, each checked against the allowed origins. Default 5. */
   maxRedirects?: number;
+  /**
+   * Waits before each attempt (a rate limiter, a request budget), outside the attempt's timeout;
+   * must reject promptly when the signal aborts.
+   */
+  pace?: (signal: AbortSignal | undefined) => Promise<void>;
 }
 
 export interface OutboundRequestOptions {
@@ -87,6 +92,7 @@ export class OutboundHttpClient {
   private readonly userAgent: string | undefined;
   private readonly timeoutMs: number;
   private readonly maxRedirects: number;
+  private readonly pace: OutboundHttpClientOptions['pace'];
   private requests = 0;
 
   constructor(options: OutboundHttpClientOptions) {
@@ -105,6 +111,7 @@ export class OutboundHttpClient {
     this.userAgent = options.userAgent;
     this.timeoutMs = options.timeoutMs ?? 60_000;
     this.maxRedirects = options.maxRedirects ?? 5;
+    this.pace = options.pace;
   }
 
   /** HTTP requests sent so far: every attempt and redirect hop (benchmarks report requests per item). */
@@ -174,6 +181,7 @@ export class OutboundHttpClient {
 
     for (let attempt = 1; ; attempt += 1) {
       if (callerSignal?.aborted) throw abortError(callerSignal);
+      await this.paced(callerSignal);
       let outcome: Outcome;
       let failure: unknown;
       let response: Response | undefined;
@@ -231,6 +239,17 @@ export class OutboundHttpClient {
         if (callerSignal?.aborted) throw abortError(callerSignal);
         throw error;
       }
+    }
+  }
+
+  /** The `pace` option's wait before an attempt; a cancellation during it is the caller's AbortError. */
+  private async paced(signal: AbortSignal | undefined): Promise<void> {
+    if (!this.pace) return;
+    try {
+      await this.pace(signal);
+    } catch (error) {
+      if (signal?.aborted) throw abortError(signal);
+      throw error;
     }
   }
 

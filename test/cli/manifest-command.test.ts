@@ -4,6 +4,7 @@ import path from 'node:path';
 import { buildProgramFor } from '../../src/cli/program';
 import type { Runtime } from '../../src/cli/runtime';
 import { seedDemo } from '../../src/demo/seed-demo';
+import { startRateLimitedApi } from '../adapters/rest/rate-limited-api';
 import { startTestGateway, TEST_KEYS, type TestGateway } from '../helpers/test-gateway';
 
 const MANIFEST = path.join(__dirname, '../../manifests/content-gateway.yaml');
@@ -63,5 +64,40 @@ describe('content-gateway manifest check', () => {
     expect(code).toBe(1);
     expect(out.join('\n')).toMatch(/error: the run stopped: Remote answered 401/);
     expect(out.join('\n')).not.toContain('not-a-key-of-this-gateway');
+  });
+});
+
+describe('content-gateway manifest check, against an API that announces its rate limit', () => {
+  it("says how often requests waited for the API's window and for the source's budget", async () => {
+    const api = await startRateLimitedApi('x-ratelimit');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'manifest-check-limits-'));
+    try {
+      const file = path.join(dir, 'limited.yaml');
+      fs.writeFileSync(
+        file,
+        `version: 1
+concurrency: 1
+requester:
+  url_base: \${env:API_URL}
+  rate_limit: { budget: { requests: 100, per_seconds: 60 } }
+streams:
+  documents:
+    requester: { path: /items }
+    paginator: { type: offset, page_size: 1 }
+    record_selector: items
+    map: { id: id, name: title, url: "'https://example.com/' & id" }
+    content: { html: { template: '<p>{{record.title}}</p>' } }
+    access: { public: 'true' }
+`,
+      );
+      const { out, code } = await check([file, '--limit', '6'], { API_URL: api.url });
+      expect(code).toBeUndefined();
+      expect(out.at(-2)).toMatch(/^rate limits: [1-9]\d* request\(s\) waited for the API's window to reset, 0 for the source's budget$/);
+      expect(out.at(-1)).toBe('6 document(s) shown; 6 request(s) to the API');
+      expect(api.refused).toBe(0);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+      await api.close();
+    }
   });
 });

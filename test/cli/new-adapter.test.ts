@@ -191,6 +191,8 @@ describe('content-gateway new-adapter (in a copy of the project)', () => {
     expect(created.stdout).toMatch(/Next steps:[\s\S]*npx jest test\/contract\/acme-scaffold-check\.contract\.test\.ts[\s\S]*ACME_SCAFFOLD_CHECK_BASE_URL/);
     // A forker is sent to the example adapter, which reads in five minutes, before the scaffold.
     expect(created.stdout).toMatch(/Next steps:[\s\S]*Read src\/adapters\/example-wiki\/ [\s\S]*acme-scaffold-check\/README\.md/);
+    // Manifests first: a REST API may need no adapter at all.
+    expect(created.stdout).toContain('A REST API? A manifest may need no code at all: npm run cli -- manifest init sources/acme-scaffold-check.yaml');
   });
 
   it('refuses an existing adapter folder and an invalid name, with a clear message, changing nothing', async () => {

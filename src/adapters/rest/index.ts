@@ -6,6 +6,7 @@ export { RestAdapter, type RestAdapterOptions } from './rest-adapter';
 export { restConfigFromEnv, REST_SETTINGS, type RestAdapterConfig } from './rest-config';
 export { loadRestManifest, parseRestManifest, RestManifestError, REST_MANIFEST_SCHEMA, type LoadedManifest } from './rest-manifest-file';
 export type { RestManifest } from './rest-manifest';
+export type { RestAuthenticatorHook, RestAuthenticatorHookFactory, RestHookContext, RestHookNextPage, RestHookPage, RestPaginatorHook } from './rest-hooks';
 
 /** `rest`: any REST system a manifest describes, identity and access streams read fail-closed. */
 export const restAdapterFactory: AdapterFactory = {

@@ -4,6 +4,7 @@ import type { AccessDeps } from './rest-access';
 import { groupEvents, mapped, readContainers, userEvents } from './rest-directory';
 import { toFile } from './rest-documents';
 import type { LoadedManifest } from './rest-manifest-file';
+import { openBudget, type RequestBudget } from './request-budget';
 import { paginate } from './rest-paginator';
 import { optionalText, requiredText } from './rest-records';
 import { RestRequester } from './rest-requester';
@@ -23,6 +24,8 @@ export interface RestAdapterOptions {
 /** What one full run read, for `manifest check`: the requests it cost. */
 export interface RestRun {
   readonly requests: number;
+  /** How often requests waited: for the API's rate-limit window (`waited`), for the source's budget (`budgetWaited`). */
+  readonly gate: { readonly waited: number; readonly budgetWaited: number };
 }
 
 /**
@@ -43,10 +46,11 @@ export class RestAdapter implements Adapter {
   }
 
   /** A requester and the resolution context for one run: secrets are read from the environment here. */
-  prepare(ctx: AdapterContext): AccessDeps {
+  prepare(ctx: AdapterContext, budget?: RequestBudget): AccessDeps {
     const { manifest, expressions } = this.options.loaded;
     const requester = new RestRequester(manifest, {
       env: this.options.env,
+      ...(budget ? { budget } : {}),
       logger: ctx.logger,
       signal: ctx.signal,
       expressions,
@@ -64,13 +68,18 @@ export class RestAdapter implements Adapter {
 
   async *full(ctx: AdapterContext): AsyncGenerator<SyncEvent> {
     const { manifest } = this.options.loaded;
-    const deps = this.prepare(ctx);
-    const concurrency = manifest.concurrency ?? DEFAULT_CONCURRENCY;
-    const { users, groups, containers } = manifest.streams;
-    if (users) yield* userEvents(users, deps);
-    if (groups) yield* groupEvents(groups, deps, concurrency);
-    const withContainers = containers ? { ...deps, containers: await readContainers(containers, deps, concurrency) } : deps;
-    yield* this.documents(withContainers, concurrency);
+    const budget = await openBudget(manifest.requester.rate_limit?.budget, this.name, this.options.env);
+    try {
+      const deps = this.prepare(ctx, budget?.budget);
+      const concurrency = manifest.concurrency ?? DEFAULT_CONCURRENCY;
+      const { users, groups, containers } = manifest.streams;
+      if (users) yield* userEvents(users, deps);
+      if (groups) yield* groupEvents(groups, deps, concurrency);
+      const withContainers = containers ? { ...deps, containers: await readContainers(containers, deps, concurrency) } : deps;
+      yield* this.documents(withContainers, concurrency);
+    } finally {
+      budget?.close();
+    }
   }
 
   /** Documents page by page (a failed page fails the run); each record's access and body read with bounded concurrency. */

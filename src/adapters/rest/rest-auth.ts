@@ -3,6 +3,7 @@ import { OutboundHttpClient } from '../../outbound-http/outbound-http-client';
 import { SourceAuthError } from '../source-error';
 import { selectPath } from './rest-expressions';
 import { resolveText, resolveTextMap } from './rest-env';
+import { hookFunction, type RestAuthenticatorHookFactory, type RestHookContext } from './rest-hooks';
 import type { Authenticator, Inject } from './rest-manifest';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -88,12 +89,50 @@ function tokenFrom(body: unknown, tokenPath: string, expiresPath: string, now: n
   return { value, renewAt: now + Math.max(lifetimeMs - 30_000, lifetimeMs / 2) };
 }
 
+/** The manifest's authenticator hook, given the run's context: an environment lookup and a fetch confined to `url_base`'s origin. */
+function hookAuth(spec: Authenticator, deps: AuthDeps): RestAuth {
+  const base = new URL(deps.baseUrl);
+  const prefix = `${base.origin}${base.pathname.replace(/\/+$/, '')}`;
+  const inner = deps.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  let requests = 0;
+  const ctx: RestHookContext = {
+    baseUrl: deps.baseUrl,
+    signal: deps.signal,
+    env: (name) => resolveText({ env: name }, deps.env, `requester.authenticator (hook ${spec.export ?? ''})`),
+    fetch: async (pathOrUrl, init) => {
+      const url = /^[a-z][a-z0-9+.-]*:/i.test(pathOrUrl) ? new URL(pathOrUrl) : new URL(`${prefix}/${pathOrUrl.replace(/^\/+/, '')}`);
+      if (url.origin !== base.origin) throw new SourceAuthError(`The authenticator hook may only reach ${base.origin}, not ${url.origin}`);
+      requests += 1;
+      await deps.pace?.(deps.signal);
+      return inner(url, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, deps.signal]) : deps.signal, redirect: 'error' });
+    },
+  };
+  const hook = hookFunction<RestAuthenticatorHookFactory>(spec)(ctx);
+  const wrap = async (part: 'headers' | 'query'): Promise<Record<string, string>> => {
+    try {
+      return { ...((await hook[part]?.()) ?? {}) };
+    } catch (error) {
+      throw new SourceAuthError(`The authenticator hook ${spec.export ?? ''} failed: ${(error as Error).message}`);
+    }
+  };
+  return {
+    headers: () => wrap('headers'),
+    query: () => wrap('query'),
+    invalidate: () => hook.invalidate?.() === true,
+    get requests() {
+      return requests;
+    },
+  };
+}
+
 export interface AuthDeps {
   env: Env;
   baseUrl: string;
   logger: Logger;
   signal: AbortSignal;
   fetch?: typeof fetch;
+  /** Waits before each request (the run's rate limits and budget). */
+  pace?: (signal: AbortSignal | undefined) => Promise<void>;
   now?: () => number;
 }
 
@@ -103,6 +142,7 @@ export function createRestAuth(spec: Authenticator | undefined, deps: AuthDeps):
   const { env } = deps;
   const now = deps.now ?? Date.now;
   if (!spec || spec.type === 'none') return { headers: async () => ({}), query: async () => ({}), invalidate: () => false, requests: 0 };
+  if (spec.type === 'hook') return hookAuth(spec, deps);
   if (spec.type === 'api_key') return staticAuth(spec.inject!, resolveText(spec.api_key!, env, `${at}.api_key`));
   if (spec.type === 'bearer') return staticAuth(spec.inject ?? BEARER, resolveText(spec.token!, env, `${at}.token`));
   if (spec.type === 'basic') {
@@ -110,7 +150,13 @@ export function createRestAuth(spec: Authenticator | undefined, deps: AuthDeps):
     return staticAuth({ in: 'header', name: 'Authorization', prefix: 'Basic ' }, Buffer.from(pair, 'utf8').toString('base64'));
   }
   const client = (baseUrl: string) =>
-    new OutboundHttpClient({ baseUrl, logger: deps.logger, signal: deps.signal, ...(deps.fetch ? { fetch: deps.fetch } : {}) });
+    new OutboundHttpClient({
+      baseUrl,
+      logger: deps.logger,
+      signal: deps.signal,
+      ...(deps.fetch ? { fetch: deps.fetch } : {}),
+      ...(deps.pace ? { pace: deps.pace } : {}),
+    });
   if (spec.type === 'session') {
     const login = spec.login!;
     const http = client(deps.baseUrl);

@@ -2,8 +2,23 @@ import jsonata from 'jsonata';
 
 /** An expression that cannot be compiled or evaluated; the message names the expression, never a record's values. */
 export class RestExpressionError extends Error {
-  override readonly name = 'RestExpressionError';
+  override readonly name: string = 'RestExpressionError';
 }
+
+/** An expression that ran longer or deeper than `expression_limits` allow: it fails its record (or its stream), never hangs a run. */
+export class RestExpressionLimitError extends RestExpressionError {
+  override readonly name = 'RestExpressionLimitError';
+}
+
+/** Bounds on one evaluation (JSONata's own `timeout` and `stack` guardrails, checked at every step it evaluates). */
+export interface ExpressionLimits {
+  /** Wall-clock time of one evaluation. */
+  timeoutMs: number;
+  /** Nested evaluation steps (a recursive function's calls, each several steps deep). */
+  maxDepth: number;
+}
+
+export const DEFAULT_EXPRESSION_LIMITS: Readonly<ExpressionLimits> = Object.freeze({ timeoutMs: 1000, maxDepth: 300 });
 
 /**
  * The manifest's JSONata expressions, compiled once (at load, so a syntax error is reported with
@@ -13,12 +28,14 @@ export class RestExpressionError extends Error {
 export class Expressions {
   private readonly compiled = new Map<string, jsonata.Expression>();
 
+  constructor(private readonly limits: ExpressionLimits = DEFAULT_EXPRESSION_LIMITS) {}
+
   /** Throws RestExpressionError with JSONata's own message (position included). */
   compile(source: string): jsonata.Expression {
     let found = this.compiled.get(source);
     if (found) return found;
     try {
-      found = jsonata(source);
+      found = jsonata(source, { timeout: this.limits.timeoutMs, stack: this.limits.maxDepth });
     } catch (error) {
       const e = error as { message?: string; position?: number };
       throw new RestExpressionError(
@@ -36,9 +53,20 @@ export class Expressions {
       value = await this.compile(source).evaluate(input);
     } catch (error) {
       if (error instanceof RestExpressionError) throw error;
-      throw new RestExpressionError(`Expression ${JSON.stringify(source)} failed: ${(error as Error).message}`);
+      throw this.failure(source, error);
     }
     return plain(value);
+  }
+
+  /** JSONata's guardrails throw D1012 (timeout) and D1011 (stack depth): named, with the manifest field that sets the bound. */
+  private failure(source: string, error: unknown): RestExpressionError {
+    const code = (error as { code?: string }).code;
+    const quoted = JSON.stringify(source);
+    if (code === 'D1012')
+      return new RestExpressionLimitError(`Expression ${quoted} ran longer than ${this.limits.timeoutMs} ms (expression_limits.timeout_ms); stopped`);
+    if (code === 'D1011')
+      return new RestExpressionLimitError(`Expression ${quoted} ran deeper than ${this.limits.maxDepth} nested steps (expression_limits.max_depth); stopped`);
+    return new RestExpressionError(`Expression ${quoted} failed: ${(error as Error).message}`);
   }
 
   async text(source: string, input: unknown): Promise<string | undefined> {

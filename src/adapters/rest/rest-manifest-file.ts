@@ -4,7 +4,8 @@ import Ajv, { type ErrorObject } from 'ajv';
 import Mustache from 'mustache';
 import { LineCounter, parseDocument, type Document } from 'yaml';
 import schema from './manifest.schema.json';
-import { Expressions, RestExpressionError } from './rest-expressions';
+import { DEFAULT_EXPRESSION_LIMITS, Expressions, RestExpressionError } from './rest-expressions';
+import { loadHook, type HookSpec } from './rest-hooks';
 import type { RestManifest } from './rest-manifest';
 
 /** A manifest that cannot be read or is not valid; the message names the file, and each problem its path and line. */
@@ -50,8 +51,17 @@ export function parseRestManifest(text: string, origin: string): LoadedManifest 
   const data: unknown = doc.toJS();
   const place = placeIn(doc, lineCounter);
   if (!validate(data)) throw invalid(origin, describeSchemaErrors(validate.errors ?? [], place));
-  const expressions = new Expressions();
-  const problems = [...refusedIgnores(data, place), ...expressionProblems(data, expressions, place), ...otherProblems(data, place)];
+  const limits = data.expression_limits;
+  const expressions = new Expressions({
+    timeoutMs: limits?.timeout_ms ?? DEFAULT_EXPRESSION_LIMITS.timeoutMs,
+    maxDepth: limits?.max_depth ?? DEFAULT_EXPRESSION_LIMITS.maxDepth,
+  });
+  const problems = [
+    ...refusedIgnores(data, place),
+    ...expressionProblems(data, expressions, place),
+    ...otherProblems(data, place),
+    ...hookProblems(data, path.dirname(path.resolve(origin)), place),
+  ];
   if (problems.length > 0) throw invalid(origin, problems);
   return { manifest: data, expressions, origin };
 }
@@ -180,6 +190,24 @@ function isExpression(at: readonly (string | number)[]): boolean {
   if (parent === 'map') return true;
   if (parent === 'requester' || at.includes('request_body')) return false;
   return EXPRESSION_KEYS.has(key) || (key === 'path' && parent === 'field') || (key === 'url' && parent === 'binary');
+}
+
+/** Every `type: hook` paginator and authenticator: its module loaded from the manifest's folder, its export a function. */
+function hookProblems(manifest: RestManifest, dir: string, place: Place): string[] {
+  const problems: string[] = [];
+  const walk = (value: unknown, at: (string | number)[]): void => {
+    if (Array.isArray(value)) return value.forEach((v, i) => walk(v, [...at, i]));
+    if (value === null || typeof value !== 'object') return;
+    const key = at.at(-1);
+    if ((key === 'paginator' || key === 'authenticator') && (value as { type?: unknown }).type === 'hook') {
+      const problem = loadHook(value as HookSpec, dir);
+      if (problem) problems.push(`${place([...at, problem.field])}: ${problem.message}`);
+      return;
+    }
+    for (const [k, v] of Object.entries(value)) walk(v, [...at, k]);
+  };
+  walk(manifest, []);
+  return problems;
 }
 
 function otherProblems(manifest: RestManifest, place: Place): string[] {

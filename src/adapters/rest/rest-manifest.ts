@@ -27,7 +27,10 @@ export interface Login {
 }
 
 export interface Authenticator {
-  type: 'none' | 'api_key' | 'bearer' | 'basic' | 'session' | 'oauth2_client_credentials' | 'oauth2_refresh_token';
+  type: 'none' | 'api_key' | 'bearer' | 'basic' | 'session' | 'oauth2_client_credentials' | 'oauth2_refresh_token' | 'hook';
+  /** `hook`: the module (inside the manifest's folder) and the export naming a RestAuthenticatorHookFactory. */
+  module?: string;
+  export?: string;
   api_key?: Secret;
   inject?: Inject;
   token?: Secret;
@@ -55,8 +58,16 @@ export interface ErrorHandler {
   response_filters?: ResponseFilter[];
 }
 
+export interface RateLimit {
+  respect_headers?: boolean;
+  min_remaining?: number;
+  max_wait_ms?: number;
+  budget?: { requests: number; per_seconds: number };
+}
+
 export interface BaseRequester {
   url_base: Text;
+  rate_limit?: RateLimit;
   request_headers?: TextMap;
   request_parameters?: TextMap;
   authenticator?: Authenticator;
@@ -74,7 +85,10 @@ export interface Requester {
 }
 
 export interface Paginator {
-  type: 'none' | 'offset' | 'page_number' | 'cursor' | 'next_url' | 'link_header' | 'header_cursor';
+  type: 'none' | 'offset' | 'page_number' | 'cursor' | 'next_url' | 'link_header' | 'header_cursor' | 'hook';
+  /** `hook`: the module (inside the manifest's folder) and the export naming a RestPaginatorHook. */
+  module?: string;
+  export?: string;
   page_size?: number;
   limit_param?: string;
   offset_param?: string;
@@ -158,6 +172,7 @@ export interface RestManifest {
   identities?: 'id' | 'email';
   concurrency?: number;
   max_pages?: number;
+  expression_limits?: { timeout_ms?: number; max_depth?: number };
   requester: BaseRequester;
   streams: {
     users?: UsersStream;

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { throwIfAborted } from '../../lib/abort-error';
 import { SourceRequestError } from '../source-error';
 import { selectPath } from './rest-expressions';
+import { hookFunction, type RestHookNextPage, type RestHookPage, type RestPaginatorHook } from './rest-hooks';
 import type { Listing, Paginator } from './rest-manifest';
 import type { PageTarget, Reply, RestRequester } from './rest-requester';
 
@@ -57,13 +58,55 @@ export async function* paginate(requester: RestRequester, listing: Listing, opti
       );
     previous = signature;
     yield { records, pageNumber };
-    const next = nextState(paginator, reply, records.length, state);
+    const next =
+      paginator.type === 'hook'
+        ? await hookState(
+            paginator,
+            { status: reply.status, headers: reply.headers, body: reply.body, records, pageNumber, request: state.target },
+            state,
+            options.what,
+          )
+        : nextState(paginator, reply, records.length, state);
     if (next === undefined) return;
     const key = JSON.stringify(next.target);
     if (visited.has(key)) throw new SourceRequestError(`${options.what}: page ${pageNumber} points at a page already read; refusing to loop`);
     visited.add(key);
     state = next;
   }
+}
+
+const HOOK_TIMEOUT_MS = 60_000;
+
+/** The page a paginator hook asks for next; a hook that throws, hangs or answers something else fails the listing. */
+async function hookState(p: Paginator, page: RestHookPage, state: WalkState, what: string): Promise<WalkState | undefined> {
+  const hook = hookFunction<RestPaginatorHook>(p);
+  let timer: NodeJS.Timeout | undefined;
+  let next: unknown;
+  try {
+    next = await Promise.race([
+      Promise.resolve().then(() => hook(page)),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${HOOK_TIMEOUT_MS / 1000} s`)), HOOK_TIMEOUT_MS);
+      }),
+    ]);
+  } catch (error) {
+    throw new SourceRequestError(`${what}: the paginator hook ${p.export ?? ''} failed: ${(error as Error).message}`);
+  } finally {
+    clearTimeout(timer);
+  }
+  if (next === undefined || next === null) return undefined;
+  const target = next as RestHookNextPage;
+  const queryOk =
+    target.query === undefined ||
+    (typeof target.query === 'object' && Object.values(target.query).every((v) => ['string', 'number', 'boolean'].includes(typeof v)));
+  if (
+    typeof next !== 'object' ||
+    !queryOk ||
+    (target.url !== undefined && typeof target.url !== 'string') ||
+    (target.query === undefined && target.url === undefined)
+  )
+    throw new SourceRequestError(`${what}: the paginator hook ${p.export ?? ''} answered neither undefined nor { query } or { url }`);
+  return { seen: state.seen + page.records.length, position: 0, target: target.url !== undefined ? { url: target.url } : { query: { ...target.query } } };
 }
 
 function recordsOf(reply: Reply, selector: string | undefined, what: string): unknown[] {
@@ -106,6 +149,7 @@ function nextState(p: Paginator, reply: Reply, count: number, state: WalkState):
     typeof value === 'string' && value !== '' ? value : typeof value === 'number' ? String(value) : undefined;
   switch (p.type) {
     case 'none':
+    case 'hook':
       return undefined;
     case 'offset': {
       const position = state.position + count;

@@ -7,6 +7,8 @@ import { remoteErrorFromStatus } from '../../outbound-http/remote-error-from-sta
 import { backoffMs, DEFAULT_RETRY_POLICY } from '../../outbound-http/retry-policy';
 import { parseRetryAfter } from '../../lib/parse-retry-after';
 import { SourceAuthError, SourceRequestError, SourceUnavailableError } from '../source-error';
+import type { RequestBudget } from './request-budget';
+import { RequestGate } from './request-gate';
 import { createRestAuth, type RestAuth } from './rest-auth';
 import { resolveDeep, resolveText, resolveTextMap } from './rest-env';
 import type { Expressions } from './rest-expressions';
@@ -33,8 +35,11 @@ export interface RequesterDeps {
   expressions: Expressions;
   fetch?: typeof fetch;
   now?: () => number;
+  /** The source's request budget for this run (`requester.rate_limit.budget`). */
+  budget?: RequestBudget;
 }
 
+const DEFAULT_MAX_WAIT_MS = 120_000;
 const DEFAULT_MAX_RETRIES = 3;
 
 /** `{record.a.b}` in a path: the parent record's field, percent-encoded as one segment. */
@@ -58,6 +63,8 @@ export class RestRequester {
   private readonly auth: RestAuth;
   private readonly baseHeaders: Record<string, string>;
   private readonly baseQuery: Record<string, string>;
+  /** Paces every request: the source's budget, and the API's rate-limit headers. */
+  readonly gate: RequestGate;
 
   constructor(
     private readonly manifest: RestManifest,
@@ -67,13 +74,24 @@ export class RestRequester {
     const baseUrl = resolveText(base.url_base, deps.env, 'requester.url_base');
     this.baseHeaders = resolveTextMap(base.request_headers, deps.env, 'requester.request_headers');
     this.baseQuery = resolveTextMap(base.request_parameters, deps.env, 'requester.request_parameters');
-    this.auth = createRestAuth(base.authenticator, { ...deps, baseUrl });
+    const limits = base.rate_limit ?? {};
+    this.gate = new RequestGate({
+      respectHeaders: limits.respect_headers ?? true,
+      minRemaining: limits.min_remaining ?? 0,
+      maxWaitMs: limits.max_wait_ms ?? DEFAULT_MAX_WAIT_MS,
+      ...(deps.budget ? { budget: deps.budget } : {}),
+      ...(deps.now ? { now: deps.now } : {}),
+    });
+    const gated = this.gate.observe(deps.fetch ?? ((input, init) => globalThis.fetch(input, init)));
+    const pace = (signal: AbortSignal | undefined): Promise<void> => this.gate.before(signal);
+    this.auth = createRestAuth(base.authenticator, { ...deps, baseUrl, fetch: gated, pace });
     this.client = new OutboundHttpClient({
       baseUrl,
       logger: deps.logger,
       signal: deps.signal,
       headers: async () => ({ ...this.baseHeaders, ...(await this.auth.headers()) }),
-      ...(deps.fetch ? { fetch: deps.fetch } : {}),
+      fetch: gated,
+      pace,
       ...(base.timeout_ms ? { timeoutMs: base.timeout_ms } : {}),
     });
   }

@@ -36,7 +36,7 @@ export const rateLimitSettings = {
       .regex(/^rediss?:\/\//, { message: 'expected a redis:// or rediss:// URL' })
       .optional(),
     description:
-      'Redis that replicas share rate-limit counters through (`redis://:password@host:6379/0`; `rediss://` for TLS), so `RATE_LIMIT_REQUESTS` and `OAUTH_TOKEN_RATE_LIMIT` hold across all of them. Unset: counted in this gateway (across its `WEB_CONCURRENCY` workers). Unreachable: each process counts on its own until it answers again (docs/scaling-out.md).',
+      'Redis that replicas share rate-limit counters through (`redis://:password@host:6379/0`; `rediss://` for TLS), so `RATE_LIMIT_REQUESTS` and `OAUTH_TOKEN_RATE_LIMIT` hold across all of them, and so does the request budget of a `rest` manifest (docs/declarative-sources.md). Unset: counted in this gateway (across its `WEB_CONCURRENCY` workers). Unreachable: each process counts on its own until it answers again (docs/scaling-out.md).',
     secret: true,
   }),
   redisKeyPrefix: setting({
