@@ -1,6 +1,7 @@
 import fs from 'node:fs';
-import Module, { createRequire } from 'node:module';
+import { createRequire } from 'node:module';
 import path from 'node:path';
+import vm from 'node:vm';
 
 /** What one page gave, for a paginator hook to decide the next one. */
 export interface RestHookPage {
@@ -134,9 +135,10 @@ function requireHookModule(file: string): Record<string, unknown> {
     compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true },
     fileName: file,
   });
-  const compiled = new Module(file) as Module & { _compile(code: string, filename: string): void; paths: string[] };
-  compiled.filename = file;
-  compiled.paths = (Module as unknown as { _nodeModulePaths(dir: string): string[] })._nodeModulePaths(path.dirname(file));
-  compiled._compile(outputText, file);
-  return compiled.exports as Record<string, unknown>;
+  // Run as Node runs a CommonJS file, through public APIs only: the module wrapper's parameters,
+  // with a `require` that resolves from the hook's own folder.
+  const hookModule = { exports: {} as Record<string, unknown> };
+  const run = vm.compileFunction(outputText, ['exports', 'require', 'module', '__filename', '__dirname'], { filename: file });
+  run(hookModule.exports, createRequire(file), hookModule, file, path.dirname(file));
+  return hookModule.exports;
 }
