@@ -20,7 +20,7 @@ function webhookSource(runtime: Runtime, logger: Logger): string {
   try {
     return workManagementAdapterFactory.create(runtime.env, { logger }).name;
   } catch (error) {
-    throw new Error(`WEBHOOKS_PUBLIC_URL is set, but the work-management adapter is not configured: ${(error as Error).message}`);
+    throw new Error(`WEBHOOKS_PUBLIC_URL is set, but the work-management adapter is not configured: ${(error as Error).message}`, { cause: error });
   }
 }
 
