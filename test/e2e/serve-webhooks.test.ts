@@ -183,10 +183,7 @@ if (!pgUrl) {
   });
   afterAll(async () => {
     await d?.stop();
-    if (pg) {
-      await pg.db.raw('drop schema if exists ?? cascade', [pg.env.SYNC_QUEUE_SCHEMA]);
-      await pg.destroy();
-    }
+    await pg?.destroy();
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
