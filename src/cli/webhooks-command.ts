@@ -57,7 +57,14 @@ async function register(runtime: Runtime, adapter: string, flags: { resource?: s
   const resource = flags.resource ?? workspace;
   const gid = await withStaging(config, async (staging) => {
     const secrets = new WebhookSecretsRepository(staging.db);
-    return registerWorkManagementWebhook({ ...t.access, workspace, resource, target }, () => secrets.expectHandshake(t.source, HANDSHAKE_WINDOW_MS));
+    try {
+      return await registerWorkManagementWebhook({ ...t.access, workspace, resource, target }, () => secrets.expectHandshake(t.source, HANDSHAKE_WINDOW_MS));
+    } catch (error) {
+      throw new Error(
+        `could not register the webhook: ${(error as Error).message}\nThe service completes the registration by calling ${target}: \`serve\` must be running there with WEBHOOKS_PUBLIC_URL=${publicUrl} and this staging database.`,
+        { cause: error },
+      );
+    }
   });
   runtime.print(`registered webhook ${gid}: ${resource === workspace ? `workspace ${workspace}` : `resource ${resource}`} → ${target}`);
 }

@@ -161,6 +161,17 @@ describe('serve with WEBHOOKS_PUBLIC_URL (SQLite: the run happens in the serving
     const other = await runCli(['webhooks', 'register', 'filesystem'], d.env);
     expect([other.code, other.stderr]).toEqual([1, expect.stringContaining("'filesystem' receives no webhooks")]);
   });
+  it('register names what the service must reach when the handshake fails; serve refuses WEBHOOKS_PUBLIC_URL without the adapter', async () => {
+    const nowhere = `http://127.0.0.1:${await freePort()}`;
+    const failed = await runCli(['webhooks', 'register', SOURCE], { ...d.env, WEBHOOKS_PUBLIC_URL: nowhere });
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toContain(`The service completes the registration by calling ${nowhere}/webhooks/${SOURCE}`);
+    expect(failed.stderr).not.toContain(d.m.mock.token);
+    const { WORK_MANAGEMENT_BASE_URL: _b, WORK_MANAGEMENT_TOKEN: _t, ...unconfigured } = d.env;
+    const serve = await runCli(['serve'], { ...unconfigured, PORT: '0', SQLITE_PATH: path.join(dir, 'other.sqlite') });
+    expect(serve.code).toBe(1);
+    expect(serve.stderr).toContain('WEBHOOKS_PUBLIC_URL is set, but the work-management adapter is not configured');
+  });
 });
 
 const pgUrl = process.env.TEST_DATABASE_URL;
