@@ -12,6 +12,7 @@ import type {
   GoalRelationship,
   ProjectBrief,
   Rate,
+  ResourceType,
   RuleTrigger,
   TaskTemplate,
   TimePeriod,
@@ -146,7 +147,7 @@ export class TrackingStore {
     return budget;
   }
 
-  private put<T extends { gid: Gid }>(map: Map<Gid, T>, kind: Parameters<StoreIndexes['nextGid']>[0], fields: New<T>): T {
+  private put<T extends { gid: Gid }>(map: Map<Gid, T>, kind: ResourceType, fields: New<T>): T {
     const record = { gid: this.indexes.nextGid(kind), ...fields } as T;
     map.set(record.gid, record);
     return record;

@@ -17,7 +17,7 @@ type Ids = Record<
   | 'project'
   | 'secret'
   | 'task'
-  | 'subtaskless'
+  | 'otherTask'
   | 'portfolio'
   | 'portfolioMembership'
   | 'setting'
@@ -90,7 +90,7 @@ beforeAll(async () => {
       project: project.gid,
       secret: secret.gid,
       task: task.gid,
-      subtaskless: other.gid,
+      otherTask: other.gid,
       portfolio: portfolio.gid,
       portfolioMembership,
       setting,
