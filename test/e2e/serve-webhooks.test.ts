@@ -205,7 +205,7 @@ if (!pgUrl) {
       .where({ name: `sync.${SOURCE}.incremental` })
       .select('state', 'data')) as never;
 
-  it('each delivery enqueues an incremental run of the source; deliveries while one waits join it (stately queue)', async () => {
+  it('each delivery enqueues an incremental run of the source, deliveries while one waits join it (stately queue), and a sync-worker runs it', async () => {
     const task = plainTask(d.m);
     await rename(d.m, task, 'Renamed on Postgres');
     await d.serve.waitForLog((log) => log.msg === 'webhook: incremental sync enqueued', 'the job enqueued');
@@ -214,5 +214,15 @@ if (!pgUrl) {
     await d.serve.waitForLog((log) => log.msg === 'webhook: incremental sync enqueued' && log.coalesced === true, 'the second request coalesced');
     expect(await jobs()).toHaveLength(1);
     expect(runsOf(d.serve)).toEqual([]);
+    // A sync-worker works the job: the change is served.
+    const worker = startCli(['sync-worker', SOURCE, '--every', '1h', '--full-every', 'off'], d.env);
+    try {
+      await worker.waitForLine((line) => summaryLines(line).some((l) => l.source === SOURCE), 'the worker ran the job');
+      expect(summaryLines(worker.stdout())[0]).toMatchObject({ status: 'succeeded' });
+      expect(await served(d.url, task)).toContain('Renamed on Postgres again');
+    } finally {
+      worker.child.kill('SIGTERM');
+      await worker.exited;
+    }
   });
 });
