@@ -83,6 +83,11 @@ export const COMMANDS: ReadonlyArray<{ name: string; summary: string; load: () =
     load: async () => (await import('./conformance-command')).registerConformanceCommand,
   },
   {
+    name: 'webhooks',
+    summary: "Register the gateway's webhook URL at the work-management service; list and delete webhooks.",
+    load: async () => (await import('./webhooks-command')).registerWebhooksCommand,
+  },
+  {
     name: 'new-adapter',
     summary: 'Scaffold an adapter for a new source, with its contract test.',
     load: async () => (await import('./new-adapter-command')).registerNewAdapterCommand,

@@ -47,6 +47,8 @@ export async function serveApp(runtime: Runtime, config: Config, logger: Logger,
   // A worker's /metrics answers the whole gateway's figures, gathered by the primary.
   let fromPrimary: ((own: GatewayMetrics) => Promise<string>) | undefined;
   const cluster = runtime.cluster?.isWorker ? runtime.cluster : undefined;
+  // With WEBHOOKS_PUBLIC_URL: the work-management service's deliveries ask for incremental runs.
+  const webhooks = config.webhooksPublicUrl ? await (await import('./serve-webhooks')).serveWebhooks(runtime, config, logger, staging) : undefined;
   const { app, metrics } = await createApp({
     config: appConfig,
     db: staging.db,
@@ -55,6 +57,7 @@ export async function serveApp(runtime: Runtime, config: Config, logger: Logger,
     apiKeys: keys,
     skipTokenSecret,
     rateLimitStore: limits.store,
+    ...(webhooks ? { webhooks: { source: webhooks.source, requester: webhooks.requester } } : {}),
     ...(cluster ? { metricsText: (own: GatewayMetrics) => (fromPrimary ? fromPrimary(own) : own.registry.metrics()) } : {}),
   });
   if (cluster) fromPrimary = metricsFromPrimary(cluster, metrics.registry);
@@ -92,6 +95,7 @@ export async function serveApp(runtime: Runtime, config: Config, logger: Logger,
   runtime.onShutdown(async () => {
     logger.info({ graceMs: config.shutdownGraceMs }, 'shutting down: finishing in-flight requests');
     await drainable.drain(config.shutdownGraceMs);
+    await webhooks?.close();
     await staging.close();
     limits.close();
   }, config.shutdownGraceMs);

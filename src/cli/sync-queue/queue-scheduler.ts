@@ -8,7 +8,7 @@ import type { SourceSchedule, SyncKind, SyncScheduler } from './sync-scheduler';
 import { syncSource, type SourceSyncContext } from './sync-source';
 
 /** What a job carries: the adapter to build, the source name its runs (and lock) go under, the kind of run. */
-interface SyncJobData {
+export interface SyncJobData {
   adapter: string;
   source: string;
   kind: SyncKind;
@@ -18,6 +18,18 @@ interface SyncJobData {
 const POLL_SECONDS = 2;
 
 export const queueName = (adapter: string, kind: SyncKind): string => `${SYNC_QUEUE_PREFIX}${adapter}.${kind}`;
+
+/** The options of every sync queue: `stately` (one job waiting and one running per queue), retries with backoff, the dead-letter queue. */
+export function syncQueueOptions(config: Config): Omit<PgBoss.Queue, 'name'> {
+  return {
+    policy: 'stately',
+    retryLimit: config.syncJobRetries,
+    retryDelay: config.syncJobRetryDelaySeconds,
+    retryBackoff: true,
+    expireInSeconds: config.syncJobTimeoutSeconds,
+    deadLetter: DEAD_LETTER_QUEUE,
+  };
+}
 
 /** The source name a factory's adapter syncs under (its setting may rename it); the adapter's own when it cannot be built now. */
 function sourceName(schedule: SourceSchedule, ctx: Omit<SourceSyncContext, 'signal'>): string {
@@ -49,17 +61,6 @@ export class QueueScheduler implements SyncScheduler {
     this.boss.on('error', (error) => ctx.logger.error({ err: error }, 'sync queue error'));
   }
 
-  private queueOptions(config: Config): Omit<PgBoss.Queue, 'name'> {
-    return {
-      policy: 'stately',
-      retryLimit: config.syncJobRetries,
-      retryDelay: config.syncJobRetryDelaySeconds,
-      retryBackoff: true,
-      expireInSeconds: config.syncJobTimeoutSeconds,
-      deadLetter: DEAD_LETTER_QUEUE,
-    };
-  }
-
   /** Creates (or updates) each source's queues and schedules, and the dead-letter queue. */
   private async register(): Promise<Array<{ name: string; data: SyncJobData; fullEveryMs: number | undefined }>> {
     await this.boss.createQueue(DEAD_LETTER_QUEUE, { name: DEAD_LETTER_QUEUE });
@@ -72,7 +73,7 @@ export class QueueScheduler implements SyncScheduler {
       ];
       for (const [kind, every] of kinds) {
         const name = queueName(schedule.factory.name, kind);
-        const options = { name, ...this.queueOptions(this.ctx.config) };
+        const options = { name, ...syncQueueOptions(this.ctx.config) };
         await this.boss.createQueue(name, options);
         await this.boss.updateQueue(name, options);
         const data: SyncJobData = { adapter: schedule.factory.name, source, kind };

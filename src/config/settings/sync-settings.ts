@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { setting } from './setting-spec';
-import { positiveInt, list } from './setting-values';
+import { positiveInt, list, url } from './setting-values';
 
 /** Syncs: tombstones, guards against mass deletion and failures, batch size, access policies. */
 export const syncSettings = {
@@ -35,6 +35,12 @@ export const syncSettings = {
     default: '500',
     description: 'Items a sync writes per transaction.',
   }),
+  webhooksPublicUrl: setting({
+    env: 'WEBHOOKS_PUBLIC_URL',
+    schema: url.optional(),
+    description:
+      "The gateway's base URL as the work-management service reaches it (`https://gateway.example.com`). Set, `serve` receives the work-management adapter's webhooks at `<this>/webhooks/<source>` and each delivery asks for an incremental sync (with Postgres: a job for `sync-worker`); `webhooks register work-management` registers that URL at the service. Unset: no webhooks (polling only).",
+  }),
   syncQueueSchema: setting({
     env: 'SYNC_QUEUE_SCHEMA',
     schema: z.string().regex(/^[a-z_][a-z0-9_]{0,49}$/, { message: 'expected a Postgres schema name such as pgboss' }),
@@ -53,7 +59,7 @@ export const syncSettings = {
     schema: positiveInt,
     default: '60',
     description:
-      "With Postgres: the first retry's delay of a failed sync job (each further retry waits about twice as long), and how long a job that finds its source being synced waits before it is tried again.",
+      "With Postgres: the first retry's delay of a failed sync job (each further retry waits about twice as long), and how long a job that finds its source being synced waits before it is tried again (a webhook-asked run of `serve` too, with SQLite or Postgres).",
   }),
   syncJobTimeoutSeconds: setting({
     env: 'SYNC_JOB_TIMEOUT_SECONDS',

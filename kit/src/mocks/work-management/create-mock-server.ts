@@ -41,6 +41,7 @@ import { projectTemplateRoutes } from './routes/project-template-routes';
 import { storyRoutes } from './routes/story-routes';
 import { tagRoutes } from './routes/tag-routes';
 import { taskRoutes } from './routes/task-routes';
+import { trackingRoutes } from './routes/tracking-routes';
 import { createVisibilityOracle, type OracleOptions, type VisibilityOracle } from './visibility-oracle';
 
 export const API_PREFIX = '/api/1.0';
@@ -95,6 +96,7 @@ export function createWorkManagementMock(options: WorkManagementMockOptions = {}
     ...directoryRoutes,
     ...projectRoutes,
     ...taskRoutes,
+    ...trackingRoutes,
     ...storyRoutes,
     ...tagRoutes,
     ...attachmentRoutes,

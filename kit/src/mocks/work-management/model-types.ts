@@ -30,7 +30,19 @@ export type ResourceType =
   | 'job'
   | 'organization_export'
   | 'project_template'
-  | 'webhook';
+  | 'webhook'
+  | 'access_request'
+  | 'agent'
+  | 'budget'
+  | 'goal_relationship'
+  | 'project_brief'
+  | 'rate'
+  | 'rule_trigger'
+  | 'task_template'
+  | 'time_period'
+  | 'time_tracking_category'
+  | 'time_tracking_entry'
+  | 'timesheet_approval_status';
 
 /** The plan of a domain, lowest first (rules/plan-tiers.ts says what each allows). */
 export type PlanTier = 'free' | 'premium' | 'business' | 'enterprise' | 'enterprise_plus';
@@ -176,6 +188,8 @@ export interface Task {
   customFieldValues: CustomFieldValue[];
   tags: Gid[];
   customType: Gid | null;
+  /** The generated custom identifier (`ENG-12`), unique in its workspace; null: none. */
+  customId: string | null;
 }
 
 export interface Story {
@@ -337,4 +351,130 @@ export interface Notification {
   about: Gid;
   kind: 'status_update' | 'project_status';
   at: number;
+}
+
+/** A user's request for access to a project or portfolio, sent to its owner for approval. */
+export interface AccessRequest {
+  gid: Gid;
+  workspace: Gid;
+  target: Gid;
+  requester: Gid;
+  /** The owner of the target when the request was made: the one who approves it. */
+  approver: Gid | null;
+  message: string;
+  approvalStatus: 'pending' | 'approved' | 'rejected';
+  createdAt: number;
+}
+
+/** A software agent: built in, provided by an app, or system-defined. */
+export interface Agent {
+  gid: Gid;
+  workspace: Gid;
+  name: string;
+  description: string;
+  agentType: 'built_in' | 'app' | 'system';
+}
+
+/** Links a goal to a supporting goal, project, task or portfolio. */
+export interface GoalRelationship {
+  gid: Gid;
+  supportedGoal: Gid;
+  supportingResource: Gid;
+  resourceSubtype: 'subgoal' | 'supporting_work';
+  contributionWeight: number;
+}
+
+/** A rich-text document describing a project (a preview API). */
+export interface ProjectBrief {
+  gid: Gid;
+  project: Gid;
+  title: string;
+  text: string;
+}
+
+/** The rate (per hour, in a currency) of a resource (a user) for a parent object (a project). */
+export interface Rate {
+  gid: Gid;
+  parent: Gid;
+  resource: Gid;
+  rate: number;
+  currencyCode: string;
+  createdBy: Gid | null;
+}
+
+/** A task template, contained within one project. */
+export interface TaskTemplate {
+  gid: Gid;
+  project: Gid;
+  name: string;
+  /** What a task made from it gets. */
+  template: { name: string; description: string };
+  createdBy: Gid | null;
+  createdAt: number;
+}
+
+/** A domain-scoped date range usable on goals (`FY`, `H1`, `Q1`…), possibly inside a parent period. */
+export interface TimePeriod {
+  gid: Gid;
+  workspace: Gid;
+  period: 'FY' | 'H1' | 'H2' | 'Q1' | 'Q2' | 'Q3' | 'Q4';
+  displayName: string;
+  startOn: string;
+  endOn: string;
+  parent: Gid | null;
+}
+
+/** A workspace-scoped label for time tracking entries, managed by admins. */
+export interface TimeTrackingCategory {
+  gid: Gid;
+  workspace: Gid;
+  name: string;
+  color: string;
+  isArchived: boolean;
+}
+
+/** Time recorded on a task (actual time), attributable to one of its projects. */
+export interface TimeTrackingEntry {
+  gid: Gid;
+  task: Gid;
+  attributableTo: Gid | null;
+  durationMinutes: number;
+  enteredOn: string;
+  billableStatus: 'billable' | 'non_billable';
+  category: Gid | null;
+  description: string;
+  createdBy: Gid;
+  createdAt: number;
+}
+
+/** The approval state of a user's timesheet for a date range. */
+export interface TimesheetApprovalStatus {
+  gid: Gid;
+  workspace: Gid;
+  user: Gid;
+  startDate: string;
+  endDate: string;
+  approvalStatus: 'draft' | 'submitted' | 'approved' | 'rejected';
+}
+
+export type BudgetType = 'time' | 'cost';
+
+/** A budget for a parent (a project): its type and its user-defined totals, one per type. */
+export interface Budget {
+  gid: Gid;
+  parent: Gid;
+  budgetType: BudgetType;
+  /** The target of each type, kept independently: switching type keeps both. */
+  totals: Record<BudgetType, number | null>;
+  /** Which logged time `actual` counts. */
+  actualBillableStatusFilter: 'billable' | 'non_billable' | 'any';
+}
+
+/** A rule's incoming-web-request trigger: running it applies the rule's action to a task of its project. */
+export interface RuleTrigger {
+  gid: Gid;
+  workspace: Gid;
+  project: Gid;
+  name: string;
+  action: { kind: 'complete_task' } | { kind: 'add_comment'; text: string };
 }

@@ -13,6 +13,7 @@ import { StoreIndexes, type StoreOptions } from './store-indexes';
 import { PeopleStore } from './store-people';
 import { ProjectStore } from './store-projects';
 import { TaskStore } from './store-tasks';
+import { TrackingStore } from './store-tracking';
 
 export type {
   Gid,
@@ -52,14 +53,27 @@ export type {
   TemplateTask,
   ProjectTemplate,
   Notification,
+  AccessRequest,
+  Agent,
+  Budget,
+  BudgetType,
+  GoalRelationship,
+  ProjectBrief,
+  Rate,
+  RuleTrigger,
+  TaskTemplate,
+  TimePeriod,
+  TimeTrackingCategory,
+  TimeTrackingEntry,
+  TimesheetApprovalStatus,
 } from './model-types';
 export { isoDate, removeItem, type StoreOptions } from './store-indexes';
-export type { StoreIndexes, EventRecorder, PeopleStore, ProjectStore, TaskStore, CatalogStore };
+export type { StoreIndexes, EventRecorder, PeopleStore, ProjectStore, TaskStore, CatalogStore, TrackingStore };
 
 /**
  * The store: the shared indexes (maps by gid, per-parent indexes, clock, gids, events, audit log)
  * and the event recorder, with one store per resource family working on them. Read through
- * `indexes`; change through `people`, `projects`, `tasks` and `catalog`.
+ * `indexes`; change through `people`, `projects`, `tasks`, `catalog` and `tracking`.
  */
 export class WorkManagementStore {
   readonly indexes: StoreIndexes;
@@ -68,6 +82,7 @@ export class WorkManagementStore {
   readonly projects: ProjectStore;
   readonly tasks: TaskStore;
   readonly catalog: CatalogStore;
+  readonly tracking: TrackingStore;
 
   constructor(options: StoreOptions) {
     this.indexes = new StoreIndexes(options);
@@ -76,5 +91,6 @@ export class WorkManagementStore {
     this.projects = new ProjectStore(this.indexes, this.recorder);
     this.tasks = new TaskStore(this.indexes, this.recorder);
     this.catalog = new CatalogStore(this.indexes, this.recorder, this.projects);
+    this.tracking = new TrackingStore(this.indexes);
   }
 }

@@ -31,6 +31,18 @@ import type {
   ProjectStatus,
   ProjectTemplate,
   Notification,
+  AccessRequest,
+  Agent,
+  Budget,
+  GoalRelationship,
+  ProjectBrief,
+  Rate,
+  RuleTrigger,
+  TaskTemplate,
+  TimePeriod,
+  TimeTrackingCategory,
+  TimeTrackingEntry,
+  TimesheetApprovalStatus,
 } from './model-types';
 import { AuditLog } from './rules/audit-log';
 import { EventLog } from './rules/events';
@@ -105,6 +117,18 @@ export class StoreIndexes {
   readonly projectStatuses = new Map<Gid, ProjectStatus>();
   readonly projectTemplates = new Map<Gid, ProjectTemplate>();
   readonly notifications: Notification[] = [];
+  readonly accessRequests = new Map<Gid, AccessRequest>();
+  readonly agents = new Map<Gid, Agent>();
+  readonly budgets = new Map<Gid, Budget>();
+  readonly goalRelationships = new Map<Gid, GoalRelationship>();
+  readonly projectBriefs = new Map<Gid, ProjectBrief>();
+  readonly rates = new Map<Gid, Rate>();
+  readonly ruleTriggers = new Map<Gid, RuleTrigger>();
+  readonly taskTemplates = new Map<Gid, TaskTemplate>();
+  readonly timePeriods = new Map<Gid, TimePeriod>();
+  readonly timeTrackingCategories = new Map<Gid, TimeTrackingCategory>();
+  readonly timeTrackingEntries = new Map<Gid, TimeTrackingEntry>();
+  readonly timesheetApprovalStatuses = new Map<Gid, TimesheetApprovalStatus>();
 
   // Indexes: ordered gid lists by parent. Order is creation order unless stated.
   readonly workspaceMembershipsByWorkspace = new Map<Gid, Gid[]>();
@@ -138,6 +162,13 @@ export class StoreIndexes {
   readonly statusUpdatesByParent = new Map<Gid, Gid[]>();
   readonly projectStatusesByProject = new Map<Gid, Gid[]>();
   readonly projectTemplatesByTeam = new Map<Gid, Gid[]>();
+  /** Key `${workspace}/${customId}`: the task with that generated custom id. */
+  readonly taskByCustomId = new Map<string, Gid>();
+  readonly budgetsByParent = new Map<Gid, Gid[]>();
+  readonly ratesByParent = new Map<Gid, Gid[]>();
+  readonly timeEntriesByTask = new Map<Gid, Gid[]>();
+  /** A task's estimated time in minutes (what budgets aggregate as `estimate`). */
+  readonly estimatedMinutesByTask = new Map<Gid, number>();
 
   constructor(options: StoreOptions) {
     this.seed = options.seed;

@@ -23,6 +23,7 @@ export interface NewTask {
   resourceSubtype?: Task['resourceSubtype'];
   customType?: Gid | null;
   tags?: Gid[];
+  customId?: string | null;
 }
 
 export class TaskStore {
@@ -54,8 +55,10 @@ export class TaskStore {
       customFieldValues: [],
       tags: [],
       customType: input.customType ?? null,
+      customId: input.customId ?? null,
     };
     ix.tasks.set(task.gid, task);
+    if (task.customId) ix.taskByCustomId.set(`${task.workspace}/${task.customId}`, task.gid);
     push(ix.tasksByWorkspace, task.workspace, task.gid);
     if (task.assignee) push(ix.tasksByAssignee, `${task.assignee}/${task.workspace}`, task.gid);
     if (task.parent) push(ix.subtasksByTask, task.parent, task.gid);

@@ -32,6 +32,17 @@ import type {
   UserTaskList,
   Workspace,
   WorkspaceMembership,
+  AccessRequest,
+  Agent,
+  Budget,
+  GoalRelationship,
+  ProjectBrief,
+  Rate,
+  TaskTemplate,
+  TimePeriod,
+  TimeTrackingCategory,
+  TimeTrackingEntry,
+  TimesheetApprovalStatus,
 } from '../model';
 import type { TaskFieldEntry } from '../rules/custom-fields';
 import type { ExportFile, Job, OrganizationExport } from '../rules/jobs';
@@ -68,6 +79,18 @@ export interface NodeTypes {
   organizationExport: OrganizationExport;
   projectTemplate: ProjectTemplate;
   exportFile: ExportFileState;
+  accessRequest: AccessRequest;
+  agent: Agent;
+  budget: Budget;
+  goalRelationship: GoalRelationship;
+  portfolioMembership: Membership;
+  projectBrief: ProjectBrief;
+  rate: Rate;
+  taskTemplate: TaskTemplate;
+  timePeriod: TimePeriod;
+  timeTrackingCategory: TimeTrackingCategory;
+  timeTrackingEntry: TimeTrackingEntry;
+  timesheetApprovalStatus: TimesheetApprovalStatus;
 }
 
 export type NodeType = keyof NodeTypes;
@@ -123,13 +146,24 @@ function specOf(value: Node, rc: RenderContext): NodeSpec<unknown> {
   return rc.specs[value.type] as NodeSpec<unknown>;
 }
 
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
+}
+
+/** A value object without a spec (a budget's `total`): the named keys only (nested paths allowed). */
+function pick(value: Record<string, unknown>, sel: Selection, rc: RenderContext): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, sub] of sel) if (key in value) out[key] = sub instanceof Map ? render(value[key], sub, rc) : value[key];
+  return out;
+}
+
 function fieldList<T>(list: NodeSpec<T>['compact'], obj: T): readonly string[] {
   return typeof list === 'function' ? list(obj) : list;
 }
 
 export function render(value: unknown, sel: Selection | 'compact' | 'full', rc: RenderContext): unknown {
   if (Array.isArray(value)) return value.map((v) => render(v, sel, rc));
-  if (!(value instanceof Node)) return value;
+  if (!(value instanceof Node)) return sel instanceof Map && isPlainObject(value) ? pick(value, sel, rc) : value;
   const spec = specOf(value, rc);
   const obj = value.obj;
   const names = sel === 'compact' ? fieldList(spec.compact, obj) : sel === 'full' ? fieldList(spec.full, obj) : ['gid', ...sel.keys()];
@@ -217,6 +251,10 @@ export function nodeOf(rc: RenderContext, gid: Gid): Node | null {
       return wrap('userTaskList', s.indexes.userTaskLists.get(gid));
     case 'project_template':
       return wrap('projectTemplate', s.indexes.projectTemplates.get(gid));
+    case 'time_period':
+      return wrap('timePeriod', s.indexes.timePeriods.get(gid));
+    case 'time_tracking_category':
+      return wrap('timeTrackingCategory', s.indexes.timeTrackingCategories.get(gid));
     default:
       return null;
   }

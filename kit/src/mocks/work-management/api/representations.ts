@@ -24,6 +24,20 @@ import {
   projectPortfolioSettingSpec,
   projectTemplateSpec,
 } from './represent-portfolios';
+import {
+  accessRequestSpec,
+  agentSpec,
+  budgetSpec,
+  goalRelationshipSpec,
+  portfolioMembershipSpec,
+  projectBriefSpec,
+  rateSpec,
+  taskTemplateSpec,
+  timePeriodSpec,
+  timeTrackingCategorySpec,
+  timeTrackingEntrySpec,
+  timesheetApprovalStatusSpec,
+} from './represent-tracking';
 
 export { node, nodeMaker, nodeOf, type Node, type NodeType, type NodeTypes, type RenderContext } from './render-node';
 
@@ -57,6 +71,18 @@ export const SPECS: SpecRegistry = {
   organizationExport: organizationExportSpec,
   projectTemplate: projectTemplateSpec,
   exportFile: exportFileSpec,
+  accessRequest: accessRequestSpec,
+  agent: agentSpec,
+  budget: budgetSpec,
+  goalRelationship: goalRelationshipSpec,
+  portfolioMembership: portfolioMembershipSpec,
+  projectBrief: projectBriefSpec,
+  rate: rateSpec,
+  taskTemplate: taskTemplateSpec,
+  timePeriod: timePeriodSpec,
+  timeTrackingCategory: timeTrackingCategorySpec,
+  timeTrackingEntry: timeTrackingEntrySpec,
+  timesheetApprovalStatus: timesheetApprovalStatusSpec,
 };
 
 /** One object as a single-object GET shows it (full, or per opt_fields). */
