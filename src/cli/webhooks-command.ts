@@ -60,6 +60,8 @@ async function register(runtime: Runtime, adapter: string, flags: { resource?: s
     try {
       return await registerWorkManagementWebhook({ ...t.access, workspace, resource, target }, () => secrets.expectHandshake(t.source, HANDSHAKE_WINDOW_MS));
     } catch (error) {
+      // Left open, the window would let anyone who reaches the receiver set the source's secret in what is left of it.
+      await secrets.closeHandshake(t.source);
       throw new Error(
         `could not register the webhook: ${(error as Error).message}\nThe service completes the registration by calling ${target}: \`serve\` must be running there with WEBHOOKS_PUBLIC_URL=${publicUrl} and this staging database.`,
         { cause: error },

@@ -167,6 +167,9 @@ describe('serve with WEBHOOKS_PUBLIC_URL (SQLite: the run happens in the serving
     expect(failed.code).toBe(1);
     expect(failed.stderr).toContain(`The service completes the registration by calling ${nowhere}/webhooks/${SOURCE}`);
     expect(failed.stderr).not.toContain(d.m.mock.token);
+    // The failed registration closed the handshake window it opened: nobody else may set the secret in what was left of it.
+    const intruder = await fetch(`${d.url}/webhooks/${SOURCE}`, { method: 'POST', headers: { 'X-Hook-Secret': 'an-intruders-secret-0123456789' } });
+    expect([intruder.status, intruder.headers.get('x-hook-secret')]).toEqual([401, null]);
     const { WORK_MANAGEMENT_BASE_URL: _b, WORK_MANAGEMENT_TOKEN: _t, ...unconfigured } = d.env;
     const serve = await runCli(['serve'], { ...unconfigured, PORT: '0', SQLITE_PATH: path.join(dir, 'other.sqlite') });
     expect(serve.code).toBe(1);

@@ -23,6 +23,11 @@ export class WebhookSecretsRepository {
       .merge({ handshake_open_until: until, updated_at: at });
   }
 
+  /** Closes the handshake window of `source` (a registration failed: no handshake is coming that should set the secret). */
+  async closeHandshake(source: string): Promise<void> {
+    await this.db('webhook_secrets').where({ source }).update({ handshake_open_until: null, updated_at: this.now().toISOString() });
+  }
+
   /** Stores the secret of a handshake if one is expected (and closes the window); false otherwise. */
   async acceptHandshake(source: string, secret: string): Promise<boolean> {
     const at = this.now().toISOString();

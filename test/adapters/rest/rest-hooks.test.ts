@@ -188,5 +188,21 @@ describe('rest adapter: typed hooks for a paginator and an authenticator a manif
       expect(load).toThrow(RestManifestError);
       expect(load).toThrow(message);
     });
+
+    it('a link inside the folder that leads out of it, to a file or a folder', () => {
+      const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'rest-hooks-outside-'));
+      try {
+        fs.copyFileSync(path.join(dir, 'hooks', 'keyset-pager.ts'), path.join(outside, 'keyset-pager.ts'));
+        fs.symlinkSync(path.join(outside, 'keyset-pager.ts'), path.join(dir, 'hooks', 'linked-pager.ts'));
+        fs.symlinkSync(outside, path.join(dir, 'linked'));
+        for (const module of ['./hooks/linked-pager.ts', './linked/keyset-pager.ts', './hooks/../linked/keyset-pager.ts']) {
+          const load = () => loadRestManifest(variant(['./hooks/keyset-pager.ts', module]));
+          expect(load).toThrow(RestManifestError);
+          expect(load).toThrow(/streams\.documents\.paginator\.module \(line 10\): must be a path inside the manifest's folder .* links out of it/);
+        }
+      } finally {
+        fs.rmSync(outside, { recursive: true, force: true });
+      }
+    });
   });
 });

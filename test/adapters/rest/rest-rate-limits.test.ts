@@ -1,5 +1,5 @@
 import type { AdapterContext } from '../../../src/adapters/adapter';
-import { parseRestManifest, RestAdapter } from '../../../src/adapters/rest';
+import { parseRestManifest, RestAdapter, RestManifestError } from '../../../src/adapters/rest';
 import { captureLogger } from '../../helpers/capture-logger';
 import { RATE_LIMITED_ITEMS, startRateLimitedApi, type RateLimitedApi, type RateLimitStyle } from './rate-limited-api';
 
@@ -48,6 +48,12 @@ describe('rest adapter: rate limits', () => {
     api = await startRateLimitedApi('x-ratelimit');
     expect(await run(api, manifest('/items').replace('  url_base:', '  timeout_ms: 300\n  url_base:'))).toEqual(RATE_LIMITED_ITEMS);
     expect([api.refused, api.served, lastRequests]).toEqual([0, 7, 7]);
+  });
+
+  it('refuses at load a max_wait_ms longer than a day (a timer cannot hold 2^31 ms: it would wait 1 ms, not pace at all)', () => {
+    expect(() => parseRestManifest(manifest('/items', 'rate_limit: { max_wait_ms: 3000000000 }'), 'test.yaml')).toThrow(RestManifestError);
+    expect(() => parseRestManifest(manifest('/items', 'rate_limit: { max_wait_ms: 3000000000 }'), 'test.yaml')).toThrow(/max_wait_ms/);
+    expect(() => parseRestManifest(manifest('/items', 'rate_limit: { max_wait_ms: 86400000 }'), 'test.yaml')).not.toThrow();
   });
 
   it('is refused and retries after Retry-After when headers are not respected (the behaviour pacing avoids)', async () => {
