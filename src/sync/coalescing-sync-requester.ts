@@ -61,7 +61,7 @@ export class CoalescingSyncRequester {
         this.waits.delete(wake);
         resolve();
       };
-      const timer = setTimeout(wake, this.options.busyRetryMs ?? 60_000);
+      const timer = setTimeout(wake, this.options.busyRetryMs ?? 60_000).unref();
       this.waits.add(wake);
     });
   }

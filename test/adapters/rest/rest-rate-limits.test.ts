@@ -50,6 +50,11 @@ describe('rest adapter: rate limits', () => {
     expect([api.refused, api.served, lastRequests]).toEqual([0, 7, 7]);
   });
 
+  it('refuses at load a requester timeout_ms longer than a day (the timer would abort every attempt after 1 ms)', () => {
+    expect(() => parseRestManifest(manifest('/items', 'timeout_ms: 3000000000'), 'test.yaml')).toThrow(/timeout_ms/);
+    expect(() => parseRestManifest(manifest('/items', 'timeout_ms: 86400000'), 'test.yaml')).not.toThrow();
+  });
+
   it('refuses at load a max_wait_ms longer than a day (a timer cannot hold 2^31 ms: it would wait 1 ms, not pace at all)', () => {
     expect(() => parseRestManifest(manifest('/items', 'rate_limit: { max_wait_ms: 3000000000 }'), 'test.yaml')).toThrow(RestManifestError);
     expect(() => parseRestManifest(manifest('/items', 'rate_limit: { max_wait_ms: 3000000000 }'), 'test.yaml')).toThrow(/max_wait_ms/);
