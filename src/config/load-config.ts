@@ -22,7 +22,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     if (parsed.success) {
       out[key] = parsed.data;
     } else {
-      const shown = spec.secret ? '(hidden)' : JSON.stringify(value);
+      const shown = spec.secret ? '(hidden)' : JSON.stringify(withoutUserInfo(value));
       const why = parsed.error.issues.map((i) => i.message).join('; ');
       problems.push(`${spec.env}=${shown}: ${why}`);
     }
@@ -67,4 +67,9 @@ function s3Problems(config: Config, earlier: number): string[] {
     problems.push("S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY: set both, or neither (the AWS SDK's credential chain)");
   }
   return problems;
+}
+
+/** A refused value as shown in the error: a URL's user name and password replaced, wherever they stand. */
+function withoutUserInfo(value: unknown): unknown {
+  return typeof value === 'string' ? value.replace(/(\/\/)[^/@\s]*@/g, '$1(hidden)@') : value;
 }

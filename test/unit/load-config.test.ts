@@ -26,6 +26,17 @@ describe('loadConfig', () => {
     expect(APP_DEFAULTS.pageSizeMax).toBe(1000);
   });
 
+  it('refuses a public URL carrying a user name or password, without showing them', () => {
+    for (const env of ['PUBLIC_BASE_URL', 'WEBHOOKS_PUBLIC_URL']) {
+      const given = { [env]: 'https://ops:hunter2-secret@gateway.example.com' };
+      expect(() => loadConfig(given)).toThrow(ConfigError);
+      expect(() => loadConfig(given)).toThrow(new RegExp(`${env}=.*must not carry a user name or password`));
+      expect(() => loadConfig(given)).not.toThrow(/hunter2|ops:/);
+    }
+    expect(loadConfig({ WEBHOOKS_PUBLIC_URL: 'https://gateway.example.com' }).webhooksPublicUrl).toBe('https://gateway.example.com');
+    expect(() => loadConfig({ WEBHOOKS_PUBLIC_URL: 'not a url' })).toThrow(/absolute URL/);
+  });
+
   it('keeps blobs in a directory, in the database or in an S3 bucket, and names the choices for anything else', () => {
     expect(loadConfig({ BLOB_STORE: 'database' }).blobStore).toBe('database');
     expect(() => loadConfig({ BLOB_STORE: 'gcs' })).toThrow(/BLOB_STORE="gcs": expected directory, database or s3/);

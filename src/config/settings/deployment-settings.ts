@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { setting } from './setting-spec';
-import { list, url } from './setting-values';
+import { list, publicUrl } from './setting-values';
 
 /** A DNS name (a trailing dot allowed), an IPv4 address, or an IPv6 address in brackets; no port. */
 const HOST_NAME = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*\.?)$/;
@@ -23,7 +23,7 @@ export const deploymentSettings = {
   }),
   publicBaseUrl: setting({
     env: 'PUBLIC_BASE_URL',
-    schema: url.optional(),
+    schema: publicUrl.optional(),
     description:
       "Public base URL of the gateway (`https://gateway.example.com`), used for `@odata.nextLink` and `@odata.context`. Unset: derived from each request's host (see `TRUST_PROXY`), which in production must then be one of `ALLOWED_HOSTS`.",
   }),

@@ -24,3 +24,16 @@ export const list = z
       .filter((v) => v.length > 0),
   );
 export const url = z.url({ message: 'expected an absolute URL such as https://gateway.example.com' });
+
+/**
+ * A URL the gateway shows or sends to others (links it serves, the target it registers for
+ * webhooks): never with a user name or password in it, which would reach logs and other services.
+ */
+export const publicUrl = url.refine(
+  (value) => {
+    // Only a value `url` took reaches the check; anything else parses as no user info.
+    const parsed = URL.canParse(value) ? new URL(value) : undefined;
+    return !parsed || (parsed.username === '' && parsed.password === '');
+  },
+  { message: 'must not carry a user name or password (they would reach logs, links and other services)' },
+);

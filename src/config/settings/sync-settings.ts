@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { setting } from './setting-spec';
-import { positiveInt, list, url } from './setting-values';
+import { positiveInt, list, publicUrl } from './setting-values';
 
 /** Syncs: tombstones, guards against mass deletion and failures, batch size, access policies. */
 export const syncSettings = {
@@ -37,7 +37,7 @@ export const syncSettings = {
   }),
   webhooksPublicUrl: setting({
     env: 'WEBHOOKS_PUBLIC_URL',
-    schema: url.optional(),
+    schema: publicUrl.optional(),
     description:
       "The gateway's base URL as the work-management service reaches it (`https://gateway.example.com`). Set, `serve` receives the work-management adapter's webhooks at `<this>/webhooks/<source>` and each delivery asks for an incremental sync (with Postgres: a job for `sync-worker`); `webhooks register work-management` registers that URL at the service. Unset: no webhooks (polling only).",
   }),
