@@ -114,6 +114,8 @@ export interface AccessSpec {
   field?: FieldPrincipals;
   request?: PrincipalListing;
   inherit?: Expression;
+  /** Children only: the parent document's access (the union with the rest). */
+  parent?: boolean;
 }
 
 export interface UsersStream extends Listing {
@@ -122,7 +124,7 @@ export interface UsersStream extends Listing {
 
 export interface GroupsStream extends Listing {
   map: { id: Expression; name?: Expression };
-  members?: { field?: FieldPrincipals; request?: PrincipalListing };
+  members?: { field?: FieldPrincipals; request?: PrincipalListing; requests?: PrincipalListing[] };
 }
 
 export interface ContainersStream extends Listing {
@@ -142,7 +144,18 @@ export interface DocumentMap {
   metadata?: Expression;
 }
 
+/** Airbyte's substream partition router: the listing is requested once per record of `parent` (`{record.x}` in its path is that record's). */
+export interface PartitionRouter {
+  type: 'substream';
+  parent: Listing;
+}
+
+/** Documents listed per parent document (attachments of a task): same fields; `access.parent` gives the parent's access. */
+export type ChildDocumentsStream = Omit<DocumentsStream, 'partition_router' | 'children'>;
+
 export interface DocumentsStream extends Listing {
+  partition_router?: PartitionRouter;
+  children?: ChildDocumentsStream[];
   map: DocumentMap;
   content: {
     html?: { template: string; request?: Requester; version?: Expression };
@@ -161,7 +174,7 @@ export interface RestManifest {
   requester: BaseRequester;
   streams: {
     users?: UsersStream;
-    groups?: GroupsStream;
+    groups?: GroupsStream | GroupsStream[];
     containers?: ContainersStream;
     documents: DocumentsStream;
   };

@@ -1,0 +1,94 @@
+import { throwIfAborted } from '../../lib/abort-error';
+import { ConcurrencyPool } from '../../lib/concurrency-pool';
+import type { SyncEvent } from '../adapter';
+import type { AccessDeps } from './rest-access';
+import { listAll } from './rest-directory';
+import { toFile } from './rest-documents';
+import type { ChildDocumentsStream, DocumentsStream } from './rest-manifest';
+import { paginate, type ListingPage } from './rest-paginator';
+import { optionalText, requiredText } from './rest-records';
+
+const WHAT = 'streams.documents';
+
+/** The documents listing's pages: once, or once per partition (a parent record) when a partition router is given. Any failed page throws. */
+async function* documentPages(stream: DocumentsStream, deps: AccessDeps): AsyncGenerator<ListingPage> {
+  const paging = { what: WHAT, signal: deps.signal, ...(deps.maxPages ? { maxPages: deps.maxPages } : {}) };
+  if (!stream.partition_router) {
+    yield* paginate(deps.requester, stream, paging);
+    return;
+  }
+  const partitions = await listAll(stream.partition_router.parent, deps, `${WHAT}.partition_router.parent`);
+  for (const partition of partitions) yield* paginate(deps.requester, stream, { ...paging, record: partition });
+}
+
+/** One record as a file event, or its failure (never a guessed access list). */
+async function fileEvent(stream: ChildDocumentsStream, record: unknown, deps: AccessDeps, what: string): Promise<SyncEvent> {
+  let nativeId: string | undefined;
+  try {
+    nativeId = await requiredText(deps.expressions, stream.map.id, record, `${what}.map.id`);
+    return { type: 'file', file: await toFile(stream, record, nativeId, deps) };
+  } catch (error) {
+    nativeId ??= await optionalText(deps.expressions, stream.map.id, record).catch(() => undefined);
+    return { type: 'failure', kind: 'file', ...(nativeId ? { nativeId } : {}), error: error as Error };
+  }
+}
+
+/**
+ * A child stream of one parent, listed to its end. When the parent failed, each child is a
+ * failure too (it keeps its staged state: its access is its parent's). A child listing that fails
+ * yields nothing for it: a full run then sweeps those children (removed, never over-exposed).
+ */
+async function childEvents(child: ChildDocumentsStream, index: number, parent: unknown, parentEvent: SyncEvent, deps: AccessDeps): Promise<SyncEvent[]> {
+  const what = `${WHAT}.children[${index}]`;
+  let records: unknown[];
+  try {
+    records = await listAll(child, deps, what, parent);
+  } catch (error) {
+    return [{ type: 'failure', kind: 'file', error: error as Error }];
+  }
+  const out: SyncEvent[] = [];
+  for (const record of records) {
+    if (parentEvent.type !== 'file') {
+      const nativeId = await optionalText(deps.expressions, child.map.id, record).catch(() => undefined);
+      const error = parentEvent.type === 'failure' ? parentEvent.error : new Error(`${what}: the parent failed`);
+      out.push({ type: 'failure', kind: 'file', ...(nativeId ? { nativeId } : {}), error });
+      continue;
+    }
+    out.push(await fileEvent(child, record, { ...deps, parentAccess: parentEvent.file.access }, what));
+  }
+  return out;
+}
+
+/** A listed record and its children, as events in order. */
+async function recordEvents(stream: DocumentsStream, record: unknown, deps: AccessDeps): Promise<SyncEvent[]> {
+  const event = await fileEvent(stream, record, deps, WHAT);
+  const out = [event];
+  for (const [index, child] of (stream.children ?? []).entries()) out.push(...(await childEvents(child, index, record, event, deps)));
+  return out;
+}
+
+/**
+ * Documents page by page (a failed page fails the run), each record with its access, body and
+ * children read with at most `concurrency` records in flight. A record listed twice (in two
+ * partitions) is yielded once.
+ */
+export async function* documentEvents(stream: DocumentsStream, deps: AccessDeps, concurrency: number): AsyncGenerator<SyncEvent> {
+  const seen = new Set<string>();
+  const pool = new ConcurrencyPool(concurrency);
+  for await (const page of documentPages(stream, deps)) {
+    const kept: unknown[] = [];
+    for (const record of page.records) {
+      if (stream.filter && !(await deps.expressions.truth(stream.filter, record))) continue;
+      const id = await optionalText(deps.expressions, stream.map.id, record).catch(() => undefined);
+      if (id !== undefined && seen.has(id)) continue;
+      if (id !== undefined) seen.add(id);
+      kept.push(record);
+    }
+    const window = concurrency * 4;
+    for (let start = 0; start < kept.length; start += window) {
+      const part = kept.slice(start, start + window).map((record) => pool.run(() => recordEvents(stream, record, deps)));
+      for (const events of part) for (const event of await events) yield event;
+    }
+    throwIfAborted(deps.signal);
+  }
+}
