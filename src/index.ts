@@ -4,7 +4,7 @@ export { createFilesystemAdapter } from './adapters/filesystem';
 export { createSqlAdapter, parseDatabaseUrl, resolveSqlMapping } from './adapters/sql';
 export type { SqlMappingInput } from './adapters/sql';
 export { createWorkManagementAdapter, registerWorkManagementWebhook } from './adapters/work-management';
-export { RestAdapter, restConfigFromEnv } from './adapters/rest';
+export { createRestAdapter, RestAdapter, restConfigFromEnv } from './adapters/rest';
 export type { BlobStore } from './blobs/blob-store';
 export { DbBlobStore } from './blobs/db-blob-store';
 export { FsBlobStore } from './blobs/fs-blob-store';

@@ -35,7 +35,7 @@ export class RestAdapter implements Adapter {
   /** The last run's requester (its request count); undefined before a run. */
   lastRun: RestRun | undefined;
 
-  constructor(private readonly options: RestAdapterOptions) {
+  constructor(protected readonly options: RestAdapterOptions) {
     this.name = options.name;
   }
 

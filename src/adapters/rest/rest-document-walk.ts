@@ -6,9 +6,16 @@ import { listAll } from './rest-directory';
 import { toFile } from './rest-documents';
 import type { ChildDocumentsStream, DocumentsStream } from './rest-manifest';
 import { paginate, type ListingPage } from './rest-paginator';
+import { recordVersion } from './rest-incremental-version';
 import { optionalText, requiredText } from './rest-records';
 
 const WHAT = 'streams.documents';
+
+/** Documents with their version and children: `previous` from the last checkpoint (unchanged ones are skipped), `next` filled by this run. */
+export interface DocumentTracker {
+  previous: Record<string, { version: string; children: string[] }> | undefined;
+  next: Record<string, { version: string; children: string[] }>;
+}
 
 /** The documents listing's pages: once, or once per partition (a parent record) when a partition router is given. Any failed page throws. */
 async function* documentPages(stream: DocumentsStream, deps: AccessDeps): AsyncGenerator<ListingPage> {
@@ -59,11 +66,29 @@ async function childEvents(child: ChildDocumentsStream, index: number, parent: u
   return out;
 }
 
-/** A listed record and its children, as events in order. */
-async function recordEvents(stream: DocumentsStream, record: unknown, deps: AccessDeps): Promise<SyncEvent[]> {
+/**
+ * A listed record and its children, as events in order. With a tracker: nothing when its version
+ * is the checkpoint's (its children are not listed again); its version and children recorded when
+ * it and every child listing were read whole (else it is read again next run).
+ */
+async function recordEvents(stream: DocumentsStream, record: unknown, deps: AccessDeps, tracker?: DocumentTracker): Promise<SyncEvent[]> {
+  const id = await optionalText(deps.expressions, stream.map.id, record).catch(() => undefined);
+  const version =
+    tracker && id !== undefined ? recordVersion(record, await optionalText(deps.expressions, stream.incremental_sync?.version, record)) : undefined;
+  const before = id !== undefined ? tracker?.previous?.[id] : undefined;
+  if (tracker && id !== undefined && version !== undefined && before?.version === version) {
+    tracker.next[id] = before;
+    return [];
+  }
   const event = await fileEvent(stream, record, deps, WHAT);
   const out = [event];
   for (const [index, child] of (stream.children ?? []).entries()) out.push(...(await childEvents(child, index, record, event, deps)));
+  if (tracker && id !== undefined && version !== undefined) {
+    const whole = out.every((e) => e.type === 'file');
+    const children = out.slice(1).flatMap((e) => (e.type === 'file' ? [e.file.nativeId] : []));
+    // A failure keeps the checkpoint's entry (its children stay known), without a version: read again next run.
+    tracker.next[id] = whole ? { version, children } : { version: '', children: [...new Set([...(before?.children ?? []), ...children])] };
+  }
   return out;
 }
 
@@ -72,7 +97,7 @@ async function recordEvents(stream: DocumentsStream, record: unknown, deps: Acce
  * children read with at most `concurrency` records in flight. A record listed twice (in two
  * partitions) is yielded once.
  */
-export async function* documentEvents(stream: DocumentsStream, deps: AccessDeps, concurrency: number): AsyncGenerator<SyncEvent> {
+export async function* documentEvents(stream: DocumentsStream, deps: AccessDeps, concurrency: number, tracker?: DocumentTracker): AsyncGenerator<SyncEvent> {
   const seen = new Set<string>();
   const pool = new ConcurrencyPool(concurrency);
   for await (const page of documentPages(stream, deps)) {
@@ -86,7 +111,7 @@ export async function* documentEvents(stream: DocumentsStream, deps: AccessDeps,
     }
     const window = concurrency * 4;
     for (let start = 0; start < kept.length; start += window) {
-      const part = kept.slice(start, start + window).map((record) => pool.run(() => recordEvents(stream, record, deps)));
+      const part = kept.slice(start, start + window).map((record) => pool.run(() => recordEvents(stream, record, deps, tracker)));
       for (const events of part) for (const event of await events) yield event;
     }
     throwIfAborted(deps.signal);

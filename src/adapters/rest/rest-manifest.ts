@@ -151,10 +151,18 @@ export interface PartitionRouter {
 }
 
 /** Documents listed per parent document (attachments of a task): same fields; `access.parent` gives the parent's access. */
-export type ChildDocumentsStream = Omit<DocumentsStream, 'partition_router' | 'children'>;
+export type ChildDocumentsStream = Omit<DocumentsStream, 'partition_router' | 'children' | 'incremental_sync'>;
+
+/** Incremental runs: a document whose listed version is unchanged is not read again, nor its children. */
+export interface IncrementalSync {
+  type: 'listed_version';
+  /** JSONata; default: a hash of the whole record as listed (a move or a new follower changes it too). */
+  version?: Expression;
+}
 
 export interface DocumentsStream extends Listing {
   partition_router?: PartitionRouter;
+  incremental_sync?: IncrementalSync;
   children?: ChildDocumentsStream[];
   map: DocumentMap;
   content: {

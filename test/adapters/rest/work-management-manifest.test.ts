@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import { RestAdapter, restConfigFromEnv } from '../../../src/adapters/rest';
+import { createRestAdapter, type RestAdapter, restConfigFromEnv } from '../../../src/adapters/rest';
 import { FsBlobStore } from '../../../src/blobs/fs-blob-store';
 import { runSync } from '../../../src/sync/run-sync';
 import { startMock, type RunningMock } from '@content-gateway/kit/test/mocks/work-management/mock-harness';
@@ -92,7 +92,7 @@ describe('the work-management manifest grants what the mock oracle grants', () =
     blobDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-rest-wm-'));
     const env = { REST_MANIFEST: MANIFEST, WM_BASE_URL: m.base, WM_TOKEN: m.mock.token, WM_WORKSPACE: m.mock.organization.organization };
     const config = restConfigFromEnv(env);
-    adapter = new RestAdapter({ name: config.name, loaded: config.loaded, env });
+    adapter = createRestAdapter({ name: config.name, loaded: config.loaded, env });
   });
   afterAll(async () => {
     await m?.close();
@@ -107,7 +107,7 @@ describe('the work-management manifest grants what the mock oracle grants', () =
     expect({ over: result.over.slice(0, 10), under: result.under.slice(0, 10) }).toEqual({ over: [], under: [] });
   });
 
-  it('after changes at event loss 0.2, the next run: still 0 over-exposed pairs', async () => {
+  it('after changes at event loss 0.2 (a move, a removed member, a privacy change, a deleted task), an incremental run: still 0 over, 0 under', async () => {
     m.mock.setHostility({ eventLossRate: 0.2 });
     const store = m.mock.model;
     const org = m.mock.organization.organization;
@@ -126,7 +126,16 @@ describe('the work-management manifest grants what the mock oracle grants', () =
       (task) => task.workspace === org && task.parent === null && task.memberships.length === 1 && task.memberships[0]?.project === privateProject.gid,
     );
     if (moved) await admin(`/_admin/tasks/${moved.gid}/move`, 'POST', { to: publicProject.gid });
-    await sync('auto');
+    const withAttachment = [...store.indexes.tasks.values()].find(
+      (task) =>
+        task.workspace === org &&
+        task.memberships.length > 0 &&
+        task.gid !== moved?.gid &&
+        (store.indexes.attachmentsByParent.get(task.gid) ?? []).some((a) => store.indexes.attachments.get(a)?.host === 'asana'),
+    );
+    if (withAttachment) await admin('/_admin/tasks/delete', 'POST', { gids: [withAttachment.gid] });
+    const summary = await sync('auto');
+    expect(summary.mode).toBe('incremental');
     const result = await exposure(m, t);
     expect({ over: result.over.slice(0, 10), under: result.under.slice(0, 10) }).toEqual({ over: [], under: [] });
   });
