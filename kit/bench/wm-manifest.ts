@@ -2,7 +2,16 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import { createDb, createWorkManagementAdapter, FsBlobStore, migrateLatest, RestAdapter, restConfigFromEnv, runSync, type Adapter } from 'content-gateway';
+import {
+  createDb,
+  createRestAdapter,
+  createWorkManagementAdapter,
+  FsBlobStore,
+  migrateLatest,
+  restConfigFromEnv,
+  runSync,
+  type Adapter,
+} from 'content-gateway';
 import { listenOnLoopback } from 'content-gateway/lib';
 import { createWorkManagementMock } from '../src/mocks/work-management/create-mock-server';
 import { loadNote } from './load-note';
@@ -71,7 +80,7 @@ export async function wmManifest(): Promise<BenchmarkResult> {
     const manifest = await side(work, 'manifest', (base, token, workspace) => {
       const env = { REST_MANIFEST: MANIFEST, WM_BASE_URL: base, WM_TOKEN: token, WM_WORKSPACE: workspace };
       const config = restConfigFromEnv(env);
-      const adapter = new RestAdapter({ name: config.name, loaded: config.loaded, env });
+      const adapter = createRestAdapter({ name: config.name, loaded: config.loaded, env });
       return { adapter, requests: () => adapter.lastRun?.requests ?? 0 };
     });
     return {

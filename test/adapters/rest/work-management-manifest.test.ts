@@ -77,6 +77,7 @@ describe('the work-management manifest grants what the mock oracle grants', () =
   let blobDir: string;
   let adapter: RestAdapter;
   let clock = Date.parse('2026-06-01T00:00:00Z');
+  let fullRequests = 0;
 
   const sync = async (mode: 'full' | 'auto') => {
     clock += 3600_000;
@@ -102,6 +103,7 @@ describe('the work-management manifest grants what the mock oracle grants', () =
 
   it('a full run: 0 over-exposed pairs, under-exposed only where the documented limits say', async () => {
     await sync('full');
+    fullRequests = adapter.lastRun?.requests ?? 0;
     const result = await exposure(m, t);
     expect(result.files).toBeGreaterThan(150);
     expect({ over: result.over.slice(0, 10), under: result.under.slice(0, 10) }).toEqual({ over: [], under: [] });
@@ -136,6 +138,8 @@ describe('the work-management manifest grants what the mock oracle grants', () =
     if (withAttachment) await admin('/_admin/tasks/delete', 'POST', { gids: [withAttachment.gid] });
     const summary = await sync('auto');
     expect(summary.mode).toBe('incremental');
+    // Only changed tasks are read again with their attachments: far fewer requests than a full run.
+    expect(adapter.lastRun?.requests).toBeLessThan(fullRequests / 2);
     const result = await exposure(m, t);
     expect({ over: result.over.slice(0, 10), under: result.under.slice(0, 10) }).toEqual({ over: [], under: [] });
   });
