@@ -5,6 +5,7 @@ export { createSqlAdapter, parseDatabaseUrl, resolveSqlMapping } from './adapter
 export type { SqlMappingInput } from './adapters/sql';
 export type { RestAuthenticatorHook, RestAuthenticatorHookFactory, RestHookContext, RestHookNextPage, RestHookPage, RestPaginatorHook } from './adapters/rest';
 export { createWorkManagementAdapter, registerWorkManagementWebhook } from './adapters/work-management';
+export { createRestAdapter, RestAdapter, restConfigFromEnv } from './adapters/rest';
 export type { BlobStore } from './blobs/blob-store';
 export { DbBlobStore } from './blobs/db-blob-store';
 export { FsBlobStore } from './blobs/fs-blob-store';

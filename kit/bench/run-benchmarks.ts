@@ -31,6 +31,7 @@ import { syncMemory } from './sync-memory';
 import { syncThroughput } from './sync-throughput';
 import { tokenFlood } from './token-flood';
 import { usageBench } from './usage';
+import { wmManifest } from './wm-manifest';
 import { wmSync } from './wm-sync';
 import { workersScaling } from './workers-scaling';
 
@@ -64,6 +65,7 @@ const BENCHMARKS: ReadonlyArray<readonly [string, Benchmark]> = [
   ['auth-overhead', (ctx) => authOverhead(ctx)],
   ['token-flood', () => tokenFlood()],
   ['wm-sync', () => wmSync()],
+  ['wm-manifest', () => wmManifest()],
   ['policy-compile', () => policyCompile()],
   ['usage', () => usageBench()],
   ['sql-sync', () => sqlSync()],

@@ -1,5 +1,6 @@
 import type { AdapterFactory } from '../adapter-factory';
-import { RestAdapter } from './rest-adapter';
+import { RestAdapter, type RestAdapterOptions } from './rest-adapter';
+import { IncrementalRestAdapter } from './rest-incremental';
 import { REST_SETTINGS, restConfigFromEnv } from './rest-config';
 
 export { RestAdapter, type RestAdapterOptions } from './rest-adapter';
@@ -7,6 +8,12 @@ export { restConfigFromEnv, REST_SETTINGS, type RestAdapterConfig } from './rest
 export { loadRestManifest, parseRestManifest, RestManifestError, REST_MANIFEST_SCHEMA, type LoadedManifest } from './rest-manifest-file';
 export type { RestManifest } from './rest-manifest';
 export type { RestAuthenticatorHook, RestAuthenticatorHookFactory, RestHookContext, RestHookNextPage, RestHookPage, RestPaginatorHook } from './rest-hooks';
+export { IncrementalRestAdapter } from './rest-incremental';
+
+/** The adapter a manifest asks for: incremental when its documents declare `incremental_sync`. */
+export function createRestAdapter(options: RestAdapterOptions): RestAdapter {
+  return options.loaded.manifest.streams.documents.incremental_sync ? new IncrementalRestAdapter(options) : new RestAdapter(options);
+}
 
 /** `rest`: any REST system a manifest describes, identity and access streams read fail-closed. */
 export const restAdapterFactory: AdapterFactory = {
@@ -16,6 +23,6 @@ export const restAdapterFactory: AdapterFactory = {
   settings: REST_SETTINGS.map((s) => ({ ...s })),
   create: (env) => {
     const config = restConfigFromEnv(env);
-    return new RestAdapter({ name: config.name, loaded: config.loaded, env });
+    return createRestAdapter({ name: config.name, loaded: config.loaded, env });
   },
 };

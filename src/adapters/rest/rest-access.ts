@@ -14,6 +14,8 @@ export interface AccessDeps {
   maxPages?: number;
   /** Container id → its access, or the error that kept it from being read. */
   containers?: ReadonlyMap<string, readonly AccessEntry[] | Error>;
+  /** A child document's parent's access (for `access.parent`). */
+  parentAccess?: readonly AccessEntry[];
 }
 
 /** Principals from a field of the record: a list, each item mapped. */
@@ -55,6 +57,10 @@ export async function resolveAccess(spec: AccessSpec, record: unknown, deps: Acc
         throw new RestRecordError(`${what}.inherit: the access of container ${JSON.stringify(containerId)} could not be read: ${inherited.message}`);
       entries.push(...inherited);
     }
+  }
+  if (spec.parent) {
+    if (!deps.parentAccess) throw new RestRecordError(`${what}.parent: only a child document has a parent's access`);
+    entries.push(...deps.parentAccess);
   }
   return dedupe(entries);
 }

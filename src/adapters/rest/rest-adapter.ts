@@ -1,12 +1,9 @@
-import { throwIfAborted } from '../../lib/abort-error';
 import type { Adapter, AdapterContext, SyncEvent } from '../adapter';
 import type { AccessDeps } from './rest-access';
-import { groupEvents, mapped, readContainers, userEvents } from './rest-directory';
-import { toFile } from './rest-documents';
+import { groupEvents, readContainers, userEvents } from './rest-directory';
+import { documentEvents } from './rest-document-walk';
 import type { LoadedManifest } from './rest-manifest-file';
 import { openBudget, type RequestBudget } from './request-budget';
-import { paginate } from './rest-paginator';
-import { optionalText, requiredText } from './rest-records';
 import { RestRequester } from './rest-requester';
 
 export const DEFAULT_CONCURRENCY = 4;
@@ -41,7 +38,7 @@ export class RestAdapter implements Adapter {
   /** The last run's requester (its request count); undefined before a run. */
   lastRun: RestRun | undefined;
 
-  constructor(private readonly options: RestAdapterOptions) {
+  constructor(protected readonly options: RestAdapterOptions) {
     this.name = options.name;
   }
 
@@ -67,40 +64,26 @@ export class RestAdapter implements Adapter {
   }
 
   async *full(ctx: AdapterContext): AsyncGenerator<SyncEvent> {
-    const { manifest } = this.options.loaded;
-    const budget = await openBudget(manifest.requester.rate_limit?.budget, this.name, this.options.env);
+    yield* this.withRun(ctx, (deps) => this.fullWith(deps));
+  }
+
+  /** Runs `body` with this run's requester, the request budget open for the run and closed after it. */
+  protected async *withRun(ctx: AdapterContext, body: (deps: AccessDeps) => AsyncGenerator<SyncEvent>): AsyncGenerator<SyncEvent> {
+    const budget = await openBudget(this.options.loaded.manifest.requester.rate_limit?.budget, this.name, this.options.env);
     try {
-      const deps = this.prepare(ctx, budget?.budget);
-      const concurrency = manifest.concurrency ?? DEFAULT_CONCURRENCY;
-      const { users, groups, containers } = manifest.streams;
-      if (users) yield* userEvents(users, deps);
-      if (groups) yield* groupEvents(groups, deps, concurrency);
-      const withContainers = containers ? { ...deps, containers: await readContainers(containers, deps, concurrency) } : deps;
-      yield* this.documents(withContainers, concurrency);
+      yield* body(this.prepare(ctx, budget?.budget));
     } finally {
       budget?.close();
     }
   }
 
-  /** Documents page by page (a failed page fails the run); each record's access and body read with bounded concurrency. */
-  async *documents(deps: AccessDeps, concurrency: number): AsyncGenerator<SyncEvent> {
-    const stream = this.options.loaded.manifest.streams.documents;
-    const { expressions } = deps;
-    const pages = paginate(deps.requester, stream, { what: 'streams.documents', signal: deps.signal, ...(deps.maxPages ? { maxPages: deps.maxPages } : {}) });
-    for await (const page of pages) {
-      const kept: unknown[] = [];
-      for (const record of page.records) if (!stream.filter || (await expressions.truth(stream.filter, record))) kept.push(record);
-      yield* mapped(kept, concurrency, async (record): Promise<SyncEvent> => {
-        let nativeId: string | undefined;
-        try {
-          nativeId = await requiredText(expressions, stream.map.id, record, 'streams.documents.map.id');
-          return { type: 'file', file: await toFile(stream, record, nativeId, deps) };
-        } catch (error) {
-          nativeId ??= await optionalText(expressions, stream.map.id, record).catch(() => undefined);
-          return { type: 'failure', kind: 'file', ...(nativeId ? { nativeId } : {}), error: error as Error };
-        }
-      });
-      throwIfAborted(deps.signal);
-    }
+  private async *fullWith(deps: AccessDeps): AsyncGenerator<SyncEvent> {
+    const { manifest } = this.options.loaded;
+    const concurrency = manifest.concurrency ?? DEFAULT_CONCURRENCY;
+    const { users, groups, containers } = manifest.streams;
+    if (users) yield* userEvents(users, deps);
+    if (groups) yield* groupEvents(groups, deps, concurrency);
+    const withContainers = containers ? { ...deps, containers: await readContainers(containers, deps, concurrency) } : deps;
+    yield* documentEvents(manifest.streams.documents, withContainers, concurrency);
   }
 }

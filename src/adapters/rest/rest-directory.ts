@@ -6,9 +6,10 @@ import { paginate } from './rest-paginator';
 import { asMember, dedupe, requiredText, optionalText, toUser } from './rest-records';
 
 /** Every record a listing gives (its filter applied), read to the listing's natural end: any failed page throws. */
-export async function listAll(listing: Listing, deps: AccessDeps, what: string): Promise<unknown[]> {
+export async function listAll(listing: Listing, deps: AccessDeps, what: string, parent?: unknown): Promise<unknown[]> {
   const out: unknown[] = [];
-  for await (const page of paginate(deps.requester, listing, { what, signal: deps.signal, ...(deps.maxPages ? { maxPages: deps.maxPages } : {}) })) {
+  const options = { what, signal: deps.signal, ...(deps.maxPages ? { maxPages: deps.maxPages } : {}), ...(parent !== undefined ? { record: parent } : {}) };
+  for await (const page of paginate(deps.requester, listing, options)) {
     for (const record of page.records) if (!listing.filter || (await deps.expressions.truth(listing.filter, record))) out.push(record);
   }
   return out;
@@ -45,7 +46,11 @@ export async function* userEvents(stream: UsersStream, deps: AccessDeps): AsyncG
  * direct members read to their paginator's end. A group whose members cannot be read whole is a
  * failure event: the engine keeps its staged members, never a truncated list.
  */
-export async function* groupEvents(stream: GroupsStream, deps: AccessDeps, concurrency: number): AsyncGenerator<SyncEvent> {
+export async function* groupEvents(streams: GroupsStream | readonly GroupsStream[], deps: AccessDeps, concurrency: number): AsyncGenerator<SyncEvent> {
+  for (const stream of Array.isArray(streams) ? streams : [streams]) yield* groupStreamEvents(stream as GroupsStream, deps, concurrency);
+}
+
+async function* groupStreamEvents(stream: GroupsStream, deps: AccessDeps, concurrency: number): AsyncGenerator<SyncEvent> {
   const records = await listAll(stream, deps, 'streams.groups');
   yield* mapped(records, concurrency, async (record): Promise<SyncEvent> => {
     let nativeId: string | undefined;
@@ -56,6 +61,8 @@ export async function* groupEvents(stream: GroupsStream, deps: AccessDeps, concu
       const { members } = stream;
       if (members?.field) entries.push(...(await principalsFromField(members.field, record, deps, 'streams.groups.members.field')));
       if (members?.request) entries.push(...(await principalsFromRequest(members.request, record, deps, 'streams.groups.members.request')));
+      for (const [i, listing] of (members?.requests ?? []).entries())
+        entries.push(...(await principalsFromRequest(listing, record, deps, `streams.groups.members.requests[${i}]`)));
       const what = `streams.groups: group ${nativeId}`;
       return { type: 'group', group: { nativeId, ...(name !== undefined ? { name } : {}), members: dedupe(entries).map((e) => asMember(e, what)) } };
     } catch (error) {

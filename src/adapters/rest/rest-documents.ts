@@ -1,7 +1,7 @@
 import Mustache from 'mustache';
 import { SUPPORTED_MIME_TYPES, type FileContent, type FileRecord, type SupportedMimeType } from '../adapter';
 import { resolveAccess, type AccessDeps } from './rest-access';
-import type { DocumentsStream } from './rest-manifest';
+import type { ChildDocumentsStream } from './rest-manifest';
 import { optionalText, RestRecordError, requiredText } from './rest-records';
 
 const WHAT = 'streams.documents';
@@ -11,7 +11,7 @@ function render(template: string, view: { record: unknown; detail?: unknown }): 
   return Mustache.render(template, view, {});
 }
 
-function mimeOf(value: string | undefined, stream: DocumentsStream): SupportedMimeType {
+function mimeOf(value: string | undefined, stream: ChildDocumentsStream): SupportedMimeType {
   const mime = value ?? (stream.content.html ? 'text/html' : undefined);
   const found = SUPPORTED_MIME_TYPES.find((m) => m === mime?.split(';')[0]?.trim().toLowerCase());
   if (!found)
@@ -22,7 +22,7 @@ function mimeOf(value: string | undefined, stream: DocumentsStream): SupportedMi
 }
 
 /** A document's content: its HTML (rendered now, or when the engine needs it if a version is given) or its bytes, streamed. */
-async function contentOf(stream: DocumentsStream, record: unknown, mimeType: SupportedMimeType, deps: AccessDeps): Promise<FileContent> {
+async function contentOf(stream: ChildDocumentsStream, record: unknown, mimeType: SupportedMimeType, deps: AccessDeps): Promise<FileContent> {
   const { expressions, requester } = deps;
   if (mimeType === 'text/html') {
     const html = stream.content.html;
@@ -63,7 +63,7 @@ function metadataOf(value: unknown): Record<string, string> | undefined {
 }
 
 /** A listed record as the contract's file, its access resolved (throws if any part of it cannot be read). */
-export async function toFile(stream: DocumentsStream, record: unknown, nativeId: string, deps: AccessDeps): Promise<FileRecord> {
+export async function toFile(stream: ChildDocumentsStream, record: unknown, nativeId: string, deps: AccessDeps): Promise<FileRecord> {
   const { expressions } = deps;
   const map = stream.map;
   const name = await requiredText(expressions, map.name, record, `${WHAT}.map.name`);

@@ -128,6 +128,8 @@ export interface AccessSpec {
   field?: FieldPrincipals;
   request?: PrincipalListing;
   inherit?: Expression;
+  /** Children only: the parent document's access (the union with the rest). */
+  parent?: boolean;
 }
 
 export interface UsersStream extends Listing {
@@ -136,7 +138,7 @@ export interface UsersStream extends Listing {
 
 export interface GroupsStream extends Listing {
   map: { id: Expression; name?: Expression };
-  members?: { field?: FieldPrincipals; request?: PrincipalListing };
+  members?: { field?: FieldPrincipals; request?: PrincipalListing; requests?: PrincipalListing[] };
 }
 
 export interface ContainersStream extends Listing {
@@ -156,7 +158,26 @@ export interface DocumentMap {
   metadata?: Expression;
 }
 
+/** Airbyte's substream partition router: the listing is requested once per record of `parent` (`{record.x}` in its path is that record's). */
+export interface PartitionRouter {
+  type: 'substream';
+  parent: Listing;
+}
+
+/** Documents listed per parent document (attachments of a task): same fields; `access.parent` gives the parent's access. */
+export type ChildDocumentsStream = Omit<DocumentsStream, 'partition_router' | 'children' | 'incremental_sync'>;
+
+/** Incremental runs: a document whose listed version is unchanged is not read again, nor its children. */
+export interface IncrementalSync {
+  type: 'listed_version';
+  /** JSONata; default: a hash of the whole record as listed (a move or a new follower changes it too). */
+  version?: Expression;
+}
+
 export interface DocumentsStream extends Listing {
+  partition_router?: PartitionRouter;
+  incremental_sync?: IncrementalSync;
+  children?: ChildDocumentsStream[];
   map: DocumentMap;
   content: {
     html?: { template: string; request?: Requester; version?: Expression };
@@ -176,7 +197,7 @@ export interface RestManifest {
   requester: BaseRequester;
   streams: {
     users?: UsersStream;
-    groups?: GroupsStream;
+    groups?: GroupsStream | GroupsStream[];
     containers?: ContainersStream;
     documents: DocumentsStream;
   };

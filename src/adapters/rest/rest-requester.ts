@@ -43,13 +43,20 @@ const DEFAULT_MAX_WAIT_MS = 120_000;
 const DEFAULT_MAX_RETRIES = 3;
 
 /** `{record.a.b}` in a path: the parent record's field, percent-encoded as one segment. */
-export function fillPath(path: string, record: unknown): string {
+export function fillPath(path: string, record: unknown, encode: (value: string) => string = encodeURIComponent): string {
   return path.replace(/\{record\.([^}]+)\}/g, (_, field: string) => {
     const value = selectPath(record, field);
     if (value === undefined || value === null || typeof value === 'object')
       throw new SourceRequestError(`The path ${path} needs record.${field}, which the record does not have`);
-    return encodeURIComponent(String(value));
+    return encode(String(value));
   });
+}
+
+/** `{record.a.b}` in query parameter values: the parent record's field as it is (the client encodes the query). */
+export function fillParameters(params: Record<string, string>, record: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(params)) out[key] = fillPath(value, record, (v) => v);
+  return out;
 }
 
 /**
@@ -105,9 +112,11 @@ export class RestRequester {
   async send(req: Requester, record: unknown, target: PageTarget = {}): Promise<Reply | 'ignored'> {
     const method = req.http_method ?? 'GET';
     const at = 'requester';
-    const url = target.url ?? fillPath(req.path, record);
+    const url = target.url ?? fillPath(resolveText(req.path, this.deps.env, `${at}.path`), record);
     const query = {
-      ...(target.url ? {} : { ...this.baseQuery, ...resolveTextMap(req.request_parameters, this.deps.env, `${at}.request_parameters`), ...target.query }),
+      ...(target.url
+        ? {}
+        : { ...this.baseQuery, ...fillParameters(resolveTextMap(req.request_parameters, this.deps.env, `${at}.request_parameters`), record), ...target.query }),
       ...(await this.auth.query()),
     };
     const headers = resolveTextMap(req.request_headers, this.deps.env, `${at}.request_headers`);
