@@ -49,6 +49,8 @@ export async function serveApp(runtime: Runtime, config: Config, logger: Logger,
   const cluster = runtime.cluster?.isWorker ? runtime.cluster : undefined;
   // With WEBHOOKS_PUBLIC_URL: the work-management service's deliveries ask for incremental runs.
   const webhooks = config.webhooksPublicUrl ? await (await import('./serve-webhooks')).serveWebhooks(runtime, config, logger, staging) : undefined;
+  // Imported only when on: a gateway without the console loads none of it (nor its libraries).
+  const consoleApp = config.consoleEnabled ? (await import('./console-mount')).consoleMount(config, runtime, logger, staging, keys) : undefined;
   const { app, metrics } = await createApp({
     config: appConfig,
     db: staging.db,
@@ -58,6 +60,7 @@ export async function serveApp(runtime: Runtime, config: Config, logger: Logger,
     skipTokenSecret,
     rateLimitStore: limits.store,
     ...(webhooks ? { webhooks: { source: webhooks.source, requester: webhooks.requester } } : {}),
+    ...(consoleApp ? { console: consoleApp } : {}),
     ...(cluster ? { metricsText: (own: GatewayMetrics) => (fromPrimary ? fromPrimary(own) : own.registry.metrics()) } : {}),
   });
   if (cluster) fromPrimary = metricsFromPrimary(cluster, metrics.registry);
@@ -96,6 +99,7 @@ export async function serveApp(runtime: Runtime, config: Config, logger: Logger,
     logger.info({ graceMs: config.shutdownGraceMs }, 'shutting down: finishing in-flight requests');
     await drainable.drain(config.shutdownGraceMs);
     await webhooks?.close();
+    await consoleApp?.close();
     await staging.close();
     limits.close();
   }, config.shutdownGraceMs);

@@ -22,6 +22,8 @@ const productManifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json
 /** The kit's libraries that the product does not list for itself. */
 const KIT_ONLY_PACKAGES = Object.keys(kitManifest.devDependencies).filter((name) => !(name in productManifest.dependencies) && !name.startsWith('@types/'));
 const OPERATOR_TOOLS = ['src/conformance/', 'src/platform/', 'src/scaffold/'];
+/** The operator console and the libraries only it uses: loaded only with CONSOLE_ENABLED (off here). */
+const CONSOLE_ONLY = ['src/console/', 'src/cli/console-', 'node_modules/eta/', 'node_modules/csrf-csrf/', 'node_modules/cookie-parser/'];
 
 /** Why a loaded file should not be in a serving process, or undefined. */
 function forbidden(file: string): string | undefined {
@@ -35,7 +37,9 @@ function forbidden(file: string): string | undefined {
   const pkg = KIT_ONLY_PACKAGES.find((name) => relative.startsWith(`node_modules/${name}/`));
   if (pkg) return `${pkg}, a library only the kit uses`;
   const tool = OPERATOR_TOOLS.find((prefix) => relative.startsWith(prefix));
-  return tool ? `an operator tool (${tool})` : undefined;
+  if (tool) return `an operator tool (${tool})`;
+  const console = CONSOLE_ONLY.find((prefix) => relative.startsWith(prefix));
+  return console ? `the console, which is off (${console})` : undefined;
 }
 
 describe('serve loads no module of the kit and no library only the kit uses', () => {
@@ -98,5 +102,7 @@ describe('serve loads no module of the kit and no library only the kit uses', ()
     expect(forbidden(path.join(ROOT, 'src/conformance/run-conformance.ts'))).toMatch(/operator tool/);
     expect(forbidden(path.join(ROOT, 'dist/src/conformance/run-conformance.js'))).toMatch(/operator tool/);
     expect(forbidden(path.join(ROOT, 'src/http/create-app.ts'))).toBeUndefined();
+    expect(forbidden(path.join(ROOT, 'dist/src/console/console-router.js'))).toMatch(/console, which is off/);
+    expect(forbidden(path.join(ROOT, 'node_modules/eta/dist/index.cjs'))).toMatch(/console, which is off/);
   });
 });
