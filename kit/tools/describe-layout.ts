@@ -28,6 +28,7 @@ export const ROOM_PURPOSES: Readonly<Record<string, string>> = {
   'src/outbound-http': 'the HTTP client every outbound call uses: retries honouring Retry-After, pagination, typed errors',
   'src/adapters': 'the adapter contract and one folder per adapter',
   'src/policies': 'access policies (YAML), their compiler into groups, `policy explain`',
+  'src/console': 'the operator console: its pages (and their JSON) over staging, the access explorer, blob health',
   'src/sync': 'the sync use case as named stages (the access policy one of them); failed items kept for retry',
   'src/scaffold': '`new-adapter`: renders templates/adapter',
   'src/demo': 'the demo corpus (checked-in files) and how it is loaded',

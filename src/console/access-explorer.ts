@@ -147,7 +147,12 @@ export class AccessExplorer {
     for (const state of ['Active', 'Inactive'] as const) {
       const persons = await this.grantedPersons(fileId, entries.everyone, state, page);
       // Only active accounts are served as members: an inactive person is reached by `GROUP *` alone.
-      const found = await this.pathsToFile(paths, reach, entries, persons.map((p) => p.id));
+      const found = await this.pathsToFile(
+        paths,
+        reach,
+        entries,
+        persons.map((p) => p.id),
+      );
       const list = persons.map((p) => ({ ...toUser(p), path: found.get(p.id) as GrantPath }));
       if (state === 'Active') answer.users = list;
       else answer.inactive = list;
@@ -188,9 +193,16 @@ export class AccessExplorer {
   /** A person by served id, by email (compared normalised), or by one of their accounts' ids. */
   private async findPerson(ref: string): Promise<PersonRow | undefined> {
     const columns = ['id', 'email', 'full_name', 'state'];
-    const byId = (id: string) => this.db('people').where({ id }).first(...columns) as Promise<PersonRow | undefined>;
+    const byId = (id: string) =>
+      this.db('people')
+        .where({ id })
+        .first(...columns) as Promise<PersonRow | undefined>;
     const account = (await this.db('users').where({ id: ref }).first('person_id')) as { person_id: string | null } | undefined;
-    return (await byId(ref)) ?? (ref.includes('@') ? await byId(personIdOf(ref, ref)) : undefined) ?? (account?.person_id ? await byId(account.person_id) : undefined);
+    return (
+      (await byId(ref)) ??
+      (ref.includes('@') ? await byId(personIdOf(ref, ref)) : undefined) ??
+      (account?.person_id ? await byId(account.person_id) : undefined)
+    );
   }
 
   /** The file's served entries sorted by kind, as the platform evaluates them; and the source's entries naming inactive accounts. */
@@ -200,10 +212,21 @@ export class AccessExplorer {
       .orderBy(['principal_type', 'principal_id'])
       .select('principal_type', 'principal_id', 'served_id')) as Array<{ principal_type: string; principal_id: string; served_id: string | null }>;
     const served = [...new Map(rows.filter((r) => r.served_id !== null).map((r) => [`${r.principal_type} ${r.served_id}`, r])).values()];
-    const known = async (table: 'people' | 'groups', ids: string[]) => new Set(ids.length ? ((await this.db(table).whereIn('id', ids).pluck('id')) as string[]) : []);
-    const kinds = served.map((r) => ({ type: r.principal_type, id: r.served_id as string, kind: classifyEntry({ type: r.principal_type, id: r.served_id as string, action: 'VIEW' }) }));
-    const people = await known('people', kinds.filter((k) => k.kind === 'user').map((k) => k.id));
-    const groups = await known('groups', kinds.filter((k) => k.kind === 'group').map((k) => k.id));
+    const known = async (table: 'people' | 'groups', ids: string[]) =>
+      new Set(ids.length ? ((await this.db(table).whereIn('id', ids).pluck('id')) as string[]) : []);
+    const kinds = served.map((r) => ({
+      type: r.principal_type,
+      id: r.served_id as string,
+      kind: classifyEntry({ type: r.principal_type, id: r.served_id as string, action: 'VIEW' }),
+    }));
+    const people = await known(
+      'people',
+      kinds.filter((k) => k.kind === 'user').map((k) => k.id),
+    );
+    const groups = await known(
+      'groups',
+      kinds.filter((k) => k.kind === 'group').map((k) => k.id),
+    );
     const resolved = (k: (typeof kinds)[number]) => (k.kind === 'user' ? people.has(k.id) : k.kind === 'group' ? groups.has(k.id) : k.kind === 'wildcard');
     return {
       everyone: kinds.some((k) => k.kind === 'wildcard'),
@@ -217,7 +240,12 @@ export class AccessExplorer {
   private async countGranted(fileId: string, everyone: boolean, searchable: boolean): Promise<Record<string, number>> {
     if (!searchable) return {};
     const rows = rowsOf<{ state: string; n: number | string }>(
-      await this.db.raw(`${GRANTED_TO_FILE} select u.state, count(*) as n from people u where u.id in (select id from granted) group by u.state`, [fileId, fileId, everyone ? 1 : 0, fileId]),
+      await this.db.raw(`${GRANTED_TO_FILE} select u.state, count(*) as n from people u where u.id in (select id from granted) group by u.state`, [
+        fileId,
+        fileId,
+        everyone ? 1 : 0,
+        fileId,
+      ]),
     );
     return Object.fromEntries(rows.map((r) => [r.state, Number(r.n)]));
   }
@@ -307,7 +335,8 @@ export class AccessExplorer {
       const add = (entry: GrantPath['entry'], chain: string[]) => candidates.set(r.file_id, [...(candidates.get(r.file_id) ?? []), { entry, chain }]);
       if (r.principal_type === 'USER' && accounts.has(r.principal_id)) add({ type: 'USER', id: r.served_id ?? r.principal_id }, []);
       else if (r.principal_type === 'GROUP' && r.served_id === '*') add({ type: 'GROUP', id: '*' }, []);
-      else if (r.principal_type === 'GROUP' && r.served_id !== null && anc.has(r.served_id)) add({ type: 'GROUP', id: r.served_id }, chainBack(anc, r.served_id));
+      else if (r.principal_type === 'GROUP' && r.served_id !== null && anc.has(r.served_id))
+        add({ type: 'GROUP', id: r.served_id }, chainBack(anc, r.served_id));
     }
     await paths.load([...candidates.values()].flat().map((c) => c.chain));
     const out = new Map<string, GrantPath>();

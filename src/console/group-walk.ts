@@ -34,25 +34,29 @@ async function walk(start: readonly string[], step: Step): Promise<Map<string, R
 
 /** Groups nested (as served: `GROUP` members) in the `start` groups, at any depth; `from` points back toward a start. */
 export function groupsBelow(db: Db, start: readonly string[]): Promise<Map<string, Reached>> {
-  return walk(start, async (part) =>
-    ((await db('group_members')
-      .whereIn('group_id', part)
-      .andWhere('member_type', 'GROUP')
-      .whereNotNull('served_id')
-      .orderBy(['group_id', 'served_id'])
-      .select('group_id as from', 'served_id as to')) as Array<{ from: string; to: string }>),
+  return walk(
+    start,
+    async (part) =>
+      (await db('group_members')
+        .whereIn('group_id', part)
+        .andWhere('member_type', 'GROUP')
+        .whereNotNull('served_id')
+        .orderBy(['group_id', 'served_id'])
+        .select('group_id as from', 'served_id as to')) as Array<{ from: string; to: string }>,
   );
 }
 
 /** Groups the `start` groups are nested in, at any depth; `from` points back toward a start (toward the user). */
 export function groupsAbove(db: Db, start: readonly string[]): Promise<Map<string, Reached>> {
-  return walk(start, async (part) =>
-    ((await db('group_members')
-      .whereIn('member_id', part)
-      .andWhere('member_type', 'GROUP')
-      .whereNotNull('served_id')
-      .orderBy(['member_id', 'group_id'])
-      .select('member_id as from', 'group_id as to')) as Array<{ from: string; to: string }>),
+  return walk(
+    start,
+    async (part) =>
+      (await db('group_members')
+        .whereIn('member_id', part)
+        .andWhere('member_type', 'GROUP')
+        .whereNotNull('served_id')
+        .orderBy(['member_id', 'group_id'])
+        .select('member_id as from', 'group_id as to')) as Array<{ from: string; to: string }>,
   );
 }
 

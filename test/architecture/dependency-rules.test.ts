@@ -34,6 +34,8 @@ const RULES: Record<string, readonly string[]> = {
   odata: ['staging', 'errors', 'lib'],
   sync: ['adapters/contract', 'staging', 'wire', 'blobs', 'policies', 'lib', 'logging'],
   policies: ['adapters/contract:types', 'lib', 'errors'],
+  // The operator console: pages over staging, the syncs' maintenance, the policies, and the platform's access rules.
+  console: ['staging', 'sync', 'policies', 'conformance/access/effective-access.ts', 'blobs:types', 'lib', 'logging', 'errors', 'config'],
   // Staging, bottom up: opening the database (the row types are the wire's columns); the read
   // engine over it; the sync's write path, which stores each file's list JSON as it writes it, so
   // it may build the wire shape; the repositories over all three.

@@ -50,9 +50,27 @@ function seed(policySource: ScriptedSource, plain: ScriptedSource): void {
     .putUser(user('p2', {}))
     .putUser(user('u1', {}))
     .putUser(user('u6', {}))
-    .putGroup({ nativeId: 'a', name: 'A', members: [{ type: 'GROUP', nativeId: 'b' }, { type: 'USER', nativeId: 'p1' }] })
-    .putGroup({ nativeId: 'b', name: 'B', members: [{ type: 'GROUP', nativeId: 'a' }, { type: 'USER', nativeId: 'p2' }] })
-    .html('cyclic', '<p>x</p>', [{ type: 'GROUP', nativeId: 'b' }, { type: 'USER', nativeId: 'ghost' }, { type: 'GROUP', nativeId: 'nowhere' }])
+    .putGroup({
+      nativeId: 'a',
+      name: 'A',
+      members: [
+        { type: 'GROUP', nativeId: 'b' },
+        { type: 'USER', nativeId: 'p1' },
+      ],
+    })
+    .putGroup({
+      nativeId: 'b',
+      name: 'B',
+      members: [
+        { type: 'GROUP', nativeId: 'a' },
+        { type: 'USER', nativeId: 'p2' },
+      ],
+    })
+    .html('cyclic', '<p>x</p>', [
+      { type: 'GROUP', nativeId: 'b' },
+      { type: 'USER', nativeId: 'ghost' },
+      { type: 'GROUP', nativeId: 'nowhere' },
+    ])
     .html('gone', '<p>y</p>', [{ type: 'GROUP', nativeId: 'a' }])
     .html('mine', '<p>z</p>', [{ type: 'USER', nativeId: 'u1' }]);
 }

@@ -71,7 +71,9 @@ describe.each(databaseKinds)('access explorer over the demo staged by a real syn
   it('shows inactive users apart: on GROUP * as served, and the inactive accounts the source still names', async () => {
     const runbook = (await explorer.whoCanSee('demo:engineering/incident-response-runbook.pdf')) as FileAnswer;
     expect(emails(runbook.users)).not.toContain('gus.mendel@northwind.example');
-    expect(runbook.inactiveAccounts.map((a) => [a.email, shown(a.path)])).toEqual([['gus.mendel@northwind.example', 'GROUP demo:engineering > demo:engineering']]);
+    expect(runbook.inactiveAccounts.map((a) => [a.email, shown(a.path)])).toEqual([
+      ['gus.mendel@northwind.example', 'GROUP demo:engineering > demo:engineering'],
+    ]);
     const welcome = (await explorer.whoCanSee('demo:public/welcome-to-northwind.html')) as FileAnswer;
     expect(welcome.inactive.map((u) => [u.email, shown(u.path)])).toEqual([['gus.mendel@northwind.example', 'GROUP *']]);
     const gus = (await explorer.whatCanSee('gus.mendel@northwind.example')) as UserAnswer;
