@@ -55,6 +55,7 @@ COPY src/demo/corpus ./src/demo/corpus
 # them under the package root the same way.
 COPY src/conformance/report/assets ./src/conformance/report/assets
 COPY templates/html ./templates/html
+COPY templates/console ./templates/console
 # The REST manifests that ship (REST_MANIFEST=manifests/content-gateway.yaml; docs/declarative-sources.md).
 COPY manifests ./manifests
 

@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config/load-config';
-import { SyncRunsRepository, type SyncRunRow } from '../staging/repositories/sync-runs-repository';
+import { SyncRunsRepository, failuresOf, type SyncRunRow } from '../staging/repositories/sync-runs-repository';
 import { withStaging } from './open-staging';
-import { failuresOf } from './run-failures';
 import type { Runtime } from './runtime';
 import { UsageError } from './usage-error';
 

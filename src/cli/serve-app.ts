@@ -47,6 +47,8 @@ export async function serveApp(runtime: Runtime, config: Config, logger: Logger,
   // A worker's /metrics answers the whole gateway's figures, gathered by the primary.
   let fromPrimary: ((own: GatewayMetrics) => Promise<string>) | undefined;
   const cluster = runtime.cluster?.isWorker ? runtime.cluster : undefined;
+  // Imported only when on: a gateway without the console loads none of it (nor its libraries).
+  const consoleApp = config.consoleEnabled ? (await import('./console-mount')).consoleMount(config, runtime, logger, staging, keys) : undefined;
   const { app, metrics } = await createApp({
     config: appConfig,
     db: staging.db,
@@ -55,6 +57,7 @@ export async function serveApp(runtime: Runtime, config: Config, logger: Logger,
     apiKeys: keys,
     skipTokenSecret,
     rateLimitStore: limits.store,
+    ...(consoleApp ? { console: consoleApp } : {}),
     ...(cluster ? { metricsText: (own: GatewayMetrics) => (fromPrimary ? fromPrimary(own) : own.registry.metrics()) } : {}),
   });
   if (cluster) fromPrimary = metricsFromPrimary(cluster, metrics.registry);
@@ -92,6 +95,7 @@ export async function serveApp(runtime: Runtime, config: Config, logger: Logger,
   runtime.onShutdown(async () => {
     logger.info({ graceMs: config.shutdownGraceMs }, 'shutting down: finishing in-flight requests');
     await drainable.drain(config.shutdownGraceMs);
+    await consoleApp?.close();
     await staging.close();
     limits.close();
   }, config.shutdownGraceMs);

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { blobSettings } from './settings/blob-settings';
+import { consoleSettings } from './settings/console-settings';
 import { connectionSettings } from './settings/connection-settings';
 import { databaseSettings } from './settings/database-settings';
 import { deploymentSettings } from './settings/deployment-settings';
@@ -31,6 +32,7 @@ export const settings = {
   ...processSettings,
   ...connectionSettings,
   ...syncSettings,
+  ...consoleSettings,
 } as const;
 
 export type Settings = typeof settings;

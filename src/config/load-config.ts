@@ -54,6 +54,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     problems.push('OAUTH_SIGNING_KEY: required when OAUTH_CLIENTS is set');
   }
   problems.push(...s3Problems(config, problems.length));
+  problems.push(...consoleProblems(config, problems.length));
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }
@@ -67,4 +68,15 @@ function s3Problems(config: Config, earlier: number): string[] {
     problems.push("S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY: set both, or neither (the AWS SDK's credential chain)");
   }
   return problems;
+}
+
+/** The console needs its own admin key: long enough in production, and never the platform's crawl key. */
+function consoleProblems(config: Config, earlier: number): string[] {
+  if (earlier > 0 || !config.consoleEnabled) return [];
+  const key = config.consoleAdminKey;
+  if (!key) return ['CONSOLE_ADMIN_KEY: required when CONSOLE_ENABLED=true'];
+  if (config.apiKeys.includes(key)) return ["CONSOLE_ADMIN_KEY: must differ from every GATEWAY_API_KEY key (the platform's crawl key never opens the console)"];
+  if (config.nodeEnv === 'production' && key.length < MIN_SECRET_LENGTH)
+    return [`CONSOLE_ADMIN_KEY: must be at least ${MIN_SECRET_LENGTH} characters when NODE_ENV=production (make one with \`openssl rand -hex 32\`)`];
+  return [];
 }

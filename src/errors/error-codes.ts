@@ -6,6 +6,7 @@
 export const errorCodes = {
   INPUT_VALIDATION_FAILED: { status: 400, description: 'The request is invalid: a malformed parameter, `$filter`, `$skiptoken` or id.' },
   AUTHENTICATION_FAILED: { status: 401, description: 'The `Authorization` credential is missing or wrong.' },
+  FORBIDDEN: { status: 403, description: 'A console action (`POST /console/api/…`) from a browser without its CSRF token, or with a stale one.' },
   NOT_FOUND: { status: 404, description: 'The file, group or route does not exist.' },
   METHOD_NOT_ALLOWED: {
     status: 405,

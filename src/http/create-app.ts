@@ -107,6 +107,8 @@ export interface AppDeps {
    * worker answers every worker's figures, gathered by its primary (`cli/cluster-metrics.ts`).
    */
   metricsText?: (own: GatewayMetrics) => Promise<string>;
+  /** The operator console (built by `serve` only when `CONSOLE_ENABLED`): its router, mounted at `path` before the contract's routes. */
+  console?: { path: string; router: RequestHandler };
   /** Receive a source's webhooks at `/webhooks/<source>` and ask `requester` for an incremental sync on each. */
   webhooks?: { source: string; requester: SyncRequester };
 }
@@ -268,6 +270,7 @@ export async function createApp(deps: AppDeps): Promise<{ app: Express; api: Ope
     const secrets = new WebhookSecretsRepository(deps.db);
     app.use(WEBHOOKS_PATH, webhookReceiverRoute({ ...deps.webhooks, secrets, logger: deps.logger }));
   }
+  if (deps.console) app.use(deps.console.path, deps.console.router);
   app.use(routeThroughContract);
   app.use(errorHandler);
   return { app, api, metrics };

@@ -32,10 +32,23 @@ const RULES: Record<string, readonly string[]> = {
   index: [ANY],
   http: ['staging', 'wire', 'blobs', 'odata', 'errors', 'config', 'lib', 'logging'],
   odata: ['staging', 'errors', 'lib'],
+  // The operator console reads staging (and the sync's records), checks its admin key as /v1 checks
+  // API keys; it never starts a sync itself: the composition root hands it a way to ask for one.
+  console: [
+    'staging',
+    'sync',
+    'policies',
+    'errors',
+    'config:types',
+    'lib',
+    'logging',
+    'http/security/api-key-verifier.ts',
+    // The access explorer answers by the platform's rules (which entries count), as conformance does; blob health reads the store.
+    'conformance/access/effective-access.ts',
+    'blobs:types',
+  ],
   sync: ['adapters/contract', 'staging', 'wire', 'blobs', 'policies', 'lib', 'logging'],
   policies: ['adapters/contract:types', 'lib', 'errors'],
-  // The operator console: pages over staging, the syncs' maintenance, the policies, and the platform's access rules.
-  console: ['staging', 'sync', 'policies', 'conformance/access/effective-access.ts', 'blobs:types', 'lib', 'logging', 'errors', 'config'],
   // Staging, bottom up: opening the database (the row types are the wire's columns); the read
   // engine over it; the sync's write path, which stores each file's list JSON as it writes it, so
   // it may build the wire shape; the repositories over all three.
@@ -122,6 +135,9 @@ describe('DESIGN.md §2 dependency rules', () => {
     expect(allowed({ from: 'staging/write-path/x.ts', to: 'staging/read-path/query-page.ts', local: true, typeOnly: false })).toBe(false);
     expect(allowed({ from: 'staging/repositories/x.ts', to: 'staging/write-path/person-id.ts', local: true, typeOnly: false })).toBe(true);
     expect(allowed({ from: 'staging/x.ts', to: 'staging/database/create-db.ts', local: true, typeOnly: false })).toBe(false);
+    expect(allowed({ from: 'console/x.ts', to: 'cli/sync-queue/sync-source.ts', local: true, typeOnly: false })).toBe(false);
+    expect(allowed({ from: 'console/x.ts', to: 'http/create-app.ts', local: true, typeOnly: false })).toBe(false);
+    expect(allowed({ from: 'console/x.ts', to: 'http/security/api-key-verifier.ts', local: true, typeOnly: false })).toBe(true);
   });
 });
 

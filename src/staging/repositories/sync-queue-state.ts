@@ -22,6 +22,15 @@ export interface DeadJob {
   at: string;
 }
 
+/** A queue's schedule: a job of `kind` for `source` on each tick of `cron`. */
+export interface QueueSchedule {
+  queue: string;
+  cron: string;
+  timezone: string;
+  source: string;
+  kind: string;
+}
+
 type JobOutput = { message?: string; value?: { message?: string } } | null;
 
 /**
@@ -96,6 +105,28 @@ export class SyncQueueState {
       kind: row.data?.kind ?? '?',
       error: row.output?.message ?? row.output?.value?.message ?? 'no error recorded',
       at: new Date(row.created_on).toISOString(),
+    }));
+  }
+
+  /** The queues' cron schedules (pg-boss's `schedule` table): which source and kind of run, how often. */
+  async schedules(): Promise<QueueSchedule[]> {
+    const rows = (await this.db
+      .withSchema(this.schema)
+      .from('schedule')
+      .where('name', 'like', `${SYNC_QUEUE_PREFIX}%`)
+      .orderBy('name')
+      .select('name', 'cron', 'timezone', 'data')) as Array<{
+      name: string;
+      cron: string;
+      timezone: string | null;
+      data: { source?: string; kind?: string } | null;
+    }>;
+    return rows.map((row) => ({
+      queue: row.name,
+      cron: row.cron,
+      timezone: row.timezone ?? 'UTC',
+      source: row.data?.source ?? '?',
+      kind: row.data?.kind ?? '?',
     }));
   }
 

@@ -27,6 +27,15 @@ export interface SyncRunRow {
   job_id: string | null;
 }
 
+/** A run's failed items (`<item>: <reason>`, one a line, as the run recorded its first 100), or none. */
+export function failuresOf(run: Pick<SyncRunRow, 'error' | 'counts' | 'status'>): string[] {
+  // A run that failed or was stopped keeps its own error in the column instead.
+  if (run.status !== 'succeeded') return [];
+  const failed = run.counts ? Number((JSON.parse(run.counts) as { failed?: number }).failed ?? 0) : 0;
+  if (failed === 0 || !run.error) return [];
+  return run.error.split('\n').filter(Boolean);
+}
+
 /** `sync_runs`: one row per run, with its counts, errors and (for full runs) its resume point. */
 export class SyncRunsRepository {
   constructor(private readonly db: Db) {}
@@ -82,6 +91,16 @@ export class SyncRunsRepository {
 
   async latest(source: string): Promise<SyncRunRow | undefined> {
     return (await this.db('sync_runs').where({ source }).orderBy('id', 'desc').first()) as SyncRunRow | undefined;
+  }
+
+  /** The newest run of `source` that succeeded (what its served data, access included, was last refreshed by). */
+  async lastSucceeded(source: string): Promise<SyncRunRow | undefined> {
+    return (await this.db('sync_runs').where({ source, status: 'succeeded' }).orderBy('id', 'desc').first()) as SyncRunRow | undefined;
+  }
+
+  /** Runs under way (or left `running` by a process that died), newest first. */
+  async running(): Promise<SyncRunRow[]> {
+    return (await this.db('sync_runs').where({ status: 'running' }).orderBy('id', 'desc')) as SyncRunRow[];
   }
 
   /** The newest `limit` runs, of `source` or of every source, newest first. */

@@ -1,0 +1,10 @@
+/** A duration in seconds as people read it: `45 s`, `12 min`, `3 h 5 min`, `2 d 4 h`. */
+export function formatAge(seconds: number | null): string {
+  if (seconds === null) return '—';
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 48) return `${hours} h ${minutes % 60} min`;
+  return `${Math.floor(hours / 24)} d ${hours % 24} h`;
+}
