@@ -5,6 +5,7 @@ import type { Config } from '../config/config-schema';
 import type { SyncRequest } from '../console/console-page';
 import type { Logger } from '../logging/create-logger';
 import { SyncLockedError } from '../staging/repositories/sync-lock';
+import { SyncQueueState } from '../staging/repositories/sync-queue-state';
 import type { Staging } from './open-staging';
 import type { Runtime } from './runtime';
 import { queueName } from './sync-queue/queue-scheduler';
@@ -26,7 +27,7 @@ function factoryOf(source: string, runtime: Runtime, logger: Logger): AdapterFac
  * send it, for the `sync-worker`s to run; the queue's `stately` policy keeps it to one waiting.
  * The console only sends: it neither works jobs nor maintains the queue.
  */
-function queueRequests(config: Config, runtime: Runtime, logger: Logger): SyncRequest & { close(): Promise<void> } {
+function queueRequests(config: Config, runtime: Runtime, logger: Logger, staging: Staging): SyncRequest & { close(): Promise<void> } {
   let started: Promise<PgBoss> | undefined;
   const boss = (): Promise<PgBoss> => {
     started ??= (async () => {
@@ -47,7 +48,13 @@ function queueRequests(config: Config, runtime: Runtime, logger: Logger): SyncRe
     const factory = factoryOf(source, runtime, logger);
     if (!factory) return `No registered adapter syncs ${source}: nothing was queued.`;
     const name = queueName(factory.name, mode);
-    const client = await boss();
+    // Read first, with no queue client: before a worker's first start there is no queue (nor its schema) to send to.
+    if (!(await new SyncQueueState(staging.db, config.syncQueueSchema).exists()))
+      return `No sync-worker has created the queue ${name} yet: start one (\`content-gateway sync-worker ${factory.name}\`).`;
+    const client = await boss().catch((error: unknown) => {
+      started = undefined;
+      throw error;
+    });
     if (!(await client.getQueue(name))) return `No sync-worker has created the queue ${name} yet: start one (\`content-gateway sync-worker ${factory.name}\`).`;
     const id = await client.send(name, { adapter: factory.name, source, kind: mode });
     return id
@@ -76,7 +83,7 @@ function inProcessRequests(config: Config, runtime: Runtime, logger: Logger, sta
 /** How the console's "retry now" and "run a full sync" reach the syncs, and what to close on shutdown. */
 export function consoleSyncRequests(config: Config, runtime: Runtime, logger: Logger, staging: Staging): { request: SyncRequest; close(): Promise<void> } {
   if (config.databaseUrl) {
-    const queued = queueRequests(config, runtime, logger);
+    const queued = queueRequests(config, runtime, logger, staging);
     return { request: queued, close: () => queued.close() };
   }
   const controller = new AbortController();
