@@ -31,7 +31,8 @@ export const ROOM_PURPOSES: Readonly<Record<string, string>> = {
   'src/sync': 'the sync use case as named stages (the access policy one of them); failed items kept for retry',
   'src/scaffold': '`new-adapter`: renders templates/adapter',
   'src/demo': 'the demo corpus (checked-in files) and how it is loaded',
-  'src/console': 'the operator console: server-rendered pages (templates/console) and the JSON each shows, behind its own admin key',
+  'src/console':
+    'the operator console: server-rendered pages (templates/console) and the JSON each shows, behind its own admin key; the access explorer, blob health',
   'src/conformance': "the platform's crawl replayed against a gateway, its checks, effective access and reports",
   'src/platform': "clients of the platform's Data, Conversations and Message APIs, and `usage`",
   'kit/src/mocks': 'the outside worlds: the work-management API mock, the platform simulator and an S3-compatible server',

@@ -1,8 +1,11 @@
 import type { RequestHandler } from 'express';
 import type { Config } from '../config/config-schema';
+import { BlobHealth } from '../console/blob-health';
 import { CONSOLE_PAGES } from '../console/console-pages';
 import { CONSOLE_PATH, consoleRouter } from '../console/console-router';
 import type { Logger } from '../logging/create-logger';
+import { loadPolicy } from '../policies/load-policy';
+import type { Policy } from '../policies/policy-types';
 import { consoleSyncRequests } from './console-sync-requests';
 import type { Staging } from './open-staging';
 import type { Runtime } from './runtime';
@@ -21,11 +24,40 @@ export function consoleMount(
   if (!config.consoleAdminKey) throw new Error('CONSOLE_ADMIN_KEY is required when CONSOLE_ENABLED=true');
   const syncs = consoleSyncRequests(config, runtime, logger, staging);
   const router = consoleRouter({
-    ctx: { db: staging.db, config, logger: logger.child({ console: true }), now: () => new Date(), requestSync: syncs.request },
+    ctx: {
+      db: staging.db,
+      config,
+      logger: logger.child({ console: true }),
+      now: () => new Date(),
+      requestSync: syncs.request,
+      blobHealth: new BlobHealth(staging.db, staging.blobs),
+      accessPolicies: policiesOf(config, logger),
+    },
     pages: CONSOLE_PAGES,
     adminKey: config.consoleAdminKey,
     crawlKeys,
     secure: Boolean(config.tlsCertFile) || (config.publicBaseUrl?.startsWith('https:') ?? false),
   });
   return { path: CONSOLE_PATH, router, close: () => syncs.close() };
+}
+
+/**
+ * The access policies of `ACCESS_POLICIES`, read once when the access explorer first needs them:
+ * a file that does not load is logged and left out (the explorer then names the policy's
+ * fingerprint without the rule), the console still answers.
+ */
+function policiesOf(config: Config, logger: Logger): () => Promise<Readonly<Record<string, Policy>>> {
+  let loaded: Promise<Record<string, Policy>> | undefined;
+  const load = async (): Promise<Record<string, Policy>> => {
+    const out: Record<string, Policy> = {};
+    for (const [source, file] of Object.entries(config.accessPolicies)) {
+      try {
+        out[source] = await loadPolicy(file);
+      } catch (error) {
+        logger.warn({ source, err: error }, 'console: the access policy does not load; the access explorer shows its groups without the rule');
+      }
+    }
+    return out;
+  };
+  return () => (loaded ??= load());
 }

@@ -1,6 +1,8 @@
 import type { Config } from '../config/config-schema';
 import type { Logger } from '../logging/create-logger';
+import type { Policy } from '../policies/policy-types';
 import type { Db } from '../staging/database/create-db';
+import type { BlobHealth } from './blob-health';
 
 /** What asking for a sync from the console does: enqueue a job, or record a request; says what it did. */
 export type SyncRequest = (source: string, mode: 'full' | 'incremental') => Promise<string>;
@@ -13,6 +15,10 @@ export interface ConsoleContext {
   now: () => Date;
   /** How "retry now" and "run a full sync" reach the syncs; absent: those actions say they cannot. */
   requestSync?: SyncRequest;
+  /** The blob store's checks (the blobs page); absent: that page says it cannot look. */
+  blobHealth?: BlobHealth;
+  /** The access policies by source (`ACCESS_POLICIES`), so the access explorer names the rule behind a policy's groups. */
+  accessPolicies?: () => Promise<Readonly<Record<string, Policy>>>;
 }
 
 /** An action of a page: `POST /console/api/<page>/<name>` (JSON or a form), CSRF-checked. */

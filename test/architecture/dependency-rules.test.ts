@@ -34,7 +34,19 @@ const RULES: Record<string, readonly string[]> = {
   odata: ['staging', 'errors', 'lib'],
   // The operator console reads staging (and the sync's records), checks its admin key as /v1 checks
   // API keys; it never starts a sync itself: the composition root hands it a way to ask for one.
-  console: ['staging', 'sync', 'policies', 'errors', 'config:types', 'lib', 'logging', 'http/security/api-key-verifier.ts'],
+  console: [
+    'staging',
+    'sync',
+    'policies',
+    'errors',
+    'config:types',
+    'lib',
+    'logging',
+    'http/security/api-key-verifier.ts',
+    // The access explorer answers by the platform's rules (which entries count), as conformance does; blob health reads the store.
+    'conformance/access/effective-access.ts',
+    'blobs:types',
+  ],
   sync: ['adapters/contract', 'staging', 'wire', 'blobs', 'policies', 'lib', 'logging'],
   policies: ['adapters/contract:types', 'lib', 'errors'],
   // Staging, bottom up: opening the database (the row types are the wire's columns); the read
