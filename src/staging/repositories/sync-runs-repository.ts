@@ -1,6 +1,10 @@
 import type { Db } from '../database/create-db';
 
-export type SyncMode = 'full' | 'incremental';
+/** `access`: an access-only run (lists, groups, members, users; no content), under a lock of its own. */
+export type SyncMode = 'full' | 'incremental' | 'access';
+
+/** The modes that share a source's content lock (an access run has its own). */
+const CONTENT_MODES: readonly SyncMode[] = ['full', 'incremental'];
 export type SyncRunStatus = 'running' | 'succeeded' | 'failed' | 'blocked' | 'cancelled';
 
 export interface SyncCounts {
@@ -41,7 +45,7 @@ export class SyncRunsRepository {
 
   /** The newest full run of `source` that never finished (its process died), to resume. */
   async interruptedFullRun(source: string): Promise<SyncRunRow | undefined> {
-    const row = (await this.db('sync_runs').where({ source }).orderBy('id', 'desc').first()) as SyncRunRow | undefined;
+    const row = (await this.db('sync_runs').where({ source }).whereIn('mode', CONTENT_MODES).orderBy('id', 'desc').first()) as SyncRunRow | undefined;
     return row && row.status === 'running' && row.mode === 'full' ? row : undefined;
   }
 
@@ -72,16 +76,21 @@ export class SyncRunsRepository {
     return row?.started ?? undefined;
   }
 
-  /** Marks runs of `source` left `running` by a dead process as failed (they will not resume). */
-  async abandon(source: string, exceptId: number, at: string): Promise<void> {
+  /**
+   * Marks runs of `source` left `running` by a dead process as failed (they will not resume): those
+   * under the same lock as the caller's (`access` runs, or content runs), never the other kind's.
+   */
+  async abandon(source: string, exceptId: number, at: string, mode: SyncMode = 'full'): Promise<void> {
     await this.db('sync_runs')
       .where({ source, status: 'running' })
       .whereNot({ id: exceptId })
+      .where((q) => (mode === 'access' ? q.where({ mode: 'access' }) : q.whereIn('mode', CONTENT_MODES)))
       .update({ status: 'failed', finished_at: at, error: 'abandoned: the process running it stopped' });
   }
 
+  /** The newest content run (full or incremental) of `source`; access-only runs are left out. */
   async latest(source: string): Promise<SyncRunRow | undefined> {
-    return (await this.db('sync_runs').where({ source }).orderBy('id', 'desc').first()) as SyncRunRow | undefined;
+    return (await this.db('sync_runs').where({ source }).whereIn('mode', CONTENT_MODES).orderBy('id', 'desc').first()) as SyncRunRow | undefined;
   }
 
   /** The newest `limit` runs, of `source` or of every source, newest first. */

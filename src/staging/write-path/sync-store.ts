@@ -21,9 +21,9 @@ export type UserState = Pick<UserRow, 'id' | 'state' | 'modified_at'> & { conten
 export type GroupState = Pick<GroupRow, 'id' | 'modified_at'> & { content_hash: string | null };
 
 /** `seen_run`: set by `apply` to the run that writes the row (its seen mark, see `unseenFiles`). */
-export type FileWrite = FileRow & { source_version: string | null; permissions_hash: string };
-export type UserWrite = Omit<UserRow, 'seen_run'> & { content_hash: string };
-export type GroupWrite = Omit<GroupRow, 'seen_run'> & { content_hash: string };
+export type FileWrite = FileRow & { source_version: string | null; permissions_hash: string; access_as_of?: string | null };
+export type UserWrite = Omit<UserRow, 'seen_run'> & { content_hash: string; access_as_of?: string };
+export type GroupWrite = Omit<GroupRow, 'seen_run'> & { content_hash: string; access_as_of?: string };
 
 /** One transaction's worth of changes decided by the sync engine. */
 export interface SyncBatch {
@@ -54,6 +54,41 @@ function* referencesOf(batch: SyncBatch): Generator<PrincipalRef> {
 
 export function emptyBatch(): SyncBatch {
   return { files: [], permissions: [], versions: [], users: [], groups: [], tombstones: [], inactivate: [], deleteGroups: [], seen: [] };
+}
+
+/** A stored access list newer than the one a batch would write: it is kept, with its fingerprint. */
+type StoredAccess = { permissions_hash: string; permissions_modified_at: string | null; access_as_of: string };
+
+/**
+ * The files among `ids` whose stored access list was read by a run that started after `asOf`
+ * (an access-only run, while the run writing started earlier): that newer view is kept.
+ */
+async function newerAccess(trx: Knex.Transaction, ids: readonly string[], asOf: string): Promise<Map<string, StoredAccess>> {
+  const newer = new Map<string, StoredAccess>();
+  for (const part of chunks(ids, IDS_PER_STATEMENT)) {
+    const rows = (await trx('files')
+      .whereIn('id', part)
+      .where('access_as_of', '>', asOf)
+      .select('id', 'permissions_hash', 'permissions_modified_at', 'access_as_of')) as Array<StoredAccess & { id: string }>;
+    for (const { id, ...access } of rows) newer.set(id, access);
+  }
+  return newer;
+}
+
+/** `items` but those whose row in `table` an access-only run that started after `asOf` wrote. */
+async function withoutNewer<T>(trx: Knex.Transaction, table: 'users' | 'groups', items: readonly T[], idOf: (item: T) => string, asOf: string): Promise<T[]> {
+  if (items.length === 0) return [];
+  const newer = new Set<string>();
+  for (const part of chunks(items.map(idOf), IDS_PER_STATEMENT)) {
+    const rows = (await trx(table).whereIn('id', part).where('access_as_of', '>', asOf).select('id')) as Array<{ id: string }>;
+    for (const row of rows) newer.add(row.id);
+  }
+  return newer.size === 0 ? [...items] : items.filter((item) => !newer.has(idOf(item)));
+}
+
+/** A file row as written: its access fingerprint the stored newer one's, or this run's. */
+function withAccessOf(row: FileWrite, newer: StoredAccess | undefined, asOf: string): FileWrite {
+  return newer ? { ...row, ...newer } : { ...row, access_as_of: asOf };
 }
 
 /** Ids per `where … in` statement. */
@@ -119,7 +154,7 @@ export class SyncStore {
    * changed. Of the seen marks, a written file's goes into its row (`seen_run`), the others into
    * `sync_seen`: a full run then adds no row per file it stages.
    */
-  async apply(batch: SyncBatch, runId: number, at: string): Promise<string[]> {
+  async apply(batch: SyncBatch, runId: number, at: string, accessAsOf: string = at): Promise<string[]> {
     const released: string[] = [];
     const written = new Set<string>();
     for (const f of batch.files) {
@@ -128,8 +163,15 @@ export class SyncStore {
     }
     const seen = batch.seen.filter((s) => s.kind !== 'file' || !written.has(s.id));
     await this.db.transaction(async (trx) => {
-      // Accounts first: the access lists and members below are served through them.
-      await this.writeAccounts(trx, batch.users, at);
+      // Accounts first: the access lists and members below are served through them. Users and
+      // groups an access-only run that started later wrote are kept as it wrote them.
+      const users = await withoutNewer(trx, 'users', batch.users, (u) => u.id, accessAsOf);
+      const groups = await withoutNewer(trx, 'groups', batch.groups, (g) => g.row.id, accessAsOf);
+      await this.writeAccounts(
+        trx,
+        users.map((u) => ({ ...u, access_as_of: accessAsOf })),
+        at,
+      );
       const accounts = await accountsReferenced(trx, referencesOf(batch));
       const served = (fileId: string, p: PrincipalRef) => ({
         file_id: fileId,
@@ -140,22 +182,34 @@ export class SyncStore {
       });
       if (batch.files.length) {
         const ids = batch.files.filter((f) => f.stored).map((f) => f.row.id);
+        const newer = await newerAccess(trx, ids, accessAsOf);
         for (const part of chunks(ids, IDS_PER_STATEMENT)) {
           const old = (await trx('files').whereIn('id', part).whereNotNull('blob_key').select('blob_key')) as Array<{ blob_key: string }>;
           released.push(...old.map((r) => r.blob_key));
-          await trx('file_permissions').whereIn('file_id', part).delete();
+          await trx('file_permissions')
+            .whereIn(
+              'file_id',
+              part.filter((id) => !newer.has(id)),
+            )
+            .delete();
         }
         await insertRows(
           trx,
           'files',
-          batch.files.map((f) => f.row),
+          batch.files.map((f) => withAccessOf(f.row, newer.get(f.row.id), accessAsOf)),
           ['id'],
           'merge',
         );
-        const permissions = batch.files.flatMap((f) => f.permissions.map((p) => served(f.row.id, p)));
+        const permissions = batch.files.filter((f) => !newer.has(f.row.id)).flatMap((f) => f.permissions.map((p) => served(f.row.id, p)));
         await insertRows(trx, 'file_permissions', permissions, ['file_id', 'principal_type', 'principal_id'], 'ignore');
       }
+      const newerLists = await newerAccess(
+        trx,
+        batch.permissions.map((p) => p.fileId),
+        accessAsOf,
+      );
       for (const p of batch.permissions) {
+        if (newerLists.has(p.fileId)) continue;
         await trx('file_permissions').where({ file_id: p.fileId }).delete();
         await insertRows(
           trx,
@@ -164,20 +218,20 @@ export class SyncStore {
           ['file_id', 'principal_type', 'principal_id'],
           'ignore',
         );
-        await trx('files').where({ id: p.fileId }).update({ permissions_hash: p.hash, permissions_modified_at: p.at });
+        await trx('files').where({ id: p.fileId }).update({ permissions_hash: p.hash, permissions_modified_at: p.at, access_as_of: accessAsOf });
       }
       for (const v of batch.versions) await trx('files').where({ id: v.fileId }).update({ source_version: v.version });
-      if (batch.groups.length) {
-        const ids = batch.groups.map((g) => g.row.id);
+      if (groups.length) {
+        const ids = groups.map((g) => g.row.id);
         await insertRows(
           trx,
           'groups',
-          batch.groups.map((g) => g.row),
+          groups.map((g) => ({ ...g.row, access_as_of: accessAsOf })),
           ['id'],
           'merge',
         );
         for (const part of chunks(ids, IDS_PER_STATEMENT)) await trx('group_members').whereIn('group_id', part).delete();
-        const members = batch.groups.flatMap((g) =>
+        const members = groups.flatMap((g) =>
           g.members.map((m) => ({ group_id: g.row.id, member_type: m.type, member_id: m.id, served_id: servedIdOf(m, accounts) })),
         );
         await insertRows(trx, 'group_members', members, ['group_id', 'member_type', 'member_id'], 'ignore');
