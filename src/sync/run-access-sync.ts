@@ -1,4 +1,4 @@
-import { supportsPermissionSync, type AccessReconcilingAdapter, type Adapter, type AdapterContext, type SyncEvent } from '../adapters/adapter';
+import { supportsAccessOnly, type AccessOnlyAdapter, type Adapter, type AdapterContext, type SyncEvent } from '../adapters/adapter';
 import { CheckpointsRepository } from '../staging/repositories/checkpoints-repository';
 import { accessLockKey, SyncLock } from '../staging/repositories/sync-lock';
 import { SyncRunsRepository } from '../staging/repositories/sync-runs-repository';
@@ -11,16 +11,9 @@ import { decideBatch } from './stages/decide-batch';
 import { readEvents } from './stages/read-events';
 import { DEFAULT_SYNC_OPTIONS, type SyncDeps, type SyncOptions, type SyncSummary } from './sync-options';
 
-/** An adapter whose files' access can be listed without their content (`liveFiles`). */
-export type AccessListingAdapter = Adapter & Pick<AccessReconcilingAdapter, 'liveFiles'>;
-
-export function listsAccess(adapter: Adapter): adapter is AccessListingAdapter {
-  return typeof (adapter as Partial<AccessListingAdapter>).liveFiles === 'function';
-}
-
 /**
  * An access-only run: reads and applies who may see what, and nothing else. Users and groups (with
- * their members) from the adapter's `permissions()` when it has one, then every file's access list
+ * their members) from the adapter's `permissions()`, then every file's access list
  * from `liveFiles()`, rewritten where it differs from staging; no content or binary is read, no
  * file is added or deleted, no checkpoint is moved. It holds a lock of its own (per source and
  * kind), so it runs while a full or incremental run of the source holds the source's lock: a slow
@@ -29,7 +22,8 @@ export function listsAccess(adapter: Adapter): adapter is AccessListingAdapter {
  */
 export async function runAccessSync(adapter: Adapter, deps: SyncDeps, partial: Partial<SyncOptions> = {}): Promise<SyncSummary> {
   const options = { ...DEFAULT_SYNC_OPTIONS, ...partial };
-  if (!listsAccess(adapter)) throw new Error(`${adapter.name} cannot list access without reading content (it has no liveFiles): no access-only run`);
+  if (!supportsAccessOnly(adapter))
+    throw new Error(`${adapter.name} cannot read access without content (it has no permissions() and standalone liveFiles()): no access-only run`);
   if (options.policy) throw new Error(`${adapter.name} has an access policy: access-only runs of a source with a policy are not supported yet`);
   const now = deps.now ?? (() => new Date());
   const source = adapter.name;
@@ -80,14 +74,12 @@ export async function runAccessSync(adapter: Adapter, deps: SyncDeps, partial: P
 }
 
 /** Users and groups first (the access lists are served through them), then the files' access lists. */
-async function readAccess(ctx: RunContext, adapter: AccessListingAdapter, tally: RunTally): Promise<ReconciliationStats> {
+async function readAccess(ctx: RunContext, adapter: AccessOnlyAdapter, tally: RunTally): Promise<ReconciliationStats> {
   const adapterCtx: AdapterContext = { logger: ctx.logger, signal: ctx.signal, now: ctx.now };
-  if (supportsPermissionSync(adapter)) {
-    for await (const batch of readEvents(identitiesOf(adapter.permissions(adapterCtx), tally), tally, ctx.options.batchSize, ctx.signal)) {
-      const decided = await decideBatch(ctx, tally, batch.events, stampOf(ctx));
-      decided.seen = [];
-      await applyBatch(ctx, decided, stampOf(ctx));
-    }
+  for await (const batch of readEvents(identitiesOf(adapter.permissions(adapterCtx), tally), tally, ctx.options.batchSize, ctx.signal)) {
+    const decided = await decideBatch(ctx, tally, batch.events, stampOf(ctx));
+    decided.seen = [];
+    await applyBatch(ctx, decided, stampOf(ctx));
   }
   const reconciliation = new AccessReconciliation({
     source: ctx.source,

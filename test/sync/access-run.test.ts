@@ -24,7 +24,7 @@ class SlowSource extends ReconcilingSource {
   readonly waiting = new Promise<void>((resolve) => (this.reached = resolve));
   contentReads = 0;
 
-  async *full(_ctx: AdapterContext): AsyncIterable<SyncEvent> {
+  override async *full(_ctx: AdapterContext): AsyncIterable<SyncEvent> {
     const identities: SyncEvent[] = [
       ...[...this.users.values()].map((user) => ({ type: 'user' as const, user })),
       ...[...this.groups.values()].map((group) => ({ type: 'group' as const, group })),
