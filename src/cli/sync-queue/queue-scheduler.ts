@@ -2,9 +2,10 @@ import PgBoss from 'pg-boss';
 import { supportsAccessOnly } from '../../adapters/adapter';
 import type { Config } from '../../config/config-schema';
 import { SyncLockedError } from '../../staging/repositories/sync-lock';
-import { SyncRunsRepository } from '../../staging/repositories/sync-runs-repository';
+import { SyncRunsRepository, type WithRunEnd } from '../../staging/repositories/sync-runs-repository';
 import { DEAD_LETTER_QUEUE, SYNC_QUEUE_PREFIX, SyncQueueState } from '../../staging/repositories/sync-queue-state';
 import { intervalCron } from './interval-cron';
+import { transactionExecutor } from './transaction-executor';
 import type { SourceSchedule, SyncKind, SyncScheduler } from './sync-scheduler';
 import { syncSource, type SourceSyncContext } from './sync-source';
 
@@ -121,7 +122,11 @@ export class QueueScheduler implements SyncScheduler {
       for (const queue of queues) {
         const factory = this.schedules.find((s) => s.factory.name === queue.data.adapter)!.factory;
         await this.boss.work<SyncJobData>(queue.name, { pollingIntervalSeconds: POLL_SECONDS, batchSize: 1 }, async ([job]) =>
-          job ? this.work(queue.name, job, () => syncSource(factory, job.data.kind, queue.fullEveryMs, { ...this.ctx, signal, jobId: job.id })) : undefined,
+          job
+            ? this.work(queue.name, job, () =>
+                syncSource(factory, job.data.kind, queue.fullEveryMs, { ...this.ctx, signal, jobId: job.id, withRunEnd: this.completing(queue.name, job.id) }),
+              )
+            : undefined,
         );
       }
       this.ctx.logger.info({ queues: queues.length, schema: this.ctx.config.syncQueueSchema }, 'sync worker started');
@@ -131,6 +136,18 @@ export class QueueScheduler implements SyncScheduler {
       // The running sync saw the abort and records itself as cancelled; its job fails and is retried elsewhere.
       await this.boss.stop({ graceful: true, wait: true, timeout: 10_000 });
     }
+  }
+
+  /**
+   * A succeeded run's job completed in the transaction that records the run's end: the run row and
+   * the job's state commit together (a worker dying between them leaves the run `running` and the
+   * job active, to be failed by the watchdog and retried). A run that did not succeed fails its job
+   * after (work(), below): the row says why, the retry or the dead-letter queue follows.
+   */
+  private completing(name: string, id: string): WithRunEnd {
+    return async (trx, run) => {
+      if (run.status === 'succeeded') await this.boss.complete(name, id, { runId: run.id, status: run.status }, { db: transactionExecutor(trx) });
+    };
   }
 
   /** One job: its run; a run that did not succeed fails the job (to be retried); a source another run holds is tried again later. */

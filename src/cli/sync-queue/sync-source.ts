@@ -4,6 +4,7 @@ import type { Logger } from '../../logging/create-logger';
 import { loadPolicy } from '../../policies/load-policy';
 import { runAccessSync } from '../../sync/run-access-sync';
 import { runSync, type SyncSummary } from '../../sync/run-sync';
+import type { WithRunEnd } from '../../staging/repositories/sync-runs-repository';
 import type { Staging } from '../open-staging';
 import { failureLines } from '../run-failures';
 import type { Runtime } from '../runtime';
@@ -24,13 +25,13 @@ export interface SourceSyncContext {
  * sync, recorded in `sync_runs` like any `sync`. `full`: a full run; `incremental`: `sync`'s
  * auto mode, full every `fullEveryMs` when given; `access`: an access-only run (`sync --access-only`). Throws when the adapter is not configured or the
  * policy is refused; the summary says how the run ended. `jobId`: the queue job it works, written
- * into its run row when the row is inserted.
+ * into its run row when the row is inserted; `withRunEnd`: written in the transaction that closes it.
  */
 export async function syncSource(
   factory: AdapterFactory,
   kind: SyncKind,
   fullEveryMs: number | undefined,
-  ctx: SourceSyncContext & { jobId?: string },
+  ctx: SourceSyncContext & { jobId?: string; withRunEnd?: WithRunEnd },
 ): Promise<SyncSummary> {
   const adapter = factory.create(ctx.runtime.env, { logger: ctx.logger });
   const policyFile = ctx.config.accessPolicies[adapter.name];
@@ -39,6 +40,7 @@ export async function syncSource(
     ...syncOptions(ctx.config, { full: kind === 'full' }, kind === 'full' ? undefined : fullEveryMs),
     ...(policy ? { policy } : {}),
     ...(ctx.jobId ? { jobId: ctx.jobId } : {}),
+    ...(ctx.withRunEnd ? { withRunEnd: ctx.withRunEnd } : {}),
   };
   const deps = { db: ctx.staging.db, blobs: ctx.staging.blobs, logger: ctx.logger, signal: ctx.signal };
   const summary = kind === 'access' ? await runAccessSync(adapter, deps, options) : await runSync(adapter, deps, options);

@@ -1,4 +1,11 @@
+import type { Knex } from 'knex';
 import type { Db } from '../database/create-db';
+
+/**
+ * Written in the transaction that closes a run, so both commit or neither does: a `sync-worker`
+ * completes the run's queue job here (pg-boss, given this transaction as its `db`).
+ */
+export type WithRunEnd = (trx: Knex.Transaction, run: { id: number; status: Exclude<SyncRunStatus, 'running'> }) => Promise<void>;
 
 /** `access`: an access-only run (lists, groups, members, users; no content), under a lock of its own. */
 export type SyncMode = 'full' | 'incremental' | 'access';
@@ -64,10 +71,21 @@ export class SyncRunsRepository {
    * `unannounced`: changes the run found by polling that no event had announced (access
    * reconciliation), kept in a column of its own so a total over all runs is one query.
    */
-  async finish(id: number, status: Exclude<SyncRunStatus, 'running'>, counts: SyncCounts, finishedAt: string, error?: string, unannounced = 0): Promise<void> {
-    await this.db('sync_runs')
-      .where({ id })
-      .update({ status, counts: JSON.stringify(counts), finished_at: finishedAt, error: error ?? null, unannounced });
+  async finish(
+    id: number,
+    status: Exclude<SyncRunStatus, 'running'>,
+    counts: SyncCounts,
+    finishedAt: string,
+    error?: string,
+    unannounced = 0,
+    withEnd?: WithRunEnd,
+  ): Promise<void> {
+    await this.db.transaction(async (trx) => {
+      await trx('sync_runs')
+        .where({ id })
+        .update({ status, counts: JSON.stringify(counts), finished_at: finishedAt, error: error ?? null, unannounced });
+      await withEnd?.(trx, { id, status });
+    });
   }
 
   /** When the latest full run of `source` started, whatever its outcome (undefined when there was none). */

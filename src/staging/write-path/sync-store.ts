@@ -3,7 +3,9 @@ import type { Db } from '../database/create-db';
 import { FILE_RESOURCE_COLUMNS } from '../../wire/file-resource';
 import { fileWireJson } from '../../wire/file-wire-json';
 import { chunks } from '../../lib/chunks';
+import { withoutNewer } from './access-as-of';
 import { insertRows } from './insert-rows';
+import { writeAccessLists, writeFiles } from './write-files';
 import { accountsReferenced, personsOf, resolveAccounts, servedIdOf } from './people';
 import { personIdOf } from './person-id';
 import type { FileRow, GroupRow, PrincipalType, UserRow } from '../database/row-types';
@@ -54,41 +56,6 @@ function* referencesOf(batch: SyncBatch): Generator<PrincipalRef> {
 
 export function emptyBatch(): SyncBatch {
   return { files: [], permissions: [], versions: [], users: [], groups: [], tombstones: [], inactivate: [], deleteGroups: [], seen: [] };
-}
-
-/** A stored access list newer than the one a batch would write: it is kept, with its fingerprint. */
-type StoredAccess = { permissions_hash: string; permissions_modified_at: string | null; access_as_of: string };
-
-/**
- * The files among `ids` whose stored access list was read by a run that started after `asOf`
- * (an access-only run, while the run writing started earlier): that newer view is kept.
- */
-async function newerAccess(trx: Knex.Transaction, ids: readonly string[], asOf: string): Promise<Map<string, StoredAccess>> {
-  const newer = new Map<string, StoredAccess>();
-  for (const part of chunks(ids, IDS_PER_STATEMENT)) {
-    const rows = (await trx('files')
-      .whereIn('id', part)
-      .where('access_as_of', '>', asOf)
-      .select('id', 'permissions_hash', 'permissions_modified_at', 'access_as_of')) as Array<StoredAccess & { id: string }>;
-    for (const { id, ...access } of rows) newer.set(id, access);
-  }
-  return newer;
-}
-
-/** `items` but those whose row in `table` an access-only run that started after `asOf` wrote. */
-async function withoutNewer<T>(trx: Knex.Transaction, table: 'users' | 'groups', items: readonly T[], idOf: (item: T) => string, asOf: string): Promise<T[]> {
-  if (items.length === 0) return [];
-  const newer = new Set<string>();
-  for (const part of chunks(items.map(idOf), IDS_PER_STATEMENT)) {
-    const rows = (await trx(table).whereIn('id', part).where('access_as_of', '>', asOf).select('id')) as Array<{ id: string }>;
-    for (const row of rows) newer.add(row.id);
-  }
-  return newer.size === 0 ? [...items] : items.filter((item) => !newer.has(idOf(item)));
-}
-
-/** A file row as written: its access fingerprint the stored newer one's, or this run's. */
-function withAccessOf(row: FileWrite, newer: StoredAccess | undefined, asOf: string): FileWrite {
-  return newer ? { ...row, ...newer } : { ...row, access_as_of: asOf };
 }
 
 /** Ids per `where … in` statement. */
@@ -180,46 +147,8 @@ export class SyncStore {
         action: 'VIEW',
         served_id: servedIdOf(p, accounts),
       });
-      if (batch.files.length) {
-        const ids = batch.files.filter((f) => f.stored).map((f) => f.row.id);
-        const newer = await newerAccess(trx, ids, accessAsOf);
-        for (const part of chunks(ids, IDS_PER_STATEMENT)) {
-          const old = (await trx('files').whereIn('id', part).whereNotNull('blob_key').select('blob_key')) as Array<{ blob_key: string }>;
-          released.push(...old.map((r) => r.blob_key));
-          await trx('file_permissions')
-            .whereIn(
-              'file_id',
-              part.filter((id) => !newer.has(id)),
-            )
-            .delete();
-        }
-        await insertRows(
-          trx,
-          'files',
-          batch.files.map((f) => withAccessOf(f.row, newer.get(f.row.id), accessAsOf)),
-          ['id'],
-          'merge',
-        );
-        const permissions = batch.files.filter((f) => !newer.has(f.row.id)).flatMap((f) => f.permissions.map((p) => served(f.row.id, p)));
-        await insertRows(trx, 'file_permissions', permissions, ['file_id', 'principal_type', 'principal_id'], 'ignore');
-      }
-      const newerLists = await newerAccess(
-        trx,
-        batch.permissions.map((p) => p.fileId),
-        accessAsOf,
-      );
-      for (const p of batch.permissions) {
-        if (newerLists.has(p.fileId)) continue;
-        await trx('file_permissions').where({ file_id: p.fileId }).delete();
-        await insertRows(
-          trx,
-          'file_permissions',
-          p.permissions.map((e) => served(p.fileId, e)),
-          ['file_id', 'principal_type', 'principal_id'],
-          'ignore',
-        );
-        await trx('files').where({ id: p.fileId }).update({ permissions_hash: p.hash, permissions_modified_at: p.at, access_as_of: accessAsOf });
-      }
+      released.push(...(await writeFiles(trx, batch.files, served, accessAsOf)));
+      await writeAccessLists(trx, batch.permissions, served, accessAsOf);
       for (const v of batch.versions) await trx('files').where({ id: v.fileId }).update({ source_version: v.version });
       if (groups.length) {
         const ids = groups.map((g) => g.row.id);
