@@ -13,6 +13,7 @@ import * as addSyncRunJobId from './20261128100000_add_sync_run_job_id';
 import * as addSyncListed from './20261128110000_add_sync_listed';
 import * as addObjectStoreBlobs from './20261128120000_add_object_store_blobs';
 import * as addWebhookSecrets from './20261128150000_add_webhook_secrets';
+import * as addFileAccessAsOf from './20261128170000_add_file_access_as_of';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -39,4 +40,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261128110000_add_sync_listed', addSyncListed],
   ['20261128120000_add_object_store_blobs', addObjectStoreBlobs],
   ['20261128150000_add_webhook_secrets', addWebhookSecrets],
+  ['20261128170000_add_file_access_as_of', addFileAccessAsOf],
 ];

@@ -244,9 +244,22 @@ export interface AccessReconcilingAdapter<C = unknown> extends IncrementalAdapte
   settle(ctx: AdapterContext, request: SettleRequest): AsyncIterable<SettleEvent>;
 }
 
-/** An adapter that can refresh access lists and directories without re-reading content. */
+/**
+ * An adapter that can refresh access lists and directories without re-reading content: what an
+ * access-only run (`sync --access-only`, src/sync/run-access-sync.ts) needs. `permissions` yields
+ * users and groups (with their members) and their deletes; file events it yields are skipped.
+ */
 export interface PermissionSyncAdapter extends Adapter {
   permissions(ctx: AdapterContext): AsyncIterable<SyncEvent>;
+}
+
+/**
+ * An adapter an access-only run can work: its `permissions`, then, on the same instance, every
+ * file with its access from `liveFiles`, which here must not need an earlier `changes()` (only
+ * the `permissions()` just before it).
+ */
+export interface AccessOnlyAdapter extends PermissionSyncAdapter {
+  liveFiles(ctx: AdapterContext): AsyncIterable<LiveFile>;
 }
 
 export function isIncremental(adapter: Adapter): adapter is IncrementalAdapter {
@@ -260,6 +273,10 @@ export function reconcilesAccess(adapter: Adapter): adapter is AccessReconciling
 
 export function supportsPermissionSync(adapter: Adapter): adapter is PermissionSyncAdapter {
   return typeof (adapter as Partial<PermissionSyncAdapter>).permissions === 'function';
+}
+
+export function supportsAccessOnly(adapter: Adapter): adapter is AccessOnlyAdapter {
+  return supportsPermissionSync(adapter) && typeof (adapter as Partial<AccessOnlyAdapter>).liveFiles === 'function';
 }
 
 export const ADAPTER_NAME = /^[a-z][a-z0-9-]{0,31}$/;

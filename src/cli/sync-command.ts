@@ -15,6 +15,7 @@ import { SyncRunsRepository } from '../staging/repositories/sync-runs-repository
 import { loadPolicy } from '../policies/load-policy';
 import type { Policy } from '../policies/policy-types';
 import { dryRunSync } from '../sync/dry-run-sync';
+import { runAccessSync } from '../sync/run-access-sync';
 import { runSync, type SyncOptions, type SyncProgress, type SyncSummary } from '../sync/run-sync';
 import { formatDryRun } from './format-dry-run';
 import { openStaging, type Staging } from './open-staging';
@@ -32,6 +33,7 @@ interface SyncFlags {
   all?: boolean;
   policy?: string;
   full?: boolean;
+  accessOnly?: boolean;
   allowMassDelete?: boolean;
   every?: string;
   fullEvery: string;
@@ -109,7 +111,7 @@ async function syncOnce(
     logger: Logger;
     staging: Staging;
     signal: AbortSignal;
-    flags: { full?: boolean; allowMassDelete?: boolean; policy?: string; dryRun?: boolean };
+    flags: { full?: boolean; accessOnly?: boolean; allowMassDelete?: boolean; policy?: string; dryRun?: boolean };
     fullEveryMs: number | undefined;
   },
 ): Promise<boolean> {
@@ -151,7 +153,7 @@ async function syncOnce(
         if (dry.summary.status !== 'succeeded') ok = false;
         continue;
       }
-      const summary = await runSync(adapter, deps, options);
+      const summary = ctx.flags.accessOnly ? await runAccessSync(adapter, deps, options) : await runSync(adapter, deps, options);
       progress.stop();
       ctx.runtime.print(formatSummary(summary));
       for (const line of failureLines(summary.source, summary.failures, summary.counts.failed)) ctx.runtime.print(line);
@@ -234,6 +236,10 @@ export function registerSyncCommand(program: Command, runtime: Runtime): void {
       "compile this access policy (YAML, docs/access-policies.md) into the adapter's groups and access lists; overrides ACCESS_POLICIES for it",
     )
     .option('--full', 'force a full run (re-reads everything; sweeps what the source no longer has)')
+    .option(
+      '--access-only',
+      'read and apply only who may see what (users, groups, members, access lists; no content): runs beside a full or incremental run of the source, under a lock of its own',
+    )
     .option('--allow-mass-delete', `let a full run delete more than SYNC_MAX_DELETE_SHARE of a source's files`)
     .option('--dry-run', 'report what the sync would add, change and delete (counts and the first ids); write nothing to staging or the blob store')
     .option('--every <interval>', 'keep running: start again this long after each round began (90s, 15m, 1h); rounds never overlap')
@@ -252,6 +258,7 @@ export function registerSyncCommand(program: Command, runtime: Runtime): void {
       if (flags.policy !== undefined && (flags.all || !name))
         usageError('--policy applies to one named adapter; for several, set ACCESS_POLICIES=<adapter>=<file>,...');
       if (flags.dryRun && flags.every !== undefined) usageError('--dry-run runs once; it cannot be combined with --every.');
+      if (flags.accessOnly && (flags.full || flags.dryRun)) usageError('--access-only reads no content: it cannot be combined with --full or --dry-run.');
       const factories = selectAdapters(name, flags, runtime, usageError);
       const { interval, fullEveryMs } = parseSchedule(flags, usageError);
       const staging = await openStaging(config, logger);

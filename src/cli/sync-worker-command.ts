@@ -4,6 +4,7 @@ import { loadConfig } from '../config/load-config';
 import { createLogger, wantsPrettyLogs } from '../logging/create-logger';
 import { openStaging } from './open-staging';
 import type { Runtime } from './runtime';
+import { parseInterval } from './parse-interval';
 import { parseSchedule, selectAdapters } from './sync-command';
 import { intervalCron } from './sync-queue/interval-cron';
 import type { SourceSchedule, SyncScheduler } from './sync-queue/sync-scheduler';
@@ -15,6 +16,7 @@ interface WorkerFlags {
   all?: boolean;
   every: string;
   fullEvery: string;
+  accessEvery?: string;
 }
 
 export function registerSyncWorkerCommand(program: Command, runtime: Runtime): void {
@@ -31,6 +33,10 @@ export function registerSyncWorkerCommand(program: Command, runtime: Runtime): v
       '15m',
     )
     .option('--full-every <interval>', 'full runs of each source this often (`off`: only when needed)', '24h')
+    .option(
+      '--access-every <interval>',
+      'access-only runs of each source this often (users, groups, access lists; no content), beside its other runs: a slow full run never delays a revocation (adapters with `liveFiles`)',
+    )
     .action(async (name: string | undefined, flags: WorkerFlags, command: Command) => {
       const usageError = (message: string): never =>
         command.showHelpAfterError(false).error(`error: ${message}`, { exitCode: 1, code: 'content-gateway.sync-worker' });
@@ -38,11 +44,18 @@ export function registerSyncWorkerCommand(program: Command, runtime: Runtime): v
       const logger = createLogger({ level: config.logLevel, pretty: wantsPrettyLogs(config.logFormat, runtime.interactive) });
       const factories = selectAdapters(name, flags, runtime, usageError);
       const { interval, fullEveryMs } = parseSchedule(flags, usageError);
-      const schedules: SourceSchedule[] = factories.map((factory) => ({ factory, everyMs: interval ?? 0, fullEveryMs }));
+      let accessEveryMs: number | undefined;
+      try {
+        accessEveryMs = flags.accessEvery !== undefined ? parseInterval(flags.accessEvery, { option: '--access-every' }) : undefined;
+      } catch (error) {
+        usageError((error as Error).message);
+      }
+      const schedules: SourceSchedule[] = factories.map((factory) => ({ factory, everyMs: interval ?? 0, fullEveryMs, accessEveryMs }));
       if (config.databaseUrl) {
         try {
           intervalCron(interval ?? 0, '--every');
           if (fullEveryMs !== undefined) intervalCron(fullEveryMs, '--full-every');
+          if (accessEveryMs !== undefined) intervalCron(accessEveryMs, '--access-every');
         } catch (error) {
           usageError((error as Error).message);
         }

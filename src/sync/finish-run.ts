@@ -12,9 +12,12 @@ export interface RunEnding {
   reconciliation?: ReconciliationStats;
 }
 
-/** Closes the run's record (its counts, and its first failures when it has no error of its own), logs it and sums it up. */
+/**
+ * Closes the run's record (its counts, and its first failures when it has no error of its own),
+ * with the caller's `withRunEnd` in the same transaction (a worker's job), logs it and sums it up.
+ */
 export async function finishRun(
-  ctx: Pick<RunContext, 'runs' | 'runId' | 'source' | 'mode' | 'started' | 'logger' | 'now'>,
+  ctx: Pick<RunContext, 'runs' | 'runId' | 'source' | 'mode' | 'started' | 'logger' | 'now'> & { options?: Pick<RunContext['options'], 'withRunEnd'> },
   tally: RunTally,
   ending: RunEnding,
 ): Promise<SyncSummary> {
@@ -27,6 +30,7 @@ export async function finishRun(
     ctx.now().toISOString(),
     error ?? (failures.length ? failures.slice(0, 100).join('\n') : undefined),
     reconciliation?.unannounced,
+    ctx.options?.withRunEnd,
   );
   const summary: SyncSummary = {
     source: ctx.source,

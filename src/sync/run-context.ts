@@ -23,6 +23,11 @@ export interface RunContext {
   readonly logger: Logger;
   /** The run's own signal: fires when the caller's does. */
   readonly signal: AbortSignal;
+  /**
+   * When the run took its lock (before it read anything): the access lists it writes are as of
+   * then, and never replace one an access-only run that started later wrote (see SyncStore.apply).
+   */
+  readonly accessAsOf: string;
   /** `Date.now()` when the run started (for durations). */
   readonly started: number;
   now(): Date;

@@ -59,6 +59,7 @@ export async function runSync(adapter: Adapter, deps: SyncDeps, partial: Partial
   const logger = deps.logger.child({ source });
   const repos = { store: new SyncStore(deps.db), runs: new SyncRunsRepository(deps.db), checkpoints: new CheckpointsRepository(deps.db) };
   const lock = new SyncLock(deps.db, source, options.lockLeaseMs, now);
+  const accessAsOf = now().toISOString();
   await lock.acquire();
   const policyGroups = new PolicyGroupsRepository(deps.db);
   const env: SyncEnvironment = {
@@ -73,6 +74,7 @@ export async function runSync(adapter: Adapter, deps: SyncDeps, partial: Partial
     logger,
     now,
     started: Date.now(),
+    accessAsOf,
     callerSignal: deps.signal,
   };
   try {

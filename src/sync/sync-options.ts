@@ -2,7 +2,7 @@ import type { BlobStore } from '../blobs/blob-store';
 import type { Logger } from '../logging/create-logger';
 import type { Policy } from '../policies/policy-types';
 import type { Db } from '../staging/database/create-db';
-import type { SyncCounts, SyncMode, SyncRunStatus } from '../staging/repositories/sync-runs-repository';
+import type { SyncCounts, SyncMode, SyncRunStatus, WithRunEnd } from '../staging/repositories/sync-runs-repository';
 import { DEFAULT_ERROR_BUDGET, type ErrorBudgetLimits } from './error-budget';
 import type { ReconciliationStats } from './reconcile-access';
 
@@ -39,6 +39,8 @@ export interface SyncOptions {
   onProgress?: (progress: SyncProgress) => void;
   /** The queue job this run works (`sync-worker` on Postgres), recorded on its run row. */
   jobId?: string;
+  /** Written in the transaction that records how the run ended (a worker completes its job there). */
+  withRunEnd?: WithRunEnd;
 }
 
 export const DEFAULT_SYNC_OPTIONS: SyncOptions = {

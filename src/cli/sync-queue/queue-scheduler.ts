@@ -1,9 +1,11 @@
 import PgBoss from 'pg-boss';
+import { supportsAccessOnly } from '../../adapters/adapter';
 import type { Config } from '../../config/config-schema';
 import { SyncLockedError } from '../../staging/repositories/sync-lock';
-import { SyncRunsRepository } from '../../staging/repositories/sync-runs-repository';
+import { SyncRunsRepository, type WithRunEnd } from '../../staging/repositories/sync-runs-repository';
 import { DEAD_LETTER_QUEUE, SYNC_QUEUE_PREFIX, SyncQueueState } from '../../staging/repositories/sync-queue-state';
 import { intervalCron } from './interval-cron';
+import { transactionExecutor } from './transaction-executor';
 import type { SourceSchedule, SyncKind, SyncScheduler } from './sync-scheduler';
 import { syncSource, type SourceSyncContext } from './sync-source';
 
@@ -16,6 +18,9 @@ export interface SyncJobData {
 
 /** How long an idle worker waits between looks for a job. */
 const POLL_SECONDS = 2;
+
+/** The `sync-worker` option each kind's interval comes from. */
+const EVERY_OPTION: Record<SyncKind, string> = { incremental: '--every', full: '--full-every', access: '--access-every' };
 
 export const queueName = (adapter: string, kind: SyncKind): string => `${SYNC_QUEUE_PREFIX}${adapter}.${kind}`;
 
@@ -31,12 +36,16 @@ export function syncQueueOptions(config: Config): Omit<PgBoss.Queue, 'name'> {
   };
 }
 
-/** The source name a factory's adapter syncs under (its setting may rename it); the adapter's own when it cannot be built now. */
-function sourceName(schedule: SourceSchedule, ctx: Omit<SourceSyncContext, 'signal'>): string {
+/**
+ * The source name a factory's adapter syncs under (its setting may rename it; the adapter's own
+ * when it cannot be built now), and whether it can run access-only (it lists access without content).
+ */
+function sourceOf(schedule: SourceSchedule, ctx: Omit<SourceSyncContext, 'signal'>): { source: string; listsAccess: boolean } {
   try {
-    return schedule.factory.create(ctx.runtime.env, { logger: ctx.logger }).name;
+    const adapter = schedule.factory.create(ctx.runtime.env, { logger: ctx.logger });
+    return { source: adapter.name, listsAccess: supportsAccessOnly(adapter) };
   } catch {
-    return schedule.factory.name;
+    return { source: schedule.factory.name, listsAccess: false };
   }
 }
 
@@ -44,7 +53,8 @@ function sourceName(schedule: SourceSchedule, ctx: Omit<SourceSyncContext, 'sign
  * Syncs as jobs on a Postgres-backed queue (pg-boss, in `SYNC_QUEUE_SCHEMA`), worked by any
  * number of `sync-worker` processes: a queue per source and kind of run, each with its cron
  * schedule; `stately` queues (at most one job of a source and kind waiting and one running,
- * across every machine; the source's sync lock keeps runs of different kinds apart); failed jobs
+ * across every machine; the source's sync lock keeps its incremental and full runs apart, while
+ * its access-only runs have a lock of their own and run beside them); failed jobs
  * retried with exponential backoff, then moved to the dead-letter queue with their error. A
  * running sync's heartbeat is its lock's lease: every worker fails the jobs whose lease ran out
  * (their worker died), so another worker retries them, resuming from the source's checkpoint.
@@ -66,10 +76,16 @@ export class QueueScheduler implements SyncScheduler {
     await this.boss.createQueue(DEAD_LETTER_QUEUE, { name: DEAD_LETTER_QUEUE });
     const queues: Array<{ name: string; data: SyncJobData; fullEveryMs: number | undefined }> = [];
     for (const schedule of this.schedules) {
-      const source = sourceName(schedule, this.ctx);
+      const { source, listsAccess: accessOnly } = sourceOf(schedule, this.ctx);
+      if (schedule.accessEveryMs !== undefined && !accessOnly)
+        this.ctx.logger.warn(
+          { adapter: schedule.factory.name },
+          'no access-only runs for this adapter: it cannot read access without content (no permissions() and standalone liveFiles())',
+        );
       const kinds: Array<[SyncKind, number | undefined]> = [
         ['incremental', schedule.everyMs],
         ['full', schedule.fullEveryMs],
+        ['access', accessOnly ? schedule.accessEveryMs : undefined],
       ];
       for (const [kind, every] of kinds) {
         const name = queueName(schedule.factory.name, kind);
@@ -78,7 +94,7 @@ export class QueueScheduler implements SyncScheduler {
         await this.boss.updateQueue(name, options);
         const data: SyncJobData = { adapter: schedule.factory.name, source, kind };
         if (every === undefined) await this.boss.unschedule(name);
-        else await this.boss.schedule(name, intervalCron(every, kind === 'full' ? '--full-every' : '--every'), data, { tz: 'UTC' });
+        else await this.boss.schedule(name, intervalCron(every, EVERY_OPTION[kind]), data, { tz: 'UTC' });
         if (kind === 'incremental' && every !== undefined && (await this.overdue(source, every))) await this.boss.send(name, data);
         queues.push({ name, data, fullEveryMs: schedule.fullEveryMs });
       }
@@ -107,16 +123,32 @@ export class QueueScheduler implements SyncScheduler {
       for (const queue of queues) {
         const factory = this.schedules.find((s) => s.factory.name === queue.data.adapter)!.factory;
         await this.boss.work<SyncJobData>(queue.name, { pollingIntervalSeconds: POLL_SECONDS, batchSize: 1 }, async ([job]) =>
-          job ? this.work(queue.name, job, () => syncSource(factory, job.data.kind, queue.fullEveryMs, { ...this.ctx, signal, jobId: job.id })) : undefined,
+          job
+            ? this.work(queue.name, job, () =>
+                syncSource(factory, job.data.kind, queue.fullEveryMs, { ...this.ctx, signal, jobId: job.id, withRunEnd: this.completing(queue.name, job.id) }),
+              )
+            : undefined,
         );
       }
-      this.ctx.logger.info({ queues: this.schedules.length * 2, schema: this.ctx.config.syncQueueSchema }, 'sync worker started');
+      this.ctx.logger.info({ queues: queues.length, schema: this.ctx.config.syncQueueSchema }, 'sync worker started');
       await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
     } finally {
       clearInterval(watchdog);
       // The running sync saw the abort and records itself as cancelled; its job fails and is retried elsewhere.
       await this.boss.stop({ graceful: true, wait: true, timeout: 10_000 });
     }
+  }
+
+  /**
+   * A succeeded run's job completed in the transaction that records the run's end: the run row and
+   * the job's state commit together (a worker dying between them leaves the run `running` and the
+   * job active, to be failed by the watchdog and retried). A run that did not succeed fails its job
+   * after (work(), below): the row says why, the retry or the dead-letter queue follows.
+   */
+  private completing(name: string, id: string): WithRunEnd {
+    return async (trx, run) => {
+      if (run.status === 'succeeded') await this.boss.complete(name, id, { runId: run.id, status: run.status }, { db: transactionExecutor(trx) });
+    };
   }
 
   /** One job: its run; a run that did not succeed fails the job (to be retried); a source another run holds is tried again later. */

@@ -3,15 +3,20 @@ import type { AdapterFactory } from '../../adapters/adapter-factory';
 /**
  * The kinds of run a source is scheduled for, each on its own schedule: `incremental` (the
  * source's changes since its checkpoint, with access reconciliation; full when there is no valid
- * checkpoint) and `full` (everything re-read, what is gone swept).
+ * checkpoint), `full` (everything re-read, what is gone swept) and `access` (access only, no
+ * content: under a lock of its own, so a slow crawl never delays a revocation).
  */
-export type SyncKind = 'incremental' | 'full';
+export type SyncKind = 'incremental' | 'full' | 'access';
 
-/** A source's schedule: an incremental run every `everyMs`, a full run every `fullEveryMs` (none when undefined). */
+/**
+ * A source's schedule: an incremental run every `everyMs`, a full run every `fullEveryMs`, an
+ * access-only run every `accessEveryMs` (none when undefined).
+ */
 export interface SourceSchedule {
   factory: AdapterFactory;
   everyMs: number;
   fullEveryMs: number | undefined;
+  accessEveryMs?: number | undefined;
 }
 
 /**

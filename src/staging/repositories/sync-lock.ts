@@ -12,6 +12,14 @@ export class SyncLockedError extends Error {
   }
 }
 
+/**
+ * The key an access-only run of `source` locks under: its own, so it runs while a full run of the
+ * source holds the source's lock (docs/scaling-out.md, kinds of run).
+ */
+export function accessLockKey(source: string): string {
+  return `${source}#access`;
+}
+
 function processIsAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);

@@ -137,7 +137,11 @@ export class SyncQueueState {
   async jobsOfDeadWorkers(heartbeatSeconds: number, now: Date): Promise<Array<{ id: string; queue: string }>> {
     const rows = (await this.db
       .from(this.db.raw('?? as j', [`${this.schema}.job`]))
-      .leftJoin('sync_locks as l', (join) => void join.on('l.source', '=', this.db.raw("j.data->>'source'")))
+      // An access-only run's lease is its own lock's (`<source>#access`, accessLockKey).
+      .leftJoin(
+        'sync_locks as l',
+        (join) => void join.on('l.source', '=', this.db.raw("j.data->>'source' || case when j.data->>'kind' = 'access' then '#access' else '' end")),
+      )
       .where('j.state', 'active')
       .where('j.name', 'like', `${SYNC_QUEUE_PREFIX}%`)
       .whereNot('j.name', DEAD_LETTER_QUEUE)

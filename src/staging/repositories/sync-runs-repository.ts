@@ -1,6 +1,17 @@
+import type { Knex } from 'knex';
 import type { Db } from '../database/create-db';
 
-export type SyncMode = 'full' | 'incremental';
+/**
+ * Written in the transaction that closes a run, so both commit or neither does: a `sync-worker`
+ * completes the run's queue job here (pg-boss, given this transaction as its `db`).
+ */
+export type WithRunEnd = (trx: Knex.Transaction, run: { id: number; status: Exclude<SyncRunStatus, 'running'> }) => Promise<void>;
+
+/** `access`: an access-only run (lists, groups, members, users; no content), under a lock of its own. */
+export type SyncMode = 'full' | 'incremental' | 'access';
+
+/** The modes that share a source's content lock (an access run has its own). */
+const CONTENT_MODES: readonly SyncMode[] = ['full', 'incremental'];
 export type SyncRunStatus = 'running' | 'succeeded' | 'failed' | 'blocked' | 'cancelled';
 
 export interface SyncCounts {
@@ -50,7 +61,7 @@ export class SyncRunsRepository {
 
   /** The newest full run of `source` that never finished (its process died), to resume. */
   async interruptedFullRun(source: string): Promise<SyncRunRow | undefined> {
-    const row = (await this.db('sync_runs').where({ source }).orderBy('id', 'desc').first()) as SyncRunRow | undefined;
+    const row = (await this.db('sync_runs').where({ source }).whereIn('mode', CONTENT_MODES).orderBy('id', 'desc').first()) as SyncRunRow | undefined;
     return row && row.status === 'running' && row.mode === 'full' ? row : undefined;
   }
 
@@ -69,10 +80,21 @@ export class SyncRunsRepository {
    * `unannounced`: changes the run found by polling that no event had announced (access
    * reconciliation), kept in a column of its own so a total over all runs is one query.
    */
-  async finish(id: number, status: Exclude<SyncRunStatus, 'running'>, counts: SyncCounts, finishedAt: string, error?: string, unannounced = 0): Promise<void> {
-    await this.db('sync_runs')
-      .where({ id })
-      .update({ status, counts: JSON.stringify(counts), finished_at: finishedAt, error: error ?? null, unannounced });
+  async finish(
+    id: number,
+    status: Exclude<SyncRunStatus, 'running'>,
+    counts: SyncCounts,
+    finishedAt: string,
+    error?: string,
+    unannounced = 0,
+    withEnd?: WithRunEnd,
+  ): Promise<void> {
+    await this.db.transaction(async (trx) => {
+      await trx('sync_runs')
+        .where({ id })
+        .update({ status, counts: JSON.stringify(counts), finished_at: finishedAt, error: error ?? null, unannounced });
+      await withEnd?.(trx, { id, status });
+    });
   }
 
   /** When the latest full run of `source` started, whatever its outcome (undefined when there was none). */
@@ -81,16 +103,21 @@ export class SyncRunsRepository {
     return row?.started ?? undefined;
   }
 
-  /** Marks runs of `source` left `running` by a dead process as failed (they will not resume). */
-  async abandon(source: string, exceptId: number, at: string): Promise<void> {
+  /**
+   * Marks runs of `source` left `running` by a dead process as failed (they will not resume): those
+   * under the same lock as the caller's (`access` runs, or content runs), never the other kind's.
+   */
+  async abandon(source: string, exceptId: number, at: string, mode: SyncMode = 'full'): Promise<void> {
     await this.db('sync_runs')
       .where({ source, status: 'running' })
       .whereNot({ id: exceptId })
+      .where((q) => (mode === 'access' ? q.where({ mode: 'access' }) : q.whereIn('mode', CONTENT_MODES)))
       .update({ status: 'failed', finished_at: at, error: 'abandoned: the process running it stopped' });
   }
 
+  /** The newest content run (full or incremental) of `source`; access-only runs are left out. */
   async latest(source: string): Promise<SyncRunRow | undefined> {
-    return (await this.db('sync_runs').where({ source }).orderBy('id', 'desc').first()) as SyncRunRow | undefined;
+    return (await this.db('sync_runs').where({ source }).whereIn('mode', CONTENT_MODES).orderBy('id', 'desc').first()) as SyncRunRow | undefined;
   }
 
   /** The newest run of `source` that succeeded (what its served data, access included, was last refreshed by). */

@@ -3,7 +3,9 @@ import type { Db } from '../database/create-db';
 import { FILE_RESOURCE_COLUMNS } from '../../wire/file-resource';
 import { fileWireJson } from '../../wire/file-wire-json';
 import { chunks } from '../../lib/chunks';
+import { withoutNewer } from './access-as-of';
 import { insertRows } from './insert-rows';
+import { writeAccessLists, writeFiles } from './write-files';
 import { accountsReferenced, personsOf, resolveAccounts, servedIdOf } from './people';
 import { personIdOf } from './person-id';
 import type { FileRow, GroupRow, PrincipalType, UserRow } from '../database/row-types';
@@ -21,9 +23,9 @@ export type UserState = Pick<UserRow, 'id' | 'state' | 'modified_at'> & { conten
 export type GroupState = Pick<GroupRow, 'id' | 'modified_at'> & { content_hash: string | null };
 
 /** `seen_run`: set by `apply` to the run that writes the row (its seen mark, see `unseenFiles`). */
-export type FileWrite = FileRow & { source_version: string | null; permissions_hash: string };
-export type UserWrite = Omit<UserRow, 'seen_run'> & { content_hash: string };
-export type GroupWrite = Omit<GroupRow, 'seen_run'> & { content_hash: string };
+export type FileWrite = FileRow & { source_version: string | null; permissions_hash: string; access_as_of?: string | null };
+export type UserWrite = Omit<UserRow, 'seen_run'> & { content_hash: string; access_as_of?: string };
+export type GroupWrite = Omit<GroupRow, 'seen_run'> & { content_hash: string; access_as_of?: string };
 
 /** One transaction's worth of changes decided by the sync engine. */
 export interface SyncBatch {
@@ -119,7 +121,7 @@ export class SyncStore {
    * changed. Of the seen marks, a written file's goes into its row (`seen_run`), the others into
    * `sync_seen`: a full run then adds no row per file it stages.
    */
-  async apply(batch: SyncBatch, runId: number, at: string): Promise<string[]> {
+  async apply(batch: SyncBatch, runId: number, at: string, accessAsOf: string = at): Promise<string[]> {
     const released: string[] = [];
     const written = new Set<string>();
     for (const f of batch.files) {
@@ -128,8 +130,15 @@ export class SyncStore {
     }
     const seen = batch.seen.filter((s) => s.kind !== 'file' || !written.has(s.id));
     await this.db.transaction(async (trx) => {
-      // Accounts first: the access lists and members below are served through them.
-      await this.writeAccounts(trx, batch.users, at);
+      // Accounts first: the access lists and members below are served through them. Users and
+      // groups an access-only run that started later wrote are kept as it wrote them.
+      const users = await withoutNewer(trx, 'users', batch.users, (u) => u.id, accessAsOf);
+      const groups = await withoutNewer(trx, 'groups', batch.groups, (g) => g.row.id, accessAsOf);
+      await this.writeAccounts(
+        trx,
+        users.map((u) => ({ ...u, access_as_of: accessAsOf })),
+        at,
+      );
       const accounts = await accountsReferenced(trx, referencesOf(batch));
       const served = (fileId: string, p: PrincipalRef) => ({
         file_id: fileId,
@@ -138,46 +147,20 @@ export class SyncStore {
         action: 'VIEW',
         served_id: servedIdOf(p, accounts),
       });
-      if (batch.files.length) {
-        const ids = batch.files.filter((f) => f.stored).map((f) => f.row.id);
-        for (const part of chunks(ids, IDS_PER_STATEMENT)) {
-          const old = (await trx('files').whereIn('id', part).whereNotNull('blob_key').select('blob_key')) as Array<{ blob_key: string }>;
-          released.push(...old.map((r) => r.blob_key));
-          await trx('file_permissions').whereIn('file_id', part).delete();
-        }
-        await insertRows(
-          trx,
-          'files',
-          batch.files.map((f) => f.row),
-          ['id'],
-          'merge',
-        );
-        const permissions = batch.files.flatMap((f) => f.permissions.map((p) => served(f.row.id, p)));
-        await insertRows(trx, 'file_permissions', permissions, ['file_id', 'principal_type', 'principal_id'], 'ignore');
-      }
-      for (const p of batch.permissions) {
-        await trx('file_permissions').where({ file_id: p.fileId }).delete();
-        await insertRows(
-          trx,
-          'file_permissions',
-          p.permissions.map((e) => served(p.fileId, e)),
-          ['file_id', 'principal_type', 'principal_id'],
-          'ignore',
-        );
-        await trx('files').where({ id: p.fileId }).update({ permissions_hash: p.hash, permissions_modified_at: p.at });
-      }
+      released.push(...(await writeFiles(trx, batch.files, served, accessAsOf)));
+      await writeAccessLists(trx, batch.permissions, served, accessAsOf);
       for (const v of batch.versions) await trx('files').where({ id: v.fileId }).update({ source_version: v.version });
-      if (batch.groups.length) {
-        const ids = batch.groups.map((g) => g.row.id);
+      if (groups.length) {
+        const ids = groups.map((g) => g.row.id);
         await insertRows(
           trx,
           'groups',
-          batch.groups.map((g) => g.row),
+          groups.map((g) => ({ ...g.row, access_as_of: accessAsOf })),
           ['id'],
           'merge',
         );
         for (const part of chunks(ids, IDS_PER_STATEMENT)) await trx('group_members').whereIn('group_id', part).delete();
-        const members = batch.groups.flatMap((g) =>
+        const members = groups.flatMap((g) =>
           g.members.map((m) => ({ group_id: g.row.id, member_type: m.type, member_id: m.id, served_id: servedIdOf(m, accounts) })),
         );
         await insertRows(trx, 'group_members', members, ['group_id', 'member_type', 'member_id'], 'ignore');

@@ -4,10 +4,15 @@ import { assertLock, type RunContext } from '../run-context';
 /**
  * Stage 4, apply: writes a decided batch in one transaction (the gateway sees all of it or none),
  * then deletes the blobs no row points at any more. A run that lost its lock writes nothing more.
+ * Access lists are written as of the run's start: one an access-only run read later is kept.
  */
-export async function applyBatch(ctx: Pick<RunContext, 'store' | 'blobs' | 'source' | 'runId' | 'lock'>, batch: SyncBatch, stamp: string): Promise<void> {
+export async function applyBatch(
+  ctx: Pick<RunContext, 'store' | 'blobs' | 'source' | 'runId' | 'lock' | 'accessAsOf'>,
+  batch: SyncBatch,
+  stamp: string,
+): Promise<void> {
   assertLock(ctx);
-  await releaseBlobs(ctx, await ctx.store.apply(batch, ctx.runId, stamp));
+  await releaseBlobs(ctx, await ctx.store.apply(batch, ctx.runId, stamp, ctx.accessAsOf));
 }
 
 /**

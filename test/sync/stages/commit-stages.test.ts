@@ -73,6 +73,7 @@ describe.each(databaseKinds)('the stages that write, on %s', (kind) => {
       logger,
       now,
       started: Date.now(),
+      accessAsOf: at,
       options: { ...DEFAULT_SYNC_OPTIONS, ...options, onProgress: (p) => progress.push(p) },
       checkpoints: new CheckpointsRepository(t.db),
       blobs: new FsBlobStore(dir),
