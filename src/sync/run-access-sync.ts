@@ -2,11 +2,12 @@ import { supportsAccessOnly, type AccessOnlyAdapter, type Adapter, type AdapterC
 import { CheckpointsRepository } from '../staging/repositories/checkpoints-repository';
 import { accessLockKey, SyncLock } from '../staging/repositories/sync-lock';
 import { SyncRunsRepository } from '../staging/repositories/sync-runs-repository';
-import { emptyBatch, SyncStore } from '../staging/write-path/sync-store';
+import { SyncStore } from '../staging/write-path/sync-store';
 import { finishRun } from './finish-run';
-import { AccessReconciliation, type ReconciliationStats } from './reconcile-access';
+import type { ReconciliationStats } from './reconcile-access';
 import { RunCancelled, RunTally, stampOf, type RunContext } from './run-context';
 import { applyBatch } from './stages/apply-batch';
+import { reconciliationOf } from './stages/reconciliation-of-run';
 import { decideBatch } from './stages/decide-batch';
 import { readEvents } from './stages/read-events';
 import { DEFAULT_SYNC_OPTIONS, type SyncDeps, type SyncOptions, type SyncSummary } from './sync-options';
@@ -81,20 +82,7 @@ async function readAccess(ctx: RunContext, adapter: AccessOnlyAdapter, tally: Ru
     decided.seen = [];
     await applyBatch(ctx, decided, stampOf(ctx));
   }
-  const reconciliation = new AccessReconciliation({
-    source: ctx.source,
-    batchSize: ctx.options.batchSize,
-    touched: new Set(),
-    stamp: () => stampOf(ctx),
-    staging: {
-      fileStates: (ids) => ctx.store.fileStates(ids),
-      activeFileIds: () => ctx.store.activeFileIds(ctx.source),
-      rewriteAccess: async (permissions) => {
-        await applyBatch(ctx, { ...emptyBatch(), permissions }, stampOf(ctx));
-        tally.counts.changed += permissions.length;
-      },
-    },
-  });
+  const reconciliation = reconciliationOf(ctx, tally, new Set());
   // What the listing cannot vouch for (files unlisted or missing) is left to the content runs.
   await reconciliation.compareListing(adapter.liveFiles(adapterCtx));
   const { findings } = reconciliation;

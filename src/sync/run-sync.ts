@@ -18,9 +18,10 @@ import { SyncRunsRepository } from '../staging/repositories/sync-runs-repository
 import { emptyBatch, SyncStore } from '../staging/write-path/sync-store';
 import { finishRun, type RunEnding } from './finish-run';
 import { planRun, type RunPlan } from './plan-run';
-import { AccessReconciliation, type ReconciliationStats } from './reconcile-access';
+import type { ReconciliationStats } from './reconcile-access';
 import { assertLock, RunCancelled, RunTally, stampOf, type RunContext } from './run-context';
 import { applyBatch } from './stages/apply-batch';
+import { reconciliationOf } from './stages/reconciliation-of-run';
 import { decideBatch } from './stages/decide-batch';
 import { PolicyStage, POLICY_GROUP_PREFIXES } from './stages/policy-stage';
 import { readEvents, type EventBatch } from './stages/read-events';
@@ -262,20 +263,7 @@ interface ReconcileRun {
  */
 async function reconcile(ctx: RunContext, tally: RunTally, how: ReconcileRun, consume: Consume): Promise<{ stats: ReconciliationStats; blocked?: string }> {
   const { adapter, adapterCtx, policy } = how;
-  const reconciliation = new AccessReconciliation({
-    source: ctx.source,
-    batchSize: ctx.options.batchSize,
-    touched: how.touched,
-    stamp: () => stampOf(ctx),
-    staging: {
-      fileStates: (ids) => ctx.store.fileStates(ids),
-      activeFileIds: () => ctx.store.activeFileIds(ctx.source),
-      rewriteAccess: async (permissions) => {
-        await applyBatch(ctx, { ...emptyBatch(), permissions }, stampOf(ctx));
-        tally.counts.changed += permissions.length;
-      },
-    },
-  });
+  const reconciliation = reconciliationOf(ctx, tally, how.touched);
   const grants = () => how.grants.fileGroups(ctx.source, DOCUMENT_CLASS_PREFIX);
   /** Files the engine wrote, access rewrites aside: what a settle round refreshed. */
   const written = () => tally.counts.added + tally.counts.changed - reconciliation.findings.accessRewritten;
