@@ -10,7 +10,9 @@ import type { Db } from '../../src/staging/database/create-db';
  */
 export type StagingSnapshot = Record<'files' | 'permissions' | 'users' | 'groups' | 'members' | 'checkpoint', Map<string, string>>;
 
-const FILE_TIMES = ['modified_at', 'permissions_modified_at', 'deleted_at'];
+const FILE_TIMES = ['modified_at', 'permissions_modified_at', 'deleted_at', 'access_as_of'];
+/** A user's or group's wall-clock columns: when it last changed, and the start of the run that last wrote its access. */
+const ROW_TIMES = ['modified_at', 'access_as_of'];
 
 function canonical(row: Record<string, unknown>, drop: readonly string[]): string {
   const out: Record<string, unknown> = {};
@@ -44,10 +46,10 @@ export async function stagingSnapshot(db: Db, source: string, options: { timesta
     snapshot.permissions.set(`${String(p.file_id)} ${String(p.principal_type)} ${String(p.principal_id)}`, canonical(p, []));
   }
   for (const u of (await db('users').where({ source }).select('*')) as Array<Record<string, unknown>>) {
-    snapshot.users.set(String(u.id), canonical(u, ['seen_run', ...(options.timestamps ? [] : ['modified_at'])]));
+    snapshot.users.set(String(u.id), canonical(u, ['seen_run', ...(options.timestamps ? [] : ROW_TIMES)]));
   }
   for (const g of (await db('groups').where({ source }).select('*')) as Array<Record<string, unknown>>) {
-    snapshot.groups.set(String(g.id), canonical(g, ['seen_run', ...(options.timestamps ? [] : ['modified_at'])]));
+    snapshot.groups.set(String(g.id), canonical(g, ['seen_run', ...(options.timestamps ? [] : ROW_TIMES)]));
   }
   for (const m of (await db('group_members').where('group_id', 'like', like).select('group_id', 'member_type', 'member_id')) as Array<
     Record<string, unknown>
