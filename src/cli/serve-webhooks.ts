@@ -67,7 +67,8 @@ export async function serveWebhooks(runtime: Runtime, config: Config, logger: Lo
   return { source, requester, close: requester.close };
 }
 
-/** Where the service delivers a source's webhooks, given the gateway's public URL. */
-export function webhookTarget(publicUrl: string, source: string): string {
-  return `${publicUrl.replace(/\/+$/, '')}${WEBHOOKS_PATH}/${source}`;
+/** Where the service delivers a source's webhooks, given the gateway's public URL; with a resource, that webhook's (each has a secret of its own). */
+export function webhookTarget(publicUrl: string, source: string, resource?: string): string {
+  const base = `${publicUrl.replace(/\/+$/, '')}${WEBHOOKS_PATH}/${source}`;
+  return resource === undefined ? base : `${base}?${new URLSearchParams({ resource }).toString()}`;
 }

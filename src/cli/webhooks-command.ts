@@ -53,15 +53,16 @@ async function register(runtime: Runtime, adapter: string, flags: { resource?: s
   const publicUrl =
     config.webhooksPublicUrl ?? usageError('set WEBHOOKS_PUBLIC_URL to the URL the service reaches the gateway at (and run `serve` with it), then register.');
   const workspace = await webhookWorkspace(t.access, t.configuredWorkspace);
-  const target = webhookTarget(publicUrl, t.source);
   const resource = flags.resource ?? workspace;
+  const target = webhookTarget(publicUrl, t.source, resource);
+  const key = { source: t.source, resource };
   const gid = await withStaging(config, async (staging) => {
     const secrets = new WebhookSecretsRepository(staging.db);
     try {
-      return await registerWorkManagementWebhook({ ...t.access, workspace, resource, target }, () => secrets.expectHandshake(t.source, HANDSHAKE_WINDOW_MS));
+      return await registerWorkManagementWebhook({ ...t.access, workspace, resource, target }, () => secrets.expectHandshake(key, HANDSHAKE_WINDOW_MS));
     } catch (error) {
-      // Left open, the window would let anyone who reaches the receiver set the source's secret in what is left of it.
-      await secrets.closeHandshake(t.source);
+      // Left open, the window would let anyone who reaches the receiver set this webhook's secret in what is left of it.
+      await secrets.closeHandshake(key);
       throw new Error(
         `could not register the webhook: ${(error as Error).message}\nThe service completes the registration by calling ${target}: \`serve\` must be running there with WEBHOOKS_PUBLIC_URL=${publicUrl} and this staging database.`,
         { cause: error },
@@ -99,7 +100,7 @@ export function registerWebhooksCommand(program: Command, runtime: Runtime): voi
     .argument('<adapter>', `adapter (${WEBHOOK_ADAPTERS.join(', ')})`)
     .option('--resource <gid>', 'what to listen to (a project gid); default: the whole workspace')
     .description(
-      "Register <WEBHOOKS_PUBLIC_URL>/webhooks/<source> at the service, replacing webhooks already pointing there. `serve` must be running with the same WEBHOOKS_PUBLIC_URL and staging database: it answers the service's handshake, accepted for one minute from now.",
+      "Register <WEBHOOKS_PUBLIC_URL>/webhooks/<source>?resource=<gid> at the service, replacing the resource's webhooks already pointing there (each resource's webhook keeps a secret of its own). `serve` must be running with the same WEBHOOKS_PUBLIC_URL and staging database: it answers the service's handshake, accepted for one minute from now.",
     )
     .action((adapter: string, flags: { resource?: string }, command: Command) => register(runtime, adapter, flags, command));
   webhooks

@@ -128,7 +128,7 @@ describe('serve with WEBHOOKS_PUBLIC_URL (SQLite: the run happens in the serving
     expect(runsOf(d.serve).at(-1)).toMatchObject({ status: 'succeeded' });
     expect(await served(d.url, task)).toContain('Renamed, then delivered');
     const hooks = await d.m.api(`/webhooks?workspace=${d.m.mock.organization.organization}`);
-    expect(hooks.body.data).toEqual([expect.objectContaining({ target: `${d.url}/webhooks/${SOURCE}` })]);
+    expect(hooks.body.data).toEqual([expect.objectContaining({ target: `${d.url}/webhooks/${SOURCE}?resource=${d.m.mock.organization.organization}` })]);
   });
 
   it('a delivery while the source is synced elsewhere (its lock held) is not an error: one run follows once the lock is free', async () => {
@@ -168,12 +168,37 @@ describe('serve with WEBHOOKS_PUBLIC_URL (SQLite: the run happens in the serving
     expect(failed.stderr).toContain(`The service completes the registration by calling ${nowhere}/webhooks/${SOURCE}`);
     expect(failed.stderr).not.toContain(d.m.mock.token);
     // The failed registration closed the handshake window it opened: nobody else may set the secret in what was left of it.
-    const intruder = await fetch(`${d.url}/webhooks/${SOURCE}`, { method: 'POST', headers: { 'X-Hook-Secret': 'an-intruders-secret-0123456789' } });
+    const intruder = await fetch(`${d.url}/webhooks/${SOURCE}?resource=${d.m.mock.organization.organization}`, {
+      method: 'POST',
+      headers: { 'X-Hook-Secret': 'an-intruders-secret-0123456789' },
+    });
     expect([intruder.status, intruder.headers.get('x-hook-secret')]).toEqual([401, null]);
     const { WORK_MANAGEMENT_BASE_URL: _b, WORK_MANAGEMENT_TOKEN: _t, ...unconfigured } = d.env;
     const serve = await runCli(['serve'], { ...unconfigured, PORT: '0', SQLITE_PATH: path.join(dir, 'other.sqlite') });
     expect(serve.code).toBe(1);
     expect(serve.stderr).toContain('WEBHOOKS_PUBLIC_URL is set, but the work-management adapter is not configured');
+  });
+
+  it('two webhooks of the source (the workspace and a project) each keep the secret of their own handshake: deliveries to both are accepted', async () => {
+    const org = d.m.mock.organization.organization;
+    const project = d.m.mock.model.indexes.tasks.get(task)?.memberships[0]?.project ?? '';
+    await register(d);
+    const second = await runCli(['webhooks', 'register', SOURCE, '--resource', project], d.env);
+    expect([second.stderr, second.stdout]).toEqual(['', expect.stringContaining(`resource ${project} → ${d.url}/webhooks/${SOURCE}?resource=${project}`)]);
+    await rename(d.m, task, 'Renamed, delivered to two webhooks');
+    type Hook = { resource: { gid: string }; last_success_at: string | null; last_failure_at: string | null };
+    let hooks: Hook[] = [];
+    for (let tries = 0; tries < 600; tries++) {
+      hooks = ((await d.m.api(`/webhooks?workspace=${org}&opt_fields=resource,last_success_at,last_failure_at`)).body as { data: Hook[] }).data;
+      if (hooks.length === 2 && hooks.every((h) => h.last_success_at !== null || h.last_failure_at !== null)) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(hooks.map((h) => [h.resource.gid, h.last_success_at !== null, h.last_failure_at]).sort()).toEqual(
+      [
+        [org, true, null],
+        [project, true, null],
+      ].sort(),
+    );
   });
 });
 

@@ -58,7 +58,7 @@ describe('webhooks from the work-management service', () => {
       'GET',
       `/api/1.0/webhooks?workspace=${mock.workspace}`,
     );
-    expect(hooks.data).toEqual([expect.objectContaining({ target: `${gw.url}/webhooks/wm`, last_success_at: expect.any(String) })]);
+    expect(hooks.data).toEqual([expect.objectContaining({ target: `${gw.url}/webhooks/wm?resource=${mock.workspace}`, last_success_at: expect.any(String) })]);
   });
 
   it('refuses a delivery with a bad or missing signature (401), and a handshake nobody expects', async () => {

@@ -85,10 +85,10 @@ export async function startHarnessGateway(mock: HarnessMock, o: HarnessGatewayOp
           token: mock.token,
           workspace: mock.workspace,
           resource: mock.workspace,
-          target: `${server.url}/webhooks/${HARNESS_SOURCE}`,
+          target: `${server.url}/webhooks/${HARNESS_SOURCE}?resource=${encodeURIComponent(mock.workspace)}`,
           logger: o.logger,
         },
-        () => secrets.expectHandshake(HARNESS_SOURCE, 60_000),
+        () => secrets.expectHandshake({ source: HARNESS_SOURCE, resource: mock.workspace }, 60_000),
       );
     }
     const readFile = async (nativeId: string): Promise<{ status: string; body: string } | undefined> => {

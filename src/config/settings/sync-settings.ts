@@ -39,7 +39,7 @@ export const syncSettings = {
     env: 'WEBHOOKS_PUBLIC_URL',
     schema: publicUrl.optional(),
     description:
-      "The gateway's base URL as the work-management service reaches it (`https://gateway.example.com`). Set, `serve` receives the work-management adapter's webhooks at `<this>/webhooks/<source>` and each delivery asks for an incremental sync (with Postgres: a job for `sync-worker`); `webhooks register work-management` registers that URL at the service. Unset: no webhooks (polling only).",
+      "The gateway's base URL as the work-management service reaches it (`https://gateway.example.com`). Set, `serve` receives the work-management adapter's webhooks at `<this>/webhooks/<source>?resource=<gid>` and each delivery asks for an incremental sync (with Postgres: a job for `sync-worker`); `webhooks register work-management` registers that URL at the service. Unset: no webhooks (polling only).",
   }),
   syncQueueSchema: setting({
     env: 'SYNC_QUEUE_SCHEMA',

@@ -1,7 +1,8 @@
 /**
- * `POST /webhooks/<source>`: where the work-management service delivers webhooks (outside the
- * /v1 contract, like the OAuth token endpoint). A handshake (`X-Hook-Secret`) is echoed back and
- * its secret kept, only while a registration expects one; a delivery must carry
+ * `POST /webhooks/<source>?resource=<gid>`: where the work-management service delivers webhooks
+ * (outside the /v1 contract, like the OAuth token endpoint), one target per webhook (the resource
+ * it listens to), since each webhook has a secret of its own. A handshake (`X-Hook-Secret`) is
+ * echoed back and its secret kept, only while a registration of that webhook expects one; a delivery must carry
  * `X-Hook-Signature`, the HMAC-SHA256 of its raw body keyed with that secret (compared in
  * constant time, 401 otherwise), and then asks for an incremental sync of the source. The events
  * themselves are not trusted for content: the sync reads the source's event stream, so a lost
@@ -11,7 +12,7 @@ import crypto from 'node:crypto';
 import express, { type RequestHandler, type Router } from 'express';
 import { GatewayError } from '../../errors/gateway-error';
 import type { Logger } from '../../logging/create-logger';
-import type { WebhookSecretsRepository } from '../../staging/repositories/webhook-secrets-repository';
+import type { WebhookKey, WebhookSecretsRepository } from '../../staging/repositories/webhook-secrets-repository';
 import type { SyncRequester } from './sync-requester';
 
 export const WEBHOOKS_PATH = '/webhooks';
@@ -30,22 +31,29 @@ function signatureMatches(secret: string, body: Buffer, presented: string): bool
   return given.length === expected.length && crypto.timingSafeEqual(given, expected);
 }
 
+/** The webhook a request is for: the resource its target names ('' for a target registered before resources were kept). */
+function keyOf(source: string, query: unknown): WebhookKey {
+  const resource = (query as Record<string, unknown>).resource;
+  return { source, resource: typeof resource === 'string' ? resource : '' };
+}
+
 function receive(d: WebhookReceiverDeps): RequestHandler {
   return async function receiveWebhook(req, res, next) {
     res.locals.route = 'webhook';
     try {
+      const key = keyOf(d.source, req.query);
       const handshake = req.header('x-hook-secret');
       if (handshake !== undefined) {
-        if (handshake.length < 16 || !(await d.secrets.acceptHandshake(d.source, handshake))) {
+        if (handshake.length < 16 || !(await d.secrets.acceptHandshake(key, handshake))) {
           next(new GatewayError('AUTHENTICATION_FAILED', 'No webhook handshake is expected.'));
           return;
         }
-        d.logger.info({ source: d.source }, 'webhook handshake accepted');
+        d.logger.info(key, 'webhook handshake accepted');
         res.setHeader('X-Hook-Secret', handshake);
         res.status(204).end();
         return;
       }
-      const secret = await d.secrets.secretOf(d.source);
+      const secret = await d.secrets.secretOf(key);
       const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
       if (!secret || !signatureMatches(secret, body, req.header('x-hook-signature') ?? '')) {
         next(new GatewayError('AUTHENTICATION_FAILED', 'Webhook signature missing or invalid.'));
