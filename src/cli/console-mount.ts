@@ -1,8 +1,12 @@
 import type { RequestHandler } from 'express';
 import type { Config } from '../config/config-schema';
+import type { AdminTokens } from '../console/admin-auth';
 import { BlobHealth } from '../console/blob-health';
 import { CONSOLE_PAGES } from '../console/console-pages';
 import { CONSOLE_PATH, consoleRouter } from '../console/console-router';
+import { CONSOLE_ADMIN_SCOPE } from '../http/security/access-tokens';
+import { accessTokensOf } from '../http/security/access-tokens-of';
+import { parseOAuthClients } from '../http/security/client-secrets';
 import type { Logger } from '../logging/create-logger';
 import { loadPolicy } from '../policies/load-policy';
 import type { Policy } from '../policies/policy-types';
@@ -20,8 +24,10 @@ export function consoleMount(
   logger: Logger,
   staging: Staging,
   crawlKeys: readonly string[],
+  skipTokenSecret: string,
 ): { path: string; router: RequestHandler; close(): Promise<void> } {
-  if (!config.consoleAdminKey) throw new Error('CONSOLE_ADMIN_KEY is required when CONSOLE_ENABLED=true');
+  if (!config.consoleAdminKey && config.consoleAdminClients.length === 0)
+    throw new Error('CONSOLE_ADMIN_KEY or CONSOLE_ADMIN_CLIENTS is required when CONSOLE_ENABLED=true');
   const syncs = consoleSyncRequests(config, runtime, logger, staging);
   const router = consoleRouter({
     ctx: {
@@ -34,11 +40,25 @@ export function consoleMount(
       accessPolicies: policiesOf(config, logger),
     },
     pages: CONSOLE_PAGES,
-    adminKey: config.consoleAdminKey,
+    ...(config.consoleAdminKey ? { adminKey: config.consoleAdminKey } : {}),
+    ...adminTokensOf(config, skipTokenSecret),
     crawlKeys,
     secure: Boolean(config.tlsCertFile) || (config.publicBaseUrl?.startsWith('https:') ?? false),
   });
   return { path: CONSOLE_PATH, router, close: () => syncs.close() };
+}
+
+/** How the console verifies its admin clients' tokens (`CONSOLE_ADMIN_CLIENTS`): as `/v1` verifies a crawler's, with the admin scope. */
+function adminTokensOf(config: Config, skipTokenSecret: string): { adminTokens?: AdminTokens } {
+  const admins = new Set(config.consoleAdminClients);
+  const tokens = admins.size > 0 ? accessTokensOf(config, parseOAuthClients(config.oauthClients), skipTokenSecret) : undefined;
+  if (!tokens) return {};
+  return {
+    adminTokens: async (token) => {
+      const clientId = await tokens.verifyScope(token, CONSOLE_ADMIN_SCOPE);
+      return clientId !== undefined && admins.has(clientId) ? clientId : undefined;
+    },
+  };
 }
 
 /**

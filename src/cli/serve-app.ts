@@ -50,7 +50,9 @@ export async function serveApp(runtime: Runtime, config: Config, logger: Logger,
   // With WEBHOOKS_PUBLIC_URL: the work-management service's deliveries ask for incremental runs.
   const webhooks = config.webhooksPublicUrl ? await (await import('./serve-webhooks')).serveWebhooks(runtime, config, logger, staging) : undefined;
   // Imported only when on: a gateway without the console loads none of it (nor its libraries).
-  const consoleApp = config.consoleEnabled ? (await import('./console-mount')).consoleMount(config, runtime, logger, staging, keys) : undefined;
+  const consoleApp = config.consoleEnabled
+    ? (await import('./console-mount')).consoleMount(config, runtime, logger, staging, keys, skipTokenSecret)
+    : undefined;
   const { app, metrics } = await createApp({
     config: appConfig,
     db: staging.db,

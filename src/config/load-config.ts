@@ -75,13 +75,24 @@ function withoutUserInfo(value: unknown): unknown {
   return typeof value === 'string' ? value.replace(/(\/\/)[^/@\s]*@/g, '$1(hidden)@') : value;
 }
 
-/** The console needs its own admin key: long enough in production, and never the platform's crawl key. */
+/** The console needs its own credentials: an admin key (long enough in production, never the platform's crawl key), admin OAuth clients, or both. */
 function consoleProblems(config: Config, earlier: number): string[] {
   if (earlier > 0 || !config.consoleEnabled) return [];
   const key = config.consoleAdminKey;
-  if (!key) return ['CONSOLE_ADMIN_KEY: required when CONSOLE_ENABLED=true'];
+  if (!key && config.consoleAdminClients.length === 0) return ['CONSOLE_ADMIN_KEY or CONSOLE_ADMIN_CLIENTS: one is required when CONSOLE_ENABLED=true'];
+  return [...(key ? adminKeyProblems(config, key) : []), ...adminClientProblems(config)];
+}
+
+function adminKeyProblems(config: Config, key: string): string[] {
   if (config.apiKeys.includes(key)) return ["CONSOLE_ADMIN_KEY: must differ from every GATEWAY_API_KEY key (the platform's crawl key never opens the console)"];
   if (config.nodeEnv === 'production' && key.length < MIN_SECRET_LENGTH)
     return [`CONSOLE_ADMIN_KEY: must be at least ${MIN_SECRET_LENGTH} characters when NODE_ENV=production (make one with \`openssl rand -hex 32\`)`];
   return [];
+}
+
+/** Each admin client must be an OAuth client (`OAUTH_CLIENTS` entries are `client_id:secret_hash`). */
+function adminClientProblems(config: Config): string[] {
+  const ids = new Set(config.oauthClients.map((entry) => entry.slice(0, Math.max(0, entry.indexOf(':')))));
+  const unknown = config.consoleAdminClients.filter((id) => !ids.has(id));
+  return unknown.length > 0 ? [`CONSOLE_ADMIN_CLIENTS: ${unknown.map((id) => `'${id}'`).join(', ')} not among OAUTH_CLIENTS's client ids`] : [];
 }

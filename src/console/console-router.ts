@@ -6,7 +6,7 @@ import express, { type NextFunction, type Request, type RequestHandler, type Res
 import helmet from 'helmet';
 import { GatewayError } from '../errors/gateway-error';
 import { projectRoot } from '../lib/project-root';
-import { requireAdmin } from './admin-auth';
+import { requireAdmin, type AdminTokens } from './admin-auth';
 import { ASSETS, consoleAssets } from './console-assets';
 import type { ConsoleAction, ConsoleContext, ConsolePage } from './console-page';
 import { ConsoleViews } from './console-views';
@@ -18,7 +18,10 @@ export const CONSOLE_PATH = '/console';
 export interface ConsoleOptions {
   ctx: ConsoleContext;
   pages: readonly ConsolePage[];
-  adminKey: string;
+  /** The admin key (`CONSOLE_ADMIN_KEY`), when there is one. */
+  adminKey?: string;
+  /** Verifies an admin client's access token (`CONSOLE_ADMIN_CLIENTS`), when there are such clients. */
+  adminTokens?: AdminTokens;
   /** The platform's crawl keys: refused here even if one equalled the admin key. */
   crawlKeys: readonly string[];
   /** Over HTTPS (TLS or `PUBLIC_BASE_URL` https): the CSRF cookie is `__Host-` and `Secure`. */
@@ -49,7 +52,9 @@ function strictHeaders(): RequestHandler {
 
 /** Double-submit CSRF tokens (csrf-csrf), bound to the admin credential; scripts sending Bearer are not a browser's ambient credential, so they skip it. */
 function csrfOf(options: ConsoleOptions) {
-  const secret = crypto.createHmac('sha256', options.adminKey).update('content-gateway console csrf').digest('hex');
+  // Without an admin key no browser signs in (tokens are Bearer, which skips CSRF): any secret serves.
+  const key = options.adminKey ?? crypto.randomBytes(32).toString('hex');
+  const secret = crypto.createHmac('sha256', key).update('content-gateway console csrf').digest('hex');
   return doubleCsrf({
     getSecret: () => secret,
     getSessionIdentifier: (req) => String((req.res?.locals.consoleCredential as { id: string } | undefined)?.id ?? ''),
@@ -125,7 +130,7 @@ export function consoleRouter(options: ConsoleOptions): Router {
   const router = express.Router();
   router.use(strictHeaders());
   router.use(consoleAssets(templatesDir));
-  router.use(requireAdmin(options.adminKey, options.crawlKeys));
+  router.use(requireAdmin(options.adminKey, options.crawlKeys, options.adminTokens));
   router.use(cookieParser());
   router.use(express.urlencoded({ extended: false, limit: '16kb' }), express.json({ limit: '16kb' }));
   router.use(doubleCsrfProtection);

@@ -32,12 +32,12 @@ import { RateLimiter } from './rate-limits/rate-limiter';
 import { RateLimitCounters } from './rate-limits/rate-limit-counters';
 import { MEMORY_STORE, type RateLimitStore } from './rate-limits/rate-limit-store';
 import type { RequestCounter } from './rate-limits/shared-counter';
-import { AccessTokens } from './security/access-tokens';
+import type { AccessTokens } from './security/access-tokens';
+import { accessTokensOf } from './security/access-tokens-of';
 import { ApiKeyVerifier } from './security/api-key-verifier';
 import { createBearerAuth } from './security/bearer-auth';
 import { parseOAuthClients, type OAuthClient } from './security/client-secrets';
 import { SecretRedactor } from './security/secret-redactor';
-import { tokenAudience } from './security/token-audience';
 
 export type AppConfig = Pick<
   Config,
@@ -53,6 +53,7 @@ export type AppConfig = Pick<
   | 'oauthAudience'
   | 'oauthTokenRateLimit'
   | 'oauthTokenConcurrency'
+  | 'consoleAdminClients'
   | 'rateLimitRequests'
   | 'rateLimitWindowSeconds'
   | 'authFailureLimit'
@@ -79,6 +80,7 @@ export const APP_DEFAULTS = settingDefaults([
   'oauthAudience',
   'oauthTokenRateLimit',
   'oauthTokenConcurrency',
+  'consoleAdminClients',
   'rateLimitRequests',
   'rateLimitWindowSeconds',
   'authFailureLimit',
@@ -140,13 +142,7 @@ function handlerDepsOf(deps: AppDeps, config: AppConfig, metrics: GatewayMetrics
 /** The OAuth clients, and the access tokens issued to them when there are any. */
 function oauthOf(config: AppConfig, deps: AppDeps): { clients: OAuthClient[]; tokens: AccessTokens | undefined } {
   const clients = parseOAuthClients(config.oauthClients);
-  if (clients.length > 0 && !config.oauthSigningKey) throw new Error('OAUTH_SIGNING_KEY is required when OAUTH_CLIENTS is set');
-  const audience = tokenAudience(config.oauthAudience, config.publicBaseUrl, deps.skipTokenSecret);
-  const tokens =
-    clients.length > 0 && config.oauthSigningKey
-      ? new AccessTokens(config.oauthSigningKey, audience, config.oauthTokenTtlSeconds, clients, deps.now)
-      : undefined;
-  return { clients, tokens };
+  return { clients, tokens: accessTokensOf(config, clients, deps.skipTokenSecret, deps.now) };
 }
 
 interface RateLimits {
@@ -235,6 +231,7 @@ function tokenEndpointLimits(config: AppConfig, limits: RateLimits): TokenEndpoi
     counters: limits.counters,
     ...(limits.authFailures ? { failures: limits.authFailures } : {}),
     minSecretLength: config.nodeEnv === 'production' ? MIN_SECRET_LENGTH : 0,
+    adminClients: new Set(config.consoleAdminClients),
   };
 }
 

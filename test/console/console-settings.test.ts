@@ -17,7 +17,7 @@ describe('CONSOLE_ENABLED and CONSOLE_ADMIN_KEY', () => {
   });
 
   it('needs an admin key when on, never one of the crawl keys, and 32 characters in production; the key is never shown', () => {
-    expect(problems({ CONSOLE_ENABLED: 'true' })).toEqual(['CONSOLE_ADMIN_KEY: required when CONSOLE_ENABLED=true']);
+    expect(problems({ CONSOLE_ENABLED: 'true' })).toEqual(['CONSOLE_ADMIN_KEY or CONSOLE_ADMIN_CLIENTS: one is required when CONSOLE_ENABLED=true']);
     expect(problems({ CONSOLE_ENABLED: 'true', CONSOLE_ADMIN_KEY: 'shared-key', GATEWAY_API_KEY: 'other,shared-key' })).toEqual([
       expect.stringMatching(/^CONSOLE_ADMIN_KEY: must differ from every GATEWAY_API_KEY key/),
     ]);
@@ -27,5 +27,15 @@ describe('CONSOLE_ENABLED and CONSOLE_ADMIN_KEY', () => {
     expect(short.join()).not.toContain('short-admin-key');
     expect(problems({ ...production, CONSOLE_ADMIN_KEY: LONG })).toEqual([]);
     expect(problems({ CONSOLE_ENABLED: 'true', CONSOLE_ADMIN_KEY: 'dev' })).toEqual([]);
+  });
+
+  it('takes admin OAuth clients instead of (or beside) the key, each one of OAUTH_CLIENTS', () => {
+    const oauth = { OAUTH_CLIENTS: 'ops:scrypt$x$y,platform:scrypt$x$z', OAUTH_SIGNING_KEY: 'k'.repeat(32) };
+    expect(problems({ ...oauth, CONSOLE_ENABLED: 'true', CONSOLE_ADMIN_CLIENTS: 'ops' })).toEqual([]);
+    expect(loadConfig({ ...oauth, CONSOLE_ENABLED: 'true', CONSOLE_ADMIN_CLIENTS: 'ops' }).consoleAdminClients).toEqual(['ops']);
+    expect(problems({ ...oauth, CONSOLE_ENABLED: 'true', CONSOLE_ADMIN_CLIENTS: 'ops,nobody,scrypt$x$y' })).toEqual([
+      "CONSOLE_ADMIN_CLIENTS: 'nobody', 'scrypt$x$y' not among OAUTH_CLIENTS's client ids",
+    ]);
+    expect(problems({ CONSOLE_ENABLED: 'true', CONSOLE_ADMIN_CLIENTS: 'ops' })).toEqual(["CONSOLE_ADMIN_CLIENTS: 'ops' not among OAUTH_CLIENTS's client ids"]);
   });
 });

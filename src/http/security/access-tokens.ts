@@ -5,6 +5,8 @@ import type { OAuthClient } from './client-secrets';
 /** A token that passed verification: what is left to check on later requests is time. */
 interface Verified {
   clientId: string;
+  /** The token's `scope` claim: none for a crawl token, `console:admin` for a console admin's. */
+  scope: string | undefined;
   /** `exp` and `nbf`, in seconds since the epoch. */
   expires: number;
   notBefore: number;
@@ -12,6 +14,9 @@ interface Verified {
 
 /** Verified tokens remembered; the platform presents the same token until it expires. */
 const VERIFIED_CACHE_SIZE = 1024;
+
+/** The scope of a console admin's tokens (`CONSOLE_ADMIN_CLIENTS`): they open the console, and no `/v1` route. */
+export const CONSOLE_ADMIN_SCOPE = 'console:admin';
 
 /** The private claim naming the configured secret a token was issued for (see `AccessTokens`). */
 const SECRET_VERSION = 'secret_version';
@@ -53,11 +58,12 @@ export class AccessTokens {
     );
   }
 
-  async issue(clientId: string): Promise<string> {
+  /** A token for `clientId`; with `scope`, one that opens only what asks for that scope (and no `/v1` route). */
+  async issue(clientId: string, scope?: string): Promise<string> {
     const version = this.versions.get(clientId);
     if (version === undefined) throw new Error(`no configured OAuth client '${clientId}'`);
     const iat = Math.floor(this.now().getTime() / 1000);
-    return new SignJWT({ [SECRET_VERSION]: version })
+    return new SignJWT({ [SECRET_VERSION]: version, ...(scope === undefined ? {} : { scope }) })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(clientId)
       .setAudience(this.audience)
@@ -68,18 +74,28 @@ export class AccessTokens {
       .sign(this.key);
   }
 
-  /** The client id of a valid token, or undefined. */
+  /** The client id of a valid crawl token (one with no scope: `/v1`'s), or undefined. */
   async verify(token: string): Promise<string | undefined> {
+    const verified = await this.claims(token);
+    return verified && verified.scope === undefined ? verified.clientId : undefined;
+  }
+
+  /** The client id of a valid token with exactly this scope, or undefined. */
+  async verifyScope(token: string, scope: string): Promise<string | undefined> {
+    const verified = await this.claims(token);
+    return verified?.scope === scope ? verified.clientId : undefined;
+  }
+
+  private async claims(token: string): Promise<Verified | undefined> {
     const now = this.now();
     const seconds = Math.floor(now.getTime() / 1000);
     const known = this.verified.get(token);
     if (known) {
       // The checks jose makes against the clock: expired when exp <= now, early when nbf > now.
-      if (seconds < known.expires && known.notBefore <= seconds) return known.clientId;
+      if (seconds < known.expires && known.notBefore <= seconds) return known;
       if (seconds >= known.expires) this.verified.delete(token);
       return undefined;
     }
-    let clientId: string | undefined;
     try {
       const { payload } = await jwtVerify(token, this.key, {
         algorithms: ['HS256'],
@@ -91,12 +107,17 @@ export class AccessTokens {
       // Issued to a client no longer configured, or for a secret it no longer has: revoked.
       const expected = payload.sub === undefined ? undefined : this.versions.get(payload.sub);
       if (expected === undefined || payload[SECRET_VERSION] !== expected) return undefined;
-      clientId = payload.sub as string;
-      if (payload.exp !== undefined) this.remember(token, { clientId, expires: payload.exp, notBefore: payload.nbf ?? Number.NEGATIVE_INFINITY });
+      const verified: Verified = {
+        clientId: payload.sub as string,
+        scope: typeof payload.scope === 'string' ? payload.scope : undefined,
+        expires: payload.exp as number,
+        notBefore: payload.nbf ?? Number.NEGATIVE_INFINITY,
+      };
+      this.remember(token, verified);
+      return verified;
     } catch {
       return undefined;
     }
-    return clientId;
   }
 
   private remember(token: string, verified: Verified): void {

@@ -6,11 +6,18 @@ import { callerAddress } from '../rate-limits/caller-address';
 import type { RateLimitCounters } from '../rate-limits/rate-limit-counters';
 import type { RequestCounter } from '../rate-limits/shared-counter';
 import { verifyClientSecret, type OAuthClient } from './client-secrets';
-import type { AccessTokens } from './access-tokens';
+import { CONSOLE_ADMIN_SCOPE, type AccessTokens } from './access-tokens';
 
 /** RFC 6749 §5.2's codes, plus `slow_down` (RFC 8628 §3.5) and `temporarily_unavailable` (RFC 6749 §4.1.2.1) for the limits. */
 type OAuthErrorCode =
-  'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unsupported_grant_type' | 'unauthorized_client' | 'slow_down' | 'temporarily_unavailable';
+  | 'invalid_request'
+  | 'invalid_client'
+  | 'invalid_grant'
+  | 'invalid_scope'
+  | 'unsupported_grant_type'
+  | 'unauthorized_client'
+  | 'slow_down'
+  | 'temporarily_unavailable';
 
 export interface TokenEndpointLimits {
   /** Requests per minute per address and per client id (0: none). */
@@ -23,6 +30,26 @@ export interface TokenEndpointLimits {
   failures?: RequestCounter;
   /** Presented secrets shorter than this are refused before any check (production: `MIN_SECRET_LENGTH`; else 0). */
   minSecretLength: number;
+  /** The console's admin clients (`CONSOLE_ADMIN_CLIENTS`): their tokens carry `CONSOLE_ADMIN_SCOPE`, and no other client's do. */
+  adminClients?: ReadonlySet<string>;
+}
+
+/**
+ * The scope a token is issued with: a console admin's tokens always carry `CONSOLE_ADMIN_SCOPE`
+ * (asked for or not; any other scope is refused), a crawler's never (asking for it is refused;
+ * other values are ignored as before, since the platform may send one).
+ */
+function grantedScope(
+  clientId: string,
+  requested: unknown,
+  adminClients: ReadonlySet<string> | undefined,
+): { scope: string | undefined } | { refused: string } {
+  if (adminClients?.has(clientId)) {
+    return requested === undefined || requested === CONSOLE_ADMIN_SCOPE
+      ? { scope: CONSOLE_ADMIN_SCOPE }
+      : { refused: `this client's tokens have the scope ${CONSOLE_ADMIN_SCOPE} only` };
+  }
+  return requested === CONSOLE_ADMIN_SCOPE ? { refused: `this client is not a console admin (CONSOLE_ADMIN_CLIENTS)` } : { scope: undefined };
 }
 
 /**
@@ -200,8 +227,12 @@ export function oauthTokenRoute(clients: readonly OAuthClient[], tokens: AccessT
       if (!client || !checked.value) return refuseClient(req, res, limits.failures, 'unknown client or wrong secret');
       if (body.grant_type === undefined) return oauthError(res, 400, 'invalid_request', 'grant_type is required');
       if (body.grant_type !== 'client_credentials') return oauthError(res, 400, 'unsupported_grant_type', 'only grant_type=client_credentials is supported');
-      const accessToken = await tokens.issue(client.id);
-      res.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' }).json({ access_token: accessToken, token_type: 'Bearer', expires_in: tokens.ttlSeconds });
+      const granted = grantedScope(client.id, body.scope, limits.adminClients);
+      if ('refused' in granted) return oauthError(res, 400, 'invalid_scope', granted.refused);
+      const accessToken = await tokens.issue(client.id, granted.scope);
+      res
+        .set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' })
+        .json({ access_token: accessToken, token_type: 'Bearer', expires_in: tokens.ttlSeconds, ...(granted.scope ? { scope: granted.scope } : {}) });
     },
   );
   router.all('/', function refuseOtherMethods(_req, res) {
