@@ -1,9 +1,9 @@
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { hashClientSecret } from '../../src/http/security/client-secrets';
 import { runCli, startCli, type CliProcess } from '../e2e/cli-process';
+import { freePort } from '../helpers/free-port';
 
 jest.setTimeout(60_000);
 
@@ -15,14 +15,6 @@ jest.setTimeout(60_000);
  */
 const ADMIN = { id: 'ops-dashboard', secret: 'ops-dashboard-secret-0123456789abcdef' };
 const CRAWLER = { id: 'platform', secret: 'platform-crawler-secret-0123456789abcdef' };
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe('console admin OAuth clients (CONSOLE_ADMIN_CLIENTS)', () => {
   let dir: string;

@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { startMock, type RunningMock } from '@content-gateway/kit/test/mocks/work-management/mock-harness';
@@ -7,6 +6,7 @@ import { createDb, type Db } from '../../src/staging/database/create-db';
 import { SyncLock } from '../../src/staging/repositories/sync-lock';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-databases';
 import { runCli, startCli, summaryLines, type CliProcess } from './cli-process';
+import { freePort } from '../helpers/free-port';
 
 jest.setTimeout(120_000);
 
@@ -19,14 +19,6 @@ jest.setTimeout(120_000);
  */
 const KEY = 'serve-webhooks-key-0123456789abcdef';
 const SOURCE = 'work-management';
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 function plainTask(m: RunningMock): string {
   const store = m.mock.model;
