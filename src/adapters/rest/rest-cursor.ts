@@ -8,7 +8,8 @@ export function lookBackMs(value: string | number | undefined): number {
   if (value === undefined) return 0;
   if (typeof value === 'number') return value * 1000;
   const m = DURATION.exec(value);
-  if (!m || value === 'P' || value.endsWith('T')) throw new RestRecordError(`incremental_sync.look_back: ${JSON.stringify(value)} is not an ISO 8601 duration (PT10M) or seconds`);
+  if (!m || value === 'P' || value.endsWith('T'))
+    throw new RestRecordError(`incremental_sync.look_back: ${JSON.stringify(value)} is not an ISO 8601 duration (PT10M) or seconds`);
   const [, d = '0', h = '0', min = '0', s = '0'] = m;
   return ((Number(d) * 24 + Number(h)) * 60 + Number(min)) * 60_000 + Number(s) * 1000;
 }

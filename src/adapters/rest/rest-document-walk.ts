@@ -77,8 +77,7 @@ async function childEvents(child: ChildDocumentsStream, index: number, parent: u
  */
 export async function recordEvents(stream: DocumentsStream, record: unknown, deps: AccessDeps, tracker?: DocumentTracker): Promise<SyncEvent[]> {
   const id = await optionalText(deps.expressions, stream.map.id, record).catch(() => undefined);
-  const version =
-    tracker && id !== undefined ? recordVersion(record, await optionalText(deps.expressions, listedVersionOf(stream), record)) : undefined;
+  const version = tracker && id !== undefined ? recordVersion(record, await optionalText(deps.expressions, listedVersionOf(stream), record)) : undefined;
   const before = id !== undefined ? tracker?.previous?.[id] : undefined;
   if (tracker && id !== undefined && version !== undefined && before?.version === version) {
     tracker.next[id] = before;

@@ -168,7 +168,8 @@ export class RestRequester {
       if (filter.predicate && !(parsed && (await this.deps.expressions.truth(filter.predicate, body)))) continue;
       if (filter.action === 'ignore') return 'ignored';
       if (filter.action === 'retry') return 'retry';
-      if (filter.action === 'full_run') throw new FullRunRequired(`${filter.error_message ?? 'The answer says the incremental position is no longer valid'} (${url.split('?')[0]})`);
+      if (filter.action === 'full_run')
+        throw new FullRunRequired(`${filter.error_message ?? 'The answer says the incremental position is no longer valid'} (${url.split('?')[0]})`);
       if (response.ok) throw new SourceRequestError(`${filter.error_message ?? 'The response matched a fail rule'} (${url.split('?')[0]})`);
       break;
     }

@@ -36,8 +36,7 @@ export function sortEvents(source: string, events: readonly SyncEvent[], tally: 
         batch.tombstones.splice(dropped, 1);
         tally.counts.deleted--;
       }
-    }
-    else if (e.type === 'user') sorted.users.set(globalId(source, e.user.nativeId), e.user);
+    } else if (e.type === 'user') sorted.users.set(globalId(source, e.user.nativeId), e.user);
     else if (e.type === 'group') sorted.groups.set(globalId(source, e.group.nativeId), e.group);
     else if (e.type === 'delete') {
       const id = globalId(source, e.nativeId);

@@ -54,8 +54,7 @@ class Harness {
   async overExposed(): Promise<string[]> {
     const want = this.api.visible();
     const out: string[] = [];
-    for (const [doc, got] of await stagedAccess(this.t.db, 'feeds'))
-      for (const user of got) if (!want.get(doc)?.has(user)) out.push(`${user} ${doc}`);
+    for (const [doc, got] of await stagedAccess(this.t.db, 'feeds')) for (const user of got) if (!want.get(doc)?.has(user)) out.push(`${user} ${doc}`);
     return out;
   }
 
@@ -77,7 +76,8 @@ class Harness {
 }
 
 function seed(api: FakeFeedApi, count: number): void {
-  for (let i = 0; i < count; i += 1) api.upsert(`d${String(i).padStart(2, '0')}`, { title: `Doc ${i}`, readers: [USERS[i % USERS.length]!], open: i % 5 === 0 });
+  for (let i = 0; i < count; i += 1)
+    api.upsert(`d${String(i).padStart(2, '0')}`, { title: `Doc ${i}`, readers: [USERS[i % USERS.length]!], open: i % 5 === 0 });
 }
 
 describe.each(databaseKinds)('rest manifests with incremental_sync updated_since (%s staging)', (kind) => {
