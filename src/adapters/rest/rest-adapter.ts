@@ -40,6 +40,8 @@ export class RestAdapter implements AccessOnlyAdapter {
   lastRun: RestRun | undefined;
   /** What the last `liveFiles` listing saw (for `settle` after it). */
   protected live: LiveState | undefined;
+  /** Files the last incremental run's changes wrote (from a feed's or a lower-bounded listing's records). */
+  protected written: ReadonlySet<string> = new Set();
 
   constructor(protected readonly options: RestAdapterOptions) {
     this.name = options.name;
@@ -89,6 +91,10 @@ export class RestAdapter implements AccessOnlyAdapter {
     const containers = manifest.streams.containers ? await readContainers(manifest.streams.containers, deps, concurrency) : undefined;
     this.live = newLiveState(containers);
     yield* liveFilesOf(manifest.streams.documents, { ...deps, ...(containers ? { containers } : {}) }, concurrency, this.live);
+    // A file this run wrote from a record the full listing no longer shows (a feed's stale upsert, its delete lost): the
+    // engine does not ask about files the run touched, so it is listed with no access (served to nobody); the next run,
+    // which does not touch it, finds it unlisted and deletes it.
+    for (const id of this.written) if (!this.live.listed.has(id) && !this.live.unreadable.has(id)) yield { nativeId: id, access: [] };
   }
 
   private async *directoryEvents(deps: AccessDeps): AsyncGenerator<SyncEvent> {

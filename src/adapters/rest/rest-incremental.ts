@@ -50,7 +50,12 @@ export class IncrementalRestAdapter extends RestAdapter implements IncrementalAd
   async *changes(ctx: AdapterContext, since: RestCheckpoint): AsyncGenerator<SyncEvent> {
     const type = this.sync.type;
     if (modeOf(since) !== type) throw new FullRunRequired(`the checkpoint is of incremental_sync ${modeOf(since)}, the manifest says ${type}`);
-    yield* this.withRun(ctx, (deps) => this.walk(deps, since));
+    const written = new Set<string>();
+    this.written = written;
+    for await (const event of this.withRun(ctx, (deps) => this.walk(deps, since))) {
+      if (event.type === 'file') written.add(event.file.nativeId);
+      yield event;
+    }
   }
 
   protected get sync(): IncrementalSync {

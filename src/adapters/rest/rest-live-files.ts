@@ -10,6 +10,8 @@ const WHAT = 'streams.documents';
 
 /** What one live listing saw, for `settle` after it: each listed record (to read whole), what could not be vouched for. */
 export interface LiveState {
+  /** Ids the listing yielded. */
+  listed: Set<string>;
   records: Map<string, { stream: ChildDocumentsStream; record: unknown; parentAccess?: readonly AccessEntry[] }>;
   /** Listed files whose access could not be read whole: kept as staged, never taken as gone. */
   unreadable: Map<string, Error>;
@@ -19,7 +21,7 @@ export interface LiveState {
 }
 
 export function newLiveState(containers: AccessDeps['containers']): LiveState {
-  return { records: new Map(), unreadable: new Map(), incomplete: undefined, containers };
+  return { listed: new Set(), records: new Map(), unreadable: new Map(), incomplete: undefined, containers };
 }
 
 function tombstoneOf(stream: DocumentsStream): string | undefined {
@@ -80,7 +82,7 @@ async function liveOfRecord(stream: DocumentsStream, record: unknown, deps: Acce
  * live. A file is yielded once.
  */
 export async function* liveFilesOf(stream: DocumentsStream, deps: AccessDeps, concurrency: number, state: LiveState): AsyncGenerator<LiveFile> {
-  const seen = new Set<string>();
+  const seen = state.listed;
   const pool = new ConcurrencyPool(concurrency);
   const tombstone = tombstoneOf(stream);
   for await (const page of documentPages(stream, deps)) {

@@ -172,6 +172,17 @@ describe.each(databaseKinds)('rest manifests with incremental_sync change_feed (
     expect((await stagedFiles(h.t.db, 'feeds')).deleted).toEqual(new Set(['d04']));
   });
 
+  it('a document the feed re-wrote but whose delete was lost is served to nobody at once, and deleted by the next run', async () => {
+    await h.sync('full');
+    h.api.upsert('d01', { readers: ['cy'] });
+    h.api.lose = () => true;
+    h.api.remove('d01');
+    await h.sync('auto');
+    expect(await h.overExposed()).toEqual([]);
+    await h.sync('auto');
+    expect((await stagedFiles(h.t.db, 'feeds')).deleted).toEqual(new Set(['d01']));
+  });
+
   it('events lost at random: after reconciliation no (user, document) pair is over-exposed', async () => {
     const change = fc.record({
       id: fc.constantFrom('d00', 'd01', 'd02', 'd03', 'd04', 'd05', 'd06', 'd07'),
@@ -193,11 +204,13 @@ describe.each(databaseKinds)('rest manifests with incremental_sync change_feed (
         const summary = await h.sync('auto');
         expect(summary.mode).toBe('incremental');
         expect(await h.overExposed()).toEqual([]);
-        // Nothing the source still has is left out either: what a lost event delays is content, not access.
+        // A document the feed deleted and whose re-creation was lost is not served by that run (the run's own delete is not
+        // second-guessed by reconciliation): the next run's listing finds it missing and reads it. Nothing else is left out.
+        await h.sync('auto');
         const staged = await stagedAccess(h.t.db, 'feeds');
         for (const [doc, want] of h.api.visible()) expect([doc, [...(staged.get(doc) ?? [])].sort()]).toEqual([doc, [...want].sort()]);
       }),
-      { numRuns: 20 },
+      { numRuns: 40 },
     );
   });
 });
