@@ -36,6 +36,8 @@ export interface FakeFeedApi {
   oldest: number;
   lose: (id: string) => boolean;
   onListPage: (page: number) => void;
+  /** A status to answer instead of the real page, when it gives one (a listing that breaks). */
+  fault: (url: URL) => number | undefined;
   requests: string[];
   upsert(id: string, change: Partial<Omit<FeedDoc, 'id' | 'updated' | 'deleted'>>): void;
   remove(id: string): void;
@@ -59,6 +61,7 @@ export async function startFakeFeedApi(users: string[]): Promise<FakeFeedApi> {
     oldest: 0,
     lose: () => false,
     onListPage: () => undefined,
+    fault: () => undefined,
     requests: [],
     upsert(id, change) {
       api.clock += 1000;
@@ -86,6 +89,8 @@ export async function startFakeFeedApi(users: string[]): Promise<FakeFeedApi> {
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     api.requests.push(`${req.method} ${url.pathname}${url.search}`);
+    const fault = api.fault(url);
+    if (fault !== undefined) return send(res, fault, { error: 'broken' });
     if (url.pathname === '/users') return send(res, 200, { items: users.map((id) => ({ id, email: `${id}@example.com` })) });
     if (url.pathname === '/docs') {
       const page = Number(url.searchParams.get('page') ?? '1');

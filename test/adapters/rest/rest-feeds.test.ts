@@ -139,6 +139,35 @@ describe.each(databaseKinds)('rest manifests with incremental_sync updated_since
   });
 });
 
+describe.each(databaseKinds)('rest feeds fail closed (%s staging)', (kind) => {
+  let h: Harness;
+  beforeEach(async () => {
+    h = await Harness.start(kind, 'feeds-change.yaml');
+    seed(h.api, 6);
+    await h.sync('full');
+  });
+  afterEach(() => h.close());
+
+  it('an access-only run whose users listing fails fails, and staged users and access lists are kept', async () => {
+    const before = await stagedAccess(h.t.db, 'feeds');
+    h.api.docs.set('d01', { ...h.api.docs.get('d01')!, readers: [] });
+    h.api.fault = (url) => (url.pathname === '/users' ? 500 : undefined);
+    const summary = await runAccessSync(h.adapter, { db: h.t.db, blobs: new FsBlobStore(os.tmpdir()), logger, now: () => new Date(h.clock + 1) });
+    expect(summary.status).toBe('failed');
+    expect(await stagedAccess(h.t.db, 'feeds')).toEqual(before);
+  });
+
+  it('a reconciliation whose documents listing fails deletes nothing it did not see deleted', async () => {
+    h.api.lose = () => true;
+    h.api.remove('d02');
+    h.api.fault = (url) => (url.pathname === '/docs' && url.searchParams.get('page') === '2' ? 500 : undefined);
+    const summary = await runSync(h.adapter, { db: h.t.db, blobs: new FsBlobStore(os.tmpdir()), logger, now: () => new Date(h.clock + 1) }, { mode: 'auto' });
+    expect(summary.status).toBe('failed');
+    expect((await stagedFiles(h.t.db, 'feeds')).deleted).toEqual(new Set());
+    expect((await stagedFiles(h.t.db, 'feeds')).active.size).toBe(6);
+  });
+});
+
 describe.each(databaseKinds)('rest manifests with incremental_sync change_feed (%s staging)', (kind) => {
   let h: Harness;
   beforeEach(async () => {
