@@ -27,8 +27,10 @@ export interface RestRun {
 }
 
 /**
- * A REST system as a manifest describes it (docs/declarative-sources.md). Full runs only: every
- * run lists everything and the engine sweeps what a completed run did not yield. Identity and
+ * A REST system as a manifest describes it (docs/declarative-sources.md). Full runs (every run
+ * lists everything and the engine sweeps what a completed run did not yield; `incremental_sync`
+ * adds incremental runs, rest-incremental.ts) and access-only runs (`permissions`, then
+ * `liveFiles`: access lists without content). Identity and
  * access are read fail-closed: a listing that fails (users, groups, containers, documents) fails
  * the run, so nothing is swept and staging keeps what it served; a group's members or a document's
  * access that cannot be read whole is that item's failure, and the engine keeps its staged state
