@@ -2,6 +2,7 @@ import type { AdapterFactory } from '../adapter-factory';
 import { RestAdapter, type RestAdapterOptions } from './rest-adapter';
 import { IncrementalRestAdapter } from './rest-incremental';
 import { REST_SETTINGS, restConfigFromEnv } from './rest-config';
+import { ReconcilingRestAdapter } from './rest-reconciling';
 
 export { RestAdapter, type RestAdapterOptions } from './rest-adapter';
 export { restConfigFromEnv, REST_SETTINGS, type RestAdapterConfig } from './rest-config';
@@ -9,10 +10,13 @@ export { loadRestManifest, parseRestManifest, RestManifestError, REST_MANIFEST_S
 export type { RestManifest } from './rest-manifest';
 export type { RestAuthenticatorHook, RestAuthenticatorHookFactory, RestHookContext, RestHookNextPage, RestHookPage, RestPaginatorHook } from './rest-hooks';
 export { IncrementalRestAdapter } from './rest-incremental';
+export { ReconcilingRestAdapter } from './rest-reconciling';
 
-/** The adapter a manifest asks for: incremental when its documents declare `incremental_sync`. */
+/** The adapter a manifest asks for: incremental when its documents declare `incremental_sync`, reconciling access when that does not list everything. */
 export function createRestAdapter(options: RestAdapterOptions): RestAdapter {
-  return options.loaded.manifest.streams.documents.incremental_sync ? new IncrementalRestAdapter(options) : new RestAdapter(options);
+  const sync = options.loaded.manifest.streams.documents.incremental_sync;
+  if (!sync) return new RestAdapter(options);
+  return sync.type === 'listed_version' ? new IncrementalRestAdapter(options) : new ReconcilingRestAdapter(options);
 }
 
 /** `rest`: any REST system a manifest describes, identity and access streams read fail-closed. */

@@ -1,7 +1,8 @@
-import type { Adapter, AdapterContext, SyncEvent } from '../adapter';
+import type { AccessOnlyAdapter, AdapterContext, LiveFile, SyncEvent } from '../adapter';
 import type { AccessDeps } from './rest-access';
 import { groupEvents, readContainers, userEvents } from './rest-directory';
 import { documentEvents } from './rest-document-walk';
+import { liveFilesOf, newLiveState, type LiveState } from './rest-live-files';
 import type { LoadedManifest } from './rest-manifest-file';
 import { openBudget, type RequestBudget } from './request-budget';
 import { RestRequester } from './rest-requester';
@@ -26,17 +27,23 @@ export interface RestRun {
 }
 
 /**
- * A REST system as a manifest describes it (docs/declarative-sources.md). Full runs only: every
- * run lists everything and the engine sweeps what a completed run did not yield. Identity and
+ * A REST system as a manifest describes it (docs/declarative-sources.md). Full runs (every run
+ * lists everything and the engine sweeps what a completed run did not yield; `incremental_sync`
+ * adds incremental runs, rest-incremental.ts) and access-only runs (`permissions`, then
+ * `liveFiles`: access lists without content). Identity and
  * access are read fail-closed: a listing that fails (users, groups, containers, documents) fails
  * the run, so nothing is swept and staging keeps what it served; a group's members or a document's
  * access that cannot be read whole is that item's failure, and the engine keeps its staged state
  * (a new document is not served until its access can be read).
  */
-export class RestAdapter implements Adapter {
+export class RestAdapter implements AccessOnlyAdapter {
   readonly name: string;
   /** The last run's requester (its request count); undefined before a run. */
   lastRun: RestRun | undefined;
+  /** What the last `liveFiles` listing saw (for `settle` after it). */
+  protected live: LiveState | undefined;
+  /** Files the last incremental run's changes wrote (from a feed's or a lower-bounded listing's records). */
+  protected written: ReadonlySet<string> = new Set();
 
   constructor(protected readonly options: RestAdapterOptions) {
     this.name = options.name;
@@ -67,8 +74,40 @@ export class RestAdapter implements Adapter {
     yield* this.withRun(ctx, (deps) => this.fullWith(deps));
   }
 
+  /** Users and groups with their members, read fail-closed as in a full run: an access-only run's directory. */
+  async *permissions(ctx: AdapterContext): AsyncGenerator<SyncEvent> {
+    yield* this.withRun(ctx, (deps) => this.directoryEvents(deps));
+  }
+
+  /**
+   * Every document with its access and its children's, from the full documents listing (no
+   * content read): what access reconciliation and access-only runs compare staging with.
+   */
+  async *liveFiles(ctx: AdapterContext): AsyncGenerator<LiveFile> {
+    yield* this.withRun(ctx, (deps) => this.liveWith(deps));
+  }
+
+  private async *liveWith(deps: AccessDeps): AsyncGenerator<LiveFile> {
+    const { manifest } = this.options.loaded;
+    const concurrency = manifest.concurrency ?? DEFAULT_CONCURRENCY;
+    const containers = manifest.streams.containers ? await readContainers(manifest.streams.containers, deps, concurrency) : undefined;
+    this.live = newLiveState(containers);
+    yield* liveFilesOf(manifest.streams.documents, { ...deps, ...(containers ? { containers } : {}) }, concurrency, this.live);
+    // A file this run wrote from a record the full listing no longer shows (a feed's stale upsert, its delete lost): the
+    // engine does not ask about files the run touched, so it is listed with no access (served to nobody); the next run,
+    // which does not touch it, finds it unlisted and deletes it.
+    for (const id of this.written) if (!this.live.listed.has(id) && !this.live.unreadable.has(id)) yield { nativeId: id, access: [] };
+  }
+
+  private async *directoryEvents(deps: AccessDeps): AsyncGenerator<SyncEvent> {
+    const { manifest } = this.options.loaded;
+    const { users, groups } = manifest.streams;
+    if (users) yield* userEvents(users, deps);
+    if (groups) yield* groupEvents(groups, deps, manifest.concurrency ?? DEFAULT_CONCURRENCY);
+  }
+
   /** Runs `body` with this run's requester, the request budget open for the run and closed after it. */
-  protected async *withRun(ctx: AdapterContext, body: (deps: AccessDeps) => AsyncGenerator<SyncEvent>): AsyncGenerator<SyncEvent> {
+  protected async *withRun<T = SyncEvent>(ctx: AdapterContext, body: (deps: AccessDeps) => AsyncGenerator<T>): AsyncGenerator<T> {
     const budget = await openBudget(this.options.loaded.manifest.requester.rate_limit?.budget, this.name, this.options.env);
     try {
       yield* body(this.prepare(ctx, budget?.budget));
@@ -80,9 +119,8 @@ export class RestAdapter implements Adapter {
   private async *fullWith(deps: AccessDeps): AsyncGenerator<SyncEvent> {
     const { manifest } = this.options.loaded;
     const concurrency = manifest.concurrency ?? DEFAULT_CONCURRENCY;
-    const { users, groups, containers } = manifest.streams;
-    if (users) yield* userEvents(users, deps);
-    if (groups) yield* groupEvents(groups, deps, concurrency);
+    const { containers } = manifest.streams;
+    yield* this.directoryEvents(deps);
     const withContainers = containers ? { ...deps, containers: await readContainers(containers, deps, concurrency) } : deps;
     yield* documentEvents(manifest.streams.documents, withContainers, concurrency);
   }

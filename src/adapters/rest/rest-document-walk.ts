@@ -18,7 +18,7 @@ export interface DocumentTracker {
 }
 
 /** The documents listing's pages: once, or once per partition (a parent record) when a partition router is given. Any failed page throws. */
-async function* documentPages(stream: DocumentsStream, deps: AccessDeps): AsyncGenerator<ListingPage> {
+export async function* documentPages(stream: DocumentsStream, deps: AccessDeps): AsyncGenerator<ListingPage> {
   const paging = { what: WHAT, signal: deps.signal, ...(deps.maxPages ? { maxPages: deps.maxPages } : {}) };
   if (!stream.partition_router) {
     yield* paginate(deps.requester, stream, paging);
@@ -28,8 +28,12 @@ async function* documentPages(stream: DocumentsStream, deps: AccessDeps): AsyncG
   for (const partition of partitions) yield* paginate(deps.requester, stream, { ...paging, record: partition });
 }
 
+function listedVersionOf(stream: DocumentsStream): string | undefined {
+  return stream.incremental_sync?.type === 'listed_version' ? stream.incremental_sync.version : undefined;
+}
+
 /** One record as a file event, or its failure (never a guessed access list). */
-async function fileEvent(stream: ChildDocumentsStream, record: unknown, deps: AccessDeps, what: string): Promise<SyncEvent> {
+export async function fileEvent(stream: ChildDocumentsStream, record: unknown, deps: AccessDeps, what: string): Promise<SyncEvent> {
   let nativeId: string | undefined;
   try {
     nativeId = await requiredText(deps.expressions, stream.map.id, record, `${what}.map.id`);
@@ -71,10 +75,9 @@ async function childEvents(child: ChildDocumentsStream, index: number, parent: u
  * is the checkpoint's (its children are not listed again); its version and children recorded when
  * it and every child listing were read whole (else it is read again next run).
  */
-async function recordEvents(stream: DocumentsStream, record: unknown, deps: AccessDeps, tracker?: DocumentTracker): Promise<SyncEvent[]> {
+export async function recordEvents(stream: DocumentsStream, record: unknown, deps: AccessDeps, tracker?: DocumentTracker): Promise<SyncEvent[]> {
   const id = await optionalText(deps.expressions, stream.map.id, record).catch(() => undefined);
-  const version =
-    tracker && id !== undefined ? recordVersion(record, await optionalText(deps.expressions, stream.incremental_sync?.version, record)) : undefined;
+  const version = tracker && id !== undefined ? recordVersion(record, await optionalText(deps.expressions, listedVersionOf(stream), record)) : undefined;
   const before = id !== undefined ? tracker?.previous?.[id] : undefined;
   if (tracker && id !== undefined && version !== undefined && before?.version === version) {
     tracker.next[id] = before;

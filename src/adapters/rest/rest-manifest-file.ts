@@ -181,7 +181,7 @@ function expressionProblems(manifest: RestManifest, expressions: Expressions, pl
   return problems;
 }
 
-const EXPRESSION_KEYS = new Set(['filter', 'public', 'inherit', 'predicate', 'version']);
+const EXPRESSION_KEYS = new Set(['filter', 'public', 'inherit', 'predicate', 'version', 'cursor', 'tombstone', 'has_more']);
 
 function isExpression(at: readonly (string | number)[]): boolean {
   const key = at.at(-1);

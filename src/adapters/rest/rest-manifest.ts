@@ -44,7 +44,8 @@ export interface Authenticator {
   scope?: string;
 }
 
-export type FilterAction = 'retry' | 'fail' | 'ignore';
+/** `full_run`: the answer means the incremental position is no longer valid (an expired feed token); the engine runs a full sync instead. */
+export type FilterAction = 'retry' | 'fail' | 'ignore' | 'full_run';
 
 export interface ResponseFilter {
   http_codes?: number[];
@@ -168,11 +169,53 @@ export interface PartitionRouter {
 export type ChildDocumentsStream = Omit<DocumentsStream, 'partition_router' | 'children' | 'incremental_sync'>;
 
 /** Incremental runs: a document whose listed version is unchanged is not read again, nor its children. */
-export interface IncrementalSync {
+export interface ListedVersionSync {
   type: 'listed_version';
   /** JSONata; default: a hash of the whole record as listed (a move or a new follower changes it too). */
   version?: Expression;
 }
+
+/** How a cursor value is written: ISO 8601 text, or seconds or milliseconds since the epoch. */
+export type CursorFormat = 'iso' | 'epoch_seconds' | 'epoch_millis';
+
+/** Incremental runs: only records updated since the last run's highest cursor (minus the look-back window) are listed. */
+export interface UpdatedSinceSync {
+  type: 'updated_since';
+  /** JSONata: the record's updated time. */
+  cursor: Expression;
+  cursor_format?: CursorFormat;
+  /** The documents request's query parameter that takes the lower bound; `template` wraps it (`{cursor}` is the value). */
+  lower_bound: { parameter: string; template?: string };
+  /** How far before the last cursor the next run starts: an ISO 8601 duration (PT10M) or seconds. */
+  look_back?: string | number;
+  /** JSONata: true when the record says it is deleted (a delete event). */
+  tombstone?: Expression;
+}
+
+/** Incremental runs: a change feed read from the token the last run stored. */
+export interface ChangeFeedSync {
+  type: 'change_feed';
+  feed: {
+    requester: Requester;
+    record_selector?: string;
+    /** The query parameter that takes the stored token. */
+    token_parameter: string;
+    /** Where an answer gives the next token: a dotted path in the body, or a header. */
+    token: { from: 'body'; path: string } | { from: 'header'; name: string };
+    /** JSONata over a page's body: true when another page follows (default: while a page has events and the token moved). */
+    has_more?: Expression;
+  };
+  map: {
+    /** JSONata over an event: the document's id. */
+    id: Expression;
+    /** JSONata over an event: true for a delete. */
+    delete?: Expression;
+    /** JSONata over an event: the document's record as the documents listing gives it (default: the event). */
+    record?: Expression;
+  };
+}
+
+export type IncrementalSync = ListedVersionSync | UpdatedSinceSync | ChangeFeedSync;
 
 export interface DocumentsStream extends Listing {
   partition_router?: PartitionRouter;

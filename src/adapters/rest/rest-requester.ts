@@ -6,7 +6,7 @@ import { OutboundHttpClient, type QueryValue } from '../../outbound-http/outboun
 import { remoteErrorFromStatus } from '../../outbound-http/remote-error-from-status';
 import { backoffMs, DEFAULT_RETRY_POLICY } from '../../outbound-http/retry-policy';
 import { parseRetryAfter } from '../../lib/parse-retry-after';
-import { SourceAuthError, SourceRequestError, SourceUnavailableError } from '../source-error';
+import { FullRunRequired, SourceAuthError, SourceRequestError, SourceUnavailableError } from '../source-error';
 import type { RequestBudget } from './request-budget';
 import { RequestGate } from './request-gate';
 import { createRestAuth, type RestAuth } from './rest-auth';
@@ -168,6 +168,8 @@ export class RestRequester {
       if (filter.predicate && !(parsed && (await this.deps.expressions.truth(filter.predicate, body)))) continue;
       if (filter.action === 'ignore') return 'ignored';
       if (filter.action === 'retry') return 'retry';
+      if (filter.action === 'full_run')
+        throw new FullRunRequired(`${filter.error_message ?? 'The answer says the incremental position is no longer valid'} (${url.split('?')[0]})`);
       if (response.ok) throw new SourceRequestError(`${filter.error_message ?? 'The response matched a fail rule'} (${url.split('?')[0]})`);
       break;
     }

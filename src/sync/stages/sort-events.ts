@@ -14,9 +14,10 @@ export interface SortedEvents {
 }
 
 /**
- * Stage 2a, decide (no I/O): sorts a batch's events by kind and global id. A delete wins over an
- * earlier file event for the same id, and counts as deleted (a file, or a user or group); a failed item is marked seen, so a
- * full run's sweep keeps it as it was. Files the events settle are noted for reconciliation.
+ * Stage 2a, decide (no I/O): sorts a batch's events by kind and global id. The last event for a file
+ * wins (a delete over an earlier file event, a file event over an earlier delete); a delete counts
+ * as deleted (a file, or a user or group); a failed item is marked seen, so a full run's sweep keeps
+ * it as it was. Files the events settle are noted for reconciliation.
  */
 export function sortEvents(source: string, events: readonly SyncEvent[], tally: RunTally): SortedEvents {
   const sorted: SortedEvents = { files: new Map(), users: new Map(), groups: new Map(), batch: emptyBatch() };
@@ -26,8 +27,16 @@ export function sortEvents(source: string, events: readonly SyncEvent[], tally: 
       const fileId = eventFileId(source, e);
       if (fileId) tally.touched.add(fileId);
     }
-    if (e.type === 'file') sorted.files.set(globalId(source, e.file.nativeId), e.file);
-    else if (e.type === 'user') sorted.users.set(globalId(source, e.user.nativeId), e.user);
+    if (e.type === 'file') {
+      const id = globalId(source, e.file.nativeId);
+      sorted.files.set(id, e.file);
+      // A file event after a delete of the same id (a change feed's delete, then the document made again) wins: the last event for an id.
+      const dropped = batch.tombstones.indexOf(id);
+      if (dropped >= 0) {
+        batch.tombstones.splice(dropped, 1);
+        tally.counts.deleted--;
+      }
+    } else if (e.type === 'user') sorted.users.set(globalId(source, e.user.nativeId), e.user);
     else if (e.type === 'group') sorted.groups.set(globalId(source, e.group.nativeId), e.group);
     else if (e.type === 'delete') {
       const id = globalId(source, e.nativeId);

@@ -38,6 +38,14 @@ describe('sortEvents (stage 2a: decide, no I/O)', () => {
     expect(tally.identities.deleted).toBe(2);
   });
 
+  it('a file event after a delete of the same file wins (a feed deleted it, then it was made again): no tombstone left, not counted deleted', () => {
+    const tally = new RunTally(budget);
+    const sorted = sortEvents('src', [file('a'), { type: 'delete', kind: 'file', nativeId: 'a' }, file('a', 'again')], tally);
+    expect(sorted.files.get('src:a')?.name).toBe('again');
+    expect(sorted.batch.tombstones).toEqual([]);
+    expect(tally.counts.deleted).toBe(0);
+  });
+
   it('marks a failed item seen (a sweep keeps it as it was), but not a failure that names no item', () => {
     const sorted = sortEvents(
       'src',

@@ -1,0 +1,123 @@
+import { ConcurrencyPool } from '../../lib/concurrency-pool';
+import type { AccessEntry, LiveFile, SettleEvent, SettleRequest } from '../adapter';
+import { resolveAccess, type AccessDeps } from './rest-access';
+import { listAll } from './rest-directory';
+import { documentPages, fileEvent } from './rest-document-walk';
+import type { ChildDocumentsStream, DocumentsStream } from './rest-manifest';
+import { optionalText, RestRecordError } from './rest-records';
+
+const WHAT = 'streams.documents';
+
+/** What one live listing saw, for `settle` after it: each listed record (to read whole), what could not be vouched for. */
+export interface LiveState {
+  /** Ids the listing yielded. */
+  listed: Set<string>;
+  records: Map<string, { stream: ChildDocumentsStream; record: unknown; parentAccess?: readonly AccessEntry[] }>;
+  /** Listed files whose access could not be read whole: kept as staged, never taken as gone. */
+  unreadable: Map<string, Error>;
+  /** A record without an id, or a child listing that failed: some staged file may be among the unseen, so none is taken as gone. */
+  incomplete: Error | undefined;
+  containers: AccessDeps['containers'];
+}
+
+export function newLiveState(containers: AccessDeps['containers']): LiveState {
+  return { listed: new Set(), records: new Map(), unreadable: new Map(), incomplete: undefined, containers };
+}
+
+function tombstoneOf(stream: DocumentsStream): string | undefined {
+  return stream.incremental_sync?.type === 'updated_since' ? stream.incremental_sync.tombstone : undefined;
+}
+
+/** One listed record and its children with their access (no content). */
+async function liveOfRecord(stream: DocumentsStream, record: unknown, deps: AccessDeps, state: LiveState): Promise<LiveFile[]> {
+  const id = await optionalText(deps.expressions, stream.map.id, record).catch(() => undefined);
+  if (id === undefined) {
+    state.incomplete = new RestRecordError(`${WHAT}.map.id: a listed record gives no id`);
+    return [];
+  }
+  const out: LiveFile[] = [];
+  let access: AccessEntry[] | undefined;
+  try {
+    access = await resolveAccess(stream.access, record, deps, `${WHAT}.access`);
+    out.push({ nativeId: id, access });
+    state.records.set(id, { stream, record });
+  } catch (error) {
+    state.unreadable.set(id, error as Error);
+  }
+  for (const [index, child] of (stream.children ?? []).entries()) {
+    const what = `${WHAT}.children[${index}]`;
+    let records: unknown[];
+    try {
+      records = await listAll(child, deps, what, record);
+    } catch (error) {
+      state.incomplete = error as Error;
+      continue;
+    }
+    for (const childRecord of records) {
+      const childId = await optionalText(deps.expressions, child.map.id, childRecord).catch(() => undefined);
+      if (childId === undefined) {
+        state.incomplete = new RestRecordError(`${what}.map.id: a listed child gives no id`);
+        continue;
+      }
+      if (!access) {
+        state.unreadable.set(childId, new RestRecordError(`${what}: the parent's access could not be read`));
+        continue;
+      }
+      try {
+        const childAccess = await resolveAccess(child.access, childRecord, { ...deps, parentAccess: access }, `${what}.access`);
+        out.push({ nativeId: childId, access: childAccess });
+        state.records.set(childId, { stream: child, record: childRecord, parentAccess: access });
+      } catch (error) {
+        state.unreadable.set(childId, error as Error);
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Every document the full listing shows (no lower bound, no feed), with its access and its
+ * children's: what reconciliation compares staging with. A failed page throws (an incomplete
+ * listing never deletes); a record the filter leaves out or the tombstone says is deleted is not
+ * live. A file is yielded once.
+ */
+export async function* liveFilesOf(stream: DocumentsStream, deps: AccessDeps, concurrency: number, state: LiveState): AsyncGenerator<LiveFile> {
+  const seen = state.listed;
+  const pool = new ConcurrencyPool(concurrency);
+  const tombstone = tombstoneOf(stream);
+  for await (const page of documentPages(stream, deps)) {
+    const kept: unknown[] = [];
+    for (const record of page.records) {
+      if (stream.filter !== undefined && !(await deps.expressions.truth(stream.filter, record))) continue;
+      if (tombstone !== undefined && (await deps.expressions.truth(tombstone, record))) continue;
+      kept.push(record);
+    }
+    for (const files of kept.map((record) => pool.run(() => liveOfRecord(stream, record, deps, state))))
+      for (const file of await files) {
+        if (seen.has(file.nativeId)) continue;
+        seen.add(file.nativeId);
+        yield file;
+      }
+  }
+}
+
+/**
+ * What the listing could not vouch for: a staged file it did not show is gone (nothing said),
+ * unless its access could not be read or the listing was incomplete (a failure: staged state
+ * kept); a listed file staging lacks is read whole from its listed record.
+ */
+export async function* settleOf(request: SettleRequest, state: LiveState, deps: AccessDeps): AsyncGenerator<SettleEvent> {
+  for (const nativeId of request.unlisted) {
+    const error = state.unreadable.get(nativeId) ?? state.incomplete;
+    if (error) yield { type: 'failure', kind: 'file', nativeId, error };
+  }
+  for (const nativeId of request.missing) {
+    const entry = state.records.get(nativeId);
+    if (!entry) {
+      yield { type: 'failure', kind: 'file', nativeId, error: new RestRecordError(`${WHAT}: ${nativeId} was not in the live listing`) };
+      continue;
+    }
+    const withParent = entry.parentAccess ? { ...deps, parentAccess: entry.parentAccess } : deps;
+    yield await fileEvent(entry.stream, entry.record, { ...withParent, containers: state.containers }, WHAT);
+  }
+}
