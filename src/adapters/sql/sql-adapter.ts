@@ -1,5 +1,16 @@
 import type { Knex } from 'knex';
-import type { AccessReconcilingAdapter, Adapter, AdapterContext, AttributeValue, LazyHtml, LiveFile, SettleEvent, SettleRequest, SyncEvent } from '../adapter';
+import type {
+  AccessOnlyAdapter,
+  AccessReconcilingAdapter,
+  Adapter,
+  AdapterContext,
+  AttributeValue,
+  LazyHtml,
+  LiveFile,
+  SettleEvent,
+  SettleRequest,
+  SyncEvent,
+} from '../adapter';
 import { isAbortError, throwIfAborted } from '../../lib/abort-error';
 import { isDatabaseUnavailable } from '../../lib/database-unavailable';
 import { FullRunRequired, SourceError, SourceUnavailableError } from '../source-error';
@@ -34,9 +45,10 @@ interface Keyset {
  * gone from the table is tombstoned and an access list changed without a change is rewritten.
  * With a modified-time column, documents are read without their content columns and each page
  * lazily (`LazyHtml`): read by id, a batch in one query, only when the engine finds its version
- * moved, so a full run (a changed access policy) reads no body that did not change.
+ * moved, so a full run (a changed access policy) reads no body that did not change. Access-only
+ * runs take `permissions` (the directory) then `liveFiles` (the listing): no body is read.
  */
-export class SqlAdapter implements AccessReconcilingAdapter<SqlCheckpoint> {
+export class SqlAdapter implements AccessReconcilingAdapter<SqlCheckpoint>, AccessOnlyAdapter {
   readonly name: string;
   readonly checkpointSchema = sqlCheckpointSchema;
   /** The directory of the last run: the listing and settling after `changes()` use it. */
@@ -76,6 +88,15 @@ export class SqlAdapter implements AccessReconcilingAdapter<SqlCheckpoint> {
     if (!keyset || since.mode !== this.config.mapping.incremental.mode)
       throw new FullRunRequired(`the checkpoint is of incremental mode ${since.mode}, the mapping says ${this.config.mapping.incremental.mode}`);
     yield* this.session(ctx, (reader, contents) => this.incrementalRun(ctx, reader, contents, keyset, since));
+  }
+
+  /**
+   * Users and groups as every run reads them, for an access-only run: the `liveFiles` after it
+   * resolves access with this directory. Users gone from the table are not deleted here (no
+   * checkpoint says who was there): their grants and memberships drop out of what is listed.
+   */
+  async *permissions(ctx: AdapterContext): AsyncIterable<SyncEvent> {
+    yield* this.session(ctx, (reader) => this.directoryRun(ctx, reader));
   }
 
   async *liveFiles(ctx: AdapterContext): AsyncIterable<LiveFile> {
@@ -158,6 +179,12 @@ export class SqlAdapter implements AccessReconcilingAdapter<SqlCheckpoint> {
       yield this.checkpoint(position, dir, { after });
     }
     yield this.checkpoint(position, dir);
+  }
+
+  private async *directoryRun(ctx: AdapterContext, reader: SqlReader): AsyncGenerator<SyncEvent> {
+    const dir = await readDirectory(reader, this.mapping);
+    this.directory = dir;
+    yield* directoryAndProblemEvents(ctx, dir);
   }
 
   /** The directory again (deletes for users and groups gone), then the rows past the checkpoint's position, then the new checkpoint. */
@@ -368,9 +395,18 @@ function* directoryAndProblemEvents(ctx: AdapterContext, dir: Directory): Genera
   for (const p of dir.problems) yield { type: 'failure', kind: p.kind, ...(p.nativeId !== undefined ? { nativeId: p.nativeId } : {}), error: p.error };
 }
 
-/** The adapter for a configuration: incremental (and reconciling) when the mapping says how, else full runs only. */
+/**
+ * The adapter for a configuration: incremental (and reconciling) when the mapping says how, else
+ * full runs only; access-only runs either way.
+ */
 export function createSqlAdapter(config: SqlAdapterConfig): Adapter {
   const adapter = new SqlAdapter(config);
   if (config.mapping.incremental.mode !== 'none') return adapter;
-  return { name: adapter.name, full: (ctx, resume) => adapter.full(ctx, resume) };
+  const fullOnly: AccessOnlyAdapter = {
+    name: adapter.name,
+    full: (ctx, resume) => adapter.full(ctx, resume),
+    permissions: (ctx) => adapter.permissions(ctx),
+    liveFiles: (ctx) => adapter.liveFiles(ctx),
+  };
+  return fullOnly;
 }
