@@ -76,7 +76,8 @@ export async function runAccessSync(adapter: Adapter, deps: SyncDeps, partial: P
 
 /** Users and groups first (the access lists are served through them), then the files' access lists. */
 async function readAccess(ctx: RunContext, adapter: AccessOnlyAdapter, tally: RunTally): Promise<ReconciliationStats> {
-  const adapterCtx: AdapterContext = { logger: ctx.logger, signal: ctx.signal, now: ctx.now };
+  const checkpoint = await ctx.checkpoints.load(ctx.source);
+  const adapterCtx: AdapterContext = { logger: ctx.logger, signal: ctx.signal, now: ctx.now, ...(checkpoint !== undefined ? { checkpoint } : {}) };
   for await (const batch of readEvents(identitiesOf(adapter.permissions(adapterCtx), tally), tally, ctx.options.batchSize, ctx.signal)) {
     const decided = await decideBatch(ctx, tally, batch.events, stampOf(ctx));
     decided.seen = [];

@@ -8,8 +8,9 @@ jest.setTimeout(60_000);
 
 /**
  * `sync --access-only` through the front door (the CLI as a child process): refused with the
- * flags that read content, and, for an adapter that cannot read access without content (the
- * filesystem's), a clear line and exit 1, no run recorded and nothing staged.
+ * flags that read content; for an adapter that cannot read access without content (the example
+ * wiki's), a clear line and exit 1, no run recorded and nothing staged; for one that can (the
+ * filesystem's), an access run after a full one.
  */
 describe('content-gateway sync --access-only', () => {
   let dir: string;
@@ -18,7 +19,13 @@ describe('content-gateway sync --access-only', () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-sync-access-'));
     fs.mkdirSync(path.join(dir, 'tree'));
     fs.writeFileSync(path.join(dir, 'tree', 'a.txt'), 'a');
-    env = { SQLITE_PATH: path.join(dir, 'gw.sqlite'), BLOB_DIR: path.join(dir, 'blobs'), FILESYSTEM_ROOT: path.join(dir, 'tree') };
+    env = {
+      SQLITE_PATH: path.join(dir, 'gw.sqlite'),
+      BLOB_DIR: path.join(dir, 'blobs'),
+      FILESYSTEM_ROOT: path.join(dir, 'tree'),
+      EXAMPLE_WIKI_URL: 'http://127.0.0.1:9/api/v1',
+      EXAMPLE_WIKI_TOKEN: 'never-used-token',
+    };
   });
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
@@ -31,10 +38,10 @@ describe('content-gateway sync --access-only', () => {
   });
 
   it('says an adapter without permissions() and a standalone liveFiles() cannot run access-only, and exits 1 with no run recorded', async () => {
-    const r = await runCli(['sync', 'filesystem', '--access-only'], env);
+    const r = await runCli(['sync', 'example-wiki', '--access-only'], env);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(
-      /^filesystem: sync could not run — filesystem cannot read access without content \(it has no permissions\(\) and standalone liveFiles\(\)\): no access-only run$/m,
+      /^example-wiki: sync could not run — example-wiki cannot read access without content \(it has no permissions\(\) and standalone liveFiles\(\)\): no access-only run$/m,
     );
     const db = createDb({ sqlitePath: env.SQLITE_PATH as string });
     try {
@@ -42,5 +49,14 @@ describe('content-gateway sync --access-only', () => {
     } finally {
       await db.destroy();
     }
+  });
+
+  it('runs access-only for an adapter that reads access without content (the filesystem), after a full run', async () => {
+    fs.writeFileSync(path.join(dir, 'tree', '_directory.yaml'), 'users:\n  - { id: ana, email: ana@example.com, full_name: Ana, active: true }\n');
+    fs.writeFileSync(path.join(dir, 'tree', '_access.yaml'), 'users: [ana]\n');
+    expect((await runCli(['sync', 'filesystem', '--full'], env)).code).toBe(0);
+    const r = await runCli(['sync', 'filesystem', '--access-only'], env);
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(r.stdout).toMatch(/^filesystem: access sync succeeded: /m);
   });
 });
