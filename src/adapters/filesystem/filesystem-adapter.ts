@@ -115,13 +115,18 @@ export class FilesystemAdapter implements IncrementalAdapter<FilesystemCheckpoin
   }
 
   /**
-   * The directory file's users and groups, for an access-only run. Users gone from it are not
-   * deleted here (no checkpoint says who was there); a sidecar still naming one fails that file.
+   * The directory file's users and groups, for an access-only run, then deletes for those the
+   * last stored checkpoint (`ctx.checkpoint`) lists that are gone from it; a sidecar still naming
+   * one fails that file.
    */
   async *permissions(ctx: AdapterContext): AsyncIterable<SyncEvent> {
     const run = await this.start(ctx);
     this.accessRun = run;
     yield* directoryEvents(ctx.signal, run.directory);
+    const since = filesystemCheckpointSchema.safeParse(ctx.checkpoint);
+    if (!since.success) return;
+    for (const nativeId of since.data.directory.users) if (!run.directory.userIds.has(nativeId)) yield { type: 'delete', kind: 'user', nativeId };
+    for (const nativeId of since.data.directory.groups) if (!run.directory.groupIds.has(nativeId)) yield { type: 'delete', kind: 'group', nativeId };
   }
 
   /**

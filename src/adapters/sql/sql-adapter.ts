@@ -92,8 +92,9 @@ export class SqlAdapter implements AccessReconcilingAdapter<SqlCheckpoint>, Acce
 
   /**
    * Users and groups as every run reads them, for an access-only run: the `liveFiles` after it
-   * resolves access with this directory. Users gone from the table are not deleted here (no
-   * checkpoint says who was there): their grants and memberships drop out of what is listed.
+   * resolves access with this directory. Users and groups the last stored checkpoint lists
+   * (`ctx.checkpoint`) that are gone are deleted; without one, their grants and memberships
+   * still drop out of what is listed.
    */
   async *permissions(ctx: AdapterContext): AsyncIterable<SyncEvent> {
     yield* this.session(ctx, (reader) => this.directoryRun(ctx, reader));
@@ -181,10 +182,13 @@ export class SqlAdapter implements AccessReconcilingAdapter<SqlCheckpoint>, Acce
     yield this.checkpoint(position, dir);
   }
 
+  /** The directory, then deletes for the users and groups the last stored checkpoint lists that are gone. */
   private async *directoryRun(ctx: AdapterContext, reader: SqlReader): AsyncGenerator<SyncEvent> {
     const dir = await readDirectory(reader, this.mapping);
     this.directory = dir;
     yield* directoryAndProblemEvents(ctx, dir);
+    const since = sqlCheckpointSchema.safeParse(ctx.checkpoint);
+    if (since.success) yield* goneIdentities(dir, since.data);
   }
 
   /** The directory again (deletes for users and groups gone), then the rows past the checkpoint's position, then the new checkpoint. */
@@ -198,9 +202,7 @@ export class SqlAdapter implements AccessReconcilingAdapter<SqlCheckpoint>, Acce
     const dir = await readDirectory(reader, this.mapping);
     this.directory = dir;
     yield* directoryAndProblemEvents(ctx, dir);
-    const unreadable = new Set(dir.problems.map((p) => p.nativeId));
-    for (const nativeId of since.users) if (!dir.userIds.has(nativeId) && !unreadable.has(nativeId)) yield { type: 'delete', kind: 'user', nativeId };
-    for (const nativeId of since.groups) if (!dir.groupIds.has(nativeId)) yield { type: 'delete', kind: 'group', nativeId };
+    yield* goneIdentities(dir, since);
 
     const end = await reader.lastPosition(keyset.source, keyset.order, keyset.id);
     if (end && since.position && since.mode === 'changes' && compareScalars(end.value, since.position.value) < 0) {
@@ -387,6 +389,13 @@ function sourceErrorOf(error: unknown, connection: SqlConnection): unknown {
 /** Every statement run on the source, at debug level: its SQL text only, never the values bound to it. */
 export function logQueries(db: Knex, ctx: AdapterContext, source: string): void {
   db.on('query', (query: { sql: string }) => ctx.logger.debug({ source, sql: query.sql }, 'sql: query'));
+}
+
+/** Deletes for the users and groups a checkpoint lists that the directory no longer has (users whose rows could not be read are kept). */
+function* goneIdentities(dir: Directory, since: Pick<SqlCheckpoint, 'users' | 'groups'>): Generator<SyncEvent> {
+  const unreadable = new Set(dir.problems.map((p) => p.nativeId));
+  for (const nativeId of since.users) if (!dir.userIds.has(nativeId) && !unreadable.has(nativeId)) yield { type: 'delete', kind: 'user', nativeId };
+  for (const nativeId of since.groups) if (!dir.groupIds.has(nativeId)) yield { type: 'delete', kind: 'group', nativeId };
 }
 
 /** The directory's users and groups, then what could not be read of it. */

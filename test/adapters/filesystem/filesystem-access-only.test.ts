@@ -82,6 +82,11 @@ describe.each(databaseKinds)('access-only runs of the filesystem adapter (%s sta
     expect(opened.map((spy) => spy.mock.calls.length)).toEqual([0, 0, 0]);
     expect(await emailsWhoSee('team/page.md')).toEqual(['ana@example.com']);
     expect(await emailsWhoSee('direct/notes.txt')).toEqual(['ana@example.com']);
+
+    // A user gone from the directory file (the last content run yielded them) is deleted: Inactive.
+    write('_directory.yaml', directory(['ana'], false).replace(/ {2}- \{ id: bo, .*\n/, ''));
+    expect(await runAccessSync(adapter(), deps())).toMatchObject({ status: 'succeeded' });
+    expect(await gw.database.db('users').where({ id: 'fs:bo' }).first('state')).toEqual({ state: 'Inactive' });
   });
 
   it('fails the run and keeps what is served when the directory file or a sidecar cannot be read', async () => {

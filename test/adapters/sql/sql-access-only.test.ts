@@ -72,6 +72,13 @@ describe.each(databaseKinds)('access-only runs of the SQL adapter (%s staging, t
       expect(before).toBeGreaterThan(0); // the full run's
       expect(await emailsWhoSee('hr:1')).toEqual(['person2@example.com', 'person5@example.com']);
       expect(await emailsWhoSee('hr:2')).toEqual([]);
+      // A user gone from the people table is deleted (Inactive) when the last content run's checkpoint lists them;
+      // full runs only (mode none) store none: the user stays until the next full run, their grants gone already.
+      expect(await emailsWhoSee('hr:3')).toEqual(['person2@example.com', 'person4@example.com', 'person5@example.com']);
+      await source.db('people').where({ id: 4 }).delete();
+      expect(await runAccessSync(adapter(mode), deps())).toMatchObject({ status: 'succeeded' });
+      expect(await gw.database.db('users').where({ id: 'hr:4' }).first('state')).toEqual({ state: mode === 'none' ? 'Active' : 'Inactive' });
+      expect(await emailsWhoSee('hr:3')).toEqual(['person2@example.com', 'person5@example.com']); // user 4 was granted document 3
     },
   );
 
