@@ -1,4 +1,3 @@
-import type { Knex } from 'knex';
 import type {
   AccessOnlyAdapter,
   AccessReconcilingAdapter,
@@ -11,14 +10,12 @@ import type {
   SettleRequest,
   SyncEvent,
 } from '../adapter';
-import { isAbortError, throwIfAborted } from '../../lib/abort-error';
-import { isDatabaseUnavailable } from '../../lib/database-unavailable';
-import { FullRunRequired, SourceError, SourceUnavailableError } from '../source-error';
-import { directoryEvents } from '../directory-events';
+import { throwIfAborted } from '../../lib/abort-error';
+import { FullRunRequired } from '../source-error';
 import { sqlCheckpointSchema, type SqlCheckpoint } from './sql-checkpoint';
 import type { SqlAdapterConfig } from './sql-config';
-import { openDatabase, type SqlConnection } from './sql-connection';
-import { readDirectory } from './sql-directory';
+import { logQueries, openDatabase, sourceErrorOf } from './sql-connection';
+import { directoryAndProblemEvents, goneIdentities, readDirectory } from './sql-directory';
 import type { RowSource } from './sql-mapping-schema';
 import { POSITION_COLUMN, scalarOf, SqlReader } from './sql-reader';
 import { SqlContentLoader, type DocumentKey } from './sql-content-loader';
@@ -377,31 +374,6 @@ export class SqlAdapter implements AccessReconcilingAdapter<SqlCheckpoint>, Acce
     const dir = this.directory ?? (await readDirectory(reader, this.mapping));
     yield* this.byIdEvents(ctx, reader, contents, [...new Set([...request.unlisted, ...request.missing])], dir);
   }
-}
-
-/** A database error as a SourceError naming the database (its password masked); unavailable for network errors. Aborts and SourceErrors pass. */
-function sourceErrorOf(error: unknown, connection: SqlConnection): unknown {
-  if (isAbortError(error) || error instanceof SourceError) return error;
-  const message = `${connection.redacted}: ${(error as Error).message}`;
-  return isDatabaseUnavailable(error) ? new SourceUnavailableError(message, { cause: error }) : new SourceError(message, { cause: error });
-}
-
-/** Every statement run on the source, at debug level: its SQL text only, never the values bound to it. */
-export function logQueries(db: Knex, ctx: AdapterContext, source: string): void {
-  db.on('query', (query: { sql: string }) => ctx.logger.debug({ source, sql: query.sql }, 'sql: query'));
-}
-
-/** Deletes for the users and groups a checkpoint lists that the directory no longer has (users whose rows could not be read are kept). */
-function* goneIdentities(dir: Directory, since: Pick<SqlCheckpoint, 'users' | 'groups'>): Generator<SyncEvent> {
-  const unreadable = new Set(dir.problems.map((p) => p.nativeId));
-  for (const nativeId of since.users) if (!dir.userIds.has(nativeId) && !unreadable.has(nativeId)) yield { type: 'delete', kind: 'user', nativeId };
-  for (const nativeId of since.groups) if (!dir.groupIds.has(nativeId)) yield { type: 'delete', kind: 'group', nativeId };
-}
-
-/** The directory's users and groups, then what could not be read of it. */
-function* directoryAndProblemEvents(ctx: AdapterContext, dir: Directory): Generator<SyncEvent> {
-  yield* directoryEvents(ctx.signal, dir);
-  for (const p of dir.problems) yield { type: 'failure', kind: p.kind, ...(p.nativeId !== undefined ? { nativeId: p.nativeId } : {}), error: p.error };
 }
 
 /**
