@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createDb } from '../../src/staging/database/create-db';
-import { runCli } from '../e2e/cli-process';
+import { runCli, startCli } from '../e2e/cli-process';
 
 jest.setTimeout(60_000);
 
@@ -58,5 +58,35 @@ describe('content-gateway sync --access-only', () => {
     const r = await runCli(['sync', 'filesystem', '--access-only'], env);
     expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
     expect(r.stdout).toMatch(/^filesystem: access sync succeeded: /m);
+  });
+
+  it('is scheduled by sync-worker --access-every beside the content runs (SQLite: rounds in its own process), and applies a revocation they do not read', async () => {
+    const workerEnv = { ...env, SQLITE_PATH: path.join(dir, 'worker.sqlite') };
+    fs.writeFileSync(path.join(dir, 'tree', '_directory.yaml'), 'users:\n  - { id: ana, email: ana@example.com, full_name: Ana, active: true }\n');
+    fs.writeFileSync(path.join(dir, 'tree', '_access.yaml'), 'users: [ana]\n');
+    const worker = startCli(['sync-worker', 'filesystem', '--every', '1h', '--access-every', '1s'], workerEnv);
+    const db = createDb({ sqlitePath: workerEnv.SQLITE_PATH });
+    const grants = async () =>
+      (await db('file_permissions').where({ file_id: 'filesystem:a.txt' }).select('principal_id')).map((r: { principal_id: string }) => r.principal_id);
+    const until = async <T>(what: string, probe: () => Promise<T | undefined>): Promise<T> => {
+      for (let i = 0; i < 300; i++) {
+        const found = await probe().catch(() => undefined);
+        if (found !== undefined) return found;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      throw new Error(`${what} never came; worker said: ${worker.stdout()} ${worker.stderr()}`);
+    };
+    try {
+      await until('access granted to ana by the first run', async () => ((await grants()).includes('filesystem:ana') ? true : undefined));
+      fs.writeFileSync(path.join(dir, 'tree', '_access.yaml'), '{}\n');
+      await until('the revocation', async () => ((await grants()).length === 0 ? true : undefined));
+      const runs = (await db('sync_runs').orderBy('id').select('mode', 'status')) as Array<{ mode: string; status: string }>;
+      expect(runs.filter((r) => r.mode !== 'access')).toEqual([{ mode: 'full', status: 'succeeded' }]);
+      expect(runs.filter((r) => r.mode === 'access' && r.status === 'succeeded').length).toBeGreaterThan(0);
+    } finally {
+      worker.child.kill('SIGTERM');
+      await worker.exited;
+      await db.destroy();
+    }
   });
 });
