@@ -18,6 +18,13 @@ export interface AdapterContext {
    * that compares its walk with it keeps no per-file state in its checkpoint.
    */
   staged?: StagedFiles;
+  /**
+   * Given to `permissions()` in an access-only run: the source's last stored checkpoint (of the
+   * last content run, or of a full run still under way), unvalidated and read-only. What it
+   * lists (the users and groups yielded, a task's attachments) lets the adapter delete those gone
+   * and list files it cannot find cheaply; an adapter that needs none ignores it.
+   */
+  checkpoint?: unknown;
 }
 
 /**
@@ -256,7 +263,9 @@ export interface PermissionSyncAdapter extends Adapter {
 /**
  * An adapter an access-only run can work: its `permissions`, then, on the same instance, every
  * file with its access from `liveFiles`, which here must not need an earlier `changes()` (only
- * the `permissions()` just before it).
+ * the `permissions()` just before it). An error reading users, groups or access must be thrown
+ * (the run fails and staging keeps what it serves), never answered with an empty list; a file
+ * whose access cannot be read is left out of the listing (it keeps its staged access).
  */
 export interface AccessOnlyAdapter extends PermissionSyncAdapter {
   liveFiles(ctx: AdapterContext): AsyncIterable<LiveFile>;

@@ -1,5 +1,7 @@
 import { supportsAccessOnly, type AccessOnlyAdapter, type Adapter, type AdapterContext, type SyncEvent } from '../adapters/adapter';
+import { DOCUMENT_CLASS_PREFIX } from '../policies/policy-compilation';
 import { CheckpointsRepository } from '../staging/repositories/checkpoints-repository';
+import { PolicyGroupsRepository } from '../staging/repositories/policy-groups-repository';
 import { accessLockKey, SyncLock } from '../staging/repositories/sync-lock';
 import { SyncRunsRepository } from '../staging/repositories/sync-runs-repository';
 import { SyncStore } from '../staging/write-path/sync-store';
@@ -9,6 +11,7 @@ import { RunCancelled, RunTally, stampOf, type RunContext } from './run-context'
 import { applyBatch } from './stages/apply-batch';
 import { reconciliationOf } from './stages/reconciliation-of-run';
 import { decideBatch } from './stages/decide-batch';
+import { PolicyStage, POLICY_GROUP_PREFIXES } from './stages/policy-stage';
 import { readEvents } from './stages/read-events';
 import { DEFAULT_SYNC_OPTIONS, type SyncDeps, type SyncOptions, type SyncSummary } from './sync-options';
 
@@ -20,12 +23,17 @@ import { DEFAULT_SYNC_OPTIONS, type SyncDeps, type SyncOptions, type SyncSummary
  * kind), so it runs while a full or incremental run of the source holds the source's lock: a slow
  * crawl never delays a revocation. What it writes is as of its start (`files.access_as_of`), and a
  * run that started earlier never writes an older access list over it (SyncStore.apply).
+ *
+ * With an access policy, the policy stage is restored from the groups earlier runs staged (as an
+ * incremental run restores it): users join the classes of their current attributes, the groups
+ * are compiled again, and each listed file gets the document class of its listed attributes. A
+ * file whose attributes fall in a class no run staged yet keeps its staged access (the next
+ * content run reads it); a policy the staged groups were not compiled under fails the run.
  */
 export async function runAccessSync(adapter: Adapter, deps: SyncDeps, partial: Partial<SyncOptions> = {}): Promise<SyncSummary> {
   const options = { ...DEFAULT_SYNC_OPTIONS, ...partial };
   if (!supportsAccessOnly(adapter))
     throw new Error(`${adapter.name} cannot read access without content (it has no permissions() and standalone liveFiles()): no access-only run`);
-  if (options.policy) throw new Error(`${adapter.name} has an access policy: access-only runs of a source with a policy are not supported yet`);
   const now = deps.now ?? (() => new Date());
   const source = adapter.name;
   const accessAsOf = now().toISOString();
@@ -59,7 +67,7 @@ export async function runAccessSync(adapter: Adapter, deps: SyncDeps, partial: P
     try {
       const tally = new RunTally(options.errorBudget);
       try {
-        const reconciliation = await readAccess(ctx, adapter, tally);
+        const reconciliation = await readAccess(ctx, adapter, tally, new PolicyGroupsRepository(deps.db));
         return await finishRun(ctx, tally, { status: 'succeeded', resumed: false, reconciliation });
       } catch (error) {
         if (error instanceof RunCancelled || ctx.signal.aborted)
@@ -74,17 +82,25 @@ export async function runAccessSync(adapter: Adapter, deps: SyncDeps, partial: P
   }
 }
 
-/** Users and groups first (the access lists are served through them), then the files' access lists. */
-async function readAccess(ctx: RunContext, adapter: AccessOnlyAdapter, tally: RunTally): Promise<ReconciliationStats> {
-  const adapterCtx: AdapterContext = { logger: ctx.logger, signal: ctx.signal, now: ctx.now };
-  for await (const batch of readEvents(identitiesOf(adapter.permissions(adapterCtx), tally), tally, ctx.options.batchSize, ctx.signal)) {
+/**
+ * Users and groups first (the access lists are served through them; with a policy, its groups
+ * compiled from them), then the files' access lists.
+ */
+async function readAccess(ctx: RunContext, adapter: AccessOnlyAdapter, tally: RunTally, grants: PolicyGroupsRepository): Promise<ReconciliationStats> {
+  const { policy } = ctx.options;
+  const stage = policy && PolicyStage.restore(policy, ctx.source, await grants.load(ctx.source, POLICY_GROUP_PREFIXES));
+  const checkpoint = await ctx.checkpoints.load(ctx.source);
+  const adapterCtx: AdapterContext = { logger: ctx.logger, signal: ctx.signal, now: ctx.now, ...(checkpoint !== undefined ? { checkpoint } : {}) };
+  const identities = identitiesOf(adapter.permissions(adapterCtx), tally);
+  for await (const batch of readEvents(stage ? stage.apply(identities) : identities, tally, ctx.options.batchSize, ctx.signal)) {
     const decided = await decideBatch(ctx, tally, batch.events, stampOf(ctx));
     decided.seen = [];
     await applyBatch(ctx, decided, stampOf(ctx));
   }
   const reconciliation = reconciliationOf(ctx, tally, new Set());
   // What the listing cannot vouch for (files unlisted or missing) is left to the content runs.
-  await reconciliation.compareListing(adapter.liveFiles(adapterCtx));
+  const listing = adapter.liveFiles(adapterCtx);
+  await reconciliation.compareListing(stage ? stage.listing(listing, await grants.fileGroups(ctx.source, DOCUMENT_CLASS_PREFIX)) : listing);
   const { findings } = reconciliation;
   return { ...findings, refreshed: 0, deleted: 0, unannounced: findings.accessRewritten };
 }

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { closeSync, promises as fs } from 'node:fs';
 import path from 'node:path';
-import type { AdapterContext, FileRecord, IncrementalAdapter, StagedFiles, SyncEvent } from '../adapter';
+import type { AccessOnlyAdapter, AdapterContext, FileRecord, IncrementalAdapter, LiveFile, StagedFiles, SyncEvent } from '../adapter';
 import { throwIfAborted } from '../../lib/abort-error';
 import { readAhead } from '../../lib/read-ahead';
 import { FullRunRequired, SourceError } from '../source-error';
@@ -56,11 +56,14 @@ interface RunStart {
  * nor the memory of a run grows with the tree: every file is staged with its version. Access problems fail only the files concerned; a
  * missing or malformed directory file stops the run. With `workerThread`, the same code runs on a
  * worker thread (filesystem-worker.ts), so walking, reading and rendering Markdown overlap with the
- * engine's decisions and writes instead of taking turns with them.
+ * engine's decisions and writes instead of taking turns with them. Access-only runs take
+ * `permissions` (the directory file) then `liveFiles` (a walk that opens no file), on this thread.
  */
-export class FilesystemAdapter implements IncrementalAdapter<FilesystemCheckpoint> {
+export class FilesystemAdapter implements IncrementalAdapter<FilesystemCheckpoint>, AccessOnlyAdapter {
   readonly name: string;
   readonly checkpointSchema = filesystemCheckpointSchema;
+  /** The start of the access-only run under way: `liveFiles` resolves sidecars with the directory `permissions` read. */
+  private accessRun: RunStart | undefined;
 
   constructor(readonly config: FilesystemConfig) {
     this.name = config.sourceName;
@@ -109,6 +112,48 @@ export class FilesystemAdapter implements IncrementalAdapter<FilesystemCheckpoin
       for (const id of run.directory.groupIds) if (!before.groups.has(id)) changedPrincipals.add(`GROUP:${id}`);
     }
     yield* this.syncTree(ctx, run, { checkpoint: since, changedPrincipals, staged });
+  }
+
+  /**
+   * The directory file's users and groups, for an access-only run, then deletes for those the
+   * last stored checkpoint (`ctx.checkpoint`) lists that are gone from it; a sidecar still naming
+   * one fails that file.
+   */
+  async *permissions(ctx: AdapterContext): AsyncIterable<SyncEvent> {
+    const run = await this.start(ctx);
+    this.accessRun = run;
+    yield* directoryEvents(ctx.signal, run.directory);
+    const since = filesystemCheckpointSchema.safeParse(ctx.checkpoint);
+    if (!since.success) return;
+    for (const nativeId of since.data.directory.users) if (!run.directory.userIds.has(nativeId)) yield { type: 'delete', kind: 'user', nativeId };
+    for (const nativeId of since.data.directory.groups) if (!run.directory.groupIds.has(nativeId)) yield { type: 'delete', kind: 'group', nativeId };
+  }
+
+  /**
+   * Every supported file with its access from the sidecars: a walk that stats and lists, and
+   * opens no file. Files whose sidecar cannot be read are left out (they keep their staged
+   * access), and then the listing ends in a SourceError naming them, so the run is failed.
+   */
+  async *liveFiles(ctx: AdapterContext): AsyncIterable<LiveFile> {
+    const run = this.accessRun ?? (await this.start(ctx));
+    const broken: Error[] = [];
+    const tree = walkTree({
+      root: this.config.root,
+      realRoot: run.realRoot,
+      directory: run.directory,
+      signal: ctx.signal,
+      logger: ctx.logger,
+      report: new SkipReport(),
+      excludeRealPath: run.directoryRealPath,
+    });
+    for await (const entry of tree) {
+      throwIfAborted(ctx.signal);
+      if (entry.kind !== 'file') continue;
+      if (entry.access.ok) yield { nativeId: entry.nativeId, access: entry.access.access };
+      else broken.push(entry.access.error);
+    }
+    const [first] = broken;
+    if (first) throw new SourceError(`${broken.length} file(s) kept their staged access, their access rule unreadable: ${first.message}`, { cause: first });
   }
 
   private async start(ctx: AdapterContext): Promise<RunStart> {

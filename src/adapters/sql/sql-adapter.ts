@@ -1,13 +1,21 @@
-import type { Knex } from 'knex';
-import type { AccessReconcilingAdapter, Adapter, AdapterContext, AttributeValue, LazyHtml, LiveFile, SettleEvent, SettleRequest, SyncEvent } from '../adapter';
-import { isAbortError, throwIfAborted } from '../../lib/abort-error';
-import { isDatabaseUnavailable } from '../../lib/database-unavailable';
-import { FullRunRequired, SourceError, SourceUnavailableError } from '../source-error';
-import { directoryEvents } from '../directory-events';
+import type {
+  AccessOnlyAdapter,
+  AccessReconcilingAdapter,
+  Adapter,
+  AdapterContext,
+  AttributeValue,
+  LazyHtml,
+  LiveFile,
+  SettleEvent,
+  SettleRequest,
+  SyncEvent,
+} from '../adapter';
+import { throwIfAborted } from '../../lib/abort-error';
+import { FullRunRequired } from '../source-error';
 import { sqlCheckpointSchema, type SqlCheckpoint } from './sql-checkpoint';
 import type { SqlAdapterConfig } from './sql-config';
-import { openDatabase, type SqlConnection } from './sql-connection';
-import { readDirectory } from './sql-directory';
+import { logQueries, openDatabase, sourceErrorOf } from './sql-connection';
+import { directoryAndProblemEvents, goneIdentities, readDirectory } from './sql-directory';
 import type { RowSource } from './sql-mapping-schema';
 import { POSITION_COLUMN, scalarOf, SqlReader } from './sql-reader';
 import { SqlContentLoader, type DocumentKey } from './sql-content-loader';
@@ -34,9 +42,10 @@ interface Keyset {
  * gone from the table is tombstoned and an access list changed without a change is rewritten.
  * With a modified-time column, documents are read without their content columns and each page
  * lazily (`LazyHtml`): read by id, a batch in one query, only when the engine finds its version
- * moved, so a full run (a changed access policy) reads no body that did not change.
+ * moved, so a full run (a changed access policy) reads no body that did not change. Access-only
+ * runs take `permissions` (the directory) then `liveFiles` (the listing): no body is read.
  */
-export class SqlAdapter implements AccessReconcilingAdapter<SqlCheckpoint> {
+export class SqlAdapter implements AccessReconcilingAdapter<SqlCheckpoint>, AccessOnlyAdapter {
   readonly name: string;
   readonly checkpointSchema = sqlCheckpointSchema;
   /** The directory of the last run: the listing and settling after `changes()` use it. */
@@ -76,6 +85,16 @@ export class SqlAdapter implements AccessReconcilingAdapter<SqlCheckpoint> {
     if (!keyset || since.mode !== this.config.mapping.incremental.mode)
       throw new FullRunRequired(`the checkpoint is of incremental mode ${since.mode}, the mapping says ${this.config.mapping.incremental.mode}`);
     yield* this.session(ctx, (reader, contents) => this.incrementalRun(ctx, reader, contents, keyset, since));
+  }
+
+  /**
+   * Users and groups as every run reads them, for an access-only run: the `liveFiles` after it
+   * resolves access with this directory. Users and groups the last stored checkpoint lists
+   * (`ctx.checkpoint`) that are gone are deleted; without one, their grants and memberships
+   * still drop out of what is listed.
+   */
+  async *permissions(ctx: AdapterContext): AsyncIterable<SyncEvent> {
+    yield* this.session(ctx, (reader) => this.directoryRun(ctx, reader));
   }
 
   async *liveFiles(ctx: AdapterContext): AsyncIterable<LiveFile> {
@@ -160,6 +179,15 @@ export class SqlAdapter implements AccessReconcilingAdapter<SqlCheckpoint> {
     yield this.checkpoint(position, dir);
   }
 
+  /** The directory, then deletes for the users and groups the last stored checkpoint lists that are gone. */
+  private async *directoryRun(ctx: AdapterContext, reader: SqlReader): AsyncGenerator<SyncEvent> {
+    const dir = await readDirectory(reader, this.mapping);
+    this.directory = dir;
+    yield* directoryAndProblemEvents(ctx, dir);
+    const since = sqlCheckpointSchema.safeParse(ctx.checkpoint);
+    if (since.success) yield* goneIdentities(dir, since.data);
+  }
+
   /** The directory again (deletes for users and groups gone), then the rows past the checkpoint's position, then the new checkpoint. */
   private async *incrementalRun(
     ctx: AdapterContext,
@@ -171,9 +199,7 @@ export class SqlAdapter implements AccessReconcilingAdapter<SqlCheckpoint> {
     const dir = await readDirectory(reader, this.mapping);
     this.directory = dir;
     yield* directoryAndProblemEvents(ctx, dir);
-    const unreadable = new Set(dir.problems.map((p) => p.nativeId));
-    for (const nativeId of since.users) if (!dir.userIds.has(nativeId) && !unreadable.has(nativeId)) yield { type: 'delete', kind: 'user', nativeId };
-    for (const nativeId of since.groups) if (!dir.groupIds.has(nativeId)) yield { type: 'delete', kind: 'group', nativeId };
+    yield* goneIdentities(dir, since);
 
     const end = await reader.lastPosition(keyset.source, keyset.order, keyset.id);
     if (end && since.position && since.mode === 'changes' && compareScalars(end.value, since.position.value) < 0) {
@@ -350,27 +376,18 @@ export class SqlAdapter implements AccessReconcilingAdapter<SqlCheckpoint> {
   }
 }
 
-/** A database error as a SourceError naming the database (its password masked); unavailable for network errors. Aborts and SourceErrors pass. */
-function sourceErrorOf(error: unknown, connection: SqlConnection): unknown {
-  if (isAbortError(error) || error instanceof SourceError) return error;
-  const message = `${connection.redacted}: ${(error as Error).message}`;
-  return isDatabaseUnavailable(error) ? new SourceUnavailableError(message, { cause: error }) : new SourceError(message, { cause: error });
-}
-
-/** Every statement run on the source, at debug level: its SQL text only, never the values bound to it. */
-export function logQueries(db: Knex, ctx: AdapterContext, source: string): void {
-  db.on('query', (query: { sql: string }) => ctx.logger.debug({ source, sql: query.sql }, 'sql: query'));
-}
-
-/** The directory's users and groups, then what could not be read of it. */
-function* directoryAndProblemEvents(ctx: AdapterContext, dir: Directory): Generator<SyncEvent> {
-  yield* directoryEvents(ctx.signal, dir);
-  for (const p of dir.problems) yield { type: 'failure', kind: p.kind, ...(p.nativeId !== undefined ? { nativeId: p.nativeId } : {}), error: p.error };
-}
-
-/** The adapter for a configuration: incremental (and reconciling) when the mapping says how, else full runs only. */
+/**
+ * The adapter for a configuration: incremental (and reconciling) when the mapping says how, else
+ * full runs only; access-only runs either way.
+ */
 export function createSqlAdapter(config: SqlAdapterConfig): Adapter {
   const adapter = new SqlAdapter(config);
   if (config.mapping.incremental.mode !== 'none') return adapter;
-  return { name: adapter.name, full: (ctx, resume) => adapter.full(ctx, resume) };
+  const fullOnly: AccessOnlyAdapter = {
+    name: adapter.name,
+    full: (ctx, resume) => adapter.full(ctx, resume),
+    permissions: (ctx) => adapter.permissions(ctx),
+    liveFiles: (ctx) => adapter.liveFiles(ctx),
+  };
+  return fullOnly;
 }

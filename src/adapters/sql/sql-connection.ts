@@ -1,4 +1,8 @@
 import path from 'node:path';
+import type { AdapterContext } from '../adapter';
+import { isAbortError } from '../../lib/abort-error';
+import { isDatabaseUnavailable } from '../../lib/database-unavailable';
+import { SourceError, SourceUnavailableError } from '../source-error';
 import { KNEX_LOG } from '../../lib/knex-log';
 import knex, { type Knex } from 'knex';
 import { types as pgTypes } from 'pg';
@@ -109,4 +113,16 @@ function utcSession(statement: string) {
 /** Opens a knex pool for one run; the caller destroys it. No I/O happens until the first query. */
 export function openDatabase(connection: SqlConnection): Knex {
   return knex({ ...connection.knexConfig, log: KNEX_LOG });
+}
+
+/** A database error as a SourceError naming the database (its password masked); unavailable for network errors. Aborts and SourceErrors pass. */
+export function sourceErrorOf(error: unknown, connection: SqlConnection): unknown {
+  if (isAbortError(error) || error instanceof SourceError) return error;
+  const message = `${connection.redacted}: ${(error as Error).message}`;
+  return isDatabaseUnavailable(error) ? new SourceUnavailableError(message, { cause: error }) : new SourceError(message, { cause: error });
+}
+
+/** Every statement run on the source, at debug level: its SQL text only, never the values bound to it. */
+export function logQueries(db: Knex, ctx: AdapterContext, source: string): void {
+  db.on('query', (query: { sql: string }) => ctx.logger.debug({ source, sql: query.sql }, 'sql: query'));
 }

@@ -1,4 +1,6 @@
-import type { UserRecord } from '../adapter';
+import type { AdapterContext, SyncEvent, UserRecord } from '../adapter';
+import { directoryEvents } from '../directory-events';
+import type { SqlCheckpoint } from './sql-checkpoint';
 import type { SqlMapping } from './sql-mapping-schema';
 import type { SqlReader } from './sql-reader';
 import { attributesByOwner, groupRecords, rolesByUser, SqlRowError, userRecord, type Directory } from './sql-records';
@@ -30,4 +32,17 @@ export async function readDirectory(reader: SqlReader, mapping: SqlMapping): Pro
   const userIds = new Set(users.map((u) => u.nativeId));
   const groups = mapping.groups ? groupRecords(await reader.all(mapping.groups), await reader.all(mapping.groups.members), mapping.groups, userIds) : [];
   return { users, groups, userIds, groupIds: new Set(groups.map((g) => g.nativeId)), problems };
+}
+
+/** Deletes for the users and groups a checkpoint lists that the directory no longer has (users whose rows could not be read are kept). */
+export function* goneIdentities(dir: Directory, since: Pick<SqlCheckpoint, 'users' | 'groups'>): Generator<SyncEvent> {
+  const unreadable = new Set(dir.problems.map((p) => p.nativeId));
+  for (const nativeId of since.users) if (!dir.userIds.has(nativeId) && !unreadable.has(nativeId)) yield { type: 'delete', kind: 'user', nativeId };
+  for (const nativeId of since.groups) if (!dir.groupIds.has(nativeId)) yield { type: 'delete', kind: 'group', nativeId };
+}
+
+/** The directory's users and groups, then what could not be read of it. */
+export function* directoryAndProblemEvents(ctx: AdapterContext, dir: Directory): Generator<SyncEvent> {
+  yield* directoryEvents(ctx.signal, dir);
+  for (const p of dir.problems) yield { type: 'failure', kind: p.kind, ...(p.nativeId !== undefined ? { nativeId: p.nativeId } : {}), error: p.error };
 }

@@ -1,4 +1,4 @@
-import type { AccessReconcilingAdapter, AdapterContext, LiveFile, SettleEvent, SettleRequest, SyncEvent } from '../adapter';
+import type { AccessOnlyAdapter, AccessReconcilingAdapter, AdapterContext, LiveFile, SettleEvent, SettleRequest, SyncEvent } from '../adapter';
 import { throwIfAborted } from '../../lib/abort-error';
 import { FullRunRequired, SourceError } from '../source-error';
 import { WorkManagementApi, type ApiCounters, type HttpOverrides } from './work-management-api';
@@ -9,7 +9,7 @@ import { crawlProject, crawlTaskLists } from './work-management-crawl';
 import { fileDeletes } from './work-management-deletes';
 import { crawlDirectory, directoryEvents, resolveWorkspace, type Directory } from './work-management-directory';
 import { planChanges } from './work-management-events';
-import { liveFiles, settle, type ReconcileState } from './work-management-reconcile';
+import { liveFiles, settle, type LiveListing, type ReconcileState } from './work-management-reconcile';
 import { checkpointOf, descendantsOf, mergeAttachments } from './work-management-run-checkpoint';
 import { bootstrapStreams, bootstrapWorkspaceStream, projectStreams, readFeed, taskStreams } from './work-management-streams';
 import { TaskCrawler, type TaskContext } from './work-management-tasks';
@@ -34,7 +34,7 @@ export interface WorkManagementAdapterOptions {
 
 /** What the last run did, for benchmarks and logs. */
 export interface WorkManagementRunStats extends ApiCounters {
-  mode: 'full' | 'incremental';
+  mode: 'full' | 'incremental' | 'access';
   tasks: number;
   attachments: number;
   projects: number;
@@ -48,6 +48,8 @@ interface Run {
   stats: Omit<WorkManagementRunStats, keyof ApiCounters>;
   /** Set by an incremental run that completed: access reconciliation continues from it. */
   reconcile?: ReconcileState;
+  /** Set by `permissions()` (an access-only run): what its `liveFiles` lists with. */
+  listing?: LiveListing;
 }
 
 /**
@@ -61,8 +63,10 @@ interface Run {
  * members' task lists, each task with its comments, attachments and subtasks (recursively).
  * Incremental runs read the events streams since the last run (a full run takes its sync tokens
  * before it reads anything), the directory again, and the tasks changed since the watermark.
+ * Access-only runs read the directory (`permissions`), then every project's tasks with only the
+ * fields access depends on (`liveFiles`): no notes, comments or attachment bytes.
  */
-export class WorkManagementAdapter implements AccessReconcilingAdapter<WorkManagementCheckpoint> {
+export class WorkManagementAdapter implements AccessReconcilingAdapter<WorkManagementCheckpoint>, AccessOnlyAdapter {
   readonly name: string;
   readonly checkpointSchema = workManagementCheckpointSchema;
   private current: Run | undefined;
@@ -227,12 +231,33 @@ export class WorkManagementAdapter implements AccessReconcilingAdapter<WorkManag
   }
 
   /**
-   * Access reconciliation (after `changes()`, in the same run): every project's tasks with only
-   * the fields access depends on, their attachments, and every project's own attachments. See
-   * work-management-reconcile.ts.
+   * An access-only run's users and groups: the directory, read whole as every run reads it. With
+   * the last stored checkpoint of this workspace (`ctx.checkpoint`), users and groups it lists
+   * that are gone are deleted, and its tasks' attachments are listed by `liveFiles` with their
+   * task's access. A user active again is simply active: the listing recomputes every access list.
+   */
+  async *permissions(ctx: AdapterContext): AsyncIterable<SyncEvent> {
+    const run = this.startRun(ctx, 'access');
+    const parsed = workManagementCheckpointSchema.safeParse(ctx.checkpoint);
+    const stored = parsed.success ? parsed.data : undefined;
+    const workspace = await resolveWorkspace(run.api, this.config.workspace ?? stored?.workspace);
+    const since = stored?.workspace === workspace.gid ? stored : undefined;
+    const dir = await crawlDirectory(run.api, workspace);
+    this.countDirectory(run, dir);
+    run.listing = { task: this.taskContext(run.api, dir, ctx.signal), attachments: new Map(Object.entries(since?.attachments ?? {})) };
+    yield* identityChanges(dir, since ?? { users: [], groups: [] }, ctx.signal);
+  }
+
+  /**
+   * Every project's tasks with only the fields access depends on, their attachments, and every
+   * project's own attachments (work-management-reconcile.ts): after `changes()` for access
+   * reconciliation, or after `permissions()` in an access-only run.
    */
   liveFiles(_ctx: AdapterContext): AsyncIterable<LiveFile> {
-    return liveFiles(this.reconcileState());
+    const run = this.current;
+    const listing = run?.reconcile ?? run?.listing;
+    if (!listing) throw new SourceError('The live listing continues a run of the same adapter: run changes() or permissions() first');
+    return liveFiles(listing);
   }
 
   /** Tasks in no project read alone (gone, live, or changed and read whole), missing files read whole. */
@@ -248,7 +273,7 @@ export class WorkManagementAdapter implements AccessReconcilingAdapter<WorkManag
 
   // ----------------------------------------------------------------------------------------------
 
-  private startRun(ctx: AdapterContext, mode: 'full' | 'incremental'): Run {
+  private startRun(ctx: AdapterContext, mode: WorkManagementRunStats['mode']): Run {
     const api = new WorkManagementApi({
       baseUrl: this.config.baseUrl,
       token: this.config.token,

@@ -29,6 +29,9 @@ export interface ReconcileState {
   checkpoint: WorkManagementCheckpoint;
 }
 
+/** What the live listing needs: the directory and API client of the run, and the attachments each task is known to have. */
+export type LiveListing = Pick<ReconcileState, 'task' | 'attachments'>;
+
 /**
  * The live files, as cheaply as the API allows: each project's tasks with only the fields access
  * depends on (`projects,assignee,followers`; 100 to a page, ten listings to a batch), each task's
@@ -36,7 +39,7 @@ export interface ReconcileState {
  * `modified_at`, so the run's `modified_since` net has read those again), and each project's own
  * attachments. Tasks in no project are not listed: the engine asks `settle` about them.
  */
-export async function* liveFiles(state: ReconcileState): AsyncGenerator<LiveFile> {
+export async function* liveFiles(state: LiveListing): AsyncGenerator<LiveFile> {
   const { api, dir } = state.task;
   const listings = await Promise.all(dir.projects.map((p) => projectListing(api, p.gid)));
   const seen = new Set<string>();
@@ -60,7 +63,7 @@ async function projectListing(api: WorkManagementApi, project: string): Promise<
   return { tasks, attachments };
 }
 
-function* taskFiles(state: ReconcileState, task: string, access: AccessEntry[]): Generator<LiveFile> {
+function* taskFiles(state: LiveListing, task: string, access: AccessEntry[]): Generator<LiveFile> {
   yield { nativeId: fileId.task(task), access };
   for (const a of state.attachments.get(task) ?? []) yield { nativeId: fileId.attachment(a), access };
 }

@@ -2,10 +2,10 @@ import PgBoss from 'pg-boss';
 import { supportsAccessOnly } from '../../adapters/adapter';
 import type { Config } from '../../config/config-schema';
 import { SyncLockedError } from '../../staging/repositories/sync-lock';
-import { SyncRunsRepository, type WithRunEnd } from '../../staging/repositories/sync-runs-repository';
+import { SyncRunsRepository } from '../../staging/repositories/sync-runs-repository';
 import { DEAD_LETTER_QUEUE, SYNC_QUEUE_PREFIX, SyncQueueState } from '../../staging/repositories/sync-queue-state';
 import { intervalCron } from './interval-cron';
-import { transactionExecutor } from './transaction-executor';
+import { jobEnding, runEndMessage } from './job-ending';
 import type { SourceSchedule, SyncKind, SyncScheduler } from './sync-scheduler';
 import { syncSource, type SourceSyncContext } from './sync-source';
 
@@ -124,8 +124,13 @@ export class QueueScheduler implements SyncScheduler {
         const factory = this.schedules.find((s) => s.factory.name === queue.data.adapter)!.factory;
         await this.boss.work<SyncJobData>(queue.name, { pollingIntervalSeconds: POLL_SECONDS, batchSize: 1 }, async ([job]) =>
           job
-            ? this.work(queue.name, job, () =>
-                syncSource(factory, job.data.kind, queue.fullEveryMs, { ...this.ctx, signal, jobId: job.id, withRunEnd: this.completing(queue.name, job.id) }),
+            ? this.work(queue.name, job, (ended) =>
+                syncSource(factory, job.data.kind, queue.fullEveryMs, {
+                  ...this.ctx,
+                  signal,
+                  jobId: job.id,
+                  withRunEnd: jobEnding(this.boss, queue.name, job.id, ended),
+                }),
               )
             : undefined,
         );
@@ -140,22 +145,17 @@ export class QueueScheduler implements SyncScheduler {
   }
 
   /**
-   * A succeeded run's job completed in the transaction that records the run's end: the run row and
-   * the job's state commit together (a worker dying between them leaves the run `running` and the
-   * job active, to be failed by the watchdog and retried). A run that did not succeed fails its job
-   * after (work(), below): the row says why, the retry or the dead-letter queue follows.
+   * One job: its run, which ends the job in the transaction that records the run's end (jobEnding);
+   * a run that did not succeed and could not end its job that way (it never got that far) fails
+   * it here (to be retried); a source another run holds is tried again later.
    */
-  private completing(name: string, id: string): WithRunEnd {
-    return async (trx, run) => {
-      if (run.status === 'succeeded') await this.boss.complete(name, id, { runId: run.id, status: run.status }, { db: transactionExecutor(trx) });
-    };
-  }
-
-  /** One job: its run; a run that did not succeed fails the job (to be retried); a source another run holds is tried again later. */
-  private async work(name: string, job: PgBoss.Job<SyncJobData>, sync: () => ReturnType<typeof syncSource>): Promise<object> {
+  private async work(name: string, job: PgBoss.Job<SyncJobData>, sync: (ended: { job: boolean }) => ReturnType<typeof syncSource>): Promise<object> {
+    const ended = { job: false };
     try {
-      const summary = await sync();
-      if (summary.status !== 'succeeded') throw new Error(`run #${summary.runId} ${summary.status}${summary.error ? `: ${summary.error.split('\n')[0]}` : ''}`);
+      const summary = await sync(ended);
+      const run = { id: summary.runId, status: summary.status, error: summary.error };
+      // Ended already (with the run's row): pg-boss's own completion after this returns finds the job no longer active and leaves it.
+      if (summary.status !== 'succeeded' && !ended.job) throw new Error(runEndMessage(run));
       return { runId: summary.runId, status: summary.status };
     } catch (error) {
       if (!(error instanceof SyncLockedError)) throw error;

@@ -5,7 +5,7 @@ import type { Db } from '../database/create-db';
  * Written in the transaction that closes a run, so both commit or neither does: a `sync-worker`
  * completes the run's queue job here (pg-boss, given this transaction as its `db`).
  */
-export type WithRunEnd = (trx: Knex.Transaction, run: { id: number; status: Exclude<SyncRunStatus, 'running'> }) => Promise<void>;
+export type WithRunEnd = (trx: Knex.Transaction, run: { id: number; status: Exclude<SyncRunStatus, 'running'>; error?: string }) => Promise<void>;
 
 /** `access`: an access-only run (lists, groups, members, users; no content), under a lock of its own. */
 export type SyncMode = 'full' | 'incremental' | 'access';
@@ -93,7 +93,7 @@ export class SyncRunsRepository {
       await trx('sync_runs')
         .where({ id })
         .update({ status, counts: JSON.stringify(counts), finished_at: finishedAt, error: error ?? null, unannounced });
-      await withEnd?.(trx, { id, status });
+      await withEnd?.(trx, { id, status, ...(error !== undefined ? { error } : {}) });
     });
   }
 
