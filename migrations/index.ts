@@ -14,6 +14,7 @@ import * as addSyncListed from './20261128110000_add_sync_listed';
 import * as addObjectStoreBlobs from './20261128120000_add_object_store_blobs';
 import * as addWebhookSecrets from './20261128150000_add_webhook_secrets';
 import * as addFileAccessAsOf from './20261128170000_add_file_access_as_of';
+import * as addConsoleIndexes from './20261128203000_add_console_indexes';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -41,4 +42,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261128120000_add_object_store_blobs', addObjectStoreBlobs],
   ['20261128150000_add_webhook_secrets', addWebhookSecrets],
   ['20261128170000_add_file_access_as_of', addFileAccessAsOf],
+  ['20261128203000_add_console_indexes', addConsoleIndexes],
 ];

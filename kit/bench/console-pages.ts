@@ -42,7 +42,7 @@ const lastPage = (total: number, limit = 50): number => Math.max(0, Math.floor((
 /**
  * The subjects of the access explorer's rows: the user (of those in the most groups) who sees the
  * most files, a file open to the whole company (`GROUP` everyone: seen by nearly every user), an
- * inactive user; with the offsets of their answers' last pages.
+ * inactive user; and their answers' last pages, reached by cursor as the console's Next links do.
  */
 async function subjects(url: string, gateway: BenchGateway, agent: http.Agent): Promise<Endpoint[]> {
   const api = `${url}/console/api/access`;
@@ -63,16 +63,29 @@ async function subjects(url: string, gateway: BenchGateway, agent: http.Agent): 
   const fileAnswer = await getJson<{ file?: { usersPage: Page } }>(`${api}?file=${q(file.file_id)}&limit=1`, agent, ADMIN_HEADERS);
   const seenBy = fileAnswer.file?.usersPage.total ?? 0;
   const inactive = (await gateway.db('users').where({ state: 'Inactive' }).orderBy('id').first('id')) as { id: string };
+  // The deep pages as the console reaches them: by the cursor (`after`) of the page before the last.
+  const before = await getJson<{ user?: { files: Array<{ id: string }> } }>(
+    `${api}?user=${q(user.id)}&offset=${lastPage(user.total) - 1}&limit=1`,
+    agent,
+    ADMIN_HEADERS,
+  );
+  const userCursor = before.user?.files[0]?.id ?? '';
+  const beforeFile = await getJson<{ file?: { users: Array<{ id: string }> } }>(
+    `${api}?file=${q(file.file_id)}&offset=${lastPage(seenBy) - 1}&limit=1`,
+    agent,
+    ADMIN_HEADERS,
+  );
+  const fileCursor = beforeFile.file?.users[0]?.id ?? '';
   return [
     { label: `access: what-can, user seeing ${user.total} files, first page`, path: `/console/api/access?user=${q(user.id)}` },
     {
-      label: `access: what-can, same user, last page (offset ${lastPage(user.total)})`,
-      path: `/console/api/access?user=${q(user.id)}&offset=${lastPage(user.total)}`,
+      label: `access: what-can, same user, last page (after item ${lastPage(user.total)})`,
+      path: `/console/api/access?user=${q(user.id)}&after=${q(userCursor)}`,
     },
     { label: `access: who-can-see, file seen by ${seenBy} users, first page`, path: `/console/api/access?file=${q(file.file_id)}` },
     {
-      label: `access: who-can-see, same file, last page (offset ${lastPage(seenBy)})`,
-      path: `/console/api/access?file=${q(file.file_id)}&offset=${lastPage(seenBy)}`,
+      label: `access: who-can-see, same file, last page (after item ${lastPage(seenBy)})`,
+      path: `/console/api/access?file=${q(file.file_id)}&after=${q(fileCursor)}`,
     },
     { label: 'access: what-can, an inactive user (would see)', path: `/console/api/access?user=${q(inactive.id)}` },
   ];

@@ -13,11 +13,18 @@ export interface ExplorerUser {
   active: boolean;
 }
 
-/** One page of a longer answer: `offset` and `limit` as asked (limit clamped), `total` of the whole answer. */
+/**
+ * One page of a longer answer: `offset` or `after` and `limit` as asked (limit clamped), `total` of
+ * the whole answer, and `next`: the cursor of the page after this one (the last id shown), null on
+ * the last page. Paging by `after` (keyset: the items after that id in the answer's order) costs
+ * the same at any depth; `offset` reads and skips every item before the page.
+ */
 export interface AnswerPage {
   offset: number;
   limit: number;
   total: number;
+  after?: string;
+  next: string | null;
 }
 
 export interface FileAnswer {
@@ -53,6 +60,8 @@ export interface UserAnswer {
 export interface PageRequest {
   offset?: number;
   limit?: number;
+  /** A `next` cursor: the page starts after this id (a file's for what-can, a person's for who-can-see); `offset` is then ignored. */
+  after?: string;
 }
 
 export const EXPLORER_PAGE_DEFAULT = 50;
@@ -60,8 +69,18 @@ export const EXPLORER_PAGE_MAX = 200;
 
 function pageOf(request: PageRequest, total = 0): AnswerPage {
   const limit = Math.min(Math.max(Math.trunc(request.limit ?? EXPLORER_PAGE_DEFAULT), 1), EXPLORER_PAGE_MAX);
-  return { offset: Math.max(Math.trunc(request.offset ?? 0), 0), limit, total };
+  const offset = request.after === undefined ? Math.max(Math.trunc(request.offset ?? 0), 0) : 0;
+  return { offset, limit, total, ...(request.after === undefined ? {} : { after: request.after }), next: null };
 }
+
+/** The page's rows (of the `limit + 1` read) and its `next` cursor: the last shown id when a row follows. */
+function cut<T extends { id: string }>(rows: T[], page: AnswerPage): { rows: T[]; next: string | null } {
+  const shown = rows.slice(0, page.limit);
+  return { rows: shown, next: rows.length > page.limit ? (shown[shown.length - 1] as T).id : null };
+}
+
+/** SQL after the answer's `order by`: the keyset condition goes in the query; this pages by limit (one more, to know if a page follows) and offset. */
+const LIMIT_OFFSET = 'limit ? offset ?';
 
 interface PersonRow {
   id: string;
@@ -145,7 +164,9 @@ export class AccessExplorer {
     if (!searchable) return answer;
     const paths = new GrantPaths(this.db, this.policies);
     for (const state of ['Active', 'Inactive'] as const) {
-      const persons = await this.grantedPersons(fileId, entries.everyone, state, page);
+      const read = cut(await this.grantedPersons(fileId, entries.everyone, state, page), page);
+      const persons = read.rows;
+      (state === 'Active' ? answer.usersPage : answer.inactivePage).next = read.next;
       // Only active accounts are served as members: an inactive person is reached by `GROUP *` alone.
       const found = await this.pathsToFile(
         paths,
@@ -176,9 +197,20 @@ export class AccessExplorer {
     const bindings = [person.id, state];
     const totalRow = (await this.db.raw(`${GRANTED_TO_USER} select count(*) as n from visible`, bindings)) as unknown;
     const page = pageOf(request, Number(firstRow<{ n: number | string }>(totalRow)?.n ?? 0));
-    const rows = rowsOf<{ id: string; name: string | null }>(
-      await this.db.raw(`${GRANTED_TO_USER} select id, name from visible order by id limit ? offset ?`, [...bindings, page.limit, page.offset]),
+    const keyset = page.after === undefined ? { sql: '', bindings: [] } : { sql: 'where id > ?', bindings: [page.after] };
+    const read = cut(
+      rowsOf<{ id: string; name: string | null }>(
+        await this.db.raw(`${GRANTED_TO_USER} select id, name from visible ${keyset.sql} order by id ${LIMIT_OFFSET}`, [
+          ...bindings,
+          ...keyset.bindings,
+          page.limit + 1,
+          page.offset,
+        ]),
+      ),
+      page,
     );
+    const rows = read.rows;
+    page.next = read.next;
     const direct = await directGroupsOfAccounts(this.db, granting);
     const anc = await groupsAbove(this.db, [...new Set([...direct.values()].flat())].sort());
     const files = await this.pathsFromUser(
@@ -250,11 +282,15 @@ export class AccessExplorer {
     return Object.fromEntries(rows.map((r) => [r.state, Number(r.n)]));
   }
 
+  /** One page (and one more row) of the persons of `state` granted the file, by email then id; after the person `page.after` when given. */
   private async grantedPersons(fileId: string, everyone: boolean, state: string, page: AnswerPage): Promise<PersonRow[]> {
+    const keyset =
+      page.after === undefined ? { sql: '', bindings: [] } : { sql: 'and (u.email > c.email or (u.email = c.email and u.id > c.id))', bindings: [page.after] };
+    const from = page.after === undefined ? 'people u' : 'people u join people c on c.id = ?';
     return rowsOf<PersonRow>(
       await this.db.raw(
-        `${GRANTED_TO_FILE} select u.id, u.email, u.full_name, u.state from people u where u.state = ? and u.id in (select id from granted) order by u.email, u.id limit ? offset ?`,
-        [fileId, fileId, everyone ? 1 : 0, fileId, state, page.limit, page.offset],
+        `${GRANTED_TO_FILE} select u.id, u.email, u.full_name, u.state from ${from} where u.state = ? and u.id in (select id from granted) ${keyset.sql} order by u.email, u.id ${LIMIT_OFFSET}`,
+        [fileId, fileId, everyone ? 1 : 0, fileId, ...keyset.bindings, state, page.limit + 1, page.offset],
       ),
     );
   }
