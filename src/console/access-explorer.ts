@@ -118,8 +118,9 @@ const GRANTED_TO_FILE = `with recursive reach(id) as (
 /**
  * The active files a user's accounts (of the given state) are granted: `GROUP *`, an entry naming
  * one of the accounts, or one naming a group the accounts are in, directly or through nesting:
- * the files are found from the access entries naming them (not by testing every file), so a count
- * costs what the user sees, not the size of the collection.
+ * the files are found from the access entries naming them (`file_permissions (served_id, …)`,
+ * not by testing every file), ids only (from the `files (status, id)` index), so a count costs
+ * what the user sees, not the size of the collection; names are read for the page shown.
  */
 const GRANTED_TO_USER = `with recursive accounts(id) as (
   select a.id from users a where a.person_id = ? and a.state = ?
@@ -127,11 +128,13 @@ const GRANTED_TO_USER = `with recursive accounts(id) as (
   select m.group_id from accounts a cross join group_members m where m.member_id = a.id and m.member_type = 'USER'
   union
   select m.group_id from anc cross join group_members m where m.member_id = anc.id and m.member_type = 'GROUP' and m.served_id is not null
-), visible(id, name) as (
-  select f.id, f.name from files f where f.status = 'active' and f.id in (
-    select p.file_id from file_permissions p where p.principal_type = 'GROUP' and (p.served_id = '*' or p.served_id in (select id from anc))
+), visible(id) as (
+  select f.id from files f where f.status = 'active' and f.id in (
+    select p.file_id from file_permissions p where p.served_id = '*' and p.principal_type = 'GROUP'
     union
-    select p.file_id from file_permissions p where p.principal_type = 'USER' and p.principal_id in (select id from accounts))
+    select p.file_id from anc cross join file_permissions p where p.served_id = anc.id and p.principal_type = 'GROUP'
+    union
+    select p.file_id from accounts a cross join file_permissions p where p.principal_id = a.id and p.principal_type = 'USER')
 )`;
 
 /**
@@ -200,20 +203,19 @@ export class AccessExplorer {
     const accounts = accountRows.map((a) => ({ id: a.id, source: a.source, active: a.state === 'Active' }));
     const granting = accountRows.filter((a) => a.state === state).map((a) => a.id);
     const bindings = [person.id, state];
-    const totalRow = (await this.db.raw(`${GRANTED_TO_USER} select count(*) as n from visible`, bindings)) as unknown;
-    const page = pageOf(request, Number(firstRow<{ n: number | string }>(totalRow)?.n ?? 0));
-    const keyset = page.after === undefined ? { sql: '', bindings: [] } : { sql: 'where id > ?', bindings: [page.after] };
-    const read = cut(
-      rowsOf<{ id: string; name: string | null }>(
-        await this.db.raw(`${GRANTED_TO_USER} select id, name from visible ${keyset.sql} order by id ${LIMIT_OFFSET}`, [
-          ...bindings,
-          ...keyset.bindings,
-          page.limit + 1,
-          page.offset,
-        ]),
+    const page = pageOf(request);
+    const keyset = page.after === undefined ? { sql: '', bindings: [] } : { sql: 'where v.id > ?', bindings: [page.after] };
+    // The total and the page in one statement: the set is found once (a CTE used twice is computed once).
+    const found = rowsOf<{ id: string; name: string | null; total: number | string }>(
+      await this.db.raw(
+        `${GRANTED_TO_USER} select v.id, f.name, (select count(*) from visible) as total from visible v join files f on f.id = v.id ${keyset.sql} order by v.id ${LIMIT_OFFSET}`,
+        [...bindings, ...keyset.bindings, page.limit + 1, page.offset],
       ),
-      page,
     );
+    page.total = found.length
+      ? Number(found[0]?.total)
+      : Number(firstRow<{ n: number | string }>(await this.db.raw(`${GRANTED_TO_USER} select count(*) as n from visible`, bindings))?.n ?? 0);
+    const read = cut(found, page);
     const rows = read.rows;
     page.next = read.next;
     const direct = await directGroupsOfAccounts(this.db, granting);

@@ -33,7 +33,7 @@ async function seriousViolations(page: Page): Promise<string[]> {
 
   beforeAll(async () => {
     fs.mkdirSync(SHOTS, { recursive: true });
-    gw = await startConsoleGateway(kind);
+    gw = await startConsoleGateway(kind, { staging: 'demo' });
     browser = await launchHeadless();
     await browser.context.setExtraHTTPHeaders(ADMIN_BEARER);
     page = await browser.context.newPage();

@@ -1,8 +1,7 @@
 import { AccessExplorer } from '../../src/console/access-explorer';
 import { exploreAccess } from '../../src/console/explore-access';
-import { ADMIN_BASIC, ADMIN_BEARER, startConsoleGateway, type ConsoleGateway } from '../helpers/console-gateway';
+import { ADMIN_BASIC, ADMIN_BEARER, CRAWL_KEY, startConsoleGateway, type ConsoleGateway } from '../helpers/console-gateway';
 import { databaseKinds } from '../helpers/test-databases';
-import { TEST_KEYS } from '../helpers/test-gateway';
 
 async function get(url: string, headers: Record<string, string>): Promise<{ status: number; body: string; headers: Headers }> {
   const res = await fetch(url, { headers, redirect: 'manual' });
@@ -13,7 +12,7 @@ describe.each(databaseKinds)('console pages 5 and 6 over the demo staged by a re
   let gw: ConsoleGateway;
 
   beforeAll(async () => {
-    gw = await startConsoleGateway(kind);
+    gw = await startConsoleGateway(kind, { staging: 'demo' });
   });
   afterAll(() => gw?.close());
 
@@ -24,7 +23,7 @@ describe.each(databaseKinds)('console pages 5 and 6 over the demo staged by a re
     expect(JSON.parse(res.body)).toEqual(JSON.parse(JSON.stringify(await exploreAccess(new AccessExplorer(gw.database.db), query))));
     expect(JSON.parse(res.body).user.page).toMatchObject({ offset: 0, limit: 5, total: 9, next: expect.any(String) });
     expect((await get(`${gw.url}/console/api/access?user=x`, {})).status).toBe(401);
-    expect((await get(`${gw.url}/console/api/access?user=x`, { Authorization: `Bearer ${TEST_KEYS[0]}` })).status).toBe(401);
+    expect((await get(`${gw.url}/console/api/access?user=x`, { Authorization: `Bearer ${CRAWL_KEY}` })).status).toBe(401);
   });
 
   it("pages the explorer by cursor: the page's Next link (htmx) and the JSON's next go through every file once", async () => {
