@@ -205,10 +205,11 @@ export class AccessExplorer {
     const bindings = [person.id, state];
     const page = pageOf(request);
     const keyset = page.after === undefined ? { sql: '', bindings: [] } : { sql: 'where v.id > ?', bindings: [page.after] };
-    // The total and the page in one statement: the set is found once (a CTE used twice is computed once).
+    // The total and the page in one statement: the set is found once (a CTE used twice is computed
+    // once), and names are read for the page's ids only.
     const found = rowsOf<{ id: string; name: string | null; total: number | string }>(
       await this.db.raw(
-        `${GRANTED_TO_USER} select v.id, f.name, (select count(*) from visible) as total from visible v join files f on f.id = v.id ${keyset.sql} order by v.id ${LIMIT_OFFSET}`,
+        `${GRANTED_TO_USER} select v.id, f.name, (select count(*) from visible) as total from (select v.id from visible v ${keyset.sql} order by v.id ${LIMIT_OFFSET}) v join files f on f.id = v.id order by v.id`,
         [...bindings, ...keyset.bindings, page.limit + 1, page.offset],
       ),
     );
