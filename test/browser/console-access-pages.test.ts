@@ -71,6 +71,29 @@ async function seriousViolations(page: Page): Promise<string[]> {
     expect(errors).toEqual([]);
   });
 
+  it('pages a long answer with the Next link: htmx swaps in the page after the cursor, the address follows, every file once', async () => {
+    await page.goto(`${gw.url}/console/access?user=${encodeURIComponent('ana.souza@northwind.example')}&limit=4`);
+    const fileIds = () => page.locator('#explorer-answer tbody th small code').allInnerTexts();
+    const seen = [...(await fileIds())];
+    await page.evaluate('window.stillThisDocument = true'); // lost if a link reloaded the page instead of htmx swapping
+    for (let pages = 1; pages < 10; pages += 1) {
+      const next = page.locator('#explorer-answer a[rel="next"]');
+      if ((await next.count()) === 0) break;
+      const last = seen[seen.length - 1] as string;
+      await next.click();
+      await page.waitForURL((url) => url.searchParams.get('after') === last);
+      await page.locator('#explorer-answer', { hasText: `after ${last}` }).waitFor();
+      seen.push(...(await fileIds()));
+    }
+    expect(seen.length).toBe(9);
+    expect(new Set(seen).size).toBe(9);
+    expect(await page.evaluate('window.stillThisDocument === true')).toBe(true);
+    expect(await page.locator('h1').count()).toBe(1);
+    await page.screenshot({ path: path.join(SHOTS, `access-next-page-${kind}.png`), fullPage: true });
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+
   it('renders the blobs page, verifies from the button, and passes axe', async () => {
     await page.goto(`${gw.url}/console/blobs`);
     expect(await page.locator('main').innerText()).toContain('Not verified since this gateway started');
