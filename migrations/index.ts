@@ -15,6 +15,7 @@ import * as addObjectStoreBlobs from './20261128120000_add_object_store_blobs';
 import * as addWebhookSecrets from './20261128150000_add_webhook_secrets';
 import * as addFileAccessAsOf from './20261128170000_add_file_access_as_of';
 import * as keyWebhookSecretsByResource from './20261128193000_key_webhook_secrets_by_resource';
+import * as addConsoleIndexes from './20261128203000_add_console_indexes';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -43,4 +44,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261128150000_add_webhook_secrets', addWebhookSecrets],
   ['20261128170000_add_file_access_as_of', addFileAccessAsOf],
   ['20261128193000_key_webhook_secrets_by_resource', keyWebhookSecretsByResource],
+  ['20261128203000_add_console_indexes', addConsoleIndexes],
 ];

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { authOverhead } from './auth-overhead';
 import { BenchContext } from './bench-context';
 import { commandStart } from './command-start';
+import { consolePages } from './console-pages';
 import { deepPage } from './deep-page';
 import { deepPageMillion } from './deep-page-million';
 import { downloadRss } from './download-rss';
@@ -69,6 +70,9 @@ const BENCHMARKS: ReadonlyArray<readonly [string, Benchmark]> = [
   ['policy-compile', () => policyCompile()],
   ['usage', () => usageBench()],
   ['sql-sync', () => sqlSync()],
+  // The operator console's pages (issue 32), each over a staging of its own: 100,000 files and 10,000 users.
+  ['console-pages', () => consolePages()],
+  ['console-pages-postgres', () => (benchPostgresUrl() ? consolePages(benchPostgresUrl()) : noPostgres('console-pages-postgres'))],
   // After the benchmarks that use the shared gateway: it adds users, groups, access lists and
   // blobs to it (stage-access.ts).
   ['full-crawl', (ctx) => fullCrawl(ctx)],

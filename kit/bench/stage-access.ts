@@ -24,7 +24,8 @@ export interface StagedAccess {
 }
 
 const SOURCE = 'bench';
-const USERS = 5000;
+/** Users staged unless a benchmark asks for more (the console's benchmark stages 10,000). */
+export const DEFAULT_USERS = 5000;
 const DEPARTMENTS = 13;
 const TEAMS = 480;
 /** Teams with a few hundred direct members: their member listings page (default `$top` 100). */
@@ -44,7 +45,7 @@ const staged = new WeakMap<BenchGateway, Promise<StagedAccess>>();
 
 /**
  * Gives the bench corpus what a platform crawl reads beyond the file rows, once per gateway:
- * 5,000 users (~3 % inactive), nested groups (everyone → 13 departments → 480 teams, some teams
+ * 5,000 users (or `users`; ~3 % inactive), nested groups (everyone → 13 departments → 480 teams, some teams
  * nesting another team, a dozen teams large enough that their member lists page), an access list
  * on every file (a team or department, sometimes a second group and a few users; ~1 % restricted
  * to one user; a few dozen files shared with a couple of hundred people, so their access lists
@@ -54,10 +55,10 @@ const staged = new WeakMap<BenchGateway, Promise<StagedAccess>>();
  *
  * It writes to the shared gateway: benchmarks that run after it see these rows too.
  */
-export function stageAccess(gateway: BenchGateway, seed = 4242): Promise<StagedAccess> {
+export function stageAccess(gateway: BenchGateway, seed = 4242, users = DEFAULT_USERS): Promise<StagedAccess> {
   let found = staged.get(gateway);
   if (!found) {
-    found = stage(gateway, seed);
+    found = stage(gateway, seed, users);
     staged.set(gateway, found);
   }
   return found;
@@ -83,7 +84,7 @@ function blobContent(mimeType: string, size: number, random: () => number): Buff
   return buf;
 }
 
-async function stage(gateway: BenchGateway, seed: number): Promise<StagedAccess> {
+async function stage(gateway: BenchGateway, seed: number, userCount: number): Promise<StagedAccess> {
   const started = performance.now();
   const { db, blobs } = gateway;
   const random = seededRandom(seed);
@@ -93,7 +94,7 @@ async function stage(gateway: BenchGateway, seed: number): Promise<StagedAccess>
   // Users.
   const users: UserRow[] = [];
   let inactiveUsers = 0;
-  for (let n = 0; n < USERS; n += 1) {
+  for (let n = 0; n < userCount; n += 1) {
     const inactive = random() < 0.03;
     if (inactive) inactiveUsers += 1;
     users.push({
@@ -131,7 +132,7 @@ async function stage(gateway: BenchGateway, seed: number): Promise<StagedAccess>
   };
   const addUsers = (gid: string, count: number): void => {
     const chosen = new Set<number>();
-    while (chosen.size < count) chosen.add(Math.floor(random() * USERS));
+    while (chosen.size < count) chosen.add(Math.floor(random() * userCount));
     for (const n of chosen) member(gid, 'USER', userId(n));
   };
   const everyone = group('everyone', 'Everyone');
@@ -169,17 +170,17 @@ async function stage(gateway: BenchGateway, seed: number): Promise<StagedAccess>
     const entries = new Map<string, PrincipalType>();
     const roll = random();
     if (roll < 0.01) {
-      entries.set(userId(Math.floor(random() * USERS)), 'USER');
+      entries.set(userId(Math.floor(random() * userCount)), 'USER');
     } else if (roll < 0.0105) {
       // Shared with a couple of hundred people one by one: the access list pages.
       const count = 120 + Math.floor(random() * 180);
-      while (entries.size < count) entries.set(userId(Math.floor(random() * USERS)), 'USER');
+      while (entries.size < count) entries.set(userId(Math.floor(random() * userCount)), 'USER');
       pagedPermissionFiles += 1;
     } else {
       entries.set(random() < 0.8 ? pick(teams) : pick(departments), 'GROUP');
       if (random() < 0.3) entries.set(random() < 0.1 ? everyone : pick(teams), 'GROUP');
       const extraUsers = random() < 0.4 ? 1 + Math.floor(random() * 3) : 0;
-      for (let k = 0; k < extraUsers; k += 1) entries.set(userId(Math.floor(random() * USERS)), 'USER');
+      for (let k = 0; k < extraUsers; k += 1) entries.set(userId(Math.floor(random() * userCount)), 'USER');
     }
     for (const [principal_id, principal_type] of entries) permissions.push({ file_id: file.id, principal_type, principal_id, action: 'VIEW' });
   }

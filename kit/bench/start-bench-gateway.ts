@@ -21,6 +21,8 @@ export interface BenchGateway {
   db: Db;
   blobs: BlobStore;
   blobDir: string;
+  /** The Postgres schema it serves from (`DATABASE_SCHEMA`), when on Postgres. */
+  schema?: string;
   close(): Promise<void>;
 }
 
@@ -93,6 +95,7 @@ export async function startBenchGateway(options: BenchGatewayOptions = {}): Prom
     db,
     blobs,
     blobDir,
+    ...(pg ? { schema: pg.schema } : {}),
     close: async () => {
       await server.close();
       blobs.close?.();

@@ -2,6 +2,7 @@ import { classifyEntry } from '../conformance/access/effective-access';
 import type { Policy } from '../policies/policy-types';
 import type { Db } from '../staging/database/create-db';
 import { personIdOf } from '../staging/write-path/person-id';
+import { cut, LIMIT_OFFSET, pageOf, type AnswerPage, type PageRequest } from './answer-page';
 import { GrantPaths, preferredGrant, type GrantPath } from './grant-path';
 import { chainBack, directGroupsOfAccounts, groupsAbove, groupsBelow, type Reached } from './group-walk';
 
@@ -11,13 +12,6 @@ export interface ExplorerUser {
   email: string;
   name: string | null;
   active: boolean;
-}
-
-/** One page of a longer answer: `offset` and `limit` as asked (limit clamped), `total` of the whole answer. */
-export interface AnswerPage {
-  offset: number;
-  limit: number;
-  total: number;
 }
 
 export interface FileAnswer {
@@ -50,18 +44,7 @@ export interface UserAnswer {
   page: AnswerPage;
 }
 
-export interface PageRequest {
-  offset?: number;
-  limit?: number;
-}
-
-export const EXPLORER_PAGE_DEFAULT = 50;
-export const EXPLORER_PAGE_MAX = 200;
-
-function pageOf(request: PageRequest, total = 0): AnswerPage {
-  const limit = Math.min(Math.max(Math.trunc(request.limit ?? EXPLORER_PAGE_DEFAULT), 1), EXPLORER_PAGE_MAX);
-  return { offset: Math.max(Math.trunc(request.offset ?? 0), 0), limit, total };
-}
+export { EXPLORER_PAGE_DEFAULT, EXPLORER_PAGE_MAX, type AnswerPage, type PageRequest } from './answer-page';
 
 interface PersonRow {
   id: string;
@@ -75,39 +58,47 @@ const toUser = (r: PersonRow): ExplorerUser => ({ id: r.id, email: r.email, name
 /**
  * The served users reached by a file's served entries: the groups its `GROUP` entries name, and
  * those nested in them at any depth (cycle-safe: `union`), then their `USER` members and the
- * entries' own users; every user when the file is open to everyone.
+ * entries' own users; every user when the file is open to everyone. `reach r cross join
+ * group_members m` walks down from the few groups reached by `group_members (group_id, …)`: a plain
+ * join left SQLite free to scan every membership of the type instead (10 times slower at 10,000
+ * users, kit/bench/console-pages.ts).
  */
 const GRANTED_TO_FILE = `with recursive reach(id) as (
   select p.served_id from file_permissions p join groups g on g.id = p.served_id where p.file_id = ? and p.principal_type = 'GROUP'
   union
-  select m.served_id from group_members m join reach r on m.group_id = r.id where m.member_type = 'GROUP' and m.served_id is not null
+  select m.served_id from reach r cross join group_members m where m.group_id = r.id and m.member_type = 'GROUP' and m.served_id is not null
 ), granted(id) as (
-  select m.served_id from group_members m join reach r on m.group_id = r.id where m.member_type = 'USER' and m.served_id is not null
+  select m.served_id from reach r cross join group_members m where m.group_id = r.id and m.member_type = 'USER' and m.served_id is not null
   union
   select p.served_id from file_permissions p where p.file_id = ? and p.principal_type = 'USER' and p.served_id is not null
   union
   select u.id from people u where 1 = ?
 ), accounts(id) as (
-  select m.member_id from group_members m join reach r on m.group_id = r.id where m.member_type = 'USER' and m.served_id is null
+  select m.member_id from reach r cross join group_members m where m.group_id = r.id and m.member_type = 'USER' and m.served_id is null
   union
   select p.principal_id from file_permissions p where p.file_id = ? and p.principal_type = 'USER' and p.served_id is null
 )`;
 
 /**
  * The active files a user's accounts (of the given state) are granted: `GROUP *`, an entry naming
- * one of the accounts, or one naming a group the accounts are in, directly or through nesting.
+ * one of the accounts, or one naming a group the accounts are in, directly or through nesting:
+ * the files are found from the access entries naming them (`file_permissions (served_id, …)`,
+ * not by testing every file), ids only (from the `files (status, id)` index), so a count costs
+ * what the user sees, not the size of the collection; names are read for the page shown.
  */
 const GRANTED_TO_USER = `with recursive accounts(id) as (
   select a.id from users a where a.person_id = ? and a.state = ?
 ), anc(id) as (
-  select m.group_id from group_members m join accounts a on a.id = m.member_id where m.member_type = 'USER'
+  select m.group_id from accounts a cross join group_members m where m.member_id = a.id and m.member_type = 'USER'
   union
-  select m.group_id from group_members m join anc on m.member_id = anc.id where m.member_type = 'GROUP' and m.served_id is not null
-), visible(id, name) as (
-  select f.id, f.name from files f where f.status = 'active' and exists (
-    select 1 from file_permissions p where p.file_id = f.id and (
-      (p.principal_type = 'GROUP' and (p.served_id = '*' or p.served_id in (select id from anc)))
-      or (p.principal_type = 'USER' and p.principal_id in (select id from accounts))))
+  select m.group_id from anc cross join group_members m where m.member_id = anc.id and m.member_type = 'GROUP' and m.served_id is not null
+), visible(id) as (
+  select f.id from files f where f.status = 'active' and f.id in (
+    select p.file_id from file_permissions p where p.served_id = '*' and p.principal_type = 'GROUP'
+    union
+    select p.file_id from anc cross join file_permissions p where p.served_id = anc.id and p.principal_type = 'GROUP'
+    union
+    select p.file_id from accounts a cross join file_permissions p where p.principal_id = a.id and p.principal_type = 'USER')
 )`;
 
 /**
@@ -145,7 +136,9 @@ export class AccessExplorer {
     if (!searchable) return answer;
     const paths = new GrantPaths(this.db, this.policies);
     for (const state of ['Active', 'Inactive'] as const) {
-      const persons = await this.grantedPersons(fileId, entries.everyone, state, page);
+      const read = cut(await this.grantedPersons(fileId, entries.everyone, state, page), page);
+      const persons = read.rows;
+      (state === 'Active' ? answer.usersPage : answer.inactivePage).next = read.next;
       // Only active accounts are served as members: an inactive person is reached by `GROUP *` alone.
       const found = await this.pathsToFile(
         paths,
@@ -174,11 +167,22 @@ export class AccessExplorer {
     const accounts = accountRows.map((a) => ({ id: a.id, source: a.source, active: a.state === 'Active' }));
     const granting = accountRows.filter((a) => a.state === state).map((a) => a.id);
     const bindings = [person.id, state];
-    const totalRow = (await this.db.raw(`${GRANTED_TO_USER} select count(*) as n from visible`, bindings)) as unknown;
-    const page = pageOf(request, Number(firstRow<{ n: number | string }>(totalRow)?.n ?? 0));
-    const rows = rowsOf<{ id: string; name: string | null }>(
-      await this.db.raw(`${GRANTED_TO_USER} select id, name from visible order by id limit ? offset ?`, [...bindings, page.limit, page.offset]),
+    const page = pageOf(request);
+    const keyset = page.after === undefined ? { sql: '', bindings: [] } : { sql: 'where v.id > ?', bindings: [page.after] };
+    // The total and the page in one statement: the set is found once (a CTE used twice is computed
+    // once), and names are read for the page's ids only.
+    const found = rowsOf<{ id: string; name: string | null; total: number | string }>(
+      await this.db.raw(
+        `${GRANTED_TO_USER} select v.id, f.name, (select count(*) from visible) as total from (select v.id from visible v ${keyset.sql} order by v.id ${LIMIT_OFFSET}) v join files f on f.id = v.id order by v.id`,
+        [...bindings, ...keyset.bindings, page.limit + 1, page.offset],
+      ),
     );
+    page.total = found.length
+      ? Number(found[0]?.total)
+      : Number(firstRow<{ n: number | string }>(await this.db.raw(`${GRANTED_TO_USER} select count(*) as n from visible`, bindings))?.n ?? 0);
+    const read = cut(found, page);
+    const rows = read.rows;
+    page.next = read.next;
     const direct = await directGroupsOfAccounts(this.db, granting);
     const anc = await groupsAbove(this.db, [...new Set([...direct.values()].flat())].sort());
     const files = await this.pathsFromUser(
@@ -250,11 +254,15 @@ export class AccessExplorer {
     return Object.fromEntries(rows.map((r) => [r.state, Number(r.n)]));
   }
 
+  /** One page (and one more row) of the persons of `state` granted the file, by email then id; after the person `page.after` when given. */
   private async grantedPersons(fileId: string, everyone: boolean, state: string, page: AnswerPage): Promise<PersonRow[]> {
+    const keyset =
+      page.after === undefined ? { sql: '', bindings: [] } : { sql: 'and (u.email > c.email or (u.email = c.email and u.id > c.id))', bindings: [page.after] };
+    const from = page.after === undefined ? 'people u' : 'people u join people c on c.id = ?';
     return rowsOf<PersonRow>(
       await this.db.raw(
-        `${GRANTED_TO_FILE} select u.id, u.email, u.full_name, u.state from people u where u.state = ? and u.id in (select id from granted) order by u.email, u.id limit ? offset ?`,
-        [fileId, fileId, everyone ? 1 : 0, fileId, state, page.limit, page.offset],
+        `${GRANTED_TO_FILE} select u.id, u.email, u.full_name, u.state from ${from} where u.state = ? and u.id in (select id from granted) ${keyset.sql} order by u.email, u.id ${LIMIT_OFFSET}`,
+        [fileId, fileId, everyone ? 1 : 0, fileId, ...keyset.bindings, state, page.limit + 1, page.offset],
       ),
     );
   }

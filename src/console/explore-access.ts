@@ -7,6 +7,8 @@ export interface ExplorerQuestion {
   file?: string;
   offset: number;
   limit: number;
+  /** The `next` cursor of the page before: the page starts after that id (keyset paging; `offset` is then ignored). */
+  after?: string;
 }
 
 /** What the explorer page (and its JSON) shows: the question, and its answer or why there is none. */
@@ -32,23 +34,26 @@ function whole(query: Readonly<Record<string, string>>, name: 'offset' | 'limit'
 export function explorerQuestion(query: Readonly<Record<string, string>>): ExplorerQuestion {
   const user = query.user?.trim() || undefined;
   const file = query.file?.trim() || undefined;
+  const after = query.after || undefined;
   if (user && file) throw new GatewayError('INPUT_VALIDATION_FAILED', 'Ask about a `user` or a `file`, not both at once.');
   for (const [name, value] of [
     ['user', user],
     ['file', file],
+    ['after', after],
   ] as const)
     if (value && value.length > MAX_REF) throw new GatewayError('INPUT_VALIDATION_FAILED', `\`${name}\` is longer than ${MAX_REF} characters.`);
   const question: ExplorerQuestion = { offset: whole(query, 'offset', 0, 1_000_000_000), limit: whole(query, 'limit', 50, EXPLORER_PAGE_MAX) };
   if (question.limit === 0) throw new GatewayError('INPUT_VALIDATION_FAILED', `\`limit\` takes a whole number from 1 to ${EXPLORER_PAGE_MAX}.`);
   if (user) question.user = user;
   if (file) question.file = file;
+  if (after) question.after = after;
   return question;
 }
 
 /** The explorer page's data: "what can this user see" or "who can see this file", one page of it, with the grant paths. */
 export async function exploreAccess(explorer: AccessExplorer, query: Readonly<Record<string, string>>): Promise<ExplorerData> {
   const question = explorerQuestion(query);
-  const page = { offset: question.offset, limit: question.limit };
+  const page = { offset: question.offset, limit: question.limit, ...(question.after ? { after: question.after } : {}) };
   if (question.user) {
     const user = await explorer.whatCanSee(question.user, page);
     return user ? { question, user } : { question, notFound: `No served user has the email or id ${question.user}.` };

@@ -1,8 +1,7 @@
 import { AccessExplorer } from '../../src/console/access-explorer';
 import { exploreAccess } from '../../src/console/explore-access';
-import { ADMIN_BASIC, ADMIN_BEARER, startConsoleGateway, type ConsoleGateway } from '../helpers/console-gateway';
+import { ADMIN_BASIC, ADMIN_BEARER, CRAWL_KEY, startConsoleGateway, type ConsoleGateway } from '../helpers/console-gateway';
 import { databaseKinds } from '../helpers/test-databases';
-import { TEST_KEYS } from '../helpers/test-gateway';
 
 async function get(url: string, headers: Record<string, string>): Promise<{ status: number; body: string; headers: Headers }> {
   const res = await fetch(url, { headers, redirect: 'manual' });
@@ -13,7 +12,7 @@ describe.each(databaseKinds)('console pages 5 and 6 over the demo staged by a re
   let gw: ConsoleGateway;
 
   beforeAll(async () => {
-    gw = await startConsoleGateway(kind);
+    gw = await startConsoleGateway(kind, { staging: 'demo' });
   });
   afterAll(() => gw?.close());
 
@@ -22,9 +21,43 @@ describe.each(databaseKinds)('console pages 5 and 6 over the demo staged by a re
     const res = await get(`${gw.url}/console/api/access?${new URLSearchParams(query)}`, ADMIN_BEARER);
     expect(res.status).toBe(200);
     expect(JSON.parse(res.body)).toEqual(JSON.parse(JSON.stringify(await exploreAccess(new AccessExplorer(gw.database.db), query))));
-    expect(JSON.parse(res.body).user.page).toEqual({ offset: 0, limit: 5, total: 9 });
+    expect(JSON.parse(res.body).user.page).toMatchObject({ offset: 0, limit: 5, total: 9, next: expect.any(String) });
     expect((await get(`${gw.url}/console/api/access?user=x`, {})).status).toBe(401);
-    expect((await get(`${gw.url}/console/api/access?user=x`, { Authorization: `Bearer ${TEST_KEYS[0]}` })).status).toBe(401);
+    expect((await get(`${gw.url}/console/api/access?user=x`, { Authorization: `Bearer ${CRAWL_KEY}` })).status).toBe(401);
+  });
+
+  it("pages the explorer by cursor: the page's Next link (htmx) and the JSON's next go through every file once", async () => {
+    const api = async (after?: string) =>
+      JSON.parse(
+        (
+          await get(
+            `${gw.url}/console/api/access?${new URLSearchParams({ user: 'ana.souza@northwind.example', limit: '4', ...(after ? { after } : {}) })}`,
+            ADMIN_BEARER,
+          )
+        ).body,
+      ) as {
+        user: { files: Array<{ id: string }>; page: { next: string | null } };
+      };
+    const whole = (await api()).user;
+    expect(whole.page.next).toBe(whole.files[3]?.id);
+    const ids: string[] = [];
+    let href: string | undefined = `${gw.url}/console/access?user=${encodeURIComponent('ana.souza@northwind.example')}&limit=4`;
+    while (href) {
+      const page = await get(href, ADMIN_BEARER);
+      ids.push(...[...page.body.matchAll(/<small><code>([^<]+)<\/code><\/small>/g)].map((m) => m[1] as string));
+      const next = /<a href="([^"]+)" hx-get="[^"]+"[^>]*rel="next"/.exec(page.body)?.[1];
+      href = next ? `${gw.url}${next.replace(/&amp;/g, '&')}` : undefined;
+    }
+    expect(ids.length).toBe(9);
+    expect(new Set(ids).size).toBe(9);
+    const pages: string[] = [];
+    for (let after: string | undefined, n = 0; n < 10; n += 1) {
+      const body = await api(after);
+      pages.push(...body.user.files.map((f) => f.id));
+      if (!body.user.page.next) break;
+      after = body.user.page.next;
+    }
+    expect(pages.sort()).toEqual([...ids].sort());
   });
 
   it('renders the grant path on the page, and refuses bad input in the error envelope', async () => {

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { EffectiveAccess } from '../../src/conformance/access/effective-access';
 import { AccessExplorer, type FileAnswer, type UserAnswer } from '../../src/console/access-explorer';
 import { seedDemo } from '../../src/demo/seed-demo';
@@ -87,8 +88,48 @@ describe.each(databaseKinds)('access explorer over the demo staged by a real syn
     const first = (await explorer.whoCanSee('demo:company/expense-policy.html', { limit: 2 })) as FileAnswer;
     const second = (await explorer.whoCanSee('demo:company/expense-policy.html', { limit: 2, offset: 2 })) as FileAnswer;
     expect([...emails(first.users), ...emails(second.users)]).toEqual(emails(all.users).slice(0, 4));
-    expect(first.usersPage).toEqual({ offset: 0, limit: 2, total: all.users.length });
+    expect(first.usersPage).toEqual({ offset: 0, limit: 2, total: all.users.length, next: first.users[1]?.id });
     expect((await explorer.whoCanSee('demo:company/expense-policy.html', { limit: 10_000 }))?.usersPage.limit).toBe(200);
+  });
+
+  it('pages by cursor (after the last id): every item exactly once, in order, equal to the unpaged answer', async () => {
+    /** Follows `next` from the first page to the last, with the given page size. */
+    const walk = async <T>(ask: (after?: string) => Promise<{ items: T[]; next: string | null; total: number }>) => {
+      const items: T[] = [];
+      const totals = new Set<number>();
+      let after: string | undefined;
+      for (let pages = 0; pages < 1000; pages += 1) {
+        const page = await ask(after);
+        items.push(...page.items);
+        totals.add(page.total);
+        if (page.next === null) return { items, totals: [...totals] };
+        after = page.next;
+      }
+      throw new Error('paging never ended');
+    };
+    const files = conformance.fileIds;
+    const people = conformance.users.map((u) => u.email as string);
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...files), fc.constantFrom(...people), fc.integer({ min: 1, max: 6 }), async (fileId, email, limit) => {
+        const whole = (await explorer.whoCanSee(fileId, { limit: 200 })) as FileAnswer;
+        const paged = await walk(async (after) => {
+          const a = (await explorer.whoCanSee(fileId, { limit, ...(after ? { after } : {}) })) as FileAnswer;
+          return { items: a.users.map((u) => u.email), next: a.usersPage.next, total: a.usersPage.total };
+        });
+        expect(paged.items).toEqual(whole.users.map((u) => u.email));
+        expect(paged.totals).toEqual([whole.usersPage.total]);
+        const seen = (await explorer.whatCanSee(email, { limit: 200 })) as UserAnswer;
+        const list = (a: UserAnswer) => (a.user.active ? a.files : a.wouldSee).map((f) => f.id);
+        const pagedFiles = await walk(async (after) => {
+          const a = (await explorer.whatCanSee(email, { limit, ...(after ? { after } : {}) })) as UserAnswer;
+          return { items: list(a), next: a.page.next, total: a.page.total };
+        });
+        expect(pagedFiles.items).toEqual(list(seen));
+        expect(new Set(pagedFiles.items).size).toBe(pagedFiles.items.length);
+        expect(pagedFiles.totals).toEqual([seen.page.total]);
+      }),
+      { numRuns: 40 },
+    );
   });
 
   it('answers nothing for a file or user staging does not have; a deleted file is seen by nobody', async () => {

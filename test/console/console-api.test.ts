@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { startCli, type CliProcess } from '../e2e/cli-process';
 import { databaseKinds } from '../helpers/test-databases';
-import { ADMIN_BEARER, ADMIN_KEY, CRAWL_KEY, basic, startConsoleGateway, type ConsoleGateway } from './console-gateway';
+import { ADMIN_BEARER, ADMIN_KEY, CRAWL_KEY, basic, startConsoleGateway, type ConsoleGateway } from '../helpers/console-gateway';
 
 /**
  * The console through the front door (issue 32): the built gateway, its staging filled by two real
@@ -261,7 +261,7 @@ pgOnly('the console over the Postgres job queue', () => {
 describe('a gateway without CONSOLE_ENABLED', () => {
   let gw: ConsoleGateway;
   beforeAll(async () => {
-    gw = await startConsoleGateway('sqlite', { CONSOLE_ENABLED: 'false' });
+    gw = await startConsoleGateway('sqlite', { env: { CONSOLE_ENABLED: 'false' } });
   });
   afterAll(async () => {
     await gw?.close();

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { CHROMIUM_PATH, hasChromium } from '../helpers/headless-browser';
 import { databaseKinds } from '../helpers/test-databases';
-import { ADMIN_BEARER, ADMIN_KEY, startConsoleGateway, type ConsoleGateway } from './console-gateway';
+import { ADMIN_BEARER, ADMIN_KEY, startConsoleGateway, type ConsoleGateway } from '../helpers/console-gateway';
 
 /**
  * The console in a real browser (Debian's Chromium, headless, driven by playwright-core): each

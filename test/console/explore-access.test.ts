@@ -7,6 +7,7 @@ describe("the access explorer's question (its query string)", () => {
     expect(explorerQuestion({ user: ' ana@x.example ', limit: '10', offset: '20' })).toEqual({ user: 'ana@x.example', offset: 20, limit: 10 });
     expect(explorerQuestion({ file: 'demo:a b', user: '' })).toEqual({ file: 'demo:a b', offset: 0, limit: 50 });
     expect(explorerQuestion({})).toEqual({ offset: 0, limit: 50 });
+    expect(explorerQuestion({ user: 'ana@x.example', after: 'demo:a b' })).toEqual({ user: 'ana@x.example', offset: 0, limit: 50, after: 'demo:a b' });
   });
 
   it.each([
@@ -16,6 +17,7 @@ describe("the access explorer's question (its query string)", () => {
     [{ offset: '-1' }, /offset/],
     [{ offset: '1e3' }, /offset/],
     [{ user: 'x'.repeat(1001) }, /user/],
+    [{ user: 'a@x', after: 'x'.repeat(1001) }, /after/],
   ])('refuses %j with INPUT_VALIDATION_FAILED naming the field', (query, message) => {
     expect(() => explorerQuestion(query as Record<string, string>)).toThrow(message);
     expect(() => explorerQuestion(query as Record<string, string>)).toThrow(GatewayError);
