@@ -188,6 +188,7 @@ function isExpression(at: readonly (string | number)[]): boolean {
   const parent = at.at(-2);
   if (typeof key !== 'string') return false;
   if (parent === 'map') return true;
+  if (parent === 'batch') return ['action', 'body', 'status', 'result_body'].includes(key);
   if (parent === 'requester' || at.includes('request_body')) return false;
   return EXPRESSION_KEYS.has(key) || (key === 'path' && parent === 'field') || (key === 'url' && parent === 'binary');
 }
@@ -222,5 +223,15 @@ function otherProblems(manifest: RestManifest, place: Place): string[] {
   if (documents.access.inherit && !containers)
     problems.push(`${place(['streams', 'documents', 'access', 'inherit'])}: needs streams.containers to inherit from`);
   if (containers?.access.inherit) problems.push(`${place(['streams', 'containers', 'access', 'inherit'])}: containers do not inherit from containers`);
+  if (!manifest.requester.batch) problems.push(...batchedWithoutEndpoint(manifest.streams, ['streams'], place));
   return problems;
+}
+
+/** Requesters marked `batch: true` in a manifest with no `requester.batch` to send them through. */
+function batchedWithoutEndpoint(value: unknown, at: (string | number)[], place: Place): string[] {
+  if (Array.isArray(value)) return value.flatMap((v, i) => batchedWithoutEndpoint(v, [...at, i], place));
+  if (value === null || typeof value !== 'object') return [];
+  if (at.at(-1) === 'requester' && (value as { batch?: unknown }).batch === true)
+    return [`${place([...at, 'batch'])}: needs requester.batch (the API's batch endpoint)`];
+  return Object.entries(value).flatMap(([k, v]) => batchedWithoutEndpoint(v, [...at, k], place));
 }

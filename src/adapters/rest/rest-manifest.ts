@@ -66,8 +66,25 @@ export interface RateLimit {
   budget?: { requests: number; per_seconds: number };
 }
 
+/** `requester.batch`: how reads marked `batch: true` are sent together (see RestBatcher). */
+export interface BatchSpec {
+  path: string;
+  max_actions: number;
+  /** Over `{method, path, query, relative_path}`: one action of the call's body. */
+  action: Expression;
+  /** Over `{actions}`: the call's JSON body. */
+  body: Expression;
+  /** Where the results are in the call's answer, in the order of the actions. */
+  results: string;
+  /** Over one result: its HTTP status. */
+  status: Expression;
+  /** Over one result: its body. */
+  result_body: Expression;
+}
+
 export interface BaseRequester {
   url_base: Text;
+  batch?: BatchSpec;
   rate_limit?: RateLimit;
   request_headers?: TextMap;
   request_parameters?: TextMap;
@@ -83,6 +100,8 @@ export interface Requester {
   request_headers?: TextMap;
   request_body?: Record<string, unknown>;
   error_handler?: ErrorHandler;
+  /** Sent inside `requester.batch` calls, gathered with the reads pending at once (GET only). */
+  batch?: boolean;
 }
 
 export interface Paginator {

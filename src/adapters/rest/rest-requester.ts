@@ -9,6 +9,7 @@ import { parseRetryAfter } from '../../lib/parse-retry-after';
 import { FullRunRequired, SourceAuthError, SourceRequestError, SourceUnavailableError } from '../source-error';
 import type { RequestBudget } from './request-budget';
 import { RequestGate } from './request-gate';
+import { RestBatcher } from './rest-batcher';
 import { createRestAuth, type RestAuth } from './rest-auth';
 import { resolveDeep, resolveText, resolveTextMap } from './rest-env';
 import type { Expressions } from './rest-expressions';
@@ -72,6 +73,8 @@ export class RestRequester {
   private readonly baseQuery: Record<string, string>;
   /** Paces every request: the source's budget, and the API's rate-limit headers. */
   readonly gate: RequestGate;
+  /** Sends the reads marked `batch: true` together, when the manifest has `requester.batch`. */
+  private readonly batcher: RestBatcher<Reply | 'ignored'> | undefined;
 
   constructor(
     private readonly manifest: RestManifest,
@@ -101,6 +104,7 @@ export class RestRequester {
       pace,
       ...(base.timeout_ms ? { timeoutMs: base.timeout_ms } : {}),
     });
+    this.batcher = this.createBatcher();
   }
 
   /** HTTP requests sent so far, logins and token requests included. */
@@ -113,21 +117,34 @@ export class RestRequester {
     const method = req.http_method ?? 'GET';
     const at = 'requester';
     const url = target.url ?? fillPath(resolveText(req.path, this.deps.env, `${at}.path`), record);
-    const query = {
-      ...(target.url
-        ? {}
-        : { ...this.baseQuery, ...fillParameters(resolveTextMap(req.request_parameters, this.deps.env, `${at}.request_parameters`), record), ...target.query }),
-      ...(await this.auth.query()),
-    };
+    const ownQuery = target.url
+      ? {}
+      : { ...this.baseQuery, ...fillParameters(resolveTextMap(req.request_parameters, this.deps.env, `${at}.request_parameters`), record), ...target.query };
     const headers = resolveTextMap(req.request_headers, this.deps.env, `${at}.request_headers`);
     const filters = [...(req.error_handler?.response_filters ?? []), ...(this.manifest.requester.error_handler?.response_filters ?? [])];
-    const maxRetries = maxRetriesOf(req.error_handler, this.manifest.requester.error_handler);
+    // A read marked for batching goes out with its siblings (its first page: a next URL is the API's own).
+    if (req.batch && this.batcher && method === 'GET' && !target.url && Object.keys(headers).length === 0) {
+      return this.batcher.read({ path: url, query: ownQuery, filters });
+    }
+    const body = req.request_body ? resolveDeep(req.request_body, this.deps.env, `${at}.request_body`) : undefined;
+    return this.exchange(method, url, { query: ownQuery, headers, body }, filters, maxRetriesOf(req.error_handler, this.manifest.requester.error_handler));
+  }
+
+  /** One request with the authenticator's query, one refresh-and-retry on 401, and the response rules (retry with backoff). */
+  private async exchange(
+    method: 'GET' | 'POST',
+    url: string,
+    init: { query: Record<string, QueryValue>; headers: Record<string, string>; body?: unknown },
+    filters: readonly ResponseFilter[],
+    maxRetries: number,
+  ): Promise<Reply | 'ignored'> {
+    const query = { ...init.query, ...(await this.auth.query()) };
     let refreshed = false;
     for (let attempt = 0; ; attempt += 1) {
       const response = await this.client.request(method, url, {
         query,
-        headers,
-        ...(req.request_body ? { body: resolveDeep(req.request_body, this.deps.env, `${at}.request_body`), idempotent: true } : {}),
+        headers: init.headers,
+        ...(init.body !== undefined ? { body: init.body, idempotent: true } : {}),
       });
       if (response.status === 401 && !refreshed && this.auth.invalidate()) {
         refreshed = true;
@@ -142,6 +159,27 @@ export class RestRequester {
       // As the client waits between its own retries: Retry-After when the answer gives one, else backoff with jitter.
       await sleep(backoffMs(attempt + 1, { retryAfterMs, random: Math.random }, DEFAULT_RETRY_POLICY), undefined, { signal: this.deps.signal });
     }
+  }
+
+  /** The batcher of `requester.batch`: its calls go through `exchange` with the manifest's own rules; each result is judged with its read's. */
+  private createBatcher(): RestBatcher<Reply | 'ignored'> | undefined {
+    const spec = this.manifest.requester.batch;
+    if (!spec) return undefined;
+    const baseFilters = this.manifest.requester.error_handler?.response_filters ?? [];
+    const maxRetries = maxRetriesOf(undefined, this.manifest.requester.error_handler);
+    return new RestBatcher<Reply | 'ignored'>(spec, this.deps.expressions, {
+      post: async (path, body) => {
+        const reply = await this.exchange('POST', path, { query: {}, headers: {}, body }, baseFilters, maxRetries);
+        if (reply === 'ignored') throw new SourceRequestError(`A response rule ignored the batch call ${path}: its reads cannot be ignored with it`);
+        return reply.body;
+      },
+      judge: async (response, url, filters) => {
+        const outcome = await this.judge(response, url, filters);
+        // A result is not resent on its own: a rule that asks to retry it fails the read (the stream then keeps its staged state).
+        if (outcome === 'retry') throw new SourceUnavailableError(`A response rule asked to retry a batched read of ${url.split('?')[0]}`);
+        return outcome;
+      },
+    });
   }
 
   /** The bytes at `url` (relative to `url_base`, or absolute on its origin), streamed; one refresh-and-retry on 401. */
