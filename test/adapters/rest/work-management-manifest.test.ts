@@ -1,12 +1,11 @@
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { createRestAdapter, type RestAdapter, restConfigFromEnv } from '../../../src/adapters/rest';
-import { FsBlobStore } from '../../../src/blobs/fs-blob-store';
+import { EffectiveAccess } from '../../../src/conformance/access/effective-access';
 import { runSync } from '../../../src/sync/run-sync';
 import { startMock, type RunningMock } from '@content-gateway/kit/test/mocks/work-management/mock-harness';
-import { createTestDatabase, type TestDatabase } from '../../helpers/test-databases';
+import { crawlAccess } from '../../helpers/crawl-access';
+import { startTestGateway, TEST_KEYS, type TestGateway } from '../../helpers/test-gateway';
 import { stagedAccess } from '../work-management/staged-access';
 
 const logger = pino({ level: 'silent' });
@@ -36,8 +35,28 @@ function outsideProjects(m: RunningMock, file: string): boolean {
   return !task || task.memberships.length === 0;
 }
 
-/** Over- and under-exposed (user, file) pairs: staged access (as the gateway grants it) against the mock's oracle. */
-async function exposure(m: RunningMock, t: TestDatabase): Promise<Exposure> {
+/**
+ * Who the gateway lets see each file, read as the platform reads it: a crawl of the running
+ * gateway's /v1 (users, groups and members, files and their access lists), evaluated by the
+ * platform's rules; keys are native ids, values the mock's user gids (found by email).
+ */
+async function crawledAccess(m: RunningMock, gw: TestGateway): Promise<Map<string, Set<string>>> {
+  const gidByEmail = new Map([...m.mock.model.indexes.users.values()].map((u) => [u.email.toLowerCase(), u.gid]));
+  const crawl = await crawlAccess(gw.url, TEST_KEYS[0]);
+  const access = new EffectiveAccess(crawl);
+  const everyone = crawl.users.filter((u) => u.state.toLowerCase() !== 'inactive').map((u) => u.email);
+  const out = new Map<string, Set<string>>();
+  for (const file of crawl.files) {
+    if (file.status === 'deleted') continue;
+    const who = access.whoCanSee(file.id);
+    const emails = who?.everyone ? everyone : (who?.users ?? []).map((u) => u.email ?? '');
+    out.set(file.id.replace(/^wm:/, ''), new Set(emails.map((e) => gidByEmail.get(e.toLowerCase()) ?? `unknown ${e}`)));
+  }
+  return out;
+}
+
+/** Over- and under-exposed (user, file) pairs: the crawled gateway's access against the mock's oracle (and staging's, which must agree). */
+async function exposure(m: RunningMock, gw: TestGateway): Promise<Exposure> {
   const store = m.mock.model;
   const oracle = m.mock.oracle;
   const org = m.mock.organization.organization;
@@ -49,7 +68,9 @@ async function exposure(m: RunningMock, t: TestDatabase): Promise<Exposure> {
     if (workspace === org && a.host === 'asana' && SUPPORTED.test(a.name))
       expected.set(`attachment:${a.gid}`, new Set(oracle.visibleTo('attachment', a.gid) ?? []));
   }
-  const staged = await stagedAccess(t.db, 'wm');
+  const staged = await crawledAccess(m, gw);
+  // What staging says and what the gateway serves are one and the same.
+  expect(staged).toEqual(await stagedAccess(gw.database.db, 'wm'));
   const out: Exposure = { over: [], under: [], limited: 0, files: staged.size };
   for (const [file, got] of staged) {
     const want = expected.get(file) ?? new Set<string>();
@@ -67,14 +88,13 @@ async function exposure(m: RunningMock, t: TestDatabase): Promise<Exposure> {
 }
 
 /**
- * The work-management manifest through the real sync engine into real staging, compared pair by
- * pair with the mock's visibility oracle (reference §6): project membership, privacy, teams with
+ * The work-management manifest through the real sync engine into real staging, served by a real
+ * gateway and crawled as the platform crawls it, compared pair by pair with the mock's visibility oracle (reference §6): project membership, privacy, teams with
  * limited access, portfolios that pass access on, followers, assignees, guests, inactive users.
  */
 describe('the work-management manifest grants what the mock oracle grants', () => {
   let m: RunningMock;
-  let t: TestDatabase;
-  let blobDir: string;
+  let gw: TestGateway;
   let adapter: RestAdapter;
   let clock = Date.parse('2026-06-01T00:00:00Z');
   let fullRequests = 0;
@@ -82,29 +102,27 @@ describe('the work-management manifest grants what the mock oracle grants', () =
   const sync = async (mode: 'full' | 'auto') => {
     clock += 3600_000;
     await m.call('/_admin/rate-limits/reset', { method: 'POST', body: {} });
-    const summary = await runSync(adapter, { db: t.db, blobs: new FsBlobStore(blobDir), logger, now: () => new Date(clock) }, { mode });
+    const summary = await runSync(adapter, { db: gw.database.db, blobs: gw.blobs, logger, now: () => new Date(clock) }, { mode });
     expect({ status: summary.status, error: summary.error, failures: summary.failures }).toEqual({ status: 'succeeded', error: undefined, failures: [] });
     return summary;
   };
 
   beforeAll(async () => {
     m = await startMock({ seed: 'rest-wm', size: { tasks: 240, portfolioAccessInheritanceRatio: 0.5, limitedAccessRatio: 0.1 } });
-    t = await createTestDatabase('sqlite');
-    blobDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-rest-wm-'));
+    gw = await startTestGateway('sqlite');
     const env = { REST_MANIFEST: MANIFEST, WM_BASE_URL: m.base, WM_TOKEN: m.mock.token, WM_WORKSPACE: m.mock.organization.organization };
     const config = restConfigFromEnv(env);
     adapter = createRestAdapter({ name: config.name, loaded: config.loaded, env });
   });
   afterAll(async () => {
     await m?.close();
-    await t?.destroy();
-    fs.rmSync(blobDir, { recursive: true, force: true });
+    await gw?.close();
   });
 
   it('a full run: 0 over-exposed pairs, under-exposed only where the documented limits say', async () => {
     await sync('full');
     fullRequests = adapter.lastRun?.requests ?? 0;
-    const result = await exposure(m, t);
+    const result = await exposure(m, gw);
     expect(result.files).toBeGreaterThan(150);
     expect({ over: result.over.slice(0, 10), under: result.under.slice(0, 10) }).toEqual({ over: [], under: [] });
   });
@@ -140,7 +158,7 @@ describe('the work-management manifest grants what the mock oracle grants', () =
     expect(summary.mode).toBe('incremental');
     // Only changed tasks are read again with their attachments: far fewer requests than a full run.
     expect(adapter.lastRun?.requests).toBeLessThan(fullRequests / 2);
-    const result = await exposure(m, t);
+    const result = await exposure(m, gw);
     expect({ over: result.over.slice(0, 10), under: result.under.slice(0, 10) }).toEqual({ over: [], under: [] });
   });
 });
