@@ -138,7 +138,7 @@ describe('rest adapter: requester.batch', () => {
   it('the manifest names a missing batch field by its place', () => {
     const broken = manifest(true).replace('    result_body: payload\n', '');
     expect(() => parseRestManifest(broken, 'bulk.yaml')).toThrow(/requester\.batch.*result_body/);
-    const noEndpoint = manifest(true).replace(/  batch:\n(    .*\n)+/, '');
+    const noEndpoint = manifest(true).replace(/ {2}batch:\n( {4}.*\n)+/, '');
     expect(() => parseRestManifest(noEndpoint, 'bulk.yaml')).toThrow(
       /streams\.documents\.access\.request\.requester\.batch \(line \d+\): needs requester\.batch/,
     );
