@@ -1,4 +1,4 @@
-import type { AccessInput } from '../../src/conformance/access/effective-access';
+import { EffectiveAccess, type AccessInput } from '../../src/conformance/access/effective-access';
 import type { Principal } from '../../src/conformance/crawl/crawl-record';
 
 interface Page<T> {
@@ -45,4 +45,10 @@ export async function crawlAccess(baseUrl: string, key: string): Promise<Crawled
       files.map(async (f) => ({ id: f.id, name: f.name, status: f.status, permissions: f.status === 'deleted' ? [] : await permissions(f.id) })),
     ),
   };
+}
+
+/** The emails of the active users a crawl of the gateway at `baseUrl` says can see `fileId` (ids where a user has none), sorted. */
+export async function emailsWhoCanSee(baseUrl: string, key: string, fileId: string): Promise<string[]> {
+  const who = new EffectiveAccess(await crawlAccess(baseUrl, key)).whoCanSee(fileId);
+  return (who?.users ?? []).map((u) => u.email ?? u.id).sort();
 }

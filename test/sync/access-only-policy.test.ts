@@ -1,10 +1,9 @@
 import pino from 'pino';
 import { createSqlAdapter, parseDatabaseUrl, resolveSqlMapping } from '../../src/adapters/sql';
-import { EffectiveAccess } from '../../src/conformance/access/effective-access';
 import { parsePolicy } from '../../src/policies/load-policy';
 import { runAccessSync } from '../../src/sync/run-access-sync';
 import { runSync } from '../../src/sync/run-sync';
-import { crawlAccess } from '../helpers/crawl-access';
+import { emailsWhoCanSee } from '../helpers/crawl-access';
 import { createFixtureSchema, fixtureMapping, seedFixture } from '../helpers/sql-fixture';
 import { createSqlSource, type SqlSource } from '../helpers/sql-source';
 import { databaseKinds } from '../helpers/test-databases';
@@ -44,10 +43,7 @@ describe.each(databaseKinds)('access-only runs of a source with an access policy
     const { access: _explicit, ...documents } = base.documents;
     return createSqlAdapter({ connection: parseDatabaseUrl(source.url), mapping: resolveSqlMapping({ ...base, documents }), sourceName: 'hr', pageSize: 4 });
   };
-  const emailsWhoSee = async (fileId: string): Promise<string[]> => {
-    const who = new EffectiveAccess(await crawlAccess(gw.url, TEST_KEYS[0])).whoCanSee(fileId);
-    return (who?.users ?? []).map((u) => u.email ?? u.id).sort();
-  };
+  const emailsWhoSee = (fileId: string): Promise<string[]> => emailsWhoCanSee(gw.url, TEST_KEYS[0], fileId);
 
   beforeEach(async () => {
     gw = await startTestGateway(kind);

@@ -1,10 +1,9 @@
 import pino from 'pino';
 import type { AdapterContext, SyncEvent } from '../../src/adapters/adapter';
-import { EffectiveAccess } from '../../src/conformance/access/effective-access';
 import { SyncLockedError } from '../../src/staging/repositories/sync-lock';
 import { runAccessSync } from '../../src/sync/run-access-sync';
 import { runSync } from '../../src/sync/run-sync';
-import { crawlAccess } from '../helpers/crawl-access';
+import { emailsWhoCanSee } from '../helpers/crawl-access';
 import { ReconcilingSource } from '../helpers/reconciling-source';
 import { databaseKinds } from '../helpers/test-databases';
 import { startTestGateway, TEST_KEYS, type TestGateway } from '../helpers/test-gateway';
@@ -59,10 +58,7 @@ describe.each(databaseKinds)('access-only runs beside a slow full run (%s stagin
     const at = clock;
     return { db: gw.database.db, blobs: gw.blobs, logger, now: () => new Date(at) };
   };
-  const emailsWhoSee = async (fileId: string): Promise<string[]> => {
-    const who = new EffectiveAccess(await crawlAccess(gw.url, TEST_KEYS[0])).whoCanSee(fileId);
-    return (who?.users ?? []).map((u) => u.email ?? u.id).sort();
-  };
+  const emailsWhoSee = (fileId: string): Promise<string[]> => emailsWhoCanSee(gw.url, TEST_KEYS[0], fileId);
 
   /** Ana and Bo; a team of both; a page Ana sees directly, one the team sees; synced in full once. */
   async function synced(): Promise<SlowSource> {

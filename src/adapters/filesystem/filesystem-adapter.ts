@@ -137,15 +137,7 @@ export class FilesystemAdapter implements IncrementalAdapter<FilesystemCheckpoin
   async *liveFiles(ctx: AdapterContext): AsyncIterable<LiveFile> {
     const run = this.accessRun ?? (await this.start(ctx));
     const broken: Error[] = [];
-    const tree = walkTree({
-      root: this.config.root,
-      realRoot: run.realRoot,
-      directory: run.directory,
-      signal: ctx.signal,
-      logger: ctx.logger,
-      report: new SkipReport(),
-      excludeRealPath: run.directoryRealPath,
-    });
+    const tree = this.walk(run, ctx, new SkipReport());
     for await (const entry of tree) {
       throwIfAborted(ctx.signal);
       if (entry.kind !== 'file') continue;
@@ -154,6 +146,19 @@ export class FilesystemAdapter implements IncrementalAdapter<FilesystemCheckpoin
     }
     const [first] = broken;
     if (first) throw new SourceError(`${broken.length} file(s) kept their staged access, their access rule unreadable: ${first.message}`, { cause: first });
+  }
+
+  /** The run's walk of the tree (the directory file left out), skips reported to `report`. */
+  private walk(run: RunStart, ctx: AdapterContext, report: SkipReport): ReturnType<typeof walkTree> {
+    return walkTree({
+      root: this.config.root,
+      realRoot: run.realRoot,
+      directory: run.directory,
+      signal: ctx.signal,
+      logger: ctx.logger,
+      report,
+      excludeRealPath: run.directoryRealPath,
+    });
   }
 
   private async start(ctx: AdapterContext): Promise<RunStart> {
@@ -232,15 +237,7 @@ export class FilesystemAdapter implements IncrementalAdapter<FilesystemCheckpoin
     const scan = newTreeScan();
     const report = new SkipReport();
     const usability = new UsabilityReport();
-    const tree = walkTree({
-      root: this.config.root,
-      realRoot: run.realRoot,
-      directory: run.directory,
-      signal: ctx.signal,
-      logger: ctx.logger,
-      report,
-      excludeRealPath: run.directoryRealPath,
-    });
+    const tree = this.walk(run, ctx, report);
     // Reads overlap (file I/O waits, it does not compute); events still come out in walk order.
     const read = readAhead(filesToRead(usability.observe(tree), scan, baseline, racyFrom, ctx.signal), READ_AHEAD, async (entry) => ({
       entry,

@@ -1,10 +1,9 @@
 import { createSqlAdapter, parseDatabaseUrl, resolveSqlMapping } from '../../../src/adapters/sql';
-import { EffectiveAccess } from '../../../src/conformance/access/effective-access';
 import { SyncLock } from '../../../src/staging/repositories/sync-lock';
 import { runAccessSync } from '../../../src/sync/run-access-sync';
 import { runSync } from '../../../src/sync/run-sync';
 import { captureLogger, type CapturedLogger } from '../../helpers/capture-logger';
-import { crawlAccess } from '../../helpers/crawl-access';
+import { emailsWhoCanSee } from '../../helpers/crawl-access';
 import { createFixtureSchema, fixtureMapping, seedFixture } from '../../helpers/sql-fixture';
 import { createSqlSource, type SqlSource } from '../../helpers/sql-source';
 import { databaseKinds } from '../../helpers/test-databases';
@@ -31,10 +30,7 @@ describe.each(databaseKinds)('access-only runs of the SQL adapter (%s staging, t
     createSqlAdapter({ connection: parseDatabaseUrl(source.url), mapping: resolveSqlMapping(fixtureMapping(mode)), sourceName: 'hr', pageSize: 4 });
   /** Statements that read document bodies (the content an access-only run must not read). */
   const bodyReads = () => log.lines().filter((l) => l.msg === 'sql: query' && /[`"]body[`"]|select \* from [`"]documents[`"]/.test(String(l.sql))).length;
-  const emailsWhoSee = async (fileId: string): Promise<string[]> => {
-    const who = new EffectiveAccess(await crawlAccess(gw.url, TEST_KEYS[0])).whoCanSee(fileId);
-    return (who?.users ?? []).map((u) => u.email ?? u.id).sort();
-  };
+  const emailsWhoSee = (fileId: string): Promise<string[]> => emailsWhoCanSee(gw.url, TEST_KEYS[0], fileId);
 
   beforeEach(async () => {
     gw = await startTestGateway(kind);
