@@ -192,7 +192,10 @@ describe('downloads whose clients stop reading (MAX_CONCURRENT_REQUESTS=16)', ()
 
   it(`leave a crawl beside them its slots: ${STALLED} stalled readers of another client hold their share (${SHARE} of ${CAP}), and the crawl reads every file without a 503`, async () => {
     readers = await Promise.all(Array.from({ length: STALLED }, () => stalledReader(gateway.port, '/v1/files/test%3Ahuge/download', '127.0.0.2')));
-    const result = await crawl(`http://127.0.0.1:${gateway.port}`, CAP - SHARE);
+    // One slot short of what is left: a client sees its answer end a moment before the server frees
+    // the answer's slot (on `finish`), and its next request, on another connection, may arrive in
+    // between. Seen once in CI-like load as a lone 503 with all four left slots in use.
+    const result = await crawl(`http://127.0.0.1:${gateway.port}`, CAP - SHARE - 1);
     expect(result.statuses.filter((s) => s !== 200)).toEqual([]);
     expect([...result.read.keys()].sort()).toEqual([...staged.files.keys()].sort());
     for (const [id, bytes] of staged.files) {
