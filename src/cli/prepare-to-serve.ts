@@ -1,6 +1,5 @@
 import crypto from 'node:crypto';
 import type { Config } from '../config/config-schema';
-import { seedDemo } from '../demo/seed-demo';
 import type { Logger } from '../logging/create-logger';
 import { GatewaySettingsRepository } from '../staging/repositories/gateway-settings-repository';
 import { serveConnections } from '../lib/web-concurrency';
@@ -35,6 +34,8 @@ export async function prepareToServe(config: Config, logger: Logger, options: { 
   try {
     const embedded = !config.databaseUrl;
     if (!options.worker && config.demoContent === 'auto' && embedded && config.nodeEnv !== 'production' && (await isStagingEmpty(staging.db))) {
+      // Loaded only here: a gateway that serves no demo never loads its corpus or the adapter that stages it.
+      const { seedDemo } = await import('../demo/seed-demo');
       const summary = await seedDemo(staging.db, staging.blobs);
       logger.info(summary, 'loaded the demo corpus into the empty embedded database (DEMO_CONTENT=off to skip)');
     }

@@ -5,7 +5,6 @@ import { createApp } from '../http/create-app';
 import type { GatewayMetrics } from '../http/gateway-metrics';
 import { autoSecretChecks } from '../http/security/oauth-token-route';
 import { MEMORY_STORE, type RateLimitStore } from '../http/rate-limits/rate-limit-store';
-import { connectRedis, redisReady } from '../lib/connect-redis';
 import { drainableServer } from '../lib/drain-server';
 import { shareOf } from '../lib/web-concurrency';
 import type { Logger } from '../logging/create-logger';
@@ -19,6 +18,8 @@ const REDIS_START_WAIT_MS = 3_000;
 
 async function rateLimitStore(config: Config, logger: Logger, workers: number): Promise<{ store: RateLimitStore; close(): void }> {
   if (!config.redisUrl) return { store: workers > 1 ? { kind: 'cluster' } : MEMORY_STORE, close: () => undefined };
+  // Loaded only here: a gateway without REDIS_URL never loads the Redis client.
+  const { connectRedis, redisReady } = await import('../lib/connect-redis');
   const client = connectRedis(config.redisUrl);
   if (await redisReady(client, REDIS_START_WAIT_MS)) logger.info('rate limits are counted in Redis (REDIS_URL), shared by every replica');
   else logger.warn('Redis (REDIS_URL) does not answer yet: each process counts rate limits on its own until it does');

@@ -1,6 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
-import { connectRedis, redisReady } from '../../lib/connect-redis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 
 /** A source's request budget: `take` resolves when one more request may be sent. */
@@ -95,6 +94,7 @@ export async function openBudget(
   const budgetSpec = { requests: spec.requests, windowSeconds: spec.per_seconds, source };
   const url = env.REDIS_URL;
   if (!url) return { budget: new WindowBudget(budgetSpec), close: () => undefined };
+  const { connectRedis, redisReady } = await import('../../lib/connect-redis'); // only a shared budget loads the Redis client
   const client = connectRedis(url);
   // Not ready in time: the first requests are counted in this process (the insurance limiter) until it is.
   await redisReady(client, REDIS_WAIT_MS);

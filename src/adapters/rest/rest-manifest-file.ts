@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import Ajv, { type ErrorObject } from 'ajv';
+import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import Mustache from 'mustache';
 import { LineCounter, parseDocument, type Document } from 'yaml';
 import schema from './manifest.schema.json';
@@ -16,8 +16,13 @@ export class RestManifestError extends Error {
 /** The published JSON Schema of manifests (version 1). */
 export const REST_MANIFEST_SCHEMA: object = schema;
 
-const ajv = new Ajv({ allErrors: true, strict: false, verbose: true });
-const validate = ajv.compile<RestManifest>(schema);
+let compiled: ValidateFunction<RestManifest> | undefined;
+
+/** The schema's validator, compiled when a manifest is first read (not when a command that reads none loads this module). */
+function validator(): ValidateFunction<RestManifest> {
+  compiled ??= new Ajv({ allErrors: true, strict: false, verbose: true }).compile<RestManifest>(schema);
+  return compiled;
+}
 
 /** A validated manifest, its expressions compiled. */
 export interface LoadedManifest {
@@ -50,6 +55,7 @@ export function parseRestManifest(text: string, origin: string): LoadedManifest 
   }
   const data: unknown = doc.toJS();
   const place = placeIn(doc, lineCounter);
+  const validate = validator();
   if (!validate(data)) throw invalid(origin, describeSchemaErrors(validate.errors ?? [], place));
   const limits = data.expression_limits;
   const expressions = new Expressions({
