@@ -358,7 +358,7 @@ describe('content-gateway new-adapter (in a copy of the project)', () => {
 
     beforeAll(async () => {
       const dir = path.join(project, 'src/adapters/acme-scaffold-check');
-      // ts-jest transforms any .ts path: the rendered modules load from the copy, as rendered.
+      // the test runner transforms any .ts path: the rendered modules load from the copy, as rendered.
       /* eslint-disable @typescript-eslint/no-require-imports -- modules rendered at run time, loaded by path */
       const mod = require(path.join(dir, 'index.ts')) as AdapterModule;
       const data = require(path.join(dir, 'acme-scaffold-check-example-source.ts')) as ExampleModule;

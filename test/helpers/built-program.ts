@@ -47,7 +47,7 @@ async function takeLock(): Promise<void> {
 /**
  * `npm run build`'s incremental build (a no-op when no source changed since the last one). Type
  * errors do not stop it: tsc still writes the program, and type errors are `npm run lint`'s job,
- * as under ts-jest.
+ * as under the test runner.
  */
 async function build(): Promise<void> {
   await takeLock();

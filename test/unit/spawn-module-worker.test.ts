@@ -34,7 +34,7 @@ describe('spawnModuleWorker starts the worker module beside its caller, from the
     expect(m).toEqual({ doubled: 42, file: path.join(dir, 'echo-worker.js') });
   });
 
-  it('a TypeScript caller (.ts, under tsx or ts-jest) runs the TypeScript worker through tsx', async () => {
+  it('a TypeScript caller (.ts, under tsx or the test runner) runs the TypeScript worker through tsx', async () => {
     const m = await answer(spawnModuleWorker(path.join(dir, 'caller.ts'), 'echo-worker', { workerData: 4 }));
     expect(m).toEqual({ doubled: 8, file: path.join(dir, 'echo-worker.ts') });
   });

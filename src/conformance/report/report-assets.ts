@@ -5,7 +5,7 @@ import path from 'node:path';
 /**
  * The report page's style sheet and scripts, real files in `src/conformance/report/assets/` (linted
  * and type-checked there). Found from this module's own location: the source runs as
- * <pkg>/src/conformance/report/*.ts (tsx, ts-jest), the build as <pkg>/dist/src/conformance/report/*.js
+ * <pkg>/src/conformance/report/*.ts (tsx, the test runner), the build as <pkg>/dist/src/conformance/report/*.js
  * and reads them from <pkg>/src/ as well (the image copies that folder, as it does the demo corpus),
  * so the bytes hashed into the page's Content-Security-Policy are the files' bytes either way.
  */

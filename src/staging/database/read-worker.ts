@@ -16,7 +16,7 @@ export interface ReadRequest {
 /**
  * A worker thread that runs a database's heavy read statements off the event loop, one request
  * and one answer message each. `source` is the worker's code, plain CommonJS run with `eval` (so the
- * same text works from the compiled build, under tsx and under ts-jest: a worker gets none of
+ * same text works from the compiled build, under tsx and under the test runner: a worker gets none of
  * their TypeScript loaders). It answers `{ id, rows }` or `{ id, error, code }`, or `{ fatal }` when it
  * cannot work at all. If the worker fails, callers get an error and it is not used again.
  */
