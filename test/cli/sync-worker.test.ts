@@ -4,6 +4,8 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-databases';
 import { runCli, startCli, type CliProcess } from '../e2e/cli-process';
+import PgBoss from 'pg-boss';
+import { queueName, type SyncJobData } from '../../src/cli/sync-queue/queue-scheduler';
 import { generateMixedTree, type MixedTree } from '@content-gateway/kit/src/fixtures/mixed-tree';
 
 /**
@@ -140,6 +142,17 @@ const pgUrl = process.env.TEST_DATABASE_URL;
   });
 });
 
+/** Sends one job to the source's incremental queue, as `QueueSyncRequester` does, on the test database's queue schema. */
+async function sendSyncJob(db: TestDatabase, data: SyncJobData): Promise<void> {
+  const boss = new PgBoss({ connectionString: db.env.DATABASE_URL, schema: db.env.SYNC_QUEUE_SCHEMA, max: 1, supervise: false, schedule: false });
+  await boss.start();
+  try {
+    expect(await boss.send(queueName(data.adapter, data.kind), data)).toEqual(expect.any(String));
+  } finally {
+    await boss.stop({ graceful: false, wait: true });
+  }
+}
+
 /** `promise`, or a failure naming `what` after `ms`. */
 async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -165,16 +178,20 @@ async function within<T>(ms: number, what: string, promise: Promise<T>): Promise
         BLOB_DIR: path.join(work, 'blobs'),
         SYNC_BATCH_SIZE: '100',
         SYNC_JOB_RETRY_DELAY_SECONDS: '1',
-        // A lease the paused sync keeps while the schedule's first tick comes (up to a minute).
+        // A lease the paused sync keeps for as long as the test needs.
         SYNC_HEARTBEAT_SECONDS: '300',
         LOG_LEVEL: 'info',
       };
       const cli = startCli(['sync', 'filesystem'], env);
       for (let files = 0; files < 200; await sleep(50)) files = Number((await db.db('files').count({ n: '*' }).first())?.n);
-      // Paused, its lock's lease still live, until the worker's scheduled job has met the lock.
+      // Paused, its lock's lease still live, until the worker's job has met the lock.
       cli.child.kill('SIGSTOP');
       worker = startCli(['sync-worker', 'filesystem', '--every', '1m', '--full-every', 'off'], env);
       const w = worker;
+      await w.waitForLog((l) => l.msg === 'sync worker started', 'the worker started');
+      // A job arrives while the source is being synced: sent as the gateway's webhook requester
+      // sends one (the schedule's next tick, up to a minute away, would do the same).
+      await sendSyncJob(db, { adapter: 'filesystem', source: 'filesystem', kind: 'incremental' });
       await within(
         120_000,
         'the deferred job',
