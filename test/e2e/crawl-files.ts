@@ -1,3 +1,6 @@
+import http from 'node:http';
+import { getJson as getJsonOver } from '@content-gateway/kit/bench/http-get';
+
 /**
  * What the platform's crawler does with a gateway's files: every page of `/v1/files` (following
  * `@odata.nextLink`), then every file's access list (all its pages), over loopback HTTP.
@@ -18,15 +21,26 @@ interface Page<T> {
   '@odata.nextLink'?: string;
 }
 
-async function getJson<T>(url: string, key: string): Promise<T> {
-  const res = await fetch(url, { headers: { Authorization: `Bearer ${key}` } });
-  if (res.status !== 200) throw new Error(`GET ${url} answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
-  return (await res.json()) as T;
+export async function crawlFiles(base: string, key: string, options: { concurrency?: number; pageSize?: number } = {}): Promise<Map<string, CrawledFile>> {
+  // node:http over keep-alive sockets: a 10,000-file crawl through fetch took the test process twice the CPU.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: options.concurrency ?? 16 });
+  const getJson = <T>(url: string, authorization: string): Promise<T> => getJsonOver<T>(url, agent, { Authorization: `Bearer ${authorization}` });
+  try {
+    return await crawlOver(base, key, getJson, options.concurrency ?? 16, options.pageSize ?? 1000);
+  } finally {
+    agent.destroy();
+  }
 }
 
-export async function crawlFiles(base: string, key: string, options: { concurrency?: number; pageSize?: number } = {}): Promise<Map<string, CrawledFile>> {
+async function crawlOver(
+  base: string,
+  key: string,
+  getJson: <T>(url: string, key: string) => Promise<T>,
+  concurrency: number,
+  pageSize: number,
+): Promise<Map<string, CrawledFile>> {
   const files = new Map<string, CrawledFile>();
-  let url: string | undefined = `${base}/v1/files?$top=${options.pageSize ?? 1000}`;
+  let url: string | undefined = `${base}/v1/files?$top=${pageSize}`;
   while (url) {
     const page: Page<
       Array<{ id: string; name: string; status: string; last_modified_datetime: string; content: { mime_type: string; download_path?: string } }>
@@ -61,6 +75,6 @@ export async function crawlFiles(base: string, key: string, options: { concurren
       file.access = access.sort();
     }
   };
-  await Promise.all(Array.from({ length: options.concurrency ?? 16 }, worker));
+  await Promise.all(Array.from({ length: concurrency }, worker));
   return files;
 }
