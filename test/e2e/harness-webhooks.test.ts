@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { runHarness } from '@content-gateway/kit/src/scenarios/run-harness';
-import { DEFAULT_RETRY_POLICY } from '../../src/outbound-http/retry-policy';
+import { QUICK_RETRIES } from '../helpers/quick-retries';
 
 /**
  * The end-to-end scenario with the gateway receiving the mock's webhooks: the change round's
@@ -11,8 +11,6 @@ import { DEFAULT_RETRY_POLICY } from '../../src/outbound-http/retry-policy';
  * the oracle after them (0 over-, 0 under-exposed pairs) and after every other run. With half the
  * events lost (webhook deliveries and stream alike), the reconciliation still holds.
  */
-const QUICK_RETRIES = { ...DEFAULT_RETRY_POLICY, baseDelayMs: 20, maxDelayMs: 500 };
-
 describe('the end-to-end harness with webhooks on', () => {
   it.each([
     { name: 'webhooks delivered', eventLossRate: 0 },

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { runHarness } from '@content-gateway/kit/src/scenarios/run-harness';
-import { DEFAULT_RETRY_POLICY } from '../../src/outbound-http/retry-policy';
+import { QUICK_RETRIES } from '../helpers/quick-retries';
 import { databaseKinds } from '../helpers/test-databases';
 
 /**
@@ -17,11 +17,6 @@ const SCENARIOS = [
   { name: 'events lost at 0.2', eventLossRate: 0.2 },
   { name: 'events lost at 0.5, 5 % of requests failing', eventLossRate: 0.5, faultRate: 0.05 },
 ];
-/**
- * The product's retries (as many attempts), with backoffs of milliseconds rather than seconds: at a
- * 5 % fault rate the default half-second waits made most of the scenario's time.
- */
-const QUICK_RETRIES = { ...DEFAULT_RETRY_POLICY, baseDelayMs: 20, maxDelayMs: 500 };
 
 describe.each(databaseKinds)('the end-to-end harness (work-management mock → adapter → %s staging → gateway → conformance crawl → oracle)', (kind) => {
   it.each(SCENARIOS)(

@@ -1,3 +1,4 @@
+import type { RetryPolicy } from '../../outbound-http/retry-policy';
 import type { AccessOnlyAdapter, AdapterContext, LiveFile, SyncEvent } from '../adapter';
 import type { AccessDeps } from './rest-access';
 import { groupEvents, readContainers, userEvents } from './rest-directory';
@@ -17,6 +18,8 @@ export interface RestAdapterOptions {
   env: Readonly<Record<string, string | undefined>>;
   /** Transport (tests); default: the global fetch. */
   fetch?: typeof fetch;
+  /** When and how often failed requests are asked again (tests: millisecond backoffs); default: `DEFAULT_RETRY_POLICY`. */
+  retryPolicy?: RetryPolicy;
 }
 
 /** What one full run read, for `manifest check`: the requests it cost. */
@@ -59,6 +62,7 @@ export class RestAdapter implements AccessOnlyAdapter {
       signal: ctx.signal,
       expressions,
       ...(this.options.fetch ? { fetch: this.options.fetch } : {}),
+      ...(this.options.retryPolicy ? { retryPolicy: this.options.retryPolicy } : {}),
     });
     this.lastRun = requester;
     return {

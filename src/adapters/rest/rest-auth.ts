@@ -1,3 +1,4 @@
+import type { RetryPolicy } from '../../outbound-http/retry-policy';
 import type { Logger } from '../../logging/create-logger';
 import { OutboundHttpClient } from '../../outbound-http/outbound-http-client';
 import { SourceAuthError } from '../source-error';
@@ -131,6 +132,7 @@ export interface AuthDeps {
   logger: Logger;
   signal: AbortSignal;
   fetch?: typeof fetch;
+  retryPolicy?: RetryPolicy;
   /** Waits before each request (the run's rate limits and budget). */
   pace?: (signal: AbortSignal | undefined) => Promise<void>;
   now?: () => number;
@@ -156,6 +158,7 @@ export function createRestAuth(spec: Authenticator | undefined, deps: AuthDeps):
       signal: deps.signal,
       ...(deps.fetch ? { fetch: deps.fetch } : {}),
       ...(deps.pace ? { pace: deps.pace } : {}),
+      ...(deps.retryPolicy ? { retryPolicy: deps.retryPolicy } : {}),
     });
   if (spec.type === 'session') {
     const login = spec.login!;

@@ -4,7 +4,7 @@ import type { Logger } from '../../logging/create-logger';
 import { readSnippet } from '../../outbound-http/fetch-failures';
 import { OutboundHttpClient, type QueryValue } from '../../outbound-http/outbound-http-client';
 import { remoteErrorFromStatus } from '../../outbound-http/remote-error-from-status';
-import { backoffMs, DEFAULT_RETRY_POLICY } from '../../outbound-http/retry-policy';
+import { backoffMs, DEFAULT_RETRY_POLICY, type RetryPolicy } from '../../outbound-http/retry-policy';
 import { parseRetryAfter } from '../../lib/parse-retry-after';
 import { FullRunRequired, SourceAuthError, SourceRequestError, SourceUnavailableError } from '../source-error';
 import type { RequestBudget } from './request-budget';
@@ -35,6 +35,8 @@ export interface RequesterDeps {
   signal: AbortSignal;
   expressions: Expressions;
   fetch?: typeof fetch;
+  /** The outbound client's retries, and the waits between a response rule's retries; default: `DEFAULT_RETRY_POLICY`. */
+  retryPolicy?: RetryPolicy;
   now?: () => number;
   /** The source's request budget for this run (`requester.rate_limit.budget`). */
   budget?: RequestBudget;
@@ -102,6 +104,7 @@ export class RestRequester {
       headers: async () => ({ ...this.baseHeaders, ...(await this.auth.headers()) }),
       fetch: gated,
       pace,
+      ...(deps.retryPolicy ? { retryPolicy: deps.retryPolicy } : {}),
       ...(base.timeout_ms ? { timeoutMs: base.timeout_ms } : {}),
     });
     this.batcher = this.createBatcher();
@@ -157,7 +160,9 @@ export class RestRequester {
       if (attempt >= maxRetries)
         throw new SourceUnavailableError(`A response rule asked to retry ${method} ${url.split('?')[0]}; it still matched after ${maxRetries} retries`);
       // As the client waits between its own retries: Retry-After when the answer gives one, else backoff with jitter.
-      await sleep(backoffMs(attempt + 1, { retryAfterMs, random: Math.random }, DEFAULT_RETRY_POLICY), undefined, { signal: this.deps.signal });
+      await sleep(backoffMs(attempt + 1, { retryAfterMs, random: Math.random }, this.deps.retryPolicy ?? DEFAULT_RETRY_POLICY), undefined, {
+        signal: this.deps.signal,
+      });
     }
   }
 

@@ -11,6 +11,7 @@ import type { SyncOptions } from '../../../src/sync/sync-options';
 import { createTestDatabase, databaseKinds, type DatabaseKind, type TestDatabase } from '../../helpers/test-databases';
 import { stagedAccess, stagedFiles } from '../work-management/staged-access';
 import { startFakeFeedApi, type FakeFeedApi } from './fake-feed-api';
+import { QUICK_RETRIES } from '../../helpers/quick-retries';
 
 const logger = pino({ level: 'silent' });
 const USERS = ['ana', 'bo', 'cy', 'di'];
@@ -28,7 +29,7 @@ class Harness {
 
   static async start(kind: DatabaseKind, manifest: string): Promise<Harness> {
     const h = new Harness(await startFakeFeedApi(USERS), await createTestDatabase(kind), fs.mkdtempSync(path.join(os.tmpdir(), 'gw-rest-feeds-')));
-    h.adapter = createRestAdapter({ name: 'feeds', loaded: loadRestManifest(fixture(manifest)), env: { FEEDS_URL: h.api.url } });
+    h.adapter = createRestAdapter({ name: 'feeds', loaded: loadRestManifest(fixture(manifest)), env: { FEEDS_URL: h.api.url }, retryPolicy: QUICK_RETRIES });
     return h;
   }
 

@@ -3,6 +3,7 @@ import pino from 'pino';
 import { RestAdapter, restConfigFromEnv } from '../../../src/adapters/rest';
 import { EffectiveAccess } from '../../../src/conformance/access/effective-access';
 import { crawlAccess, type CrawledAccess } from '../../helpers/crawl-access';
+import { QUICK_RETRIES } from '../../helpers/quick-retries';
 
 export const GATEWAY_MANIFEST = path.join(__dirname, '../../../manifests/content-gateway.yaml');
 export const silent = pino({ level: 'silent' });
@@ -11,7 +12,7 @@ export const silent = pino({ level: 'silent' });
 export function gatewayAdapter(url: string, key: string, options: { fetch?: typeof fetch; manifest?: string } = {}): RestAdapter {
   const env = { REST_MANIFEST: options.manifest ?? GATEWAY_MANIFEST, UPSTREAM_GATEWAY_URL: url, UPSTREAM_GATEWAY_KEY: key };
   const config = restConfigFromEnv(env);
-  return new RestAdapter({ name: config.name, loaded: config.loaded, env, ...(options.fetch ? { fetch: options.fetch } : {}) });
+  return new RestAdapter({ name: config.name, loaded: config.loaded, env, retryPolicy: QUICK_RETRIES, ...(options.fetch ? { fetch: options.fetch } : {}) });
 }
 
 /** Who can see which file (by its id without `prefix`), per email: what the platform would compute from a crawl. */

@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import type { AccessEntry, AdapterContext, SyncEvent } from '../../../src/adapters/adapter';
 import { createRestAdapter, parseRestManifest } from '../../../src/adapters/rest';
 import { silent } from './rest-gateway-fixture';
+import { QUICK_RETRIES } from '../../helpers/quick-retries';
 
 /**
  * Random API *shapes* with random failures on identity and access pages. Each case draws a
@@ -267,7 +268,12 @@ describe('rest adapter, property: random API shapes and failures never yield a t
   afterAll(() => api.close());
 
   async function run(shape: Shape, checkpoint?: unknown): Promise<{ events: SyncEvent[]; error?: Error }> {
-    const adapter = createRestAdapter({ name: 'shaped', loaded: parseRestManifest(manifestOf(shape), 'shaped.yaml'), env: { API_URL: api.url } });
+    const adapter = createRestAdapter({
+      name: 'shaped',
+      loaded: parseRestManifest(manifestOf(shape), 'shaped.yaml'),
+      env: { API_URL: api.url },
+      retryPolicy: QUICK_RETRIES,
+    });
     const ctx: AdapterContext = { logger: silent, signal: new AbortController().signal, now: () => new Date() };
     const out: SyncEvent[] = [];
     try {
