@@ -1,12 +1,16 @@
+import { TEST_RUN_VARIABLE } from '../helpers/built-program';
 import { createSqliteTemplate } from './sqlite-template';
 
 /**
  * Says once, visibly, which service-backed suites run: the Postgres half, the suites that need
  * Redis, and the SQL adapter's MariaDB sources. CI sets TEST_DATABASE_URL, TEST_REDIS_URL and
  * TEST_MARIADB_URL (see .ci/run); a machine without them runs the SQLite half only and skips the
- * others. Then migrates the SQLite file that fresh SQLite test databases are copied from.
+ * others. Then migrates the SQLite file that fresh SQLite test databases are copied from, and
+ * names the run (the program is built once per run: built-program.ts).
  */
 export default async function globalSetup(): Promise<void> {
+  // Test processes start after this: the first to start the CLI builds it for the whole run.
+  process.env[TEST_RUN_VARIABLE] = `${process.pid}-${Date.now()}`;
   await createSqliteTemplate();
   const mask = (url: string) => url.replace(/\/\/[^@]*@/, '//***@');
   const url = process.env.TEST_DATABASE_URL;
