@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { TEST_RUN_VARIABLE } from '../setup/test-run';
 
 const ROOT = path.join(__dirname, '../..');
 /** The built program: what `npm start`, `npm run cli` and the container run. */
@@ -12,8 +13,6 @@ const LOCK = path.join(ROOT, 'dist/.test-build.lock');
 /** A fresh clone's first, full build on a busy machine: minutes, not the default 30 s. */
 const BUILD_TIMEOUT_MS = 600_000;
 
-/** Set by the global setup, once per test run, for every test process of the run. */
-export const TEST_RUN_VARIABLE = 'CONTENT_GATEWAY_TEST_RUN';
 /** The test run that last built the program (a `tsc -b` up-to-date check costs ~0.5 s of CPU per test file otherwise). */
 const STAMP = path.join(ROOT, 'dist/.test-build.run');
 

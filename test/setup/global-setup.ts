@@ -1,5 +1,5 @@
-import { TEST_RUN_VARIABLE } from '../helpers/built-program';
 import { createSqliteTemplate } from './sqlite-template';
+import { TEST_RUN_VARIABLE } from './test-run';
 
 /**
  * Says once, visibly, which service-backed suites run: the Postgres half, the suites that need
