@@ -18,7 +18,7 @@ async function checkOne(name: string, runtime: Runtime): Promise<boolean> {
   const logger = createLogger({ level: runtime.env.LOG_LEVEL ?? 'warn' });
   let adapter;
   try {
-    adapter = factory.create(runtime.env, { logger });
+    adapter = await factory.create(runtime.env, { logger });
   } catch (error) {
     runtime.print(`${name}: settings: ${oneLine((error as Error).message)}`);
     return false;

@@ -12,14 +12,15 @@ import { queueName } from './sync-queue/queue-scheduler';
 import { syncSource } from './sync-queue/sync-source';
 
 /** The registered adapter whose runs go under `source` (its setting may rename it), if any. */
-function factoryOf(source: string, runtime: Runtime, logger: Logger): AdapterFactory | undefined {
-  return adapterFactories.find((factory) => {
-    try {
-      return factory.create(runtime.env, { logger }).name === source;
-    } catch {
-      return factory.name === source;
-    }
-  });
+async function factoryOf(source: string, runtime: Runtime, logger: Logger): Promise<AdapterFactory | undefined> {
+  for (const factory of adapterFactories) {
+    const name = await factory.create(runtime.env, { logger }).then(
+      (adapter) => adapter.name,
+      () => factory.name,
+    );
+    if (name === source) return factory;
+  }
+  return undefined;
 }
 
 /**
@@ -45,7 +46,7 @@ function queueRequests(config: Config, runtime: Runtime, logger: Logger, staging
     return started;
   };
   const request = async (source: string, mode: 'full' | 'incremental'): Promise<string> => {
-    const factory = factoryOf(source, runtime, logger);
+    const factory = await factoryOf(source, runtime, logger);
     if (!factory) return `No registered adapter syncs ${source}: nothing was queued.`;
     const name = queueName(factory.name, mode);
     // Read first, with no queue client: before a worker's first start there is no queue (nor its schema) to send to.
@@ -70,7 +71,7 @@ function queueRequests(config: Config, runtime: Runtime, logger: Logger, staging
  */
 function inProcessRequests(config: Config, runtime: Runtime, logger: Logger, staging: Staging, signal: AbortSignal): SyncRequest {
   return async (source, mode) => {
-    const factory = factoryOf(source, runtime, logger);
+    const factory = await factoryOf(source, runtime, logger);
     if (!factory) return `No registered adapter syncs ${source}: nothing was started.`;
     void syncSource(factory, mode, undefined, { runtime, config, logger, staging, signal }).catch((error: unknown) => {
       if (error instanceof SyncLockedError) logger.info({ source }, 'console sync request: the source is being synced already');

@@ -1,4 +1,4 @@
-import { workManagementAdapterFactory } from '../adapters/work-management';
+import { workManagementAdapterFactory } from '../adapters/work-management/work-management-adapter-factory';
 import type { Config } from '../config/config-schema';
 import type { SyncRequester } from '../http/webhooks/sync-requester';
 import { WEBHOOKS_PATH } from '../http/webhooks/webhook-receiver-route';
@@ -16,9 +16,9 @@ export interface ServedWebhooks {
 }
 
 /** The source name the work-management adapter syncs under; a clear error when it is not configured. */
-function webhookSource(runtime: Runtime, logger: Logger): string {
+async function webhookSource(runtime: Runtime, logger: Logger): Promise<string> {
   try {
-    return workManagementAdapterFactory.create(runtime.env, { logger }).name;
+    return (await workManagementAdapterFactory.create(runtime.env, { logger })).name;
   } catch (error) {
     throw new Error(`WEBHOOKS_PUBLIC_URL is set, but the work-management adapter is not configured: ${(error as Error).message}`, { cause: error });
   }
@@ -54,7 +54,7 @@ function inProcessRequester(runtime: Runtime, config: Config, logger: Logger, st
  */
 export async function serveWebhooks(runtime: Runtime, config: Config, logger: Logger, staging: Staging): Promise<ServedWebhooks | undefined> {
   if (!config.webhooksPublicUrl) return undefined;
-  const source = webhookSource(runtime, logger);
+  const source = await webhookSource(runtime, logger);
   const target = webhookTarget(config.webhooksPublicUrl, source);
   if (config.databaseUrl) {
     const { QueueSyncRequester } = await import('./sync-queue/queue-sync-requester');

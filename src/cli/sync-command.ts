@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { adapterFactories, findAdapterFactory } from '../adapters/adapter-registry';
+import type { Adapter } from '../adapters/adapter';
 import type { AdapterFactory } from '../adapters/adapter-factory';
 import { configuredAdapters } from '../adapters/configured-adapters';
 import { adapterSettingsHelp } from '../adapters/adapter-settings-table';
@@ -118,9 +119,9 @@ async function syncOnce(
   let ok = true;
   for (const factory of factories) {
     if (ctx.signal.aborted) break;
-    let adapter: ReturnType<AdapterFactory['create']>;
+    let adapter: Adapter;
     try {
-      adapter = factory.create(ctx.runtime.env, { logger: ctx.logger });
+      adapter = await factory.create(ctx.runtime.env, { logger: ctx.logger });
     } catch (error) {
       // A misconfigured adapter fails its own round; the others (and the schedule) go on.
       ctx.runtime.print(`${factory.name}: not configured — ${(error as Error).message}`);

@@ -5,13 +5,14 @@ export const IMPORTS_MARKER = '// <new-adapter:imports>';
 export const ENTRIES_MARKER = '// <new-adapter:entries>';
 
 /**
- * Adds an adapter's factory to the text of `src/adapters/adapter-registry.ts`: its import below
- * the imports marker (after the imports already there) and its entry just above the entries
- * marker, indented like it. Pure and idempotent: a line already present is not added again.
+ * Adds an adapter's factory to the text of `src/adapters/adapter-registry.ts`: its import (of the
+ * factory's own small module, never the adapter's index, so the registry stays light) below the
+ * imports marker, after the imports already there, and its entry just above the entries marker,
+ * indented like it. Pure and idempotent: a line already present is not added again.
  */
 export function registerAdapter(registry: string, names: AdapterNames, file = 'src/adapters/adapter-registry.ts'): { text: string; changed: boolean } {
   const factory = `${names.camelName}AdapterFactory`;
-  const importLine = `import { ${factory} } from './${names.name}';`;
+  const importLine = `import { ${factory} } from './${names.name}/${names.name}-adapter-factory';`;
   const lines = registry.split('\n');
   const markerAt = (marker: string): number => {
     const at = lines.flatMap((line, i) => (line.trim() === marker ? [i] : []));

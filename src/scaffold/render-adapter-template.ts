@@ -24,6 +24,7 @@ export interface AdapterNames {
 /** Every template, and where it is rendered to (relative to the project root; the path is a template too). */
 export const ADAPTER_TEMPLATE_FILES: ReadonlyArray<{ template: string; target: string }> = [
   { template: 'index.ts.tmpl', target: 'src/adapters/<%= name %>/index.ts' },
+  { template: 'adapter-factory.ts.tmpl', target: 'src/adapters/<%= name %>/<%= name %>-adapter-factory.ts' },
   { template: 'adapter.ts.tmpl', target: 'src/adapters/<%= name %>/<%= name %>-adapter.ts' },
   { template: 'client.ts.tmpl', target: 'src/adapters/<%= name %>/<%= name %>-client.ts' },
   { template: 'mapping.ts.tmpl', target: 'src/adapters/<%= name %>/<%= name %>-mapping.ts' },

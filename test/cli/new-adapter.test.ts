@@ -106,6 +106,7 @@ describe('new-adapter: names and rendering (pure)', () => {
     const files = renderAdapterTemplates(templates, adapterNames('acme-wiki'));
     expect(files.map((f) => f.path).sort()).toEqual([
       'src/adapters/acme-wiki/README.md',
+      'src/adapters/acme-wiki/acme-wiki-adapter-factory.ts',
       'src/adapters/acme-wiki/acme-wiki-adapter.ts',
       'src/adapters/acme-wiki/acme-wiki-client.ts',
       'src/adapters/acme-wiki/acme-wiki-config.ts',
@@ -136,7 +137,7 @@ describe('new-adapter: names and rendering (pure)', () => {
         'import type { AdapterFactory } from "./adapter-factory";',
         IMPORTS_MARKER,
         "import { fsAdapterFactory } from './fs';",
-        "import { acmeWikiAdapterFactory } from './acme-wiki';",
+        "import { acmeWikiAdapterFactory } from './acme-wiki/acme-wiki-adapter-factory';",
         '',
         'export const adapterFactories = [',
         '  fsAdapterFactory,',
@@ -174,6 +175,7 @@ describe('content-gateway new-adapter (in a copy of the project)', () => {
     expect(created).toMatchObject({ code: 0, stderr: '' });
     expect(listFiles(path.join(project, 'src/adapters/acme-scaffold-check'))).toEqual([
       'README.md',
+      'acme-scaffold-check-adapter-factory.ts',
       'acme-scaffold-check-adapter.ts',
       'acme-scaffold-check-client.ts',
       'acme-scaffold-check-config.ts',
@@ -184,7 +186,7 @@ describe('content-gateway new-adapter (in a copy of the project)', () => {
     expect(fs.existsSync(path.join(project, 'test/contract/acme-scaffold-check.contract.test.ts'))).toBe(true);
     const registry = fs.readFileSync(path.join(project, 'src/adapters/adapter-registry.ts'), 'utf8');
     expect(registry).toBe(registerAdapter(registryBefore, adapterNames('acme-scaffold-check')).text);
-    expect(registry).toMatch(/^import \{ acmeScaffoldCheckAdapterFactory \} from '\.\/acme-scaffold-check';$/m);
+    expect(registry).toMatch(/^import \{ acmeScaffoldCheckAdapterFactory \} from '\.\/acme-scaffold-check\/acme-scaffold-check-adapter-factory';$/m);
     expect(registry).toMatch(/^ {2}acmeScaffoldCheckAdapterFactory,\n {2}\/\/ <new-adapter:entries>$/m);
     expect(created.stdout).toContain('src/adapters/acme-scaffold-check/acme-scaffold-check-adapter.ts');
     expect(created.stdout).toContain('Registered acmeScaffoldCheckAdapterFactory in src/adapters/adapter-registry.ts');

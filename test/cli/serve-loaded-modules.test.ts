@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freshGet } from '../helpers/fresh-get';
+import { projectPathOf, recordedModules, recordingEnv } from '../helpers/loaded-modules';
 import { startCli, type CliProcess } from '../e2e/cli-process';
 
 /**
@@ -27,12 +28,7 @@ const CONSOLE_ONLY = ['src/console/', 'src/cli/console-', 'node_modules/eta/', '
 
 /** Why a loaded file should not be in a serving process, or undefined. */
 function forbidden(file: string): string | undefined {
-  // The built program's files (dist/src/…) are judged as the sources they are built from.
-  const relative = path
-    .relative(ROOT, file)
-    .split(path.sep)
-    .join('/')
-    .replace(/^dist\//, '');
+  const relative = projectPathOf(file);
   if (relative.startsWith('kit/') || relative.startsWith('node_modules/@content-gateway/kit/')) return 'the kit';
   const pkg = KIT_ONLY_PACKAGES.find((name) => relative.startsWith(`node_modules/${name}/`));
   if (pkg) return `${pkg}, a library only the kit uses`;
@@ -60,8 +56,7 @@ describe('serve loads no module of the kit and no library only the kit uses', ()
     const loadedDir = path.join(dir, 'loaded');
     fs.mkdirSync(loadedDir);
     gw = startCli(['serve'], {
-      NODE_OPTIONS: `--require ${path.join(__dirname, '../helpers/record-loaded-modules.cjs')}`,
-      LOADED_MODULES_DIR: loadedDir,
+      ...recordingEnv(loadedDir),
       WEB_CONCURRENCY: '2',
       PORT: '0',
       HOST: '127.0.0.1',
@@ -82,7 +77,7 @@ describe('serve loads no module of the kit and no library only the kit uses', ()
     gw.child.kill('SIGTERM');
     expect((await gw.exited).code).toBe(0);
 
-    const lists = fs.readdirSync(loadedDir).map((name) => JSON.parse(fs.readFileSync(path.join(loadedDir, name), 'utf8')) as string[]);
+    const lists = recordedModules(loadedDir);
     expect(lists.length).toBe(3);
     const loaded = lists.flat();
     // The lists are real: the gateway's own modules are in them.

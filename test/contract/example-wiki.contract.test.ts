@@ -12,7 +12,7 @@ describeAdapterContract('example-wiki', async () => {
   const wiki = await startFakeWiki({ maxPageSize: 2 });
   const env = { EXAMPLE_WIKI_URL: wiki.baseUrl, EXAMPLE_WIKI_TOKEN: wiki.token };
   return {
-    adapter: exampleWikiAdapterFactory.create(env, { logger: pino({ level: 'silent' }) }),
+    adapter: await exampleWikiAdapterFactory.create(env, { logger: pino({ level: 'silent' }) }),
     mutate: {
       deleteSomeFiles: async (n) => {
         const ids = [...wiki.pages.keys()].slice(-n);

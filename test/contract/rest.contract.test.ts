@@ -15,7 +15,7 @@ describeAdapterContract('rest', async () => {
   const wiki = await startFakeWiki({ maxPageSize: 2 });
   const env = { REST_MANIFEST: MANIFEST, WIKI_URL: wiki.baseUrl, WIKI_TOKEN: wiki.token };
   return {
-    adapter: restAdapterFactory.create(env, { logger: pino({ level: 'silent' }) }),
+    adapter: await restAdapterFactory.create(env, { logger: pino({ level: 'silent' }) }),
     mutate: {
       deleteSomeFiles: async (n) => {
         const ids = [...wiki.pages.keys()].slice(-n);

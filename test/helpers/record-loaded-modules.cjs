@@ -1,4 +1,4 @@
-// Preloaded (NODE_OPTIONS=--require) into a gateway process by serve-loaded-modules.test.ts: at
+// Preloaded (NODE_OPTIONS=--require, see loaded-modules.ts) into a gateway process by the *-loaded-modules tests: at
 // exit, writes every module file the process loaded to LOADED_MODULES_DIR/<pid>.json.
 const fs = require('node:fs');
 const path = require('node:path');

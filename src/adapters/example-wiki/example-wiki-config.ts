@@ -1,12 +1,7 @@
 import { z } from 'zod';
 import { invalidSettingsError, settingsFromEnv } from '../settings-from-env';
 
-/** Read from the environment only, never a command line: `sync --help` and docs/adapters.md list them. */
-export const EXAMPLE_WIKI_SETTINGS = [
-  { env: 'EXAMPLE_WIKI_URL', description: 'Base URL of the wiki REST API, e.g. https://wiki.example.com/api/v1 (required).' },
-  { env: 'EXAMPLE_WIKI_TOKEN', description: 'Bearer token of a service account that can read every page (required; secret: never logged).' },
-] as const;
-
+/** Each setting's environment variable (listed, with what it does, in example-wiki-adapter-factory.ts). */
 const ENV_OF = { baseUrl: 'EXAMPLE_WIKI_URL', token: 'EXAMPLE_WIKI_TOKEN' } as const;
 
 const configSchema = z.object({

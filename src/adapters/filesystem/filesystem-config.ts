@@ -4,26 +4,6 @@ import { z } from 'zod';
 import { ADAPTER_NAME } from '../adapter';
 import { invalidSettingsError, settingsFromEnv } from '../settings-from-env';
 
-/** The filesystem adapter's settings, as the environment spells them (shown by `--help` and the README). */
-export const FILESYSTEM_SETTINGS = [
-  { env: 'FILESYSTEM_ROOT', description: 'Folder whose tree of documents is synced (required). Nothing outside it is ever read.' },
-  {
-    env: 'FILESYSTEM_DIRECTORY_FILE',
-    description: 'YAML or JSON file listing the users and groups the access sidecars name (a relative path is taken from the root).',
-    default: '<root>/_directory.yaml (or _directory.json)',
-  },
-  {
-    env: 'FILESYSTEM_BASE_URL',
-    description: "URL the files are browsable under; a file's external URL is this plus its relative path. Unset: the file:// URL of the file.",
-  },
-  { env: 'FILESYSTEM_SOURCE_NAME', description: 'Source name: the id prefix of everything synced from this tree.', default: 'filesystem' },
-  {
-    env: 'FILESYSTEM_WORKER_THREAD',
-    description: 'true: walk, read and render the tree on a worker thread, beside the sync engine; false: on the sync thread.',
-    default: 'true when the machine has more than one CPU',
-  },
-] as const;
-
 const sourceName = z.string().regex(ADAPTER_NAME, { message: 'expected lower-case letters, digits and dashes, starting with a letter (at most 32)' });
 /** As the gateway's own settings spell a flag in the environment. */
 const flag = z.enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'expected true or false' }).transform((v) => v === 'true' || v === '1' || v === 'yes');

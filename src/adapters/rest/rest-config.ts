@@ -3,16 +3,6 @@ import { ADAPTER_NAME } from '../adapter';
 import { invalidSettingsError, settingsFromEnv } from '../settings-from-env';
 import { loadRestManifest, type LoadedManifest } from './rest-manifest-file';
 
-/** The rest adapter's settings, as the environment spells them (shown by `sync --help` and the docs). */
-export const REST_SETTINGS = [
-  {
-    env: 'REST_MANIFEST',
-    description:
-      'YAML manifest describing the REST system: requests, paging, records, users, groups and access (required; see docs/declarative-sources.md). Secrets in it are references to other environment variables.',
-  },
-  { env: 'REST_SOURCE_NAME', description: "Source name: the id prefix of everything synced from it. Default: the manifest's name, else rest." },
-] as const;
-
 const ENV_OF = { manifest: 'REST_MANIFEST', sourceName: 'REST_SOURCE_NAME' } as const;
 
 const schema = z.object({

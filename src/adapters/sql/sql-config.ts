@@ -3,21 +3,6 @@ import { ADAPTER_NAME } from '../adapter';
 import { parseDatabaseUrl, type SqlConnection } from './sql-connection';
 import { loadSqlMapping, type ResolvedSqlMapping } from './sql-mapping-file';
 
-/** The SQL adapter's settings, as the environment spells them (shown by `sync --help` and the docs). */
-export const SQL_SETTINGS = [
-  {
-    env: 'SQL_DATABASE_URL',
-    description:
-      'Database to read (required): postgres://user:pass@host:5432/db, mysql:// or mariadb://user:pass@host:3306/db, or sqlite:path/to/file.db (opened read-only). Secret: never logged (the password is masked).',
-  },
-  {
-    env: 'SQL_MAPPING',
-    description: 'YAML or JSON mapping file: which table or query gives documents, users, roles, groups and changes (required; see docs/sql-adapter.md).',
-  },
-  { env: 'SQL_SOURCE_NAME', description: 'Source name: the id prefix of everything synced from this database.', default: 'sql' },
-  { env: 'SQL_PAGE_SIZE', description: 'Rows read per query (documents, changes, listings).', default: '500' },
-] as const;
-
 export interface SqlAdapterConfig {
   connection: SqlConnection;
   mapping: ResolvedSqlMapping;

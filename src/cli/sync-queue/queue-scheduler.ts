@@ -49,9 +49,9 @@ export function syncQueueOptions(config: Config): Omit<PgBoss.Queue, 'name'> {
  * The source name a factory's adapter syncs under (its setting may rename it; the adapter's own
  * when it cannot be built now), and whether it can run access-only (it lists access without content).
  */
-function sourceOf(schedule: SourceSchedule, ctx: Omit<SourceSyncContext, 'signal'>): { source: string; listsAccess: boolean } {
+async function sourceOf(schedule: SourceSchedule, ctx: Omit<SourceSyncContext, 'signal'>): Promise<{ source: string; listsAccess: boolean }> {
   try {
-    const adapter = schedule.factory.create(ctx.runtime.env, { logger: ctx.logger });
+    const adapter = await schedule.factory.create(ctx.runtime.env, { logger: ctx.logger });
     return { source: adapter.name, listsAccess: supportsAccessOnly(adapter) };
   } catch {
     return { source: schedule.factory.name, listsAccess: false };
@@ -91,7 +91,7 @@ export class QueueScheduler implements SyncScheduler {
     await this.boss.createQueue(DEAD_LETTER_QUEUE, { name: DEAD_LETTER_QUEUE });
     const queues: Array<{ name: string; data: SyncJobData; fullEveryMs: number | undefined }> = [];
     for (const schedule of this.schedules) {
-      const { source, listsAccess: accessOnly } = sourceOf(schedule, this.ctx);
+      const { source, listsAccess: accessOnly } = await sourceOf(schedule, this.ctx);
       if (schedule.accessEveryMs !== undefined && !accessOnly)
         this.ctx.logger.warn(
           { adapter: schedule.factory.name },

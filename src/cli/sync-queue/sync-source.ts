@@ -33,7 +33,7 @@ export async function syncSource(
   fullEveryMs: number | undefined,
   ctx: SourceSyncContext & { jobId?: string; withRunEnd?: WithRunEnd },
 ): Promise<SyncSummary> {
-  const adapter = factory.create(ctx.runtime.env, { logger: ctx.logger });
+  const adapter = await factory.create(ctx.runtime.env, { logger: ctx.logger });
   const policyFile = ctx.config.accessPolicies[adapter.name];
   const policy = policyFile !== undefined ? await loadPolicy(policyFile) : undefined;
   const options = {

@@ -46,7 +46,7 @@ describe('example-wiki adapter against the fake wiki', () => {
     const ctx: AdapterContext = { logger: log.logger, signal: new AbortController().signal, now: () => new Date() };
     const events: SyncEvent[] = [];
     try {
-      for await (const event of exampleWikiAdapterFactory.create(env, { logger: log.logger }).full(ctx)) events.push(event);
+      for await (const event of (await exampleWikiAdapterFactory.create(env, { logger: log.logger })).full(ctx)) events.push(event);
       return { events, logged: JSON.stringify(log.lines()) };
     } catch (error) {
       return { events, error, logged: JSON.stringify(log.lines()) };
@@ -70,10 +70,12 @@ describe('example-wiki adapter against the fake wiki', () => {
     expect(logged).not.toContain(wiki.token);
   });
 
-  it('refuses missing or invalid settings naming each variable, never quoting a value', () => {
-    const create = (env: Record<string, string>) => () => exampleWikiAdapterFactory.create(env, { logger: captureLogger().logger });
-    expect(create({})).toThrow('Invalid example-wiki adapter settings: EXAMPLE_WIKI_URL: expected an absolute http(s) URL; EXAMPLE_WIKI_TOKEN: is required');
-    expect(create({ EXAMPLE_WIKI_URL: 'ftp://secret-host/x', EXAMPLE_WIKI_TOKEN: 's3cret' })).toThrow(
+  it('refuses missing or invalid settings naming each variable, never quoting a value', async () => {
+    const create = (env: Record<string, string>) => exampleWikiAdapterFactory.create(env, { logger: captureLogger().logger });
+    await expect(create({})).rejects.toThrow(
+      'Invalid example-wiki adapter settings: EXAMPLE_WIKI_URL: expected an absolute http(s) URL; EXAMPLE_WIKI_TOKEN: is required',
+    );
+    await expect(create({ EXAMPLE_WIKI_URL: 'ftp://secret-host/x', EXAMPLE_WIKI_TOKEN: 's3cret' })).rejects.toThrow(
       /^(?!.*(secret-host|s3cret)).*EXAMPLE_WIKI_URL: expected an absolute http\(s\) URL$/,
     );
   });

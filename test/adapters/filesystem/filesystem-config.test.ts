@@ -55,7 +55,7 @@ describe('filesystem adapter settings', () => {
     expect(() => filesystemConfigFromEnv({ FILESYSTEM_ROOT: '/srv/docs', ...env })).toThrow(problem);
   });
 
-  it('is registered as "filesystem", documents its variables, and builds an incremental adapter without touching the disk', () => {
+  it('is registered as "filesystem", documents its variables, and builds an incremental adapter without touching the disk', async () => {
     expect(findAdapterFactory('filesystem')).toBe(filesystemAdapterFactory);
     expect(filesystemAdapterFactory.settings.map((s) => s.env)).toEqual([
       'FILESYSTEM_ROOT',
@@ -64,7 +64,7 @@ describe('filesystem adapter settings', () => {
       'FILESYSTEM_SOURCE_NAME',
       'FILESYSTEM_WORKER_THREAD',
     ]);
-    const adapter = filesystemAdapterFactory.create(
+    const adapter = await filesystemAdapterFactory.create(
       { FILESYSTEM_ROOT: '/does/not/exist', FILESYSTEM_SOURCE_NAME: 'share' },
       { logger: pino({ level: 'silent' }) },
     );

@@ -87,8 +87,8 @@ describe('rest manifests: validated against the published schema, errors named b
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rest-manifest-'));
     const file = path.join(dir, 'm.yaml');
     fs.writeFileSync(file, VALID);
-    expect(() => restAdapterFactory.create({}, { logger: undefined as never })).toThrow('REST_MANIFEST: is required');
-    const adapter = restAdapterFactory.create({ REST_MANIFEST: file, REST_SOURCE_NAME: 'crm' }, { logger: undefined as never });
+    await expect(restAdapterFactory.create({}, { logger: undefined as never })).rejects.toThrow('REST_MANIFEST: is required');
+    const adapter = await restAdapterFactory.create({ REST_MANIFEST: file, REST_SOURCE_NAME: 'crm' }, { logger: undefined as never });
     expect(adapter.name).toBe('crm');
     const ctx = { logger: undefined as never, signal: new AbortController().signal, now: () => new Date() };
     await expect(adapter.full(ctx)[Symbol.asyncIterator]().next()).rejects.toThrow(

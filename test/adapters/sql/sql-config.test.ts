@@ -25,10 +25,10 @@ describe('sql adapter settings', () => {
   });
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  it('is registered and builds an incremental, access-reconciling adapter without any I/O', () => {
+  it('is registered and builds an incremental, access-reconciling adapter without any I/O', async () => {
     expect(findAdapterFactory('sql')).toBe(sqlAdapterFactory);
     const mapping = writeMapping(dir, fixtureMapping('modified'));
-    const adapter = sqlAdapterFactory.create(
+    const adapter = await sqlAdapterFactory.create(
       { SQL_DATABASE_URL: `postgres://reader:${SECRET}@db.invalid:5432/intranet`, SQL_MAPPING: mapping },
       { logger: undefined as never },
     );

@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { workManagementAdapterFactory } from '../../../src/adapters/work-management';
-import { WORK_MANAGEMENT_SETTINGS, workManagementConfigFromEnv } from '../../../src/adapters/work-management/work-management-config';
+import { WORK_MANAGEMENT_SETTINGS, workManagementAdapterFactory } from '../../../src/adapters/work-management';
+import { workManagementConfigFromEnv } from '../../../src/adapters/work-management/work-management-config';
 import { findAdapterFactory } from '../../../src/adapters/adapter-registry';
 
 const SECRET = 'wm-very-secret-token';
@@ -57,10 +57,10 @@ describe('work-management settings', () => {
     expect(error?.message).not.toContain(SECRET);
   });
 
-  it('is registered, lists its settings for --help, and builds the adapter without any I/O', () => {
+  it('is registered, lists its settings for --help, and builds the adapter without any I/O', async () => {
     expect(findAdapterFactory('work-management')).toBe(workManagementAdapterFactory);
     expect(workManagementAdapterFactory.settings.map((s) => s.env)).toEqual(WORK_MANAGEMENT_SETTINGS.map((s) => s.env));
-    const adapter = workManagementAdapterFactory.create(env(), { logger: undefined as never });
+    const adapter = await workManagementAdapterFactory.create(env(), { logger: undefined as never });
     expect(adapter.name).toBe('work-management');
     expect(JSON.stringify(workManagementAdapterFactory.settings)).not.toContain(SECRET);
   });
