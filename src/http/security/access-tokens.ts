@@ -1,5 +1,4 @@
 import crypto, { type KeyObject } from 'node:crypto';
-import { SignJWT, jwtVerify } from 'jose';
 import type { OAuthClient } from './client-secrets';
 
 /** A token that passed verification: what is left to check on later requests is time. */
@@ -63,6 +62,8 @@ export class AccessTokens {
     const version = this.versions.get(clientId);
     if (version === undefined) throw new Error(`no configured OAuth client '${clientId}'`);
     const iat = Math.floor(this.now().getTime() / 1000);
+    // jose loads with the first token: a gateway with API keys only never loads it.
+    const { SignJWT } = await import('jose');
     return new SignJWT({ [SECRET_VERSION]: version, ...(scope === undefined ? {} : { scope }) })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(clientId)
@@ -96,6 +97,7 @@ export class AccessTokens {
       if (seconds >= known.expires) this.verified.delete(token);
       return undefined;
     }
+    const { jwtVerify } = await import('jose');
     try {
       const { payload } = await jwtVerify(token, this.key, {
         algorithms: ['HS256'],
