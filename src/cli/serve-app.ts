@@ -9,6 +9,7 @@ import { drainableServer } from '../lib/drain-server';
 import { shareOf } from '../lib/web-concurrency';
 import type { Logger } from '../logging/create-logger';
 import { metricsFromPrimary } from './cluster-metrics';
+import { leaveCluster } from './leave-cluster';
 import type { PreparedStaging } from './prepare-to-serve';
 import type { Runtime } from './runtime';
 import { warnOfDroppedConnections } from './warn-of-dropped-connections';
@@ -105,6 +106,7 @@ export async function serveApp(runtime: Runtime, config: Config, logger: Logger,
     await consoleApp?.close();
     await staging.close();
     limits.close();
+    if (cluster?.worker) await leaveCluster(cluster.worker);
   }, config.shutdownGraceMs);
   return port;
 }

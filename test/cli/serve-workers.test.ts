@@ -93,12 +93,16 @@ describe('serve with WEB_CONCURRENCY=2 (real processes, embedded SQLite)', () =>
     expect((await freshGet(`${base}/v1/files?$top=1`, { Authorization: KEY_FREE })).status).toBe(200);
     await gw.waitForLog((log) => log.msg === 'serving worker listening' && log.worker === 3);
 
-    // SIGHUP: every worker replaced, one at a time, while requests keep being answered.
+    // SIGHUP: every worker replaced, one at a time, while four clients keep opening connections
+    // (a worker leaving must not take a connection handed to it along unanswered).
     gw.child.kill('SIGHUP');
     const during: number[] = [];
     let done = false;
     const finished = gw.waitForLog((log) => log.msg === 'rolling restart finished').finally(() => (done = true));
-    while (!done) during.push((await freshGet(`${base}/v1/files?$top=1`, { Authorization: KEY_FREE })).status);
+    const client = async (): Promise<void> => {
+      while (!done) during.push((await freshGet(`${base}/v1/files?$top=1`, { Authorization: KEY_FREE })).status);
+    };
+    await Promise.all([client(), client(), client(), client()]);
     await finished;
     expect(during.length).toBeGreaterThan(0);
     // Answered throughout (a refused connection would have thrown): served, or refused by the
