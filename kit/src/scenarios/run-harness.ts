@@ -13,6 +13,7 @@ import { applyChangeRound, type ChangeRound } from './change-round';
 import { HARNESS_SOURCE, startHarnessGateway, type HarnessGateway } from './harness-gateway';
 import { startHarnessMock, type HarnessMock, type HarnessMockOptions } from './harness-mock';
 import { workManagementExpected } from './work-management-expected';
+import { OWN_GATEWAY_CRAWL_GAP_MS } from './own-gateway-crawl-gap';
 
 /** The mock's settings (seed, size, hostility, faults, event loss) and the crawl's. */
 export interface HarnessOptions extends HarnessMockOptions {
@@ -117,7 +118,7 @@ async function runRound(
     profile: 'strict',
     rawIds: o.rawIds ?? true,
     logger: o.logger,
-    minCrawlGapMs: 1100,
+    minCrawlGapMs: OWN_GATEWAY_CRAWL_GAP_MS,
   });
   const reportPaths = writeReports(report, path.join(o.out, label.replace(/\W+/g, '-')));
   const access = await compareWithOracle(scene.mock, report);

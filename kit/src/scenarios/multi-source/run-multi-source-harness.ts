@@ -27,6 +27,7 @@ import { workManagementExpected } from '../work-management-expected';
 import { filesystemModel, filesystemOracle, writeFilesystemTree, type FsModel } from './filesystem-fixture';
 import { workManagementPeople } from './scenario-people';
 import { BROKEN_POLICY_YAML, changeSqlSource, createSqlSource, POLICY_YAML, sqlMapping, sqlModel, sqlOracle, type SqlModel } from './sql-fixture';
+import { OWN_GATEWAY_CRAWL_GAP_MS } from '../own-gateway-crawl-gap';
 
 export interface MultiSourceOptions {
   seed: string;
@@ -124,7 +125,14 @@ export async function runMultiSourceHarness(o: MultiSourceOptions): Promise<Mult
         o.print(
           `[${label}] sync ${sync.source}: ${sync.mode} ${sync.status}, added ${sync.counts.added}, changed ${sync.counts.changed}, deleted ${sync.counts.deleted}, failed ${sync.counts.failed}`,
         );
-      const report = await runConformance({ baseUrl: gateway.url, key, profile: 'strict', rawIds: true, logger: o.logger, minCrawlGapMs: 1100 });
+      const report = await runConformance({
+        baseUrl: gateway.url,
+        key,
+        profile: 'strict',
+        rawIds: true,
+        logger: o.logger,
+        minCrawlGapMs: OWN_GATEWAY_CRAWL_GAP_MS,
+      });
       writeReports(report, path.join(o.out, label.replace(/\W+/g, '-')));
       const access = await compare(report, s, mock.client, mock.workspace);
       o.print(`[${label}] conformance: ${report.summary.checks.pass} pass, ${report.summary.checks.warn} warn, ${report.summary.checks.fail} fail`);

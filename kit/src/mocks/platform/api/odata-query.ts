@@ -9,6 +9,7 @@ import { defaultParser } from '@odata/parser';
 import { fastFilter } from './fast-filter';
 import { fieldValue, type Rec, type Value } from './field-value';
 import { ApiError } from './api-error';
+import { hasUnterminatedJsonString } from './unterminated-json-string';
 
 interface Node {
   type: string;
@@ -134,6 +135,7 @@ function compile(input: unknown, fields: ReadonlySet<string>): Evaluator {
 }
 
 function parseAst(text: string): unknown {
+  if (hasUnterminatedJsonString(text)) throw bad('$filter is not a valid OData expression: a string in double quotes never ends');
   let ast: unknown;
   try {
     ast = defaultParser.filter(text);
