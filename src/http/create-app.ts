@@ -14,7 +14,7 @@ import { contractDispatcher } from './contract-dispatcher';
 import { createApiBackend } from './create-api-backend';
 import { GatewayMetrics } from './gateway-metrics';
 import type { HandlerDeps } from './handler-context';
-import { loadContract } from './load-contract';
+import { loadGatewayContract } from './load-contract';
 import { admission } from './middleware/admission';
 import { allowedHosts } from './middleware/allowed-hosts';
 import { errorHandler } from './middleware/error-handler';
@@ -248,8 +248,9 @@ export async function createApp(deps: AppDeps): Promise<{ app: Express; api: Ope
   const handlerDeps = handlerDepsOf(deps, config, metrics);
   const { clients, tokens } = oauthOf(config, deps);
   const limits = rateLimitsOf(config, deps, metrics);
-  const contractJson = JSON.stringify(loadContract());
-  const api = await createApiBackend(loadContract());
+  const contract = loadGatewayContract();
+  const contractJson = JSON.stringify(contract.document);
+  const api = await createApiBackend(contract);
   const routeThroughContract = contractDispatcher(api, operationHandlers(handlerDeps), {
     authenticate: createBearerAuth(new ApiKeyVerifier(deps.apiKeys), tokens),
     ...(limits.rateLimiter ? { rateLimiter: limits.rateLimiter } : {}),

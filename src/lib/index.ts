@@ -7,3 +7,4 @@ export type { LoopbackServer } from './listen-on-loopback';
 export { normalizeEmail } from './normalize-email';
 export { parseRetryAfter } from './parse-retry-after';
 export { spawnModuleWorker } from './spawn-module-worker';
+export { checkedDocumentText } from './checked-document-text';

@@ -6,7 +6,7 @@ type LoadOptions = Omit<Options, 'definition' | 'strict' | 'quick' | 'customizeA
 /** Each document's loaded backend, by its text and options. */
 const loaded = new Map<string, Promise<OpenAPIBackend>>();
 
-async function load(definition: Document, options: LoadOptions): Promise<OpenAPIBackend> {
+async function load(definition: Document, options: LoadOptions, checked: boolean): Promise<OpenAPIBackend> {
   const api = new OpenAPIBackend({
     ...options,
     definition,
@@ -21,9 +21,10 @@ async function load(definition: Document, options: LoadOptions): Promise<OpenAPI
     },
   });
   await api.init();
-  // `quick` also skips checking the document itself: check it here, so a broken one still fails at start.
+  // `quick` also skips checking the document itself: check it here, so a broken one still fails at
+  // start (unless this very document passed the same check already: `loadOpenApiDocument`).
   await api.loadDocument();
-  api.validateDefinition();
+  if (!checked) api.validateDefinition();
   return api;
 }
 
@@ -32,12 +33,14 @@ async function load(definition: Document, options: LoadOptions): Promise<OpenAPI
  * Ajv's string formats, its validators compiled on first use (`quick`).
  * Loaded once per process for the same document and options, and shared: callers only read it
  * (operations, validators) and never register handlers on it. A failed load is not kept.
+ * `checked`: the document is one `validateDefinition()` passed already (`loadOpenApiDocument`
+ * says so), so it is not checked again.
  */
-export function initOpenApiBackend(definition: Document, options: LoadOptions = {}): Promise<OpenAPIBackend> {
+export function initOpenApiBackend(definition: Document, options: LoadOptions = {}, checked = false): Promise<OpenAPIBackend> {
   const key = JSON.stringify([definition, options]);
   let api = loaded.get(key);
   if (!api) {
-    api = load(definition, options);
+    api = load(definition, options, checked);
     api.catch(() => loaded.delete(key));
     loaded.set(key, api);
   }

@@ -1,7 +1,7 @@
 import Ajv from 'ajv';
 import { SetMatchType, type Document, type OpenAPIBackend } from 'openapi-backend';
 import { createApiBackend } from '../../src/http/create-api-backend';
-import { loadContract } from '../../src/http/load-contract';
+import { loadContract, loadGatewayContract } from '../../src/http/load-contract';
 
 export interface ObservedResponse {
   method: string;
@@ -30,7 +30,7 @@ export class ContractValidator {
    */
   constructor() {
     this.doc = loadContract();
-    this.ready = createApiBackend(loadContract());
+    this.ready = createApiBackend(loadGatewayContract());
     const ajv = new Ajv({ allErrors: true });
     const schemas = (this.doc.components?.schemas ?? {}) as Record<string, object>;
     this.errorSchema = ajv.compile(schemas.Error as object);

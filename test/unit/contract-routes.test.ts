@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import type { OpenAPIBackend } from 'openapi-backend';
 import { ContractRoutes, requestPath, type RouteMatch } from '../../src/http/contract-routes';
 import { createApiBackend } from '../../src/http/create-api-backend';
-import { loadContract } from '../../src/http/load-contract';
+import { loadGatewayContract } from '../../src/http/load-contract';
 
 /** What openapi-backend's own router answers, in `RouteMatch`'s terms: the oracle. */
 function libraryAnswer(api: OpenAPIBackend, method: string, path: string): RouteMatch | 'throws' {
@@ -31,7 +31,7 @@ describe('the contract route table', () => {
   let api: OpenAPIBackend;
   let routes: ContractRoutes;
   beforeAll(async () => {
-    api = await createApiBackend(loadContract());
+    api = await createApiBackend(loadGatewayContract());
     routes = new ContractRoutes(api.router.getOperations());
   });
 

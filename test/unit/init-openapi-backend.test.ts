@@ -1,6 +1,6 @@
 import type { Document } from 'openapi-backend';
 import { createApiBackend } from '../../src/http/create-api-backend';
-import { loadContract } from '../../src/http/load-contract';
+import { loadContract, loadGatewayContract } from '../../src/http/load-contract';
 import { initOpenApiBackend } from '../../src/lib/init-openapi-backend';
 import { htmlFile } from '../helpers/staging-fixtures';
 import { AUTH, startTestGateway, type TestGateway } from '../helpers/test-gateway';
@@ -8,9 +8,9 @@ import { AUTH, startTestGateway, type TestGateway } from '../helpers/test-gatewa
 /** The contract is loaded once per process and shared by every app; a broken document is not kept. */
 describe('loading an OpenAPI document', () => {
   it('loads the contract once per process: every caller gets the same backend', async () => {
-    const [a, b] = await Promise.all([createApiBackend(loadContract()), createApiBackend(loadContract())]);
+    const [a, b] = await Promise.all([createApiBackend(loadGatewayContract()), createApiBackend(loadGatewayContract())]);
     expect(a).toBe(b);
-    expect(await createApiBackend(loadContract())).toBe(a);
+    expect(await createApiBackend(loadGatewayContract())).toBe(a);
   });
 
   it('keeps documents (and options) apart', async () => {

@@ -1,8 +1,7 @@
-import fs from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
-import { SetMatchType, type Document, type OpenAPIBackend, type Operation } from 'openapi-backend';
-import YAML from 'yaml';
+import { SetMatchType, type OpenAPIBackend, type Operation } from 'openapi-backend';
 import { initOpenApiBackend } from '../../lib/init-openapi-backend';
+import { loadOpenApiDocument } from '../../lib/load-openapi-document';
 import { contractPathFor, type Profile } from '../conformance-profile';
 import type { ContractViolation } from './crawl-record';
 
@@ -76,8 +75,8 @@ export class ContractValidation {
 
   /** Validation for `profile`, against its contract (or another document, for a fork's own). */
   static async create(profile: Profile, contractPath: string = contractPathFor(profile)): Promise<ContractValidation> {
-    const definition = YAML.parse(fs.readFileSync(contractPath, 'utf8')) as Document;
-    return new ContractValidation(await initOpenApiBackend(definition), profile);
+    const { document, checked } = loadOpenApiDocument(contractPath);
+    return new ContractValidation(await initOpenApiBackend(document, {}, checked), profile);
   }
 
   check(r: ObservedExchange): ContractViolation[] {
