@@ -61,6 +61,9 @@ export class WorkerSupervisor {
   private fork(): Promise<number> {
     const worker = this.cluster.fork(this.env);
     this.startedAt.set(worker, Date.now());
+    // A message for a worker whose channel just closed (a metrics or rate-limit answer arriving as
+    // it leaves) fails with ERR_IPC_CHANNEL_CLOSED as an 'error' event: logged, not a crash of the primary.
+    worker.on('error', (error: Error) => this.logger.warn({ err: error, worker: worker.id }, 'could not reach a serving worker (it is leaving)'));
     return new Promise((resolve, reject) => {
       const onExit = (code: number | null): void => reject(new Error(`a serving worker exited (code ${code}) before it listened`));
       worker.once('exit', onExit);

@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import YAML from 'yaml';
 import type { Document } from 'openapi-backend';
-import { initOpenApiBackend } from './init-openapi-backend';
 import { sha256Of, type CheckedDocumentFile } from './load-openapi-document';
 
 /**
@@ -13,6 +12,8 @@ import { sha256Of, type CheckedDocumentFile } from './load-openapi-document';
 export async function checkedDocumentText(file: string): Promise<string> {
   const text = fs.readFileSync(file, 'utf8');
   const document = YAML.parse(text) as Document;
+  // Loaded here only: the kit imports this module with the rest of content-gateway/lib.
+  const { initOpenApiBackend } = await import('./init-openapi-backend');
   await initOpenApiBackend(structuredClone(document));
   const checked: CheckedDocumentFile = { sourceSha256: sha256Of(text), document };
   return `${JSON.stringify(checked, null, 2)}\n`;

@@ -37,7 +37,9 @@ async function load(definition: Document, options: LoadOptions, checked: boolean
  * says so), so it is not checked again.
  */
 export function initOpenApiBackend(definition: Document, options: LoadOptions = {}, checked = false): Promise<OpenAPIBackend> {
-  const key = JSON.stringify([definition, options]);
+  // Checked or not is part of the key: a load that must check the document never shares a backend
+  // one that was told the document is checked made without checking it.
+  const key = JSON.stringify([definition, options, checked]);
   let api = loaded.get(key);
   if (!api) {
     api = load(definition, options, checked);

@@ -31,8 +31,9 @@ describe('loadOpenApiDocument', () => {
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   const yaml = "openapi: 3.0.3\ninfo: { title: fork, version: '1' }\npaths: {}\n";
-  const write = (text: string, checked?: { sourceSha256: string; document: unknown }): string => {
-    const file = path.join(dir, 'contract.yaml');
+  // A file of its own for each case: documents are cached per file and text.
+  const write = (text: string, checked?: { sourceSha256: string; document: unknown }, name = 'contract.yaml'): string => {
+    const file = path.join(dir, name);
     fs.writeFileSync(file, text);
     if (checked) fs.writeFileSync(checkedPathOf(file), JSON.stringify(checked));
     return file;
@@ -47,14 +48,21 @@ describe('loadOpenApiDocument', () => {
     const edited = yaml.replace("version: '1'", "version: '2'");
     const stale = write(edited, { sourceSha256: sha256Of(yaml), document: { openapi: '3.0.3', info: { title: 'stale' } } });
     expect(loadOpenApiDocument(stale)).toEqual({ document: YAML.parse(edited), checked: false });
-    fs.rmSync(checkedPathOf(stale));
-    expect(loadOpenApiDocument(stale)).toEqual({ document: YAML.parse(edited), checked: false });
+    const alone = write(edited, undefined, 'alone.yaml');
+    expect(fs.existsSync(checkedPathOf(alone))).toBe(false);
+    expect(loadOpenApiDocument(alone)).toEqual({ document: YAML.parse(edited), checked: false });
   });
 
   it('a broken document is refused when not checked, and never gets a checked form', async () => {
     const broken = "openapi: 3.0.3\ninfo: { title: x, version: '1' }\npaths: { /a: { get: { responses: nope } } }\n";
     const file = write(broken);
-    await expect(initOpenApiBackend(loadOpenApiDocument(file).document)).rejects.toThrow();
+    const loaded = loadOpenApiDocument(file);
+    expect(loaded.checked).toBe(false);
+    await expect(initOpenApiBackend(loaded.document, {}, loaded.checked)).rejects.toThrow();
+    // Told it is checked, the same document is loaded unchecked: a backend made for a checked load
+    // is never handed to a load that must check.
+    await expect(initOpenApiBackend(YAML.parse(broken), {}, true)).resolves.toBeDefined();
+    await expect(initOpenApiBackend(YAML.parse(broken), {}, false)).rejects.toThrow();
     await expect(checkedDocumentText(file)).rejects.toThrow();
   });
 });
