@@ -10,7 +10,9 @@ import { fileDeletes } from './work-management-deletes';
 import { crawlDirectory, directoryEvents, resolveWorkspace, type Directory } from './work-management-directory';
 import { planChanges } from './work-management-events';
 import { liveFiles, settle, type LiveListing, type ReconcileState } from './work-management-reconcile';
-import { checkpointOf, descendantsOf, mergeAttachments } from './work-management-run-checkpoint';
+import { checkpointOf, mergeAttachments, subtasksAfter } from './work-management-run-checkpoint';
+import { streamRoots } from './work-management-stream-roots';
+import { newSubtrees } from './work-management-subtree';
 import { bootstrapStreams, bootstrapWorkspaceStream, projectStreams, readFeed, taskStreams } from './work-management-streams';
 import { TaskCrawler, type TaskContext } from './work-management-tasks';
 
@@ -129,6 +131,7 @@ export class WorkManagementAdapter implements AccessReconcilingAdapter<WorkManag
     const crawler = new TaskCrawler(taskCtx);
     const attachments = new Map(Object.entries(prior?.attachments ?? {}));
     const done = new Set(prior?.progress?.projectsDone ?? []);
+    let listed = new Map<string, string[]>();
     const checkpoint = (progress: boolean): WorkManagementCheckpoint => {
       mergeAttachments(attachments, crawler.attachments);
       return checkpointOf({
@@ -137,7 +140,7 @@ export class WorkManagementAdapter implements AccessReconcilingAdapter<WorkManag
         streams: { ...streams, projects: { ...streams.projects }, tasks: { ...streams.tasks } },
         dir,
         attachments,
-        descendants: descendantsOf(Object.keys(streams.tasks), crawler, prior?.descendants ?? {}),
+        subtasks: subtasksAfter(prior?.subtasks ?? {}, new Map([...listed, ...crawler.children]), []),
         failed: crawler.failed,
         ...(progress ? { projectsDone: done } : {}),
       });
@@ -157,14 +160,10 @@ export class WorkManagementAdapter implements AccessReconcilingAdapter<WorkManag
     }
     yield* crawlTaskLists(taskCtx, crawler, dir);
     if (!streams.workspace) {
-      // Tasks in no project are in no project stream: each gets a stream of its own.
-      Object.assign(
-        streams.tasks,
-        await bootstrapStreams(
-          api,
-          [...crawler.orphans].filter((gid) => !(gid in streams.tasks)),
-        ),
-      );
+      // Tasks in no project are in no project stream: the root of each project-less tree gets a stream of its own.
+      const before = streams.tasks;
+      streams.tasks = await taskStreams(api, before, new Set(), crawler, await streamRoots(api, crawler, new Set(Object.keys(before))));
+      listed = await newSubtrees(api, crawler, before, streams.tasks);
     }
     run.stats.tasks = crawler.tasks;
     run.stats.attachments = crawler.attachmentFiles;
@@ -215,7 +214,12 @@ export class WorkManagementAdapter implements AccessReconcilingAdapter<WorkManag
     }
     run.stats.tasks = crawler.tasks;
     run.stats.attachments = crawler.attachmentFiles;
-    if (!streams.workspace) streams.tasks = await taskStreams(api, streams.tasks, deleted, crawler);
+    let listed = new Map<string, string[]>();
+    if (!streams.workspace) {
+      const streamed = new Set(Object.keys(streams.tasks).filter((gid) => !deleted.has(gid)));
+      streams.tasks = await taskStreams(api, streams.tasks, deleted, crawler, await streamRoots(api, crawler, streamed));
+      listed = await newSubtrees(api, crawler, since.streams.tasks, streams.tasks);
+    }
 
     const checkpoint = checkpointOf({
       workspace: workspace.gid,
@@ -223,7 +227,7 @@ export class WorkManagementAdapter implements AccessReconcilingAdapter<WorkManag
       streams,
       dir,
       attachments,
-      descendants: descendantsOf(Object.keys(streams.tasks), crawler, since.descendants),
+      subtasks: subtasksAfter(since.subtasks, new Map([...listed, ...crawler.children]), [...deleted, ...crawler.vanished]),
       failed: [...crawler.failed].filter((gid) => !deleted.has(gid)),
     });
     run.reconcile = { task: taskCtx, attachments, watermark: since.watermark, read: crawler.seen, checkpoint };

@@ -6,6 +6,7 @@ import { crawlProject, modifiedSince, projectAttachments } from './work-manageme
 import { directoryEvents, directoryGroupIds, directoryUsers, type Directory } from './work-management-directory';
 import type { ChangePlan } from './work-management-events';
 import { compareGids, fileId } from './work-management-mapping';
+import { descendantsIn } from './work-management-run-checkpoint';
 import type { WmProject } from './work-management-records';
 import { readTasks, type TaskContext, type TaskCrawler } from './work-management-tasks';
 
@@ -48,7 +49,8 @@ export interface TaskChanges {
 /**
  * The tasks an incremental run reads again: every task of a project that is new or renamed, the
  * own attachments of projects the events name, tasks changed since the watermark, then tasks the
- * events name, whose stream is gone, or that failed last time, and are not read yet. Returns the
+ * events name, whose stream is gone, or that failed last time, and are not read yet; then the
+ * subtasks (at any depth, as the last checkpoint knew them) of every task found gone. Returns the
  * tasks found gone when read (404/403).
  */
 export async function* changedTasks(ctx: TaskContext, crawler: TaskCrawler, input: TaskChanges): AsyncGenerator<SyncEvent, string[]> {
@@ -60,8 +62,17 @@ export async function* changedTasks(ctx: TaskContext, crawler: TaskCrawler, inpu
   yield* crawler.process(await modifiedSince(ctx.api, ctx.dir, since.watermark, recrawled, input.byAssignee), { recurse: false });
 
   // Named by events (moves, comments, followers…), whose stream is gone, or failed last time, and not read yet.
-  const goneFamilies = input.goneStreams.flatMap((gid) => [gid, ...(since.descendants[gid] ?? [])]);
-  const pending = [...new Set([...plan.reread, ...goneFamilies, ...since.failed])].filter((gid) => !crawler.seen.has(gid)).sort(compareGids);
+  const gone = yield* readAgain(ctx, crawler, [...plan.reread, ...input.goneStreams, ...since.failed]);
+  // A task gone takes its subtasks along, and their deletion may have reached no stream read here.
+  const subtasks = new Map(Object.entries(since.subtasks));
+  const orphaned = [...plan.deleted, ...input.goneStreams, ...gone, ...crawler.vanished].flatMap((gid) => descendantsIn(subtasks, gid));
+  return [...gone, ...(yield* readAgain(ctx, crawler, orphaned))];
+}
+
+/** Reads the tasks not read yet in this run; returns those gone (404/403) and reports those that failed. */
+async function* readAgain(ctx: TaskContext, crawler: TaskCrawler, gids: readonly string[]): AsyncGenerator<SyncEvent, string[]> {
+  const pending = [...new Set(gids)].filter((gid) => !crawler.seen.has(gid)).sort(compareGids);
+  if (pending.length === 0) return [];
   const reread = await readTasks(ctx.api, pending);
   for (const gid of reread.gone) crawler.seen.add(gid);
   yield* crawler.process(reread.tasks, { recurse: false });

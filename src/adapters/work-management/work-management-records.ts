@@ -129,6 +129,12 @@ export interface WmTaskRecord extends WmTask {
   workspace?: Ref;
 }
 
+/** What decides whether a task's events reach a project stream: whether it is in a project, and its parent. */
+export interface TaskHome {
+  inProject: boolean;
+  parent: string | null;
+}
+
 /** One entry of an events response (`GET /events`, `GET /workspaces/{gid}/events`). */
 export interface WmEvent {
   action: 'changed' | 'added' | 'removed' | 'deleted' | 'undeleted' | string;

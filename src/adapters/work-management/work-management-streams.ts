@@ -99,22 +99,26 @@ export async function projectStreams(
 }
 
 /**
- * Task streams follow the tasks in no project: dropped when a task is gone (`deleted`, vanished)
- * or joined a project (or became a subtask), started for tasks that left every project or are new.
+ * Task streams follow the roots of project-less trees (`streamRoots`): dropped when a task is gone
+ * (`deleted`, vanished) or was read in this run and is no root any more (it joined a project or
+ * became a subtask), started for the roots that have none yet.
  */
 export async function taskStreams(
   api: WorkManagementApi,
   before: Readonly<Record<string, string>>,
   deleted: ReadonlySet<string>,
-  crawler: Pick<TaskCrawler, 'vanished' | 'homed' | 'orphans'>,
+  crawler: Pick<TaskCrawler, 'vanished' | 'homes'>,
+  roots: ReadonlySet<string>,
 ): Promise<Record<string, string>> {
   const tasks = { ...before };
-  for (const gid of Object.keys(tasks)) if (deleted.has(gid) || crawler.vanished.has(gid) || crawler.homed.has(gid)) delete tasks[gid];
+  for (const gid of Object.keys(tasks)) {
+    if (deleted.has(gid) || crawler.vanished.has(gid) || (crawler.homes.has(gid) && !roots.has(gid))) delete tasks[gid];
+  }
   Object.assign(
     tasks,
     await bootstrapStreams(
       api,
-      [...crawler.orphans].filter((gid) => !(gid in tasks)),
+      [...roots].filter((gid) => !(gid in tasks) && !deleted.has(gid)),
     ),
   );
   return tasks;

@@ -5,7 +5,7 @@ import { SourceError, SourceNotFoundError, SourcePermissionError } from '../sour
 import type { WorkManagementApi } from './work-management-api';
 import type { Directory } from './work-management-directory';
 import { attachmentFile, attachmentLink, fileId, groupId, isSyncedAttachment, renderTaskHtml, taskAccess, taskFile } from './work-management-mapping';
-import type { WmAttachment, WmProject, WmStory, WmTaskRecord } from './work-management-records';
+import type { TaskHome, WmAttachment, WmProject, WmStory, WmTaskRecord } from './work-management-records';
 
 /** `opt_fields` of a task: everything the page, the access list and the crawl need, in one read. */
 export const TASK_FIELDS = [
@@ -168,9 +168,8 @@ export class TaskCrawler {
   readonly attachments = new Map<string, string[]>();
   readonly failed = new Set<string>();
   readonly vanished = new Set<string>();
-  /** Tasks read in this run that are top-level and in no project, and those that are not. */
-  readonly orphans = new Set<string>();
-  readonly homed = new Set<string>();
+  /** Task gid → whether it is in a project, and its parent, for every task read in this run (see `streamRoots`). */
+  readonly homes = new Map<string, TaskHome>();
   /** Task gid → gids of its subtasks, for every task read in this run. */
   readonly children = new Map<string, string[]>();
   tasks = 0;
@@ -220,8 +219,7 @@ export class TaskCrawler {
         task.gid,
         bundle.subtasks.map((s) => s.gid),
       );
-      if (task.projects.length === 0 && !task.parent) this.orphans.add(task.gid);
-      else this.homed.add(task.gid);
+      this.homes.set(task.gid, { inProject: task.projects.length > 0, parent: task.parent?.gid ?? null });
       for (const event of events) {
         throwIfAborted(this.ctx.signal);
         yield event;
@@ -229,21 +227,6 @@ export class TaskCrawler {
       if (options.recurse && depth < MAX_SUBTASK_DEPTH) next.push(...bundle.subtasks);
     }
     if (next.length > 0) yield* this.process(next, { recurse: options.recurse, depth: depth + 1 });
-  }
-
-  /** Subtasks of `gid` at any depth, as far as this run read them (cycle-safe). */
-  descendants(gid: string): string[] {
-    const out: string[] = [];
-    const seen = new Set([gid]);
-    const stack = [...(this.children.get(gid) ?? [])];
-    while (stack.length > 0) {
-      const next = stack.pop() as string;
-      if (seen.has(next)) continue;
-      seen.add(next);
-      out.push(next);
-      stack.push(...(this.children.get(next) ?? []));
-    }
-    return out;
   }
 
   /** Files of every task of a listing, page by page (then their subtasks). */

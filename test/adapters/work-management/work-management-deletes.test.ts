@@ -1,5 +1,5 @@
 import { fileDeletes, type RunFindings } from '../../../src/adapters/work-management/work-management-deletes';
-import { descendantsOf } from '../../../src/adapters/work-management/work-management-run-checkpoint';
+import { descendantsIn, subtasksAfter } from '../../../src/adapters/work-management/work-management-run-checkpoint';
 
 /** The files an incremental run deletes, decided from the last checkpoint's attachments and what the run found. */
 
@@ -67,14 +67,31 @@ describe('fileDeletes', () => {
   });
 });
 
-describe('descendantsOf', () => {
-  const crawler = (children: Record<string, string[]>) => ({
-    children: new Map(Object.entries(children)),
-    descendants: (gid: string): string[] => (children[gid] ?? []).flatMap((c) => [c, ...crawler(children).descendants(c)]),
+describe('subtasksAfter', () => {
+  const before = { '3': ['30', '31'], '30': ['300'], '4': ['40'] };
+
+  it('takes what the run read over what was known, drops a task read without subtasks, and keeps the rest', () => {
+    const read = new Map([
+      ['3', ['32', '30']],
+      ['4', []],
+      ['5', ['50']],
+    ]);
+    expect(subtasksAfter(before, read, [])).toEqual({ '3': ['30', '32'], '30': ['300'], '5': ['50'] });
   });
 
-  it('takes the subtasks read in this run along with those known before, and keeps the old list of a task not read', () => {
-    const out = descendantsOf(['20', '3', '4'], crawler({ '3': ['31'], '31': ['311'] }), { '3': ['30'], '20': ['21', '200'] });
-    expect(out).toEqual({ '3': ['30', '31', '311'], '20': ['21', '200'] });
+  it('forgets the tasks gone, as parents and as subtasks', () => {
+    expect(subtasksAfter(before, new Map(), ['30', '40'])).toEqual({ '3': ['31'] });
+  });
+});
+
+describe('descendantsIn', () => {
+  it('walks every level, once each, even through a cycle', () => {
+    const map = new Map([
+      ['1', ['2', '3']],
+      ['3', ['4']],
+      ['4', ['1', '5']],
+    ]);
+    expect(descendantsIn(map, '1').sort()).toEqual(['2', '3', '4', '5']);
+    expect(descendantsIn(map, '9')).toEqual([]);
   });
 });

@@ -1,0 +1,89 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import { createWorkManagementAdapter } from '../../../src/adapters/work-management';
+import { FsBlobStore } from '../../../src/blobs/fs-blob-store';
+import { runSync } from '../../../src/sync/run-sync';
+import { startMock, type RunningMock } from '@content-gateway/kit/test/mocks/work-management/mock-harness';
+import { createTestDatabase, type TestDatabase } from '../../helpers/test-databases';
+import { stagedAccess, stagedFiles } from './staged-access';
+
+/**
+ * A tree of tasks in no project, on per-project streams and without access reconciliation (the
+ * events and the re-reads alone): its root has no assignee, so no listing reaches it; its subtask
+ * is assigned (a task list reaches it) and has a subtask of its own, followed by one user. No
+ * project stream carries the tree's events: the root's own stream must, though the run never read
+ * the root. Deleting the root deletes the tree; a follower removed deep down loses the task.
+ */
+const logger = pino({ level: 'silent' });
+
+describe('work-management: a tree of tasks in no project, its root reached by no listing (per-project streams)', () => {
+  let m: RunningMock;
+  let t: TestDatabase;
+  let blobDir: string;
+  let tree: { root: string; middle: string; leaf: string; follower: string };
+
+  beforeEach(async () => {
+    m = await startMock({ seed: 'project-less-tree', size: 'tiny' });
+    t = await createTestDatabase('sqlite');
+    blobDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-wm-tree-'));
+    const org = m.mock.organization.organization;
+    const people = [...m.mock.model.indexes.workspaceMemberships.values()].filter((w) => w.workspace === org && w.isActive).map((w) => w.user);
+    const [assignee, follower, rootFollower] = people;
+    if (!assignee || !follower || !rootFollower) throw new Error('the generated organization has fewer than three active members');
+    const add = async (data: Record<string, unknown>): Promise<string> => {
+      const res = await m.call<{ data: { gid: string } }>('/_admin/tasks', { method: 'POST', body: { workspace: org, ...data } });
+      if (res.status !== 200 && res.status !== 201) throw new Error(`POST /_admin/tasks: ${res.status} ${res.text}`);
+      return res.body.data.gid;
+    };
+    const root = await add({ name: 'Root in no project', followers: [rootFollower] });
+    const middle = await add({ name: 'Assigned subtask', parent: root, assignee });
+    const leaf = await add({ name: 'Followed sub-subtask', parent: middle, followers: [follower] });
+    tree = { root, middle, leaf, follower };
+  });
+  afterEach(async () => {
+    await m.close();
+    await t.destroy();
+    fs.rmSync(blobDir, { recursive: true, force: true });
+  });
+
+  /** A full run (which reaches the subtasks, not the root), then what `auto` runs next. */
+  async function fullRun(): Promise<() => ReturnType<typeof runSync>> {
+    const adapter = createWorkManagementAdapter({
+      baseUrl: m.base,
+      token: m.mock.token,
+      workspace: m.mock.organization.organization,
+      eventStreams: 'projects',
+    });
+    const sync = (mode: 'full' | 'auto') => runSync(adapter, { db: t.db, blobs: new FsBlobStore(blobDir), logger }, { mode, reconcile: false });
+    expect((await sync('full')).status).toBe('succeeded');
+    const staged = (await stagedFiles(t.db, adapter.name)).active;
+    expect({ root: staged.has(`task:${tree.root}`), middle: staged.has(`task:${tree.middle}`), leaf: staged.has(`task:${tree.leaf}`) }).toEqual({
+      root: false,
+      middle: true,
+      leaf: true,
+    });
+    expect((await stagedAccess(t.db, adapter.name)).get(`task:${tree.leaf}`)).toContain(tree.follower);
+    return async () => {
+      const run = await sync('auto');
+      expect({ mode: run.mode, status: run.status, failures: run.failures }).toEqual({ mode: 'incremental', status: 'succeeded', failures: [] });
+      return run;
+    };
+  }
+
+  it('deleting the root deletes its subtasks at every depth', async () => {
+    const next = await fullRun();
+    expect((await m.call(`/_admin/tasks/${tree.root}`, { method: 'DELETE' })).status).toBeLessThan(300);
+    await next();
+    const staged = (await stagedFiles(t.db, 'work-management')).active;
+    expect({ middle: staged.has(`task:${tree.middle}`), leaf: staged.has(`task:${tree.leaf}`) }).toEqual({ middle: false, leaf: false });
+  });
+
+  it('a follower removed from the sub-subtask no longer sees it', async () => {
+    const next = await fullRun();
+    expect((await m.call(`/_admin/tasks/${tree.leaf}/followers`, { method: 'POST', body: { remove: [tree.follower] } })).status).toBeLessThan(300);
+    await next();
+    expect((await stagedAccess(t.db, 'work-management')).get(`task:${tree.leaf}`) ?? new Set()).not.toContain(tree.follower);
+  });
+});
