@@ -94,7 +94,7 @@ export class IncrementalRestAdapter extends RestAdapter implements IncrementalAd
         token = await feedStart(sync, withContainers);
         yield* documentEvents(documents, withContainers, concurrency);
       } else {
-        for await (const event of feedEvents(documents, sync, withContainers, token, at)) {
+        for await (const event of feedEvents(documents, sync, withContainers, token, at, concurrency)) {
           if (event.type === 'checkpoint') token = (event.checkpoint as { token: string }).token;
           yield event;
         }

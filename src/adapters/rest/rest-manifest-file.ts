@@ -118,6 +118,9 @@ function describeSchemaErrors(errors: readonly ErrorObject[], place: Place): str
       lines.push(`${place(at)}: missing field "${(e.params as { missingProperty: string }).missingProperty}"`);
     } else if (e.keyword === 'enum') {
       lines.push(`${place(at)}: must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`);
+    } else if (e.keyword === 'not') {
+      // The schema's own words for what it forbids (`record` and `lookup` together).
+      lines.push(`${place(at)}: ${(e.parentSchema as { description?: string } | undefined)?.description ?? 'has fields that exclude each other'}`);
     } else if (e.keyword === 'oneOf') {
       lines.push(
         `${place(at)}: ${e.parentSchema === schema.definitions.secret ? 'a secret must be a reference to the environment, "${env:NAME}" or { env: NAME }, never the value itself' : 'must be a text, a number, a boolean or { env: NAME }'}`,

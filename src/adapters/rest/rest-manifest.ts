@@ -229,9 +229,24 @@ export interface ChangeFeedSync {
     id: Expression;
     /** JSONata over an event: true for a delete. */
     delete?: Expression;
-    /** JSONata over an event: the document's record as the documents listing gives it (default: the event). */
-    record?: Expression;
-  };
+  } & (
+    | {
+        /** JSONata over an event: the document's record as the documents listing gives it (default: the event). */
+        record?: Expression;
+        lookup?: never;
+      }
+    | { record?: never; lookup: FeedLookup }
+  );
+}
+
+/**
+ * An upsert event's record read by a request of its own (a feed whose events carry only ids):
+ * `{record.x}` in the requester's path and parameters is the event's field. A 404 or 410 is a delete.
+ */
+export interface FeedLookup {
+  requester: Requester;
+  /** Where the record is in the answer (default: the whole body). */
+  record_selector?: string;
 }
 
 export type IncrementalSync = ListedVersionSync | UpdatedSinceSync | ChangeFeedSync;

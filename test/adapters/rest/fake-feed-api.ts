@@ -21,8 +21,10 @@ interface FeedEntry {
 
 /**
  * A stateful REST API with documents that change: listed by id two a page, filtered by an
- * `updated_after` lower bound (ISO), tombstones listed with `deleted: true`; a change feed whose
- * token is a sequence number (events three a page; tokens older than `oldest` answer 410); users.
+ * `updated_after` lower bound (ISO), tombstones listed with `deleted: true`; each live document
+ * at `/docs/<id>` (`{data}`; a deleted or unknown one answers 404); a change feed whose token is a
+ * sequence number (events three a page; tokens older than `oldest` answer 410), at `/feed` with
+ * each document's state, at `/feed/ids` with only `{resource: {gid}, action}` (a webhook's ids); users.
  * Every change goes through `upsert`/`remove`, which append to the feed unless `lose` says the
  * event is lost (the listing still shows the change). `onListPage` runs after each listing page is read (a change then comes after it).
  */
@@ -101,13 +103,21 @@ export async function startFakeFeedApi(users: string[]): Promise<FakeFeedApi> {
       api.onListPage(page);
       return send(res, 200, body);
     }
-    if (url.pathname === '/feed') {
+    const one = /^\/docs\/([^/]+)$/.exec(url.pathname);
+    if (one) {
+      const doc = api.docs.get(decodeURIComponent(one[1]!));
+      return doc && !doc.deleted ? send(res, 200, { data: asRecord(doc) }) : send(res, 404, { error: 'no such document' });
+    }
+    if (url.pathname === '/feed' || url.pathname === '/feed/ids') {
       const since = url.searchParams.get('since');
       if (since === null) return send(res, 200, { events: [], next: String(feed.length) });
       if (Number(since) < api.oldest) return send(res, 410, { error: 'token expired' });
       const events = feed.filter((e) => e.seq > Number(since)).slice(0, 3);
       const next = events.length > 0 ? events[events.length - 1]!.seq : Number(since);
-      return send(res, 200, { events: events.map((e) => ({ ...e, doc: asRecord(e.doc) })), next: String(next), more: next < feed.length });
+      const shown = events.map((e) =>
+        url.pathname === '/feed' ? { ...e, doc: asRecord(e.doc) } : { resource: { gid: e.id }, action: e.op === 'delete' ? 'deleted' : 'changed' },
+      );
+      return send(res, 200, { events: shown, next: String(next), more: next < feed.length });
     }
     send(res, 404, { error: 'not found' });
   });

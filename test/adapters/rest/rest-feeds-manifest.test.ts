@@ -5,6 +5,7 @@ import { cursorMs, formatCursor, lookBackMs } from '../../../src/adapters/rest/r
 
 const UPDATED = fs.readFileSync(path.join(__dirname, 'fixtures/feeds-updated.yaml'), 'utf8');
 const CHANGE = fs.readFileSync(path.join(__dirname, 'fixtures/feeds-change.yaml'), 'utf8');
+const LOOKUP = fs.readFileSync(path.join(__dirname, 'fixtures/feeds-lookup.yaml'), 'utf8');
 const parse = (text: string) => parseRestManifest(text, 'feeds.yaml');
 const problems = (text: string): string => {
   try {
@@ -31,6 +32,17 @@ describe('incremental_sync updated_since and change_feed in a manifest', () => {
     expect(problems(CHANGE.replace(/ {6}map:\n(?: {8}.*\n)+/, ''))).toMatch(/missing field "map"/);
     expect(problems(UPDATED.replace('cursor: updated', 'cursor: "updated +"'))).toMatch(/incremental_sync\.cursor \(line \d+\)/);
     expect(problems(CHANGE.replace(`delete: "op = 'delete'"`, 'delete: "op ="'))).toMatch(/incremental_sync\.map\.delete \(line \d+\)/);
+  });
+
+  it('accepts a change_feed read by lookup, refuses record and lookup together naming both, and an ignore rule on the lookup', () => {
+    const sync = parse(LOOKUP).manifest.streams.documents.incremental_sync;
+    expect(sync?.type === 'change_feed' && sync.map.lookup).toEqual({ requester: { path: '/docs/{record.resource.gid}' }, record_selector: 'data' });
+    const both = problems(LOOKUP.replace('        lookup:\n', '        record: doc\n        lookup:\n'));
+    expect(both).toMatch(/incremental_sync\.map \(line \d+\): give record or lookup, not both/);
+    const ignoring = "{ path: '/docs/{record.resource.gid}', error_handler: { response_filters: [{ http_codes: [404], action: ignore }] } }";
+    expect(problems(LOOKUP.replace("{ path: '/docs/{record.resource.gid}' }", ignoring))).toMatch(
+      /map\.lookup\.requester\.error_handler.*"ignore" is refused here/,
+    );
   });
 
   it('reads look-back windows and cursors in each format', () => {
