@@ -12,7 +12,7 @@ import { planChanges } from './work-management-events';
 import { liveFiles, settle, type LiveListing, type ReconcileState } from './work-management-reconcile';
 import { checkpointOf, mergeAttachments, subtasksAfter } from './work-management-run-checkpoint';
 import { streamRoots } from './work-management-stream-roots';
-import { newSubtrees } from './work-management-subtree';
+import { newSubtrees, readNewTrees } from './work-management-subtree';
 import { bootstrapStreams, bootstrapWorkspaceStream, projectStreams, readFeed, taskStreams } from './work-management-streams';
 import { TaskCrawler, type TaskContext } from './work-management-tasks';
 
@@ -202,7 +202,22 @@ export class WorkManagementAdapter implements AccessReconcilingAdapter<WorkManag
     const gone = yield* changedTasks(taskCtx, crawler, { plan, since, goneStreams: feed.goneTasks, newProjects, byAssignee: !streams.workspace });
     const deleted = new Set([...plan.deleted, ...gone]);
 
-    // 4. Deletes: tasks gone (with their attachments), attachments gone from what was re-read.
+    // 4. Task streams: the roots of project-less trees. A new root's tree is read again once its
+    // stream has a token: what changed in it since the root left its last project reached no stream.
+    let listed = new Map<string, string[]>();
+    if (!streams.workspace) {
+      const streamed = new Set(Object.keys(streams.tasks).filter((gid) => !deleted.has(gid)));
+      streams.tasks = await taskStreams(api, streams.tasks, deleted, crawler, await streamRoots(api, crawler, streamed));
+      const fresh = Object.keys(streams.tasks).filter((gid) => !(gid in since.streams.tasks));
+      const trees = yield* readNewTrees(taskCtx, crawler, since.subtasks, fresh);
+      for (const gid of trees.gone) {
+        deleted.add(gid);
+        delete streams.tasks[gid];
+      }
+      listed = trees.listed;
+    }
+
+    // 5. Deletes: tasks gone (with their attachments), attachments gone from what was re-read.
     const { deletes, attachments } = fileDeletes(since.attachments, {
       goneTasks: [...deleted, ...crawler.vanished],
       goneAttachments: plan.deletedAttachments,
@@ -214,12 +229,6 @@ export class WorkManagementAdapter implements AccessReconcilingAdapter<WorkManag
     }
     run.stats.tasks = crawler.tasks;
     run.stats.attachments = crawler.attachmentFiles;
-    let listed = new Map<string, string[]>();
-    if (!streams.workspace) {
-      const streamed = new Set(Object.keys(streams.tasks).filter((gid) => !deleted.has(gid)));
-      streams.tasks = await taskStreams(api, streams.tasks, deleted, crawler, await streamRoots(api, crawler, streamed));
-      listed = await newSubtrees(api, crawler, since.streams.tasks, streams.tasks);
-    }
 
     const checkpoint = checkpointOf({
       workspace: workspace.gid,

@@ -70,7 +70,7 @@ export async function* changedTasks(ctx: TaskContext, crawler: TaskCrawler, inpu
 }
 
 /** Reads the tasks not read yet in this run; returns those gone (404/403) and reports those that failed. */
-async function* readAgain(ctx: TaskContext, crawler: TaskCrawler, gids: readonly string[]): AsyncGenerator<SyncEvent, string[]> {
+export async function* readAgain(ctx: TaskContext, crawler: TaskCrawler, gids: readonly string[]): AsyncGenerator<SyncEvent, string[]> {
   const pending = [...new Set(gids)].filter((gid) => !crawler.seen.has(gid)).sort(compareGids);
   if (pending.length === 0) return [];
   const reread = await readTasks(ctx.api, pending);

@@ -39,7 +39,11 @@ type Op =
   | { kind: 'project-member'; project: number; user: number; add: boolean }
   | { kind: 'privacy'; project: number; setting: number }
   | { kind: 'team-member'; team: number; user: number; add: boolean }
-  | { kind: 'deactivate'; user: number };
+  | { kind: 'deactivate'; user: number }
+  | { kind: 'leave-all'; task: number }
+  | { kind: 'tree-unfollow'; task: number; user: number }
+  | { kind: 'tree-delete'; task: number }
+  | { kind: 'add-subtask'; task: number; user: number; assign: boolean };
 
 const index = fc.nat(10_000);
 /** Small, so that two rounds often pick the same task attachment. */
@@ -58,6 +62,10 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ kind: fc.constant('privacy' as const), project: index, setting: fc.nat(2) }),
   fc.record({ kind: fc.constant('team-member' as const), team: index, user: index, add: fc.boolean() }),
   fc.record({ kind: fc.constant('deactivate' as const), user: index }),
+  fc.record({ kind: fc.constant('leave-all' as const), task: few }),
+  fc.record({ kind: fc.constant('tree-unfollow' as const), task: few, user: index }),
+  fc.record({ kind: fc.constant('tree-delete' as const), task: few }),
+  fc.record({ kind: fc.constant('add-subtask' as const), task: index, user: index, assign: fc.boolean() }),
 );
 const round = fc.record({
   lossRate: fc.integer({ min: 0, max: 95 }).map((percent) => percent / 100),
@@ -81,12 +89,19 @@ async function apply(m: RunningMock, o: Op): Promise<void> {
     const res = await m.call(p, { method, ...(body === undefined ? {} : { body }) });
     if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${res.text}`);
   };
+  const m2api = async (p: string, data: unknown) => {
+    const res = await m.api(p, { body: { data } });
+    if (res.status >= 300) throw new Error(`POST ${p}: ${res.status}`);
+  };
   const task = 'task' in o ? pick(tasks, o.task) : undefined;
   const project = 'project' in o ? pick(projects, o.project) : undefined;
   const user = 'user' in o ? pick(members, o.user) : undefined;
   const synced = [...s.indexes.attachments.values()].filter(
     (a) => a.host === 'asana' && SUPPORTED.test(a.name) && s.indexes.tasks.get(a.parent)?.workspace === org,
   );
+  // Tasks heading subtasks from a project (they may leave it), and subtasks in no project whose ancestors are in none (a project-less tree's).
+  const heads = tasks.filter((t) => t.memberships.length > 0 && (s.indexes.subtasksByTask.get(t.gid)?.length ?? 0) > 0);
+  const inTrees = tasks.filter((t) => t.parent !== null && s.indexes.ancestry(t).every((a) => a.memberships.length === 0));
   const onTask = o.kind === 'restored-attachment' || o.kind === 'delete-attachment-task' ? pick(synced, o.attachment) : undefined;
   const host = onTask ? s.indexes.tasks.get(onTask.parent) : undefined;
   switch (o.kind) {
@@ -152,6 +167,34 @@ async function apply(m: RunningMock, o: Op): Promise<void> {
     case 'deactivate':
       if (user && members.length > 20) await call(`/_admin/users/${user}/deactivate`, 'POST', {});
       return;
+    case 'leave-all': {
+      const head = pick(heads, o.task);
+      for (const m of head?.memberships.slice() ?? []) await m2api(`/tasks/${head?.gid}/removeProject`, { project: m.project });
+      return;
+    }
+    case 'tree-unfollow': {
+      const sub = pick(inTrees, o.task);
+      const follower = sub ? pick(sub.followers, o.user) : undefined;
+      if (sub && follower) await call(`/_admin/tasks/${sub.gid}/followers`, 'POST', { remove: [follower] });
+      return;
+    }
+    case 'tree-delete': {
+      const sub = pick(inTrees, o.task);
+      if (sub) await call(`/_admin/tasks/${sub.gid}`, 'DELETE');
+      return;
+    }
+    case 'add-subtask': {
+      // Its `added` event is kept: a new task no listing shows is not seen until a full run when that event is lost (README, known limitations).
+      const rate = s.indexes.events.lossRate;
+      s.indexes.events.lossRate = 0;
+      try {
+        if (task && user)
+          await call('/_admin/tasks', 'POST', { name: 'New subtask', parent: task.gid, followers: [user], ...(o.assign ? { assignee: user } : {}) });
+      } finally {
+        s.indexes.events.lossRate = rate;
+      }
+      return;
+    }
   }
 }
 
@@ -297,5 +340,55 @@ describe('work-management sync under lost events (property)', () => {
       },
     ];
     await checkRounds(872499, 'projects', false, rounds);
+  }, 60_000);
+
+  // Found by the first property with the tree ops (seed -2047769287, path 105). A round in which
+  // tasks leave their last project and a subtask is added under one of them (per-project streams,
+  // no loss): the `added` event reaches only the new root's stream, which starts with the next run.
+  // The new root's tree is read again once its stream has a token.
+  it('a subtask added under a task in the round it left its last project is synced (per-project streams)', async () => {
+    const rounds: Round[] = [
+      {
+        lossRate: 0.09,
+        lossSeed: 'jc%~<',
+        ops: [
+          { kind: 'leave-project', task: 1931 },
+          { kind: 'delete-attachment-task', attachment: 2 },
+          { kind: 'leave-project', task: 7318 },
+          { kind: 'delete-attachment-task', attachment: 3 },
+          { kind: 'leave-project', task: 6420 },
+          { kind: 'add-subtask', task: 15, user: 1210, assign: false },
+          { kind: 'team-member', team: 6387, user: 3234, add: false },
+        ],
+      },
+      {
+        lossRate: 0.35,
+        lossSeed: ' j4]',
+        ops: [
+          { kind: 'leave-project', task: 7964 },
+          { kind: 'restored-attachment', attachment: 0 },
+          { kind: 'delete-attachment-task', attachment: 2 },
+          { kind: 'restored-attachment', attachment: 3 },
+          { kind: 'restored-attachment', attachment: 1 },
+          { kind: 'team-member', team: 7407, user: 8865, add: true },
+          { kind: 'assign', task: 7638, user: 8318 },
+        ],
+      },
+      {
+        lossRate: 0.18,
+        lossSeed: "_5h'",
+        ops: [
+          { kind: 'project-member', project: 621, user: 242, add: false },
+          { kind: 'tree-unfollow', task: 3, user: 7295 },
+          { kind: 'assign', task: 5339, user: 1182 },
+          { kind: 'follow', task: 1349, user: 9323, add: true },
+          { kind: 'tree-delete', task: 3 },
+          { kind: 'delete-attachment', attachment: 6096 },
+          { kind: 'delete-attachment-task', attachment: 3 },
+          { kind: 'deactivate', user: 7353 },
+        ],
+      },
+    ];
+    await checkRounds(184408, 'projects', false, rounds);
   }, 60_000);
 });
