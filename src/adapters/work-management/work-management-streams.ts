@@ -74,7 +74,10 @@ export async function readFeed(api: WorkManagementApi, workspace: WmWorkspace, s
 /**
  * The streams an incremental run continues with, and the projects it reads whole: new ones, and
  * (per-project streams) any without a stream so far, which get one before their tasks are read,
- * as a full run does; streams of projects gone are dropped.
+ * as a full run does. On per-project streams, a project the last run had and the directory no
+ * longer shows (deleted, or hidden from the token) requires a full run: its tasks' events, their
+ * `removed` ones among them, were on its stream, now gone, and no record says which tasks were in
+ * it; a task only in it heads a project-less tree that needs a stream of its own.
  */
 export async function projectStreams(
   api: WorkManagementApi,
@@ -86,7 +89,13 @@ export async function projectStreams(
   const streams: WorkManagementCheckpoint['streams'] = { ...read, projects: { ...read.projects }, tasks: { ...read.tasks } };
   const newProjects = dir.projects.filter((p) => !known.has(p.gid) || (!streams.workspace && !(p.gid in streams.projects)));
   if (!streams.workspace) {
-    for (const gid of Object.keys(streams.projects)) if (!dir.projects.some((p) => p.gid === gid)) delete streams.projects[gid];
+    const listed = new Set(dir.projects.map((p) => p.gid));
+    const lost = since.projects.filter((gid) => !listed.has(gid));
+    if (lost.length > 0) {
+      throw new FullRunRequired(
+        `${lost.length} project(s) deleted or no longer visible (${lost.slice(0, 5).join(', ')}): their tasks' events were on their streams; a full sync reads those tasks again`,
+      );
+    }
     Object.assign(
       streams.projects,
       await bootstrapStreams(

@@ -33,10 +33,10 @@ describe('work-management: the tasks of a deleted project (per-project streams)'
     fs.rmSync(blobDir, { recursive: true, force: true });
   });
 
-  // Known defect, not fixed here: the project's stream is gone (404) once it is deleted, so its
-  // `removed` events are never read; the task, now a project-less root, gets no stream of its own,
-  // and its later changes reach no stream (over-exposure until a full run). Remove `.failing` with the fix.
-  it.failing('a follower removed after the project was deleted no longer sees the task', async () => {
+  // The project's stream is gone (404) once it is deleted, so its `removed` events are never read:
+  // the next incremental run requires a full one, which gives the task, now a project-less root, a
+  // stream of its own.
+  it('a follower removed after the project was deleted no longer sees the task', async () => {
     const org = m.mock.organization.organization;
     const people = [...m.mock.model.indexes.workspaceMemberships.values()].filter((w) => w.workspace === org && w.isActive).map((w) => w.user);
     const project = [...m.mock.model.indexes.projects.values()].find((p) => p.workspace === org)?.gid;
