@@ -88,9 +88,11 @@ export async function recordEvents(stream: DocumentsStream, record: unknown, dep
   for (const [index, child] of (stream.children ?? []).entries()) out.push(...(await childEvents(child, index, record, event, deps)));
   if (tracker && id !== undefined && version !== undefined) {
     const whole = out.every((e) => e.type === 'file');
-    const children = out.slice(1).flatMap((e) => (e.type === 'file' ? [e.file.nativeId] : []));
-    // A failure keeps the checkpoint's entry (its children stay known), without a version: read again next run.
-    tracker.next[id] = whole ? { version, children } : { version: '', children: [...new Set([...(before?.children ?? []), ...children])] };
+    // The children listed now, yielded or failed by id: one gone from a listing read whole is deleted, even beside a sibling that failed.
+    const children = out.slice(1).flatMap((e) => (e.type === 'file' ? [e.file.nativeId] : e.type === 'failure' && e.nativeId ? [e.nativeId] : []));
+    // A child listing that failed (or a child without an id) keeps the checkpoint's children too; any failure leaves no version: read again next run.
+    const unknown = out.slice(1).some((e) => e.type === 'failure' && !e.nativeId);
+    tracker.next[id] = whole ? { version, children } : { version: '', children: [...new Set([...(unknown ? (before?.children ?? []) : []), ...children])] };
   }
   return out;
 }
