@@ -12,7 +12,8 @@ import { planChanges } from './work-management-events';
 import { liveFiles, settle, type LiveListing, type ReconcileState } from './work-management-reconcile';
 import { checkpointOf, mergeAttachments, subtasksAfter } from './work-management-run-checkpoint';
 import { streamRoots } from './work-management-stream-roots';
-import { newSubtrees, readNewTrees } from './work-management-subtree';
+import { readNewTrees } from './work-management-subtree';
+import { startTreeStreams } from './work-management-tree-refresh';
 import { bootstrapStreams, bootstrapWorkspaceStream, projectStreams, readFeed, taskStreams } from './work-management-streams';
 import { TaskCrawler, type TaskContext } from './work-management-tasks';
 
@@ -159,12 +160,8 @@ export class WorkManagementAdapter implements AccessReconcilingAdapter<WorkManag
       }
     }
     yield* crawlTaskLists(taskCtx, crawler, dir);
-    if (!streams.workspace) {
-      // Tasks in no project are in no project stream: the root of each project-less tree gets a stream of its own.
-      const before = streams.tasks;
-      streams.tasks = await taskStreams(api, before, new Set(), crawler, await streamRoots(api, crawler, new Set(Object.keys(before))));
-      listed = await newSubtrees(api, crawler, before, streams.tasks);
-    }
+    // Tasks in no project are in no project stream: the root of each project-less tree gets a stream of its own.
+    if (!streams.workspace) ({ tasks: streams.tasks, listed } = yield* startTreeStreams(taskCtx, crawler, streams.tasks));
     run.stats.tasks = crawler.tasks;
     run.stats.attachments = crawler.attachmentFiles;
     yield { type: 'checkpoint', checkpoint: checkpoint(false) };

@@ -5,6 +5,7 @@ import { SourceError, SourceNotFoundError, SourcePermissionError } from '../sour
 import type { WorkManagementApi } from './work-management-api';
 import type { Directory } from './work-management-directory';
 import { attachmentFile, attachmentLink, fileId, groupId, isSyncedAttachment, renderTaskHtml, taskAccess, taskFile } from './work-management-mapping';
+import { recordStamp } from './work-management-record-stamp';
 import type { TaskHome, WmAttachment, WmProject, WmStory, WmTaskRecord } from './work-management-records';
 
 /** `opt_fields` of a task: everything the page, the access list and the crawl need, in one read. */
@@ -172,6 +173,8 @@ export class TaskCrawler {
   readonly homes = new Map<string, TaskHome>();
   /** Task gid → gids of its subtasks, for every task read in this run. */
   readonly children = new Map<string, string[]>();
+  /** Task gid → its record's stamp (`recordStamp`) as this run read it. */
+  readonly stamps = new Map<string, string>();
   tasks = 0;
   attachmentFiles = 0;
 
@@ -220,6 +223,7 @@ export class TaskCrawler {
         bundle.subtasks.map((s) => s.gid),
       );
       this.homes.set(task.gid, { inProject: task.projects.length > 0, parent: task.parent?.gid ?? null });
+      this.stamps.set(task.gid, recordStamp(task));
       for (const event of events) {
         throwIfAborted(this.ctx.signal);
         yield event;
@@ -227,6 +231,12 @@ export class TaskCrawler {
       if (options.recurse && depth < MAX_SUBTASK_DEPTH) next.push(...bundle.subtasks);
     }
     if (next.length > 0) yield* this.process(next, { recurse: options.recurse, depth: depth + 1 });
+  }
+
+  /** Forgets a task read in this run that is gone since (its files are deleted). */
+  forget(gid: string): void {
+    for (const map of [this.attachments, this.children, this.homes, this.stamps]) map.delete(gid);
+    this.vanished.add(gid);
   }
 
   /** Files of every task of a listing, page by page (then their subtasks). */

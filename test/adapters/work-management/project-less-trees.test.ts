@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
@@ -85,5 +87,53 @@ describe('work-management: a tree of tasks in no project, its root reached by no
     expect((await m.call(`/_admin/tasks/${tree.leaf}/followers`, { method: 'POST', body: { remove: [tree.follower] } })).status).toBeLessThan(300);
     await next();
     expect((await stagedAccess(t.db, 'work-management')).get(`task:${tree.leaf}`) ?? new Set()).not.toContain(tree.follower);
+  });
+
+  it('what changes in the tree while a full run reads it, before the root stream starts, is read again', async () => {
+    // The adapter talks to the mock through a server that, when the root's stream is asked for
+    // its first token (no batching, so that request is seen alone), first removes the follower
+    // and deletes a second subtask: their events precede the token, so no stream will carry them.
+    const doomed = await m.call<{ data: { gid: string } }>('/_admin/tasks', {
+      method: 'POST',
+      body: { workspace: m.mock.organization.organization, name: 'Deleted mid-run', parent: tree.middle, followers: [tree.follower] },
+    });
+    const second = doomed.body.data.gid;
+    let changed = false;
+    const hooked = http.createServer((req, res) => {
+      const bootstrap = !changed && req.url?.startsWith('/api/1.0/events?') === true && req.url.includes(`resource=${tree.root}`);
+      if (!bootstrap) return void m.mock.app(req, res);
+      changed = true;
+      void (async () => {
+        await m.call(`/_admin/tasks/${tree.leaf}/followers`, { method: 'POST', body: { remove: [tree.follower] } });
+        await m.call(`/_admin/tasks/${second}`, { method: 'DELETE' });
+        m.mock.app(req, res);
+      })();
+    });
+    await new Promise<void>((resolve) => hooked.listen(0, '127.0.0.1', () => resolve()));
+    try {
+      const base = `http://127.0.0.1:${(hooked.address() as AddressInfo).port}/api/1.0`;
+      const adapter = createWorkManagementAdapter(
+        { baseUrl: base, token: m.mock.token, workspace: m.mock.organization.organization, eventStreams: 'projects' },
+        { batch: false },
+      );
+      const sync = (mode: 'full' | 'auto') => runSync(adapter, { db: t.db, blobs: new FsBlobStore(blobDir), logger }, { mode, reconcile: false });
+      for (const mode of ['full', 'auto'] as const) {
+        const run = await sync(mode);
+        expect({ mode: run.mode, status: run.status, failures: run.failures }).toEqual({
+          mode: mode === 'auto' ? 'incremental' : 'full',
+          status: 'succeeded',
+          failures: [],
+        });
+        const access = await stagedAccess(t.db, adapter.name);
+        expect({ changed, leaf: [...(access.get(`task:${tree.leaf}`) ?? [])].includes(tree.follower), second: access.has(`task:${second}`) }).toEqual({
+          changed: true,
+          leaf: false,
+          second: false,
+        });
+      }
+    } finally {
+      hooked.closeAllConnections();
+      await new Promise<void>((resolve) => hooked.close(() => resolve()));
+    }
   });
 });
