@@ -1,13 +1,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pino from 'pino';
-import { createWorkManagementAdapter } from '../../../src/adapters/work-management';
-import { FsBlobStore } from '../../../src/blobs/fs-blob-store';
-import { runSync } from '../../../src/sync/run-sync';
 import { startMock, type RunningMock } from '@content-gateway/kit/test/mocks/work-management/mock-harness';
 import { createTestDatabase, type TestDatabase } from '../../helpers/test-databases';
 import { stagedAccess } from './staged-access';
+import { activeMembers, addTask, projectStreamsSync } from './tree-fixture';
 
 /**
  * A project is deleted; its task (in no other project, unassigned, one user follows it) stays,
@@ -15,8 +12,6 @@ import { stagedAccess } from './staged-access';
  * the next run. Per-project streams, no access reconciliation: a later change to the task must
  * still be seen.
  */
-const logger = pino({ level: 'silent' });
-
 describe('work-management: the tasks of a deleted project (per-project streams)', () => {
   let m: RunningMock;
   let t: TestDatabase;
@@ -38,19 +33,14 @@ describe('work-management: the tasks of a deleted project (per-project streams)'
   // stream of its own.
   it('a follower removed after the project was deleted no longer sees the task', async () => {
     const org = m.mock.organization.organization;
-    const people = [...m.mock.model.indexes.workspaceMemberships.values()].filter((w) => w.workspace === org && w.isActive).map((w) => w.user);
     const project = [...m.mock.model.indexes.projects.values()].find((p) => p.workspace === org)?.gid;
-    const [follower] = people;
+    const [follower] = activeMembers(m);
     if (!follower || !project) throw new Error('no member or project');
-    const res = await m.call<{ data: { gid: string } }>('/_admin/tasks', {
-      method: 'POST',
-      body: { workspace: org, name: 'Only here', projects: [project], followers: [follower] },
-    });
-    const task = res.body.data.gid;
-    const adapter = createWorkManagementAdapter({ baseUrl: m.base, token: m.mock.token, workspace: org, eventStreams: 'projects' });
+    const task = await addTask(m, { name: 'Only here', projects: [project], followers: [follower] });
+    const { adapter, sync: run } = projectStreamsSync(m, t, blobDir);
     const sync = async (mode: 'full' | 'auto') => {
-      const run = await runSync(adapter, { db: t.db, blobs: new FsBlobStore(blobDir), logger }, { mode, reconcile: false });
-      expect({ status: run.status, failures: run.failures }).toEqual({ status: 'succeeded', failures: [] });
+      const summary = await run(mode);
+      expect({ status: summary.status, failures: summary.failures }).toEqual({ status: 'succeeded', failures: [] });
     };
     await sync('full');
     expect((await stagedAccess(t.db, adapter.name)).get(`task:${task}`)).toContain(follower);

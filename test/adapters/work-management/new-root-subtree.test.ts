@@ -1,13 +1,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pino from 'pino';
-import { createWorkManagementAdapter } from '../../../src/adapters/work-management';
-import { FsBlobStore } from '../../../src/blobs/fs-blob-store';
-import { runSync } from '../../../src/sync/run-sync';
+import type { runSync } from '../../../src/sync/run-sync';
 import { startMock, type RunningMock } from '@content-gateway/kit/test/mocks/work-management/mock-harness';
 import { createTestDatabase, type TestDatabase } from '../../helpers/test-databases';
 import { stagedAccess, stagedFiles } from './staged-access';
+import { activeMembers, addTask, projectStreamsSync } from './tree-fixture';
 
 /**
  * A task in a project heads subtasks in no project (unassigned, one user follows each): their
@@ -15,8 +13,6 @@ import { stagedAccess, stagedFiles } from './staged-access';
  * subtask changes: that change reaches no project stream, and the task's own stream starts only
  * with the run that sees it leave. Per-project streams, no access reconciliation.
  */
-const logger = pino({ level: 'silent' });
-
 describe('work-management: a task that leaves its last project, then its subtree changes in the same round (per-project streams)', () => {
   let m: RunningMock;
   let t: TestDatabase;
@@ -28,15 +24,10 @@ describe('work-management: a task that leaves its last project, then its subtree
     t = await createTestDatabase('sqlite');
     blobDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-wm-newroot-'));
     const org = m.mock.organization.organization;
-    const people = [...m.mock.model.indexes.workspaceMemberships.values()].filter((w) => w.workspace === org && w.isActive).map((w) => w.user);
     const project = [...m.mock.model.indexes.projects.values()].find((p) => p.workspace === org && !p.archived)?.gid;
-    const [follower, other] = people;
+    const [follower, other] = activeMembers(m);
     if (!follower || !other || !project) throw new Error('the generated organization lacks two active members or a project');
-    const add = async (data: Record<string, unknown>): Promise<string> => {
-      const res = await m.call<{ data: { gid: string } }>('/_admin/tasks', { method: 'POST', body: { workspace: org, ...data } });
-      if (res.status !== 200 && res.status !== 201) throw new Error(`POST /_admin/tasks: ${res.status} ${res.text}`);
-      return res.body.data.gid;
-    };
+    const add = (data: Record<string, unknown>) => addTask(m, data);
     const root = await add({ name: 'Root in a project', projects: [project], followers: [other] });
     const middle = await add({ name: 'Subtask in no project', parent: root, followers: [follower] });
     const leaf = await add({ name: 'Sub-subtask in no project', parent: middle, followers: [follower] });
@@ -49,13 +40,7 @@ describe('work-management: a task that leaves its last project, then its subtree
   });
 
   async function fullRun(): Promise<() => ReturnType<typeof runSync>> {
-    const adapter = createWorkManagementAdapter({
-      baseUrl: m.base,
-      token: m.mock.token,
-      workspace: m.mock.organization.organization,
-      eventStreams: 'projects',
-    });
-    const sync = (mode: 'full' | 'auto') => runSync(adapter, { db: t.db, blobs: new FsBlobStore(blobDir), logger }, { mode, reconcile: false });
+    const { adapter, sync } = projectStreamsSync(m, t, blobDir);
     expect((await sync('full')).status).toBe('succeeded');
     const access = await stagedAccess(t.db, adapter.name);
     expect({ middle: access.get(`task:${tree.middle}`)?.has(tree.follower), leaf: access.get(`task:${tree.leaf}`)?.has(tree.follower) }).toEqual({

@@ -3,13 +3,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import pino from 'pino';
-import { createWorkManagementAdapter } from '../../../src/adapters/work-management';
-import { FsBlobStore } from '../../../src/blobs/fs-blob-store';
-import { runSync } from '../../../src/sync/run-sync';
+import type { runSync } from '../../../src/sync/run-sync';
 import { startMock, type RunningMock } from '@content-gateway/kit/test/mocks/work-management/mock-harness';
 import { createTestDatabase, type TestDatabase } from '../../helpers/test-databases';
 import { stagedAccess, stagedFiles } from './staged-access';
+import { activeMembers, addTask, projectStreamsSync } from './tree-fixture';
 
 /**
  * A tree of tasks in no project, on per-project streams and without access reconciliation (the
@@ -18,8 +16,6 @@ import { stagedAccess, stagedFiles } from './staged-access';
  * project stream carries the tree's events: the root's own stream must, though the run never read
  * the root. Deleting the root deletes the tree; a follower removed deep down loses the task.
  */
-const logger = pino({ level: 'silent' });
-
 describe('work-management: a tree of tasks in no project, its root reached by no listing (per-project streams)', () => {
   let m: RunningMock;
   let t: TestDatabase;
@@ -30,15 +26,9 @@ describe('work-management: a tree of tasks in no project, its root reached by no
     m = await startMock({ seed: 'project-less-tree', size: 'tiny' });
     t = await createTestDatabase('sqlite');
     blobDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-wm-tree-'));
-    const org = m.mock.organization.organization;
-    const people = [...m.mock.model.indexes.workspaceMemberships.values()].filter((w) => w.workspace === org && w.isActive).map((w) => w.user);
-    const [assignee, follower, rootFollower] = people;
+    const [assignee, follower, rootFollower] = activeMembers(m);
     if (!assignee || !follower || !rootFollower) throw new Error('the generated organization has fewer than three active members');
-    const add = async (data: Record<string, unknown>): Promise<string> => {
-      const res = await m.call<{ data: { gid: string } }>('/_admin/tasks', { method: 'POST', body: { workspace: org, ...data } });
-      if (res.status !== 200 && res.status !== 201) throw new Error(`POST /_admin/tasks: ${res.status} ${res.text}`);
-      return res.body.data.gid;
-    };
+    const add = (data: Record<string, unknown>) => addTask(m, data);
     const root = await add({ name: 'Root in no project', followers: [rootFollower] });
     const middle = await add({ name: 'Assigned subtask', parent: root, assignee });
     const leaf = await add({ name: 'Followed sub-subtask', parent: middle, followers: [follower] });
@@ -52,13 +42,7 @@ describe('work-management: a tree of tasks in no project, its root reached by no
 
   /** A full run (which reaches the subtasks, not the root), then what `auto` runs next. */
   async function fullRun(): Promise<() => ReturnType<typeof runSync>> {
-    const adapter = createWorkManagementAdapter({
-      baseUrl: m.base,
-      token: m.mock.token,
-      workspace: m.mock.organization.organization,
-      eventStreams: 'projects',
-    });
-    const sync = (mode: 'full' | 'auto') => runSync(adapter, { db: t.db, blobs: new FsBlobStore(blobDir), logger }, { mode, reconcile: false });
+    const { adapter, sync } = projectStreamsSync(m, t, blobDir);
     expect((await sync('full')).status).toBe('succeeded');
     const staged = (await stagedFiles(t.db, adapter.name)).active;
     expect({ root: staged.has(`task:${tree.root}`), middle: staged.has(`task:${tree.middle}`), leaf: staged.has(`task:${tree.leaf}`) }).toEqual({
@@ -93,11 +77,7 @@ describe('work-management: a tree of tasks in no project, its root reached by no
     // The adapter talks to the mock through a server that, when the root's stream is asked for
     // its first token (no batching, so that request is seen alone), first removes the follower
     // and deletes a second subtask: their events precede the token, so no stream will carry them.
-    const doomed = await m.call<{ data: { gid: string } }>('/_admin/tasks', {
-      method: 'POST',
-      body: { workspace: m.mock.organization.organization, name: 'Deleted mid-run', parent: tree.middle, followers: [tree.follower] },
-    });
-    const second = doomed.body.data.gid;
+    const second = await addTask(m, { name: 'Deleted mid-run', parent: tree.middle, followers: [tree.follower] });
     let changed = false;
     const hooked = http.createServer((req, res) => {
       const bootstrap = !changed && req.url?.startsWith('/api/1.0/events?') === true && req.url.includes(`resource=${tree.root}`);
@@ -112,11 +92,7 @@ describe('work-management: a tree of tasks in no project, its root reached by no
     await new Promise<void>((resolve) => hooked.listen(0, '127.0.0.1', () => resolve()));
     try {
       const base = `http://127.0.0.1:${(hooked.address() as AddressInfo).port}/api/1.0`;
-      const adapter = createWorkManagementAdapter(
-        { baseUrl: base, token: m.mock.token, workspace: m.mock.organization.organization, eventStreams: 'projects' },
-        { batch: false },
-      );
-      const sync = (mode: 'full' | 'auto') => runSync(adapter, { db: t.db, blobs: new FsBlobStore(blobDir), logger }, { mode, reconcile: false });
+      const { adapter, sync } = projectStreamsSync(m, t, blobDir, base, { batch: false });
       for (const mode of ['full', 'auto'] as const) {
         const run = await sync(mode);
         expect({ mode: run.mode, status: run.status, failures: run.failures }).toEqual({
