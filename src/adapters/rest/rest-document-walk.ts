@@ -90,9 +90,11 @@ export async function recordEvents(stream: DocumentsStream, record: unknown, dep
     const whole = out.every((e) => e.type === 'file');
     // The children listed now, yielded or failed by id: one gone from a listing read whole is deleted, even beside a sibling that failed.
     const children = out.slice(1).flatMap((e) => (e.type === 'file' ? [e.file.nativeId] : e.type === 'failure' && e.nativeId ? [e.nativeId] : []));
-    // A child listing that failed (or a child without an id) keeps the checkpoint's children too; any failure leaves no version: read again next run.
-    const unknown = out.slice(1).some((e) => e.type === 'failure' && !e.nativeId);
-    tracker.next[id] = whole ? { version, children } : { version: '', children: [...new Set([...(unknown ? (before?.children ?? []) : []), ...children])] };
+    // Any failure leaves no version: read again next run. Only the children listed now are known:
+    // after a child listing that failed (or a child without an id), the others are deleted as gone
+    // from a parent read again, as a full run's sweep removes what it did not yield, since their
+    // staged access may hold a grant their parent just lost (they come back when it is read again).
+    tracker.next[id] = { version: whole ? version : '', children };
   }
   return out;
 }

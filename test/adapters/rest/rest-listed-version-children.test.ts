@@ -7,7 +7,8 @@ import { QUICK_RETRIES } from '../../helpers/quick-retries';
 
 /**
  * `listed_version` and child documents: a child gone from a parent read again is deleted, even when
- * a sibling's own access could not be read that run; a failed child listing deletes nothing. Found
+ * a sibling's own access could not be read that run; a failed child listing deletes the children it
+could not list (kept, they would keep a grant their parent lost), and they come back next run. Found
  * by rest-shapes.property.test.ts: the removed child stayed served (the checkpoint kept it) because
  * a sibling failed.
  */
@@ -97,21 +98,25 @@ describe('rest adapter, listed_version: children of a parent read again', () => 
     expect(next?.type === 'checkpoint' && (next.checkpoint as { documents: Record<string, { children: string[] }> }).documents.d0?.children).toEqual(['d0c1']);
   });
 
-  it('deletes nothing when the child listing fails, and keeps every child known for the next run', async () => {
+  it('deletes the children it could not list when the child listing fails (their parent lost a grant they inherit), and lists them again next run', async () => {
     const { a, checkpoint } = await afterFullRun();
     doc = { id: 'd0', rev: 2, grants: ['ana'] };
     files = ['d0c1'];
     failing.add('/docs/d0/files');
     const events = await collect(a.changes(ctx, checkpoint));
     expect(failed(events)).toEqual(['(no id)']);
-    expect(deleted(events)).toEqual([]);
+    // bo lost d0, and with it the children (parent: true): kept as staged, they would still grant bo.
+    expect(deleted(events)).toEqual(['d0c0', 'd0c1']);
     const next = events.at(-1);
     expect(next?.type === 'checkpoint' && (next.checkpoint as { documents: Record<string, { version: string; children: string[] }> }).documents.d0).toEqual({
       version: '',
-      children: ['d0c0', 'd0c1'],
+      children: [],
     });
-    // The next run reads d0 again and deletes the child that went.
+    // The next run reads d0 again: the child still there comes back, without bo.
     failing.clear();
-    expect(deleted(await collect(a.changes(ctx, next?.type === 'checkpoint' ? next.checkpoint : undefined)))).toEqual(['d0c0']);
+    const again = await collect(a.changes(ctx, next?.type === 'checkpoint' ? next.checkpoint : undefined));
+    expect(deleted(again)).toEqual([]);
+    const child = again.flatMap((e) => (e.type === 'file' && e.file.nativeId === 'd0c1' ? [e.file] : []))[0];
+    expect(child?.access.map((entry) => ('nativeId' in entry ? entry.nativeId : entry.type)).sort()).toEqual(['ana', 'cy']);
   });
 });

@@ -37,11 +37,12 @@ import { QUICK_RETRIES } from '../../helpers/quick-retries';
  * the users, groups, spaces or a partition's documents fails the run. A run that did not fail
  * yields or names failed every document of every partition it had to read, and each of their
  * children unless that children listing failed. An incremental run deletes only what is really
- * gone (a failed partition or children page deletes nothing), and deletes what is gone: a deleted
+ * gone (a failed partition page deletes nothing, a failed children page only that parent's
+ * children, which are not served with a guessed list), and deletes what is gone: a deleted
  * document with its children, a child removed from a parent read again. Above all: after a run
  * that succeeded without failures, staging grants no (user, document) pair the source does not;
- * with failures, only what a failure names (a document, its children, a failed children listing's
- * parent's children, what a failed group reaches) may keep its staged access. After the clean run,
+ * with failures, only what a failure names (a document, its children, what a failed group reaches)
+ * may keep its staged access. After the clean run,
  * staging grants exactly what the source does. SHAPES_RUNS and SHAPES_SEED set numRuns and seed.
  *
  * Found: an incremental run kept a child removed at the source (served, never deleted) when a
@@ -52,7 +53,9 @@ import { QUICK_RETRIES } from '../../helpers/quick-retries';
  * that partition (found in 2 of 3 seeds at 60 runs: a fault on a space's documents page, unseen);
  * a failed children page yielding no children (found in 3 of 3 seeds within 13 cases: unseen;
  * without that check, as a child deleted while still there); the fix above undone (found in 1 of 4
- * seeds at 60 runs: the removed child not deleted).
+ * seeds at 60 runs: the removed child not deleted). Found next: after a failed children page, an
+ * incremental run kept the children it could not list, with a grant their parent had just lost
+ * (once that excuse was dropped from the check, 3 of 3 seeds at 300 runs; pinned in the same file).
  */
 type Style = 'offset' | 'page_number' | 'cursor' | 'header_cursor' | 'next_url' | 'link_header';
 type Fault = 'status500' | 'status404' | 'html' | 'no_records' | 'repeat' | 'loop';
@@ -561,11 +564,14 @@ describe('rest adapter, property: random API shapes and failures never yield a t
           }
 
           if (before && shape.incremental) {
-            // Deleted only what is really gone: a failed partition or children page never turns into deletions.
+            // Deleted only what is really gone: a failed partition page never turns into deletions, and
+            // a failed children page only into those of that parent's children (fail closed: kept, they
+            // could keep a grant the parent lost; they come back when the parent is read again).
             const deleted = new Set(events.flatMap((e) => (e.type === 'delete' ? [e.nativeId] : [])));
             for (const id of deleted) {
               const stillThere = accessAt(now, shape, id) !== undefined || now.groups.some((g) => g.id === id) || now.users.includes(id);
-              expect(`${id} deleted while still there: ${stillThere}`).toBe(`${id} deleted while still there: false`);
+              const unlisted = childrenOf(now).some((c) => c.id === id && childrenHit(c.parent));
+              expect(`${id} deleted while still there: ${stillThere && !unlisted}`).toBe(`${id} deleted while still there: false`);
             }
             // What is gone is deleted: a deleted document with its children, a child removed from a re-read parent.
             if (!failed) {
@@ -596,7 +602,7 @@ describe('rest adapter, property: random API shapes and failures never yield a t
           };
           for (const id of failed ? [] : exposed.keys()) {
             const child = childrenOf(before ?? now).find((c) => c.id === id);
-            const excused = failedIds.has(id) || (child && (failedIds.has(child.parent.id) || childrenHit(child.parent))) || reaches(id);
+            const excused = failedIds.has(id) || (child && failedIds.has(child.parent.id)) || reaches(id);
             expect(`${id} over-exposed to ${exposed.get(id)?.join(' ')}, excused by a failure: ${excused}`).toMatch(/excused by a failure: true$/);
           }
         },
