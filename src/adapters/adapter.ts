@@ -212,6 +212,12 @@ export interface LiveFile {
    * the change feed missed still changes access. Left out, the file keeps its staged class.
    */
   attributes?: Attributes;
+  /**
+   * What the adapter needs to read this file whole should staging lack it (the record its listing
+   * read): opaque to the engine, which keeps it only for the files staging lacks and hands it back
+   * in `SettleRequest.records`, so the adapter need not hold every listed record until `settle`.
+   */
+  record?: unknown;
 }
 
 /** What staging and the live listing disagree on, for the adapter to settle (native ids). */
@@ -224,6 +230,8 @@ export interface SettleRequest {
   unlisted: readonly string[];
   /** Listed files staging does not serve: yield a `file` for each (content read whole), or a failure. */
   missing: readonly string[];
+  /** The `record` each missing file was listed with, when it had one (native id -> record). */
+  records?: ReadonlyMap<string, unknown>;
   /**
    * Listed (or settled) files whose access changed although no event said so: their content may
    * have changed with it (a page that names its project). Yield a `file` to refresh one, or nothing.

@@ -90,6 +90,7 @@ export class AccessReconciliation {
   async compareListing(files: AsyncIterable<LiveFile>): Promise<SettleRequest | undefined> {
     const { source, touched, batchSize } = this.input;
     const missing: string[] = [];
+    const records = new Map<string, unknown>();
     const accessChanged: string[] = [];
     let chunk: LiveFile[] = [];
     const compare = async (): Promise<void> => {
@@ -97,9 +98,12 @@ export class AccessReconciliation {
       for (const f of fresh) this.listed.add(globalId(source, f.nativeId));
       const result = await this.rewriteAccess(fresh);
       // What this run's changes read just now needs no second read.
-      const untouched = (ids: string[]) => ids.filter((n) => !touched.has(globalId(source, n)));
-      missing.push(...untouched(result.missing));
-      accessChanged.push(...untouched(result.rewritten));
+      const untouched = (files: LiveFile[]) => files.filter((f) => !touched.has(globalId(source, f.nativeId)));
+      for (const file of untouched(result.missing)) {
+        missing.push(file.nativeId);
+        if (file.record !== undefined) records.set(file.nativeId, file.record);
+      }
+      accessChanged.push(...untouched(result.rewritten).map((f) => f.nativeId));
       chunk = [];
     };
     for await (const file of files) {
@@ -112,7 +116,8 @@ export class AccessReconciliation {
     this.unlisted = this.active.filter((id) => !this.listed.has(id) && !touched.has(id));
     this.findings.unlisted = this.unlisted.length;
     this.findings.missing = missing.length;
-    return this.request({ unlisted: this.unlisted.map((id) => id.slice(source.length + 1)), missing, accessChanged });
+    const unlisted = this.unlisted.map((id) => id.slice(source.length + 1));
+    return this.request({ unlisted, missing, accessChanged, ...(records.size > 0 ? { records } : {}) });
   }
 
   /**
@@ -124,7 +129,7 @@ export class AccessReconciliation {
     let live: LiveFile[] = [];
     const flushLive = async (): Promise<void> => {
       const { rewritten } = await this.rewriteAccess(live);
-      this.accessChanged.push(...rewritten);
+      this.accessChanged.push(...rewritten.map((f) => f.nativeId));
       live = [];
     };
     for await (const event of events) {
@@ -160,9 +165,9 @@ export class AccessReconciliation {
     return r.unlisted.length === 0 && r.missing.length === 0 && r.accessChanged.length === 0 ? undefined : r;
   }
 
-  /** Rewrites (in one transaction) the access lists of `files` that differ from staging; native ids of those rewritten and of those staging lacks. */
-  private async rewriteAccess(files: readonly LiveFile[]): Promise<{ rewritten: string[]; missing: string[] }> {
-    const out = { rewritten: [] as string[], missing: [] as string[] };
+  /** Rewrites (in one transaction) the access lists of `files` that differ from staging; those rewritten and those staging lacks. */
+  private async rewriteAccess(files: readonly LiveFile[]): Promise<{ rewritten: LiveFile[]; missing: LiveFile[] }> {
+    const out = { rewritten: [] as LiveFile[], missing: [] as LiveFile[] };
     if (files.length === 0) return out;
     const { source, staging } = this.input;
     const ids = files.map((f) => globalId(source, f.nativeId));
@@ -172,10 +177,10 @@ export class AccessReconciliation {
     files.forEach((file, i) => {
       const id = ids[i] as string;
       const decision = decideAccess(source, file.access, states.get(id), at);
-      if (decision.kind === 'missing') out.missing.push(file.nativeId);
+      if (decision.kind === 'missing') out.missing.push(file);
       else if (decision.kind === 'permissions') {
         rewrites.push({ fileId: id, permissions: decision.permissions, hash: decision.hash, at: decision.at });
-        out.rewritten.push(file.nativeId);
+        out.rewritten.push(file);
       }
     });
     if (rewrites.length > 0) await staging.rewriteAccess(rewrites);

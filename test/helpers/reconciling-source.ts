@@ -1,4 +1,4 @@
-import type { AccessReconcilingAdapter, AdapterContext, LiveFile, SettleEvent, SettleRequest } from '../../src/adapters/adapter';
+import type { AccessReconcilingAdapter, AdapterContext, FileRecord, LiveFile, SettleEvent, SettleRequest } from '../../src/adapters/adapter';
 import { ScriptedSource } from './scripted-adapter';
 
 /**
@@ -31,7 +31,8 @@ export class ReconcilingSource extends ScriptedSource implements AccessReconcili
     for (const file of this.files.values()) {
       if (this.unlistable.has(file.nativeId)) continue;
       if (this.failListingAfter !== undefined && n++ >= this.failListingAfter) throw new Error('listing failed part way');
-      yield { nativeId: file.nativeId, access: file.access };
+      // The file as listed goes with it, for `settle` to read from should staging lack it.
+      yield { nativeId: file.nativeId, access: file.access, record: file };
     }
   }
 
@@ -43,7 +44,12 @@ export class ReconcilingSource extends ScriptedSource implements AccessReconcili
         if (!this.quietAboutGone) yield { type: 'delete', kind: 'file', nativeId: id };
       } else yield this.readUnlisted ? { type: 'file', file } : { type: 'live', file: { nativeId: id, access: file.access } };
     }
-    for (const id of [...request.missing, ...request.accessChanged]) {
+    // A missing file as it was listed (the engine hands back its record), as an adapter does that keeps no listed records.
+    for (const id of request.missing) {
+      const file = request.records?.get(id) as FileRecord | undefined;
+      if (file) yield { type: 'file', file };
+    }
+    for (const id of request.accessChanged) {
       const file = this.files.get(id);
       if (file) yield { type: 'file', file };
     }

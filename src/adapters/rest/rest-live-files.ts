@@ -8,11 +8,21 @@ import { optionalText, RestRecordError } from './rest-records';
 
 const WHAT = 'streams.documents';
 
-/** What one live listing saw, for `settle` after it: each listed record (to read whole), what could not be vouched for. */
+/**
+ * What `settle` needs to read a listed file whole: the record it was listed with, its stream and
+ * its parent's access (a child's). Each live file carries its own; the engine hands back those of
+ * the files staging lacks, so no listed record is held here.
+ */
+interface ListedRecord {
+  stream: ChildDocumentsStream;
+  record: unknown;
+  parentAccess?: readonly AccessEntry[];
+}
+
+/** What one live listing saw, for `settle` after it: the ids it yielded, what could not be vouched for. */
 export interface LiveState {
   /** Ids the listing yielded. */
   listed: Set<string>;
-  records: Map<string, { stream: ChildDocumentsStream; record: unknown; parentAccess?: readonly AccessEntry[] }>;
   /** Listed files whose access could not be read whole: kept as staged, never taken as gone. */
   unreadable: Map<string, Error>;
   /** A record without an id, or a child listing that failed: some staged file may be among the unseen, so none is taken as gone. */
@@ -21,7 +31,7 @@ export interface LiveState {
 }
 
 export function newLiveState(containers: AccessDeps['containers']): LiveState {
-  return { listed: new Set(), records: new Map(), unreadable: new Map(), incomplete: undefined, containers };
+  return { listed: new Set(), unreadable: new Map(), incomplete: undefined, containers };
 }
 
 function tombstoneOf(stream: DocumentsStream): string | undefined {
@@ -39,8 +49,7 @@ async function liveOfRecord(stream: DocumentsStream, record: unknown, deps: Acce
   let access: AccessEntry[] | undefined;
   try {
     access = await resolveAccess(stream.access, record, deps, `${WHAT}.access`);
-    out.push({ nativeId: id, access });
-    state.records.set(id, { stream, record });
+    out.push({ nativeId: id, access, record: { stream, record } satisfies ListedRecord });
   } catch (error) {
     state.unreadable.set(id, error as Error);
   }
@@ -65,8 +74,8 @@ async function liveOfRecord(stream: DocumentsStream, record: unknown, deps: Acce
       }
       try {
         const childAccess = await resolveAccess(child.access, childRecord, { ...deps, parentAccess: access }, `${what}.access`);
-        out.push({ nativeId: childId, access: childAccess });
-        state.records.set(childId, { stream: child, record: childRecord, parentAccess: access });
+        const listed: ListedRecord = { stream: child, record: childRecord, parentAccess: access };
+        out.push({ nativeId: childId, access: childAccess, record: listed });
       } catch (error) {
         state.unreadable.set(childId, error as Error);
       }
@@ -112,7 +121,7 @@ export async function* settleOf(request: SettleRequest, state: LiveState, deps: 
     if (error) yield { type: 'failure', kind: 'file', nativeId, error };
   }
   for (const nativeId of request.missing) {
-    const entry = state.records.get(nativeId);
+    const entry = request.records?.get(nativeId) as ListedRecord | undefined;
     if (!entry) {
       yield { type: 'failure', kind: 'file', nativeId, error: new RestRecordError(`${WHAT}: ${nativeId} was not in the live listing`) };
       continue;
