@@ -123,17 +123,20 @@ describe('REST manifest (content-gateway): ACL scenarios against an upstream gat
     expect(third.served).toEqual(third.truth);
   });
 
-  it('scenarios 7, 8: a membership-only change and an access-only change (no file modified) are revoked by the next run', async () => {
+  it('scenarios 7, 8, 10: a membership-only change, an access-only change and the wildcard withdrawn (no file modified) are revoked by the next run', async () => {
     ok(await mirrorSync());
     expect((await both()).served['bo@example.com']).toContain('up:f-eng');
     putGroup('core', [user('cy'), group('eng')]);
     source.html('f-ana', '<h1>f-ana</h1>', [user('di')]);
+    source.html('f-pub', '<h1>f-pub</h1>', [user('cy')]);
     await publish();
     const served = (id: string) => up.database.db('files').where({ id }).first('modified_at');
     const before = await served('up:f-ana');
     ok(await mirrorSync());
     const after = await both();
-    expect(after.served['bo@example.com']).toEqual(['up:f-pub']);
+    // f-pub is no longer everyone's (scenario 10): only cy's.
+    expect(after.served['bo@example.com']).toEqual([]);
+    expect(after.served['cy@example.com']).toContain('up:f-pub');
     expect(after.served['ana@example.com']).not.toContain('up:f-ana');
     expect(after.served['di@example.com']).toContain('up:f-ana');
     expect(after.served).toEqual(after.truth);

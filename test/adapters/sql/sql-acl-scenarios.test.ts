@@ -85,6 +85,43 @@ describe('SQL source: ACL scenarios through the engine and the gateway', () => {
     expect(await who(2)).not.toContain('person999@example.com');
   });
 
+  it('scenario 3: a deactivated person is served Inactive and sees nothing, not even what everyone sees; reactivated, their access is back', async () => {
+    ok(await sync('full'));
+    const state = async () => ((await gw.database.db('people').where({ email: 'person1@example.com' }).first('state')) as { state: string }).state;
+    expect(await who(4)).toContain('person1@example.com');
+    await source.db('people').where({ id: 1 }).update({ is_active: false });
+    ok(await sync('auto'));
+    expect(await state()).toBe('Inactive');
+    for (const doc of [1, 4, 5]) expect(await who(doc)).not.toContain('person1@example.com');
+    await source.db('people').where({ id: 1 }).update({ is_active: true });
+    ok(await sync('auto'));
+    expect(await state()).toBe('Active');
+    expect(await who(5)).toEqual(person(1, 2, 3, 5));
+  });
+
+  it('scenario 4 within one source: team ids that differ only in case or Unicode form are separate groups', async () => {
+    await source.db('teams').insert([
+      { id: 'Board', name: 'Board' },
+      { id: 'board', name: 'Board' },
+      { id: 'caf\u00e9', name: 'Cafe' },
+      { id: 'cafe\u0301', name: 'Cafe' },
+    ]);
+    await source.db('team_members').insert([
+      { team_id: 'Board', member_id: '4', member_type: 'USER' },
+      { team_id: 'board', member_id: '7', member_type: 'USER' },
+      { team_id: 'caf\u00e9', member_id: '4', member_type: 'USER' },
+      { team_id: 'cafe\u0301', member_id: '7', member_type: 'USER' },
+    ]);
+    await source.db('document_access').whereIn('document_id', [3, 6]).delete();
+    await source.db('document_access').insert([
+      { document_id: 3, principal_type: 'GROUP', principal_id: 'Board' },
+      { document_id: 6, principal_type: 'GROUP', principal_id: 'caf\u00e9' },
+    ]);
+    ok(await sync('full'));
+    expect(await who(3)).toEqual(person(4));
+    expect(await who(6)).toEqual(person(4));
+  });
+
   it('scenario 6: teams nested in a cycle sync, members stay direct, and access is the union of the cycle', async () => {
     await source.db('team_members').insert({ team_id: 'finance-team', member_id: 'all-staff', member_type: 'GROUP' });
     ok(await sync('full'));
@@ -172,6 +209,29 @@ describe('SQL source: ACL scenarios through the engine and the gateway', () => {
     expect(await who(3)).toEqual([]);
     await sync('full');
     expect(await who(3)).toEqual([]);
+  });
+
+  it('scenarios 13, 14: a content-only change leaves the access list and its timestamp alone; a deleted document is served as deleted, to nobody', async () => {
+    ok(await sync('full'));
+    const stamp = async (doc: number) =>
+      (await gw.database
+        .db('files')
+        .where({ id: `hr:${doc}` })
+        .first('permissions_modified_at', 'status')) as Record<string, string>;
+    const before = { list: await permissions(9), stamp: await stamp(9) };
+    await source
+      .db('documents')
+      .where({ id: 9 })
+      .update({ body: '<p>rewritten</p>', updated_at: source.ts(Date.parse('2026-04-20T00:00:00Z')) });
+    const summary = await sync('auto');
+    ok(summary);
+    expect(summary.counts).toMatchObject({ changed: 1 });
+    expect({ list: await permissions(9), stamp: await stamp(9) }).toEqual(before);
+    await source.db('document_access').where({ document_id: 7 }).delete();
+    await source.db('documents').where({ id: 7 }).delete();
+    ok(await sync('auto'));
+    expect((await stamp(7)).status).toBe('deleted');
+    expect(await who(7)).toEqual([]);
   });
 
   it('scenario 15: someone new re-using a removed person’s email (another case) inherits none of their grants or memberships, whatever the app left behind', async () => {
