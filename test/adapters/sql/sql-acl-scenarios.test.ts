@@ -261,6 +261,21 @@ describe('SQL source: ACL scenarios through the engine and the gateway', () => {
     expect(await seenBy3()).toEqual([4, 8, 10, 12]);
   });
 
+  it('scenario 15: a team deleted on an incremental run (its member and access rows left behind) grants nothing more; the other teams are unchanged', async () => {
+    ok(await sync('full'));
+    // Document 2: user 3 and finance-team (2, 5); document 1: user 2 and all-staff (1, 3 and finance-team).
+    expect(await who(2)).toEqual(person(2, 3, 5));
+    await source.db('teams').where({ id: 'finance-team' }).delete();
+    const summary = await sync('auto', { reconcile: false });
+    ok(summary);
+    expect(summary.identities).toMatchObject({ deleted: 1 });
+    expect(await who(2)).toEqual(person(3));
+    expect(await who(1)).toEqual(person(1, 2, 3));
+    expect(await who(3)).toEqual(person(1, 3, 4));
+    ok(await sync('full'));
+    expect(await who(2)).toEqual(person(3));
+  });
+
   it('scenario 16: 10,001 members of one team, more than 10 teams, a document granted to 205 people: every count served', async () => {
     const many = Array.from({ length: 10_001 }, (_, i) => 10_000 + i);
     for (let i = 0; i < many.length; i += 400) {
