@@ -38,10 +38,10 @@ describe('SQL source: ACL scenarios through the engine and the gateway', () => {
 
   const adapterFor = (mapping: SqlMappingInput = fixtureMapping('modified'), pageSize = 4) =>
     createSqlAdapter({ connection: parseDatabaseUrl(source.url), mapping: resolveSqlMapping(mapping), sourceName: 'hr', pageSize });
-  const sync = async (mode: SyncOptions['mode'], options: Partial<SyncOptions> = {}, signal?: AbortSignal): Promise<SyncSummary> => {
+  const sync = async (mode: SyncOptions['mode'], options: Partial<SyncOptions> = {}, signal?: AbortSignal, mapping?: SqlMappingInput): Promise<SyncSummary> => {
     clock += 3_600_000;
     return runSync(
-      adapterFor(),
+      adapterFor(mapping),
       { db: gw.database.db, blobs: gw.blobs, logger, now: () => new Date(clock), ...(signal ? { signal } : {}) },
       { mode, ...options },
     );
@@ -294,6 +294,48 @@ describe('SQL source: ACL scenarios through the engine and the gateway', () => {
     expect(await countAll(`${gw.url}/v1/files/hr:6/permissions`, (v) => (v as { permissions: unknown[] }).permissions)).toBe(205);
     expect(await countAll(`${gw.url}/v1/users`, (v) => v as unknown[])).toBe(7 + 10_001);
   }, 120_000);
+
+  it('scenario 17: a membership or access read failing mid-run fails the run and keeps every served list, full and incremental alike', async () => {
+    ok(await sync('full'));
+    const everything = async () => Promise.all([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12].map(who));
+    const before = await everything();
+    // The source withdraws grants and memberships, then its membership table becomes unreadable (a lost grant, a dropped view).
+    await source.db('document_access').where({ principal_type: 'USER' }).delete();
+    await source.db('team_members').where({ member_id: '5' }).delete();
+    await source.db.schema.renameTable('team_members', 'team_members_gone');
+    for (const mode of ['auto', 'full'] as const) {
+      const summary = await sync(mode);
+      expect(summary.status).toBe('failed');
+      expect(summary.counts.deleted).toBe(0);
+      expect(await everything()).toEqual(before);
+    }
+    // Memberships readable again (5 has left finance-team), the access rows not: the lists are kept as served.
+    await source.db.schema.renameTable('team_members_gone', 'team_members');
+    await source.db.schema.renameTable('document_access', 'document_access_gone');
+    const lists = async () => Promise.all([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12].map(permissions));
+    const listsBefore = await lists();
+    const summary = await sync('full');
+    expect(summary.status).toBe('failed');
+    expect(await lists()).toEqual(listsBefore);
+    await source.db.schema.renameTable('document_access_gone', 'document_access');
+    // The documents listing failing mid-run, its first page staged: SQLite refuses abs() of the smallest integer, here from document 7 on.
+    const base = fixtureMapping('modified');
+    const { table: _table, ...documents } = base.documents;
+    const breaking: SqlMappingInput = {
+      ...base,
+      documents: { ...documents, query: 'select d.*, case when d.id >= 7 then abs(-9223372036854775807 - 1) else 0 end as boom from documents d' },
+    };
+    const listsNow = await lists();
+    const broken = await sync('full', {}, undefined, breaking);
+    expect(broken.status).toBe('failed');
+    expect(broken.error).toMatch(/integer overflow/);
+    expect(broken.counts).toMatchObject({ deleted: 0 });
+    expect(broken.counts.unchanged + broken.counts.changed).toBeGreaterThan(0);
+    expect(await activeFiles()).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    expect((await lists()).slice(6)).toEqual(listsNow.slice(6));
+    ok(await sync('full'));
+    expect(await who(2)).toEqual(person(2));
+  });
 
   // A run killed outright (SIGKILL) and resumed is test/e2e/filesystem-sync-scenario.ts; the SQL adapter's resume point is in sql-adapter.test.ts.
   it('scenario 18: a full run stopped half-way deletes nothing; the next full run applies a revocation made meanwhile', async () => {
