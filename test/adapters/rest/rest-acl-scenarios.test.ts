@@ -1,8 +1,13 @@
-import type { AccessEntry, GroupRecord } from '../../../src/adapters/adapter';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { reconcilesAccess, type AccessEntry, type GroupRecord } from '../../../src/adapters/adapter';
+import { createRestAdapter, parseRestManifest, restConfigFromEnv } from '../../../src/adapters/rest';
 import { runSync, type SyncSummary } from '../../../src/sync/run-sync';
 import { ScriptedSource } from '../../helpers/scripted-adapter';
 import { startTestGateway, TEST_KEYS, type TestGateway } from '../../helpers/test-gateway';
-import { accessByEmail, crawlAccess, gatewayAdapter, silent } from './rest-gateway-fixture';
+import { QUICK_RETRIES } from '../../helpers/quick-retries';
+import { accessByEmail, crawlAccess, GATEWAY_MANIFEST, gatewayAdapter, silent } from './rest-gateway-fixture';
 
 /**
  * The black-box ACL scenarios of the failure-mode research, for REST manifests: an upstream
@@ -144,6 +149,45 @@ describe('REST manifest (content-gateway): ACL scenarios against an upstream gat
     expect(await served('up:f-ana')).toEqual(before);
   });
 
+  it('scenario 8, incremental_sync listed_version: an access list read by request that changes while the listed record does not is revoked by the next incremental run', async () => {
+    // The shipped manifest, its documents read incrementally by listed version: the listing carries no access list (it is a request per file).
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-manifest-'));
+    const manifest = path.join(dir, 'content-gateway-listed.yaml');
+    fs.writeFileSync(
+      manifest,
+      fs.readFileSync(GATEWAY_MANIFEST, 'utf8').replace('\n  documents:\n', '\n  documents:\n    incremental_sync: { type: listed_version }\n'),
+    );
+    try {
+      const env = { REST_MANIFEST: manifest, UPSTREAM_GATEWAY_URL: up.url, UPSTREAM_GATEWAY_KEY: KEY };
+      const config = restConfigFromEnv(env);
+      const sync = (mode: 'full' | 'auto') => {
+        clock += 60_000;
+        const adapter = createRestAdapter({ name: config.name, loaded: config.loaded, env, retryPolicy: QUICK_RETRIES });
+        return runSync(adapter, { db: mirror.database.db, blobs: mirror.blobs, logger: silent, now: () => new Date(clock) }, { mode });
+      };
+      ok(await sync('full'));
+      expect((await both()).served['ana@example.com']).toContain('up:f-ana');
+      // Upstream, f-ana is now di's: its permissions change, the file and its listing do not.
+      const listed = async () =>
+        ((await up.get('/v1/files?$top=50', { Authorization: `Bearer ${KEY}` })).body as { value: Array<{ id: string }> }).value.find(
+          (f) => f.id === 'up:f-ana',
+        );
+      const before = await listed();
+      source.html('f-ana', '<h1>f-ana</h1>', [user('di')]);
+      await publish();
+      expect(await listed()).toEqual(before);
+      const summary = await sync('auto');
+      ok(summary);
+      expect(summary.mode).toBe('incremental');
+      const after = await both();
+      expect(after.served['ana@example.com']).not.toContain('up:f-ana');
+      expect(after.served['di@example.com']).toContain('up:f-ana');
+      expect(after.over).toEqual([]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('scenario 11: only GROUP * is everyone; a USER * entry, as a careless upstream serves it, grants nobody', async () => {
     await up.database.db('file_permissions').where({ file_id: 'up:f-none' }).delete();
     await up.database.db('file_permissions').insert({ file_id: 'up:f-none', principal_type: 'USER', principal_id: '*', action: 'VIEW', served_id: '*' });
@@ -254,5 +298,40 @@ describe('REST manifest (content-gateway): ACL scenarios against an upstream gat
     expect(summary.status).toBe('cancelled');
     expect(summary.counts.deleted).toBe(0);
     expect(await staged()).toEqual(all);
+  });
+});
+
+describe('REST manifest, listed_version: which runs are reconciled', () => {
+  const manifest = (access: string, extra = '') => `version: 1
+requester: { url_base: 'https://api.example.com' }
+streams:
+  documents:
+    incremental_sync: { type: listed_version${extra} }
+    requester: { path: /docs }
+    record_selector: items
+    map: { id: id, name: id, url: "'https://docs.example.com/' & id" }
+    content: { html: { template: '<p>{{record.id}}</p>' } }
+${access}`;
+  const FIELD = '    access: { field: { path: grants, map: { type: "\'user\'", id: $ } } }';
+  const REQUEST = `    access:
+      request:
+        requester: { path: '/docs/{record.id}/grants' }
+        record_selector: items
+        map: { type: "'user'", id: $ }`;
+  const child = (access: string) => `
+    children:
+      - requester: { path: '/docs/{record.id}/files' }
+        record_selector: items
+        map: { id: id, name: id, url: "'https://files.example.com/' & id" }
+        content: { html: { template: '<p>{{record.id}}</p>' } }
+        access: ${access}`;
+  const reconciled = (text: string) => reconcilesAccess(createRestAdapter({ name: 'docs', loaded: parseRestManifest(text, 'docs.yaml'), env: {} }));
+
+  it('only when an access list can change while the listed record does not', () => {
+    expect(reconciled(manifest(FIELD))).toBe(false);
+    expect(reconciled(manifest(FIELD + child('{ parent: true }')))).toBe(false);
+    expect(reconciled(manifest(REQUEST))).toBe(true);
+    expect(reconciled(manifest(FIELD, ', version: rev'))).toBe(true);
+    expect(reconciled(manifest(FIELD + child('{ parent: true, field: { path: grants, map: { type: "\'user\'", id: $ } } }')))).toBe(true);
   });
 });
