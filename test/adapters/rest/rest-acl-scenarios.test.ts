@@ -188,6 +188,23 @@ describe('REST manifest (content-gateway): ACL scenarios against an upstream gat
     }
   });
 
+  it('scenario 3: a user deactivated upstream is served Inactive on the mirror and sees nothing; reactivated, their access is back', async () => {
+    ok(await mirrorSync());
+    const state = async () => (await crawlAccess(mirror.url, KEY)).users.find((u) => u.email.toLowerCase() === 'cy@example.com')?.state;
+    source.putUser({ nativeId: 'cy', email: 'cy@example.com', fullName: 'Cy', active: false });
+    await publish();
+    ok(await mirrorSync());
+    expect(await state()).toBe('Inactive');
+    expect((await both()).served['cy@example.com']).toEqual([]);
+    source.putUser({ nativeId: 'cy', email: 'cy@example.com', fullName: 'Cy', active: true });
+    await publish();
+    ok(await mirrorSync());
+    expect(await state()).toBe('Active');
+    const { served, truth } = await both();
+    expect(served['cy@example.com']).toEqual(['up:f-eng', 'up:f-ops', 'up:f-pub']);
+    expect(served).toEqual(truth);
+  });
+
   it('scenario 11: only GROUP * is everyone; a USER * entry, as a careless upstream serves it, grants nobody', async () => {
     await up.database.db('file_permissions').where({ file_id: 'up:f-none' }).delete();
     await up.database.db('file_permissions').insert({ file_id: 'up:f-none', principal_type: 'USER', principal_id: '*', action: 'VIEW', served_id: '*' });
