@@ -37,8 +37,9 @@ function modeOf(checkpoint: RestCheckpoint): IncrementalSync['type'] {
  * are deletes); `change_feed` reads the feed from its stored token. After an incremental run of
  * the last two the engine reconciles access with `liveFiles` (the full listing, no content) and `settle`: a lost
  * event or a record the cursor missed delays a change of content, never a change of access or a
- * deletion (ReconcilingRestAdapter; `listed_version` reads every listing already and is not
- * reconciled). Deletions the feed or tombstones miss are otherwise swept by scheduled full runs.
+ * deletion (ReconcilingRestAdapter; `listed_version` reads every listing already and is
+ * reconciled only when its listed records do not hold every access list: create-rest-adapter.ts).
+ * Deletions the feed or tombstones miss are otherwise swept by scheduled full runs.
  */
 export class IncrementalRestAdapter extends RestAdapter implements IncrementalAdapter<RestCheckpoint> {
   readonly checkpointSchema = restCheckpointSchema;
