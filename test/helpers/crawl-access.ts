@@ -52,3 +52,12 @@ export async function emailsWhoCanSee(baseUrl: string, key: string, fileId: stri
   const who = new EffectiveAccess(await crawlAccess(baseUrl, key)).whoCanSee(fileId);
   return (who?.users ?? []).map((u) => u.email ?? u.id).sort();
 }
+
+/** What a crawl of the gateway at `baseUrl` says each active user can see: email -> file ids, sorted. */
+export async function filesSeenByEmail(baseUrl: string, key: string): Promise<Record<string, string[]>> {
+  const crawl = await crawlAccess(baseUrl, key);
+  const access = new EffectiveAccess(crawl);
+  return Object.fromEntries(
+    crawl.users.filter((u) => u.state === 'Active').map((u) => [u.email, (access.whatCanSee(u.email)?.files ?? []).map((f) => f.id).sort()]),
+  );
+}

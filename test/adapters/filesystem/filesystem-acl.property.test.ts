@@ -3,9 +3,8 @@ import path from 'node:path';
 import fc from 'fast-check';
 import pino from 'pino';
 import { createFilesystemAdapter } from '../../../src/adapters/filesystem';
-import { EffectiveAccess } from '../../../src/conformance/access/effective-access';
 import { runSync } from '../../../src/sync/run-sync';
-import { crawlAccess } from '../../helpers/crawl-access';
+import { filesSeenByEmail } from '../../helpers/crawl-access';
 import { startTestGateway, TEST_KEYS, type TestGateway } from '../../helpers/test-gateway';
 import { makeDir, removeTrees, writeFiles } from './tree-fixture';
 
@@ -112,13 +111,7 @@ function oracle(tree: Tree): Record<string, string[]> {
   return out;
 }
 
-async function served(gw: TestGateway): Promise<Record<string, string[]>> {
-  const crawl = await crawlAccess(gw.url, KEY);
-  const access = new EffectiveAccess(crawl);
-  return Object.fromEntries(
-    crawl.users.filter((u) => u.state === 'Active').map((u) => [u.email, (access.whatCanSee(u.email)?.files ?? []).map((f) => f.id).sort()]),
-  );
-}
+const served = (gw: TestGateway): Promise<Record<string, string[]>> => filesSeenByEmail(gw.url, KEY);
 
 describe('filesystem source, property: a successful run serves exactly what the tree grants now', () => {
   afterAll(removeTrees);
