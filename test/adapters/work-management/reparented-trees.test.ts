@@ -15,7 +15,17 @@ import { activeMembers, addTask, projectStreamsSync } from './tree-fixture';
  * next incremental run the subtask is no longer served to them. Per-project streams, no access
  * reconciliation (the events and the re-reads alone).
  */
-type Trees = { project: string; follower: string; other: string; inProject: string; root: string; sub: string; leaf: string; otherRoot: string };
+type Trees = {
+  project: string;
+  follower: string;
+  other: string;
+  inProject: string;
+  root: string;
+  sub: string;
+  leaf: string;
+  otherRoot: string;
+  loneRoot: string;
+};
 
 /** What is moved where: the moved task (its subtask `leaf` is followed by `follower`) and its new parent. */
 const moves: Array<[string, (t: Trees) => { task: string; parent: string | null }]> = [
@@ -23,7 +33,14 @@ const moves: Array<[string, (t: Trees) => { task: string; parent: string | null 
   ['the root of a tree in no project (it has a stream) made a subtask of a task in a project', (t) => ({ task: t.root, parent: t.inProject })],
   ['the root of a tree in no project (it has a stream) made a subtask of another such tree', (t) => ({ task: t.root, parent: t.otherRoot })],
   ['a subtask of a task in a project moved to no parent (a new tree in no project)', (t) => ({ task: t.sub, parent: null })],
+  ['a subtask of a task in a project moved under a task in no project that nothing synced (no stream)', (t) => ({ task: t.sub, parent: t.loneRoot })],
+  [
+    'the root of a tree in no project (it has a stream) made a subtask of a task in no project that nothing synced',
+    (t) => ({ task: t.root, parent: t.loneRoot }),
+  ],
 ];
+/** The moves that start from a subtask of the task in a project. */
+const fromProject = new Set([3, 4]);
 
 describe('work-management: a task moved to another parent, then its subtree changes (per-project streams)', () => {
   let m: RunningMock;
@@ -43,8 +60,9 @@ describe('work-management: a task moved to another parent, then its subtree chan
 
   /**
    * A task in a project; a tree in no project (root ← assigned subtask ← followed leaf: the root
-   * reached by no listing, so only its stream carries the tree) and another such tree. For the
-   * last case the first tree hangs under the task in the project instead (its subtask then moves out).
+   * reached by no listing, so only its stream carries the tree), another such tree, and a task in
+   * no project that no listing reaches and heads nothing (never synced, no stream). For the moves
+   * `fromProject` names, the first tree's subtask hangs under the task in the project instead.
    */
   async function build(subUnderProject: boolean): Promise<Trees> {
     const org = m.mock.organization.organization;
@@ -58,7 +76,8 @@ describe('work-management: a task moved to another parent, then its subtree chan
     const leaf = await add({ name: 'Followed sub-subtask', parent: sub, followers: [follower] });
     const otherRoot = await add({ name: 'Another root in no project', followers: [other] });
     await add({ name: 'Its assigned subtask', parent: otherRoot, assignee: other });
-    return { project, follower, other, inProject, root, sub, leaf, otherRoot };
+    const loneRoot = await add({ name: 'A task in no project, unassigned', followers: [other] });
+    return { project, follower, other, inProject, root, sub, leaf, otherRoot, loneRoot };
   }
 
   async function fullRun(trees: Trees): Promise<() => ReturnType<typeof runSync>> {
@@ -90,7 +109,7 @@ describe('work-management: a task moved to another parent, then its subtree chan
   describe.each(moves)('%s', (_name, move) => {
     describe.each(changes)('then %s', (_change, change, check) => {
       it.each(['in the same round', 'in the round after'])('%s', async (when) => {
-        const trees = await build(move === moves[3]?.[1]);
+        const trees = await build(fromProject.has(moves.findIndex(([, m]) => m === move)));
         const next = await fullRun(trees);
         const { task, parent } = move(trees);
         expect((await m.api(`/tasks/${task}/setParent`, { body: { data: { parent } } })).status).toBe(200);
