@@ -309,6 +309,24 @@ const restoredThenTaskDeleted: fc.Arbitrary<Round[]> = fc.record({ attachment: f
   { ...second, ops: [{ kind: 'delete-attachment-task', attachment }, ...second.ops] },
 ]);
 
+/** Moves between trees, then changes inside them: the ops on trees of tasks in no project and on moved tasks, and follows. */
+const treeOp: fc.Arbitrary<Op> = fc.oneof(
+  fc.record({ kind: fc.constant('reparent' as const), task: index, to: index }),
+  fc.record({ kind: fc.constant('tree-reparent' as const), task: few, to: index }),
+  fc.record({ kind: fc.constant('unparent' as const), task: index, tree: fc.boolean() }),
+  fc.record({ kind: fc.constant('moved-unfollow' as const), task: few, user: index }),
+  fc.record({ kind: fc.constant('moved-delete' as const), task: few }),
+  fc.record({ kind: fc.constant('tree-unfollow' as const), task: few, user: index }),
+  fc.record({ kind: fc.constant('tree-delete' as const), task: few }),
+  fc.record({ kind: fc.constant('leave-all' as const), task: few }),
+  fc.record({ kind: fc.constant('add-subtask' as const), task: index, user: index, assign: fc.boolean() }),
+  fc.record({ kind: fc.constant('follow' as const), task: index, user: index, add: fc.boolean() }),
+);
+const treeRounds = fc.array(fc.record({ lossRate: fc.constant(0), lossSeed: fc.constant(''), ops: fc.array(treeOp, { minLength: 1, maxLength: 10 }) }), {
+  minLength: 1,
+  maxLength: 3,
+});
+
 const streams = fc.constantFrom('workspace' as const, 'projects' as const);
 // Each case builds an organization and syncs it in full: no shrinking (it would replay dozens of
 // cases); the first counterexample is reported as found. LOSSY_RUNS=<n> runs n cases of each
@@ -341,6 +359,50 @@ describe('work-management sync under lost events (property)', () => {
     },
     timeout,
   );
+
+  it(
+    'after tasks move between trees and their subtrees change, the events and re-reads alone are exact (per-project streams)',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.integer({ min: 1, max: 1_000_000 }), treeRounds, (seed, rounds) => checkRounds(seed, 'projects', false, rounds)),
+        { ...settings, numRuns: soak ?? 6 },
+      );
+    },
+    timeout,
+  );
+
+  // Found by the tree-moves property (seed 303, path 143). Round 1: a task leaves its last project,
+  // then one of its subtasks is moved to no parent: that move's `removed` event goes to the old
+  // parent's streams, and it has none yet. The run reads the subtask again with the old parent's
+  // tree (the checkpoint names it): a root now, it needs a stream too. Round 2 deletes it.
+  it('a subtask moved to no parent right after its parent left its last project gets a stream of its own (per-project streams)', async () => {
+    const rounds: Round[] = [
+      {
+        lossRate: 0,
+        lossSeed: '',
+        ops: [
+          { kind: 'follow', task: 7865, user: 6309, add: true },
+          { kind: 'leave-all', task: 0 },
+          { kind: 'leave-all', task: 3 },
+          { kind: 'unparent', task: 2953, tree: true },
+        ],
+      },
+      {
+        lossRate: 0,
+        lossSeed: '',
+        ops: [
+          { kind: 'leave-all', task: 2 },
+          { kind: 'add-subtask', task: 4195, user: 3122, assign: true },
+          { kind: 'leave-all', task: 1 },
+          { kind: 'tree-reparent', task: 3, to: 455 },
+          { kind: 'moved-delete', task: 2 },
+          { kind: 'tree-delete', task: 0 },
+          { kind: 'leave-all', task: 0 },
+        ],
+      },
+    ];
+    await checkRounds(144826, 'projects', false, rounds);
+  }, 60_000);
 
   // Found by the first property (seed -1403984967, path 509). Task 300 heads a tree of subtasks in
   // no project, two levels deep. In one round it leaves its only project and is deleted: its

@@ -72,7 +72,13 @@ describe('work-management: a task moved to another parent, then its subtree chan
     const add = (data: Record<string, unknown>) => addTask(m, data);
     const inProject = await add({ name: 'Task in a project', projects: [project], followers: [other] });
     const root = await add({ name: 'Root in no project', followers: [other] });
-    const sub = await add({ name: 'Subtask in no project', parent: subUnderProject ? inProject : root, assignee: other, followers: [other] });
+    // Assigned (a task list reaches it) only where no project's listing does: unassigned, no listing of changed tasks shows it either.
+    const sub = await add({
+      name: 'Subtask in no project',
+      parent: subUnderProject ? inProject : root,
+      ...(subUnderProject ? {} : { assignee: other }),
+      followers: [other],
+    });
     const leaf = await add({ name: 'Followed sub-subtask', parent: sub, followers: [follower] });
     const otherRoot = await add({ name: 'Another root in no project', followers: [other] });
     await add({ name: 'Its assigned subtask', parent: otherRoot, assignee: other });
@@ -105,6 +111,19 @@ describe('work-management: a task moved to another parent, then its subtree chan
       async (tr) => expect((await stagedFiles(t.db, 'work-management')).active.has(`task:${tr.leaf}`)).toBe(false),
     ],
   ];
+
+  // The move's `removed` event goes to the streams of the old parent, which has none yet (it left
+  // its last project in the same round, so its stream starts with this run).
+  it.each(changes)('a task leaves its last project, then its subtask is moved to no parent: %s', async (_change, change, check) => {
+    const trees = await build(true);
+    const next = await fullRun(trees);
+    expect((await m.api(`/tasks/${trees.inProject}/removeProject`, { body: { data: { project: trees.project } } })).status).toBe(200);
+    expect((await m.api(`/tasks/${trees.sub}/setParent`, { body: { data: { parent: null } } })).status).toBe(200);
+    await next();
+    await change(trees);
+    await next();
+    await check(trees);
+  });
 
   describe.each(moves)('%s', (_name, move) => {
     describe.each(changes)('then %s', (_change, change, check) => {
