@@ -108,6 +108,37 @@ describe('work-management: a tree of tasks in no project, its root reached by no
     }
   });
 
+  it('a subtask moved out of the tree to no parent while a full run reads it, before the root stream starts, gets a stream of its own', async () => {
+    // As below: when the root's stream is asked for its first token, the sub-subtask is first
+    // moved to no parent. Its move's events precede the token; its deletion afterwards reaches
+    // only its own stream.
+    let moved = false;
+    const hooked = http.createServer((req, res) => {
+      const bootstrap = !moved && req.url?.startsWith('/api/1.0/events?') === true && req.url.includes(`resource=${tree.root}`);
+      if (!bootstrap) return void m.mock.app(req, res);
+      moved = true;
+      void m.api(`/tasks/${tree.leaf}/setParent`, { body: { data: { parent: null } } }).then(() => m.mock.app(req, res));
+    });
+    await new Promise<void>((resolve) => hooked.listen(0, '127.0.0.1', () => resolve()));
+    try {
+      const base = `http://127.0.0.1:${(hooked.address() as AddressInfo).port}/api/1.0`;
+      const { adapter, sync } = projectStreamsSync(m, t, blobDir, base, { batch: false });
+      expect((await sync('full')).status).toBe('succeeded');
+      expect(await m.call(`/_admin/tasks/${tree.leaf}`, { method: 'DELETE' })).toMatchObject({ status: 200 });
+      const run = await sync('auto');
+      expect({ moved, mode: run.mode, status: run.status, failures: run.failures }).toEqual({
+        moved: true,
+        mode: 'incremental',
+        status: 'succeeded',
+        failures: [],
+      });
+      expect((await stagedFiles(t.db, adapter.name)).active.has(`task:${tree.leaf}`)).toBe(false);
+    } finally {
+      hooked.closeAllConnections();
+      await new Promise<void>((resolve) => hooked.close(() => resolve()));
+    }
+  });
+
   it('what changes in the tree while a full run reads it, before the root stream starts, is read again', async () => {
     // The adapter talks to the mock through a server that, when the root's stream is asked for
     // its first token (no batching, so that request is seen alone), first removes the follower
