@@ -201,7 +201,7 @@ export class WorkManagementAdapter implements AccessReconcilingAdapter<WorkManag
     // 4. Task streams: the roots of project-less trees. A new root's tree is read again once its
     // stream has a token: what changed in it since the root left its last project reached no stream.
     let listed = new Map<string, string[]>();
-    if (!streams.workspace) ({ tasks: streams.tasks, listed } = yield* followNewRoots(taskCtx, crawler, since, streams.tasks, deleted));
+    if (!streams.workspace) ({ tasks: streams.tasks, listed } = yield* followNewRoots(taskCtx, crawler, since, streams.tasks, deleted, plan.left));
 
     // 5. Deletes: tasks gone (with their attachments), attachments gone from what was re-read.
     const { deletes, attachments } = fileDeletes(since.attachments, {

@@ -404,6 +404,31 @@ describe('work-management sync under lost events (property)', () => {
     await checkRounds(144826, 'projects', false, rounds);
   }, 60_000);
 
+  // Found by the tree-moves property (seed 404, path 15). Round 1: a task in a project heading a
+  // subtask leaves its last project; followers are removed from that subtask (their events reach
+  // no stream: the task has none yet); then the task is moved under a task in no project that has
+  // a stream already. No new root: the subtask must be read again all the same.
+  it('a task that left its last project and was then moved under a tree with a stream has its subtree read again (per-project streams)', async () => {
+    const rounds: Round[] = [
+      {
+        lossRate: 0,
+        lossSeed: '',
+        ops: [
+          { kind: 'follow', task: 2184, user: 8173, add: true },
+          { kind: 'add-subtask', task: 1406, user: 7572, assign: true },
+          { kind: 'leave-all', task: 3 },
+          { kind: 'follow', task: 4009, user: 1777, add: false },
+          { kind: 'tree-unfollow', task: 0, user: 696 },
+          { kind: 'tree-unfollow', task: 1, user: 1962 },
+          { kind: 'follow', task: 6979, user: 8251, add: false },
+          { kind: 'tree-reparent', task: 2, to: 9520 },
+          { kind: 'tree-unfollow', task: 2, user: 6553 },
+        ],
+      },
+    ];
+    await checkRounds(451103, 'projects', false, rounds);
+  }, 60_000);
+
   // Found by the first property (seed -1403984967, path 509). Task 300 heads a tree of subtasks in
   // no project, two levels deep. In one round it leaves its only project and is deleted: its
   // subtasks' deletion reaches no project stream, and the run learns of the task only from the

@@ -125,6 +125,21 @@ describe('work-management: a task moved to another parent, then its subtree chan
     await check(trees);
   });
 
+  // Between leaving its project and its move, the task's tree is on no stream: the change made
+  // then reaches none, and the tree it joins has its stream already (no new root to read again).
+  it.each(changes)(
+    'a task leaves its last project, its tree changes, then it is moved under a tree in no project that has a stream: %s',
+    async (_change, change, check) => {
+      const trees = await build(true);
+      const next = await fullRun(trees);
+      expect((await m.api(`/tasks/${trees.inProject}/removeProject`, { body: { data: { project: trees.project } } })).status).toBe(200);
+      await change(trees);
+      expect((await m.api(`/tasks/${trees.inProject}/setParent`, { body: { data: { parent: trees.otherRoot } } })).status).toBe(200);
+      await next();
+      await check(trees);
+    },
+  );
+
   describe.each(moves)('%s', (_name, move) => {
     describe.each(changes)('then %s', (_change, change, check) => {
       it.each(['in the same round', 'in the round after'])('%s', async (when) => {
