@@ -11,10 +11,9 @@ import { crawlDirectory, directoryEvents, resolveWorkspace, type Directory } fro
 import { planChanges } from './work-management-events';
 import { liveFiles, settle, type LiveListing, type ReconcileState } from './work-management-reconcile';
 import { checkpointOf, mergeAttachments, subtasksAfter } from './work-management-run-checkpoint';
-import { streamRoots } from './work-management-stream-roots';
-import { readNewTrees } from './work-management-subtree';
+import { followNewRoots } from './work-management-new-roots';
 import { startTreeStreams } from './work-management-tree-refresh';
-import { bootstrapStreams, bootstrapWorkspaceStream, projectStreams, readFeed, taskStreams } from './work-management-streams';
+import { bootstrapStreams, bootstrapWorkspaceStream, projectStreams, readFeed } from './work-management-streams';
 import { TaskCrawler, type TaskContext } from './work-management-tasks';
 
 /**
@@ -202,17 +201,7 @@ export class WorkManagementAdapter implements AccessReconcilingAdapter<WorkManag
     // 4. Task streams: the roots of project-less trees. A new root's tree is read again once its
     // stream has a token: what changed in it since the root left its last project reached no stream.
     let listed = new Map<string, string[]>();
-    if (!streams.workspace) {
-      const streamed = new Set(Object.keys(streams.tasks).filter((gid) => !deleted.has(gid)));
-      streams.tasks = await taskStreams(api, streams.tasks, deleted, crawler, await streamRoots(api, crawler, streamed));
-      const fresh = Object.keys(streams.tasks).filter((gid) => !(gid in since.streams.tasks));
-      const trees = yield* readNewTrees(taskCtx, crawler, since.subtasks, fresh);
-      for (const gid of trees.gone) {
-        deleted.add(gid);
-        delete streams.tasks[gid];
-      }
-      listed = trees.listed;
-    }
+    if (!streams.workspace) ({ tasks: streams.tasks, listed } = yield* followNewRoots(taskCtx, crawler, since, streams.tasks, deleted, plan.left));
 
     // 5. Deletes: tasks gone (with their attachments), attachments gone from what was re-read.
     const { deletes, attachments } = fileDeletes(since.attachments, {

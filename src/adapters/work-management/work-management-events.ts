@@ -52,6 +52,11 @@ export interface ChangePlan {
   reread: Set<string>;
   /** Tasks deleted at the source. */
   deleted: Set<string>;
+  /**
+   * Tasks that left a project or their parent (`removed`): their trees may have been on no stream
+   * for a while (a task that left its last project, then joined another tree), so they are read again.
+   */
+  left: Set<string>;
   /** Attachments deleted at the source. */
   deletedAttachments: Set<string>;
   /** Projects whose own attachments changed. */
@@ -66,7 +71,14 @@ export interface ChangePlan {
  * again, and task access lists refer to project groups, so a membership change is a group change.
  */
 export function planChanges(events: readonly WmEvent[]): ChangePlan {
-  const plan: ChangePlan = { reread: new Set(), deleted: new Set(), deletedAttachments: new Set(), projectAttachments: new Set(), renamedProjects: new Set() };
+  const plan: ChangePlan = {
+    reread: new Set(),
+    deleted: new Set(),
+    left: new Set(),
+    deletedAttachments: new Set(),
+    projectAttachments: new Set(),
+    renamedProjects: new Set(),
+  };
   for (const e of events) {
     const type = e.resource?.resource_type;
     const parentTask = e.parent?.resource_type === 'task' ? e.parent.gid : undefined;
@@ -76,6 +88,7 @@ export function planChanges(events: readonly WmEvent[]): ChangePlan {
         plan.reread.add(e.resource.gid);
         if (e.action === 'undeleted') plan.deleted.delete(e.resource.gid); // restored from the trash
       }
+      if (e.action === 'removed') plan.left.add(e.resource.gid);
       // A subtask added to or removed from a task changes the parent's list of subtasks.
       if (parentTask && (e.action === 'added' || e.action === 'removed')) plan.reread.add(parentTask);
     } else if (type === 'story') {
@@ -89,6 +102,9 @@ export function planChanges(events: readonly WmEvent[]): ChangePlan {
       plan.renamedProjects.add(e.resource.gid);
     }
   }
-  for (const gid of plan.deleted) plan.reread.delete(gid);
+  for (const gid of plan.deleted) {
+    plan.reread.delete(gid);
+    plan.left.delete(gid);
+  }
   return plan;
 }

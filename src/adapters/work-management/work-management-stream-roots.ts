@@ -1,4 +1,4 @@
-import { SourceNotFoundError, SourcePermissionError } from '../source-error';
+import { SourceNotFoundError, SourcePermissionError, SourceRateLimitError, SourceUnavailableError } from '../source-error';
 import type { WorkManagementApi } from './work-management-api';
 import type { TaskHome } from './work-management-records';
 import { MAX_SUBTASK_DEPTH, type TaskCrawler } from './work-management-tasks';
@@ -14,7 +14,11 @@ import { MAX_SUBTASK_DEPTH, type TaskCrawler } from './work-management-tasks';
  * `streamed`: the tasks that had a stream of their own after the last run. One of them not read
  * again in this run is taken to be a root still (a change to it is an event on its own stream, and
  * that event has it read again), so a task under it costs no further read. An ancestor that cannot
- * be read (404/403) stops the walk: the last task below it that could be read gets the stream.
+ * be read (404/403, or still 5xx/429 after the client's retries) stops the walk: the last task
+ * below it that could be read gets the stream. That stream carries the events of every task under
+ * it, as the root's would; failing the run instead would hold back every deletion and revocation of
+ * the run, and of each run after it, for as long as that one record fails. When the task is read
+ * again in a later run, the walk goes up again.
  */
 export async function streamRoots(api: WorkManagementApi, crawler: Pick<TaskCrawler, 'homes'>, streamed: ReadonlySet<string>): Promise<Set<string>> {
   const reads = new Map<string, Promise<TaskHome | undefined>>();
@@ -47,7 +51,12 @@ async function readHome(api: WorkManagementApi, gid: string): Promise<TaskHome |
     });
     return { inProject: (data.projects ?? []).length > 0, parent: data.parent?.gid ?? null };
   } catch (error) {
-    if (error instanceof SourceNotFoundError || error instanceof SourcePermissionError) return undefined;
+    if (unreadable(error)) return undefined;
     throw error;
   }
+}
+
+/** Gone, hidden, or failing after the client's retries: the walk stops below it. Anything else (401, an abort) fails the run. */
+function unreadable(error: unknown): boolean {
+  return [SourceNotFoundError, SourcePermissionError, SourceUnavailableError, SourceRateLimitError].some((type) => error instanceof type);
 }

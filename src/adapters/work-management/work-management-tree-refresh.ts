@@ -41,17 +41,27 @@ export async function* refreshTrees(
  * A full run's task streams, once the whole workspace is read (per-project streams): one per root
  * of a tree of tasks in no project (`streamRoots`), those trees' subtasks where the run did not
  * read them (`newSubtrees`), then the trees read again (`refreshTrees`); a root found gone has no
- * stream. `before`: the streams of the run this one resumes, if any.
+ * stream. A task read again may head a tree of its own by then (moved to no parent, or under a
+ * tree no stream carries): the roots are walked again, until no new one appears. `before`: the
+ * streams of the run this one resumes, if any.
  */
 export async function* startTreeStreams(
   ctx: TaskContext,
   crawler: TaskCrawler,
   before: Readonly<Record<string, string>>,
 ): AsyncGenerator<SyncEvent, { tasks: Record<string, string>; listed: Map<string, string[]> }> {
-  const tasks = await taskStreams(ctx.api, before, new Set(), crawler, await streamRoots(ctx.api, crawler, new Set(Object.keys(before))));
-  const listed = await newSubtrees(ctx.api, crawler, before, tasks);
-  const fresh = Object.keys(tasks).filter((gid) => !(gid in before));
-  yield* refreshTrees(ctx, crawler, new Map([...listed, ...crawler.children]), fresh);
+  let tasks = { ...before };
+  const listed = new Map<string, string[]>();
+  const followed = new Set(Object.keys(before));
+  for (;;) {
+    const was = tasks;
+    tasks = await taskStreams(ctx.api, was, new Set(), crawler, await streamRoots(ctx.api, crawler, new Set(Object.keys(was))));
+    const fresh = Object.keys(tasks).filter((gid) => !followed.has(gid));
+    if (fresh.length === 0) break;
+    for (const gid of fresh) followed.add(gid);
+    for (const [gid, kids] of await newSubtrees(ctx.api, crawler, was, tasks)) listed.set(gid, kids);
+    yield* refreshTrees(ctx, crawler, new Map([...listed, ...crawler.children]), fresh);
+  }
   for (const gid of crawler.vanished) delete tasks[gid];
   return { tasks, listed };
 }

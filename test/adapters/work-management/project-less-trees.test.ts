@@ -73,6 +73,72 @@ describe('work-management: a tree of tasks in no project, its root reached by no
     expect((await stagedAccess(t.db, 'work-management')).get(`task:${tree.leaf}`) ?? new Set()).not.toContain(tree.follower);
   });
 
+  it('a root whose record keeps failing (500) leaves the stream on the subtask below it: runs succeed, a follower removed then deleting the root are seen', async () => {
+    // The adapter reaches the mock through a server that answers 500 to every read of the root's
+    // record (the walk up `parent`), on which the client's retries give up.
+    let refused = 0;
+    const failing = http.createServer((req, res) => {
+      if (req.method !== 'GET' || !req.url?.startsWith(`/api/1.0/tasks/${tree.root}?`)) return void m.mock.app(req, res);
+      refused += 1;
+      res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ errors: [{ message: 'Server Error', phrase: 'failing root' }] }));
+    });
+    await new Promise<void>((resolve) => failing.listen(0, '127.0.0.1', () => resolve()));
+    try {
+      const base = `http://127.0.0.1:${(failing.address() as AddressInfo).port}/api/1.0`;
+      const { adapter, sync } = projectStreamsSync(m, t, blobDir, base, { batch: false, http: { sleep: async () => undefined } });
+      const run = async (mode: 'full' | 'auto') => {
+        const summary = await sync(mode);
+        expect({ status: summary.status, failures: summary.failures, error: summary.error }).toEqual({ status: 'succeeded', failures: [], error: undefined });
+      };
+      await run('full');
+      await m.call(`/_admin/tasks/${tree.leaf}/followers`, { method: 'POST', body: { remove: [tree.follower] } });
+      await run('auto');
+      expect((await stagedAccess(t.db, adapter.name)).get(`task:${tree.leaf}`) ?? new Set()).not.toContain(tree.follower);
+      await m.call(`/_admin/tasks/${tree.root}`, { method: 'DELETE' });
+      await run('auto');
+      const staged = (await stagedFiles(t.db, adapter.name)).active;
+      expect({ refused: refused > 0, middle: staged.has(`task:${tree.middle}`), leaf: staged.has(`task:${tree.leaf}`) }).toEqual({
+        refused: true,
+        middle: false,
+        leaf: false,
+      });
+    } finally {
+      failing.closeAllConnections();
+      await new Promise<void>((resolve) => failing.close(() => resolve()));
+    }
+  });
+
+  it('a subtask moved out of the tree to no parent while a full run reads it, before the root stream starts, gets a stream of its own', async () => {
+    // As below: when the root's stream is asked for its first token, the sub-subtask is first
+    // moved to no parent. Its move's events precede the token; its deletion afterwards reaches
+    // only its own stream.
+    let moved = false;
+    const hooked = http.createServer((req, res) => {
+      const bootstrap = !moved && req.url?.startsWith('/api/1.0/events?') === true && req.url.includes(`resource=${tree.root}`);
+      if (!bootstrap) return void m.mock.app(req, res);
+      moved = true;
+      void m.api(`/tasks/${tree.leaf}/setParent`, { body: { data: { parent: null } } }).then(() => m.mock.app(req, res));
+    });
+    await new Promise<void>((resolve) => hooked.listen(0, '127.0.0.1', () => resolve()));
+    try {
+      const base = `http://127.0.0.1:${(hooked.address() as AddressInfo).port}/api/1.0`;
+      const { adapter, sync } = projectStreamsSync(m, t, blobDir, base, { batch: false });
+      expect((await sync('full')).status).toBe('succeeded');
+      expect(await m.call(`/_admin/tasks/${tree.leaf}`, { method: 'DELETE' })).toMatchObject({ status: 200 });
+      const run = await sync('auto');
+      expect({ moved, mode: run.mode, status: run.status, failures: run.failures }).toEqual({
+        moved: true,
+        mode: 'incremental',
+        status: 'succeeded',
+        failures: [],
+      });
+      expect((await stagedFiles(t.db, adapter.name)).active.has(`task:${tree.leaf}`)).toBe(false);
+    } finally {
+      hooked.closeAllConnections();
+      await new Promise<void>((resolve) => hooked.close(() => resolve()));
+    }
+  });
+
   it('what changes in the tree while a full run reads it, before the root stream starts, is read again', async () => {
     // The adapter talks to the mock through a server that, when the root's stream is asked for
     // its first token (no batching, so that request is seen alone), first removes the follower

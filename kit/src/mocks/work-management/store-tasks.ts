@@ -86,6 +86,35 @@ export class TaskStore {
     push(this.indexes.subtasksByTask, parent, task.gid);
   }
 
+  /**
+   * Moves a task under `parent`, or to no parent (`null`), at `index` among the parent's subtasks
+   * (the end when undefined); its subtasks move with it. Like a move between projects, it leaves
+   * modified_at alone. Recorded as a subtask's arrival is (`recordAdded`): `removed` with the old
+   * parent, visible where the task was (the old ancestors and their projects), then `added` with
+   * the new parent and a `changed` of field `parent`, visible where it is now. A reorder under the
+   * same parent records nothing.
+   */
+  setParent(task: Task, parent: Gid | null, index?: number): void {
+    const ix = this.indexes;
+    const r = this.recorder;
+    const old = task.parent;
+    const before = r.taskScopes(task);
+    if (old) pull(ix.subtasksByTask, old, task.gid);
+    task.parent = parent;
+    if (parent) {
+      const siblings = ix.subtasksByTask.get(parent) ?? [];
+      siblings.splice(index ?? siblings.length, 0, task.gid);
+      ix.subtasksByTask.set(parent, siblings);
+    }
+    if (old === parent) return;
+    const ref = r.taskRef(task);
+    const oldParent = old ? ix.tasks.get(old) : undefined;
+    const newParent = parent ? ix.tasks.get(parent) : undefined;
+    if (oldParent) r.record('removed', ref, r.taskRef(oldParent), before);
+    if (newParent) r.record('added', ref, r.taskRef(newParent), r.taskScopes(task));
+    r.record('changed', ref, null, r.taskScopes(task), { field: 'parent', action: 'changed', new_value: newParent ? r.taskRef(newParent) : null });
+  }
+
   /** Tags a task (once). */
   tag(task: Task, tag: Gid): void {
     if (task.tags.includes(tag)) return;

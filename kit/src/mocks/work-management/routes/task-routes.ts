@@ -1,7 +1,7 @@
 /**
- * Tasks, subtasks, their projects, followers and tags, and workspace task search (reference
- * §5.9–5.13). Task listings take `completed_since`, `modified_since` and `custom_type`. Stories,
- * tags and attachments have their own route files.
+ * Tasks, subtasks, their projects, followers and tags, moving a task under another (`setParent`),
+ * and workspace task search (reference §5.9–5.13). Task listings take `completed_since`,
+ * `modified_since` and `custom_type`. Stories, tags and attachments have their own route files.
  */
 import { badRequest, cannotWrite, missingInput } from '../api/api-error';
 import { bodyData, gidList, ok, queryBool, queryTime, type ApiRequest, type ApiResponse, type Route } from '../api/route-table';
@@ -281,6 +281,37 @@ function removeFollowers(task: Task, req: ApiRequest, ctx: MockContext): void {
   );
 }
 
+/**
+ * `setParent {parent, insert_after?, insert_before?}` (reference §5.9): `parent` is required, a
+ * task or `null`; at most one of the two positions, each a subtask of the new parent already, or
+ * `null` (insert_after: first; insert_before: last). A task cannot go under itself or under one of
+ * its own subtasks (400).
+ */
+function setParent(task: Task, req: ApiRequest, ctx: MockContext): void {
+  const data = bodyData(req);
+  if (!('parent' in data)) throw missingInput('parent');
+  if (data.parent !== null && typeof data.parent !== 'string') throw badRequest('parent: Not a task gid');
+  const parent = data.parent === null ? undefined : visibleTask(req, ctx, data.parent, 'parent');
+  if (parent && parent.workspace !== task.workspace) throw badRequest("parent: The parent is not in the task's workspace");
+  if (parent && ctx.store.indexes.ancestry(parent).some((t) => t.gid === task.gid))
+    throw badRequest('parent: A task cannot be made a subtask of itself or of one of its own subtasks');
+  ctx.store.tasks.setParent(task, parent?.gid ?? null, subtaskPosition(ctx, task, parent, data));
+}
+
+/** Where `setParent` puts the task among the new parent's other subtasks: an index, or undefined for the end. */
+function subtaskPosition(ctx: MockContext, task: Task, parent: Task | undefined, data: Record<string, unknown>): number | undefined {
+  const after = data.insert_after;
+  const before = data.insert_before;
+  if (after !== undefined && before !== undefined) throw badRequest('You may only provide one of insert_before or insert_after!');
+  const field = after !== undefined ? 'insert_after' : 'insert_before';
+  const sibling = after !== undefined ? after : before;
+  if (sibling === undefined || sibling === null) return after === null ? 0 : undefined;
+  const siblings = (parent ? (ctx.store.indexes.subtasksByTask.get(parent.gid) ?? []) : []).filter((gid) => gid !== task.gid);
+  const at = typeof sibling === 'string' ? siblings.indexOf(sibling) : -1;
+  if (at < 0) throw badRequest(`${field}: Not a subtask of the new parent: ${String(sibling)}`);
+  return after !== undefined ? at + 1 : at;
+}
+
 export const taskRoutes: Route[] = [
   taskList('/tasks', tasksOfQuery),
   getOne('/tasks/:task_gid', 'task', taskParam),
@@ -296,6 +327,7 @@ export const taskRoutes: Route[] = [
     const task = taskParam(req, ctx);
     ctx.store.tasks.removeFromProject(task, lookup(ctx.store.indexes.projects, 'project', requireString(bodyData(req), 'project')).gid);
   }),
+  changed('POST', '/tasks/:task_gid/setParent', 'task', taskParam, setParent),
   changed('POST', '/tasks/:task_gid/addFollowers', 'task', taskParam, addFollowers),
   changed('POST', '/tasks/:task_gid/removeFollowers', 'task', taskParam, removeFollowers),
   act('POST', '/tasks/:task_gid/addTag', (req, ctx) => {
