@@ -174,8 +174,25 @@ export type SyncEvent =
    * killed after that resumes from here. Replaced, never mutated: yield a new object each time.
    */
   | { type: 'checkpoint'; checkpoint: unknown }
-  /** One item could not be read; the run goes on, within the error budget. */
-  | { type: 'failure'; kind?: 'file' | 'user' | 'group'; nativeId?: string; error: Error };
+  /**
+   * One item could not be read; the run goes on, within the error budget, and the item is retried
+   * next run. A failed file keeps its staged state (nothing is lost when a read fails), but for
+   * `accessAtMost`.
+   */
+  | {
+      type: 'failure';
+      kind?: 'file' | 'user' | 'group';
+      nativeId?: string;
+      error: Error;
+      /**
+       * A file whose new access rule was read but cannot be resolved whole (it names someone
+       * unknown): the entries the source still grants for certain, the resolvable part of that rule.
+       * The engine narrows the file's staged access list to its intersection with these, never
+       * widening it, so nobody the source withdrew keeps the file (`[]`: served to nobody until
+       * fixed). Left out for transient failures (an I/O error, a 5xx): staged access is kept.
+       */
+      accessAtMost?: readonly AccessEntry[];
+    };
 
 export interface Adapter {
   /** The id prefix of everything it yields: lower-case letters, digits and dashes. */

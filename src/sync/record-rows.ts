@@ -24,7 +24,11 @@ function principalRef(source: string, p: Principal): PrincipalRef {
 
 /** Access entries as staged: global ids, the wildcard as `GROUP *`, deduplicated and ordered. */
 export function accessRefs(source: string, access: readonly AccessEntry[]): PrincipalRef[] {
-  const refs = access.map((a) => (a.type === 'EVERYONE' ? { type: 'GROUP' as const, id: '*' } : principalRef(source, a)));
+  return orderedRefs(access.map((a) => (a.type === 'EVERYONE' ? { type: 'GROUP' as const, id: '*' } : principalRef(source, a))));
+}
+
+/** Deduplicated and ordered, as staged (and hashed). */
+function orderedRefs(refs: readonly PrincipalRef[]): PrincipalRef[] {
   const unique = new Map(refs.map((r) => [`${r.type} ${r.id}`, r]));
   return [...unique.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, r]) => r);
 }
@@ -246,6 +250,23 @@ export type AccessDecision = Extract<FileDecision, { kind: 'unchanged' | 'permis
 export function decideAccess(source: string, access: readonly AccessEntry[], state: FileState | undefined, at: string): AccessDecision {
   if (state?.status !== 'active') return { kind: 'missing' };
   const permissions = accessRefs(source, access);
+  return accessChange(permissions, hashOf(permissions), state, at);
+}
+
+/**
+ * What narrowing a failed file's staged access list to what the source still grants changes: the
+ * staged entries also in `atMost`, never one more (`missing` when staging does not serve the file).
+ */
+export function decideNarrowedAccess(
+  source: string,
+  atMost: readonly AccessEntry[],
+  staged: readonly PrincipalRef[],
+  state: FileState | undefined,
+  at: string,
+): AccessDecision {
+  if (state?.status !== 'active') return { kind: 'missing' };
+  const granted = new Set(accessRefs(source, atMost).map((r) => `${r.type} ${r.id}`));
+  const permissions = orderedRefs(staged.filter((r) => granted.has(`${r.type} ${r.id}`)));
   return accessChange(permissions, hashOf(permissions), state, at);
 }
 

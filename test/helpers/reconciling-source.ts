@@ -1,4 +1,4 @@
-import type { AccessReconcilingAdapter, AdapterContext, FileRecord, LiveFile, SettleEvent, SettleRequest } from '../../src/adapters/adapter';
+import type { AccessEntry, AccessReconcilingAdapter, AdapterContext, FileRecord, LiveFile, SettleEvent, SettleRequest } from '../../src/adapters/adapter';
 import { ScriptedSource } from './scripted-adapter';
 
 /**
@@ -14,6 +14,8 @@ export class ReconcilingSource extends ScriptedSource implements AccessReconcili
   listings = 0;
   quietAboutGone = false;
   readUnlisted = false;
+  /** Unlisted files whose access rule cannot be resolved whole: settle answers a failure with what it still grants (`accessAtMost`). */
+  readonly unresolvable = new Map<string, AccessEntry[]>();
   /** Thrown by `liveFiles` after this many files (a listing that fails part way). */
   failListingAfter?: number;
 
@@ -29,7 +31,8 @@ export class ReconcilingSource extends ScriptedSource implements AccessReconcili
     this.listings++;
     let n = 0;
     for (const file of this.files.values()) {
-      if (this.unlistable.has(file.nativeId)) continue;
+      // A file that cannot be read is not listed either, as an adapter leaves out what it cannot read.
+      if (this.unlistable.has(file.nativeId) || this.failing.has(file.nativeId)) continue;
       if (this.failListingAfter !== undefined && n++ >= this.failListingAfter) throw new Error('listing failed part way');
       // The file as listed goes with it, for `settle` to read from should staging lack it.
       yield { nativeId: file.nativeId, access: file.access, record: file };
@@ -40,9 +43,11 @@ export class ReconcilingSource extends ScriptedSource implements AccessReconcili
     this.requests.push(request);
     for (const id of request.unlisted) {
       const file = this.files.get(id);
+      const atMost = this.unresolvable.get(id);
       if (!file) {
         if (!this.quietAboutGone) yield { type: 'delete', kind: 'file', nativeId: id };
-      } else yield this.readUnlisted ? { type: 'file', file } : { type: 'live', file: { nativeId: id, access: file.access } };
+      } else if (atMost) yield { type: 'failure', kind: 'file', nativeId: id, error: new Error(`${id}: access rule unresolvable`), accessAtMost: atMost };
+      else yield this.readUnlisted ? { type: 'file', file } : { type: 'live', file: { nativeId: id, access: file.access } };
     }
     // A missing file as it was listed (the engine hands back its record), as an adapter does that keeps no listed records.
     for (const id of request.missing) {

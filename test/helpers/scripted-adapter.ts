@@ -13,6 +13,8 @@ export class ScriptedSource implements IncrementalAdapter<{ position: number }> 
   users = new Map<string, UserRecord>();
   groups = new Map<string, GroupRecord>();
   log: SyncEvent[] = [];
+  /** Files that cannot be read now: full runs yield these failures in their place (see `fail`). */
+  failing = new Map<string, Extract<SyncEvent, { type: 'failure' }>>();
   opens = 0;
   /** Yield a checkpoint every this many items in full runs (0: only at the end). */
   checkpointEvery = 0;
@@ -56,6 +58,7 @@ export class ScriptedSource implements IncrementalAdapter<{ position: number }> 
 
   putFile(file: FileRecord): this {
     this.files.set(file.nativeId, file);
+    this.failing.delete(file.nativeId);
     this.log.push({ type: 'file', file });
     return this;
   }
@@ -72,6 +75,17 @@ export class ScriptedSource implements IncrementalAdapter<{ position: number }> 
     return this;
   }
 
+  /**
+   * The file cannot be read (its content, or with `accessAtMost` its new access rule) until it is
+   * put again: a failure in the change log and in every full run.
+   */
+  fail(nativeId: string, error: Error, accessAtMost?: readonly AccessEntry[]): this {
+    const failure = { type: 'failure' as const, kind: 'file' as const, nativeId, error, ...(accessAtMost ? { accessAtMost } : {}) };
+    this.failing.set(nativeId, failure);
+    this.log.push(failure);
+    return this;
+  }
+
   remove(kind: 'file' | 'user' | 'group', nativeId: string): this {
     (kind === 'file' ? this.files : kind === 'user' ? this.users : this.groups).delete(nativeId);
     this.log.push({ type: 'delete', kind, nativeId });
@@ -82,7 +96,7 @@ export class ScriptedSource implements IncrementalAdapter<{ position: number }> 
     const all: SyncEvent[] = [
       ...[...this.users.values()].map((user) => ({ type: 'user' as const, user })),
       ...[...this.groups.values()].map((group) => ({ type: 'group' as const, group })),
-      ...[...this.files.values()].map((file) => ({ type: 'file' as const, file })),
+      ...[...this.files.values()].map((file): SyncEvent => this.failing.get(file.nativeId) ?? { type: 'file', file }),
     ];
     const start = (resume as { index?: number } | undefined)?.index ?? 0;
     for (let i = start; i < all.length; i++) {

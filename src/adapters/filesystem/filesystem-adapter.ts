@@ -273,7 +273,8 @@ export class FilesystemAdapter implements IncrementalAdapter<FilesystemCheckpoin
   /** The file event of a walked file, or a failure event for it (the run goes on). */
   private async fileEvent(ctx: AdapterContext, run: RunStart, entry: TreeFile): Promise<SyncEvent> {
     const failure = (error: Error): SyncEvent => ({ type: 'failure', kind: 'file', nativeId: entry.nativeId, error });
-    if (!entry.access.ok) return failure(entry.access.error);
+    if (!entry.access.ok)
+      return { type: 'failure', kind: 'file', nativeId: entry.nativeId, error: entry.access.error, accessAtMost: entry.access.accessAtMost };
     const record: Omit<FileRecord, 'name' | 'content'> = {
       nativeId: entry.nativeId,
       externalUrl: externalUrlOf(this.config.baseUrl, entry.nativeId, entry.absolutePath),

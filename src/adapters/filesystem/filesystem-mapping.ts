@@ -317,14 +317,24 @@ export type FileAccess =
       /** No sidecar at or above the file: denied to all (the sync warns). */
       uncovered?: true;
     }
-  | { ok: false; error: AccessRuleError; principals: string[] };
+  | {
+      ok: false;
+      error: AccessRuleError;
+      principals: string[];
+      /**
+       * What the source still grants for certain: the rule's known principals when it names someone
+       * unknown, nobody when the sidecar cannot be used at all (fail closed: an unparsable edit may
+       * have withdrawn anyone). The engine narrows the staged access list to it.
+       */
+      accessAtMost: AccessEntry[];
+    };
 
 /**
  * The access list of a file named `fileName` (NFC) directly in a folder with rule `folder`. A rule
  * naming a user or group the directory does not know is an error for that file only.
  */
 export function resolveFileAccess(folder: FolderRule, fileName: string, directory: Pick<Directory, 'userIds' | 'groupIds'>): FileAccess {
-  if (folder.kind === 'broken') return { ok: false, error: folder.error, principals: [] };
+  if (folder.kind === 'broken') return { ok: false, error: folder.error, principals: [], accessAtMost: [] };
   const rule = folder.sidecarRule.overrides.get(fileName) ?? folder.sidecarRule.rule;
   const users = [...new Set(rule.users ?? [])].sort(compareCodeUnits);
   const groups = [...new Set(rule.groups ?? [])].sort(compareCodeUnits);
@@ -333,6 +343,7 @@ export function resolveFileAccess(folder: FolderRule, fileName: string, director
     ...users.filter((u) => !directory.userIds.has(u)).map((u) => `user "${u}"`),
     ...groups.filter((g) => !directory.groupIds.has(g)).map((g) => `group "${g}"`),
   ];
+  const access: Principal[] = [...users.map((u) => ({ type: 'USER' as const, nativeId: u })), ...groups.map((g) => ({ type: 'GROUP' as const, nativeId: g }))];
   if (unknown.length > 0) {
     return {
       ok: false,
@@ -340,12 +351,9 @@ export function resolveFileAccess(folder: FolderRule, fileName: string, director
       error: new AccessRuleError(
         `${folder.sidecar ?? 'access rule'}: unknown ${unknown.join(', ')} (not in the directory file); the file is not synced until this is fixed`,
       ),
+      accessAtMost: access.filter((a) => (a.type === 'USER' ? directory.userIds : directory.groupIds).has(a.nativeId)),
     };
   }
   if (rule.public === true) return { ok: true, access: [EVERYONE], principals };
-  const access: AccessEntry[] = [
-    ...users.map((u) => ({ type: 'USER' as const, nativeId: u })),
-    ...groups.map((g) => ({ type: 'GROUP' as const, nativeId: g })),
-  ];
   return { ok: true, access, principals, ...(folder.sidecar === undefined ? { uncovered: true as const } : {}) };
 }

@@ -27,7 +27,7 @@ type WireFile = Omit<FileRecord, 'content'> & {
 export type WireEvent =
   | Exclude<SyncEvent, { type: 'file' } | { type: 'failure' }>
   | { type: 'file'; file: WireFile }
-  | { type: 'failure'; kind?: 'file' | 'user' | 'group'; nativeId?: string; error: WireError };
+  | (Omit<Extract<SyncEvent, { type: 'failure' }>, 'error'> & { error: WireError });
 
 /** A log call of the adapter in the worker, replayed on the run's logger. */
 export interface WireLog {

@@ -20,7 +20,7 @@ import type { RowSource } from './sql-mapping-schema';
 import { POSITION_COLUMN, scalarOf, SqlReader } from './sql-reader';
 import { SqlContentLoader, type DocumentKey } from './sql-content-loader';
 import { contentFingerprint, contentVersion, listedColumns } from './sql-lazy-content';
-import { accessByDocument, attributesByOwner, documentPage, documentRecord, SqlRowError, type Directory } from './sql-records';
+import { accessByDocument, attributesByOwner, documentPage, documentRecord, SqlRowError, UnresolvedAccessError, type Directory } from './sql-records';
 import { idText, pick, rowAttributes, type Row } from './sql-values';
 import { collapseChanges, compareScalars, startBound, type Bound, type Position, type Scalar } from './sql-watermark';
 
@@ -310,7 +310,9 @@ export class SqlAdapter implements AccessReconcilingAdapter<SqlCheckpoint>, Acce
         yield { type: 'file', file: documentRecord(row, docs, template, entries, attributes, lazy) };
       } catch (error) {
         if (!(error instanceof SqlRowError)) throw error;
-        yield { type: 'failure', kind: 'file', ...(nativeId !== undefined ? { nativeId } : {}), error };
+        // Access rows of an unknown type: the readers the rows still name at most (fail closed).
+        const narrowed = error instanceof UnresolvedAccessError ? { accessAtMost: error.accessAtMost } : {};
+        yield { type: 'failure', kind: 'file', ...(nativeId !== undefined ? { nativeId } : {}), error, ...narrowed };
       }
     }
   }

@@ -128,22 +128,36 @@ export function documentRecord(
 }
 
 /**
+ * A document's access rows name a type that is neither USER, GROUP nor EVERYONE: the document
+ * fails rather than guess, and `accessAtMost` (the rows it could resolve) is what the source still
+ * grants for certain, to narrow its staged access list to.
+ */
+export class UnresolvedAccessError extends SqlRowError {
+  constructor(
+    message: string,
+    readonly accessAtMost: readonly AccessEntry[],
+  ) {
+    super(message);
+  }
+}
+
+/**
  * Access rows grouped by document id. A row names a user or a group of this source (dropped when
  * the directory does not know it: never a dangling grant), or EVERYONE. A row of another type
- * makes its document fail rather than guess.
+ * makes its document fail rather than guess (an UnresolvedAccessError).
  */
 export function accessByDocument(
   rows: readonly Row[],
   mapping: NonNullable<DocumentsMapping['access']>,
   dir: Pick<Directory, 'userIds' | 'groupIds'>,
-): Map<string, AccessEntry[] | SqlRowError> {
-  const out = new Map<string, AccessEntry[] | SqlRowError>();
+): Map<string, AccessEntry[] | UnresolvedAccessError> {
+  const out = new Map<string, AccessEntry[]>();
+  const unknownTypes = new Map<string, string>();
   const seen = new Set<string>();
   for (const row of rows) {
     const doc = idText(pick(row, mapping.document));
     if (doc === undefined) continue;
     const entries = out.get(doc) ?? [];
-    if (entries instanceof SqlRowError) continue;
     out.set(doc, entries);
     const type = (mapping.type === undefined ? mapping.defaultType : (text(pick(row, mapping.type)) ?? '')).trim().toUpperCase();
     if (type === 'EVERYONE') {
@@ -152,7 +166,7 @@ export function accessByDocument(
       continue;
     }
     if (type !== 'USER' && type !== 'GROUP') {
-      out.set(doc, new SqlRowError(`document ${doc}: access type ${JSON.stringify(type)} is not USER, GROUP or EVERYONE`));
+      if (!unknownTypes.has(doc)) unknownTypes.set(doc, type);
       continue;
     }
     const principal = idText(pick(row, mapping.principal));
@@ -162,7 +176,11 @@ export function accessByDocument(
     seen.add(key);
     entries.push({ type, nativeId: principal });
   }
-  return out;
+  const failed = [...unknownTypes].map(([doc, type]) => {
+    const message = `document ${doc}: access type ${JSON.stringify(type)} is not USER, GROUP or EVERYONE`;
+    return [doc, new UnresolvedAccessError(message, out.get(doc) ?? [])] as const;
+  });
+  return new Map<string, AccessEntry[] | UnresolvedAccessError>([...out, ...failed]);
 }
 
 /** Role names by user id (sorted, unique). */

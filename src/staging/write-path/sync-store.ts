@@ -94,6 +94,20 @@ export class SyncStore {
     return out;
   }
 
+  /** The staged access lists of these files, by file id (a file without entries is left out). */
+  async stagedAccess(ids: readonly string[]): Promise<Map<string, PrincipalRef[]>> {
+    const out = new Map<string, PrincipalRef[]>();
+    for (const part of chunks(ids, 500)) {
+      const rows = (await this.db('file_permissions').whereIn('file_id', part).select('file_id', 'principal_type', 'principal_id')) as Array<{
+        file_id: string;
+        principal_type: PrincipalType;
+        principal_id: string;
+      }>;
+      for (const r of rows) out.set(r.file_id, [...(out.get(r.file_id) ?? []), { type: r.principal_type, id: r.principal_id }]);
+    }
+    return out;
+  }
+
   /** The inline body staged for a file (null when it has none): kept bodies, when their row is written again. */
   async stagedBody(id: string): Promise<string | null> {
     const row = (await this.db('files').where({ id }).first('body_html')) as { body_html: string | null } | undefined;

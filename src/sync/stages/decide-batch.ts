@@ -1,6 +1,6 @@
 import { isSourceError } from '../../adapters/source-error';
 import type { SyncBatch } from '../../staging/write-path/sync-store';
-import { decideGroup, decideUser } from '../record-rows';
+import { decideGroup, decideNarrowedAccess, decideUser } from '../record-rows';
 import { RunCancelled, type RunContext, type RunTally } from '../run-context';
 import { sortEvents, type SortedEvents } from './sort-events';
 import { storeBlobs, type FileOutcome } from './store-blobs';
@@ -25,7 +25,24 @@ export async function decideBatch(
     ctx.signal,
   );
   await decideIdentities(ctx, sorted, tally, stamp);
+  await narrowFailedAccess(ctx, sorted, stamp);
   return sorted.batch;
+}
+
+/**
+ * Failed files whose new access rule could not be resolved whole: each staged access list narrowed
+ * to the entries the source still grants (never widened), in this batch's transaction. A file not
+ * staged stays unstaged; its failure is counted and retried as any other.
+ */
+async function narrowFailedAccess(ctx: Pick<RunContext, 'source' | 'store'>, sorted: SortedEvents, stamp: string): Promise<void> {
+  if (sorted.narrow.size === 0) return;
+  const ids = [...sorted.narrow.keys()];
+  const states = await ctx.store.fileStates(ids);
+  const staged = await ctx.store.stagedAccess(ids);
+  for (const [id, atMost] of sorted.narrow) {
+    const decision = decideNarrowedAccess(ctx.source, atMost, staged.get(id) ?? [], states.get(id), stamp);
+    if (decision.kind === 'permissions') sorted.batch.permissions.push({ fileId: id, permissions: decision.permissions, hash: decision.hash, at: decision.at });
+  }
 }
 
 /**

@@ -174,13 +174,11 @@ describe('filesystem source: ACL scenarios through the engine and the gateway', 
     expect(await permissions('pub/a.html')).toEqual([{ type: 'GROUP', id: '*', action: 'VIEW' }]);
   });
 
-  // DEFECT (scenario 12, fail closed): a rule naming someone the directory lacks fails its files,
-  // and a failed file keeps its staged access list (filesystem-mapping.ts resolveFileAccess; the
-  // engine keeps failed items as staged). So an edit that withdraws readers and names one unknown
-  // user (a typo) leaves the withdrawn readers seeing the file, run after run, full runs included,
-  // each reporting `succeeded` with one failure. Failing closed would serve such a file to nobody
-  // (or only to what the old and the new rule both grant) until the rule is fixed.
-  it.failing('scenario 12: a sidecar edited to withdraw a reader and name someone unknown stops serving the withdrawn reader', async () => {
+  // Scenario 12, fail closed: a rule naming someone the directory lacks fails its files (retried
+  // next run), and the failure carries what the rule still grants for certain (its known
+  // principals): the engine narrows the staged access list to that, never widening it. So an edit
+  // that withdraws readers and names one unknown user (a typo) stops serving the withdrawn readers.
+  it('scenario 12: a sidecar edited to withdraw a reader and name someone unknown stops serving the withdrawn reader', async () => {
     ok(await sync('full'));
     expect(await who('ops/run.html')).toEqual(['cy@example.com']);
     writeFiles(root, { 'ops/_access.yaml': 'users: [zed]\n' }, new Date('2025-02-01T00:00:00Z'));
@@ -205,7 +203,7 @@ describe('filesystem source: ACL scenarios through the engine and the gateway', 
       new Date('2025-02-01T00:00:00Z'),
     );
     const summary = await sync('incremental');
-    // The sidecar names ana, whom the directory no longer has: that file fails and keeps its staged list, which serves nobody now.
+    // The sidecar names ana, whom the directory no longer has: that file fails and its staged list narrows to what the rule still grants: nobody.
     expect(summary.failures).toEqual([expect.stringContaining('ana/diary.html')]);
     expect(await who('ana/diary.html')).toEqual([]);
     expect(await who('eng/plan.html')).toEqual(['ana@example.com', 'bo@example.com']);

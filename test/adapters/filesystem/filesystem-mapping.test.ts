@@ -225,11 +225,23 @@ describe('access sidecars', () => {
     expect(result.error).toBeInstanceOf(AccessRuleError);
     expect(result.error.message).toMatch(/\/corpus\/team\/_access\.yaml: unknown user "zed", group "sales"/);
     expect(result.principals).toEqual(['GROUP:sales', 'USER:zed']);
+    expect(result.accessAtMost).toEqual([]);
+  });
+
+  it('hands on what a rule naming someone unknown still grants for certain: its known principals', () => {
+    const result = resolveFileAccess(folder('users: [ana, zed]\ngroups: [eng, sales]\n'), 'x.html', directory);
+    expect(result).toMatchObject({
+      ok: false,
+      accessAtMost: [
+        { type: 'USER', nativeId: 'ana' },
+        { type: 'GROUP', nativeId: 'eng' },
+      ],
+    });
   });
 
   it('fails every file of a broken folder rule, and hands the breakage down to subfolders', () => {
     const broken: FolderRule = { kind: 'broken', sidecar: '/s', error: new AccessRuleError('/s: bad') };
-    expect(resolveFileAccess(broken, 'x', directory)).toMatchObject({ ok: false, error: broken.error });
+    expect(resolveFileAccess(broken, 'x', directory)).toMatchObject({ ok: false, error: broken.error, accessAtMost: [] });
     expect(inheritedRule(broken)).toBe(broken);
   });
 

@@ -241,19 +241,31 @@ describe.each(databaseKinds)('the filesystem adapter through runSync on %s', (ki
     expect((await permissions())['fs:team/secret.docx']).toEqual(['GROUP *']);
   });
 
-  it('an unknown principal in a sidecar fails those files only; staged access is kept until it is fixed', async () => {
+  it('an unknown principal in a sidecar fails those files only; staged access narrows to what the new rule still grants until it is fixed', async () => {
     await sync();
     tick();
+    // A rule that keeps ana, adds a group and names someone unknown: ana keeps the file, eng is not added.
+    writeFiles(root, { 'team/_access.yaml': 'groups: [eng]\nfiles:\n  secret.docx: { users: [ana, zed], groups: [eng] }\n' });
+    const keeping = await incremental();
+    expect(keeping).toMatchObject({ status: 'succeeded', counts: { failed: 1, changed: 0, unchanged: 3 } });
+    expect((await permissions())['fs:team/secret.docx']).toEqual(['USER fs:ana']); // never widened
+    tick();
+    // A rule that withdraws ana and names only someone unknown: served to nobody.
+    const before = await row('team/secret.docx');
     writeFiles(root, { 'team/_access.yaml': 'groups: [eng]\nfiles:\n  secret.docx: { users: [zed] }\n' });
     const failing = await incremental();
     expect(failing).toMatchObject({ status: 'succeeded', counts: { failed: 1, changed: 0, unchanged: 3 } });
     expect(failing.failures).toEqual([expect.stringMatching(/^team\/secret\.docx: .*team\/_access\.yaml: unknown user "zed"/)]);
-    expect((await permissions())['fs:team/secret.docx']).toEqual(['USER fs:ana']); // never widened, never dropped
-    // A full run reports it too, and does not sweep the file.
+    expect((await permissions())['fs:team/secret.docx']).toBeUndefined(); // narrowed to what the source still grants: nobody
+    const narrowed = await row('team/secret.docx');
+    expect(narrowed.permissions_modified_at > before.permissions_modified_at).toBe(true);
+    expect(narrowed.modified_at).toBe(before.modified_at);
+    // A full run reports it too, does not sweep the file, and grants nothing back.
     tick();
     const fullRun = await sync({ mode: 'full' });
     expect(fullRun.counts).toMatchObject({ failed: 1, deleted: 0 });
     expect((await row('team/secret.docx')).status).toBe('active');
+    expect((await permissions())['fs:team/secret.docx']).toBeUndefined();
     // Adding zed to the directory fixes it: the failed file is retried.
     tick();
     writeFiles(root, {
@@ -263,6 +275,22 @@ describe.each(databaseKinds)('the filesystem adapter through runSync on %s', (ki
     expect(fixed.counts).toMatchObject({ failed: 0, added: 0, changed: 1 /* secret.docx */ });
     expect(fixed.identities).toMatchObject({ added: 1 /* zed */ });
     expect((await permissions())['fs:team/secret.docx']).toEqual(['USER fs:zed']);
+  });
+
+  it('a sidecar that no longer parses serves the files it governs to nobody until it is fixed', async () => {
+    await sync();
+    expect((await permissions())['fs:team/plan.html']).toEqual(['GROUP fs:eng']);
+    tick();
+    writeFiles(root, { 'team/_access.yaml': 'groups: [eng\n' });
+    const broken = await incremental();
+    expect(broken).toMatchObject({ status: 'succeeded', counts: { failed: 4 } });
+    const staged = await permissions();
+    for (const id of ['plan.html', 'secret.docx', 'slides.pptx', 'sub/deep.html']) expect(staged[`fs:team/${id}`]).toBeUndefined();
+    expect((await row('team/plan.html')).status).toBe('active');
+    tick();
+    writeFiles(root, { 'team/_access.yaml': 'groups: [eng]\n' });
+    expect((await incremental()).counts.failed).toBe(0);
+    expect((await permissions())['fs:team/plan.html']).toEqual(['GROUP fs:eng']);
   });
 
   it('a new file under a broken sidecar is not staged at all', async () => {

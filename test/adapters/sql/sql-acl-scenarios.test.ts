@@ -193,12 +193,11 @@ describe('SQL source: ACL scenarios through the engine and the gateway', () => {
     expect(await who(7)).toEqual([]);
   });
 
-  // DEFECT (scenario 12, fail closed): an access row of a type the mapping does not know fails its
-  // document (sql-records.ts accessByDocument: "never a guess"), and a failed document keeps its
-  // staged access list. So access rows rewritten to withdraw readers and grant an unknown type
-  // (ROLE) leave the withdrawn readers seeing the document, run after run, full runs included, each
-  // reporting `succeeded` with one failure. Failing closed would serve it to nobody until fixed.
-  it.failing('scenario 12: access rows rewritten to an unknown type stop serving the readers they withdrew', async () => {
+  // Scenario 12, fail closed: an access row of a type the mapping does not know fails its document
+  // (sql-records.ts accessByDocument: "never a guess"), retried next run, and the failure carries
+  // the rows it could resolve: the engine narrows the staged access list to those, never widening
+  // it. So access rows rewritten to withdraw readers and grant an unknown type (ROLE) stop serving them.
+  it('scenario 12: access rows rewritten to an unknown type stop serving the readers they withdrew', async () => {
     ok(await sync('full'));
     // Document 3: user 4 and all-staff (1, 3 and finance: 2, 5).
     expect(await who(3)).toEqual(person(1, 2, 3, 4, 5));

@@ -83,16 +83,19 @@ describe('access rows', () => {
     expect(out.get('2')).toEqual([EVERYONE]);
   });
 
-  it('make their document fail on a type that is none of USER, GROUP, EVERYONE (never a guess)', () => {
+  it('make their document fail on a type that is none of USER, GROUP, EVERYONE (never a guess), with the rows it could resolve as what the source grants at most', () => {
     const out = accessByDocument(
       [
         { document_id: 3, principal_type: 'ROLE', principal_id: 'x' },
         { document_id: 3, principal_type: 'USER', principal_id: '1' },
+        { document_id: 3, principal_type: 'USER', principal_id: '999' },
       ],
       access,
       directory,
     );
-    expect(out.get('3')).toBeInstanceOf(SqlRowError);
+    const failed = out.get('3');
+    expect(failed).toBeInstanceOf(SqlRowError);
+    expect(failed).toMatchObject({ message: expect.stringContaining('access type "ROLE"'), accessAtMost: [{ type: 'USER', nativeId: '1' }] });
   });
 
   it('take the default type when the mapping names no type column', () => {

@@ -56,6 +56,24 @@ describe('sortEvents (stage 2a: decide, no I/O)', () => {
       new RunTally(budget),
     );
     expect(sorted.batch.seen).toEqual([{ kind: 'file', id: 'src:x' }]);
+    expect(sorted.narrow.size).toBe(0);
+  });
+
+  it('notes a failed file with what its source still grants for narrowing, the last event for the file winning', () => {
+    const atMost = [{ type: 'USER' as const, nativeId: 'ana' }];
+    const failure = (id: string): SyncEvent => ({ type: 'failure', kind: 'file', nativeId: id, error: new Error('e'), accessAtMost: atMost });
+    const sorted = sortEvents(
+      'src',
+      [file('a'), failure('a'), failure('b'), file('b'), failure('c'), { type: 'delete', kind: 'file', nativeId: 'c' }],
+      new RunTally(budget),
+    );
+    expect([...sorted.narrow]).toEqual([['src:a', atMost]]);
+    expect([...sorted.files.keys()]).toEqual(['src:b']);
+    expect(sorted.batch.seen).toEqual([
+      { kind: 'file', id: 'src:a' },
+      { kind: 'file', id: 'src:b' },
+      { kind: 'file', id: 'src:c' },
+    ]);
   });
 
   it('notes the files the events settle only when the run reconciles access', () => {
