@@ -330,10 +330,17 @@ const treeRounds = fc.array(fc.record({ lossRate: fc.constant(0), lossSeed: fc.c
 const streams = fc.constantFrom('workspace' as const, 'projects' as const);
 // Each case builds an organization and syncs it in full: no shrinking (it would replay dozens of
 // cases); the first counterexample is reported as found. LOSSY_RUNS=<n> runs n cases of each
-// property instead (a soak run, by hand); LOSSY_SEED=<n> replays fast-check's draws from a seed.
+// property instead (a soak run, by hand); LOSSY_SEED=<n> replays fast-check's draws from a seed,
+// and LOSSY_PATH=<path> with it the one case a failure names.
 const soak = Number(process.env.LOSSY_RUNS) || undefined;
 const seed = Number(process.env.LOSSY_SEED) || undefined;
-const settings = { numRuns: soak ?? 12, endOnFailure: true, ...(seed === undefined ? {} : { seed }) };
+const replayPath = process.env.LOSSY_PATH;
+const settings = {
+  numRuns: soak ?? 12,
+  endOnFailure: true,
+  ...(seed === undefined ? {} : { seed }),
+  ...(replayPath === undefined ? {} : { path: replayPath }),
+};
 /** A case takes about a second; a soak run gets time for its cases. */
 const timeout = Math.max(300_000, (soak ?? 0) * 5_000);
 
