@@ -257,8 +257,25 @@ async function exposure(m: RunningMock, t: TestDatabase, source: string): Promis
   const over: string[] = [];
   const under: string[] = [];
   for (const [file, users] of staged) for (const u of users) if (!expected.get(file)?.has(u)) over.push(`${u} sees ${file}`);
-  for (const [file, users] of expected) for (const u of users) if (!staged.get(file)?.has(u)) under.push(`${u} cannot see ${file}`);
+  for (const [file, users] of expected) {
+    if (!staged.has(file) && unreachable(m, file)) continue;
+    for (const u of users) if (!staged.get(file)?.has(u)) under.push(`${u} cannot see ${file}`);
+  }
   return { over, under, stale: [...staged.keys()].filter((file) => !expected.has(file)) };
+}
+
+/**
+ * A file of a task no listing reaches and staging never had (README, known limits: a task in no
+ * project, with no assignee and not a subtask): a subtask added and moved to no parent in one
+ * round, under a task that left its last project in it, so the `added` event reached no stream.
+ * Not synced: a delay failing closed (nobody is granted anything), so only its under-exposure is excused.
+ */
+function unreachable(m: RunningMock, file: string): boolean {
+  const s = m.mock.model;
+  const [kind, gid] = file.split(':') as [string, string];
+  const taskGid = kind === 'task' ? gid : s.indexes.attachments.get(gid)?.parent;
+  const task = taskGid === undefined ? undefined : s.indexes.tasks.get(taskGid);
+  return task !== undefined && task.parent === null && task.memberships.length === 0 && task.assignee === null;
 }
 
 type Round = { lossRate: number; lossSeed: string; ops: Op[] };
