@@ -1,15 +1,10 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import pino from 'pino';
 import type { AccessEntry } from '../../src/adapters/adapter';
 import { SourceUnavailableError } from '../../src/adapters/source-error';
-import { FsBlobStore } from '../../src/blobs/fs-blob-store';
-import { runSync, type SyncOptions } from '../../src/sync/run-sync';
+import type { SyncOptions } from '../../src/sync/run-sync';
+import { clockedStaging } from '../helpers/clocked-staging';
 import { ReconcilingSource } from '../helpers/reconciling-source';
-import { createTestDatabase, databaseKinds, type TestDatabase } from '../helpers/test-databases';
+import { databaseKinds } from '../helpers/test-databases';
 
-const logger = pino({ level: 'silent' });
 const user = (nativeId: string): AccessEntry => ({ type: 'USER', nativeId });
 const EVERYONE: AccessEntry = { type: 'EVERYONE' };
 
@@ -20,36 +15,21 @@ const EVERYONE: AccessEntry = { type: 'EVERYONE' };
  * (a transient one) keeps the staged list. Either way the file stays staged, retried next run.
  */
 describe.each(databaseKinds)('a failed file’s staged access (%s)', (kind) => {
-  let t: TestDatabase;
-  let blobDir: string;
-  let clock: number;
-  const sync = (source: ReconcilingSource, options: Partial<SyncOptions> = {}) => {
-    clock += 60_000;
-    return runSync(source, { db: t.db, blobs: new FsBlobStore(blobDir), logger, now: () => new Date(clock) }, options);
-  };
+  const staging = clockedStaging(kind, 'gw-narrow-');
+  const sync = (source: ReconcilingSource, options: Partial<SyncOptions> = {}) => staging.sync(source, options);
   const file = (id: string) =>
-    t
+    staging
       .db('files')
       .where({ id: `src:${id}` })
       .first('status', 'modified_at', 'permissions_modified_at');
   const access = async (id: string) =>
     (
-      (await t
+      (await staging
         .db('file_permissions')
         .where({ file_id: `src:${id}` })
         .orderBy(['principal_type', 'principal_id'])
         .select('principal_type', 'principal_id')) as Array<{ principal_type: string; principal_id: string }>
     ).map((p) => `${p.principal_type} ${p.principal_id}`);
-
-  beforeEach(async () => {
-    t = await createTestDatabase(kind);
-    blobDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-narrow-'));
-    clock = Date.parse('2026-05-01T00:00:00Z');
-  });
-  afterEach(async () => {
-    await t.destroy();
-    fs.rmSync(blobDir, { recursive: true, force: true });
-  });
 
   /** Ana, Bo and Cy; `doc` seen by Ana, Bo and everyone, `other` by Ana; synced in full once. */
   async function synced(): Promise<ReconcilingSource> {

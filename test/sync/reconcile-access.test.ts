@@ -1,13 +1,8 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import pino from 'pino';
-import { FsBlobStore } from '../../src/blobs/fs-blob-store';
-import { runSync, type SyncOptions } from '../../src/sync/run-sync';
+import type { SyncOptions } from '../../src/sync/run-sync';
+import { clockedStaging } from '../helpers/clocked-staging';
 import { ReconcilingSource } from '../helpers/reconciling-source';
-import { createTestDatabase, databaseKinds, type TestDatabase } from '../helpers/test-databases';
+import { databaseKinds } from '../helpers/test-databases';
 
-const logger = pino({ level: 'silent' });
 const ALL = [{ type: 'GROUP' as const, nativeId: 'all' }];
 const ANA = [{ type: 'USER' as const, nativeId: 'ana' }];
 
@@ -17,36 +12,21 @@ const ANA = [{ type: 'USER' as const, nativeId: 'ana' }];
  * reconciliation is switched off (`reconcile: false`): the lost change then stays unapplied.
  */
 describe.each(databaseKinds)('access reconciliation of a lossy change feed (%s)', (kind) => {
-  let t: TestDatabase;
-  let blobDir: string;
-  let clock: number;
-  const sync = (source: ReconcilingSource, options: Partial<SyncOptions> = {}) => {
-    clock += 60_000;
-    return runSync(source, { db: t.db, blobs: new FsBlobStore(blobDir), logger, now: () => new Date(clock) }, options);
-  };
+  const staging = clockedStaging(kind, 'gw-reconcile-');
+  const sync = (source: ReconcilingSource, options: Partial<SyncOptions> = {}) => staging.sync(source, options);
   const file = (id: string) =>
-    t
+    staging
       .db('files')
       .where({ id: `src:${id}` })
       .first();
   const access = async (id: string) =>
     (
-      (await t
+      (await staging
         .db('file_permissions')
         .where({ file_id: `src:${id}` })
         .orderBy('principal_id')
         .select('principal_id')) as Array<{ principal_id: string }>
     ).map((p) => p.principal_id);
-
-  beforeEach(async () => {
-    t = await createTestDatabase(kind);
-    blobDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-reconcile-'));
-    clock = Date.parse('2026-05-01T00:00:00Z');
-  });
-  afterEach(async () => {
-    await t.destroy();
-    fs.rmSync(blobDir, { recursive: true, force: true });
-  });
 
   /** Ana and Bo, a group of both, twelve pages the group sees; synced in full once. */
   async function synced(): Promise<ReconcilingSource> {
@@ -72,7 +52,7 @@ describe.each(databaseKinds)('access reconciliation of a lossy change feed (%s)'
     expect(run.reconciliation).toEqual({ listed: 11, unlisted: 1, missing: 0, accessRewritten: 0, refreshed: 0, deleted: 1, unannounced: 1 });
     expect((await file('doc3')).status).toBe('deleted');
     expect(s.requests).toEqual([{ unlisted: ['doc3'], missing: [], accessChanged: [] }]);
-    expect((await t.db('sync_runs').where({ id: run.runId }).first()).unannounced).toBe(1);
+    expect((await staging.db('sync_runs').where({ id: run.runId }).first()).unannounced).toBe(1);
   });
 
   it('rewrites an access list whose change event was lost, then reads the file again (its content may name its new place)', async () => {
@@ -138,7 +118,7 @@ describe.each(databaseKinds)('access reconciliation of a lossy change feed (%s)'
     const run = await sync(s);
     expect(run.status).toBe('blocked');
     expect(run.error).toMatch(/would delete 9 of 12 active files.*--allow-mass-delete/);
-    expect(await t.db('files').where({ status: 'deleted' })).toHaveLength(0);
+    expect(await staging.db('files').where({ status: 'deleted' })).toHaveLength(0);
     expect((await sync(s, { allowMassDelete: true })).reconciliation).toMatchObject({ deleted: 9 });
   });
 
@@ -148,7 +128,7 @@ describe.each(databaseKinds)('access reconciliation of a lossy change feed (%s)'
     s.failListingAfter = 5;
     const run = await sync(s);
     expect(run).toMatchObject({ status: 'failed', error: 'listing failed part way' });
-    expect(await t.db('files').where({ status: 'deleted' })).toHaveLength(0);
+    expect(await staging.db('files').where({ status: 'deleted' })).toHaveLength(0);
     s.failListingAfter = undefined;
     expect((await sync(s)).reconciliation).toMatchObject({ deleted: 1 });
   });
