@@ -1,7 +1,7 @@
 import { throwIfAborted } from '../../lib/abort-error';
 import { ConcurrencyPool } from '../../lib/concurrency-pool';
 import type { SyncEvent } from '../adapter';
-import type { AccessDeps } from './rest-access';
+import { accessAtMostOf, UnresolvedAccessError, type AccessDeps } from './rest-access';
 import { listAll } from './rest-directory';
 import { toFile } from './rest-documents';
 import type { ChildDocumentsStream, DocumentsStream } from './rest-manifest';
@@ -40,13 +40,30 @@ export async function fileEvent(stream: ChildDocumentsStream, record: unknown, d
     return { type: 'file', file: await toFile(stream, record, nativeId, deps) };
   } catch (error) {
     nativeId ??= await optionalText(deps.expressions, stream.map.id, record).catch(() => undefined);
-    return { type: 'failure', kind: 'file', ...(nativeId ? { nativeId } : {}), error: error as Error };
+    // An access rule that cannot be resolved whole: the rest of it is all it still grants (fail closed).
+    const narrowed = error instanceof UnresolvedAccessError ? { accessAtMost: error.accessAtMost } : {};
+    return { type: 'failure', kind: 'file', ...(nativeId ? { nativeId } : {}), error: error as Error, ...narrowed };
   }
 }
 
 /**
+ * A child listed under a parent that failed: a failure (its staged state kept), but when the
+ * parent's access rule could not be resolved whole, narrowed to what the child's rule grants at
+ * most with what its parent still grants.
+ */
+async function orphanEvent(child: ChildDocumentsStream, record: unknown, parentEvent: SyncEvent, deps: AccessDeps, what: string): Promise<SyncEvent> {
+  const nativeId = await optionalText(deps.expressions, child.map.id, record).catch(() => undefined);
+  const error = parentEvent.type === 'failure' ? parentEvent.error : new Error(`${what}: the parent failed`);
+  const failure: SyncEvent = { type: 'failure', kind: 'file', ...(nativeId ? { nativeId } : {}), error };
+  const parentAtMost = parentEvent.type === 'failure' ? parentEvent.accessAtMost : undefined;
+  if (!parentAtMost || !nativeId) return failure;
+  const accessAtMost = await accessAtMostOf(child.access, record, { ...deps, parentAccess: parentAtMost }, `${what}.access`);
+  return accessAtMost ? { ...failure, accessAtMost } : failure;
+}
+
+/**
  * A child stream of one parent, listed to its end. When the parent failed, each child is a
- * failure too (it keeps its staged state: its access is its parent's). A child listing that fails
+ * failure too (it keeps its staged state: its access is its parent's; narrowed as the parent's). A child listing that fails
  * yields nothing for it: a full run then sweeps those children (removed, never over-exposed).
  */
 async function childEvents(child: ChildDocumentsStream, index: number, parent: unknown, parentEvent: SyncEvent, deps: AccessDeps): Promise<SyncEvent[]> {
@@ -60,9 +77,7 @@ async function childEvents(child: ChildDocumentsStream, index: number, parent: u
   const out: SyncEvent[] = [];
   for (const record of records) {
     if (parentEvent.type !== 'file') {
-      const nativeId = await optionalText(deps.expressions, child.map.id, record).catch(() => undefined);
-      const error = parentEvent.type === 'failure' ? parentEvent.error : new Error(`${what}: the parent failed`);
-      out.push({ type: 'failure', kind: 'file', ...(nativeId ? { nativeId } : {}), error });
+      out.push(await orphanEvent(child, record, parentEvent, deps, what));
       continue;
     }
     out.push(await fileEvent(child, record, { ...deps, parentAccess: parentEvent.file.access }, what));

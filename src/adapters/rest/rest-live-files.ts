@@ -1,6 +1,6 @@
 import { ConcurrencyPool } from '../../lib/concurrency-pool';
 import type { AccessEntry, LiveFile, SettleEvent, SettleRequest } from '../adapter';
-import { resolveAccess, type AccessDeps } from './rest-access';
+import { accessAtMostOf, resolveAccess, UnresolvedAccessError, type AccessDeps } from './rest-access';
 import { listAll } from './rest-directory';
 import { documentPages, fileEvent } from './rest-document-walk';
 import type { ChildDocumentsStream, DocumentsStream } from './rest-manifest';
@@ -53,35 +53,59 @@ async function liveOfRecord(stream: DocumentsStream, record: unknown, deps: Acce
   } catch (error) {
     state.unreadable.set(id, error as Error);
   }
-  for (const [index, child] of (stream.children ?? []).entries()) {
-    const what = `${WHAT}.children[${index}]`;
-    let records: unknown[];
-    try {
-      records = await listAll(child, deps, what, record);
-    } catch (error) {
-      state.incomplete = error as Error;
+  const parent = access ?? state.unreadable.get(id);
+  for (const [index, child] of (stream.children ?? []).entries()) out.push(...(await liveChildren(child, index, record, parent, deps, state)));
+  return out;
+}
+
+/**
+ * One child listing of a listed record, with each child's access given its parent's (`parent`:
+ * its access, or the error that kept it from being read).
+ */
+async function liveChildren(
+  child: ChildDocumentsStream,
+  index: number,
+  record: unknown,
+  parent: readonly AccessEntry[] | Error | undefined,
+  deps: AccessDeps,
+  state: LiveState,
+): Promise<LiveFile[]> {
+  const what = `${WHAT}.children[${index}]`;
+  let records: unknown[];
+  try {
+    records = await listAll(child, deps, what, record);
+  } catch (error) {
+    state.incomplete = error as Error;
+    return [];
+  }
+  const out: LiveFile[] = [];
+  for (const childRecord of records) {
+    const childId = await optionalText(deps.expressions, child.map.id, childRecord).catch(() => undefined);
+    if (childId === undefined) {
+      state.incomplete = new RestRecordError(`${what}.map.id: a listed child gives no id`);
       continue;
     }
-    for (const childRecord of records) {
-      const childId = await optionalText(deps.expressions, child.map.id, childRecord).catch(() => undefined);
-      if (childId === undefined) {
-        state.incomplete = new RestRecordError(`${what}.map.id: a listed child gives no id`);
-        continue;
-      }
-      if (!access) {
-        state.unreadable.set(childId, new RestRecordError(`${what}: the parent's access could not be read`));
-        continue;
-      }
-      try {
-        const childAccess = await resolveAccess(child.access, childRecord, { ...deps, parentAccess: access }, `${what}.access`);
-        const listed: ListedRecord = { stream: child, record: childRecord, parentAccess: access };
-        out.push({ nativeId: childId, access: childAccess, record: listed });
-      } catch (error) {
-        state.unreadable.set(childId, error as Error);
-      }
+    if (parent === undefined || parent instanceof Error) {
+      state.unreadable.set(childId, await orphanError(child, childRecord, parent, deps, what));
+      continue;
+    }
+    try {
+      const childAccess = await resolveAccess(child.access, childRecord, { ...deps, parentAccess: parent }, `${what}.access`);
+      const listed: ListedRecord = { stream: child, record: childRecord, parentAccess: parent };
+      out.push({ nativeId: childId, access: childAccess, record: listed });
+    } catch (error) {
+      state.unreadable.set(childId, error as Error);
     }
   }
   return out;
+}
+
+/** Why a child of a parent whose access could not be read is unreadable: narrowed to what it grants at most when the parent's rule was read but not resolvable whole. */
+async function orphanError(child: ChildDocumentsStream, record: unknown, parent: Error | undefined, deps: AccessDeps, what: string): Promise<Error> {
+  const message = `${what}: the parent's access could not be read`;
+  if (!(parent instanceof UnresolvedAccessError)) return new RestRecordError(message);
+  const atMost = await accessAtMostOf(child.access, record, { ...deps, parentAccess: parent.accessAtMost }, `${what}.access`);
+  return atMost ? new UnresolvedAccessError(`${message}: ${parent.message}`, atMost) : new RestRecordError(message);
 }
 
 /**
@@ -113,12 +137,15 @@ export async function* liveFilesOf(stream: DocumentsStream, deps: AccessDeps, co
 /**
  * What the listing could not vouch for: a staged file it did not show is gone (nothing said),
  * unless its access could not be read or the listing was incomplete (a failure: staged state
- * kept); a listed file staging lacks is read whole from its listed record.
+ * kept, but narrowed to what an access rule that could not be resolved whole still grants); a
+ * listed file staging lacks is read whole from its listed record.
  */
 export async function* settleOf(request: SettleRequest, state: LiveState, deps: AccessDeps): AsyncGenerator<SettleEvent> {
   for (const nativeId of request.unlisted) {
     const error = state.unreadable.get(nativeId) ?? state.incomplete;
-    if (error) yield { type: 'failure', kind: 'file', nativeId, error };
+    // An access rule read but not resolvable whole: narrowed to what it still grants (fail closed).
+    const narrowed = error instanceof UnresolvedAccessError ? { accessAtMost: error.accessAtMost } : {};
+    if (error) yield { type: 'failure', kind: 'file', nativeId, error, ...narrowed };
   }
   for (const nativeId of request.missing) {
     const entry = request.records?.get(nativeId) as ListedRecord | undefined;
