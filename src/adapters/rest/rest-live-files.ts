@@ -132,6 +132,9 @@ export async function* liveFilesOf(stream: DocumentsStream, deps: AccessDeps, co
         yield file;
       }
   }
+  // A children listing that failed (or a record without an id): the listing is incomplete, so it
+  // fails as a failed page does, named in the run's summary; nothing is deleted, staged state kept.
+  if (state.incomplete) throw state.incomplete;
 }
 
 /**
