@@ -176,8 +176,8 @@ export type SyncEvent =
   | { type: 'checkpoint'; checkpoint: unknown }
   /**
    * One item could not be read; the run goes on, within the error budget, and the item is retried
-   * next run. A failed file keeps its staged state (nothing is lost when a read fails), but for
-   * `accessAtMost`.
+   * next run. A failed file or group keeps its staged state (nothing is lost when a read fails),
+   * but for `accessAtMost` and `membersAtMost`.
    */
   | {
       type: 'failure';
@@ -192,6 +192,17 @@ export type SyncEvent =
        * fixed). Left out for transient failures (an I/O error, a 5xx): staged access is kept.
        */
       accessAtMost?: readonly AccessEntry[];
+      /**
+       * A group (`kind: 'group'`) whose member list was read whole but cannot be resolved whole (an
+       * entry of a type the adapter does not know, without an id, naming someone unknown): the
+       * members the source still lists for certain, the resolvable part. The engine narrows the
+       * group's staged members to their intersection with these (a sub-group compared as an entry,
+       * like a user), never adding one, so a member the source removed loses what the group gives
+       * (`[]`: the group has no members until fixed); a group not staged stays unstaged. Left out
+       * for transient failures (a failed page of the member listing, a 5xx): staged members are
+       * kept, never a truncated list.
+       */
+      membersAtMost?: readonly Principal[];
     };
 
 export interface Adapter {

@@ -4,7 +4,7 @@ import type { BlobStore } from '../blobs/blob-store';
 import { changeTime } from '../lib/change-time';
 import { fileWireJson } from '../wire/file-wire-json';
 import { globalId } from '../wire/global-id';
-import type { FileState, FileWrite, GroupState, GroupWrite, PrincipalRef, UserState, UserWrite } from '../staging/write-path/sync-store';
+import type { FileState, FileWrite, GroupState, GroupWrite, PrincipalRef, StagedGroup, UserState, UserWrite } from '../staging/write-path/sync-store';
 
 /** Global ids: `<source>:<native id>` for files and groups, and for users' source accounts (see wire/global-id). */
 export { globalId };
@@ -314,4 +314,28 @@ export function decideGroup(
     },
     members,
   };
+}
+
+/** The content hash of a group row narrowing wrote: no record hashes to it, so the group is written whole once its member list is resolved. */
+const NARROWED_GROUP_HASH = 'narrowed:';
+
+/**
+ * What narrowing a failed group's staged members to those the source still lists changes: the
+ * staged members also in `atMost` (a sub-group compared as an entry, like a user), never one more.
+ * Undefined when that leaves them as staged, or staging lacks the group (it stays unstaged). The
+ * row is written again as staged, its `modified_at` moved on as for any change of members.
+ */
+export function decideNarrowedMembers(
+  source: string,
+  atMost: readonly Principal[],
+  staged: StagedGroup | undefined,
+  at: string,
+): { row: GroupWrite; members: PrincipalRef[] } | undefined {
+  if (!staged) return undefined;
+  const key = (r: PrincipalRef) => `${r.type} ${r.id}`;
+  const listed = new Set(memberRefs(source, atMost).map(key));
+  const members = orderedRefs(staged.members.filter((m) => listed.has(key(m))));
+  if (members.length === staged.members.length) return undefined;
+  const row = { ...staged.row, modified_at: changeTime(at, staged.row.modified_at), content_hash: `${NARROWED_GROUP_HASH}${hashOf(members)}` };
+  return { row, members };
 }

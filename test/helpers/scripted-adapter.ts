@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { z } from 'zod';
-import type { AccessEntry, AdapterContext, FileRecord, GroupRecord, IncrementalAdapter, SyncEvent, UserRecord } from '../../src/adapters/adapter';
+import type { AccessEntry, AdapterContext, FileRecord, GroupRecord, IncrementalAdapter, Principal, SyncEvent, UserRecord } from '../../src/adapters/adapter';
 
 /**
  * A source held in memory that tests change between runs: files, users and groups, plus a change
@@ -15,6 +15,8 @@ export class ScriptedSource implements IncrementalAdapter<{ position: number }> 
   log: SyncEvent[] = [];
   /** Files that cannot be read now: full runs yield these failures in their place (see `fail`). */
   failing = new Map<string, Extract<SyncEvent, { type: 'failure' }>>();
+  /** Groups whose members cannot be read now: full runs yield these failures in their place (see `failGroup`). */
+  failingGroups = new Map<string, Extract<SyncEvent, { type: 'failure' }>>();
   opens = 0;
   /** Yield a checkpoint every this many items in full runs (0: only at the end). */
   checkpointEvery = 0;
@@ -71,6 +73,7 @@ export class ScriptedSource implements IncrementalAdapter<{ position: number }> 
 
   putGroup(group: GroupRecord): this {
     this.groups.set(group.nativeId, group);
+    this.failingGroups.delete(group.nativeId);
     this.log.push({ type: 'group', group });
     return this;
   }
@@ -86,8 +89,21 @@ export class ScriptedSource implements IncrementalAdapter<{ position: number }> 
     return this;
   }
 
+  /**
+   * The group's members cannot be read (with `membersAtMost`: read whole, but not all resolvable)
+   * until it is put again: a failure in the change log and in every full run. A group the source
+   * does not have yet is listed by full runs as this failure alone.
+   */
+  failGroup(nativeId: string, error: Error, membersAtMost?: readonly Principal[]): this {
+    const failure = { type: 'failure' as const, kind: 'group' as const, nativeId, error, ...(membersAtMost ? { membersAtMost } : {}) };
+    this.failingGroups.set(nativeId, failure);
+    this.log.push(failure);
+    return this;
+  }
+
   remove(kind: 'file' | 'user' | 'group', nativeId: string): this {
     (kind === 'file' ? this.files : kind === 'user' ? this.users : this.groups).delete(nativeId);
+    if (kind === 'group') this.failingGroups.delete(nativeId);
     this.log.push({ type: 'delete', kind, nativeId });
     return this;
   }
@@ -95,7 +111,8 @@ export class ScriptedSource implements IncrementalAdapter<{ position: number }> 
   async *full(ctx: AdapterContext, resume?: unknown): AsyncIterable<SyncEvent> {
     const all: SyncEvent[] = [
       ...[...this.users.values()].map((user) => ({ type: 'user' as const, user })),
-      ...[...this.groups.values()].map((group) => ({ type: 'group' as const, group })),
+      ...[...this.groups.values()].map((group): SyncEvent => this.failingGroups.get(group.nativeId) ?? { type: 'group', group }),
+      ...[...this.failingGroups.values()].filter((f) => !this.groups.has(f.nativeId ?? '')),
       ...[...this.files.values()].map((file): SyncEvent => this.failing.get(file.nativeId) ?? { type: 'file', file }),
     ];
     const start = (resume as { index?: number } | undefined)?.index ?? 0;

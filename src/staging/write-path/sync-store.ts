@@ -26,6 +26,11 @@ export type GroupState = Pick<GroupRow, 'id' | 'modified_at'> & { content_hash: 
 export type FileWrite = FileRow & { source_version: string | null; permissions_hash: string; access_as_of?: string | null };
 export type UserWrite = Omit<UserRow, 'seen_run'> & { content_hash: string; access_as_of?: string };
 export type GroupWrite = Omit<GroupRow, 'seen_run'> & { content_hash: string; access_as_of?: string };
+/** A staged group as it can be written back: its row and its direct members. */
+export interface StagedGroup {
+  row: Omit<GroupRow, 'seen_run'>;
+  members: PrincipalRef[];
+}
 
 /** One transaction's worth of changes decided by the sync engine. */
 export interface SyncBatch {
@@ -104,6 +109,24 @@ export class SyncStore {
         principal_id: string;
       }>;
       for (const r of rows) out.set(r.file_id, [...(out.get(r.file_id) ?? []), { type: r.principal_type, id: r.principal_id }]);
+    }
+    return out;
+  }
+
+  /** The staged rows and direct members of these groups, by group id (a group staging lacks is left out). */
+  async stagedGroups(ids: readonly string[]): Promise<Map<string, StagedGroup>> {
+    const out = new Map<string, StagedGroup>();
+    for (const part of chunks(ids, 500)) {
+      const rows = (await this.db('groups').whereIn('id', part).select('id', 'source', 'native_id', 'name', 'created_at', 'modified_at', 'metadata')) as Array<
+        StagedGroup['row']
+      >;
+      for (const row of rows) out.set(row.id, { row, members: [] });
+      const members = (await this.db('group_members').whereIn('group_id', part).select('group_id', 'member_type', 'member_id')) as Array<{
+        group_id: string;
+        member_type: PrincipalType;
+        member_id: string;
+      }>;
+      for (const m of members) out.get(m.group_id)?.members.push({ type: m.member_type, id: m.member_id });
     }
     return out;
   }

@@ -1,6 +1,6 @@
 import { isSourceError } from '../../adapters/source-error';
 import type { SyncBatch } from '../../staging/write-path/sync-store';
-import { decideGroup, decideNarrowedAccess, decideUser } from '../record-rows';
+import { decideGroup, decideNarrowedAccess, decideNarrowedMembers, decideUser } from '../record-rows';
 import { RunCancelled, type RunContext, type RunTally } from '../run-context';
 import { sortEvents, type SortedEvents } from './sort-events';
 import { storeBlobs, type FileOutcome } from './store-blobs';
@@ -26,7 +26,22 @@ export async function decideBatch(
   );
   await decideIdentities(ctx, sorted, tally, stamp);
   await narrowFailedAccess(ctx, sorted, stamp);
+  await narrowFailedMembers(ctx, sorted, stamp);
   return sorted.batch;
+}
+
+/**
+ * Failed groups whose member list could not be resolved whole: each one's staged members narrowed
+ * to those the source still lists (never one added), in this batch's transaction, written as any
+ * change of members is (`modified_at` moved on). A group not staged stays unstaged.
+ */
+async function narrowFailedMembers(ctx: Pick<RunContext, 'source' | 'store'>, sorted: SortedEvents, stamp: string): Promise<void> {
+  if (sorted.narrowMembers.size === 0) return;
+  const staged = await ctx.store.stagedGroups([...sorted.narrowMembers.keys()]);
+  for (const [id, atMost] of sorted.narrowMembers) {
+    const write = decideNarrowedMembers(ctx.source, atMost, staged.get(id), stamp);
+    if (write) sorted.batch.groups.push(write);
+  }
 }
 
 /**

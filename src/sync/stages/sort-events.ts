@@ -1,4 +1,4 @@
-import type { AccessEntry, FileRecord, GroupRecord, SyncEvent, UserRecord } from '../../adapters/adapter';
+import type { AccessEntry, FileRecord, GroupRecord, Principal, SyncEvent, UserRecord } from '../../adapters/adapter';
 import { emptyBatch, type SyncBatch } from '../../staging/write-path/sync-store';
 import { globalId } from '../record-rows';
 import { eventFileId } from '../reconcile-access';
@@ -11,6 +11,8 @@ export interface SortedEvents {
   groups: Map<string, GroupRecord>;
   /** Failed files whose staged access is to be narrowed: the entries the source still grants (`accessAtMost`). */
   narrow: Map<string, readonly AccessEntry[]>;
+  /** Failed groups whose staged members are to be narrowed: the members the source still lists (`membersAtMost`). */
+  narrowMembers: Map<string, readonly Principal[]>;
   /** Tombstones, inactivations, group deletions, and the seen marks of failed items. */
   batch: SyncBatch;
 }
@@ -20,10 +22,11 @@ export interface SortedEvents {
  * wins (a delete over an earlier file event, a file event over an earlier delete); a delete counts
  * as deleted (a file, or a user or group); a failed item is marked seen, so a full run's sweep keeps
  * it as it was, and a failed file with `accessAtMost` is noted for narrowing (over an earlier file
- * event for it: the last event wins). Files the events settle are noted for reconciliation.
+ * event for it: the last event wins), as is a failed group with `membersAtMost`. Files the events
+ * settle are noted for reconciliation.
  */
 export function sortEvents(source: string, events: readonly SyncEvent[], tally: RunTally): SortedEvents {
-  const sorted: SortedEvents = { files: new Map(), users: new Map(), groups: new Map(), narrow: new Map(), batch: emptyBatch() };
+  const sorted: SortedEvents = { files: new Map(), users: new Map(), groups: new Map(), narrow: new Map(), narrowMembers: new Map(), batch: emptyBatch() };
   const { batch } = sorted;
   for (const e of events) {
     if (tally.touched) {
@@ -41,11 +44,15 @@ export function sortEvents(source: string, events: readonly SyncEvent[], tally: 
         tally.counts.deleted--;
       }
     } else if (e.type === 'user') sorted.users.set(globalId(source, e.user.nativeId), e.user);
-    else if (e.type === 'group') sorted.groups.set(globalId(source, e.group.nativeId), e.group);
-    else if (e.type === 'delete') {
+    else if (e.type === 'group') {
+      const id = globalId(source, e.group.nativeId);
+      sorted.groups.set(id, e.group);
+      sorted.narrowMembers.delete(id);
+    } else if (e.type === 'delete') {
       const id = globalId(source, e.nativeId);
       sorted.files.delete(id);
       sorted.narrow.delete(id);
+      if (e.kind === 'group') sorted.narrowMembers.delete(id);
       if (e.kind === 'file') batch.tombstones.push(id);
       else if (e.kind === 'user') batch.inactivate.push(id);
       else batch.deleteGroups.push(id);
@@ -57,6 +64,10 @@ export function sortEvents(source: string, events: readonly SyncEvent[], tally: 
       if (e.kind === 'file' && e.accessAtMost) {
         sorted.files.delete(id);
         sorted.narrow.set(id, e.accessAtMost);
+      }
+      if (e.kind === 'group' && e.membersAtMost) {
+        sorted.groups.delete(id);
+        sorted.narrowMembers.set(id, e.membersAtMost);
       }
     }
   }
