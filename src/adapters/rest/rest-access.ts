@@ -18,24 +18,25 @@ export interface AccessDeps {
   parentAccess?: readonly AccessEntry[];
 }
 
-/** Principals from a field of the record: a list, each item mapped. */
-export async function principalsFromField(field: FieldPrincipals, record: unknown, deps: AccessDeps, what: string): Promise<AccessEntry[]> {
-  const items = await deps.expressions.list(field.path, record);
-  const out: AccessEntry[] = [];
-  for (const item of items) out.push(await toPrincipal(deps.expressions, field.map, item, deps.dialect, what));
-  return out;
+/** Principals from a field of the record: a list, each item mapped; an item that cannot be mapped is noted in `unresolved`. */
+export async function principalsFromField(
+  field: FieldPrincipals,
+  record: unknown,
+  deps: AccessDeps,
+  what: string,
+  unresolved: Error[],
+): Promise<AccessEntry[]> {
+  return principalsOf(await deps.expressions.list(field.path, record), field.map, deps, what, unresolved);
 }
 
-/** Principals from a request per record, read to its paginator's natural end (any failed page throws; so does an entry that cannot be mapped). */
-export async function principalsFromRequest(listing: PrincipalListing, record: unknown, deps: AccessDeps, what: string): Promise<AccessEntry[]> {
-  const unresolved: Error[] = [];
-  const out = await principalsFromListing(listing, record, deps, what, unresolved);
-  if (unresolved[0]) throw unresolved[0];
-  return out;
-}
-
-/** A request's principals (any failed page throws); an item that cannot be mapped is noted in `unresolved`. */
-async function principalsFromListing(listing: PrincipalListing, record: unknown, deps: AccessDeps, what: string, unresolved: Error[]): Promise<AccessEntry[]> {
+/** A request's principals, read to its paginator's natural end (any failed page throws); an item that cannot be mapped is noted in `unresolved`. */
+export async function principalsFromRequest(
+  listing: PrincipalListing,
+  record: unknown,
+  deps: AccessDeps,
+  what: string,
+  unresolved: Error[],
+): Promise<AccessEntry[]> {
   const out: AccessEntry[] = [];
   for await (const page of paginate(deps.requester, listing, { what, signal: deps.signal, record, ...(deps.maxPages ? { maxPages: deps.maxPages } : {}) })) {
     const items: unknown[] = [];
@@ -98,7 +99,7 @@ export async function resolveAccess(spec: AccessSpec, record: unknown, deps: Acc
   if (spec.public !== undefined && (await deps.expressions.truth(spec.public, record))) entries.push(EVERYONE);
   if (spec.field)
     entries.push(...(await principalsOf(await deps.expressions.list(spec.field.path, record), spec.field.map, deps, `${what}.field`, unresolved)));
-  if (spec.request) entries.push(...(await principalsFromListing(spec.request, record, deps, `${what}.request`, unresolved)));
+  if (spec.request) entries.push(...(await principalsFromRequest(spec.request, record, deps, `${what}.request`, unresolved)));
   if (spec.inherit !== undefined) {
     const containerId = await deps.expressions.text(spec.inherit, record);
     if (containerId !== undefined && containerId !== '') entries.push(...inheritedFrom(deps.containers?.get(containerId), containerId, what, unresolved));

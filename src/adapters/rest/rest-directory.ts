@@ -1,5 +1,5 @@
 import { ConcurrencyPool } from '../../lib/concurrency-pool';
-import type { AccessEntry, SyncEvent } from '../adapter';
+import type { AccessEntry, Principal, SyncEvent } from '../adapter';
 import { principalsFromField, principalsFromRequest, resolveAccess, type AccessDeps } from './rest-access';
 import type { ContainersStream, GroupsStream, Listing, UsersStream } from './rest-manifest';
 import { paginate } from './rest-paginator';
@@ -43,8 +43,11 @@ export async function* userEvents(stream: UsersStream, deps: AccessDeps): AsyncG
 
 /**
  * The groups stream: the listing read whole (a failed page fails the run), then each group's
- * direct members read to their paginator's end. A group whose members cannot be read whole is a
- * failure event: the engine keeps its staged members, never a truncated list.
+ * direct members read to their paginator's end. A group whose members cannot be read whole (a
+ * failed page) is a failure event: the engine keeps its staged members, never a truncated list. A
+ * member list read whole with entries that cannot be resolved (a type it does not know, no id,
+ * everyone) is a failure with `membersAtMost`, the rest of the list: the engine narrows the staged
+ * members to it, so a member the source removed does not keep access through the group.
  */
 export async function* groupEvents(streams: GroupsStream | readonly GroupsStream[], deps: AccessDeps, concurrency: number): AsyncGenerator<SyncEvent> {
   for (const stream of Array.isArray(streams) ? streams : [streams]) yield* groupStreamEvents(stream as GroupsStream, deps, concurrency);
@@ -57,18 +60,34 @@ async function* groupStreamEvents(stream: GroupsStream, deps: AccessDeps, concur
     try {
       nativeId = await requiredText(deps.expressions, stream.map.id, record, 'streams.groups.map.id');
       const name = await optionalText(deps.expressions, stream.map.name, record);
-      const entries: AccessEntry[] = [];
-      const { members } = stream;
-      if (members?.field) entries.push(...(await principalsFromField(members.field, record, deps, 'streams.groups.members.field')));
-      if (members?.request) entries.push(...(await principalsFromRequest(members.request, record, deps, 'streams.groups.members.request')));
-      for (const [i, listing] of (members?.requests ?? []).entries())
-        entries.push(...(await principalsFromRequest(listing, record, deps, `streams.groups.members.requests[${i}]`)));
-      const what = `streams.groups: group ${nativeId}`;
-      return { type: 'group', group: { nativeId, ...(name !== undefined ? { name } : {}), members: dedupe(entries).map((e) => asMember(e, what)) } };
+      const { members, unresolved } = await groupMembers(stream, record, deps, `streams.groups: group ${nativeId}`);
+      const [first] = unresolved;
+      if (first) return { type: 'failure', kind: 'group', nativeId, error: first, membersAtMost: members };
+      return { type: 'group', group: { nativeId, ...(name !== undefined ? { name } : {}), members } };
     } catch (error) {
       return { type: 'failure', kind: 'group', ...(nativeId ? { nativeId } : {}), error: error as Error };
     }
   });
+}
+
+/** A group's direct members from each part of its `members` (any failed page throws), and the entries that could not be resolved as members. */
+async function groupMembers(stream: GroupsStream, record: unknown, deps: AccessDeps, what: string): Promise<{ members: Principal[]; unresolved: Error[] }> {
+  const entries: AccessEntry[] = [];
+  const unresolved: Error[] = [];
+  const { members } = stream;
+  if (members?.field) entries.push(...(await principalsFromField(members.field, record, deps, 'streams.groups.members.field', unresolved)));
+  if (members?.request) entries.push(...(await principalsFromRequest(members.request, record, deps, 'streams.groups.members.request', unresolved)));
+  for (const [i, listing] of (members?.requests ?? []).entries())
+    entries.push(...(await principalsFromRequest(listing, record, deps, `streams.groups.members.requests[${i}]`, unresolved)));
+  const listed: Principal[] = [];
+  for (const entry of entries) {
+    try {
+      listed.push(asMember(entry, what));
+    } catch (error) {
+      unresolved.push(error as Error);
+    }
+  }
+  return { members: dedupe(listed) as Principal[], unresolved };
 }
 
 /**

@@ -276,6 +276,43 @@ describe('REST manifest (content-gateway): ACL scenarios against an upstream gat
     expect(clean.served['bo@example.com']).toEqual(['up:f-pub']);
   });
 
+  it('a member list that gains an entry the mirror cannot resolve (a type it does not know) fails closed: a member removed in that edit loses access, the rest keep theirs; a new group with one is not served', async () => {
+    ok(await mirrorSync());
+    // At the source: bo leaves core; a new group, new (ana), gets a file of its own.
+    putGroup('core', [user('cy'), group('eng')]);
+    putGroup('new', [user('ana')]);
+    source.html('f-new', '<h1>f-new</h1>', [group('new')]);
+    await publish();
+    // On the wire, the first page of core's and of new's member lists carries an entry of a type the manifest does not know.
+    const robots: typeof fetch = async (input, init) => {
+      const url = new URL(input instanceof Request ? input.url : String(input));
+      const path = decodeURIComponent(url.pathname);
+      const res = await globalThis.fetch(url, init);
+      if (!['/v1/groups/up:core/members', '/v1/groups/up:new/members'].includes(path) || url.searchParams.has('$skiptoken')) return res;
+      const body = (await res.json()) as { value: unknown[] };
+      return Response.json({ ...body, value: [...body.value, { type: 'ROBOT', id: 'r2d2' }] });
+    };
+    const summary = await mirrorSync(robots);
+    expect(summary.status).toBe('succeeded');
+    expect(summary.failures.sort()).toEqual([expect.stringMatching(/^up:core: .*"robot"/), expect.stringMatching(/^up:new: .*"robot"/)]);
+    const after = await both();
+    // core narrowed to what it still lists for certain: bo no longer sees f-eng through it; cy and eng's members still do.
+    expect(after.over).toEqual([]);
+    expect(after.served['bo@example.com']).toEqual(['up:f-pub']);
+    expect(after.served['cy@example.com']).toEqual(['up:f-eng', 'up:f-ops', 'up:f-pub']);
+    expect(after.served['ana@example.com']).toEqual(['up:f-ana', 'up:f-eng', 'up:f-pub']);
+    const core = after.mirrored.groups.find((g) => g.id === 'upstream:up:core');
+    expect(core?.members?.entries.map((m) => m.type).sort()).toEqual(['GROUP', 'USER']);
+    // new is not served, so nobody sees f-new on the mirror yet (never more than upstream).
+    expect(after.mirrored.groups.map((g) => g.id)).not.toContain('upstream:up:new');
+    expect(Object.values(after.served).flat()).not.toContain('up:f-new');
+    // The next clean run converges.
+    ok(await mirrorSync());
+    const clean = await both();
+    expect(clean.served).toEqual(clean.truth);
+    expect(clean.served['ana@example.com']).toContain('up:f-new');
+  });
+
   it('scenario 16: 10,001 members, more than 10 groups, a file granted to 205 principals: counts match the upstream', async () => {
     const many = Array.from({ length: 10_001 }, (_, i) => `m${i}`);
     for (const id of many) source.putUser({ nativeId: id, email: `${id}@example.com`, active: true });
