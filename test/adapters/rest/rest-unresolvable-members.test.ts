@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createRestAdapter, parseRestManifest } from '../../../src/adapters/rest';
 import { FsBlobStore } from '../../../src/blobs/fs-blob-store';
+import { runAccessSync } from '../../../src/sync/run-access-sync';
 import { runSync, type SyncSummary } from '../../../src/sync/run-sync';
 import { createTestDatabase, databaseKinds, type TestDatabase } from '../../helpers/test-databases';
 import { QUICK_RETRIES } from '../../helpers/quick-retries';
@@ -115,7 +116,7 @@ describe.each(databaseKinds)('rest adapter: a group member list it cannot resolv
     fs.rmSync(blobDir, { recursive: true, force: true });
   });
 
-  const run = (members: Members): Promise<SyncSummary> => {
+  const run = (members: Members, accessOnly = false): Promise<SyncSummary> => {
     clock += 60_000;
     const at = clock;
     const adapter = createRestAdapter({
@@ -124,7 +125,8 @@ describe.each(databaseKinds)('rest adapter: a group member list it cannot resolv
       env: { API_URL: api.url },
       retryPolicy: QUICK_RETRIES,
     });
-    return runSync(adapter, { db: t.db, blobs: new FsBlobStore(blobDir), logger: silent, now: () => new Date(at) }, { mode: 'full' });
+    const deps = { db: t.db, blobs: new FsBlobStore(blobDir), logger: silent, now: () => new Date(at) };
+    return accessOnly ? runAccessSync(adapter, deps) : runSync(adapter, deps, { mode: 'full' });
   };
   /** Who staging lets see each document (groups expanded), sorted. */
   const served = async (): Promise<Record<string, string[]>> => {
@@ -174,6 +176,15 @@ describe.each(databaseKinds)('rest adapter: a group member list it cannot resolv
     api.groups.set('outer', [ROBOT, user('di')]);
     succeededFailing(await run('request'), 1);
     expect(await served()).toEqual({ 'd-outer': ['di'], 'd-team': ['ana', 'bo', 'cy'] });
+  });
+
+  it('an access-only run narrows the same way', async () => {
+    succeededFailing(await run('request'), 0);
+    api.groups.set('team', [user('ana'), ROBOT]);
+    const summary = await run('request', true);
+    expect(summary.mode).toBe('access');
+    succeededFailing(summary, 1);
+    expect(await served()).toEqual({ 'd-outer': ['ana', 'di'], 'd-team': ['ana'] });
   });
 
   it('a page of the member listing answering 500 keeps the staged members (never a truncated list), in the run that removed bo too', async () => {
