@@ -46,6 +46,47 @@ describe('sortEvents (stage 2a: decide, no I/O)', () => {
     expect(tally.counts.deleted).toBe(0);
   });
 
+  it('keeps kinds apart: a delete of a group or user never drops a file event that shares its global id, nor the reverse', () => {
+    const tally = new RunTally(budget);
+    const group = (id: string): SyncEvent => ({ type: 'group', group: { nativeId: id, members: [] } });
+    const sorted = sortEvents(
+      'src',
+      [
+        file('42'),
+        group('7'),
+        { type: 'delete', kind: 'group', nativeId: '42' },
+        { type: 'delete', kind: 'user', nativeId: '42' },
+        { type: 'delete', kind: 'file', nativeId: '7' },
+      ],
+      tally,
+    );
+    expect([...sorted.files.keys()]).toEqual(['src:42']);
+    expect([...sorted.groups.keys()]).toEqual(['src:7']);
+    expect(sorted.batch).toMatchObject({ tombstones: ['src:7'], inactivate: ['src:42'], deleteGroups: ['src:42'] });
+    expect([tally.counts.deleted, tally.identities.deleted]).toEqual([1, 2]);
+  });
+
+  it('a user or group written after its delete in the same batch wins (deletes are applied after writes): not deleted, not counted', () => {
+    const tally = new RunTally(budget);
+    const sorted = sortEvents(
+      'src',
+      [
+        { type: 'delete', kind: 'user', nativeId: 'u' },
+        { type: 'user', user: { nativeId: 'u', email: 'u@x.example', active: true } },
+        { type: 'delete', kind: 'group', nativeId: 'g' },
+        { type: 'group', group: { nativeId: 'g', members: [] } },
+        { type: 'group', group: { nativeId: 'h', members: [] } },
+        { type: 'delete', kind: 'group', nativeId: 'h' },
+        { type: 'delete', kind: 'group', nativeId: 'h' },
+      ],
+      tally,
+    );
+    expect([...sorted.users.keys()]).toEqual(['src:u']);
+    expect([...sorted.groups.keys()]).toEqual(['src:g']);
+    expect(sorted.batch).toMatchObject({ inactivate: [], deleteGroups: ['src:h'] });
+    expect(tally.identities.deleted).toBe(1);
+  });
+
   it('marks a failed item seen (a sweep keeps it as it was), but not a failure that names no item', () => {
     const sorted = sortEvents(
       'src',
