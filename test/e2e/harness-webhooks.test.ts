@@ -11,6 +11,9 @@ import { QUICK_RETRIES } from '../helpers/quick-retries';
  * the oracle after them (0 over-, 0 under-exposed pairs) and after every other run. With half the
  * events lost (webhook deliveries and stream alike), the reconciliation still holds.
  */
+// Several syncs and crawls a case: margin for a loaded machine (they fail by assertion, never by time).
+jest.setTimeout(90_000);
+
 describe('the end-to-end harness with webhooks on', () => {
   it.each([
     { name: 'webhooks delivered', eventLossRate: 0 },

@@ -31,6 +31,9 @@ async function countAll(url: string, pick: (value: unknown) => unknown[]): Promi
   return n;
 }
 
+// Several syncs and crawls a case: margin for a loaded machine (they fail by assertion, never by time).
+jest.setTimeout(90_000);
+
 describe('SQL source: ACL scenarios through the engine and the gateway', () => {
   let source: SqlSource;
   let gw: TestGateway;
