@@ -33,14 +33,15 @@ export class ReconcilingSource extends ScriptedSource implements AccessReconcili
     this.listings++;
     let n = 0;
     for (const file of this.files.values()) {
+      const atMost = this.listedUnresolvable.get(file.nativeId);
+      if (atMost) {
+        const unresolved = new Error(`${file.nativeId}: access rule unresolvable`);
+        yield { nativeId: file.nativeId, unresolved, accessAtMost: atMost, ...(file.attributes ? { attributes: file.attributes } : {}) };
+        continue;
+      }
       // A file that cannot be read is not listed either, as an adapter leaves out what it cannot read.
       if (this.unlistable.has(file.nativeId) || this.failing.has(file.nativeId)) continue;
       if (this.failListingAfter !== undefined && n++ >= this.failListingAfter) throw new Error('listing failed part way');
-      const atMost = this.listedUnresolvable.get(file.nativeId);
-      if (atMost) {
-        yield { nativeId: file.nativeId, unresolved: new Error(`${file.nativeId}: access rule unresolvable`), accessAtMost: atMost };
-        continue;
-      }
       // The file as listed goes with it, for `settle` to read from should staging lack it.
       yield { nativeId: file.nativeId, access: file.access, record: file };
     }

@@ -84,8 +84,12 @@ describe.each(databaseKinds)('a listed file whose access cannot be resolved whol
     const s = await synced();
     expect(await staging.sync(s, { mode: 'full' })).toMatchObject({ status: 'succeeded' });
     s.listedUnresolvable.set('doc', [user('ana')]);
+    // `other` failed by the run's changes too (they narrow it): one failure, not two.
+    s.fail('other', new Error('other: unknown principal'), [user('ana')]);
+    s.listedUnresolvable.set('other', [user('ana')]);
     const run = await staging.sync(s, { mode: 'incremental' });
-    expect(run).toMatchObject({ status: 'succeeded', counts: { failed: 1, deleted: 0 }, failures: ['doc: doc: access rule unresolvable'] });
+    expect(run).toMatchObject({ status: 'succeeded', counts: { failed: 2, deleted: 0 } });
+    expect(run.failures).toEqual(['other: other: unknown principal', 'doc: doc: access rule unresolvable']);
     expect(await access('doc')).toEqual(['USER src:ana']);
     expect(s.requests.flatMap((r) => [...r.unlisted, ...r.missing, ...r.accessChanged])).toEqual([]);
   });
@@ -97,6 +101,8 @@ describe.each(databaseKinds)('a listed file whose access cannot be resolved whol
     expect(docClass).toBeDefined();
     expect(await access('other')).toEqual([docClass, 'USER src:ana']);
 
+    // Its level raised to a class no run staged: listed all the same (narrowed, not left to a content run).
+    s.silently((src) => src.html('doc', '<p>doc</p>', [user('ana'), user('bo'), EVERYONE], { attributes: { level: 5 } }));
     s.listedUnresolvable.set('doc', [user('bo')]);
     expect(await staging.access(s, { policy: POLICY })).toMatchObject({ status: 'succeeded', counts: { failed: 1 } });
     expect(await access('doc')).toEqual(['USER src:bo']);
