@@ -229,11 +229,8 @@ export interface IncrementalAdapter<C = unknown> extends Adapter {
   changes(ctx: AdapterContext, since: C): AsyncIterable<SyncEvent>;
 }
 
-/** A file as a cheap listing sees it: that it exists, and who may see it (no content). */
-export interface LiveFile {
+interface LiveFileBase {
   nativeId: string;
-  /** The same access list a `file` event would carry. */
-  access: readonly AccessEntry[];
   /**
    * The same policy inputs a `file` event would carry, when the listing can read them cheaply: an
    * access policy then recomputes the file's document class from them, so a change of attributes
@@ -247,6 +244,38 @@ export interface LiveFile {
    */
   record?: unknown;
 }
+
+/** A listed file whose access the listing read whole. */
+export interface ResolvedLiveFile extends LiveFileBase {
+  /** The same access list a `file` event would carry. */
+  access: readonly AccessEntry[];
+  unresolved?: undefined;
+  accessAtMost?: undefined;
+}
+
+/**
+ * A listed file whose new access rule was read but cannot be resolved whole (it names a principal
+ * the source does not know, an access row of an unknown type, a sidecar that does not parse): the
+ * listing's counterpart of a `failure` event with `accessAtMost`. The engine narrows the file's
+ * staged access list to its intersection with `accessAtMost` (never widening it, and never
+ * staging a file staging lacks: no `settle` is asked to read it), in access-only runs and in
+ * reconciliation alike; under an access policy no document-class grant is added, so the
+ * intersection drops it until the file is read whole again (closed). The file counts as a failed
+ * item of the run (charged to the error budget, named with `unresolved`'s message in the run's
+ * failures), unless the run's changes already read it. A transient failure (an I/O error, a 5xx)
+ * is never given this way: the file is left out of the listing (it keeps its staged access) or
+ * the listing throws.
+ */
+export interface UnresolvedLiveFile extends LiveFileBase {
+  /** Why the rule could not be resolved whole. */
+  unresolved: Error;
+  /** What the source still grants for certain: the resolvable part of the rule (`[]`: nobody). */
+  accessAtMost: readonly AccessEntry[];
+  access?: undefined;
+}
+
+/** A file as a cheap listing sees it: that it exists, and who may see it (no content). */
+export type LiveFile = ResolvedLiveFile | UnresolvedLiveFile;
 
 /** What staging and the live listing disagree on, for the adapter to settle (native ids). */
 export interface SettleRequest {
@@ -267,7 +296,7 @@ export interface SettleRequest {
   accessChanged: readonly string[];
 }
 
-/** What `settle` yields: sync events, or `live` (the file exists with this access; its content as staged). */
+/** What `settle` yields: sync events, or `live` (the file exists with this access, or an `UnresolvedLiveFile`; its content as staged). */
 export type SettleEvent = SyncEvent | { type: 'live'; file: LiveFile };
 
 /**
@@ -301,7 +330,9 @@ export interface PermissionSyncAdapter extends Adapter {
  * file with its access from `liveFiles`, which here must not need an earlier `changes()` (only
  * the `permissions()` just before it). An error reading users, groups or access must be thrown
  * (the run fails and staging keeps what it serves), never answered with an empty list; a file
- * whose access cannot be read is left out of the listing (it keeps its staged access).
+ * whose access cannot be read for a transient reason is left out of the listing (it keeps its
+ * staged access), one whose rule cannot be resolved whole is listed as an `UnresolvedLiveFile`
+ * (its staged access narrowed).
  */
 export interface AccessOnlyAdapter extends PermissionSyncAdapter {
   liveFiles(ctx: AdapterContext): AsyncIterable<LiveFile>;

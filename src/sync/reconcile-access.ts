@@ -1,6 +1,6 @@
 import type { LiveFile, SettleEvent, SettleRequest, SyncEvent } from '../adapters/adapter';
-import type { FileState, SyncBatch } from '../staging/write-path/sync-store';
-import { decideAccess, globalId } from './record-rows';
+import type { FileState, PrincipalRef, SyncBatch } from '../staging/write-path/sync-store';
+import { decideAccess, decideNarrowedAccess, globalId } from './record-rows';
 
 /** What access reconciliation did in a run (the summary reports it; `unannounced` goes to `sync_runs`). */
 export interface ReconciliationStats {
@@ -29,6 +29,8 @@ export type AccessRewrites = SyncBatch['permissions'];
 /** What reconciliation reads of the source's staged files, and its one write: access lists. */
 export interface ReconcileStaging {
   fileStates(ids: readonly string[]): Promise<ReadonlyMap<string, FileState>>;
+  /** The staged access lists of these files (a file with none is left out). */
+  stagedAccess(ids: readonly string[]): Promise<ReadonlyMap<string, readonly PrincipalRef[]>>;
   /** Global ids of the source's active files. */
   activeFileIds(): Promise<string[]>;
   /** Rewrites these access lists in one transaction. */
@@ -43,6 +45,12 @@ export interface ReconcileInput {
   staging: ReconcileStaging;
   /** The time of a write, as staging stores it. */
   stamp(): string;
+  /**
+   * The run's count: each listed file compared is an item of the error budget; a listed file
+   * whose access could not be resolved whole (`UnresolvedLiveFile`) is a failure, charged once its
+   * batch is narrowed (the budget throws when spent).
+   */
+  tally: { item(): void; fail(what: string, error: Error): void };
 }
 
 /** The staged files the adapter found gone or said nothing about, for the engine to tombstone behind the mass-deletion guard. */
@@ -61,7 +69,7 @@ const SETTLE_ROUNDS = 2;
  * in steps and commits what it asks for; it never calls the engine:
  *
  * 1. `compareListing`: compares the adapter's live listing with staging, rewrites the access lists
- *    that differ, and returns what to ask `settle` about: the staged files neither the run nor the
+ *    that differ (narrows those of files it lists as unresolved), and returns what to ask `settle` about: the staged files neither the run nor the
  *    listing showed, the listed files staging lacks and the files whose access changed. A listing
  *    that fails part way throws, so an incomplete listing never deletes.
  * 2. `answers`, once per request (`nextRequest` gives the next one): takes `settle`'s `live`
@@ -165,26 +173,37 @@ export class AccessReconciliation {
     return r.unlisted.length === 0 && r.missing.length === 0 && r.accessChanged.length === 0 ? undefined : r;
   }
 
-  /** Rewrites (in one transaction) the access lists of `files` that differ from staging; those rewritten and those staging lacks. */
+  /**
+   * Rewrites (in one transaction) the access lists of `files` that differ from staging, a file
+   * whose access could not be resolved whole narrowed to what it still grants (never widened);
+   * then counts them. Returns those rewritten and those staging lacks, unresolved files aside
+   * (nothing to read whole: they would fail again).
+   */
   private async rewriteAccess(files: readonly LiveFile[]): Promise<{ rewritten: LiveFile[]; missing: LiveFile[] }> {
     const out = { rewritten: [] as LiveFile[], missing: [] as LiveFile[] };
     if (files.length === 0) return out;
-    const { source, staging } = this.input;
+    const { source, staging, touched, tally } = this.input;
     const ids = files.map((f) => globalId(source, f.nativeId));
     const states = await staging.fileStates(ids);
+    const narrowed = ids.filter((_, i) => files[i]?.unresolved !== undefined);
+    const staged = narrowed.length > 0 ? await staging.stagedAccess(narrowed) : new Map<string, readonly PrincipalRef[]>();
     const rewrites: AccessRewrites = [];
     const at = this.input.stamp();
     files.forEach((file, i) => {
       const id = ids[i] as string;
-      const decision = decideAccess(source, file.access, states.get(id), at);
+      const decision =
+        file.unresolved !== undefined
+          ? decideNarrowedAccess(source, file.accessAtMost, staged.get(id) ?? [], states.get(id), at)
+          : decideAccess(source, file.access, states.get(id), at);
+      if (decision.kind === 'permissions') rewrites.push({ fileId: id, permissions: decision.permissions, hash: decision.hash, at: decision.at });
+      if (file.unresolved !== undefined) return;
       if (decision.kind === 'missing') out.missing.push(file);
-      else if (decision.kind === 'permissions') {
-        rewrites.push({ fileId: id, permissions: decision.permissions, hash: decision.hash, at: decision.at });
-        out.rewritten.push(file);
-      }
+      else if (decision.kind === 'permissions') out.rewritten.push(file);
     });
     if (rewrites.length > 0) await staging.rewriteAccess(rewrites);
     this.findings.accessRewritten += rewrites.length;
+    // A failure the run's changes already counted (they read the file) is not counted twice.
+    files.forEach((file, i) => (file.unresolved !== undefined && !touched.has(ids[i] as string) ? tally.fail(file.nativeId, file.unresolved) : tally.item()));
     return out;
   }
 }

@@ -29,6 +29,11 @@ import { DEFAULT_SYNC_OPTIONS, type SyncDeps, type SyncOptions, type SyncSummary
  * are compiled again, and each listed file gets the document class of its listed attributes. A
  * file whose attributes fall in a class no run staged yet keeps its staged access (the next
  * content run reads it); a policy the staged groups were not compiled under fails the run.
+ *
+ * A file listed as unresolved (its rule read but not resolvable whole: `UnresolvedLiveFile`) has
+ * its staged access list narrowed to what the source still grants, never widened (under a policy,
+ * without its document-class grant), and counts as a failed item: the run ends `succeeded` with
+ * it named among its failures while the error budget holds, as a content run does.
  */
 export async function runAccessSync(adapter: Adapter, deps: SyncDeps, partial: Partial<SyncOptions> = {}): Promise<SyncSummary> {
   const options = { ...DEFAULT_SYNC_OPTIONS, ...partial };
@@ -98,7 +103,8 @@ async function readAccess(ctx: RunContext, adapter: AccessOnlyAdapter, tally: Ru
     await applyBatch(ctx, decided, stampOf(ctx));
   }
   const reconciliation = reconciliationOf(ctx, tally, new Set());
-  // What the listing cannot vouch for (files unlisted or missing) is left to the content runs.
+  // What the listing cannot vouch for (files unlisted or missing) is left to the content runs;
+  // files it lists as unresolved are narrowed (and counted as failures) by the reconciler.
   const listing = adapter.liveFiles(adapterCtx);
   await reconciliation.compareListing(stage ? stage.listing(listing, await grants.fileGroups(ctx.source, DOCUMENT_CLASS_PREFIX)) : listing);
   const { findings } = reconciliation;

@@ -5,6 +5,7 @@ import pino from 'pino';
 import type { Adapter } from '../../src/adapters/adapter';
 import { FsBlobStore } from '../../src/blobs/fs-blob-store';
 import type { Db } from '../../src/staging/database/create-db';
+import { runAccessSync } from '../../src/sync/run-access-sync';
 import { runSync, type SyncOptions } from '../../src/sync/run-sync';
 import { createTestDatabase, type DatabaseKind, type TestDatabase } from './test-databases';
 
@@ -17,7 +18,12 @@ const logger = pino({ level: 'silent' });
 export function clockedStaging(
   kind: DatabaseKind,
   prefix: string,
-): { readonly db: Db; sync: (source: Adapter, options?: Partial<SyncOptions>) => ReturnType<typeof runSync> } {
+): {
+  readonly db: Db;
+  sync: (source: Adapter, options?: Partial<SyncOptions>) => ReturnType<typeof runSync>;
+  /** An access-only run (`sync --access-only`) on the same clock. */
+  access: (source: Adapter, options?: Partial<SyncOptions>) => ReturnType<typeof runAccessSync>;
+} {
   let t: TestDatabase | undefined;
   let blobDir = '';
   let clock = 0;
@@ -41,6 +47,10 @@ export function clockedStaging(
     sync: (source, options = {}) => {
       clock += 60_000;
       return runSync(source, { db: db(), blobs: new FsBlobStore(blobDir), logger, now: () => new Date(clock) }, options);
+    },
+    access: (source, options = {}) => {
+      clock += 60_000;
+      return runAccessSync(source, { db: db(), blobs: new FsBlobStore(blobDir), logger, now: () => new Date(clock) }, options);
     },
   };
 }

@@ -4,7 +4,7 @@ import { ScriptedSource } from './scripted-adapter';
 /**
  * A scripted source whose change feed can lose changes (`silently`), with access reconciliation:
  * `liveFiles` lists every file but those marked `unlistable` (as a source lists only part of its
- * files cheaply), and `settle` answers the way a careful adapter does: an unlisted file that
+ * files cheaply), those in `listedUnresolvable` as unresolved, and `settle` answers the way a careful adapter does: an unlisted file that
  * exists is `live` (or read whole, with `readUnlisted`), one that is gone is deleted (or, with
  * `quietAboutGone`, left unanswered), missing files and files whose access changed are read.
  */
@@ -16,6 +16,8 @@ export class ReconcilingSource extends ScriptedSource implements AccessReconcili
   readUnlisted = false;
   /** Unlisted files whose access rule cannot be resolved whole: settle answers a failure with what it still grants (`accessAtMost`). */
   readonly unresolvable = new Map<string, AccessEntry[]>();
+  /** Files `liveFiles` lists as unresolved (their access rule cannot be resolved whole), with what they still grant (`accessAtMost`). */
+  readonly listedUnresolvable = new Map<string, AccessEntry[]>();
   /** Thrown by `liveFiles` after this many files (a listing that fails part way). */
   failListingAfter?: number;
 
@@ -31,6 +33,12 @@ export class ReconcilingSource extends ScriptedSource implements AccessReconcili
     this.listings++;
     let n = 0;
     for (const file of this.files.values()) {
+      const atMost = this.listedUnresolvable.get(file.nativeId);
+      if (atMost) {
+        const unresolved = new Error(`${file.nativeId}: access rule unresolvable`);
+        yield { nativeId: file.nativeId, unresolved, accessAtMost: atMost, ...(file.attributes ? { attributes: file.attributes } : {}) };
+        continue;
+      }
       // A file that cannot be read is not listed either, as an adapter leaves out what it cannot read.
       if (this.unlistable.has(file.nativeId) || this.failing.has(file.nativeId)) continue;
       if (this.failListingAfter !== undefined && n++ >= this.failListingAfter) throw new Error('listing failed part way');

@@ -16,6 +16,7 @@ import {
   isInsideRoot,
   parseDirectory,
   renderMarkdown,
+  SidecarUnreadableError,
   stripBom,
   type Directory,
 } from './filesystem-mapping';
@@ -131,21 +132,26 @@ export class FilesystemAdapter implements IncrementalAdapter<FilesystemCheckpoin
 
   /**
    * Every supported file with its access from the sidecars: a walk that stats and lists, and
-   * opens no file. Files whose sidecar cannot be read are left out (they keep their staged
-   * access), and then the listing ends in a SourceError naming them, so the run is failed.
+   * opens no file. A file whose rule cannot be used (a sidecar that does not parse, names someone
+   * the directory lacks, overrides a file not there) is listed as unresolved with what the rule
+   * still grants (nobody for an unusable sidecar), so its staged access is narrowed as a content
+   * run narrows it. One whose sidecar could not be read (an I/O error) is left out (it keeps its
+   * staged access), and then the listing ends in a SourceError naming them, so the run is failed.
    */
   async *liveFiles(ctx: AdapterContext): AsyncIterable<LiveFile> {
     const run = this.accessRun ?? (await this.start(ctx));
-    const broken: Error[] = [];
+    const unreadable: Error[] = [];
     const tree = this.walk(run, ctx, new SkipReport());
     for await (const entry of tree) {
       throwIfAborted(ctx.signal);
       if (entry.kind !== 'file') continue;
-      if (entry.access.ok) yield { nativeId: entry.nativeId, access: entry.access.access };
-      else broken.push(entry.access.error);
+      const { access } = entry;
+      if (access.ok) yield { nativeId: entry.nativeId, access: access.access };
+      else if (access.error instanceof SidecarUnreadableError) unreadable.push(access.error);
+      else yield { nativeId: entry.nativeId, unresolved: access.error, accessAtMost: access.accessAtMost };
     }
-    const [first] = broken;
-    if (first) throw new SourceError(`${broken.length} file(s) kept their staged access, their access rule unreadable: ${first.message}`, { cause: first });
+    const [first] = unreadable;
+    if (first) throw new SourceError(`${unreadable.length} file(s) kept their staged access, their sidecar unreadable: ${first.message}`, { cause: first });
   }
 
   /** The run's walk of the tree (the directory file left out), skips reported to `report`. */

@@ -25,6 +25,12 @@ export class AccessRuleError extends SourceError {
   override readonly action = 'skip-item';
 }
 
+/**
+ * A sidecar that could not be read (an I/O error): transient, so an access-only run fails rather
+ * than narrow the files it governs (a content run narrows them to nobody, as for any broken rule).
+ */
+export class SidecarUnreadableError extends AccessRuleError {}
+
 /** The directory file is missing or malformed: the whole run stops, naming the file. */
 export class DirectoryFileError extends SourceError {}
 

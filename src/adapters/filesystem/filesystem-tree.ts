@@ -19,6 +19,7 @@ import {
   parseSidecar,
   resolveFileAccess,
   SIDECAR_NAMES,
+  SidecarUnreadableError,
   toNativeId,
   type Directory,
   type FileAccess,
@@ -327,8 +328,10 @@ async function readFolderRule(
       sidecars,
     };
   }
-  if (!('text' in first.text))
-    return { rule: { kind: 'broken', sidecar: first.display, error: new AccessRuleError(`${first.display}: ${first.text.error}`) }, sidecars };
+  if (!('text' in first.text)) {
+    const error = new (first.text.io ? SidecarUnreadableError : AccessRuleError)(`${first.display}: ${first.text.error}`);
+    return { rule: { kind: 'broken', sidecar: first.display, error }, sidecars };
+  }
   try {
     return { rule: { kind: 'rule', sidecar: first.display, sidecarRule: parseSidecar(first.text.text, first.display) }, sidecars };
   } catch (err) {
@@ -336,8 +339,8 @@ async function readFolderRule(
   }
 }
 
-/** Reads a sidecar: a regular file, or a link that resolves to one inside the root. */
-async function readControlFile(o: WalkOptions, file: string): Promise<{ text: string } | { error: string }> {
+/** Reads a sidecar: a regular file, or a link that resolves to one inside the root (`io`: the read failed). */
+async function readControlFile(o: WalkOptions, file: string): Promise<{ text: string } | { error: string; io?: true }> {
   try {
     const real = await fs.realpath(file);
     if (!isInsideRoot(o.realRoot, real)) return { error: 'is a symbolic link out of the root (not followed)' };
@@ -345,6 +348,6 @@ async function readControlFile(o: WalkOptions, file: string): Promise<{ text: st
     return { text: await fs.readFile(real, { encoding: 'utf8', signal: o.signal }) };
   } catch (err) {
     throwIfAborted(o.signal);
-    return { error: `cannot be read: ${(err as Error).message}` };
+    return { error: `cannot be read: ${(err as Error).message}`, io: true };
   }
 }

@@ -2,7 +2,7 @@ import type { FileRecord, InlineHtml, SyncEvent } from '../adapter';
 import * as sourceErrors from '../source-error';
 import type { FilesystemCheckpoint } from './filesystem-checkpoint';
 import type { FilesystemConfig } from './filesystem-config';
-import { AccessRuleError, DirectoryFileError } from './filesystem-mapping';
+import { AccessRuleError, DirectoryFileError, SidecarUnreadableError } from './filesystem-mapping';
 import { WalkedBinaryContent, type WalkedFile } from './filesystem-reads';
 
 /**
@@ -47,6 +47,7 @@ const KNOWN_ERRORS: ReadonlyMap<string, new (message: string) => Error> = new Ma
     sourceErrors.SourceRequestError,
     sourceErrors.FullRunRequired,
     AccessRuleError,
+    SidecarUnreadableError,
     DirectoryFileError,
   ].map((type) => [type.name, type]),
 );

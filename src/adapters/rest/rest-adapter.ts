@@ -1,6 +1,6 @@
 import type { RetryPolicy } from '../../outbound-http/retry-policy';
 import type { AccessOnlyAdapter, AdapterContext, LiveFile, SyncEvent } from '../adapter';
-import { UnresolvedAccessError, type AccessDeps } from './rest-access';
+import type { AccessDeps } from './rest-access';
 import { groupEvents, readContainers, userEvents } from './rest-directory';
 import { documentEvents } from './rest-document-walk';
 import { liveFilesOf, newLiveState, type LiveState } from './rest-live-files';
@@ -99,14 +99,9 @@ export class RestAdapter implements AccessOnlyAdapter {
     yield* liveFilesOf(manifest.streams.documents, { ...deps, ...(containers ? { containers } : {}) }, concurrency, this.live);
     // A file this run wrote from a record the full listing no longer shows (a feed's stale upsert, its delete lost): the
     // engine does not ask about files the run touched, so it is listed with no access (served to nobody); the next run,
-    // which does not touch it, finds it unlisted and deletes it. One whose listed access rule cannot be resolved whole is
-    // listed with what that rule still grants (the engine does not ask about it either: fail closed).
-    for (const id of this.written) {
-      if (this.live.listed.has(id)) continue;
-      const unreadable = this.live.unreadable.get(id);
-      if (unreadable === undefined) yield { nativeId: id, access: [] };
-      else if (unreadable instanceof UnresolvedAccessError) yield { nativeId: id, access: unreadable.accessAtMost };
-    }
+    // which does not touch it, finds it unlisted and deletes it. One whose listed access rule cannot be resolved whole was
+    // listed as unresolved (narrowed: fail closed); one whose access could not be read keeps what the run wrote.
+    for (const id of this.written) if (!this.live.listed.has(id) && !this.live.unreadable.has(id)) yield { nativeId: id, access: [] };
   }
 
   private async *directoryEvents(deps: AccessDeps): AsyncGenerator<SyncEvent> {

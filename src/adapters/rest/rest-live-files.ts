@@ -23,7 +23,10 @@ interface ListedRecord {
 export interface LiveState {
   /** Ids the listing yielded. */
   listed: Set<string>;
-  /** Listed files whose access could not be read whole: kept as staged, never taken as gone. */
+  /**
+   * Files whose access could not be read whole: never taken as gone. Those whose rule cannot be
+   * resolved whole are listed too (unresolved: narrowed); the rest are not (kept as staged).
+   */
   unreadable: Map<string, Error>;
   /** A record without an id, or a child listing that failed: some staged file may be among the unseen, so none is taken as gone. */
   incomplete: Error | undefined;
@@ -32,6 +35,17 @@ export interface LiveState {
 
 export function newLiveState(containers: AccessDeps['containers']): LiveState {
   return { listed: new Set(), unreadable: new Map(), incomplete: undefined, containers };
+}
+
+/**
+ * A listed file whose access could not be read whole: noted as unreadable (never taken as gone;
+ * its children's parent access), and, when its rule was read but cannot be resolved whole, listed
+ * as unresolved with what it still grants, for the engine to narrow its staged list to (fail
+ * closed). A transient error lists nothing: the file keeps its staged access.
+ */
+function unreadableAccess(nativeId: string, error: Error, state: LiveState): LiveFile[] {
+  state.unreadable.set(nativeId, error);
+  return error instanceof UnresolvedAccessError ? [{ nativeId, unresolved: error, accessAtMost: error.accessAtMost }] : [];
 }
 
 function tombstoneOf(stream: DocumentsStream): string | undefined {
@@ -51,7 +65,7 @@ async function liveOfRecord(stream: DocumentsStream, record: unknown, deps: Acce
     access = await resolveAccess(stream.access, record, deps, `${WHAT}.access`);
     out.push({ nativeId: id, access, record: { stream, record } satisfies ListedRecord });
   } catch (error) {
-    state.unreadable.set(id, error as Error);
+    out.push(...unreadableAccess(id, error as Error, state));
   }
   const parent = access ?? state.unreadable.get(id);
   for (const [index, child] of (stream.children ?? []).entries()) out.push(...(await liveChildren(child, index, record, parent, deps, state)));
@@ -86,7 +100,7 @@ async function liveChildren(
       continue;
     }
     if (parent === undefined || parent instanceof Error) {
-      state.unreadable.set(childId, await orphanError(child, childRecord, parent, deps, what));
+      out.push(...unreadableAccess(childId, await orphanError(child, childRecord, parent, deps, what), state));
       continue;
     }
     try {
@@ -94,7 +108,7 @@ async function liveChildren(
       const listed: ListedRecord = { stream: child, record: childRecord, parentAccess: parent };
       out.push({ nativeId: childId, access: childAccess, record: listed });
     } catch (error) {
-      state.unreadable.set(childId, error as Error);
+      out.push(...unreadableAccess(childId, error as Error, state));
     }
   }
   return out;
@@ -110,9 +124,11 @@ async function orphanError(child: ChildDocumentsStream, record: unknown, parent:
 
 /**
  * Every document the full listing shows (no lower bound, no feed), with its access and its
- * children's: what reconciliation compares staging with. A failed page throws (an incomplete
- * listing never deletes); a record the filter leaves out or the tombstone says is deleted is not
- * live. A file is yielded once.
+ * children's: what reconciliation and access-only runs compare staging with. A failed page throws
+ * (an incomplete listing never deletes); a record the filter leaves out or the tombstone says is
+ * deleted is not live. A file whose access list has an entry it cannot resolve (or whose parent's
+ * has) is listed as unresolved, with what the rest still grants; one whose access could not be
+ * read (a failed request) is left out, its staged access kept. A file is yielded once.
  */
 export async function* liveFilesOf(stream: DocumentsStream, deps: AccessDeps, concurrency: number, state: LiveState): AsyncGenerator<LiveFile> {
   const seen = state.listed;

@@ -361,9 +361,10 @@ export class SqlAdapter implements AccessReconcilingAdapter<SqlCheckpoint>, Acce
       for (const row of rows) {
         const nativeId = idText(pick(row, docs.id));
         const entries = access?.get(nativeId ?? '') ?? [];
-        // A document whose access cannot be read is left unlisted: settle reads it whole and reports it.
-        if (nativeId === undefined || entries instanceof SqlRowError) continue;
-        yield { nativeId, access: entries, attributes: { ...extra?.get(nativeId), ...rowAttributes(row, docs.attributes) } };
+        if (nativeId === undefined) continue;
+        // Access rows of an unknown type: listed with the readers the rows still name at most, to narrow to (fail closed).
+        if (entries instanceof UnresolvedAccessError) yield { nativeId, unresolved: entries, accessAtMost: entries.accessAtMost };
+        else yield { nativeId, access: entries, attributes: { ...extra?.get(nativeId), ...rowAttributes(row, docs.attributes) } };
       }
       const last = rows[rows.length - 1];
       if (last === undefined || rows.length < this.config.pageSize) break;

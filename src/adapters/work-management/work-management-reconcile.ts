@@ -37,7 +37,11 @@ export type LiveListing = Pick<ReconcileState, 'task' | 'attachments'>;
  * depends on (`projects,assignee,followers`; 100 to a page, ten listings to a batch), each task's
  * synced attachments as the checkpoint knows them (adding or trashing one moves the task's
  * `modified_at`, so the run's `modified_since` net has read those again), and each project's own
- * attachments. Tasks in no project are not listed: the engine asks `settle` about them.
+ * attachments. Tasks in no project are not listed: the engine asks `settle` about them. No file
+ * is ever listed as unresolved (`UnresolvedLiveFile`): a task's access is its projects' groups (ids
+ * made from the project gids) and its assignee and followers among the active people, anyone else
+ * left out rather than refused, so there is no rule it cannot resolve whole; a failed request fails
+ * the listing.
  */
 export async function* liveFiles(state: LiveListing): AsyncGenerator<LiveFile> {
   const { api, dir } = state.task;

@@ -94,11 +94,14 @@ export class PolicyStage {
    * Access reconciliation's listing, each file with its policy group (`withGrant`). A file whose
    * listed attributes fall in a class the stage does not hold is left out: `settle` is then asked
    * about it, reads it and stages the class's group with it, so no access list names a group that
-   * is not there (not even when a run that rewrote the list stopped before staging the group).
+   * is not there (not even when a run that rewrote the list stopped before staging the group). A
+   * file whose access could not be resolved whole is yielded as it is, whatever its class: its
+   * staged list is narrowed to what the source still grants, which drops the policy's grant too.
    */
   async *listing(files: AsyncIterable<LiveFile>, staged: StagedGrants): AsyncIterable<LiveFile> {
     for await (const file of files) {
-      if (file.attributes === undefined || this.compilation.hasDocumentClass(file.attributes)) yield this.withGrant(file, staged);
+      if (file.unresolved !== undefined || file.attributes === undefined || this.compilation.hasDocumentClass(file.attributes))
+        yield this.withGrant(file, staged);
     }
   }
 
@@ -122,9 +125,11 @@ export class PolicyStage {
 
   /**
    * A listed file's access list with its policy group: the document class of the attributes the
-   * listing read, or, when the listing read none, the group staged for the file.
+   * listing read, or, when the listing read none, the group staged for the file. None for a file
+   * whose access could not be resolved whole (narrowed to what the source grants: closed).
    */
   private withGrant(file: LiveFile, staged: StagedGrants): LiveFile {
+    if (file.unresolved !== undefined) return file;
     const group = file.attributes !== undefined ? this.compilation.addDocumentClass(file.attributes) : staged.get(globalId(this.source, file.nativeId));
     return group ? { ...file, access: [...file.access, { type: 'GROUP', nativeId: group }] } : file;
   }

@@ -26,8 +26,9 @@ groups:
  * Access-only runs of the filesystem adapter through the real engine and a served gateway: a
  * membership removed and a user deactivated in the directory file, and a user taken out of a
  * sidecar, show on /v1 after an access-only run that opens no file's content and runs while a
- * content run holds the source's lock; a directory file or sidecar it cannot read fails the run
- * and leaves what staging serves.
+ * content run holds the source's lock; a sidecar it cannot resolve narrows the files it governs
+ * (as a content run does); a directory file or sidecar it cannot read fails the run and leaves
+ * what staging serves.
  */
 describe.each(databaseKinds)('access-only runs of the filesystem adapter (%s staging, through the gateway API)', (kind) => {
   let gw: TestGateway;
@@ -95,15 +96,46 @@ describe.each(databaseKinds)('access-only runs of the filesystem adapter (%s sta
     expect(await gw.database.db('users').where({ id: 'fs:bo' }).first('state')).toEqual({ state: 'Inactive' });
   });
 
-  it('fails the run and keeps what is served when the directory file or a sidecar cannot be read', async () => {
+  // Fail closed, as a content run: a sidecar edited to withdraw a reader and name someone the
+  // directory lacks narrows its files to the readers it still names; one that no longer parses
+  // narrows its folder's subtree to nobody. Each file is a failure naming the sidecar; the rest is applied.
+  it('narrows the files of a sidecar naming someone unknown, and the subtree of one that does not parse, and applies the rest', async () => {
+    fs.mkdirSync(path.join(root, 'team/sub'));
+    write('team/sub/deep.md', '# Deep\n');
+    expect(await runSync(adapter(), deps(), { mode: 'full' })).toMatchObject({ status: 'succeeded', counts: { added: 3 } });
+    expect(await emailsWhoSee('team/sub/deep.md')).toEqual(['ana@example.com', 'bo@example.com']);
+
+    write('direct/_access.yaml', 'users: [ana, cy, zed]\n');
+    write('_directory.yaml', directory(['ana']));
+    const first = await runAccessSync(adapter(), deps());
+    expect(first).toMatchObject({ mode: 'access', status: 'succeeded', counts: { failed: 1 } });
+    expect(first.failures).toEqual([expect.stringMatching(/^direct\/notes\.txt: .*direct\/_access\.yaml: unknown user "zed"/)]);
+    expect(await emailsWhoSee('direct/notes.txt')).toEqual(['ana@example.com', 'cy@example.com']);
+    expect(await emailsWhoSee('team/page.md')).toEqual(['ana@example.com']);
+
+    write('team/_access.yaml', 'groups: [team\n');
+    const second = await runAccessSync(adapter(), deps());
+    expect(second).toMatchObject({ status: 'succeeded', counts: { failed: 3 } });
+    expect(second.failures.filter((f) => f.includes('team/_access.yaml'))).toHaveLength(2);
+    expect(await emailsWhoSee('team/page.md')).toEqual([]);
+    expect(await emailsWhoSee('team/sub/deep.md')).toEqual([]);
+    expect(await emailsWhoSee('direct/notes.txt')).toEqual(['ana@example.com', 'cy@example.com']);
+  });
+
+  it('fails the run and keeps what is served when the directory file cannot be read, or a sidecar cannot be read (an I/O error)', async () => {
     expect(await runSync(adapter(), deps(), { mode: 'full' })).toMatchObject({ status: 'succeeded' });
     write('_directory.yaml', 'users: [not, a, list, of, users');
     expect(await runAccessSync(adapter(), deps())).toMatchObject({ status: 'failed', error: expect.stringContaining('_directory.yaml') });
     expect(await emailsWhoSee('team/page.md')).toEqual(['ana@example.com', 'bo@example.com']);
 
     write('_directory.yaml', directory(['ana', 'bo']));
-    write('direct/_access.yaml', 'users: [ana\n');
-    expect(await runAccessSync(adapter(), deps())).toMatchObject({ status: 'failed', error: expect.stringContaining('_access.yaml') });
+    write('direct/_access.yaml', 'users: [ana]\n');
+    const readFile = fs.promises.readFile.bind(fs.promises);
+    jest.spyOn(fs.promises, 'readFile').mockImplementation(async (file, options) => {
+      if (String(file).endsWith(path.join('direct', '_access.yaml'))) throw Object.assign(new Error('EIO: i/o error, read'), { code: 'EIO' });
+      return readFile(file, options);
+    });
+    expect(await runAccessSync(adapter(), deps())).toMatchObject({ status: 'failed', error: expect.stringMatching(/_access\.yaml: cannot be read: EIO/) });
     expect(await emailsWhoSee('direct/notes.txt')).toEqual(['ana@example.com', 'bo@example.com', 'cy@example.com']);
   });
 });

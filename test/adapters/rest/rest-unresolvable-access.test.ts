@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createRestAdapter, parseRestManifest } from '../../../src/adapters/rest';
 import { FsBlobStore } from '../../../src/blobs/fs-blob-store';
+import { runAccessSync } from '../../../src/sync/run-access-sync';
 import { runSync, type SyncSummary } from '../../../src/sync/run-sync';
 import { createTestDatabase, databaseKinds, type TestDatabase } from '../../helpers/test-databases';
 import { QUICK_RETRIES } from '../../helpers/quick-retries';
@@ -166,7 +167,8 @@ describe.each(databaseKinds)('rest adapter: an access list it cannot resolve fai
     fs.rmSync(blobDir, { recursive: true, force: true });
   });
 
-  const run = (sync: Sync, request: boolean, mode: 'full' | 'auto', inherit = false): Promise<SyncSummary> => {
+  /** A content run (`mode`), or an access-only run (`access`). */
+  const run = (sync: Sync, request: boolean, mode: 'full' | 'auto' | 'access', inherit = false): Promise<SyncSummary> => {
     clock += 60_000;
     const at = clock;
     const adapter = createRestAdapter({
@@ -175,7 +177,8 @@ describe.each(databaseKinds)('rest adapter: an access list it cannot resolve fai
       env: { API_URL: api.url },
       retryPolicy: QUICK_RETRIES,
     });
-    return runSync(adapter, { db: t.db, blobs: new FsBlobStore(blobDir), logger: silent, now: () => new Date(at) }, { mode });
+    const deps = { db: t.db, blobs: new FsBlobStore(blobDir), logger: silent, now: () => new Date(at) };
+    return mode === 'access' ? runAccessSync(adapter, deps) : runSync(adapter, deps, { mode });
   };
   /** Who staging lets see each document, sorted. */
   const served = async (): Promise<Record<string, string[]>> => {
@@ -280,6 +283,37 @@ describe.each(databaseKinds)('rest adapter: an access list it cannot resolve fai
     expect(await served()).toEqual({ d1: ['ana', 'bo', 'cy'], d1f: ['ana', 'bo', 'cy'], d2: ['cy'] });
     api.failing.clear();
     succeededFailing(await run(sync, true, mode), 0);
+    expect(await served()).toEqual({ d1: ['ana'], d1f: ['ana'], d2: ['cy'] });
+  });
+
+  it.each<[Sync, boolean]>([
+    ['full', false],
+    ['updated_since', false],
+    ['full', true],
+    ['listed_version', true],
+  ])('%s (inherit %s): an access-only run narrows a document and its child when an edit adds an unknown entry, and keeps the others', async (sync, inherit) => {
+    if (inherit) api.spaces.set('s1', [user('bo')]);
+    if (inherit) api.put('d1', { acl: [user('ana')], space: 's1' }, false);
+    succeededFailing(await run(sync, false, 'full', inherit), 0);
+    expect(await served()).toEqual(FIRST);
+    if (inherit) api.spaces.set('s1', [ROBOT]);
+    else api.put('d1', { acl: [user('ana'), ROBOT] }, false);
+    api.put('d2', { acl: [user('cy'), user('bo')] }, false);
+    const summary = await run(sync, false, 'access', inherit);
+    expect(summary).toMatchObject({ mode: 'access', status: 'succeeded', counts: { failed: 2 } });
+    expect(summary.failures).toEqual([expect.stringMatching(/^d1: .*robot/), expect.stringMatching(/^d1f: .*robot/)]);
+    expect(await served()).toEqual({ d1: ['ana'], d1f: ['ana'], d2: ['bo', 'cy'] });
+  });
+
+  it('an access-only run whose access request answers 500 (transient) keeps the staged access lists of the document and its child', async () => {
+    api.put('d1', { grants: [user('cy')] });
+    succeededFailing(await run('updated_since', true, 'full'), 0);
+    api.put('d1', { acl: [user('ana')], grants: [] }, false);
+    api.failing.add('/docs/d1/grants');
+    expect(await run('updated_since', true, 'access')).toMatchObject({ mode: 'access', status: 'succeeded' });
+    expect(await served()).toEqual({ d1: ['ana', 'bo', 'cy'], d1f: ['ana', 'bo', 'cy'], d2: ['cy'] });
+    api.failing.clear();
+    expect(await run('updated_since', true, 'access')).toMatchObject({ status: 'succeeded', counts: { failed: 0 } });
     expect(await served()).toEqual({ d1: ['ana'], d1f: ['ana'], d2: ['cy'] });
   });
 

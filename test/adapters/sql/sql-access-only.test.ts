@@ -78,6 +78,29 @@ describe.each(databaseKinds)('access-only runs of the SQL adapter (%s staging, t
     },
   );
 
+  // Fail closed (scenario 12 of the ACL scenarios, access-only): access rows rewritten to withdraw a
+  // reader and grant a type the mapping does not know list the document with the rows it could
+  // resolve, and the run narrows its staged access list to those; a query refused narrows nothing.
+  it('narrows a document whose access rows turn to an unknown type to the readers they still name; a refused query keeps what is served', async () => {
+    expect(await runSync(adapter(), deps(), { mode: 'full' })).toMatchObject({ status: 'succeeded' });
+    // Document 3: user 4 and all-staff (1, 3 and finance-team: 2, 5).
+    const served = ['person1@example.com', 'person2@example.com', 'person3@example.com', 'person4@example.com', 'person5@example.com'];
+    expect(await emailsWhoSee('hr:3')).toEqual(served);
+    await source.db('document_access').where({ document_id: 3, principal_type: 'USER' }).delete();
+    await source.db('document_access').insert({ document_id: 3, principal_type: 'ROLE', principal_id: 'admins' });
+
+    await source.db.schema.renameTable('document_access', 'document_access_moved');
+    expect(await runAccessSync(adapter(), deps())).toMatchObject({ status: 'failed', error: expect.stringContaining('document_access') });
+    expect(await emailsWhoSee('hr:3')).toEqual(served);
+    await source.db.schema.renameTable('document_access_moved', 'document_access');
+
+    const run = await runAccessSync(adapter(), deps());
+    expect(run).toMatchObject({ mode: 'access', status: 'succeeded', counts: { failed: 1 }, reconciliation: { accessRewritten: 1 } });
+    expect(run.failures).toEqual([expect.stringMatching(/^3: .*access type "ROLE"/)]);
+    expect(await emailsWhoSee('hr:3')).toEqual(served.filter((e) => e !== 'person4@example.com'));
+    expect(await emailsWhoSee('hr:1')).toEqual(['person1@example.com', 'person2@example.com', 'person3@example.com', 'person5@example.com']);
+  });
+
   it('fails the run and keeps what is served when the directory or the access rows cannot be read', async () => {
     expect(await runSync(adapter(), deps(), { mode: 'full' })).toMatchObject({ status: 'succeeded' });
     const served = await emailsWhoSee('hr:1');
