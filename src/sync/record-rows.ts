@@ -299,7 +299,7 @@ export function decideGroup(
   at: string,
 ): { row: GroupWrite; members: PrincipalRef[] } | undefined {
   const members = memberRefs(source, record.members);
-  const hash = hashOf([record.name ?? null, record.createdAt ?? null, sortedEntries(record.metadata), members]);
+  const hash = groupHash(record.name ?? null, record.createdAt ?? null, record.metadata, members);
   if (state?.content_hash === hash) return undefined;
   return {
     row: {
@@ -316,8 +316,24 @@ export function decideGroup(
   };
 }
 
-/** The content hash of a group row narrowing wrote: no record hashes to it, so the group is written whole once its member list is resolved. */
-const NARROWED_GROUP_HASH = 'narrowed:';
+/** A group's content hash: what it serves, its direct members included. */
+function groupHash(name: string | null, createdAt: string | null, metadata: Record<string, unknown> | undefined, members: readonly PrincipalRef[]): string {
+  return hashOf([name, createdAt, sortedEntries(metadata), members]);
+}
+
+/**
+ * The content hash of a group row narrowing wrote: the hash a record serving the same would have,
+ * so a list read whole later that is what narrowing left moves nothing, and any other is written.
+ * A staged row whose metadata does not parse gets a hash no record has: written whole next time.
+ */
+function narrowedGroupHash(row: StagedGroup['row'], members: readonly PrincipalRef[]): string {
+  try {
+    const metadata = row.metadata === null ? undefined : (JSON.parse(row.metadata) as Record<string, unknown>);
+    return groupHash(row.name, row.created_at, metadata, members);
+  } catch {
+    return `narrowed:${hashOf(members)}`;
+  }
+}
 
 /**
  * What narrowing a failed group's staged members to those the source still lists changes: the
@@ -336,6 +352,6 @@ export function decideNarrowedMembers(
   const listed = new Set(memberRefs(source, atMost).map(key));
   const members = orderedRefs(staged.members.filter((m) => listed.has(key(m))));
   if (members.length === staged.members.length) return undefined;
-  const row = { ...staged.row, modified_at: changeTime(at, staged.row.modified_at), content_hash: `${NARROWED_GROUP_HASH}${hashOf(members)}` };
+  const row = { ...staged.row, modified_at: changeTime(at, staged.row.modified_at), content_hash: narrowedGroupHash(staged.row, members) };
   return { row, members };
 }

@@ -92,6 +92,25 @@ describe.each(databaseKinds)('a failed group’s staged members (%s)', (kind) =>
     expect((await seen())['bo@x.example']).toEqual(['src:f-outer', 'src:f-team']);
   });
 
+  it('moves nothing when the list read whole later is what narrowing left: the served group did not change', async () => {
+    const s = await synced();
+    const team = { nativeId: 'team', name: 'Team', createdAt: '2026-01-02T03:04:05Z', metadata: { unit: 'ops', tags: { b: [1, 2], a: 'x' } } };
+    s.putGroup({ ...team, members: [user('ana'), user('bo')] });
+    await sync(s, { mode: 'incremental' });
+    s.failGroup('team', unresolvable(), [user('ana')]);
+    expect((await sync(s, { mode: 'incremental' })).counts.failed).toBe(1);
+    const narrowed = await served('team');
+    expect(narrowed?.members).toEqual(['USER ana@x.example']);
+    // Fixed at the source by removing the entry it could not resolve: the list is now [Ana], as staged.
+    s.putGroup({ ...team, members: [user('ana')] });
+    expect(await sync(s, { mode: 'incremental' })).toMatchObject({ status: 'succeeded', counts: { failed: 0 } });
+    expect(await served('team')).toEqual(narrowed);
+    // A change after it is written as any other.
+    s.putGroup({ ...team, name: 'Team A', members: [user('ana')] });
+    await sync(s, { mode: 'incremental' });
+    expect((await served('team'))!.modified > narrowed!.modified).toBe(true);
+  });
+
   it('compares a sub-group as an entry: one the source no longer lists for certain is dropped with all it gives', async () => {
     const s = await synced();
     s.failGroup('outer', unresolvable(), [user('cy'), group('elsewhere')]);

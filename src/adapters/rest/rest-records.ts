@@ -1,6 +1,6 @@
 import { normalizeEmail } from '../../lib/normalize-email';
 import { EVERYONE, type AccessEntry, type Principal, type UserRecord } from '../adapter';
-import type { Expressions } from './rest-expressions';
+import { RestExpressionError, RestExpressionLimitError, type Expressions } from './rest-expressions';
 import type { PrincipalMap, UsersStream } from './rest-manifest';
 
 /** A record the manifest's mapping cannot turn into what the contract needs; names the field, never the values. */
@@ -35,15 +35,23 @@ export async function toUser(expressions: Expressions, map: UsersStream['map'], 
 /**
  * An access entry or group member: `type` gives user, group or everyone (any case). Anything else
  * throws: an entry that cannot be understood fails its list rather than being dropped from it.
+ * An entry whose type or id the mapping cannot read (a list or an object where a text is expected,
+ * an expression failing on its values) is such an entry (RestRecordError), not a transient failure
+ * that would keep the staged list: only an expression stopped by its limits is left as it is.
  */
 export async function toPrincipal(expressions: Expressions, map: PrincipalMap, item: unknown, dialect: Dialect, what: string): Promise<AccessEntry> {
-  const type = (await expressions.text(map.type, item))?.toLowerCase();
-  if (type === 'everyone') return EVERYONE;
-  if (type !== 'user' && type !== 'group')
-    throw new RestRecordError(`${what}: an entry's type is ${type === undefined ? 'missing' : `"${type}"`}, not user, group or everyone`);
-  const id = await requiredText(expressions, map.id, item, `${what}.map.id`);
-  const nativeId = type === 'user' && dialect === 'email' ? normalizeEmail(id) : id;
-  return { type: type === 'user' ? 'USER' : 'GROUP', nativeId };
+  try {
+    const type = (await expressions.text(map.type, item))?.toLowerCase();
+    if (type === 'everyone') return EVERYONE;
+    if (type !== 'user' && type !== 'group')
+      throw new RestRecordError(`${what}: an entry's type is ${type === undefined ? 'missing' : `"${type}"`}, not user, group or everyone`);
+    const id = await requiredText(expressions, map.id, item, `${what}.map.id`);
+    const nativeId = type === 'user' && dialect === 'email' ? normalizeEmail(id) : id;
+    return { type: type === 'user' ? 'USER' : 'GROUP', nativeId };
+  } catch (error) {
+    if (error instanceof RestExpressionError && !(error instanceof RestExpressionLimitError)) throw new RestRecordError(`${what}: ${error.message}`);
+    throw error;
+  }
 }
 
 /** Entries in their first order, each once; `EVERYONE` alone stands for the rest. */

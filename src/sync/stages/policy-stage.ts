@@ -135,9 +135,18 @@ export class PolicyStage {
   }
 }
 
-/** The id of a source's own group (or group delete) that takes a prefix the policy's groups use, which the stage refuses; else undefined. */
+/**
+ * The id of a source's own group (or group delete, or group failure: its `membersAtMost` would
+ * narrow a compiled group) that takes a prefix the policy's groups use, which the stage refuses;
+ * else undefined.
+ */
 function reservedGroupId(event: SyncEvent): string | undefined {
-  const nativeId = event.type === 'group' ? event.group.nativeId : event.type === 'delete' && event.kind === 'group' ? event.nativeId : undefined;
+  const nativeId =
+    event.type === 'group'
+      ? event.group.nativeId
+      : (event.type === 'delete' || event.type === 'failure') && event.kind === 'group'
+        ? event.nativeId
+        : undefined;
   return nativeId !== undefined && POLICY_GROUP_PREFIXES.some((prefix) => nativeId.startsWith(prefix)) ? nativeId : undefined;
 }
 

@@ -21,7 +21,8 @@ import { silent } from './rest-gateway-fixture';
  * failure (the access request answering 500) keeps the staged access list: nothing is lost on a
  * failed read.
  */
-type Entry = { type: string; id: string };
+/** `unknown` values: a careless source serves an entry's type or id as a list or an object. */
+type Entry = { type: unknown; id: unknown };
 interface Doc {
   id: string;
   updated: number;
@@ -209,6 +210,21 @@ describe.each(databaseKinds)('rest adapter: an access list it cannot resolve fai
     succeededFailing(await run(sync, false, 'full'), 2);
     expect(await served()).toEqual({ d1: ['ana'], d1f: ['ana'], d2: ['cy'] });
   });
+
+  it.each<[string, Entry]>([
+    ['an id given as an object', { type: 'user', id: { login: 'r2d2' } }],
+    ['a type given as a list', { type: ['user', 'bot'], id: 'r2d2' }],
+  ])(
+    'full run: an entry with %s (no text the mapping can read) fails closed as an unknown entry does: bo, withdrawn in that edit, no longer sees it',
+    async (_, bad) => {
+      succeededFailing(await run('full', false, 'full'), 0);
+      api.put('d1', { acl: [user('ana'), bad] });
+      const summary = await run('full', false, 'full');
+      succeededFailing(summary, 2);
+      expect(await served()).toEqual({ d1: ['ana'], d1f: ['ana'], d2: ['cy'] });
+      expect(summary.failures[0]).toMatch(/^d1: streams\.documents\.access\.field: Expression "(id|type)" gave an? (object|list) where a text was expected$/);
+    },
+  );
 
   it('change_feed (auto run): the edit read from the feed narrows the document and its child', async () => {
     succeededFailing(await run('change_feed', false, 'full'), 0);

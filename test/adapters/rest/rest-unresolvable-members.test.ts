@@ -21,7 +21,8 @@ import { silent } from './rest-gateway-fixture';
  * failure (a page of the member listing answering 500) keeps the staged members: never a
  * truncated list. A group not staged yet with such a list stays unstaged.
  */
-type Entry = { type: string; id?: string };
+/** `unknown` values: a careless source serves an entry's type or id as a list or an object. */
+type Entry = { type: unknown; id?: unknown };
 const user = (id: string): Entry => ({ type: 'user', id });
 const group = (id: string): Entry => ({ type: 'group', id });
 const ROBOT: Entry = { type: 'robot', id: 'r2d2' };
@@ -152,6 +153,9 @@ describe.each(databaseKinds)('rest adapter: a group member list it cannot resolv
     ['request', ROBOT],
     ['request', NO_ID],
     ['field', { type: 'everyone', id: '*' }],
+    // Values the mapping cannot read as text: as unresolvable as an unknown type, not a transient failure.
+    ['field', { type: 'user', id: { login: 'r2d2' } }],
+    ['request', { type: ['user', 'bot'], id: 'r2d2' }],
   ])('members by %s, an entry %j: bo, removed in the edit that added it, loses what the group gave; ana and cy keep it', async (members, bad) => {
     succeededFailing(await run(members), 0);
     expect(await served()).toEqual(FIRST);
