@@ -251,6 +251,7 @@ export interface ResolvedLiveFile extends LiveFileBase {
   access: readonly AccessEntry[];
   unresolved?: undefined;
   accessAtMost?: undefined;
+  unreadable?: undefined;
 }
 
 /**
@@ -263,8 +264,7 @@ export interface ResolvedLiveFile extends LiveFileBase {
  * intersection drops it until the file is read whole again (closed). The file counts as a failed
  * item of the run (charged to the error budget, named with `unresolved`'s message in the run's
  * failures), unless the run's changes already read it. A transient failure (an I/O error, a 5xx)
- * is never given this way: the file is left out of the listing (it keeps its staged access) or
- * the listing throws.
+ * is never given this way: the file is listed as an `UnreadableLiveFile`, or the listing throws.
  */
 export interface UnresolvedLiveFile extends LiveFileBase {
   /** Why the rule could not be resolved whole. */
@@ -272,10 +272,31 @@ export interface UnresolvedLiveFile extends LiveFileBase {
   /** What the source still grants for certain: the resolvable part of the rule (`[]`: nobody). */
   accessAtMost: readonly AccessEntry[];
   access?: undefined;
+  unreadable?: undefined;
 }
 
-/** A file as a cheap listing sees it: that it exists, and who may see it (no content). */
-export type LiveFile = ResolvedLiveFile | UnresolvedLiveFile;
+/**
+ * A listed file that exists but whose access could not be read now, for a transient reason (a
+ * failed access request, a 5xx after retries, an I/O error): nothing is known of its rule, so
+ * nothing is narrowed. The engine keeps its staged access list as it is (never narrowed, never
+ * widened, never staging a file staging lacks), never takes it as gone and never asks `settle`
+ * about it (it is neither unlisted nor missing), in access-only runs and in reconciliation alike;
+ * under an access policy its staged grant stays too. The file counts as a failed item of the run
+ * (charged to the error budget, named with `unreadable`'s message in the run's failures), unless
+ * the run's changes already read it. Leaving such a file out of the listing instead would be
+ * silent in an access-only run (no `settle` follows) and would make reconciliation ask whether it
+ * is gone.
+ */
+export interface UnreadableLiveFile extends LiveFileBase {
+  /** Why its access could not be read. */
+  unreadable: Error;
+  access?: undefined;
+  unresolved?: undefined;
+  accessAtMost?: undefined;
+}
+
+/** A file as a cheap listing sees it: that it exists, and who may see it (no content), or why that could not be known. */
+export type LiveFile = ResolvedLiveFile | UnresolvedLiveFile | UnreadableLiveFile;
 
 /** What staging and the live listing disagree on, for the adapter to settle (native ids). */
 export interface SettleRequest {
@@ -296,7 +317,10 @@ export interface SettleRequest {
   accessChanged: readonly string[];
 }
 
-/** What `settle` yields: sync events, or `live` (the file exists with this access, or an `UnresolvedLiveFile`; its content as staged). */
+/**
+ * What `settle` yields: sync events, or `live` (the file exists with this access, or an
+ * `UnresolvedLiveFile` or `UnreadableLiveFile`; its content as staged).
+ */
 export type SettleEvent = SyncEvent | { type: 'live'; file: LiveFile };
 
 /**
@@ -330,9 +354,10 @@ export interface PermissionSyncAdapter extends Adapter {
  * file with its access from `liveFiles`, which here must not need an earlier `changes()` (only
  * the `permissions()` just before it). An error reading users, groups or access must be thrown
  * (the run fails and staging keeps what it serves), never answered with an empty list; a file
- * whose access cannot be read for a transient reason is left out of the listing (it keeps its
- * staged access), one whose rule cannot be resolved whole is listed as an `UnresolvedLiveFile`
- * (its staged access narrowed).
+ * whose access cannot be read for a transient reason is listed as an `UnreadableLiveFile` (it
+ * keeps its staged access; the run names it among its failures), one whose rule cannot be
+ * resolved whole as an `UnresolvedLiveFile` (its staged access narrowed). A file left out of the
+ * listing keeps its staged access silently: an access-only run asks no `settle` about it.
  */
 export interface AccessOnlyAdapter extends PermissionSyncAdapter {
   liveFiles(ctx: AdapterContext): AsyncIterable<LiveFile>;

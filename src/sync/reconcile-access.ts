@@ -1,4 +1,4 @@
-import type { LiveFile, SettleEvent, SettleRequest, SyncEvent } from '../adapters/adapter';
+import type { LiveFile, ResolvedLiveFile, SettleEvent, SettleRequest, SyncEvent, UnresolvedLiveFile } from '../adapters/adapter';
 import type { FileState, PrincipalRef, SyncBatch } from '../staging/write-path/sync-store';
 import { decideAccess, decideNarrowedAccess, globalId } from './record-rows';
 
@@ -47,8 +47,8 @@ export interface ReconcileInput {
   stamp(): string;
   /**
    * The run's count: each listed file compared is an item of the error budget; a listed file
-   * whose access could not be resolved whole (`UnresolvedLiveFile`) is a failure, charged once its
-   * batch is narrowed (the budget throws when spent).
+   * whose access could not be resolved whole (`UnresolvedLiveFile`) or read (`UnreadableLiveFile`)
+   * is a failure, charged once its batch is rewritten (the budget throws when spent).
    */
   tally: { item(): void; fail(what: string, error: Error): void };
 }
@@ -69,7 +69,8 @@ const SETTLE_ROUNDS = 2;
  * in steps and commits what it asks for; it never calls the engine:
  *
  * 1. `compareListing`: compares the adapter's live listing with staging, rewrites the access lists
- *    that differ (narrows those of files it lists as unresolved), and returns what to ask `settle` about: the staged files neither the run nor the
+ *    that differ (narrows those of files it lists as unresolved, keeps those it lists as
+ *    unreadable), and returns what to ask `settle` about: the staged files neither the run nor the
  *    listing showed, the listed files staging lacks and the files whose access changed. A listing
  *    that fails part way throws, so an incomplete listing never deletes.
  * 2. `answers`, once per request (`nextRequest` gives the next one): takes `settle`'s `live`
@@ -175,21 +176,22 @@ export class AccessReconciliation {
 
   /**
    * Rewrites (in one transaction) the access lists of `files` that differ from staging, a file
-   * whose access could not be resolved whole narrowed to what it still grants (never widened);
-   * then counts them. Returns those rewritten and those staging lacks, unresolved files aside
-   * (nothing to read whole: they would fail again).
+   * whose access could not be resolved whole narrowed to what it still grants (never widened), a
+   * file whose access could not be read left as staged; then counts them. Returns those rewritten
+   * and those staging lacks, files that failed aside (nothing to read whole: they would fail again).
    */
   private async rewriteAccess(files: readonly LiveFile[]): Promise<{ rewritten: LiveFile[]; missing: LiveFile[] }> {
     const out = { rewritten: [] as LiveFile[], missing: [] as LiveFile[] };
     if (files.length === 0) return out;
     const { source, staging, touched, tally } = this.input;
-    const ids = files.map((f) => globalId(source, f.nativeId));
-    const states = await staging.fileStates(ids);
-    const narrowed = ids.filter((_, i) => files[i]?.unresolved !== undefined);
+    const read = files.filter((f): f is ResolvedLiveFile | UnresolvedLiveFile => f.unreadable === undefined);
+    const ids = read.map((f) => globalId(source, f.nativeId));
+    const states = read.length > 0 ? await staging.fileStates(ids) : new Map<string, FileState>();
+    const narrowed = ids.filter((_, i) => read[i]?.unresolved !== undefined);
     const staged = narrowed.length > 0 ? await staging.stagedAccess(narrowed) : new Map<string, readonly PrincipalRef[]>();
     const rewrites: AccessRewrites = [];
     const at = this.input.stamp();
-    files.forEach((file, i) => {
+    read.forEach((file, i) => {
       const id = ids[i] as string;
       const decision =
         file.unresolved !== undefined
@@ -202,8 +204,12 @@ export class AccessReconciliation {
     });
     if (rewrites.length > 0) await staging.rewriteAccess(rewrites);
     this.findings.accessRewritten += rewrites.length;
-    // A failure the run's changes already counted (they read the file) is not counted twice.
-    files.forEach((file, i) => (file.unresolved !== undefined && !touched.has(ids[i] as string) ? tally.fail(file.nativeId, file.unresolved) : tally.item()));
+    for (const file of files) {
+      const failure = file.unresolved ?? file.unreadable;
+      // A failure the run's changes already counted (they read the file) is not counted twice.
+      if (failure !== undefined && !touched.has(globalId(source, file.nativeId))) tally.fail(file.nativeId, failure);
+      else tally.item();
+    }
     return out;
   }
 }

@@ -33,7 +33,10 @@ import { DEFAULT_SYNC_OPTIONS, type SyncDeps, type SyncOptions, type SyncSummary
  * A file listed as unresolved (its rule read but not resolvable whole: `UnresolvedLiveFile`) has
  * its staged access list narrowed to what the source still grants, never widened (under a policy,
  * without its document-class grant), and counts as a failed item: the run ends `succeeded` with
- * it named among its failures while the error budget holds, as a content run does.
+ * it named among its failures while the error budget holds, as a content run does. A file listed
+ * as unreadable (its access could not be read now: `UnreadableLiveFile`) keeps its staged access
+ * list as it is and counts as a failed item the same way: no `settle` follows here, so a file the
+ * listing left out instead would go unnoticed.
  */
 export async function runAccessSync(adapter: Adapter, deps: SyncDeps, partial: Partial<SyncOptions> = {}): Promise<SyncSummary> {
   const options = { ...DEFAULT_SYNC_OPTIONS, ...partial };
@@ -104,7 +107,8 @@ async function readAccess(ctx: RunContext, adapter: AccessOnlyAdapter, tally: Ru
   }
   const reconciliation = reconciliationOf(ctx, tally, new Set());
   // What the listing cannot vouch for (files unlisted or missing) is left to the content runs;
-  // files it lists as unresolved are narrowed (and counted as failures) by the reconciler.
+  // files it lists as unresolved are narrowed, those it lists as unreadable kept (both counted as
+  // failures) by the reconciler.
   const listing = adapter.liveFiles(adapterCtx);
   await reconciliation.compareListing(stage ? stage.listing(listing, await grants.fileGroups(ctx.source, DOCUMENT_CLASS_PREFIX)) : listing);
   const { findings } = reconciliation;

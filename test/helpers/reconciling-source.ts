@@ -4,7 +4,8 @@ import { ScriptedSource } from './scripted-adapter';
 /**
  * A scripted source whose change feed can lose changes (`silently`), with access reconciliation:
  * `liveFiles` lists every file but those marked `unlistable` (as a source lists only part of its
- * files cheaply), those in `listedUnresolvable` as unresolved, and `settle` answers the way a careful adapter does: an unlisted file that
+ * files cheaply), those in `listedUnresolvable` as unresolved, those in `listedUnreadable` as
+ * unreadable, and `settle` answers the way a careful adapter does: an unlisted file that
  * exists is `live` (or read whole, with `readUnlisted`), one that is gone is deleted (or, with
  * `quietAboutGone`, left unanswered), missing files and files whose access changed are read.
  */
@@ -18,6 +19,8 @@ export class ReconcilingSource extends ScriptedSource implements AccessReconcili
   readonly unresolvable = new Map<string, AccessEntry[]>();
   /** Files `liveFiles` lists as unresolved (their access rule cannot be resolved whole), with what they still grant (`accessAtMost`). */
   readonly listedUnresolvable = new Map<string, AccessEntry[]>();
+  /** Files `liveFiles` lists as unreadable (their access could not be read now, a transient failure). */
+  readonly listedUnreadable = new Set<string>();
   /** Thrown by `liveFiles` after this many files (a listing that fails part way). */
   failListingAfter?: number;
 
@@ -33,6 +36,11 @@ export class ReconcilingSource extends ScriptedSource implements AccessReconcili
     this.listings++;
     let n = 0;
     for (const file of this.files.values()) {
+      if (this.listedUnreadable.has(file.nativeId)) {
+        const unreadable = new Error(`${file.nativeId}: access request answered 503`);
+        yield { nativeId: file.nativeId, unreadable, ...(file.attributes ? { attributes: file.attributes } : {}) };
+        continue;
+      }
       const atMost = this.listedUnresolvable.get(file.nativeId);
       if (atMost) {
         const unresolved = new Error(`${file.nativeId}: access rule unresolvable`);

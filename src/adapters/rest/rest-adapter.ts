@@ -99,8 +99,8 @@ export class RestAdapter implements AccessOnlyAdapter {
     yield* liveFilesOf(manifest.streams.documents, { ...deps, ...(containers ? { containers } : {}) }, concurrency, this.live);
     // A file this run wrote from a record the full listing no longer shows (a feed's stale upsert, its delete lost): the
     // engine does not ask about files the run touched, so it is listed with no access (served to nobody); the next run,
-    // which does not touch it, finds it unlisted and deletes it. One whose listed access rule cannot be resolved whole was
-    // listed as unresolved (narrowed: fail closed); one whose access could not be read keeps what the run wrote.
+    // which does not touch it, finds it unlisted and deletes it. One whose access could not be read whole was listed
+    // (unresolved: narrowed, fail closed; unreadable: it keeps what the run wrote).
     for (const id of this.written) if (!this.live.listed.has(id) && !this.live.unreadable.has(id)) yield { nativeId: id, access: [] };
   }
 

@@ -24,8 +24,8 @@ export interface LiveState {
   /** Ids the listing yielded. */
   listed: Set<string>;
   /**
-   * Files whose access could not be read whole: never taken as gone. Those whose rule cannot be
-   * resolved whole are listed too (unresolved: narrowed); the rest are not (kept as staged).
+   * Files whose access could not be read whole: never taken as gone. Each is listed too: as
+   * unresolved when its rule cannot be resolved whole (narrowed), else as unreadable (kept as staged).
    */
   unreadable: Map<string, Error>;
   /** A record without an id, or a child listing that failed: some staged file may be among the unseen, so none is taken as gone. */
@@ -39,13 +39,14 @@ export function newLiveState(containers: AccessDeps['containers']): LiveState {
 
 /**
  * A listed file whose access could not be read whole: noted as unreadable (never taken as gone;
- * its children's parent access), and, when its rule was read but cannot be resolved whole, listed
- * as unresolved with what it still grants, for the engine to narrow its staged list to (fail
- * closed). A transient error lists nothing: the file keeps its staged access.
+ * its children's parent access), and listed: as unresolved with what it still grants when its rule
+ * was read but cannot be resolved whole, for the engine to narrow its staged list to (fail
+ * closed); as unreadable on a transient error (a failed request), the file keeping its staged
+ * access and the run naming the failure.
  */
-function unreadableAccess(nativeId: string, error: Error, state: LiveState): LiveFile[] {
+function unreadableAccess(nativeId: string, error: Error, state: LiveState): LiveFile {
   state.unreadable.set(nativeId, error);
-  return error instanceof UnresolvedAccessError ? [{ nativeId, unresolved: error, accessAtMost: error.accessAtMost }] : [];
+  return error instanceof UnresolvedAccessError ? { nativeId, unresolved: error, accessAtMost: error.accessAtMost } : { nativeId, unreadable: error };
 }
 
 function tombstoneOf(stream: DocumentsStream): string | undefined {
@@ -65,7 +66,7 @@ async function liveOfRecord(stream: DocumentsStream, record: unknown, deps: Acce
     access = await resolveAccess(stream.access, record, deps, `${WHAT}.access`);
     out.push({ nativeId: id, access, record: { stream, record } satisfies ListedRecord });
   } catch (error) {
-    out.push(...unreadableAccess(id, error as Error, state));
+    out.push(unreadableAccess(id, error as Error, state));
   }
   const parent = access ?? state.unreadable.get(id);
   for (const [index, child] of (stream.children ?? []).entries()) out.push(...(await liveChildren(child, index, record, parent, deps, state)));
@@ -100,7 +101,7 @@ async function liveChildren(
       continue;
     }
     if (parent === undefined || parent instanceof Error) {
-      out.push(...unreadableAccess(childId, await orphanError(child, childRecord, parent, deps, what), state));
+      out.push(unreadableAccess(childId, await orphanError(child, childRecord, parent, deps, what), state));
       continue;
     }
     try {
@@ -108,7 +109,7 @@ async function liveChildren(
       const listed: ListedRecord = { stream: child, record: childRecord, parentAccess: parent };
       out.push({ nativeId: childId, access: childAccess, record: listed });
     } catch (error) {
-      out.push(...unreadableAccess(childId, error as Error, state));
+      out.push(unreadableAccess(childId, error as Error, state));
     }
   }
   return out;
@@ -157,7 +158,9 @@ export async function* liveFilesOf(stream: DocumentsStream, deps: AccessDeps, co
  * What the listing could not vouch for: a staged file it did not show is gone (nothing said),
  * unless its access could not be read or the listing was incomplete (a failure: staged state
  * kept, but narrowed to what an access rule that could not be resolved whole still grants); a
- * listed file staging lacks is read whole from its listed record.
+ * listed file staging lacks is read whole from its listed record. A file whose access could not
+ * be read is listed (unresolved or unreadable), so the engine asks nothing about it and counts
+ * its failure from the listing; `state.unreadable` guards it all the same should it be asked.
  */
 export async function* settleOf(request: SettleRequest, state: LiveState, deps: AccessDeps): AsyncGenerator<SettleEvent> {
   for (const nativeId of request.unlisted) {

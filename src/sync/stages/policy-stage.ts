@@ -1,4 +1,4 @@
-import type { LiveFile, SettleEvent, SyncEvent } from '../../adapters/adapter';
+import type { LiveFile, ResolvedLiveFile, SettleEvent, SyncEvent } from '../../adapters/adapter';
 import { FullRunRequired } from '../../adapters/source-error';
 import { AttributeCensus } from '../../policies/attribute-census';
 import { DOCUMENT_CLASS_PREFIX, PolicyCompilation, USER_CLASS_PREFIX } from '../../policies/policy-compilation';
@@ -97,11 +97,11 @@ export class PolicyStage {
    * is not there (not even when a run that rewrote the list stopped before staging the group). A
    * file whose access could not be resolved whole is yielded as it is, whatever its class: its
    * staged list is narrowed to what the source still grants, which drops the policy's grant too.
+   * So is a file whose access could not be read: its staged list, grant included, is kept.
    */
   async *listing(files: AsyncIterable<LiveFile>, staged: StagedGrants): AsyncIterable<LiveFile> {
     for await (const file of files) {
-      if (file.unresolved !== undefined || file.attributes === undefined || this.compilation.hasDocumentClass(file.attributes))
-        yield this.withGrant(file, staged);
+      if (failed(file) || file.attributes === undefined || this.compilation.hasDocumentClass(file.attributes)) yield this.withGrant(file, staged);
     }
   }
 
@@ -126,13 +126,19 @@ export class PolicyStage {
   /**
    * A listed file's access list with its policy group: the document class of the attributes the
    * listing read, or, when the listing read none, the group staged for the file. None for a file
-   * whose access could not be resolved whole (narrowed to what the source grants: closed).
+   * whose access could not be resolved whole (narrowed to what the source grants: closed), nor
+   * for one whose access could not be read (kept as staged, its grant with it).
    */
   private withGrant(file: LiveFile, staged: StagedGrants): LiveFile {
-    if (file.unresolved !== undefined) return file;
+    if (failed(file)) return file;
     const group = file.attributes !== undefined ? this.compilation.addDocumentClass(file.attributes) : staged.get(globalId(this.source, file.nativeId));
     return group ? { ...file, access: [...file.access, { type: 'GROUP', nativeId: group }] } : file;
   }
+}
+
+/** A listed file whose access could not be resolved whole or read: it passes through the policy untouched. */
+function failed(file: LiveFile): file is Exclude<LiveFile, ResolvedLiveFile> {
+  return file.unresolved !== undefined || file.unreadable !== undefined;
 }
 
 /**

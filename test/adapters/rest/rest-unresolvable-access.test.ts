@@ -186,6 +186,7 @@ describe.each(databaseKinds)('rest adapter: an access list it cannot resolve fai
     const staged = [...(await stagedAccess(t.db, 'ra'))].sort(([a], [b]) => a.localeCompare(b));
     return Object.fromEntries(staged.map(([doc, who]) => [doc, [...who].sort()]));
   };
+  const lastRunError = async () => ((await t.db('sync_runs').orderBy('id', 'desc').first('error')) as { error: string | null }).error;
   /** A run that reports success with `count` failures. */
   const succeededFailing = (summary: SyncSummary, count: number) => {
     expect([summary.status, summary.failures.length]).toEqual(['succeeded', count]);
@@ -321,12 +322,15 @@ describe.each(databaseKinds)('rest adapter: an access list it cannot resolve fai
     expect(await served()).toEqual({ d1: ['ana'], d1f: ['ana'], d2: ['bo', 'cy'] });
   });
 
-  it('an access-only run whose access request answers 500 (transient) keeps the staged access lists of the document and its child', async () => {
+  it('an access-only run whose access request answers 500 (transient) keeps the staged access lists of the document and its child, and names both failures', async () => {
     api.put('d1', { grants: [user('cy')] });
     succeededFailing(await run('updated_since', true, 'full'), 0);
     api.put('d1', { acl: [user('ana')], grants: [] }, false);
     api.failing.add('/docs/d1/grants');
-    expect(await run('updated_since', true, 'access')).toMatchObject({ mode: 'access', status: 'succeeded' });
+    const summary = await run('updated_since', true, 'access');
+    expect(summary).toMatchObject({ mode: 'access', status: 'succeeded', counts: { failed: 2 } });
+    expect(summary.failures).toEqual([expect.stringMatching(/^d1: .*500/), expect.stringMatching(/^d1f: .*parent's access could not be read/)]);
+    expect(await lastRunError()).toEqual(summary.failures.join('\n'));
     expect(await served()).toEqual({ d1: ['ana', 'bo', 'cy'], d1f: ['ana', 'bo', 'cy'], d2: ['cy'] });
     api.failing.clear();
     expect(await run('updated_since', true, 'access')).toMatchObject({ status: 'succeeded', counts: { failed: 0 } });
@@ -338,7 +342,11 @@ describe.each(databaseKinds)('rest adapter: an access list it cannot resolve fai
     succeededFailing(await run('updated_since', true, 'full'), 0);
     api.put('d1', { grants: [] }, false);
     api.failing.add('/docs/d1/grants');
-    succeededFailing(await run('updated_since', true, 'auto'), 2);
+    const summary = await run('updated_since', true, 'auto');
+    // Each named once, from the listing (not asked about as unlisted, so not again from settle).
+    succeededFailing(summary, 2);
+    expect(summary.failures).toEqual([expect.stringMatching(/^d1: .*500/), expect.stringMatching(/^d1f: .*parent's access could not be read/)]);
+    expect(summary).toMatchObject({ counts: { failed: 2, deleted: 0 }, reconciliation: { unlisted: 0 } });
     expect(await served()).toEqual({ d1: ['ana', 'bo', 'cy'], d1f: ['ana', 'bo', 'cy'], d2: ['cy'] });
   });
 });
