@@ -23,6 +23,8 @@ export function clockedStaging(
   sync: (source: Adapter, options?: Partial<SyncOptions>) => ReturnType<typeof runSync>;
   /** An access-only run (`sync --access-only`) on the same clock. */
   access: (source: Adapter, options?: Partial<SyncOptions>) => ReturnType<typeof runAccessSync>;
+  /** The staged access list of file `src:<id>`, as `TYPE principal-id` lines in order. */
+  permissions: (id: string) => Promise<string[]>;
 } {
   let t: TestDatabase | undefined;
   let blobDir = '';
@@ -52,5 +54,12 @@ export function clockedStaging(
       clock += 60_000;
       return runAccessSync(source, { db: db(), blobs: new FsBlobStore(blobDir), logger, now: () => new Date(clock) }, options);
     },
+    permissions: async (id) =>
+      (
+        (await db()('file_permissions')
+          .where({ file_id: `src:${id}` })
+          .orderBy(['principal_type', 'principal_id'])
+          .select('principal_type', 'principal_id')) as Array<{ principal_type: string; principal_id: string }>
+      ).map((p) => `${p.principal_type} ${p.principal_id}`),
   };
 }

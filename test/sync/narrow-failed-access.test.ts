@@ -22,14 +22,7 @@ describe.each(databaseKinds)('a failed file’s staged access (%s)', (kind) => {
       .db('files')
       .where({ id: `src:${id}` })
       .first('status', 'modified_at', 'permissions_modified_at');
-  const access = async (id: string) =>
-    (
-      (await staging
-        .db('file_permissions')
-        .where({ file_id: `src:${id}` })
-        .orderBy(['principal_type', 'principal_id'])
-        .select('principal_type', 'principal_id')) as Array<{ principal_type: string; principal_id: string }>
-    ).map((p) => `${p.principal_type} ${p.principal_id}`);
+  const access = staging.permissions;
 
   /** Ana, Bo and Cy; `doc` seen by Ana, Bo and everyone, `other` by Ana; synced in full once. */
   async function synced(): Promise<ReconcilingSource> {

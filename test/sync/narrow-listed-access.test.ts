@@ -29,14 +29,7 @@ class AccessSource extends ReconcilingSource {
  */
 describe.each(databaseKinds)('a listed file whose access cannot be resolved whole (%s)', (kind) => {
   const staging = clockedStaging(kind, 'gw-narrow-listed-');
-  const access = async (id: string) =>
-    (
-      (await staging
-        .db('file_permissions')
-        .where({ file_id: `src:${id}` })
-        .orderBy(['principal_type', 'principal_id'])
-        .select('principal_type', 'principal_id')) as Array<{ principal_type: string; principal_id: string }>
-    ).map((p) => `${p.principal_type} ${p.principal_id}`);
+  const access = staging.permissions;
   const lastRunError = async () => ((await staging.db('sync_runs').orderBy('id', 'desc').first('error')) as { error: string | null }).error;
 
   /** Ana, Bo and Cy; `doc` seen by Ana, Bo and everyone, `other` by Ana; synced in full once. */
