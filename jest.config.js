@@ -26,5 +26,6 @@ module.exports = {
   transformIgnorePatterns: ['/node_modules/(?!(openapi-backend/node_modules/)?@apidevtools/json-schema-ref-parser/)'],
   globalSetup: '<rootDir>/test/setup/global-setup.ts',
   globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
-  testTimeout: 30000,
+  // An upper bound, not a measure: generous enough for a scenario on a loaded 2-core machine.
+  testTimeout: 60000,
 };
