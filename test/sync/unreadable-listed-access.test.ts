@@ -1,25 +1,9 @@
-import type { AccessEntry, AdapterContext, SyncEvent } from '../../src/adapters/adapter';
-import { parsePolicy } from '../../src/policies/load-policy';
+import type { AccessEntry } from '../../src/adapters/adapter';
+import { AccessOnlySource, CLEARANCE_POLICY as POLICY } from '../helpers/access-only-source';
 import { clockedStaging } from '../helpers/clocked-staging';
-import { ReconcilingSource } from '../helpers/reconciling-source';
 import { databaseKinds } from '../helpers/test-databases';
 
 const user = (nativeId: string): AccessEntry => ({ type: 'USER', nativeId });
-const EVERYONE: AccessEntry = { type: 'EVERYONE' };
-const POLICY = parsePolicy(`version: 1
-rules:
-  - name: cleared
-    allow: user.clearance >= doc.level
-`);
-
-/** A reconciling source that access-only runs can work: `permissions` lists its users and groups. */
-class AccessSource extends ReconcilingSource {
-  async *permissions(_ctx: AdapterContext): AsyncIterable<SyncEvent> {
-    for (const u of this.users.values()) yield { type: 'user', user: u };
-    for (const group of this.groups.values()) yield { type: 'group', group };
-  }
-}
-
 /**
  * A listed file whose access could not be read now (`UnreadableLiveFile`: a transient failure)
  * through the engine's front door, into real staging: access-only runs and access reconciliation
@@ -39,14 +23,7 @@ describe.each(databaseKinds)('a listed file whose access cannot be read now (%s)
         .first('status')) as { status: string } | undefined
     )?.status;
 
-  /** Ana, Bo and Cy; `doc` seen by Ana, Bo and everyone, `other` by Ana; synced in full once. */
-  async function synced(): Promise<AccessSource> {
-    const s = new AccessSource('src');
-    for (const id of ['ana', 'bo', 'cy']) s.putUser({ nativeId: id, email: `${id}@x.example`, active: true, attributes: { clearance: 2 } });
-    s.html('doc', '<p>doc</p>', [user('ana'), user('bo'), EVERYONE], { attributes: { level: 1 } });
-    s.html('other', '<p>other</p>', [user('ana')], { attributes: { level: 1 } });
-    return s;
-  }
+  const synced = async (): Promise<AccessOnlySource> => AccessOnlySource.twoDocuments();
 
   it('an access-only run keeps its staged access list, names the failure in the summary and sync_runs, and stages no file', async () => {
     const s = await synced();
